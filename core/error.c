@@ -1,0 +1,41 @@
+/* autosize: error codes and messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "autosize/error.h"
+
+const char *autosize_strerror(autosize_err code)
+{
+	switch (code) {
+	case AUTOSIZE_OK: return "success";
+	case AUTOSIZE_EINVAL: return "invalid input";
+	case AUTOSIZE_ENOTFOUND: return "not found";
+	case AUTOSIZE_EIO: return "cannot read file";
+	case AUTOSIZE_ETOOBIG: return "input too large";
+	case AUTOSIZE_ENOMEM: return "out of memory";
+	case AUTOSIZE_ENOFIT: return "no feasible plan";
+	case AUTOSIZE_EINTERNAL: return "internal error";
+	}
+	return "unknown error";
+}
+
+autosize_err autosize_fail(autosize_error *e, autosize_err code,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return code;
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void autosize_error_clear(autosize_error *e)
+{
+	if (!e)
+		return;
+	e->code = AUTOSIZE_OK;
+	e->msg[0] = '\0';
+}

@@ -1,0 +1,14 @@
+/*
+ * autosize: the sizing core. No Slurm or Lua headers; pure C.
+ */
+#ifndef AUTOSIZE_H
+#define AUTOSIZE_H
+
+#include "autosize/error.h"
+#include "autosize/parse.h"
+#include "autosize/model.h"
+#include "autosize/catalog.h"
+#include "autosize/policy.h"
+#include "autosize/plan.h"
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * autosize: error codes and error details shared by every core call.
+ */
+#ifndef AUTOSIZE_ERROR_H
+#define AUTOSIZE_ERROR_H
+
+#include <stddef.h>
+
+typedef enum autosize_err {
+	AUTOSIZE_OK = 0,
+	AUTOSIZE_EINVAL,    /* bad input: a value the user or admin gave */
+	AUTOSIZE_ENOTFOUND, /* unknown name: preset, GPU, partition */
+	AUTOSIZE_EIO,       /* file could not be read */
+	AUTOSIZE_ETOOBIG,   /* input over a size or depth cap */
+	AUTOSIZE_ENOMEM,    /* allocation failed */
+	AUTOSIZE_ENOFIT,    /* no feasible plan */
+	AUTOSIZE_EINTERNAL  /* a bug: should never happen */
+} autosize_err;
+
+#define AUTOSIZE_MSG_LEN 320
+
+/*
+ * Details of the last failure: one line, naming the input and the fix.
+ * Caller-allocated; functions that fail fill it (when not NULL).
+ */
+typedef struct autosize_error {
+	autosize_err code;
+	char msg[AUTOSIZE_MSG_LEN];
+} autosize_error;
+
+/* Static English text for an error code; never NULL. */
+const char *autosize_strerror(autosize_err code);
+
+/*
+ * Fill *e (if not NULL) with code and a printf-style message; returns code
+ * so callers can write `return autosize_fail(e, AUTOSIZE_EINVAL, ...)`.
+ */
+autosize_err autosize_fail(autosize_error *e, autosize_err code,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Reset *e to AUTOSIZE_OK with an empty message (NULL is allowed). */
+void autosize_error_clear(autosize_error *e);
+
+#endif

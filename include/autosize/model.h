@@ -1,0 +1,88 @@
+/*
+ * autosize: model metadata. A model is known by its total parameter count
+ * alone, or by its architecture (from flags, a preset or a Hugging Face
+ * config.json), from which parameter counts are computed.
+ */
+#ifndef AUTOSIZE_MODEL_H
+#define AUTOSIZE_MODEL_H
+
+#include "autosize/error.h"
+
+#define AUTOSIZE_NAME_MAX 64
+/* Cap on a config.json file (a real one is a few KiB). */
+#define AUTOSIZE_CONFIG_JSON_MAX_BYTES (1024 * 1024)
+
+typedef enum autosize_mlp {
+	AUTOSIZE_MLP_GELU = 0, /* two matrices h->ffn->h (GPT), ffn = 4h */
+	AUTOSIZE_MLP_SWIGLU    /* three matrices gate/up/down (Llama) */
+} autosize_mlp;
+
+/* Upper bounds on architecture values accepted from any input. */
+#define AUTOSIZE_MAX_LAYERS 4096
+#define AUTOSIZE_MAX_HIDDEN 262144
+#define AUTOSIZE_MAX_HEADS 4096
+#define AUTOSIZE_MAX_FFN 4194304
+#define AUTOSIZE_MAX_VOCAB 16777216
+#define AUTOSIZE_MAX_EXPERTS 4096
+
+typedef struct autosize_model {
+	char name[AUTOSIZE_NAME_MAX]; /* preset or file name; "" if none */
+	int has_arch;       /* 1 when the fields below are known */
+	int layers;
+	int hidden;
+	int heads;
+	int kv_heads;       /* == heads without GQA */
+	int ffn;            /* MLP inner size (per expert for MoE) */
+	int vocab;
+	int experts;        /* 0 or 1: dense */
+	int experts_active; /* experts per token (MoE) */
+	int tied_embeddings;
+	autosize_mlp mlp;
+	double params;         /* total parameters */
+	double params_active;  /* parameters used per token (MoE < total) */
+	double params_published; /* preset's published size, 0 if none */
+} autosize_model;
+
+/* Zero a model (no architecture, no parameters). */
+void autosize_model_init(autosize_model *m);
+
+/*
+ * Validate the architecture fields (ranges, heads dividing hidden, kv_heads
+ * dividing heads, experts_active <= experts), fill defaults (kv_heads =
+ * heads, ffn = 4h for GELU or the Llama rule for SwiGLU, vocab 32000) and
+ * compute params and params_active. Sets has_arch.
+ */
+autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e);
+
+/*
+ * Read a Hugging Face config.json (at most AUTOSIZE_CONFIG_JSON_MAX_BYTES,
+ * nesting at most 32 deep) into *m and finish its architecture.
+ */
+autosize_err autosize_model_from_config_json(const char *path,
+					     autosize_model *m,
+					     autosize_error *e);
+
+/* Same, from a buffer in memory (len bytes, need not be NUL-terminated). */
+autosize_err autosize_model_from_json_text(const char *text, size_t len,
+					  const char *what, autosize_model *m,
+					  autosize_error *e);
+
+/*
+ * Look up a shipped preset (etc/models.yaml, compiled in) by name,
+ * case-insensitively.
+ */
+autosize_err autosize_model_preset(const char *name, autosize_model *m,
+				   autosize_error *e);
+
+/* Number of shipped presets, and the name of preset i (NULL past the end). */
+int autosize_model_preset_count(void);
+const char *autosize_model_preset_name(int i);
+
+/*
+ * Parameters of one transformer layer (attention + MLP + norms), all
+ * experts counted; and of the embedding (+ output head when untied).
+ */
+double autosize_model_layer_params(const autosize_model *m);
+double autosize_model_embedding_params(const autosize_model *m);
+
+#endif

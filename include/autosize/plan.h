@@ -1,0 +1,134 @@
+/*
+ * autosize: a sizing request and the plan computed for it.
+ */
+#ifndef AUTOSIZE_PLAN_H
+#define AUTOSIZE_PLAN_H
+
+#include "autosize/model.h"
+#include "autosize/policy.h"
+
+typedef enum autosize_train_mode {
+	AUTOSIZE_TRAIN_PRETRAIN = 0,
+	AUTOSIZE_TRAIN_FINETUNE,
+	AUTOSIZE_TRAIN_LORA,
+	AUTOSIZE_TRAIN_QLORA
+} autosize_train_mode;
+
+typedef enum autosize_precision {
+	AUTOSIZE_PREC_BF16 = 0,
+	AUTOSIZE_PREC_FP16,
+	AUTOSIZE_PREC_FP8
+} autosize_precision;
+
+typedef enum autosize_optimizer {
+	AUTOSIZE_OPT_ADAMW = 0,
+	AUTOSIZE_OPT_ADAMW_8BIT,
+	AUTOSIZE_OPT_SGD
+} autosize_optimizer;
+
+typedef enum autosize_recompute {
+	AUTOSIZE_RECOMPUTE_NONE = 0,
+	AUTOSIZE_RECOMPUTE_SELECTIVE,
+	AUTOSIZE_RECOMPUTE_FULL
+} autosize_recompute;
+
+/* Unset integer / enum fields of a request are AUTOSIZE_UNSET. */
+#define AUTOSIZE_UNSET (-1)
+
+typedef struct autosize_request {
+	autosize_model model;
+	double tokens;              /* training tokens; 0 = unknown */
+	double deadline_s;          /* 0 = policy default */
+	autosize_train_mode train_mode;
+	int seq_len;                /* default 4096 (2048 for GELU models) */
+	int global_batch;           /* sequences per step; UNSET = default */
+	autosize_precision precision;
+	autosize_optimizer optimizer;
+	char partition[AUTOSIZE_PART_NAME_MAX]; /* "" = policy default */
+	char gpu[AUTOSIZE_GPU_NAME_MAX]; /* GPU type without a partition */
+	int gpus_per_node;          /* with gpu; UNSET = 8 */
+	int net_set;                /* 1: net/net_gbps_per_node override */
+	autosize_net net;
+	double net_gbps_per_node;
+	int gpus;                   /* fixed size; UNSET = search */
+	int nodes;                  /* fixed size; UNSET = search */
+	int tp, pp, dp, zero_stage, micro_batch; /* pins; UNSET = search */
+	int recompute;              /* autosize_recompute or UNSET */
+	double mfu;                 /* > 0: plan at this fixed utilization */
+	double memory_reserve;      /* < 0: policy default */
+	double time_reserve;        /* < 0: policy default */
+} autosize_request;
+
+/* Fill a request with "unset" everywhere and the documented defaults. */
+void autosize_request_init(autosize_request *r);
+
+typedef struct autosize_memory {
+	double weights_bytes;
+	double gradients_bytes;
+	double optimizer_bytes;
+	double activations_bytes;
+	double other_bytes;
+	double total_bytes;
+	double usable_bytes;  /* GPU memory x (1 - memory reserve) */
+} autosize_memory;
+
+#define AUTOSIZE_MAX_WARNINGS 8
+#define AUTOSIZE_WARNING_LEN 256
+
+typedef struct autosize_plan {
+	int feasible;               /* 1: fits and meets hard limits */
+	char reason[AUTOSIZE_MSG_LEN]; /* why not feasible; "" otherwise */
+	autosize_partition part;    /* partition (or reference server) used */
+	int nodes;
+	int gpus_per_node;
+	int gpus;
+	double gpus_min;            /* compute need before rounding */
+	int tp, pp, dp, zero_stage, micro_batch, grad_accum;
+	autosize_recompute recompute;
+	int seq_len;
+	int global_batch;
+	double params;
+	double params_active;
+	double tokens;
+	double flops_total;         /* model FLOPs for all tokens */
+	autosize_memory mem;        /* per GPU, the most loaded one */
+	double mfu;                 /* model FLOPs utilization */
+	double hfu;                 /* hardware FLOPs utilization */
+	double tflops_per_gpu;      /* achieved model TFLOP/s per GPU */
+	double tokens_per_s;        /* whole job */
+	double step_s;              /* one optimizer step */
+	double train_hours;         /* predicted wall time */
+	long time_limit_min;        /* with time reserve, clamped */
+	int chained_jobs;           /* jobs needed when clamped, else 1 */
+	double gpu_hours;
+	double cost;
+	double memory_reserve;
+	double time_reserve;
+	int n_warnings;
+	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];
+} autosize_plan;
+
+/*
+ * Size one job under policy p. Returns AUTOSIZE_OK with plan->feasible = 1
+ * on success; AUTOSIZE_ENOFIT with the best attempt and plan->reason when
+ * nothing fits (a pinned evaluation still fills every number);
+ * AUTOSIZE_EINVAL / AUTOSIZE_ENOTFOUND for bad requests, with *e filled.
+ * Allocates nothing.
+ */
+autosize_err autosize_plan_compute(const autosize_policy *p,
+				   const autosize_request *r,
+				   autosize_plan *plan, autosize_error *e);
+
+/* Add a warning to a plan (dropped silently past AUTOSIZE_MAX_WARNINGS). */
+void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Write the plan as one JSON object (no trailing newline) into buf. */
+int autosize_plan_to_json(const autosize_plan *plan, char *buf, size_t len);
+
+const char *autosize_train_mode_name(autosize_train_mode m);
+const char *autosize_precision_name(autosize_precision p);
+const char *autosize_optimizer_name(autosize_optimizer o);
+const char *autosize_recompute_name(autosize_recompute r);
+
+#endif

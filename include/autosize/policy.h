@@ -1,0 +1,104 @@
+/*
+ * autosize: site policy (etc/autosize.yaml): partitions and defaults.
+ */
+#ifndef AUTOSIZE_POLICY_H
+#define AUTOSIZE_POLICY_H
+
+#include "autosize/catalog.h"
+#include "autosize/error.h"
+
+#define AUTOSIZE_MAX_PARTITIONS 32
+#define AUTOSIZE_PART_NAME_MAX 64
+#define AUTOSIZE_CURRENCY_MAX 8
+
+typedef enum autosize_mode {
+	AUTOSIZE_MODE_REWRITE = 0, /* rewrite the job's size and time */
+	AUTOSIZE_MODE_WARN,        /* only warn */
+	AUTOSIZE_MODE_OFF          /* do nothing */
+} autosize_mode;
+
+typedef enum autosize_objective {
+	AUTOSIZE_OBJECTIVE_COST = 0, /* cheapest plan meeting the deadline */
+	AUTOSIZE_OBJECTIVE_TIME      /* fastest plan within the limits */
+} autosize_objective;
+
+typedef enum autosize_net {
+	AUTOSIZE_NET_IB = 0,   /* InfiniBand */
+	AUTOSIZE_NET_ROCE,     /* RDMA over converged Ethernet */
+	AUTOSIZE_NET_ETHERNET  /* plain TCP Ethernet */
+} autosize_net;
+
+typedef struct autosize_partition {
+	char name[AUTOSIZE_PART_NAME_MAX];
+	const autosize_gpu *gpu;    /* owned by the policy's catalog */
+	int gpus_per_node;
+	int nodes;                  /* nodes in the partition */
+	int max_nodes_per_job;      /* <= nodes */
+	double max_time_s;          /* 0 = unlimited */
+	autosize_link intra_link;   /* GPU-to-GPU link inside a node */
+	double intra_gbs;           /* its bandwidth per GPU, GB/s bidir. */
+	autosize_net net;           /* network between nodes */
+	double net_gbps_per_node;   /* Gb/s per node, all ports */
+	double price_per_gpu_hour;  /* 0 = free / unknown */
+	char currency[AUTOSIZE_CURRENCY_MAX];
+} autosize_partition;
+
+typedef struct autosize_defaults {
+	autosize_mode mode;
+	double memory_reserve;  /* fraction of GPU memory kept free, 0..0.9 */
+	double time_reserve;    /* fraction added to wall time, 0..10 */
+	autosize_objective objective;
+	double deadline_s;      /* default deadline, 0 = none */
+	char partition[AUTOSIZE_PART_NAME_MAX]; /* default partition */
+} autosize_defaults;
+
+typedef struct autosize_policy autosize_policy;
+
+/*
+ * Load a policy file. GPU names are resolved in the catalog given by the
+ * file's `catalog:` key (relative to the file's folder) or, without it,
+ * in the compiled-in catalog. Strict: errors name file, line and key.
+ * The caller owns the result (autosize_policy_destroy).
+ */
+autosize_policy *autosize_policy_load(const char *path, autosize_error *e);
+
+/* Parse from memory; `what` names it in errors, `dir` resolves `catalog:`. */
+autosize_policy *autosize_policy_parse(const char *text, size_t len,
+				       const char *what, const char *dir,
+				       autosize_error *e);
+
+/*
+ * A policy with no partitions and the documented defaults (mode rewrite,
+ * memory reserve 0.20, time reserve 0.15, objective cost, no deadline),
+ * over the compiled-in catalog. Caller owns it.
+ */
+autosize_policy *autosize_policy_default(autosize_error *e);
+
+/* Free a policy; NULL is allowed. */
+void autosize_policy_destroy(autosize_policy *p);
+
+const autosize_defaults *autosize_policy_defaults(const autosize_policy *p);
+const autosize_catalog *autosize_policy_catalog(const autosize_policy *p);
+int autosize_policy_partition_count(const autosize_policy *p);
+/* Partition i, or NULL. Owned by the policy. */
+const autosize_partition *autosize_policy_partition_at(const autosize_policy *p,
+							int i);
+/* Partition by exact name, or NULL. */
+const autosize_partition *autosize_policy_find_partition(
+	const autosize_policy *p, const char *name);
+
+/*
+ * Fill *part with the reference server of gpu: gpus_per_node GPUs on the
+ * GPU's own link, one InfiniBand port per GPU at the catalog's rate,
+ * unlimited nodes and time, no price.
+ */
+void autosize_partition_reference(autosize_partition *part,
+				  const autosize_gpu *gpu, int gpus_per_node);
+
+/* Names for enums, for reports ("rewrite", "ib", "nvlink", ...). */
+const char *autosize_mode_name(autosize_mode m);
+const char *autosize_net_name(autosize_net n);
+const char *autosize_link_name(autosize_link l);
+const char *autosize_objective_name(autosize_objective o);
+
+#endif
