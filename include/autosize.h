@@ -10,5 +10,6 @@
 #include "autosize/catalog.h"
 #include "autosize/policy.h"
 #include "autosize/plan.h"
+#include "autosize/options.h"
 
 #endif

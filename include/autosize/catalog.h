@@ -36,6 +36,8 @@ typedef struct autosize_gpu {
 	double net_gbps_per_gpu; /* reference server: IB Gb/s per GPU */
 	uint32_t pci_ids[AUTOSIZE_GPU_PCI_IDS]; /* vendor << 16 | device */
 	int n_pci_ids;
+	int net_kind; /* reference server network, an autosize_net value
+		       * (policy.h): 0 ib, 1 roce, 2 ethernet */
 } autosize_gpu;
 
 typedef struct autosize_catalog autosize_catalog;

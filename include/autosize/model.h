@@ -13,8 +13,8 @@
 #define AUTOSIZE_CONFIG_JSON_MAX_BYTES (1024 * 1024)
 
 typedef enum autosize_mlp {
-	AUTOSIZE_MLP_GELU = 0, /* two matrices h->ffn->h (GPT), ffn = 4h */
-	AUTOSIZE_MLP_SWIGLU    /* three matrices gate/up/down (Llama) */
+	AUTOSIZE_MLP_SWIGLU = 0, /* three matrices gate/up/down (Llama) */
+	AUTOSIZE_MLP_GELU        /* two matrices h->ffn->h (GPT), ffn 4h */
 } autosize_mlp;
 
 /* Upper bounds on architecture values accepted from any input. */
@@ -28,6 +28,7 @@ typedef enum autosize_mlp {
 typedef struct autosize_model {
 	char name[AUTOSIZE_NAME_MAX]; /* preset or file name; "" if none */
 	int has_arch;       /* 1 when the fields below are known */
+	int arch_synthetic; /* 1: shape guessed from params (memory only) */
 	int layers;
 	int hidden;
 	int heads;
@@ -77,6 +78,13 @@ autosize_err autosize_model_preset(const char *name, autosize_model *m,
 /* Number of shipped presets, and the name of preset i (NULL past the end). */
 int autosize_model_preset_count(void);
 const char *autosize_model_preset_name(int i);
+
+/*
+ * Give a model known only by m->params a Llama-like shape (hidden ~ 128 x
+ * layers, SwiGLU, 128-wide heads) for activation memory estimates; params
+ * stay as given. Sets has_arch and arch_synthetic.
+ */
+autosize_err autosize_model_synthesize(autosize_model *m, autosize_error *e);
 
 /*
  * Parameters of one transformer layer (attention + MLP + norms), all

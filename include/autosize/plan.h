@@ -35,8 +35,13 @@ typedef enum autosize_recompute {
 /* Unset integer / enum fields of a request are AUTOSIZE_UNSET. */
 #define AUTOSIZE_UNSET (-1)
 
+#define AUTOSIZE_PATH_MAX 4096
+
 typedef struct autosize_request {
-	autosize_model model;
+	autosize_model model;       /* filled by autosize_request_finish */
+	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset or path */
+	double model_params;        /* --model-params; 0 = not given */
+	int arch_given;             /* any of --layers, --hidden, ... */
 	double tokens;              /* training tokens; 0 = unknown */
 	double deadline_s;          /* 0 = policy default */
 	autosize_train_mode train_mode;

@@ -1,0 +1,24 @@
+/* autosize CLI: subcommands. */
+#ifndef AUTOSIZE_CLI_H
+#define AUTOSIZE_CLI_H
+
+#include "autosize.h"
+
+/* Exit codes: a plan; no feasible plan; bad input. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_NOFIT 1
+#define CLI_EXIT_USAGE 2
+
+int cli_plan(int argc, char **argv);
+int cli_check_config(int argc, char **argv);
+int cli_list_gpus(int argc, char **argv);
+int cli_list_presets(int argc, char **argv);
+
+/*
+ * Load the policy: FILE, "none" (built-in defaults), or without one
+ * $AUTOSIZE_POLICY, else the installed one if present, else defaults.
+ * Prints the error and returns NULL on failure.
+ */
+autosize_policy *cli_load_policy(const char *file);
+
+#endif

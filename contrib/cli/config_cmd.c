@@ -1,0 +1,102 @@
+/*
+ * autosize check-config / gpus / presets: what the site has and knows.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+int cli_check_config(int argc, char **argv)
+{
+	const char *file = argc > 1 ? argv[1] : NULL;
+	autosize_policy *p;
+	const autosize_defaults *d;
+	char buf[32];
+	int i;
+
+	if (file && strcmp(file, "--help") == 0) {
+		printf("usage: autosize check-config [FILE]\n");
+		return CLI_EXIT_OK;
+	}
+	p = cli_load_policy(file);
+	if (!p)
+		return CLI_EXIT_USAGE;
+	d = autosize_policy_defaults(p);
+	printf("autosize: policy %s is valid\n", file ? file : "(default)");
+	printf("  mode %s, objective %s, memory reserve %.0f%%, time "
+	       "reserve %.0f%%, deadline %s, default partition %s\n",
+	       autosize_mode_name(d->mode),
+	       autosize_objective_name(d->objective), d->memory_reserve * 100,
+	       d->time_reserve * 100,
+	       d->deadline_s > 0 ? autosize_format_duration(d->deadline_s, buf,
+							    sizeof(buf))
+				 : "none",
+	       d->partition[0] ? d->partition : "(first)");
+	printf("  %-12s %-16s %5s %6s %8s %12s %-18s %s\n", "partition",
+	       "gpu", "g/node", "nodes", "max/job", "max time", "network",
+	       "price/GPU-h");
+	for (i = 0; i < autosize_policy_partition_count(p); i++) {
+		const autosize_partition *pt =
+			autosize_policy_partition_at(p, i);
+		char net[32];
+
+		snprintf(net, sizeof(net), "%s %.0f Gb/s",
+			 autosize_net_name(pt->net), pt->net_gbps_per_node);
+		printf("  %-12s %-16s %5d %6d %8d %12s %-18s %.2f %s\n",
+		       pt->name, pt->gpu->name, pt->gpus_per_node, pt->nodes,
+		       pt->max_nodes_per_job,
+		       pt->max_time_s > 0
+		       ? autosize_format_duration(pt->max_time_s, buf,
+						  sizeof(buf))
+		       : "unlimited", net, pt->price_per_gpu_hour,
+		       pt->currency);
+	}
+	autosize_policy_destroy(p);
+	return CLI_EXIT_OK;
+}
+
+int cli_list_gpus(int argc, char **argv)
+{
+	autosize_error err;
+	autosize_catalog *c = autosize_catalog_default(&err);
+	int i;
+
+	if (!c) {
+		fprintf(stderr, "autosize: %s\n", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	printf("%-16s %9s %9s %8s %8s %-8s %s\n", "gpu", "bf16 TF/s",
+	       "fp8 TF/s", "mem GiB", "HBM GB/s", "link", "link GB/s");
+	for (i = 0; i < autosize_catalog_count(c); i++) {
+		const autosize_gpu *g = autosize_catalog_at(c, i);
+
+		printf("%-16s %9.1f %9.1f %8.1f %8.0f %-8s %.0f\n", g->name,
+		       g->bf16_tflops, g->fp8_tflops, g->mem_bytes / GIB,
+		       g->hbm_gbs, autosize_link_name(g->link), g->link_gbs);
+	}
+	autosize_catalog_destroy(c);
+	return CLI_EXIT_OK;
+}
+
+int cli_list_presets(int argc, char **argv)
+{
+	autosize_error err;
+	autosize_model m;
+	int i;
+
+	printf("%-18s %7s %7s %6s %6s %8s %s\n", "preset", "layers", "hidden",
+	       "heads", "kv", "params", "published");
+	for (i = 0; i < autosize_model_preset_count(); i++) {
+		const char *name = autosize_model_preset_name(i);
+
+		if (autosize_model_preset(name, &m, &err)) {
+			fprintf(stderr, "autosize: %s\n", err.msg);
+			return CLI_EXIT_USAGE;
+		}
+		printf("%-18s %7d %7d %6d %6d %7.2fB %7.2fB\n", name, m.layers,
+		       m.hidden, m.heads, m.kv_heads, m.params / 1e9,
+		       m.params_published / 1e9);
+	}
+	return CLI_EXIT_OK;
+}

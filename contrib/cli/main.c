@@ -1,0 +1,75 @@
+/*
+ * autosize: dry-run planning for users and admins.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+#ifndef AUTOSIZE_VERSION
+#define AUTOSIZE_VERSION "0.1.0"
+#endif
+#ifndef AUTOSIZE_SYSCONFDIR
+#define AUTOSIZE_SYSCONFDIR "/etc/slurm"
+#endif
+
+static void main_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n"
+		"       autosize check-config [FILE]\n"
+		"       autosize gpus | presets | --version\n"
+		"\n"
+		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
+		"limit) the way the sbatch plugin will; `autosize plan "
+		"--help`\nlists the options.\n");
+}
+
+autosize_policy *cli_load_policy(const char *file)
+{
+	autosize_error err;
+	autosize_policy *p;
+	const char *installed = AUTOSIZE_SYSCONFDIR "/autosize/autosize.yaml";
+
+	if (!file)
+		file = getenv("AUTOSIZE_POLICY");
+	if (!file && access(installed, R_OK) == 0)
+		file = installed;
+	if (!file || strcmp(file, "none") == 0)
+		p = autosize_policy_default(&err);
+	else
+		p = autosize_policy_load(file, &err);
+	if (!p)
+		fprintf(stderr, "autosize: %s\n", err.msg);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		main_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(cmd, "plan") == 0)
+		return cli_plan(argc - 1, argv + 1);
+	if (strcmp(cmd, "check-config") == 0)
+		return cli_check_config(argc - 1, argv + 1);
+	if (strcmp(cmd, "gpus") == 0)
+		return cli_list_gpus(argc - 1, argv + 1);
+	if (strcmp(cmd, "presets") == 0)
+		return cli_list_presets(argc - 1, argv + 1);
+	if (strcmp(cmd, "--version") == 0) {
+		printf("autosize %s\n", AUTOSIZE_VERSION);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		main_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	fprintf(stderr, "autosize: unknown command '%.40s'\n", cmd);
+	main_usage(stderr);
+	return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,168 @@
+/*
+ * autosize plan: size one job and print a report or JSON.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define PLAN_JSON_MAX 8192
+
+static void plan_help(void)
+{
+	const autosize_option *o;
+
+	printf("usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n\n"
+	       "Sizes an LLM training job. Options (also accepted by "
+	       "sbatch where marked *):\n");
+	for (o = autosize_options(); o->name; o++)
+		printf("  %c--%s=%s\n      %s\n",
+		       o->where & AUTOSIZE_OPT_SPANK ? '*' : ' ', o->name,
+		       o->arg, o->help);
+	printf("  --json\n      print one JSON object\n"
+	       "  --policy=FILE|none\n      site policy (default "
+	       "$AUTOSIZE_POLICY or the installed one)\n"
+	       "\nExit status: 0 a plan, 1 no feasible plan, 2 bad input.\n");
+}
+
+static void plan_report(const autosize_request *r, const autosize_plan *p)
+{
+	const autosize_memory *m = &p->mem;
+	const char *model = r->model.name[0] ? r->model.name : "model";
+	char limit[32];
+	int i;
+
+	printf("autosize: %s (%.3gB params", model, p->params / 1e9);
+	if (p->params_active < p->params * 0.999)
+		printf(", %.3gB active", p->params_active / 1e9);
+	printf(")");
+	if (p->tokens > 0)
+		printf(" x %.3gB tokens", p->tokens / 1e9);
+	printf(" on %s (%s)\n", p->part.name,
+	       p->part.gpu ? p->part.gpu->name : "?");
+	printf("  size       %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
+	       p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node, p->gpus,
+	       p->gpus_min);
+	printf("  layout     TP %d x PP %d x DP %d, ZeRO-%d, recompute %s, "
+	       "micro-batch %d, grad accum %d (global batch %d x %d)\n",
+	       p->tp, p->pp, p->dp, p->zero_stage,
+	       autosize_recompute_name(p->recompute), p->micro_batch,
+	       p->grad_accum, p->global_batch, p->seq_len);
+	printf("  memory     %.1f GiB per GPU of %.1f GiB usable "
+	       "(weights %.1f, gradients %.1f, optimizer %.1f, activations "
+	       "%.1f, other %.1f)\n", m->total_bytes / GIB,
+	       m->usable_bytes / GIB, m->weights_bytes / GIB,
+	       m->gradients_bytes / GIB, m->optimizer_bytes / GIB,
+	       m->activations_bytes / GIB, m->other_bytes / GIB);
+	printf("  speed      MFU %.1f%%, %.0f TFLOP/s per GPU, %.0f "
+	       "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
+	       p->tokens_per_s);
+	if (p->train_hours > 0) {
+		printf("  time       %.1f h; time limit %s (+%.0f%%)",
+		       p->train_hours, autosize_format_duration(
+			       p->time_limit_min * 60.0, limit, sizeof(limit)),
+		       p->time_reserve * 100);
+		if (p->chained_jobs > 1)
+			printf(" x %d chained jobs", p->chained_jobs);
+		printf("\n  cost       %.0f GPU-hours", p->gpu_hours);
+		if (p->cost > 0)
+			printf(", %.2f %s", p->cost, p->part.currency);
+		printf("\n");
+	}
+	if (!p->feasible)
+		printf("  NOT FEASIBLE: %s\n", p->reason);
+	for (i = 0; i < p->n_warnings; i++)
+		printf("  warning    %s\n", p->warnings[i]);
+}
+
+/* Split "--name=value" / "--name value"; returns args consumed or -1. */
+static int plan_take(int argc, char **argv, int i, char *name, size_t len,
+		     const char **value)
+{
+	const char *arg = argv[i] + 2, *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	if (n >= len)
+		return -1;
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	if (eq) {
+		*value = eq + 1;
+		return 1;
+	}
+	if (i + 1 >= argc)
+		return -1;
+	*value = argv[i + 1];
+	return 2;
+}
+
+int cli_plan(int argc, char **argv)
+{
+	autosize_request req;
+	autosize_plan plan;
+	autosize_error err;
+	autosize_policy *policy = NULL;
+	const char *policy_file = NULL, *value;
+	char name[64], json[PLAN_JSON_MAX];
+	int i, n, as_json = 0, rv = CLI_EXIT_USAGE;
+	autosize_err rc;
+
+	autosize_request_init(&req);
+	for (i = 1; i < argc; i += n) {
+		n = 1;
+		if (strcmp(argv[i], "--json") == 0) {
+			as_json = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			plan_help();
+			return CLI_EXIT_OK;
+		}
+		if (strncmp(argv[i], "--", 2) != 0) {
+			fprintf(stderr, "autosize: unexpected argument "
+				"'%.40s' (options start with --)\n", argv[i]);
+			goto out;
+		}
+		n = plan_take(argc, argv, i, name, sizeof(name), &value);
+		if (n < 0) {
+			fprintf(stderr, "autosize: %.40s needs a value "
+				"(--name=value)\n", argv[i]);
+			goto out;
+		}
+		if (strcmp(name, "policy") == 0) {
+			policy_file = value;
+			continue;
+		}
+		if (autosize_request_set(&req, name, value, &err)) {
+			fprintf(stderr, "autosize: %s\n", err.msg);
+			goto out;
+		}
+	}
+	if (autosize_request_finish(&req, &err)) {
+		fprintf(stderr, "autosize: %s\n", err.msg);
+		goto out;
+	}
+	policy = cli_load_policy(policy_file);
+	if (!policy)
+		goto out;
+	rc = autosize_plan_compute(policy, &req, &plan, &err);
+	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT) {
+		fprintf(stderr, "autosize: %s\n", err.msg);
+		goto out;
+	}
+	if (as_json) {
+		if (autosize_plan_to_json(&plan, json, sizeof(json)) < 0) {
+			fprintf(stderr, "autosize: internal error: JSON "
+				"larger than %d bytes\n", PLAN_JSON_MAX);
+			goto out;
+		}
+		printf("%s\n", json);
+	} else {
+		plan_report(&req, &plan);
+	}
+	rv = rc == AUTOSIZE_OK ? CLI_EXIT_OK : CLI_EXIT_NOFIT;
+out:
+	autosize_policy_destroy(policy);
+	return rv;
+}

@@ -1,0 +1,425 @@
+/* autosize: the GPU catalog (etc/gpus.yaml), strict loader and lookups. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autosize/catalog.h"
+#include "autosize/plan.h"
+#include "embedded.h"
+#include "ytree.h"
+
+#define CAT_EXCERPT 48
+
+struct autosize_catalog {
+	int n;
+	autosize_gpu gpus[AUTOSIZE_CATALOG_MAX_GPUS];
+};
+
+static const char *const cat_top_keys[] = { "gpus", NULL };
+
+static const char *const cat_gpu_keys[] = {
+	"name", "aliases", "bf16_tflops", "fp16_tflops", "fp8_tflops",
+	"memory_gib", "hbm_gbs", "link", "link_gbs", "net",
+	"net_gbps_per_gpu", "pci_ids", "source", "notes", NULL
+};
+
+static const char *const cat_links[] = {
+	"nvlink", "xgmi", "hccs", "pcie", NULL
+};
+
+static const char *const cat_nets[] = { "ib", "roce", "ethernet", NULL };
+
+/* Upper bounds that only catch typos (a factor 1000 off). */
+#define CAT_MAX_TFLOPS 1e6
+#define CAT_MAX_GIB 1e5
+#define CAT_MAX_GBS 1e6
+
+static int cat_ignored(char c)
+{
+	return c == '-' || c == '_' || c == ' ';
+}
+
+static char cat_lower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Equal ignoring ASCII case and '-', '_', ' '. */
+static int cat_name_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a && cat_ignored(*a))
+			a++;
+		while (*b && cat_ignored(*b))
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if (cat_lower(*a) != cat_lower(*b))
+			return 0;
+		a++;
+		b++;
+	}
+}
+
+/* The GPU among c->gpus[0 .. upto] whose name or alias matches s. */
+static const autosize_gpu *cat_match(const autosize_catalog *c, int upto,
+				     const char *s)
+{
+	int i, j;
+
+	for (i = 0; i < upto && i < c->n; i++) {
+		const autosize_gpu *g = &c->gpus[i];
+
+		if (cat_name_eq(g->name, s))
+			return g;
+		for (j = 0; j < g->n_aliases; j++)
+			if (cat_name_eq(g->aliases[j], s))
+				return g;
+	}
+	return NULL;
+}
+
+/* A new name or alias s of gpu g (number idx): not empty, not taken. */
+static autosize_err cat_check_name(const autosize_ytree *t,
+				   const autosize_catalog *c, int idx,
+				   const autosize_gpu *g, const char *key,
+				   const char *s, int line, autosize_error *e)
+{
+	const autosize_gpu *other;
+	char ex[CAT_EXCERPT];
+	const char *p;
+	int j;
+
+	autosize_ytree_excerpt(s, strlen(s), ex, sizeof(ex));
+	for (p = s; *p && cat_ignored(*p); p++)
+		;
+	if (!*p)
+		return autosize_ytree_fail(t, line, e, AUTOSIZE_EINVAL,
+			"key '%s': '%s' is not a name (expected letters or digits)",
+			key, ex);
+	other = cat_match(c, idx, s);
+	if (other)
+		return autosize_ytree_fail(t, line, e, AUTOSIZE_EINVAL,
+			"key '%s': '%s' is already used by %s (names and aliases must be unique, ignoring case, '-', '_' and ' ')",
+			key, ex, other->name);
+	/* the GPU's own name and earlier aliases (g is not in c->n yet) */
+	if (g->name[0] && g->name != s && cat_name_eq(g->name, s))
+		return autosize_ytree_fail(t, line, e, AUTOSIZE_EINVAL,
+			"key '%s': '%s' repeats the name %s", key, ex,
+			g->name);
+	for (j = 0; j < g->n_aliases; j++)
+		if (cat_name_eq(g->aliases[j], s))
+			return autosize_ytree_fail(t, line, e,
+				AUTOSIZE_EINVAL,
+				"key '%s': '%s' is listed twice", key, ex);
+	return AUTOSIZE_OK;
+}
+
+static int cat_hex(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* "vvvv:dddd" -> vendor << 16 | device; -1 when malformed. */
+static int cat_parse_pci(const char *s, uint32_t *out)
+{
+	uint32_t v = 0;
+	int i, d;
+
+	if (strlen(s) != 9 || s[4] != ':')
+		return -1;
+	for (i = 0; i < 9; i++) {
+		if (i == 4)
+			continue;
+		d = cat_hex(s[i]);
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint32_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static const autosize_gpu *cat_pci_owner(const autosize_catalog *c,
+					 const autosize_gpu *g, uint32_t id)
+{
+	int i, j;
+
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->gpus[i].n_pci_ids; j++)
+			if (c->gpus[i].pci_ids[j] == id)
+				return &c->gpus[i];
+	for (j = 0; j < g->n_pci_ids; j++)
+		if (g->pci_ids[j] == id)
+			return g;
+	return NULL;
+}
+
+static autosize_err cat_aliases(const autosize_ytree *t,
+				const autosize_catalog *c,
+				const autosize_ynode *m, autosize_gpu *g,
+				autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+
+	rc = autosize_ytree_seq(t, m, "aliases", AUTOSIZE_Y_OPTIONAL,
+				AUTOSIZE_GPU_ALIASES, &seq, e);
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		char *a = g->aliases[g->n_aliases];
+
+		rc = autosize_ynode_str(t, it, "aliases", a,
+					AUTOSIZE_GPU_NAME_MAX, e);
+		if (rc)
+			return rc;
+		rc = cat_check_name(t, c, c->n, g, "aliases", a, it->line, e);
+		if (rc)
+			return rc;
+		g->n_aliases++;
+	}
+	return AUTOSIZE_OK;
+}
+
+static autosize_err cat_pci_ids(const autosize_ytree *t,
+				const autosize_catalog *c,
+				const autosize_ynode *m, autosize_gpu *g,
+				autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	const autosize_gpu *owner;
+	char text[16], ex[CAT_EXCERPT];
+	autosize_err rc;
+	uint32_t id;
+
+	rc = autosize_ytree_seq(t, m, "pci_ids", AUTOSIZE_Y_OPTIONAL,
+				AUTOSIZE_GPU_PCI_IDS, &seq, e);
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		if (it->kind != AUTOSIZE_YNODE_SCALAR ||
+		    cat_parse_pci(it->value, &id))
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL,
+				"key 'pci_ids': '%s' is not a PCI id (expected \"vvvv:dddd\", 4 + 4 hex digits)",
+				it->kind == AUTOSIZE_YNODE_SCALAR ?
+				autosize_ytree_excerpt(it->value, it->len, ex,
+						       sizeof(ex)) :
+				"(not text)");
+		owner = cat_pci_owner(c, g, id);
+		if (owner) {
+			snprintf(text, sizeof(text), "%04x:%04x",
+				 (unsigned)(id >> 16), (unsigned)(id & 0xffff));
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL,
+				"key 'pci_ids': %s is already listed for %s",
+				text, owner->name[0] ? owner->name : "this GPU");
+		}
+		g->pci_ids[g->n_pci_ids++] = id;
+	}
+	return AUTOSIZE_OK;
+}
+
+/* One entry of `gpus:` into g (not yet counted in c). */
+static autosize_err cat_gpu(const autosize_ytree *t,
+			    const autosize_catalog *c,
+			    const autosize_ynode *m, autosize_gpu *g,
+			    autosize_error *e)
+{
+	const int req = AUTOSIZE_Y_REQUIRED | AUTOSIZE_Y_GT_MIN;
+	const autosize_ynode *name_node;
+	double gib = 0;
+	int link = 0, net = AUTOSIZE_NET_IB;
+	autosize_err rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = autosize_ytree_check_keys(t, m, "gpu entry", cat_gpu_keys, e);
+	if (rc)
+		return rc;
+	rc = autosize_ytree_str(t, m, "name", AUTOSIZE_Y_REQUIRED, g->name,
+				sizeof(g->name), NULL, e);
+	if (rc)
+		return rc;
+	name_node = autosize_ynode_get(m, "name");
+	rc = cat_check_name(t, c, c->n, g, "name", g->name, name_node->line,
+			    e);
+	if (rc)
+		return rc;
+	rc = cat_aliases(t, c, m, g, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "bf16_tflops", req, 0,
+					   CAT_MAX_TFLOPS, &g->bf16_tflops,
+					   NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "fp16_tflops", req, 0,
+					   CAT_MAX_TFLOPS, &g->fp16_tflops,
+					   NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "fp8_tflops",
+					   AUTOSIZE_Y_OPTIONAL, 0,
+					   CAT_MAX_TFLOPS, &g->fp8_tflops,
+					   NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "memory_gib", req, 0,
+					   CAT_MAX_GIB, &gib, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "hbm_gbs", req, 0,
+					   CAT_MAX_GBS, &g->hbm_gbs, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "link", AUTOSIZE_Y_REQUIRED,
+					   cat_links, &link, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "link_gbs", req, 0,
+					   CAT_MAX_GBS, &g->link_gbs, NULL,
+					   e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "net", AUTOSIZE_Y_OPTIONAL,
+					   cat_nets, &net, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "net_gbps_per_gpu", req, 0,
+					   CAT_MAX_GBS, &g->net_gbps_per_gpu,
+					   NULL, e);
+	if (!rc)
+		rc = cat_pci_ids(t, c, m, g, e);
+	if (!rc)
+		rc = autosize_ytree_text(t, m, "source", e);
+	if (!rc)
+		rc = autosize_ytree_text(t, m, "notes", e);
+	if (rc)
+		return rc;
+	g->mem_bytes = gib * 1073741824.0; /* GiB = 2^30 bytes */
+	g->link = (autosize_link)link;
+	g->net_kind = net;
+	return AUTOSIZE_OK;
+}
+
+static autosize_err cat_walk(const autosize_ytree *t, autosize_catalog *c,
+			     autosize_error *e)
+{
+	const autosize_ynode *root = autosize_ytree_root(t), *seq, *it;
+	autosize_err rc;
+
+	rc = autosize_ytree_check_keys(t, root, "the catalog", cat_top_keys,
+				       e);
+	if (rc)
+		return rc;
+	rc = autosize_ytree_seq(t, root, "gpus", AUTOSIZE_Y_REQUIRED,
+				AUTOSIZE_CATALOG_MAX_GPUS, &seq, e);
+	if (rc)
+		return rc;
+	if (!seq->child)
+		return autosize_ytree_fail(t, seq->line, e, AUTOSIZE_EINVAL,
+			"key 'gpus': no GPUs (expected a list of at least one GPU)");
+	for (it = seq->child; it; it = it->next) {
+		rc = cat_gpu(t, c, it, &c->gpus[c->n], e);
+		if (rc)
+			return rc;
+		c->n++;
+	}
+	return AUTOSIZE_OK;
+}
+
+static autosize_catalog *cat_from_tree(autosize_ytree *t, autosize_error *e)
+{
+	autosize_catalog *c;
+
+	if (!t)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		autosize_fail(e, AUTOSIZE_ENOMEM, "%s: out of memory",
+			      autosize_ytree_what(t));
+		goto fail;
+	}
+	if (cat_walk(t, c, e))
+		goto fail;
+	autosize_ytree_destroy(t);
+	return c;
+fail:
+	autosize_ytree_destroy(t);
+	free(c);
+	return NULL;
+}
+
+autosize_catalog *autosize_catalog_load(const char *path, autosize_error *e)
+{
+	return cat_from_tree(autosize_ytree_load(path, e), e);
+}
+
+autosize_catalog *autosize_catalog_parse(const char *text, size_t len,
+					 const char *what, autosize_error *e)
+{
+	return cat_from_tree(autosize_ytree_parse(text, len, what, e), e);
+}
+
+autosize_catalog *autosize_catalog_default(autosize_error *e)
+{
+	return autosize_catalog_parse(autosize_embedded_gpus_yaml,
+				      autosize_embedded_gpus_yaml_len,
+				      "etc/gpus.yaml (built in)", e);
+}
+
+void autosize_catalog_destroy(autosize_catalog *c)
+{
+	free(c);
+}
+
+int autosize_catalog_count(const autosize_catalog *c)
+{
+	return c ? c->n : 0;
+}
+
+const autosize_gpu *autosize_catalog_at(const autosize_catalog *c, int i)
+{
+	if (!c || i < 0 || i >= c->n)
+		return NULL;
+	return &c->gpus[i];
+}
+
+const autosize_gpu *autosize_catalog_find(const autosize_catalog *c,
+					  const char *name)
+{
+	const char *p;
+
+	if (!c || !name)
+		return NULL;
+	for (p = name; *p && cat_ignored(*p); p++)
+		;
+	if (!*p)
+		return NULL;
+	return cat_match(c, c->n, name);
+}
+
+const autosize_gpu *autosize_catalog_find_pci(const autosize_catalog *c,
+					      uint16_t vendor,
+					      uint16_t device)
+{
+	uint32_t id = (uint32_t)vendor << 16 | device;
+	int i, j;
+
+	if (!c)
+		return NULL;
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->gpus[i].n_pci_ids; j++)
+			if (c->gpus[i].pci_ids[j] == id)
+				return &c->gpus[i];
+	return NULL;
+}
+
+double autosize_gpu_peak_flops(const autosize_gpu *gpu, int precision)
+{
+	if (!gpu)
+		return 0;
+	switch (precision) {
+	case AUTOSIZE_PREC_BF16: return gpu->bf16_tflops * 1e12;
+	case AUTOSIZE_PREC_FP16: return gpu->fp16_tflops * 1e12;
+	case AUTOSIZE_PREC_FP8: return gpu->fp8_tflops * 1e12;
+	}
+	return 0;
+}

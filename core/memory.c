@@ -1,0 +1,215 @@
+/*
+ * autosize: memory per GPU for a layout (weights, gradients, optimizer
+ * state, activations, other).
+ */
+#include <math.h>
+#include "sizing.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* CUDA context, cuBLAS/cuDNN workspaces: ~0.5-0.8 GiB as reported by
+ * nvidia-smi for an idle PyTorch process on A100/H100. */
+#define MEMORY_CUDA_CONTEXT_BYTES (0.8 * GIB)
+/* NCCL communicator buffers (NCCL_BUFFSIZE 4 MiB x channels x peers),
+ * measured ~0.3-0.6 GiB per process on 8-GPU NVSwitch nodes. */
+#define MEMORY_NCCL_BYTES (0.5 * GIB)
+/* PyTorch caching-allocator fragmentation, as a share of what the job
+ * allocates (typically 5-10% in torch.cuda.memory_stats reports). */
+#define MEMORY_FRAGMENTATION 0.07
+/* QLoRA NF4 with double quantization: 4.127 bits per base weight
+ * (Dettmers et al. 2023, QLoRA, section 3). */
+#define MEMORY_NF4_BYTES (4.127 / 8.0)
+
+static int memory_is_lora(const sizing_job *job)
+{
+	return job->train_mode == AUTOSIZE_TRAIN_LORA ||
+	       job->train_mode == AUTOSIZE_TRAIN_QLORA;
+}
+
+static int memory_layers_per_stage(const sizing_job *job,
+				   const sizing_layout *lay)
+{
+	int l = job->model->layers;
+
+	return (l + lay->pp - 1) / lay->pp;
+}
+
+/* Parameters in one layer, derived from the total so that a model given
+ * by its parameter count alone keeps that count exactly. */
+static double memory_layer_params(const autosize_model *m)
+{
+	double p = (m->params - autosize_model_embedding_params(m)) /
+		   m->layers;
+
+	return p > 0 ? p : 0;
+}
+
+double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	double emb = (double)m->vocab * m->hidden;
+	double p = memory_layers_per_stage(job, lay) * memory_layer_params(m);
+
+	p += emb;                  /* input embedding on the first stage */
+	if (lay->pp == 1 && !m->tied_embeddings)
+		p += emb;          /* output head on the same (only) stage */
+	return p / lay->tp;
+}
+
+/* LoRA adapter parameters on one GPU: rank r on every linear layer. */
+static double memory_lora_params(const sizing_job *job,
+				 const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	double h = m->hidden, f = m->ffn, r = job->lora_rank;
+	double kv = (double)m->kv_heads * (h / m->heads);
+	double attn = r * (2 * (h + h) + 2 * (h + kv));
+	double mlp = r * (h + f) * (m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
+	int e = m->experts > 1 ? m->experts : 1;
+
+	return memory_layers_per_stage(job, lay) * (attn + e * mlp) / lay->tp;
+}
+
+/* Bytes per trainable parameter of gradients and optimizer state. */
+static void memory_state_bytes(const sizing_job *job, const sizing_layout *lay,
+			       double *grad_b, double *opt_b)
+{
+	/* Megatron-LM keeps fp32 main gradients for bf16 (2 + 4 + 12 = 18
+	 * bytes, 6 + 12/d with the distributed optimizer) and fp16 grads
+	 * plus an fp32 copy for fp16 (2 + 2 + 16 = 20, 4 + 16/d): Megatron
+	 * docs, dist_optimizer.md. DeepSpeed/FSDP follow the ZeRO paper:
+	 * 2 + 2 + K with K = 12 for mixed-precision Adam. */
+	int megatron = lay->tp > 1 || lay->pp > 1;
+	double master = 4;
+
+	*grad_b = 2;
+	*opt_b = master + 8;
+	if (megatron && job->precision != AUTOSIZE_PREC_FP16)
+		*grad_b = 4;
+	else if (megatron)
+		master = 8;        /* fp32 master params + fp32 grad copy */
+	switch (job->optimizer) {
+	case AUTOSIZE_OPT_ADAMW:
+		*opt_b = master + 8;       /* fp32 m and v */
+		break;
+	case AUTOSIZE_OPT_ADAMW_8BIT:
+		*opt_b = master + 2;       /* 8-bit m and v (Dettmers 2021) */
+		break;
+	case AUTOSIZE_OPT_SGD:
+		*opt_b = master + 4;       /* fp32 momentum */
+		break;
+	}
+}
+
+double sizing_layer_activation_bytes(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	/* Korthikanti et al. 2022, Table 2 (sbh(34 + 5as/h) for GPT),
+	 * generalised: GQA shrinks K and V, SwiGLU stores 4 tensors of
+	 * width ffn instead of 2, Llama-style models have no dropout. */
+	const autosize_model *m = job->model;
+	double s = job->seq_len, b = lay->micro_batch, h = m->hidden;
+	double sbh = s * b * h, kvr = (double)m->kv_heads / m->heads;
+	int gelu = m->mlp == AUTOSIZE_MLP_GELU;
+	double t = lay->tp, rep_div = lay->sp ? t : 1;
+	double rep, split, scores = 0;
+
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
+		return 2 * sbh / rep_div;      /* layer input only */
+	/* Two norm inputs, QKV input, MLP input, dropout masks. */
+	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
+	/* Q, K, V, attention output; MLP inner tensors. */
+	split = sbh * (2 + 4 * kvr + 2) +
+		s * b * m->ffn * (gelu ? 4 : 8);
+	if (!job->flash_attention &&
+	    lay->recompute == AUTOSIZE_RECOMPUTE_NONE)
+		/* softmax output 2as^2b, + dropout mask and output 3as^2b */
+		scores = (gelu ? 5.0 : 2.0) * m->heads * s * s * b;
+	return rep / rep_div + (split + scores) / t;
+}
+
+static double memory_activations(const sizing_job *job,
+				 const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	double s = job->seq_len, b = lay->micro_batch, h = m->hidden;
+	double t = lay->tp, rep_div = lay->sp ? t : 1;
+	double per_layer = sizing_layer_activation_bytes(job, lay);
+	double inflight = 1, interleave = 1, acts;
+
+	/* 1F1B: the first stage holds up to pp micro-batches in flight
+	 * (Korthikanti et al. 2022, section 4.2.3); interleaving adds
+	 * (p - 1) / (p v). */
+	if (lay->pp > 1) {
+		inflight = lay->pp < lay->grad_accum ? lay->pp
+						     : lay->grad_accum;
+		if (lay->vp > 1)
+			interleave = 1 + (lay->pp - 1.0) / (lay->pp * lay->vp);
+	}
+	acts = per_layer * memory_layers_per_stage(job, lay) * inflight *
+	       interleave;
+	acts += s * b * h * inflight / rep_div;     /* embedding output */
+	if (lay->pp == 1)
+		/* fp32 logits 4sbv/t, final norm and head input 4sbh/t */
+		acts += 4 * s * b * m->vocab / t + 4 * s * b * h / t;
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
+		/* one layer is rebuilt in full during its backward */
+		sizing_layout one = *lay;
+
+		one.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+		acts += sizing_layer_activation_bytes(job, &one);
+	}
+	return acts;
+}
+
+void sizing_memory(const sizing_job *job, const sizing_layout *lay,
+		   autosize_memory *mem)
+{
+	double p = sizing_params_per_gpu(job, lay);
+	double d = lay->dp, grad_b, opt_b, w, g, o, gpus;
+
+	memory_state_bytes(job, lay, &grad_b, &opt_b);
+	if (memory_is_lora(job)) {
+		double a = memory_lora_params(job, lay);
+		double base_b = job->train_mode == AUTOSIZE_TRAIN_QLORA
+				? MEMORY_NF4_BYTES : 2;
+
+		w = p * base_b + 2 * a;        /* frozen base + adapters */
+		g = 2 * a;
+		o = 12 * a;
+		if (lay->zero_stage >= 1)
+			o /= d;
+		if (lay->zero_stage >= 2)
+			g /= d;
+		if (lay->zero_stage >= 3)
+			w /= d;
+	} else {
+		/* ZeRO paper section 5: stage 1 shards optimizer state,
+		 * stage 2 also gradients, stage 3 also parameters. */
+		w = 2 * p;
+		g = grad_b * p;
+		o = opt_b * p;
+		if (lay->zero_stage >= 1)
+			o /= d;
+		if (lay->zero_stage >= 2)
+			g /= d;
+		if (lay->zero_stage >= 3)
+			w /= d;
+	}
+	mem->weights_bytes = w;
+	mem->gradients_bytes = g;
+	mem->optimizer_bytes = o;
+	mem->activations_bytes = memory_activations(job, lay);
+	gpus = (double)lay->tp * lay->pp * lay->dp;
+	mem->other_bytes = MEMORY_CUDA_CONTEXT_BYTES +
+			   (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
+			   MEMORY_FRAGMENTATION *
+			   (w + g + o + mem->activations_bytes);
+	if (lay->zero_stage >= 3 && lay->dp > 1)
+		/* gathered layer + prefetched next layer, 16-bit */
+		mem->other_bytes += 2 * 2 *
+			memory_layer_params(job->model) / lay->tp;
+	mem->total_bytes = w + g + o + mem->activations_bytes +
+			   mem->other_bytes;
+	mem->usable_bytes = job->usable_bytes;
+}

@@ -1,0 +1,275 @@
+/*
+ * autosize: turn a request into a plan: resolve the partition and model,
+ * search the layouts (search.c), then derive time limit, cost and the
+ * warnings a user needs at submit time.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "autosize/parse.h"
+#include "sizing.h"
+#include "search.h"
+
+/* Tokens per optimizer step when the user gives no --train-batch:
+ * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */
+#define PLAN_DEFAULT_BATCH_TOKENS (4.0 * 1024 * 1024)
+#define PLAN_DEFAULT_LORA_RANK 16
+/* Warn below this share of linear scaling and this utilization. */
+#define PLAN_WARN_SCALING 0.60
+#define PLAN_WARN_MFU 0.35
+
+void autosize_request_init(autosize_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	autosize_model_init(&r->model);
+	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
+	r->precision = AUTOSIZE_PREC_BF16;
+	r->optimizer = AUTOSIZE_OPT_ADAMW;
+	r->seq_len = AUTOSIZE_UNSET;
+	r->global_batch = AUTOSIZE_UNSET;
+	r->gpus_per_node = AUTOSIZE_UNSET;
+	r->gpus = AUTOSIZE_UNSET;
+	r->nodes = AUTOSIZE_UNSET;
+	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
+	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
+	r->recompute = AUTOSIZE_UNSET;
+	r->memory_reserve = -1;
+	r->time_reserve = -1;
+}
+
+void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (plan->n_warnings >= AUTOSIZE_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(plan->warnings[plan->n_warnings++], AUTOSIZE_WARNING_LEN,
+		  fmt, ap);
+	va_end(ap);
+}
+
+static autosize_err plan_partition(const autosize_policy *p,
+				   const autosize_request *r,
+				   autosize_partition *part, autosize_error *e)
+{
+	const autosize_defaults *d = autosize_policy_defaults(p);
+	const autosize_partition *found = NULL;
+	const char *name = r->partition[0] ? r->partition : NULL;
+
+	if (!name && !r->gpu[0] && d->partition[0])
+		name = d->partition;
+	if (name) {
+		found = autosize_policy_find_partition(p, name);
+		if (!found)
+			return autosize_fail(e, AUTOSIZE_ENOTFOUND,
+					     "--partition: '%s' is not in the "
+					     "site policy (see autosize "
+					     "check-config)", name);
+		*part = *found;
+	} else if (r->gpu[0]) {
+		const autosize_gpu *gpu = autosize_catalog_find(
+			autosize_policy_catalog(p), r->gpu);
+		int gpn = r->gpus_per_node > 0 ? r->gpus_per_node : 8;
+
+		if (!gpu)
+			return autosize_fail(e, AUTOSIZE_ENOTFOUND,
+					     "--gpu: '%s' is not in the GPU "
+					     "catalog (e.g. a100-80gb, h100, "
+					     "h200, mi300x)", r->gpu);
+		autosize_partition_reference(part, gpu, gpn);
+	} else if (autosize_policy_partition_count(p) > 0) {
+		*part = *autosize_policy_partition_at(p, 0);
+	} else {
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "no partition: give --partition, or "
+				     "--gpu TYPE (e.g. --gpu h100)");
+	}
+	if (r->gpus_per_node > 0 && name) {
+		if (r->gpus_per_node > part->gpus_per_node)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "--gpus-per-node: %d is more than "
+					     "partition %s has (%d)",
+					     r->gpus_per_node, part->name,
+					     part->gpus_per_node);
+	}
+	if (r->net_set) {
+		part->net = r->net;
+		part->net_gbps_per_node = r->net_gbps_per_node;
+	}
+	return AUTOSIZE_OK;
+}
+
+static autosize_err plan_model(const autosize_request *r, autosize_model *m,
+			       autosize_error *e)
+{
+	*m = r->model;
+	if (m->has_arch)
+		return AUTOSIZE_OK;
+	if (!(m->params >= 1))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "no model: give --model-params (e.g. "
+				     "70e9), --model (preset or config.json) "
+				     "or --layers/--hidden/--heads");
+	return autosize_model_synthesize(m, e);
+}
+
+/* Fill the layout-independent part of a job. */
+static void plan_job(const autosize_policy *p, const autosize_request *r,
+		     const autosize_model *m, const autosize_partition *part,
+		     sizing_job *job, double reserve)
+{
+	memset(job, 0, sizeof(*job));
+	job->model = m;
+	job->part = part;
+	job->train_mode = r->train_mode;
+	job->precision = r->precision;
+	job->optimizer = r->optimizer;
+	job->seq_len = r->seq_len > 0 ? r->seq_len
+		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
+			  ? 2048 : 4096);
+	job->global_batch = r->global_batch > 0 ? r->global_batch
+		: (int)fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS /
+				     job->seq_len));
+	job->flash_attention = 1;
+	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
+	job->tokens = r->tokens;
+	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
+	job->mfu_fixed = r->mfu;
+	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
+	(void)p;
+}
+
+/*
+ * GPUs the job needs before rounding to nodes and layouts: enough compute
+ * to meet the deadline at the plan's utilization (or the fixed --mfu),
+ * and enough memory for the model states spread over every GPU.
+ */
+static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
+			    double deadline_s)
+{
+	double mfu = job->mfu_fixed > 0 ? job->mfu_fixed : plan->mfu;
+	double need = 0, states;
+	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL};
+	autosize_memory mem;
+
+	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
+		need = plan->flops_total /
+		       (job->peak_flops * mfu * deadline_s);
+	sizing_memory(job, &one, &mem);
+	states = mem.weights_bytes + mem.gradients_bytes +
+		 mem.optimizer_bytes;
+	if (job->usable_bytes > 0 && states / job->usable_bytes > need)
+		need = states / job->usable_bytes;
+	/* ceil, tolerant of rounding noise in exact cases */
+	return ceil(need - 1e-9);
+}
+
+/* Time limit, chained jobs, cost from the chosen layout's numbers. */
+static void plan_finish_time(autosize_plan *plan)
+{
+	double need_min, max_min = plan->part.max_time_s / 60;
+
+	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
+			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
+	plan->gpu_hours = plan->train_hours * plan->gpus;
+	plan->cost = plan->gpu_hours * plan->part.price_per_gpu_hour;
+	plan->chained_jobs = 1;
+	plan->time_limit_min = 0;
+	if (plan->train_hours <= 0)
+		return;
+	need_min = ceil(plan->train_hours * 60 * (1 + plan->time_reserve));
+	if (need_min < 1)
+		need_min = 1;
+	plan->time_limit_min = (long)need_min;
+	if (max_min > 0 && need_min > max_min) {
+		plan->time_limit_min = (long)max_min;
+		plan->chained_jobs = (int)ceil(need_min / max_min);
+		autosize_plan_warn(plan, "predicted %.1f h exceeds partition "
+				   "%s max time %.0f h: run %d chained jobs "
+				   "that resume from checkpoints",
+				   need_min / 60, plan->part.name,
+				   max_min / 60, plan->chained_jobs);
+	}
+}
+
+static void plan_warnings(const autosize_plan *best_possible,
+			  autosize_plan *plan, double deadline_s)
+{
+	char buf[32];
+
+	if (plan->gpus > 1 && plan->nodes > 1 &&
+	    plan->part.net == AUTOSIZE_NET_ETHERNET)
+		autosize_plan_warn(plan, "plain Ethernet between nodes: "
+				   "gradient traffic limits %d GPUs to %.0f%% "
+				   "utilization; use InfiniBand or RoCE",
+				   plan->gpus, plan->mfu * 100);
+	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU)
+		autosize_plan_warn(plan, "predicted utilization %.0f%% of "
+				   "peak is below 35%%: check the layout and "
+				   "data loading before adding GPUs",
+				   plan->mfu * 100);
+	if (best_possible && best_possible->tokens_per_s > 0 &&
+	    plan->gpus > best_possible->gpus) {
+		double per_gpu = plan->tokens_per_s / plan->gpus;
+		double ref = best_possible->tokens_per_s /
+			     best_possible->gpus;
+
+		if (per_gpu < PLAN_WARN_SCALING * ref)
+			autosize_plan_warn(plan, "scaling efficiency %.0f%% "
+					   "of linear (%d GPUs vs %d): the "
+					   "extra GPUs mostly wait on "
+					   "communication", 100 * per_gpu / ref,
+					   plan->gpus, best_possible->gpus);
+	}
+	if (deadline_s > 0 && plan->train_hours * 3600 > deadline_s)
+		autosize_plan_warn(plan, "deadline %s cannot be met within "
+				   "the limits: predicted %.1f days",
+				   autosize_format_duration(deadline_s, buf,
+							    sizeof(buf)),
+				   plan->train_hours / 24);
+}
+
+autosize_err autosize_plan_compute(const autosize_policy *p,
+				   const autosize_request *r,
+				   autosize_plan *plan, autosize_error *e)
+{
+	const autosize_defaults *d = autosize_policy_defaults(p);
+	autosize_model model;
+	autosize_partition part;
+	sizing_job job;
+	search_result res;
+	double reserve, deadline_s;
+	autosize_err rc;
+
+	memset(plan, 0, sizeof(*plan));
+	if ((rc = plan_model(r, &model, e)) ||
+	    (rc = plan_partition(p, r, &part, e)))
+		return rc;
+	reserve = r->memory_reserve >= 0 ? r->memory_reserve
+					 : d->memory_reserve;
+	deadline_s = r->deadline_s > 0 ? r->deadline_s : d->deadline_s;
+	plan->memory_reserve = reserve;
+	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
+						  : d->time_reserve;
+	plan_job(p, r, &model, &part, &job, reserve);
+	if (job.peak_flops <= 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--train-precision: %s is not supported "
+				     "by %s (use bf16)",
+				     autosize_precision_name(r->precision),
+				     part.gpu->name);
+	if ((rc = search_run(&job, r, deadline_s, d->objective, &res, e)))
+		return rc;
+	*plan = res.best;
+	plan->gpus_min = plan_gpus_min(&job, plan, deadline_s);
+	plan->memory_reserve = reserve;
+	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
+						  : d->time_reserve;
+	plan_finish_time(plan);
+	if (!plan->feasible)
+		return AUTOSIZE_ENOFIT;
+	plan_warnings(res.have_ref ? &res.ref : NULL, plan, deadline_s);
+	return AUTOSIZE_OK;
+}

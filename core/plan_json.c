@@ -1,0 +1,95 @@
+/*
+ * autosize: a plan as one JSON object.
+ */
+#include <stdio.h>
+#include "autosize/plan.h"
+
+/* Append to buf, tracking the length even past the end (snprintf). */
+typedef struct json_out {
+	char *buf;
+	size_t len;
+	size_t used;
+} json_out;
+
+static void json_put(json_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static void json_put(json_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->used < o->len ? o->buf + o->used : NULL,
+		      o->used < o->len ? o->len - o->used : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->used += (size_t)n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(json_out *o, const char *s)
+{
+	json_put(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			json_put(o, "\\%c", c);
+		else if (c < 0x20)
+			json_put(o, "\\u%04x", c);
+		else
+			json_put(o, "%c", c);
+	}
+	json_put(o, "\"");
+}
+
+int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
+{
+	json_out o = {buf, len, 0};
+	const autosize_memory *m = &p->mem;
+	int i;
+
+	json_put(&o, "{\"feasible\":%s,\"reason\":", p->feasible ? "true"
+								  : "false");
+	json_string(&o, p->reason);
+	json_put(&o, ",\"partition\":");
+	json_string(&o, p->part.name);
+	json_put(&o, ",\"gpu\":");
+	json_string(&o, p->part.gpu ? p->part.gpu->name : "");
+	json_put(&o, ",\"nodes\":%d,\"gpus_per_node\":%d,\"gpus\":%d,"
+		 "\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"
+		 "\"zero_stage\":%d,\"recompute\":\"%s\",\"micro_batch\":%d,"
+		 "\"grad_accum\":%d,\"seq_len\":%d,\"global_batch\":%d,"
+		 "\"params\":%.6g,\"params_active\":%.6g,\"tokens\":%.6g,"
+		 "\"flops_total\":%.6g,",
+		 p->nodes, p->gpus_per_node, p->gpus, p->gpus_min, p->tp,
+		 p->pp, p->dp, p->zero_stage,
+		 autosize_recompute_name(p->recompute), p->micro_batch,
+		 p->grad_accum, p->seq_len, p->global_batch, p->params,
+		 p->params_active, p->tokens, p->flops_total);
+	json_put(&o, "\"memory_per_gpu_bytes\":{\"weights\":%.0f,"
+		 "\"gradients\":%.0f,\"optimizer\":%.0f,\"activations\":%.0f,"
+		 "\"other\":%.0f,\"total\":%.0f,\"usable\":%.0f},",
+		 m->weights_bytes, m->gradients_bytes, m->optimizer_bytes,
+		 m->activations_bytes, m->other_bytes, m->total_bytes,
+		 m->usable_bytes);
+	json_put(&o, "\"mfu\":%.4f,\"hfu\":%.4f,\"tflops_per_gpu\":%.2f,"
+		 "\"tokens_per_s\":%.1f,\"step_s\":%.4f,\"train_hours\":%.3f,"
+		 "\"time_limit_min\":%ld,\"chained_jobs\":%d,"
+		 "\"gpu_hours\":%.2f,\"cost\":%.2f,\"currency\":",
+		 p->mfu, p->hfu, p->tflops_per_gpu, p->tokens_per_s, p->step_s,
+		 p->train_hours, p->time_limit_min, p->chained_jobs,
+		 p->gpu_hours, p->cost);
+	json_string(&o, p->part.currency);
+	json_put(&o, ",\"memory_reserve\":%.3f,\"time_reserve\":%.3f,"
+		 "\"warnings\":[", p->memory_reserve, p->time_reserve);
+	for (i = 0; i < p->n_warnings; i++) {
+		if (i)
+			json_put(&o, ",");
+		json_string(&o, p->warnings[i]);
+	}
+	json_put(&o, "]}");
+	return o.used < len ? (int)o.used : -1;
+}

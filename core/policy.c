@@ -1,0 +1,566 @@
+/*
+ * autosize: site policy (etc/autosize.yaml): defaults and partitions.
+ * A loaded policy is never changed: a daemon reloads by building a new one
+ * and swapping the pointer.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autosize/parse.h"
+#include "autosize/policy.h"
+#include "ytree.h"
+
+#define POL_EXCERPT 48
+#define POL_TEXT_MAX 128
+/* Bandwidths above this are typos (1 PB/s). */
+#define POL_MAX_GBS 1e6
+#define POL_MAX_PRICE 1e6
+/* When a partition says pcie for a GPU that has a faster link:
+ * PCIe Gen4 x16, both directions together, GB/s. */
+#define POL_PCIE_GBS 64.0
+
+struct autosize_policy {
+	autosize_defaults defaults;
+	autosize_catalog *catalog;
+	int n_parts;
+	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
+};
+
+static const char *const pol_top_keys[] = {
+	"catalog", "defaults", "partitions", NULL
+};
+
+static const char *const pol_default_keys[] = {
+	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
+	"partition", NULL
+};
+
+static const char *const pol_part_keys[] = {
+	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
+	"max_time", "intra_node_link", "intra_node_gbs", "network",
+	"network_gbps_per_node", "price_per_gpu_hour", "currency", NULL
+};
+
+/* Same orders as the enums in policy.h and catalog.h. */
+static const char *const pol_modes[] = { "rewrite", "warn", "off", NULL };
+static const char *const pol_objectives[] = { "cost", "time", NULL };
+static const char *const pol_nets[] = { "ib", "roce", "ethernet", NULL };
+static const char *const pol_links[] = {
+	"nvlink", "xgmi", "hccs", "pcie", NULL
+};
+
+static void pol_defaults_init(autosize_defaults *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->mode = AUTOSIZE_MODE_REWRITE;
+	d->memory_reserve = 0.20;
+	d->time_reserve = 0.15;
+	d->objective = AUTOSIZE_OBJECTIVE_COST;
+	d->deadline_s = 0;
+}
+
+/* An optional duration value (Slurm or human form) into *out seconds. */
+static autosize_err pol_duration(const autosize_ytree *t,
+				 const autosize_ynode *map, const char *key,
+				 double *out, autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(map, key);
+	char text[POL_TEXT_MAX], what[64];
+	autosize_error sub;
+	autosize_err rc;
+	int found;
+
+	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
+				sizeof(text), &found, e);
+	if (rc || !found)
+		return rc;
+	snprintf(what, sizeof(what), "key '%s'", key);
+	autosize_error_clear(&sub);
+	rc = autosize_parse_duration(text, what, out, &sub);
+	if (rc)
+		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
+static autosize_err pol_defaults(const autosize_ytree *t,
+				 const autosize_ynode *root,
+				 autosize_defaults *d, autosize_error *e)
+{
+	const autosize_ynode *m;
+	int mode = d->mode, objective = d->objective;
+	autosize_err rc;
+
+	rc = autosize_ytree_map(t, root, "defaults", AUTOSIZE_Y_OPTIONAL, &m,
+				e);
+	if (rc || !m)
+		return rc;
+	rc = autosize_ytree_check_keys(t, m, "defaults", pol_default_keys,
+				       e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
+					   pol_modes, &mode, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "memory_reserve",
+					   AUTOSIZE_Y_OPTIONAL, 0, 0.9,
+					   &d->memory_reserve, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "time_reserve",
+					   AUTOSIZE_Y_OPTIONAL, 0, 10,
+					   &d->time_reserve, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "objective",
+					   AUTOSIZE_Y_OPTIONAL, pol_objectives,
+					   &objective, NULL, e);
+	if (!rc)
+		rc = pol_duration(t, m, "deadline", &d->deadline_s, e);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "partition", AUTOSIZE_Y_OPTIONAL,
+					d->partition, sizeof(d->partition),
+					NULL, e);
+	d->mode = (autosize_mode)mode;
+	d->objective = (autosize_objective)objective;
+	return rc;
+}
+
+/* "a, b, c" of the catalog's GPU names, as many as fit. */
+static const char *pol_gpu_list(const autosize_catalog *c, char *buf,
+				size_t size)
+{
+	size_t used = 0;
+	int i, n = autosize_catalog_count(c);
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *name = autosize_catalog_at(c, i)->name;
+		size_t need = strlen(name) + 2;
+
+		if (used + need + 5 >= size) {
+			snprintf(buf + used, size - used, "%s...",
+				 i ? ", " : "");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i ? ", " : "", name);
+	}
+	return buf;
+}
+
+static autosize_err pol_check_name(const autosize_ytree *t,
+				   const autosize_ynode *m, const char *name,
+				   autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(m, "name");
+	size_t len = strlen(name);
+	char ex[POL_EXCERPT];
+
+	if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		   "0123456789_.-") != len)
+		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+			"key 'name': '%s' is not a partition name (expected letters, digits, '_', '.' and '-')",
+			autosize_ytree_excerpt(name, len, ex, sizeof(ex)));
+	return AUTOSIZE_OK;
+}
+
+static autosize_err pol_gpu(const autosize_ytree *t,
+			    const autosize_catalog *c,
+			    const autosize_ynode *m, autosize_partition *part,
+			    autosize_error *e)
+{
+	char name[POL_TEXT_MAX], ex[POL_EXCERPT], list[200];
+	autosize_err rc;
+
+	rc = autosize_ytree_str(t, m, "gpu", AUTOSIZE_Y_REQUIRED, name,
+				sizeof(name), NULL, e);
+	if (rc)
+		return rc;
+	part->gpu = autosize_catalog_find(c, name);
+	if (!part->gpu)
+		return autosize_ytree_fail(t, autosize_ynode_get(m, "gpu")->line,
+			e, AUTOSIZE_ENOTFOUND,
+			"key 'gpu': unknown GPU '%s' (expected a catalog name or alias: %s)",
+			autosize_ytree_excerpt(name, strlen(name), ex,
+					       sizeof(ex)),
+			pol_gpu_list(c, list, sizeof(list)));
+	return AUTOSIZE_OK;
+}
+
+/* intra_node_link / intra_node_gbs, defaulting to the GPU's own link. */
+static autosize_err pol_intra(const autosize_ytree *t,
+			      const autosize_ynode *m,
+			      autosize_partition *part, autosize_error *e)
+{
+	const autosize_gpu *g = part->gpu;
+	int link = g->link, found;
+	autosize_err rc;
+
+	rc = autosize_ytree_choice(t, m, "intra_node_link",
+				   AUTOSIZE_Y_OPTIONAL, pol_links, &link,
+				   &found, e);
+	if (rc)
+		return rc;
+	if (found && link != (int)g->link && link != AUTOSIZE_LINK_PCIE)
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "intra_node_link")->line, e,
+			AUTOSIZE_EINVAL,
+			"key 'intra_node_link': %s has %s, not %s (expected %s or pcie)",
+			g->name, autosize_link_name(g->link),
+			autosize_link_name((autosize_link)link),
+			autosize_link_name(g->link));
+	part->intra_link = (autosize_link)link;
+	part->intra_gbs = g->link_gbs;
+	if (part->intra_link == AUTOSIZE_LINK_PCIE &&
+	    g->link != AUTOSIZE_LINK_PCIE)
+		part->intra_gbs = POL_PCIE_GBS;
+	return autosize_ytree_double(t, m, "intra_node_gbs",
+				     AUTOSIZE_Y_GT_MIN, 0, POL_MAX_GBS,
+				     &part->intra_gbs, NULL, e);
+}
+
+static autosize_err pol_currency(const autosize_ytree *t,
+				 const autosize_ynode *m,
+				 autosize_partition *part, autosize_error *e)
+{
+	autosize_err rc;
+	int found;
+
+	snprintf(part->currency, sizeof(part->currency), "USD");
+	rc = autosize_ytree_str(t, m, "currency", AUTOSIZE_Y_OPTIONAL,
+				part->currency, sizeof(part->currency), &found,
+				e);
+	if (rc || !found)
+		return rc;
+	if (strspn(part->currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+	    strlen(part->currency))
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "currency")->line, e,
+			AUTOSIZE_EINVAL,
+			"key 'currency': '%s' is not a currency code (expected 1 to %d capital letters, e.g. USD)",
+			part->currency, AUTOSIZE_CURRENCY_MAX - 1);
+	return AUTOSIZE_OK;
+}
+
+static autosize_err pol_partition(const autosize_ytree *t,
+				  const autosize_catalog *c,
+				  const autosize_ynode *m,
+				  autosize_partition *part,
+				  autosize_error *e)
+{
+	const int req = AUTOSIZE_Y_REQUIRED;
+	int net = AUTOSIZE_NET_IB, found;
+	autosize_err rc;
+
+	memset(part, 0, sizeof(*part));
+	rc = autosize_ytree_check_keys(t, m, "partition", pol_part_keys, e);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "name", req, part->name,
+					sizeof(part->name), NULL, e);
+	if (!rc)
+		rc = pol_check_name(t, m, part->name, e);
+	if (!rc)
+		rc = pol_gpu(t, c, m, part, e);
+	if (!rc)
+		rc = autosize_ytree_int(t, m, "gpus_per_node", req, 1, 64,
+					&part->gpus_per_node, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_int(t, m, "nodes", req, 1, 100000,
+					&part->nodes, NULL, e);
+	if (rc)
+		return rc;
+	part->max_nodes_per_job = part->nodes;
+	rc = autosize_ytree_int(t, m, "max_nodes_per_job", 0, 1, 100000,
+				&part->max_nodes_per_job, &found, e);
+	if (rc)
+		return rc;
+	if (part->max_nodes_per_job > part->nodes)
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "max_nodes_per_job")->line, e,
+			AUTOSIZE_EINVAL,
+			"key 'max_nodes_per_job': %d is more than the partition's %d nodes (expected 1 to %d)",
+			part->max_nodes_per_job, part->nodes, part->nodes);
+	rc = pol_duration(t, m, "max_time", &part->max_time_s, e);
+	if (!rc)
+		rc = pol_intra(t, m, part, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "network", req, pol_nets,
+					   &net, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "network_gbps_per_node",
+					   req | AUTOSIZE_Y_GT_MIN, 0,
+					   POL_MAX_GBS,
+					   &part->net_gbps_per_node, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "price_per_gpu_hour", 0, 0,
+					   POL_MAX_PRICE,
+					   &part->price_per_gpu_hour, NULL, e);
+	if (!rc)
+		rc = pol_currency(t, m, part, e);
+	part->net = (autosize_net)net;
+	return rc;
+}
+
+static autosize_err pol_partitions(const autosize_ytree *t,
+				   autosize_policy *p, autosize_error *e)
+{
+	const autosize_ynode *root = autosize_ytree_root(t), *seq, *it;
+	int lines[AUTOSIZE_MAX_PARTITIONS];
+	autosize_err rc;
+	int i;
+
+	rc = autosize_ytree_seq(t, root, "partitions", AUTOSIZE_Y_REQUIRED,
+				AUTOSIZE_MAX_PARTITIONS, &seq, e);
+	if (rc)
+		return rc;
+	if (!seq->child)
+		return autosize_ytree_fail(t, seq->line, e, AUTOSIZE_EINVAL,
+			"key 'partitions': no partitions (expected a list of at least one partition)");
+	for (it = seq->child; it; it = it->next) {
+		autosize_partition *part = &p->parts[p->n_parts];
+
+		rc = pol_partition(t, p->catalog, it, part, e);
+		if (rc)
+			return rc;
+		lines[p->n_parts] = autosize_ynode_get(it, "name")->line;
+		for (i = 0; i < p->n_parts; i++)
+			if (strcmp(p->parts[i].name, part->name) == 0)
+				return autosize_ytree_fail(t,
+					lines[p->n_parts], e, AUTOSIZE_EINVAL,
+					"key 'name': partition '%s' is listed twice (first at line %d)",
+					part->name, lines[i]);
+		p->n_parts++;
+	}
+	return AUTOSIZE_OK;
+}
+
+/* `catalog:` (relative to dir) or the compiled-in catalog. */
+static autosize_err pol_catalog(const autosize_ytree *t, const char *dir,
+				autosize_policy *p, autosize_error *e)
+{
+	const autosize_ynode *root = autosize_ytree_root(t);
+	char rel[PATH_MAX], path[PATH_MAX];
+	autosize_error sub;
+	int found, n;
+	autosize_err rc;
+
+	rc = autosize_ytree_str(t, root, "catalog", AUTOSIZE_Y_OPTIONAL, rel,
+				sizeof(rel), &found, e);
+	if (rc)
+		return rc;
+	autosize_error_clear(&sub);
+	if (!found) {
+		p->catalog = autosize_catalog_default(&sub);
+		if (!p->catalog)
+			return autosize_fail(e, sub.code, "%s", sub.msg);
+		return AUTOSIZE_OK;
+	}
+	if (rel[0] == '/')
+		n = snprintf(path, sizeof(path), "%s", rel);
+	else
+		n = snprintf(path, sizeof(path), "%s/%s",
+			     dir && *dir ? dir : ".", rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(root, "catalog")->line, e,
+			AUTOSIZE_EINVAL, "key 'catalog': path too long");
+	p->catalog = autosize_catalog_load(path, &sub);
+	if (!p->catalog)
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(root, "catalog")->line, e,
+			sub.code, "key 'catalog': %s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
+static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
+			     autosize_policy *p, autosize_error *e)
+{
+	const autosize_ynode *root = autosize_ytree_root(t), *dp;
+	char list[200];
+	size_t used = 0;
+	autosize_err rc;
+	int i;
+
+	rc = autosize_ytree_check_keys(t, root, "the policy", pol_top_keys,
+				       e);
+	if (!rc)
+		rc = pol_catalog(t, dir, p, e);
+	if (!rc)
+		rc = pol_defaults(t, root, &p->defaults, e);
+	if (!rc)
+		rc = pol_partitions(t, p, e);
+	if (rc || !p->defaults.partition[0])
+		return rc;
+	if (autosize_policy_find_partition(p, p->defaults.partition))
+		return AUTOSIZE_OK;
+	list[0] = '\0';
+	for (i = 0; i < p->n_parts && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+					 "%s%s", i ? ", " : "",
+					 p->parts[i].name);
+	dp = autosize_ynode_get(autosize_ynode_get(root, "defaults"),
+				"partition");
+	return autosize_ytree_fail(t, dp ? dp->line : 1, e,
+		AUTOSIZE_ENOTFOUND,
+		"key 'partition': no partition '%s' under partitions (expected one of %s)",
+		p->defaults.partition, list);
+}
+
+static autosize_policy *pol_from_tree(autosize_ytree *t, const char *dir,
+				      autosize_error *e)
+{
+	autosize_policy *p;
+
+	if (!t)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		autosize_fail(e, AUTOSIZE_ENOMEM, "%s: out of memory",
+			      autosize_ytree_what(t));
+		goto fail;
+	}
+	pol_defaults_init(&p->defaults);
+	if (pol_walk(t, dir, p, e))
+		goto fail;
+	autosize_ytree_destroy(t);
+	return p;
+fail:
+	autosize_ytree_destroy(t);
+	autosize_policy_destroy(p);
+	return NULL;
+}
+
+autosize_policy *autosize_policy_parse(const char *text, size_t len,
+				       const char *what, const char *dir,
+				       autosize_error *e)
+{
+	return pol_from_tree(autosize_ytree_parse(text, len, what, e), dir,
+			     e);
+}
+
+autosize_policy *autosize_policy_load(const char *path, autosize_error *e)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	size_t n;
+
+	if (!path) {
+		autosize_fail(e, AUTOSIZE_EINVAL, "no policy file given");
+		return NULL;
+	}
+	slash = strrchr(path, '/');
+	if (!slash) {
+		snprintf(dir, sizeof(dir), ".");
+	} else {
+		n = (size_t)(slash - path);
+		if (n == 0)
+			n = 1; /* "/x.yaml": the root folder */
+		if (n >= sizeof(dir)) {
+			autosize_fail(e, AUTOSIZE_EINVAL, "%s: path too long",
+				      path);
+			return NULL;
+		}
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	return pol_from_tree(autosize_ytree_load(path, e), dir, e);
+}
+
+autosize_policy *autosize_policy_default(autosize_error *e)
+{
+	autosize_policy *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		autosize_fail(e, AUTOSIZE_ENOMEM, "out of memory");
+		return NULL;
+	}
+	pol_defaults_init(&p->defaults);
+	p->catalog = autosize_catalog_default(e);
+	if (!p->catalog) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void autosize_policy_destroy(autosize_policy *p)
+{
+	if (!p)
+		return;
+	autosize_catalog_destroy(p->catalog);
+	free(p);
+}
+
+const autosize_defaults *autosize_policy_defaults(const autosize_policy *p)
+{
+	return p ? &p->defaults : NULL;
+}
+
+const autosize_catalog *autosize_policy_catalog(const autosize_policy *p)
+{
+	return p ? p->catalog : NULL;
+}
+
+int autosize_policy_partition_count(const autosize_policy *p)
+{
+	return p ? p->n_parts : 0;
+}
+
+const autosize_partition *autosize_policy_partition_at(const autosize_policy *p,
+							int i)
+{
+	if (!p || i < 0 || i >= p->n_parts)
+		return NULL;
+	return &p->parts[i];
+}
+
+const autosize_partition *autosize_policy_find_partition(
+	const autosize_policy *p, const char *name)
+{
+	int i;
+
+	if (!p || !name)
+		return NULL;
+	for (i = 0; i < p->n_parts; i++)
+		if (strcmp(p->parts[i].name, name) == 0)
+			return &p->parts[i];
+	return NULL;
+}
+
+void autosize_partition_reference(autosize_partition *part,
+				  const autosize_gpu *gpu, int gpus_per_node)
+{
+	memset(part, 0, sizeof(*part));
+	snprintf(part->currency, sizeof(part->currency), "USD");
+	if (!gpu)
+		return;
+	snprintf(part->name, sizeof(part->name), "%s", gpu->name);
+	part->gpu = gpu;
+	part->gpus_per_node = gpus_per_node;
+	part->nodes = 100000;
+	part->max_nodes_per_job = 100000;
+	part->max_time_s = 0;
+	part->intra_link = gpu->link;
+	part->intra_gbs = gpu->link_gbs;
+	part->net = (autosize_net)gpu->net_kind;
+	part->net_gbps_per_node = gpu->net_gbps_per_gpu * gpus_per_node;
+	part->price_per_gpu_hour = 0;
+}
+
+const char *autosize_mode_name(autosize_mode m)
+{
+	return (unsigned)m < 3 ? pol_modes[m] : "?";
+}
+
+const char *autosize_net_name(autosize_net n)
+{
+	return (unsigned)n < 3 ? pol_nets[n] : "?";
+}
+
+const char *autosize_link_name(autosize_link l)
+{
+	return (unsigned)l < 4 ? pol_links[l] : "?";
+}
+
+const char *autosize_objective_name(autosize_objective o)
+{
+	return (unsigned)o < 2 ? pol_objectives[o] : "?";
+}

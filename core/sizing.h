@@ -1,0 +1,73 @@
+/*
+ * autosize internal: the parallel layout and the memory and time models
+ * evaluated for it. Used by plan.c (search) and the unit tests.
+ */
+#ifndef AUTOSIZE_SIZING_H
+#define AUTOSIZE_SIZING_H
+
+#include "autosize/plan.h"
+
+typedef struct sizing_layout {
+	int tp;          /* tensor parallel */
+	int pp;          /* pipeline parallel */
+	int dp;          /* data parallel */
+	int vp;          /* interleaved virtual stages per pipeline rank */
+	int zero_stage;  /* 0..3 over dp */
+	int micro_batch; /* sequences per micro-batch */
+	int grad_accum;  /* micro-batches per step per dp rank */
+	int sp;          /* sequence parallel (with tp > 1) */
+	autosize_recompute recompute;
+} sizing_layout;
+
+/* Everything about a job that does not depend on the layout. */
+typedef struct sizing_job {
+	const autosize_model *model;
+	const autosize_partition *part;
+	autosize_train_mode train_mode;
+	autosize_precision precision;
+	autosize_optimizer optimizer;
+	int seq_len;
+	int global_batch;    /* sequences per step */
+	int flash_attention; /* 1: no s x s score tensor is stored */
+	int lora_rank;
+	double tokens;
+	double peak_flops;   /* dense peak of the GPU at this precision */
+	double mfu_fixed;    /* > 0: back-of-envelope fixed utilization */
+	double usable_bytes; /* GPU memory x (1 - reserve) */
+} sizing_job;
+
+/* Memory per GPU on the most loaded rank (first pipeline stage). */
+void sizing_memory(const sizing_job *job, const sizing_layout *lay,
+		   autosize_memory *mem);
+
+/* Activation bytes of one transformer layer for one micro-batch. */
+double sizing_layer_activation_bytes(const sizing_job *job,
+				     const sizing_layout *lay);
+
+/* Parameters held by one GPU of the first stage before ZeRO sharding. */
+double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
+
+typedef struct sizing_time {
+	double step_s;         /* one optimizer step */
+	double model_flops_step;
+	double hw_flops_step;
+	double mfu;
+	double hfu;
+	double compute_s;      /* parts of step_s, for reports and tests */
+	double bubble_s;
+	double tp_comm_s;
+	double dp_comm_s;
+	double pp_comm_s;
+} sizing_time;
+
+/* Model FLOPs per token (6N + 12Lhs; 4N for frozen-base LoRA). */
+double sizing_model_flops_per_token(const sizing_job *job);
+/* Hardware FLOPs per token: model FLOPs plus recomputation. */
+double sizing_hw_flops_per_token(const sizing_job *job,
+				 autosize_recompute rc);
+
+/* Time of one step of the layout on job->part. */
+void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
+		      sizing_time *t);
+
+#endif

@@ -1,0 +1,608 @@
+/*
+ * Tests for core/json.c: Hugging Face config.json files read into models.
+ */
+#include "testutil.h"
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+#include "autosize/model.h"
+
+#define CONFIGS TEST_DATA "/configs"
+#define BIG_BYTES (2 * 1024 * 1024)
+
+/* |got / want - 1| <= tol */
+static void json_test_near(double got, double want, double tol)
+{
+	double rel = fabs(got / want - 1.0);
+
+	if (rel > tol)
+		fail_msg("got %.6g, want %.6g within %.1f%% (off by %.2f%%)",
+			 got, want, tol * 100, rel * 100);
+}
+
+/* The message names the input, is one line and has no trailing newline. */
+static void json_test_msg(const autosize_error *e, const char *what)
+{
+	size_t n = strlen(e->msg);
+
+	assert_true(n > 0);
+	if (strncmp(e->msg, what, strlen(what)) != 0)
+		fail_msg("message does not start with \"%s\": %s", what,
+			 e->msg);
+	assert_null(strchr(e->msg, '\n'));
+}
+
+static void json_test_load(const char *file, autosize_model *m)
+{
+	char path[256];
+	autosize_error e;
+	autosize_err rc;
+
+	snprintf(path, sizeof(path), "%s/%s", CONFIGS, file);
+	autosize_error_clear(&e);
+	rc = autosize_model_from_config_json(path, m, &e);
+	if (rc != AUTOSIZE_OK)
+		fail_msg("%s: rc %d: %s", path, rc, e.msg);
+	assert_int_equal(e.code, AUTOSIZE_OK);
+	assert_true(m->has_arch);
+}
+
+static void test_llama2_7b(void **state)
+{
+	autosize_model m;
+
+	json_test_load("llama-2-7b.json", &m);
+	assert_string_equal(m.name, "llama-2-7b");
+	assert_int_equal(m.layers, 32);
+	assert_int_equal(m.hidden, 4096);
+	assert_int_equal(m.heads, 32);
+	assert_int_equal(m.kv_heads, 32);
+	assert_int_equal(m.ffn, 11008);
+	assert_int_equal(m.vocab, 32000);
+	assert_int_equal(m.tied_embeddings, 0);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
+	assert_true(m.experts <= 1);
+	json_test_near(m.params, 6.74e9, 0.02);
+	json_test_near(m.params_active, m.params, 1e-12);
+	assert_true(m.params_published == 0);
+}
+
+static void test_llama3_8b(void **state)
+{
+	autosize_model m;
+
+	json_test_load("Meta-Llama-3-8B.json", &m);
+	assert_string_equal(m.name, "Meta-Llama-3-8B");
+	assert_int_equal(m.layers, 32);
+	assert_int_equal(m.hidden, 4096);
+	assert_int_equal(m.heads, 32);
+	assert_int_equal(m.kv_heads, 8);
+	assert_int_equal(m.ffn, 14336);
+	assert_int_equal(m.vocab, 128256);
+	assert_int_equal(m.tied_embeddings, 0);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
+	json_test_near(m.params, 8.03e9, 0.02);
+}
+
+static void test_mixtral(void **state)
+{
+	autosize_model m;
+
+	json_test_load("Mixtral-8x7B-v0.1.json", &m);
+	assert_int_equal(m.layers, 32);
+	assert_int_equal(m.kv_heads, 8);
+	assert_int_equal(m.ffn, 14336);
+	assert_int_equal(m.experts, 8);
+	assert_int_equal(m.experts_active, 2);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
+	json_test_near(m.params, 46.7e9, 0.02);
+	json_test_near(m.params_active, 12.9e9, 0.02);
+}
+
+static void test_qwen25_7b(void **state)
+{
+	autosize_model m;
+
+	json_test_load("Qwen2.5-7B.json", &m);
+	assert_int_equal(m.layers, 28);
+	assert_int_equal(m.hidden, 3584);
+	assert_int_equal(m.heads, 28);
+	assert_int_equal(m.kv_heads, 4);
+	assert_int_equal(m.ffn, 18944);
+	assert_int_equal(m.vocab, 152064);
+	assert_int_equal(m.tied_embeddings, 0);
+	json_test_near(m.params, 7.62e9, 0.02);
+}
+
+static void test_qwen25_05b(void **state)
+{
+	autosize_model m;
+
+	json_test_load("Qwen2.5-0.5B.json", &m);
+	assert_int_equal(m.layers, 24);
+	assert_int_equal(m.hidden, 896);
+	assert_int_equal(m.heads, 14);
+	assert_int_equal(m.kv_heads, 2);
+	assert_int_equal(m.ffn, 4864);
+	assert_int_equal(m.vocab, 151936);
+	assert_int_equal(m.tied_embeddings, 1);
+	json_test_near(m.params, 0.494e9, 0.02);
+}
+
+/*
+ * GPT-2 small: n_embd-style keys, no n_inner (so 4h), no
+ * tie_word_embeddings (GPT-2 ties). The core does not count the 1024 x 768
+ * learned position embeddings (0.6% of 124M); the biases it does count.
+ */
+static void test_gpt2(void **state)
+{
+	autosize_model m;
+
+	json_test_load("gpt2.json", &m);
+	assert_string_equal(m.name, "gpt2");
+	assert_int_equal(m.layers, 12);
+	assert_int_equal(m.hidden, 768);
+	assert_int_equal(m.heads, 12);
+	assert_int_equal(m.kv_heads, 12);
+	assert_int_equal(m.ffn, 3072);
+	assert_int_equal(m.vocab, 50257);
+	assert_int_equal(m.tied_embeddings, 1);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
+	json_test_near(m.params, 124e6, 0.02);
+}
+
+static void json_test_text_ok(const char *text, const char *what,
+			      autosize_model *m)
+{
+	autosize_error e;
+	autosize_err rc;
+
+	rc = autosize_model_from_json_text(text, strlen(text), what, m, &e);
+	if (rc != AUTOSIZE_OK)
+		fail_msg("%s: rc %d: %s", what, rc, e.msg);
+}
+
+#define JSON_TEST_GPT "\"n_embd\": 1024, \"n_layer\": 24, \"n_head\": 16"
+
+static void test_n_inner_null(void **state)
+{
+	autosize_model m;
+
+	json_test_text_ok("{" JSON_TEST_GPT ", \"n_inner\": null, "
+			  "\"vocab_size\": 50257}", "inner.json", &m);
+	assert_int_equal(m.ffn, 4 * 1024);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
+	json_test_text_ok("{" JSON_TEST_GPT ", \"n_inner\": 2048}",
+			  "inner.json", &m);
+	assert_int_equal(m.ffn, 2048);
+}
+
+static void test_mlp_choice(void **state)
+{
+	autosize_model m;
+
+	/* hidden_act gelu without a known model_type: plain MLP */
+	json_test_text_ok("{\"hidden_size\": 1024, \"num_hidden_layers\": 2,"
+			  " \"num_attention_heads\": 8, \"hidden_act\": "
+			  "\"gelu\"}", "act.json", &m);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
+	/* silu: gated */
+	json_test_text_ok("{\"hidden_size\": 1024, \"num_hidden_layers\": 2,"
+			  " \"num_attention_heads\": 8, \"hidden_act\": "
+			  "\"silu\", \"intermediate_size\": 2816}", "act.json",
+			  &m);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
+	assert_int_equal(m.ffn, 2816);
+	/* gpt_neox says gelu by model_type even without hidden_act */
+	json_test_text_ok("{\"hidden_size\": 1024, \"num_hidden_layers\": 2,"
+			  " \"num_attention_heads\": 8, \"model_type\": "
+			  "\"gpt_neox\"}", "neox.json", &m);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
+	assert_int_equal(m.tied_embeddings, 0);
+	/* gemma: gated GeGLU, tied by default */
+	json_test_text_ok("{\"hidden_size\": 2048, \"num_hidden_layers\": 2,"
+			  " \"num_attention_heads\": 8, \"model_type\": "
+			  "\"gemma\", \"hidden_act\": \"gelu_pytorch_tanh\"}",
+			  "gemma.json", &m);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
+	assert_int_equal(m.tied_embeddings, 1);
+}
+
+static void test_names(void **state)
+{
+	autosize_model m;
+	const char *arch = "{\"hidden_size\": 64, \"num_hidden_layers\": 1, "
+			   "\"num_attention_heads\": 4}";
+
+	json_test_text_ok(arch, "/models/Llama-2-7b-hf/config.json", &m);
+	assert_string_equal(m.name, "Llama-2-7b-hf");
+	json_test_text_ok(arch, "config.json", &m);
+	assert_string_equal(m.name, "config");
+	json_test_text_ok(arch, "dir/my model;rm.json", &m);
+	assert_string_equal(m.name, "my_model_rm");
+	json_test_text_ok(arch, NULL, &m);
+	assert_string_equal(m.name, "config");
+}
+
+/* Valid but unusual JSON: all of it must be accepted. */
+static void test_valid_json(void **state)
+{
+	static const char *const texts[] = {
+		/* BOM, every whitespace, escapes, a surrogate pair, UTF-8 */
+		"\xef\xbb\xbf{ \t\r\n\"hidden_size\" : 64 , "
+		"\"num_hidden_layers\":1,\"num_attention_heads\":4,"
+		"\"s\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00\","
+		"\"u\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}",
+		/* numbers of every shape outside the wanted keys */
+		"{\"hidden_size\":64,\"num_hidden_layers\":1,"
+		"\"num_attention_heads\":4,\"n\":[0,-0,1.5,-2e-3,1E+2,1e400,"
+		"123456789012345678901234567890],\"o\":{},\"l\":[],"
+		"\"x\":[true,false,null,{\"a\":[{}]}]}",
+		/* an escaped key still names the field */
+		"{\"hidden\\u005fsize\":64,\"num_hidden_layers\":1,"
+		"\"num_attention_heads\":4}",
+		/* a wanted key deeper down is not the model's */
+		"{\"hidden_size\":64,\"num_hidden_layers\":1,"
+		"\"num_attention_heads\":4,\"text_config\":{\"hidden_size\":"
+		"-1, \"vocab_size\": 1.5}}",
+		/* the same value under both names is fine */
+		"{\"hidden_size\":64,\"n_embd\":64,\"num_hidden_layers\":1,"
+		"\"num_attention_heads\":4}",
+		/* null means absent for optional keys */
+		"{\"hidden_size\":64,\"num_hidden_layers\":1,"
+		"\"num_attention_heads\":4,\"num_key_value_heads\":null,"
+		"\"tie_word_embeddings\":null,\"vocab_size\":null}",
+	};
+	autosize_model m;
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		json_test_text_ok(texts[i], "valid.json", &m);
+		assert_int_equal(m.hidden, 64);
+	}
+	assert_int_equal(m.kv_heads, 4);
+}
+
+/* Nesting: 32 levels are accepted, 33 are not. */
+static char *json_test_nested(int levels)
+{
+	const char *head = "{\"hidden_size\":64,\"num_hidden_layers\":1,"
+			   "\"num_attention_heads\":4,\"x\":";
+	size_t n = strlen(head);
+	char *s = malloc(n + 2 * (size_t)levels + 2);
+	int i;
+
+	assert_non_null(s);
+	memcpy(s, head, n);
+	for (i = 1; i < levels; i++)
+		s[n++] = '[';
+	for (i = 1; i < levels; i++)
+		s[n++] = ']';
+	s[n++] = '}';
+	s[n] = '\0';
+	return s;
+}
+
+static void test_depth(void **state)
+{
+	autosize_model m;
+	autosize_error e;
+	char *s;
+
+	s = json_test_nested(32);
+	json_test_text_ok(s, "deep.json", &m);
+	free(s);
+	s = json_test_nested(33);
+	assert_int_equal(autosize_model_from_json_text(s, strlen(s),
+						       "deep.json", &m, &e),
+			 AUTOSIZE_ETOOBIG);
+	assert_non_null(strstr(e.msg, "nested deeper than 32"));
+	json_test_msg(&e, "deep.json");
+	free(s);
+}
+
+static void test_line_column(void **state)
+{
+	const char *text = "{\n  \"hidden_size\": 64,\n  \"x\": tru\n}";
+	autosize_model m;
+	autosize_error e;
+
+	assert_int_equal(autosize_model_from_json_text(text, strlen(text),
+						       "lc.json", &m, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "line 3, column 8"));
+	/* e may be NULL */
+	assert_int_equal(autosize_model_from_json_text(text, strlen(text),
+						       "lc.json", &m, NULL),
+			 AUTOSIZE_EINVAL);
+}
+
+/* The text need not be NUL-terminated: only len bytes are read. */
+static void test_not_terminated(void **state)
+{
+	const char *text = "{\"hidden_size\":64,\"num_hidden_layers\":1,"
+			   "\"num_attention_heads\":4}GARBAGE";
+	autosize_model m;
+	autosize_error e;
+
+	assert_int_equal(autosize_model_from_json_text(text,
+						       strlen(text) - 7,
+						       "len.json", &m, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_model_from_json_text(text, strlen(text),
+						       "len.json", &m, &e),
+			 AUTOSIZE_EINVAL);
+	/* a cut-off text fails even though the byte after it is valid */
+	assert_int_equal(autosize_model_from_json_text(text, 20, "len.json",
+						       &m, &e),
+			 AUTOSIZE_EINVAL);
+}
+
+#define JSON_TEST_ARCH "\"num_hidden_layers\": 2, \"num_attention_heads\": 8"
+
+struct json_bad {
+	const char *name;    /* also the `what` given */
+	const char *text;
+	size_t len;          /* 0: strlen(text) */
+	autosize_err code;
+	const char *needle;  /* part of the expected message */
+};
+
+static const struct json_bad json_bad_texts[] = {
+	{ "empty", "", 0, AUTOSIZE_EINVAL, "end of text" },
+	{ "only-space", " \n\t ", 0, AUTOSIZE_EINVAL, "end of text" },
+	{ "truncated-key", "{\"hidden_size\": 4096, \"num_hidd", 0,
+	  AUTOSIZE_EINVAL, "unterminated string" },
+	{ "truncated-comma", "{\"hidden_size\": 4096,", 0, AUTOSIZE_EINVAL,
+	  "a key in double quotes" },
+	{ "truncated-open", "{\"hidden_size\": 4096", 0, AUTOSIZE_EINVAL,
+	  "',' or '}'" },
+	{ "truncated-literal", "{\"x\": tru", 0, AUTOSIZE_EINVAL,
+	  "expected a value" },
+	{ "not-json", "hidden_size = 4096\n", 0, AUTOSIZE_EINVAL,
+	  "not an object" },
+	{ "top-level-list", "[{\"hidden_size\": 4096}]", 0, AUTOSIZE_EINVAL,
+	  "is a list" },
+	{ "top-level-string", "\"config\"", 0, AUTOSIZE_EINVAL,
+	  "not an object" },
+	{ "top-level-number", "4096", 0, AUTOSIZE_EINVAL, "not an object" },
+	{ "negative-hidden", "{\"hidden_size\": -4096, " JSON_TEST_ARCH "}",
+	  0, AUTOSIZE_EINVAL, "hidden_size -4096 is out of range" },
+	{ "zero-hidden", "{\"hidden_size\": 0, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "hidden_size 0 is out of range" },
+	{ "huge-hidden", "{\"hidden_size\": 300000, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "hidden_size 300000 is out of range" },
+	{ "enormous-hidden", "{\"hidden_size\": "
+	  "123456789012345678901234567890123, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "hidden_size 123456789012345678901234... is out" },
+	{ "1e400", "{\"hidden_size\": 1e400, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "hidden_size 1e400 is not an integer" },
+	{ "float-layers", "{\"hidden_size\": 4096, \"num_hidden_layers\": "
+	  "32.0, \"num_attention_heads\": 32}", 0, AUTOSIZE_EINVAL,
+	  "num_hidden_layers 32.0 is not an integer" },
+	{ "string-hidden", "{\"hidden_size\": \"4096\", " JSON_TEST_ARCH "}",
+	  0, AUTOSIZE_EINVAL, "hidden_size is a string (expected an integer)" },
+	{ "object-hidden", "{\"hidden_size\": {\"v\": 1}, " JSON_TEST_ARCH
+	  "}", 0, AUTOSIZE_EINVAL, "hidden_size is an object" },
+	{ "number-tied", "{\"hidden_size\": 64, \"tie_word_embeddings\": 1, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL,
+	  "tie_word_embeddings is a number (expected true or false)" },
+	{ "heads-not-dividing", "{\"hidden_size\": 4096, "
+	  "\"num_hidden_layers\": 2, \"num_attention_heads\": 24}", 0,
+	  AUTOSIZE_EINVAL, "do not divide hidden" },
+	{ "kv-not-dividing", "{\"hidden_size\": 4096, \"num_key_value_heads\""
+	  ": 5, \"num_hidden_layers\": 2, \"num_attention_heads\": 32}", 0,
+	  AUTOSIZE_EINVAL, "kv-heads 5 must divide heads 32" },
+	{ "missing-layers", "{\"hidden_size\": 4096, "
+	  "\"num_attention_heads\": 32}", 0, AUTOSIZE_EINVAL,
+	  "missing num_hidden_layers" },
+	{ "missing-hidden", "{" JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL,
+	  "missing hidden_size" },
+	{ "null-hidden", "{\"hidden_size\": null, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "missing hidden_size" },
+	{ "missing-heads", "{\"hidden_size\": 64, \"num_hidden_layers\": 2}",
+	  0, AUTOSIZE_EINVAL, "missing num_attention_heads" },
+	{ "duplicate-key", "{\"hidden_size\": 64, \"hidden_size\": 64, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL, "duplicate key hidden_size" },
+	{ "names-disagree", "{\"hidden_size\": 64, \"n_embd\": 128, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL,
+	  "hidden_size 64 and n_embd 128 disagree" },
+	{ "moe-unsupported", "{\"hidden_size\": 64, \"moe_intermediate_size\""
+	  ": 1408, \"num_experts\": 60, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "moe_intermediate_size" },
+	{ "control-char", "{\"model_type\": \"lla\tma\"}", 0, AUTOSIZE_EINVAL,
+	  "control character in string" },
+	{ "newline-in-string", "{\"model_type\": \"lla\nma\"}", 0,
+	  AUTOSIZE_EINVAL, "control character in string" },
+	{ "invalid-escape", "{\"model_type\": \"ll\\ama\"}", 0,
+	  AUTOSIZE_EINVAL, "invalid escape" },
+	{ "short-u-escape", "{\"model_type\": \"\\u12\"}", 0, AUTOSIZE_EINVAL,
+	  "bad \\u escape" },
+	{ "lone-high-surrogate", "{\"s\": \"\\ud800\"}", 0, AUTOSIZE_EINVAL,
+	  "lone high surrogate" },
+	{ "high-then-bmp", "{\"s\": \"\\ud800\\u0041\"}", 0, AUTOSIZE_EINVAL,
+	  "lone high surrogate" },
+	{ "lone-low-surrogate", "{\"s\": \"\\udc00\"}", 0, AUTOSIZE_EINVAL,
+	  "lone low surrogate" },
+	{ "bad-utf8-overlong", "{\"s\": \"\xc0\xaf\"}", 0, AUTOSIZE_EINVAL,
+	  "invalid UTF-8" },
+	{ "bad-utf8-surrogate", "{\"s\": \"\xed\xa0\x80\"}", 0,
+	  AUTOSIZE_EINVAL, "invalid UTF-8" },
+	{ "bad-utf8-cut", "{\"s\": \"\xe2\x82\"}", 0, AUTOSIZE_EINVAL,
+	  "invalid UTF-8" },
+	{ "trailing-junk", "{\"hidden_size\": 64, " JSON_TEST_ARCH "} x", 0,
+	  AUTOSIZE_EINVAL, "nothing after the top-level object" },
+	{ "two-objects", "{}{}", 0, AUTOSIZE_EINVAL, "nothing after" },
+	{ "trailing-comma", "{\"a\": 1,}", 0, AUTOSIZE_EINVAL,
+	  "a key in double quotes" },
+	{ "list-trailing-comma", "{\"a\": [1,]}", 0, AUTOSIZE_EINVAL,
+	  "expected a value" },
+	{ "single-quotes", "{'hidden_size': 64}", 0, AUTOSIZE_EINVAL,
+	  "a key in double quotes" },
+	{ "bare-key", "{hidden_size: 64}", 0, AUTOSIZE_EINVAL,
+	  "a key in double quotes" },
+	{ "missing-colon", "{\"a\" 1}", 0, AUTOSIZE_EINVAL, "':'" },
+	{ "leading-zero", "{\"a\": 0123}", 0, AUTOSIZE_EINVAL, "',' or '}'" },
+	{ "bare-dot", "{\"a\": 1.}", 0, AUTOSIZE_EINVAL, "a digit after '.'" },
+	{ "plus-sign", "{\"a\": +1}", 0, AUTOSIZE_EINVAL, "expected a value" },
+	{ "nan", "{\"a\": NaN}", 0, AUTOSIZE_EINVAL, "expected a value" },
+	{ "infinity", "{\"a\": -Infinity}", 0, AUTOSIZE_EINVAL, "a digit" },
+	{ "bad-exponent", "{\"a\": 1e}", 0, AUTOSIZE_EINVAL, "exponent" },
+	{ "mismatched", "{\"a\": [1}", 0, AUTOSIZE_EINVAL, "',' or ']'" },
+	{ "unclosed-list", "{\"a\": [1, 2", 0, AUTOSIZE_EINVAL, "',' or ']'" },
+	{ "comment", "{\"a\": 1 /* x */}", 0, AUTOSIZE_EINVAL, "',' or '}'" },
+	{ "nul-byte", "{\"a\": 1\0}", 9, AUTOSIZE_EINVAL, "byte 0x00" },
+	{ "nul-in-string", "{\"a\": \"x\0\"}", 11, AUTOSIZE_EINVAL,
+	  "control character" },
+};
+
+static void test_bad_texts(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(json_bad_texts) / sizeof(json_bad_texts[0]);
+	     i++) {
+		const struct json_bad *b = &json_bad_texts[i];
+		size_t len = b->len ? b->len : strlen(b->text);
+		char what[64];
+		autosize_model m;
+		autosize_error e;
+		autosize_err rc;
+
+		snprintf(what, sizeof(what), "bad/%s.json", b->name);
+		autosize_error_clear(&e);
+		rc = autosize_model_from_json_text(b->text, len, what, &m, &e);
+		if (rc != b->code)
+			fail_msg("%s: rc %d, want %d: %s", b->name, rc,
+				 b->code, e.msg);
+		assert_int_equal(e.code, b->code);
+		json_test_msg(&e, what);
+		if (!strstr(e.msg, b->needle))
+			fail_msg("%s: message lacks \"%s\": %s", b->name,
+				 b->needle, e.msg);
+	}
+}
+
+static void test_nesting_1000(void **state)
+{
+	size_t n = 1000, i;
+	char *s = malloc(n + 8);
+	autosize_model m;
+	autosize_error e;
+
+	assert_non_null(s);
+	memcpy(s, "{\"a\":", 5);
+	for (i = 5; i < n + 5; i++)
+		s[i] = '[';
+	assert_int_equal(autosize_model_from_json_text(s, n + 5, "deep.json",
+						       &m, &e),
+			 AUTOSIZE_ETOOBIG);
+	json_test_msg(&e, "deep.json");
+	assert_non_null(strstr(e.msg, "JSON nested deeper than 32 levels"));
+	free(s);
+}
+
+/* 2 MiB of valid JSON: over the cap, in memory and as a file. */
+static char *json_test_big(size_t *len)
+{
+	char *s = malloc(BIG_BYTES + 1);
+	size_t i;
+
+	assert_non_null(s);
+	s[0] = '[';
+	for (i = 1; i + 1 < BIG_BYTES; i++)
+		s[i] = ' ';
+	s[BIG_BYTES - 1] = ']';
+	s[BIG_BYTES] = '\0';
+	*len = BIG_BYTES;
+	return s;
+}
+
+static void test_too_big(void **state)
+{
+	char path[64];
+	autosize_model m;
+	autosize_error e;
+	size_t len;
+	char *s = json_test_big(&len);
+
+	assert_int_equal(autosize_model_from_json_text(s, len, "big.json", &m,
+						       &e),
+			 AUTOSIZE_ETOOBIG);
+	json_test_msg(&e, "big.json");
+	test_write_tmp(path, sizeof(path), s);
+	assert_int_equal(autosize_model_from_config_json(path, &m, &e),
+			 AUTOSIZE_ETOOBIG);
+	json_test_msg(&e, path);
+	assert_non_null(strstr(e.msg, "2097152 bytes"));
+	unlink(path);
+	free(s);
+}
+
+static void json_test_bad_path(const char *path, autosize_err code,
+			       const char *needle)
+{
+	autosize_model m;
+	autosize_error e;
+	autosize_err rc;
+
+	autosize_error_clear(&e);
+	rc = autosize_model_from_config_json(path, &m, &e);
+	if (rc != code)
+		fail_msg("%s: rc %d, want %d: %s", path, rc, code, e.msg);
+	json_test_msg(&e, path);
+	if (!strstr(e.msg, needle))
+		fail_msg("%s: message lacks \"%s\": %s", path, needle, e.msg);
+}
+
+static void test_bad_paths(void **state)
+{
+	char dir[] = "/tmp/autosize-test-XXXXXX";
+	char fifo[64], path[64];
+
+	json_test_bad_path(CONFIGS, AUTOSIZE_EIO, "is a directory");
+	json_test_bad_path(CONFIGS "/no-such-model.json", AUTOSIZE_EIO,
+			   "cannot open");
+	json_test_bad_path("/dev/null", AUTOSIZE_EIO, "a device");
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/config.json", dir);
+	if (mkfifo(fifo, 0600) != 0)
+		fail_msg("mkfifo %s: %s", fifo, strerror(errno));
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang */
+	json_test_bad_path(fifo, AUTOSIZE_EIO, "a FIFO");
+	unlink(fifo);
+	rmdir(dir);
+	test_write_tmp(path, sizeof(path), "");
+	json_test_bad_path(path, AUTOSIZE_EINVAL, "end of text");
+	unlink(path);
+	test_write_tmp(path, sizeof(path), "{\"hidden_size\": 4096,\n"
+		       "\"num_attention_heads\": 32}\n");
+	json_test_bad_path(path, AUTOSIZE_EINVAL, "missing "
+			   "num_hidden_layers");
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llama2_7b),
+		cmocka_unit_test(test_llama3_8b),
+		cmocka_unit_test(test_mixtral),
+		cmocka_unit_test(test_qwen25_7b),
+		cmocka_unit_test(test_qwen25_05b),
+		cmocka_unit_test(test_gpt2),
+		cmocka_unit_test(test_n_inner_null),
+		cmocka_unit_test(test_mlp_choice),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_valid_json),
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_line_column),
+		cmocka_unit_test(test_not_terminated),
+		cmocka_unit_test(test_bad_texts),
+		cmocka_unit_test(test_nesting_1000),
+		cmocka_unit_test(test_too_big),
+		cmocka_unit_test(test_bad_paths),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
