@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <math.h>
 #include <cmocka.h>
 
 /* Folder of the project's test data (tests/data), from the repo root. */

@@ -58,6 +58,8 @@ static inline void ytest_check_msg(const autosize_error *e, const char *what,
 	char prefix[512];
 	size_t len = strlen(e->msg);
 
+	if (getenv("AUTOSIZE_TEST_VERBOSE"))
+		printf("  msg: %s\n", e->msg);
 	assert_true(len > 0);
 	assert_true(len < AUTOSIZE_MSG_LEN);
 	assert_null(strchr(e->msg, '\n'));

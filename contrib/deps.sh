@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install the Debian 12 packages slurm-autosize builds and tests with.
+# Run as root (or with sudo available). Safe to run again.
+set -eu
+PKGS="build-essential pkg-config libyaml-dev libhwloc-dev libcmocka-dev \
+liblua5.1-0-dev lua5.1"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || {
+		echo "autosize: run contrib/deps.sh as root (or install sudo)" >&2
+		exit 1
+	}
+	SUDO=sudo
+fi
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "autosize: installing$missing"
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing \
+		>/dev/null
+fi

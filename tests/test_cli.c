@@ -1,0 +1,306 @@
+/*
+ * End to end: run build/autosize, parse its JSON back, check the numbers.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include "testutil.h"
+
+#define OUT_MAX 65536
+
+static char out[OUT_MAX], err[OUT_MAX];
+
+/* Read a whole fd into buf (NUL-terminated). */
+static void slurp(int fd, char *buf)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < OUT_MAX && (r = read(fd, buf + n, OUT_MAX - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = '\0';
+}
+
+/* Run the CLI with args (NULL-terminated); returns its exit status. */
+static int run_cli(const char *const *args)
+{
+	char path[256], *argv[64];
+	int po[2], pe[2], status, i;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/autosize", test_build_dir());
+	argv[0] = path;
+	for (i = 0; args[i] && i < 62; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	assert_int_equal(pipe(po), 0);
+	assert_int_equal(pipe(pe), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	slurp(po[0], out);   /* outputs are small: no deadlock */
+	slurp(pe[0], err);
+	close(po[0]);
+	close(pe[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* A small strict JSON checker: returns the end of the value or NULL. */
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\')
+			p++;
+		if (*p)
+			p++;
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	char *end;
+
+	p = json_ws(p);
+	if (depth > 16)
+		return NULL;
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		int obj = *p == '{';
+
+		p = json_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				p = json_string(json_ws(p));
+				if (!p)
+					return NULL;
+				p = json_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			p = json_value(p, depth + 1);
+			if (!p)
+				return NULL;
+			p = json_ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+		}
+	}
+	if (*p == '"')
+		return json_string(p);
+	if (strncmp(p, "true", 4) == 0 || strncmp(p, "null", 4) == 0)
+		return p + 4;
+	if (strncmp(p, "false", 5) == 0)
+		return p + 5;
+	strtod(p, &end);
+	return end > p ? end : NULL;
+}
+
+/* The number after "key": in a JSON text (keys in this output are unique
+ * except inside memory_per_gpu_bytes, which is looked up by its own
+ * names). */
+static double json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	assert_non_null(p);
+	return strtod(p + strlen(pat), NULL);
+}
+
+static void assert_json(const char *text)
+{
+	const char *end = json_value(text, 0);
+
+	assert_non_null(end);
+	assert_true(*json_ws(end) == '\0');
+}
+
+static void test_back_of_envelope_13b(void **state)
+{
+	const char *const args[] = {"plan", "--model-params=13e9",
+		"--train-tokens=2e11", "--gpu=A100-SXM4-80GB", "--mfu=0.5",
+		"--train-time=10d", "--time-reserve=0", "--policy=none",
+		"--json", NULL};
+
+	assert_int_equal(run_cli(args), 0);
+	assert_json(out);
+	/* 6 x 13e9 x 2e11 / (312e12 x 0.5 x 864000 s) = 115.7 -> 116 */
+	assert_int_equal((int)json_num(out, "gpus_min"), 116);
+	assert_true(json_num(out, "gpus") >= 116);
+	assert_true(fabs(json_num(out, "flops_total") - 1.56e22) < 1e18);
+	assert_true(json_num(out, "train_hours") <= 240.0);
+}
+
+static void test_back_of_envelope_7b(void **state)
+{
+	const char *const args[] = {"plan", "--model-params", "7e9",
+		"--train-tokens", "2e11", "--gpu", "a100-80gb", "--mfu", "0.4",
+		"--policy", "none", "--json", NULL};
+	double gh;
+
+	assert_int_equal(run_cli(args), 0);
+	assert_json(out);
+	/* 8.4e21 / (312e12 x 0.4) / 3600 = 18,697 (seed 003: ~18,667 at a
+	 * rounded 125 TFLOP/s) */
+	gh = json_num(out, "gpu_hours");
+	assert_true(fabs(gh - 18697) < 20);
+	assert_true(fabs(gh - 18667) / 18667 < 0.01);
+}
+
+static void test_json_fields(void **state)
+{
+	static const char *const keys[] = {"gpu", "nodes", "gpus_per_node",
+		"gpus", "gpus_min", "tp", "pp", "dp", "zero_stage",
+		"recompute", "micro_batch", "grad_accum", "params",
+		"params_active", "tokens", "flops_total",
+		"memory_per_gpu_bytes", "weights", "gradients", "optimizer",
+		"activations", "other", "total", "usable", "mfu", "hfu",
+		"tflops_per_gpu", "tokens_per_s", "train_hours",
+		"time_limit_min", "gpu_hours", "cost", "currency", "warnings"};
+	const char *const args[] = {"plan", "--model=mixtral-8x7b",
+		"--train-tokens=1T", "--gpu=h100", "--policy=none", "--json",
+		NULL};
+	char pat[64];
+	size_t i;
+	double total, sum, gpus;
+
+	assert_int_equal(run_cli(args), 0);
+	assert_json(out);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(pat, sizeof(pat), "\"%s\":", keys[i]);
+		assert_non_null(strstr(out, pat));
+	}
+	/* The parts add up, the plan fits, the layout covers the GPUs. */
+	sum = json_num(out, "weights") + json_num(out, "gradients") +
+	      json_num(out, "optimizer") + json_num(out, "activations") +
+	      json_num(out, "other");
+	total = json_num(out, "total");
+	assert_true(fabs(sum - total) <= 8);
+	assert_true(total <= json_num(out, "usable"));
+	gpus = json_num(out, "gpus");
+	assert_true(fabs(json_num(out, "tp") * json_num(out, "pp") *
+			 json_num(out, "dp") - gpus) < 0.5);
+	assert_true(json_num(out, "params_active") <
+		    0.35 * json_num(out, "params"));
+	/* time limit = wall time x 1.15, rounded up to minutes */
+	assert_true(fabs(json_num(out, "time_limit_min") -
+			 ceil(json_num(out, "train_hours") * 60 * 1.15)) <= 1);
+}
+
+static void test_bad_input_exit_2(void **state)
+{
+	static const char *const bad[][3] = {
+		{"--model-params=-5", NULL, "--model-params"},
+		{"--model-params=70e9x", NULL, "--model-params"},
+		{"--train-time=10x", "--model-params=7e9", "--train-time"},
+		{"--model=no-such-model", NULL, "no-such-model"},
+		{"--gpu=Z9000", "--model-params=7e9", "Z9000"},
+		{"--train-mode=sft", "--model-params=7e9", "--train-mode"},
+		{"--bogus=1", NULL, "--bogus"},
+		{"--model=/nonexistent/config.json", NULL, "/nonexistent"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* later options override earlier ones: the bad one last */
+		const char *args[8] = {"plan", "--gpu=h100", "--policy=none",
+				       bad[i][1] ? bad[i][1] : bad[i][0],
+				       bad[i][1] ? bad[i][0] : NULL, NULL};
+		char *nl;
+
+		assert_int_equal(run_cli(args), 2);
+		assert_non_null(strstr(err, bad[i][2]));
+		assert_int_equal(strncmp(err, "autosize: ", 10), 0);
+		/* exactly one line */
+		nl = strchr(err, '\n');
+		assert_non_null(nl);
+		assert_true(nl[1] == '\0');
+	}
+}
+
+static void test_pinned_misfit_exit_1(void **state)
+{
+	/* 70B full training pinned onto 8 GPUs with no sharding: prints all
+	 * numbers, says why, exits 1. */
+	const char *const args[] = {"plan", "--model=llama-2-70b",
+		"--train-tokens=1e9", "--gpu=h100", "--nodes=1", "--tp=1",
+		"--pp=1", "--zero=0", "--recompute=full", "--micro-batch=1",
+		"--policy=none", "--json", NULL};
+
+	assert_int_equal(run_cli(args), 1);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"feasible\":false"));
+	assert_non_null(strstr(out, "GiB per GPU"));
+	assert_true(json_num(out, "total") > json_num(out, "usable"));
+	assert_true(json_num(out, "weights") > 130e9);
+}
+
+static void test_check_config(void **state)
+{
+	const char *const good[] = {"check-config", "etc/autosize.yaml", NULL};
+	const char *const bad[] = {"check-config", "/nonexistent.yaml", NULL};
+
+	assert_int_equal(run_cli(good), 0);
+	assert_non_null(strstr(out, "is valid"));
+	assert_int_equal(run_cli(bad), 2);
+	assert_non_null(strstr(err, "/nonexistent.yaml"));
+}
+
+static void test_lists(void **state)
+{
+	const char *const gpus[] = {"gpus", NULL};
+	const char *const presets[] = {"presets", NULL};
+
+	assert_int_equal(run_cli(gpus), 0);
+	assert_non_null(strstr(out, "H200-SXM-141GB"));
+	assert_non_null(strstr(out, "Ascend-910B"));
+	assert_int_equal(run_cli(presets), 0);
+	assert_non_null(strstr(out, "llama-3.1-405b"));
+	assert_non_null(strstr(out, "qwen2.5-72b"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_back_of_envelope_13b),
+		cmocka_unit_test(test_back_of_envelope_7b),
+		cmocka_unit_test(test_json_fields),
+		cmocka_unit_test(test_bad_input_exit_2),
+		cmocka_unit_test(test_pinned_misfit_exit_1),
+		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_lists),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

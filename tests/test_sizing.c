@@ -1,0 +1,287 @@
+/*
+ * Unit tests of the memory and time terms on hand-computed cases.
+ */
+#include "testutil.h"
+#include "autosize.h"
+#include "sizing.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static autosize_catalog *catalog;
+
+static int setup(void **state)
+{
+	autosize_error e;
+
+	catalog = autosize_catalog_default(&e);
+	return catalog ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	autosize_catalog_destroy(catalog);
+	return 0;
+}
+
+static void job_for(sizing_job *job, const autosize_model *m,
+		    autosize_partition *part, const char *gpu)
+{
+	const autosize_gpu *g = autosize_catalog_find(catalog, gpu);
+
+	assert_non_null(g);
+	autosize_partition_reference(part, g, 8);
+	memset(job, 0, sizeof(*job));
+	job->model = m;
+	job->part = part;
+	job->seq_len = 2048;
+	job->global_batch = 512;
+	job->flash_attention = 0;
+	job->lora_rank = 16;
+	job->tokens = 1e9;
+	job->peak_flops = autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16);
+	job->usable_bytes = g->mem_bytes * 0.8;
+}
+
+static sizing_layout layout(int tp, int pp, int dp, int zero, int mb,
+			    autosize_recompute rc)
+{
+	sizing_layout l = {tp, pp, dp, 1, zero, mb, 1, tp > 1, rc};
+
+	return l;
+}
+
+/* ZeRO paper (Rajbhandari et al. 2020) section 5: 7.5B parameters, 64-way
+ * data parallelism, mixed-precision Adam: 120 / 31.4 / 16.6 / 1.9 GB of
+ * model states (decimal GB) for stages 0-3. */
+static void test_zero_paper_model_states(void **state)
+{
+	static const double want_gb[4] = {120, 31.4, 16.6, 1.9};
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_error e;
+	int z;
+
+	autosize_model_init(&m);
+	m.params = 7.5e9;
+	assert_int_equal(autosize_model_synthesize(&m, &e), 0);
+	job_for(&job, &m, &part, "A100-SXM4-80GB");
+	for (z = 0; z <= 3; z++) {
+		sizing_layout l = layout(1, 1, 64, z, 1,
+					 AUTOSIZE_RECOMPUTE_FULL);
+		autosize_memory mem;
+		double states_gb;
+
+		sizing_memory(&job, &l, &mem);
+		states_gb = (mem.weights_bytes + mem.gradients_bytes +
+			     mem.optimizer_bytes) / 1e9;
+		printf("  ZeRO-%d: %.2f GB (paper %.1f)\n", z, states_gb,
+		       want_gb[z]);
+		/* the paper rounds to 3 significant digits */
+		assert_true(fabs(states_gb - want_gb[z]) <=
+			    0.03 * want_gb[z]);
+	}
+}
+
+/* Megatron distributed optimizer (dist_optimizer.md): bf16 params with
+ * fp32 main grads: 18 bytes/param, 6 + 12/d with the distributed one. */
+static void test_megatron_bytes_per_param(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_memory mem;
+	autosize_error e;
+	sizing_layout l = layout(2, 1, 8, 0, 1, AUTOSIZE_RECOMPUTE_FULL);
+	double p;
+
+	autosize_model_init(&m);
+	m.params = 10e9;
+	assert_int_equal(autosize_model_synthesize(&m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	p = sizing_params_per_gpu(&job, &l);
+	sizing_memory(&job, &l, &mem);
+	assert_true(fabs((mem.weights_bytes + mem.gradients_bytes +
+			  mem.optimizer_bytes) / p - 18) < 1e-9);
+	l.zero_stage = 1;
+	sizing_memory(&job, &l, &mem);
+	assert_true(fabs((mem.weights_bytes + mem.gradients_bytes +
+			  mem.optimizer_bytes) / p - (6 + 12.0 / 8)) < 1e-9);
+}
+
+/* Korthikanti et al. 2022, Table 2, for a GPT-3 175B layer (s 2048,
+ * b 1, h 12288, a 96, t 8), in GiB: TP 0.539, TP+SP 0.334, TP+selective
+ * 0.305, TP+SP+selective 0.1, full 0.047 (2sbh). */
+static void test_korthikanti_per_layer(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_error e;
+	sizing_layout l = layout(8, 1, 1, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	autosize_model_init(&m);
+	m.layers = 96;
+	m.hidden = 12288;
+	m.heads = 96;
+	m.vocab = 51200;
+	m.mlp = AUTOSIZE_MLP_GELU;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	job_for(&job, &m, &part, "A100-SXM4-80GB");
+	l.sp = 0;
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) / GIB -
+			 0.539) < 0.001);
+	l.sp = 1;
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) / GIB -
+			 0.334) < 0.001);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) / GIB -
+			 0.100) < 0.001);
+	l.sp = 0;
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) / GIB -
+			 0.305) < 0.001);
+	/* FlashAttention drops the s x s scores like selective does. */
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	job.flash_attention = 1;
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) / GIB -
+			 0.305) < 0.001);
+	l.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	l.tp = 1;
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) / GIB -
+			 0.047) < 0.001);
+}
+
+/* Pipeline 1F1B: the first stage holds p micro-batches of L/p layers,
+ * i.e. L layers' worth whatever p is (Korthikanti et al. 2022, 4.2.3). */
+static void test_pipeline_first_stage(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_memory m1, m4;
+	autosize_error e;
+	sizing_layout l1 = layout(8, 2, 1, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+	sizing_layout l4 = layout(8, 8, 1, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("gpt3-175b", &m, &e), 0);
+	job_for(&job, &m, &part, "A100-SXM4-80GB");
+	l1.grad_accum = l4.grad_accum = 64;
+	sizing_memory(&job, &l1, &m1);
+	sizing_memory(&job, &l4, &m4);
+	assert_true(fabs(m1.activations_bytes - m4.activations_bytes) <
+		    0.02 * m1.activations_bytes);
+	/* With fewer micro-batches than stages only those are in flight. */
+	l4.grad_accum = 2;
+	sizing_memory(&job, &l4, &m4);
+	assert_true(m4.activations_bytes < 0.3 * m1.activations_bytes);
+	/* Weights shrink with the pipeline. */
+	assert_true(m4.weights_bytes < m1.weights_bytes / 3);
+}
+
+/* LoRA and QLoRA: frozen base in 16 or ~4 bits, tiny trainable state. */
+static void test_lora_memory(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_memory full, lora, qlora;
+	autosize_error e;
+	sizing_layout l = layout(1, 1, 1, 0, 1, AUTOSIZE_RECOMPUTE_FULL);
+
+	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
+	job_for(&job, &m, &part, "RTX-4090");
+	sizing_memory(&job, &l, &full);
+	job.train_mode = AUTOSIZE_TRAIN_LORA;
+	sizing_memory(&job, &l, &lora);
+	job.train_mode = AUTOSIZE_TRAIN_QLORA;
+	sizing_memory(&job, &l, &qlora);
+	/* 70B in bf16 is ~138 GB; in NF4 ~36 GB (QLoRA paper: a 65B model
+	 * fine-tunes on one 48 GB GPU). */
+	assert_true(lora.weights_bytes > 130e9 && lora.weights_bytes < 145e9);
+	assert_true(qlora.weights_bytes > 33e9 && qlora.weights_bytes < 40e9);
+	assert_true(lora.optimizer_bytes < 0.02 * full.optimizer_bytes);
+	assert_true(lora.gradients_bytes < 0.02 * full.gradients_bytes);
+}
+
+/* FLOPs: 6N + 12 L h s per token; LoRA 4N; full recompute adds a
+ * forward pass (HFU/MFU = 4/3 for the dense part). */
+static void test_flops(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_error e;
+	double n, f, attn;
+
+	assert_int_equal(autosize_model_preset("llama-2-7b", &m, &e), 0);
+	job_for(&job, &m, &part, "A100-SXM4-80GB");
+	job.seq_len = 4096;
+	n = m.params - (double)m.vocab * m.hidden;  /* input lookup free */
+	attn = 12.0 * m.layers * m.hidden * 4096;
+	f = sizing_model_flops_per_token(&job);
+	assert_true(fabs(f - (6 * n + attn)) < 1e-6 * f);
+	assert_true(fabs(sizing_hw_flops_per_token(&job,
+			  AUTOSIZE_RECOMPUTE_FULL) - (8 * n + attn * 4 / 3))
+		    < 1e-6 * f);
+	job.train_mode = AUTOSIZE_TRAIN_LORA;
+	assert_true(fabs(sizing_model_flops_per_token(&job) - (4 * n + attn))
+		    < 1e-6 * f);
+}
+
+/* Time terms move the right way: a slower network, a deeper pipeline
+ * with few micro-batches, tensor parallelism across nodes. */
+static void test_time_terms(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time t_ib, t_eth, t;
+	autosize_error e;
+	sizing_layout l = layout(8, 1, 64, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.flash_attention = 1;
+	job.seq_len = 4096;
+	l.grad_accum = 16;
+	sizing_step_time(&job, &l, &t_ib);
+	part.net = AUTOSIZE_NET_ETHERNET;
+	part.net_gbps_per_node = 100;
+	sizing_step_time(&job, &l, &t_eth);
+	assert_true(t_eth.dp_comm_s > 10 * t_ib.dp_comm_s);
+	assert_true(t_eth.mfu < 0.6 * t_ib.mfu);
+	part.net = AUTOSIZE_NET_IB;
+	part.net_gbps_per_node = 3200;
+	/* bubble (p - 1) / m */
+	l = layout(8, 8, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+	l.grad_accum = 8;
+	sizing_step_time(&job, &l, &t);
+	assert_true(fabs(t.bubble_s / (t.compute_s + t.tp_comm_s +
+				       t.pp_comm_s) - 7.0 / 8) < 0.01);
+	/* TP 16 spans two nodes: its collectives slow down a lot. */
+	l = layout(8, 1, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+	sizing_step_time(&job, &l, &t_ib);
+	l.tp = 16;
+	l.dp = 4;
+	sizing_step_time(&job, &l, &t);
+	assert_true(t.tp_comm_s > 4 * t_ib.tp_comm_s);
+	/* a fixed utilization is honoured exactly */
+	job.mfu_fixed = 0.4;
+	sizing_step_time(&job, &l, &t);
+	assert_true(fabs(t.mfu - 0.4) < 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zero_paper_model_states),
+		cmocka_unit_test(test_megatron_bytes_per_param),
+		cmocka_unit_test(test_korthikanti_per_layer),
+		cmocka_unit_test(test_pipeline_first_stage),
+		cmocka_unit_test(test_lora_memory),
+		cmocka_unit_test(test_flops),
+		cmocka_unit_test(test_time_terms),
+	};
+
+	return cmocka_run_group_tests_name("sizing", tests, setup, teardown);
+}
