@@ -51,6 +51,12 @@ static const autosize_option options_table[] = {
 	{"recompute", "none|selective|full", "pin activation recomputation",
 	 AUTOSIZE_OPT_CLI},
 	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI},
+	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",
+	 AUTOSIZE_OPT_CLI},
+	{"interleave", "N", "virtual pipeline stages per rank (1)",
+	 AUTOSIZE_OPT_CLI},
+	{"flash-attention", "on|off", "FlashAttention kernels (on)",
+	 AUTOSIZE_OPT_CLI},
 	{"mfu", "F", "plan at a fixed utilization (0.4)", AUTOSIZE_OPT_CLI},
 	{"memory-reserve", "F", "GPU memory kept free (default 0.20)",
 	 AUTOSIZE_OPT_CLI},
@@ -180,6 +186,9 @@ static autosize_err options_pin(autosize_request *r, const char *name,
 				autosize_error *e)
 {
 	static const char *const rcs[] = {"none", "selective", "full", NULL};
+	/* even index: off, odd: on */
+	static const char *const onoff[] = {"off", "on", "0", "1", "no", "yes",
+					    "false", "true", NULL};
 	int k;
 	autosize_err rc;
 
@@ -193,6 +202,18 @@ static autosize_err options_pin(autosize_request *r, const char *name,
 		return options_int(value, what, 0, 3, &r->zero_stage, e);
 	if (strcmp(name, "micro-batch") == 0)
 		return options_int(value, what, 1, 65536, &r->micro_batch, e);
+	if (strcmp(name, "interleave") == 0)
+		return options_int(value, what, 1, 64, &r->interleave, e);
+	if (strcmp(name, "sequence-parallel") == 0 ||
+	    strcmp(name, "flash-attention") == 0) {
+		if ((rc = autosize_parse_choice(value, what, onoff, &k, e)))
+			return rc;
+		if (name[0] == 's')
+			r->sequence_parallel = k % 2;
+		else
+			r->flash_attention = k % 2;
+		return AUTOSIZE_OK;
+	}
 	if ((rc = autosize_parse_choice(value, what, rcs, &k, e)))
 		return rc;
 	r->recompute = k;
@@ -270,7 +291,10 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 					       &r->time_reserve, e);
 	if (strcmp(name, "tp") == 0 || strcmp(name, "pp") == 0 ||
 	    strcmp(name, "dp") == 0 || strcmp(name, "zero") == 0 ||
-	    strcmp(name, "micro-batch") == 0 || strcmp(name, "recompute") == 0)
+	    strcmp(name, "micro-batch") == 0 || strcmp(name, "recompute") == 0 ||
+	    strcmp(name, "interleave") == 0 ||
+	    strcmp(name, "sequence-parallel") == 0 ||
+	    strcmp(name, "flash-attention") == 0)
 		return options_pin(r, name, value, what, e);
 	for (k = 0; options_table[k].name; k++)
 		if (strcmp(options_table[k].name, name) == 0)

@@ -34,6 +34,9 @@ void autosize_request_init(autosize_request *r)
 	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
 	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
 	r->recompute = AUTOSIZE_UNSET;
+	r->sequence_parallel = AUTOSIZE_UNSET;
+	r->interleave = AUTOSIZE_UNSET;
+	r->flash_attention = AUTOSIZE_UNSET;
 	r->memory_reserve = -1;
 	r->time_reserve = -1;
 }
@@ -132,7 +135,8 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->global_batch = r->global_batch > 0 ? r->global_batch
 		: (int)fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS /
 				     job->seq_len));
-	job->flash_attention = 1;
+	job->flash_attention = r->flash_attention != AUTOSIZE_UNSET
+			       ? r->flash_attention : 1;
 	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
 	job->tokens = r->tokens;
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);

@@ -158,78 +158,121 @@ static int search_pinned(int v)
 	return v != AUTOSIZE_UNSET;
 }
 
+/* Micro-batch sizes for a layout base (tp, pp, dp, zero, recompute). */
+static void search_micro_batches(search_state *st, const sizing_layout *base,
+				 int nodes, int gpn)
+{
+	static const int free_mbs[] = {1, 2, 4, 8, 16};
+	const autosize_request *r = st->req;
+	double batch = st->job->global_batch;
+	int pinned = search_pinned(r->micro_batch);
+	int n = pinned ? 1 : (int)(sizeof(free_mbs) / sizeof(free_mbs[0]));
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sizing_layout lay = *base;
+		int mb = pinned ? r->micro_batch : free_mbs[i];
+		long ga;
+
+		/* dp x mb sequences per micro-step must fit the global
+		 * batch, and the steps must add up to it (within 5%). */
+		if ((double)base->dp * mb > batch)
+			break;
+		ga = lround(batch / ((double)base->dp * mb));
+		if (fabs((double)base->dp * mb * ga - batch) >
+		    SEARCH_BATCH_TOLERANCE * batch)
+			continue;
+		lay.micro_batch = mb;
+		lay.grad_accum = (int)ga;
+		search_consider(st, &lay, nodes, gpn);
+	}
+}
+
+/* 1 when ZeRO stage z is worth trying: pinned, or the sensible stage for
+ * the family (none without data parallelism; distributed optimizer with
+ * Megatron-style TP/PP; stages 1-3 for plain data parallelism). */
+static int search_zero_ok(const autosize_request *r, const sizing_layout *l,
+			  int z)
+{
+	if (search_pinned(r->zero_stage))
+		return z == r->zero_stage;
+	if (l->dp == 1)
+		return z == 0;
+	if (l->tp * l->pp > 1)
+		return z == 1;
+	return z >= 1;
+}
+
+/* ZeRO stages and recomputation for one (tp, pp, dp). */
+static void search_stages(search_state *st, const sizing_layout *base,
+			  int nodes, int gpn)
+{
+	const autosize_request *r = st->req;
+	sizing_layout lay = *base;
+	int z, rc;
+
+	for (z = 0; z <= 3; z++) {
+		if (!search_zero_ok(r, base, z))
+			continue;
+		for (rc = 0; rc <= 2; rc++) {
+			/* With FlashAttention selective saves nothing. */
+			if (search_pinned(r->recompute)
+			    ? rc != r->recompute
+			    : (st->job->flash_attention &&
+			       rc == AUTOSIZE_RECOMPUTE_SELECTIVE))
+				continue;
+			lay.zero_stage = z;
+			lay.recompute = (autosize_recompute)rc;
+			search_micro_batches(st, &lay, nodes, gpn);
+		}
+	}
+}
+
+/* 1 when tp is a candidate: pinned, or inside the node and dividing the
+ * attention and key/value heads. */
+static int search_tp_ok(const search_state *st, int tp, int gpn)
+{
+	const autosize_model *m = st->job->model;
+	int pin = st->req->tp;
+
+	if (search_pinned(pin))
+		return tp == pin;
+	return tp <= gpn && m->heads % tp == 0 && m->kv_heads % tp == 0;
+}
+
+/* 1 when pp is a candidate: pinned, or dividing the layers. */
+static int search_pp_ok(const search_state *st, int pp)
+{
+	int pin = st->req->pp;
+
+	if (search_pinned(pin))
+		return pp == pin;
+	return st->job->model->layers % pp == 0;
+}
+
 /* All layouts of G = nodes x gpn GPUs under the request's pins. */
 static void search_layouts(search_state *st, int nodes, int gpn)
 {
-	const sizing_job *job = st->job;
 	const autosize_request *r = st->req;
-	const autosize_model *m = job->model;
-	int gpus = nodes * gpn;
-	int tp, pp, z, rc, mb, dp;
+	int gpus = nodes * gpn, tp, pp;
+	sizing_layout lay;
 
-	for (tp = 1; tp <= gpus; tp *= 2) {
-		if (search_pinned(r->tp) ? tp != r->tp && r->tp != 0 : 0)
-			continue;
-		if (!search_pinned(r->tp) &&
-		    (tp > gpn || m->heads % tp || m->kv_heads % tp))
+	memset(&lay, 0, sizeof(lay));
+	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
+	for (tp = 1; tp <= gpus; tp++) {
+		if (gpus % tp || !search_tp_ok(st, tp, gpn))
 			continue;
 		for (pp = 1; pp <= SEARCH_MAX_PP && tp * pp <= gpus; pp++) {
-			if ((gpus / tp) % pp || gpus % tp)
+			if ((gpus / tp) % pp || !search_pp_ok(st, pp))
 				continue;
-			if (search_pinned(r->pp) ? pp != r->pp
-						 : m->layers % pp != 0)
+			lay.tp = tp;
+			lay.pp = pp;
+			lay.dp = gpus / (tp * pp);
+			lay.sp = tp > 1 && r->sequence_parallel != 0;
+			if (search_pinned(r->dp) && lay.dp != r->dp)
 				continue;
-			dp = gpus / (tp * pp);
-			if (search_pinned(r->dp) && dp != r->dp)
-				continue;
-			for (z = 0; z <= 3; z++) {
-				if (search_pinned(r->zero_stage)
-				    ? z != r->zero_stage
-				    : (dp == 1 ? z != 0
-				       : (tp * pp > 1 ? z != 1 : z == 0)))
-					continue;
-				for (rc = 0; rc <= 2; rc++) {
-					if (search_pinned(r->recompute)
-					    ? rc != r->recompute
-					    : (job->flash_attention &&
-					       rc == AUTOSIZE_RECOMPUTE_SELECTIVE))
-						continue;
-					for (mb = 1; mb <= 16; mb *= 2) {
-						sizing_layout lay;
-						long ga;
-
-						if (search_pinned(r->micro_batch)
-						    && mb != r->micro_batch)
-							continue;
-						/* dp x mb sequences per micro-step
-						 * must fit the global batch. */
-						if ((double)dp * mb >
-						    job->global_batch)
-							break;
-						ga = lround((double)job->global_batch
-							    / ((double)dp * mb));
-						if (fabs((double)dp * mb * ga -
-							 job->global_batch) >
-						    SEARCH_BATCH_TOLERANCE *
-						    job->global_batch)
-							continue;
-						memset(&lay, 0, sizeof(lay));
-						lay.tp = tp;
-						lay.pp = pp;
-						lay.dp = dp;
-						lay.vp = 1;
-						lay.zero_stage = z;
-						lay.micro_batch = mb;
-						lay.grad_accum = (int)ga;
-						lay.sp = tp > 1;
-						lay.recompute = rc;
-						search_consider(st, &lay, nodes, gpn);
-					}
-				}
-			}
+			search_stages(st, &lay, nodes, gpn);
 		}
-		if (search_pinned(r->tp) && tp >= r->tp)
-			break;
 	}
 }
 

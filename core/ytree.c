@@ -607,6 +607,15 @@ autosize_ytree *autosize_ytree_load(const char *path, autosize_error *e)
 
 /* --- getters --- */
 
+/* Where to point for a value: its key's line (a block list or mapping
+ * starts on the next one), else its own. */
+static int yt_line(const autosize_ynode *n)
+{
+	if (!n)
+		return 1;
+	return n->key ? n->key_line : n->line;
+}
+
 int autosize_ynode_is_null(const autosize_ynode *n)
 {
 	if (!n)
@@ -673,7 +682,7 @@ autosize_err autosize_ytree_check_keys(const autosize_ytree *t,
 	char ex[YT_EXCERPT], list[256];
 
 	if (!n || n->kind != AUTOSIZE_YNODE_MAP)
-		return autosize_ytree_fail(t, n ? n->line : 1, e,
+		return autosize_ytree_fail(t, yt_line(n), e,
 			AUTOSIZE_EINVAL, "%s: expected a mapping, got a %s",
 			ctx, yt_kind_name(n));
 	for (c = n->child; c; c = c->next) {
@@ -705,16 +714,16 @@ static autosize_err yt_scalar_of(const autosize_ytree *t,
 		if (!(flags & AUTOSIZE_Y_REQUIRED))
 			return AUTOSIZE_OK;
 		if (n)
-			return autosize_ytree_fail(t, n->line, e,
+			return autosize_ytree_fail(t, yt_line(n), e,
 				AUTOSIZE_EINVAL,
 				"key '%s': no value (expected %s)", key,
 				expect);
-		return autosize_ytree_fail(t, map ? map->line : 1, e,
+		return autosize_ytree_fail(t, yt_line(map), e,
 			AUTOSIZE_EINVAL,
 			"key '%s' is missing (expected %s)", key, expect);
 	}
 	if (n->kind != AUTOSIZE_YNODE_SCALAR)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': expected %s, got a %s", key, expect,
 			yt_kind_name(n));
 	*out = n;
@@ -775,18 +784,18 @@ autosize_err autosize_ynode_double(const autosize_ytree *t,
 	yt_range(flags, min, max, range, sizeof(range));
 	if (!n || n->kind != AUTOSIZE_YNODE_SCALAR ||
 	    autosize_ynode_is_null(n))
-		return autosize_ytree_fail(t, n ? n->line : 1, e,
+		return autosize_ytree_fail(t, yt_line(n), e,
 			AUTOSIZE_EINVAL, "key '%s': expected %s, got a %s",
 			key, range,
 			autosize_ynode_is_null(n) ? "null" : yt_kind_name(n));
 	autosize_ytree_excerpt(n->value, n->len, ex, sizeof(ex));
 	if (yt_parse_number(n->value, n->len, &v))
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': '%s' is not a number (expected %s)", key,
 			ex, range);
 	bad = (flags & AUTOSIZE_Y_GT_MIN) ? !(v > min) : !(v >= min);
 	if (bad || v > max)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': %s is out of range (expected %s)", key,
 			ex, range);
 	*out = v;
@@ -840,13 +849,13 @@ autosize_err autosize_ytree_int(const autosize_ytree *t,
 	if (*p == '+' || *p == '-')
 		p++;
 	if (!*p || n->len > 24 || strspn(p, "0123456789") != strlen(p))
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': '%s' is not a whole number (expected %s)",
 			key, ex, range);
 	errno = 0;
 	v = strtol(n->value, &end, 10);
 	if (errno == ERANGE || *end || v < min || v > max)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': %s is out of range (expected %s)", key, ex,
 			range);
 	*out = (int)v;
@@ -877,7 +886,7 @@ autosize_err autosize_ytree_bool(const autosize_ytree *t,
 		if (strcasecmp(n->value, words[i]) == 0)
 			break;
 	if (!words[i])
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': '%s' is not a boolean (expected true or false)",
 			key, autosize_ytree_excerpt(n->value, n->len, ex,
 						    sizeof(ex)));
@@ -896,26 +905,26 @@ autosize_err autosize_ynode_str(const autosize_ytree *t,
 
 	if (!n || n->kind != AUTOSIZE_YNODE_SCALAR ||
 	    autosize_ynode_is_null(n))
-		return autosize_ytree_fail(t, n ? n->line : 1, e,
+		return autosize_ytree_fail(t, yt_line(n), e,
 			AUTOSIZE_EINVAL, "key '%s': expected text, got a %s",
 			key,
 			autosize_ynode_is_null(n) ? "null" : yt_kind_name(n));
 	autosize_ytree_excerpt(n->value, n->len, ex, sizeof(ex));
 	if (n->len == 0)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': empty text (expected 1 to %zu characters)",
 			key, size - 1);
 	for (i = 0; i < n->len; i++) {
 		unsigned char c = (unsigned char)n->value[i];
 
 		if (c < 0x20 || c == 0x7f)
-			return autosize_ytree_fail(t, n->line, e,
+			return autosize_ytree_fail(t, yt_line(n), e,
 				AUTOSIZE_EINVAL,
 				"key '%s': '%s' has a control character (expected printable text)",
 				key, ex);
 	}
 	if (n->len >= size)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': '%s' is too long (expected at most %zu characters)",
 			key, ex, size - 1);
 	memcpy(buf, n->value, n->len + 1);
@@ -962,7 +971,7 @@ autosize_err autosize_ytree_choice(const autosize_ytree *t,
 		if (strcasecmp(n->value, words[i]) == 0)
 			break;
 	if (!words[i])
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': '%s' is not valid (expected %s)", key,
 			autosize_ytree_excerpt(n->value, n->len, ex,
 					       sizeof(ex)),
@@ -984,16 +993,16 @@ autosize_err autosize_ytree_seq(const autosize_ytree *t,
 	if (autosize_ynode_is_null(n)) {
 		if (!(flags & AUTOSIZE_Y_REQUIRED))
 			return AUTOSIZE_OK;
-		return autosize_ytree_fail(t, n ? n->line : map ? map->line : 1,
+		return autosize_ytree_fail(t, n ? yt_line(n) : yt_line(map),
 			e, AUTOSIZE_EINVAL,
 			"key '%s' is missing (expected a list)", key);
 	}
 	if (n->kind != AUTOSIZE_YNODE_SEQ)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': expected a list, got a %s", key,
 			yt_kind_name(n));
 	if (n->n_children > max_items)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_ETOOBIG,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_ETOOBIG,
 			"key '%s': %d items (expected at most %d)", key,
 			n->n_children, max_items);
 	*seq = n;
@@ -1011,12 +1020,12 @@ autosize_err autosize_ytree_map(const autosize_ytree *t,
 	if (autosize_ynode_is_null(n)) {
 		if (!(flags & AUTOSIZE_Y_REQUIRED))
 			return AUTOSIZE_OK;
-		return autosize_ytree_fail(t, n ? n->line : map ? map->line : 1,
+		return autosize_ytree_fail(t, n ? yt_line(n) : yt_line(map),
 			e, AUTOSIZE_EINVAL,
 			"key '%s' is missing (expected a mapping)", key);
 	}
 	if (n->kind != AUTOSIZE_YNODE_MAP)
-		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': expected a mapping, got a %s", key,
 			yt_kind_name(n));
 	*out = n;
@@ -1034,13 +1043,13 @@ autosize_err autosize_ytree_text(const autosize_ytree *t,
 	if (n->kind == AUTOSIZE_YNODE_SEQ) {
 		for (c = n->child; c; c = c->next)
 			if (c->kind != AUTOSIZE_YNODE_SCALAR)
-				return autosize_ytree_fail(t, c->line, e,
+				return autosize_ytree_fail(t, yt_line(c), e,
 					AUTOSIZE_EINVAL,
 					"key '%s': expected text, got a %s",
 					key, yt_kind_name(c));
 		return AUTOSIZE_OK;
 	}
-	return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+	return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 		"key '%s': expected text or a list of text, got a %s", key,
 		yt_kind_name(n));
 }

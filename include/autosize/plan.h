@@ -59,6 +59,9 @@ typedef struct autosize_request {
 	int nodes;                  /* fixed size; UNSET = search */
 	int tp, pp, dp, zero_stage, micro_batch; /* pins; UNSET = search */
 	int recompute;              /* autosize_recompute or UNSET */
+	int sequence_parallel;      /* 0/1 with tp > 1; UNSET = on */
+	int interleave;             /* virtual pipeline stages; UNSET = 1 */
+	int flash_attention;        /* 0/1; UNSET = on */
 	double mfu;                 /* > 0: plan at this fixed utilization */
 	double memory_reserve;      /* < 0: policy default */
 	double time_reserve;        /* < 0: policy default */
