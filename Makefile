@@ -36,7 +36,7 @@ EMBED := etc/gpus.yaml etc/models.yaml
 LIB := $(BUILD)/libautosize.a
 CLI := $(BUILD)/autosize
 
-.PHONY: all check clean install tests
+.PHONY: all check clean install tests validate bench
 all: $(LIB) $(CLI)
 
 $(BUILD)/%.o: %.c
@@ -68,6 +68,10 @@ tests: $(TEST_BIN) $(CLI)
 # Every test binary runs; the summary lines are cmocka's.
 check: tests
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+
+# Published runs vs predictions; rewrites tests/validation/REPORT.md.
+validate: $(BUILD)/tests/test_validation
+	AUTOSIZE_REPORT=tests/validation/REPORT.md $(BUILD)/tests/test_validation
 
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(sysconfdir)/autosize
