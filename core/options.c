@@ -35,6 +35,9 @@ static const autosize_option options_table[] = {
 	 OPT_BOTH},
 	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH},
 	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH},
+	{"autosize", "rewrite|warn|off|explain",
+	 "size the job, only warn, leave it, or print the plan and stop",
+	 AUTOSIZE_OPT_SPANK},
 	{"partition", "NAME", "partition from the site policy",
 	 AUTOSIZE_OPT_CLI},
 	{"gpu", "TYPE", "GPU type without a partition (h100, a100-80gb)",
@@ -226,6 +229,8 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 	static const char *const modes[] = {"pretrain", "finetune", "lora",
 					    "qlora", NULL};
 	static const char *const precs[] = {"bf16", "fp16", "fp8", NULL};
+	static const char *const job_modes[] = {"rewrite", "warn", "off",
+						"explain", NULL};
 	static const char *const opts[] = {"adamw", "adamw-8bit", "sgd",
 					   NULL};
 	char what[48];
@@ -253,6 +258,12 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		if ((rc = autosize_parse_choice(value, what, modes, &k, e)))
 			return rc;
 		r->train_mode = (autosize_train_mode)k;
+		return AUTOSIZE_OK;
+	}
+	if (strcmp(name, "autosize") == 0) {
+		if ((rc = autosize_parse_choice(value, what, job_modes, &k, e)))
+			return rc;
+		r->job_mode = (autosize_job_mode)(k + 1);
 		return AUTOSIZE_OK;
 	}
 	if (strcmp(name, "train-precision") == 0) {

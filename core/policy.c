@@ -33,7 +33,8 @@ static const char *const pol_top_keys[] = {
 
 static const char *const pol_default_keys[] = {
 	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
-	"partition", NULL
+	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
+	NULL
 };
 
 static const char *const pol_part_keys[] = {
@@ -45,6 +46,11 @@ static const char *const pol_part_keys[] = {
 /* Same orders as the enums in policy.h and catalog.h. */
 static const char *const pol_modes[] = { "rewrite", "warn", "off", NULL };
 static const char *const pol_objectives[] = { "cost", "time", NULL };
+static const char *const pol_explicits[] = { "keep", "rewrite", NULL };
+static const char *const pol_unfits[] = { "reject", "warn", NULL };
+static const char *const pol_on_errors[] = { "pass", "reject", NULL };
+static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
+					      NULL };
 static const char *const pol_nets[] = { "ib", "roce", "ethernet", NULL };
 static const char *const pol_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
@@ -89,6 +95,8 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 {
 	const autosize_ynode *m;
 	int mode = d->mode, objective = d->objective;
+	int expl = d->explicit_size, unfit = d->on_unfit;
+	int on_error = d->on_error, gpu_check = d->gpu_check;
 	autosize_err rc;
 
 	rc = autosize_ytree_map(t, root, "defaults", AUTOSIZE_Y_OPTIONAL, &m,
@@ -118,8 +126,28 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 		rc = autosize_ytree_str(t, m, "partition", AUTOSIZE_Y_OPTIONAL,
 					d->partition, sizeof(d->partition),
 					NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "explicit_size",
+					   AUTOSIZE_Y_OPTIONAL, pol_explicits,
+					   &expl, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "on_unfit",
+					   AUTOSIZE_Y_OPTIONAL, pol_unfits,
+					   &unfit, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "on_error",
+					   AUTOSIZE_Y_OPTIONAL, pol_on_errors,
+					   &on_error, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "gpu_check",
+					   AUTOSIZE_Y_OPTIONAL, pol_gpu_checks,
+					   &gpu_check, NULL, e);
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;
+	d->explicit_size = (autosize_explicit)expl;
+	d->on_unfit = (autosize_unfit)unfit;
+	d->on_error = (autosize_on_error)on_error;
+	d->gpu_check = (autosize_gpu_check)gpu_check;
 	return rc;
 }
 
@@ -563,4 +591,24 @@ const char *autosize_link_name(autosize_link l)
 const char *autosize_objective_name(autosize_objective o)
 {
 	return (unsigned)o < 2 ? pol_objectives[o] : "?";
+}
+
+const char *autosize_explicit_name(autosize_explicit x)
+{
+	return (unsigned)x < 2 ? pol_explicits[x] : "?";
+}
+
+const char *autosize_unfit_name(autosize_unfit u)
+{
+	return (unsigned)u < 2 ? pol_unfits[u] : "?";
+}
+
+const char *autosize_on_error_name(autosize_on_error o)
+{
+	return (unsigned)o < 2 ? pol_on_errors[o] : "?";
+}
+
+const char *autosize_gpu_check_name(autosize_gpu_check g)
+{
+	return (unsigned)g < 3 ? pol_gpu_checks[g] : "?";
 }

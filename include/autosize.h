@@ -11,5 +11,6 @@
 #include "autosize/policy.h"
 #include "autosize/plan.h"
 #include "autosize/options.h"
+#include "autosize/jobenv.h"
 
 #endif

@@ -32,7 +32,12 @@ int cli_check_config(int argc, char **argv)
 	       d->deadline_s > 0 ? autosize_format_duration(d->deadline_s, buf,
 							    sizeof(buf))
 				 : "none",
-	       d->partition[0] ? d->partition : "(first)");
+	       d->partition[0] ? d->partition : "(best)");
+	printf("  explicit sizes: %s, unfit jobs: %s, internal errors: %s, "
+	       "GPU check: %s\n", autosize_explicit_name(d->explicit_size),
+	       autosize_unfit_name(d->on_unfit),
+	       autosize_on_error_name(d->on_error),
+	       autosize_gpu_check_name(d->gpu_check));
 	printf("  %-12s %-16s %5s %6s %8s %12s %-18s %s\n", "partition",
 	       "gpu", "g/node", "nodes", "max/job", "max time", "network",
 	       "price/GPU-h");

@@ -37,11 +37,22 @@ typedef enum autosize_recompute {
 
 #define AUTOSIZE_PATH_MAX 4096
 
+/* Per-job --autosize=...: the policy's mode, or explain (print the plan,
+ * submit nothing). */
+typedef enum autosize_job_mode {
+	AUTOSIZE_JOB_POLICY = 0, /* not given: the policy decides */
+	AUTOSIZE_JOB_REWRITE,
+	AUTOSIZE_JOB_WARN,
+	AUTOSIZE_JOB_OFF,
+	AUTOSIZE_JOB_EXPLAIN
+} autosize_job_mode;
+
 typedef struct autosize_request {
 	autosize_model model;       /* filled by autosize_request_finish */
 	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset or path */
 	double model_params;        /* --model-params; 0 = not given */
 	int arch_given;             /* any of --layers, --hidden, ... */
+	autosize_job_mode job_mode; /* --autosize */
 	double tokens;              /* training tokens; 0 = unknown */
 	double deadline_s;          /* 0 = policy default */
 	autosize_train_mode train_mode;

@@ -43,6 +43,32 @@ typedef struct autosize_partition {
 	char currency[AUTOSIZE_CURRENCY_MAX];
 } autosize_partition;
 
+/* What slurmctld does with a job whose explicit size (--nodes, --gpus...)
+ * the user gave alongside model options. */
+typedef enum autosize_explicit {
+	AUTOSIZE_EXPLICIT_KEEP = 0, /* keep the user's size, warn if unfit */
+	AUTOSIZE_EXPLICIT_REWRITE   /* replace it with the plan's size */
+} autosize_explicit;
+
+/* What happens to a job that cannot fit (model too big, size too small). */
+typedef enum autosize_unfit {
+	AUTOSIZE_UNFIT_REJECT = 0,  /* refuse the submission, say why */
+	AUTOSIZE_UNFIT_WARN         /* let it through unchanged, warn */
+} autosize_unfit;
+
+/* What happens when the plugin itself fails (a bug, out of memory). */
+typedef enum autosize_on_error {
+	AUTOSIZE_ON_ERROR_PASS = 0, /* job goes through unchanged, warned */
+	AUTOSIZE_ON_ERROR_REJECT
+} autosize_on_error;
+
+/* The compute-node check of the GPUs a job got (hwloc). */
+typedef enum autosize_gpu_check {
+	AUTOSIZE_GPU_CHECK_WARN = 0, /* warning on the job's stderr */
+	AUTOSIZE_GPU_CHECK_ENFORCE,  /* fail the step */
+	AUTOSIZE_GPU_CHECK_OFF
+} autosize_gpu_check;
+
 typedef struct autosize_defaults {
 	autosize_mode mode;
 	double memory_reserve;  /* fraction of GPU memory kept free, 0..0.9 */
@@ -50,6 +76,10 @@ typedef struct autosize_defaults {
 	autosize_objective objective;
 	double deadline_s;      /* default deadline, 0 = none */
 	char partition[AUTOSIZE_PART_NAME_MAX]; /* default partition */
+	autosize_explicit explicit_size; /* default keep */
+	autosize_unfit on_unfit;         /* default reject */
+	autosize_on_error on_error;      /* default pass */
+	autosize_gpu_check gpu_check;    /* default warn */
 } autosize_defaults;
 
 typedef struct autosize_policy autosize_policy;
@@ -100,5 +130,9 @@ const char *autosize_mode_name(autosize_mode m);
 const char *autosize_net_name(autosize_net n);
 const char *autosize_link_name(autosize_link l);
 const char *autosize_objective_name(autosize_objective o);
+const char *autosize_explicit_name(autosize_explicit x);
+const char *autosize_unfit_name(autosize_unfit u);
+const char *autosize_on_error_name(autosize_on_error o);
+const char *autosize_gpu_check_name(autosize_gpu_check g);
 
 #endif

@@ -1,0 +1,229 @@
+/*
+ * autosize: encode and decode the job metadata that travels through
+ * Slurm (spank_job_env, task environment).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "autosize/jobenv.h"
+#include "autosize/options.h"
+#include "autosize/parse.h"
+
+/* Integer fields of the encoded model, in encoding order. */
+typedef struct jobenv_field {
+	const char *key;
+	size_t offset;
+	long max;
+} jobenv_field;
+
+#define JOBENV_F(k, f, max) {k, offsetof(autosize_model, f), max}
+static const jobenv_field jobenv_fields[] = {
+	JOBENV_F("layers", layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F("hidden", hidden, AUTOSIZE_MAX_HIDDEN),
+	JOBENV_F("heads", heads, AUTOSIZE_MAX_HEADS),
+	JOBENV_F("kv_heads", kv_heads, AUTOSIZE_MAX_HEADS),
+	JOBENV_F("ffn", ffn, AUTOSIZE_MAX_FFN),
+	JOBENV_F("vocab", vocab, AUTOSIZE_MAX_VOCAB),
+	JOBENV_F("experts", experts, AUTOSIZE_MAX_EXPERTS),
+	JOBENV_F("experts_active", experts_active, AUTOSIZE_MAX_EXPERTS),
+	JOBENV_F("tied", tied_embeddings, 1),
+};
+#define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
+
+static int *jobenv_int(autosize_model *m, const jobenv_field *f)
+{
+	return (int *)((char *)m + f->offset);
+}
+
+int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
+{
+	size_t used = 0, i;
+	int n;
+
+	n = snprintf(buf, len, "mlp=%s", m->mlp == AUTOSIZE_MLP_GELU
+					  ? "gelu" : "swiglu");
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	used = (size_t)n;
+	for (i = 0; i < JOBENV_N_FIELDS; i++) {
+		n = snprintf(buf + used, len - used, ";%s=%d",
+			     jobenv_fields[i].key,
+			     *jobenv_int((autosize_model *)m, &jobenv_fields[i]));
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+	}
+	/* The name last: letters, digits and ._+- only. */
+	if (m->name[0]) {
+		n = snprintf(buf + used, len - used, ";name=");
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+		for (i = 0; m->name[i] && used + 1 < len; i++) {
+			char c = m->name[i];
+			int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+				 || (c >= '0' && c <= '9') || strchr("._+-", c);
+
+			buf[used++] = ok ? c : '_';
+		}
+		if (m->name[i])
+			return -1;
+		buf[used] = '\0';
+	}
+	return (int)used;
+}
+
+static autosize_err jobenv_pair(autosize_model *m, const char *key,
+				const char *value, autosize_error *e)
+{
+	static const char *const mlps[] = {"swiglu", "gelu", NULL};
+	char what[48];
+	size_t i;
+	long v;
+	int k;
+	autosize_err rc;
+
+	snprintf(what, sizeof(what), AUTOSIZE_ENV_MODEL " %.24s", key);
+	if (strcmp(key, "mlp") == 0) {
+		if ((rc = autosize_parse_choice(value, what, mlps, &k, e)))
+			return rc;
+		m->mlp = (autosize_mlp)k;
+		return AUTOSIZE_OK;
+	}
+	if (strcmp(key, "name") == 0) {
+		if (strlen(value) >= sizeof(m->name))
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "%s: too long", what);
+		snprintf(m->name, sizeof(m->name), "%s", value);
+		return AUTOSIZE_OK;
+	}
+	for (i = 0; i < JOBENV_N_FIELDS; i++) {
+		if (strcmp(key, jobenv_fields[i].key) != 0)
+			continue;
+		rc = autosize_parse_int(value, what, 0, jobenv_fields[i].max,
+					&v, e);
+		if (rc)
+			return rc;
+		*jobenv_int(m, &jobenv_fields[i]) = (int)v;
+		return AUTOSIZE_OK;
+	}
+	return autosize_fail(e, AUTOSIZE_EINVAL,
+			     AUTOSIZE_ENV_MODEL ": unknown key '%.24s'", key);
+}
+
+autosize_err autosize_model_decode(const char *text, autosize_model *m,
+				   autosize_error *e)
+{
+	char buf[AUTOSIZE_JOBENV_VALUE_MAX + 1], *save = NULL, *pair;
+	size_t n = strlen(text);
+	autosize_err rc;
+
+	if (n > AUTOSIZE_JOBENV_VALUE_MAX)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     AUTOSIZE_ENV_MODEL ": longer than %d "
+				     "bytes", AUTOSIZE_JOBENV_VALUE_MAX);
+	memcpy(buf, text, n + 1);
+	autosize_model_init(m);
+	for (pair = strtok_r(buf, ";", &save); pair;
+	     pair = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(pair, '=');
+
+		if (!eq)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     AUTOSIZE_ENV_MODEL ": expected "
+					     "key=value pairs separated by ';'");
+		*eq = '\0';
+		if ((rc = jobenv_pair(m, pair, eq + 1, e)))
+			return rc;
+	}
+	return autosize_model_finish_arch(m, e);
+}
+
+/* The option name of a _SLURM_SPANK_OPTION_autosize_x_y entry ("x-y"),
+ * or NULL when the entry is not one of ours. */
+static const char *jobenv_option(const char *entry, char *name, size_t len,
+				 const char **value)
+{
+	const char *p = entry + strlen(AUTOSIZE_SPANK_OPTION_PREFIX);
+	const char *eq = strchr(p, '=');
+	size_t i, n;
+
+	if (strncmp(entry, AUTOSIZE_SPANK_OPTION_PREFIX,
+		    strlen(AUTOSIZE_SPANK_OPTION_PREFIX)) != 0 || !eq)
+		return NULL;
+	n = (size_t)(eq - p);
+	if (n == 0 || n >= len)
+		return NULL;
+	for (i = 0; i < n; i++)
+		name[i] = p[i] == '_' ? '-' : p[i];
+	name[n] = '\0';
+	*value = eq + 1;
+	return name;
+}
+
+static int jobenv_spank_option(const char *name)
+{
+	const autosize_option *o;
+
+	for (o = autosize_options(); o->name; o++)
+		if ((o->where & AUTOSIZE_OPT_SPANK) &&
+		    strcmp(o->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+autosize_err autosize_request_from_env(const char *const *env, size_t n,
+				       autosize_request *r, int *found,
+				       autosize_error *e)
+{
+	const char *model_line = NULL, *value;
+	char name[64];
+	size_t i;
+	autosize_err rc;
+
+	autosize_request_init(r);
+	*found = 0;
+	if (n > AUTOSIZE_JOBENV_MAX_ENTRIES)
+		n = AUTOSIZE_JOBENV_MAX_ENTRIES;
+	for (i = 0; i < n; i++) {
+		if (!env[i])
+			continue;
+		if (strncmp(env[i], AUTOSIZE_ENV_MODEL "=",
+			    strlen(AUTOSIZE_ENV_MODEL) + 1) == 0) {
+			model_line = env[i] + strlen(AUTOSIZE_ENV_MODEL) + 1;
+			continue;
+		}
+		if (!jobenv_option(env[i], name, sizeof(name), &value))
+			continue;
+		if (!jobenv_spank_option(name))
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "unknown autosize option "
+					     "'--%.40s'", name);
+		if (strlen(value) > AUTOSIZE_JOBENV_VALUE_MAX)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "--%s: value longer than %d bytes",
+					     name, AUTOSIZE_JOBENV_VALUE_MAX);
+		*found = 1;
+		if ((rc = autosize_request_set(r, name, value, e)))
+			return rc;
+	}
+	if (!*found)
+		return AUTOSIZE_OK;
+	if (r->job_mode == AUTOSIZE_JOB_OFF)
+		return AUTOSIZE_OK;
+	if (model_line) {
+		r->model_spec[0] = '\0';
+		return autosize_model_decode(model_line, &r->model, e);
+	}
+	if (r->model_spec[0] && (strchr(r->model_spec, '/') ||
+				 strstr(r->model_spec, ".json")))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--model %.200s: a config.json path "
+				     "reaches slurmctld only when the submit "
+				     "host read it (is the autosize SPANK "
+				     "plugin loaded there?)", r->model_spec);
+	if (!r->model_spec[0] && !(r->model_params > 0))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "autosize options without a model: add "
+				     "--model-params (e.g. 70e9) or --model");
+	return autosize_request_finish(r, e);
+}
