@@ -3,7 +3,8 @@
 # Run as root (or with sudo available). Safe to run again.
 set -eu
 PKGS="build-essential pkg-config libyaml-dev libhwloc-dev libcmocka-dev \
-liblua5.1-0-dev lua5.1"
+liblua5.1-0-dev lua5.1 \
+slurmctld slurmd slurm-client munge libslurm-dev"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || {

@@ -166,7 +166,10 @@ autosize_err autosize_model_synthesize(autosize_model *m, autosize_error *e)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "model has no parameter count (give "
 				     "--model-params or --model)");
-	layers = floor(cbrt(n / (12.0 * 128 * 128)) + 0.5);
+	layers = cbrt(n / (12.0 * 128 * 128));
+	/* A layer count that pipelines evenly, as real models have. */
+	layers = layers >= 16 ? floor(layers / 8 + 0.5) * 8
+			      : floor(layers / 2 + 0.5) * 2;
 	if (layers < 2)
 		layers = 2;
 	if (layers > 256)

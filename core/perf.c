@@ -82,6 +82,11 @@
 #define PERF_OPT_PASSES 2.0
 #endif
 
+double sizing_mfu_upper_bound(void)
+{
+	return PERF_GEMM_EFF_MAX;
+}
+
 static int perf_is_lora(const sizing_job *job)
 {
 	return job->train_mode == AUTOSIZE_TRAIN_LORA ||

@@ -563,8 +563,10 @@ void autosize_partition_reference(autosize_partition *part,
 	snprintf(part->name, sizeof(part->name), "%s", gpu->name);
 	part->gpu = gpu;
 	part->gpus_per_node = gpus_per_node;
-	part->nodes = 100000;
-	part->max_nodes_per_job = 100000;
+	/* No site limit: as large as the largest published runs (Llama 3
+	 * 405B: 16,384 GPUs) and then some. */
+	part->nodes = AUTOSIZE_REFERENCE_MAX_NODES;
+	part->max_nodes_per_job = AUTOSIZE_REFERENCE_MAX_NODES;
 	part->max_time_s = 0;
 	part->intra_link = gpu->link;
 	part->intra_gbs = gpu->link_gbs;

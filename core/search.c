@@ -7,7 +7,6 @@
 #include "search.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-#define SEARCH_MAX_NODE_CANDIDATES 256
 #define SEARCH_MAX_PP 128
 /* Throughputs within this share count as a tie (then fewer nodes win). */
 #define SEARCH_TIE 0.005
@@ -15,15 +14,35 @@
  * batch the user asked for. */
 #define SEARCH_BATCH_TOLERANCE 0.05
 
+/* Pipeline depths tried past the shallowest that fits. */
+#define SEARCH_PP_EXTRA 2
+/* Growth of probed node counts, and counts tried past the first good. */
+#define SEARCH_GROWTH 1.25
+#define SEARCH_NEIGHBOURS 3
+
+/* A layout under consideration: just what ranking needs. */
+typedef struct search_cand {
+	sizing_layout lay;
+	int nodes;
+	int gpn;
+	double total_bytes;
+	double tokens_per_s;
+	double train_s;
+} search_cand;
+
 typedef struct search_state {
 	const sizing_job *job;
 	const autosize_request *req;
 	double deadline_s;
 	autosize_objective objective;
-	search_result *res;
 	int have_best;
+	search_cand best;
+	int have_ref;
+	search_cand ref;     /* best tokens/s per GPU */
 	int have_miss;
-	double miss_ratio;   /* closest miss: total / usable */
+	search_cand miss;    /* closest miss: smallest total / usable */
+	double miss_ratio;
+	long evaluated;
 } search_state;
 
 void search_evaluate(const sizing_job *job, const sizing_layout *lay,
@@ -75,29 +94,34 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 				job->part->gpu->mem_bytes));
 }
 
-static double search_train_s(const search_state *st, const autosize_plan *p)
+static int search_pinned(int v)
 {
-	if (st->job->tokens <= 0 || p->tokens_per_s <= 0)
-		return 0;
-	return st->job->tokens / p->tokens_per_s;
+	return v != AUTOSIZE_UNSET;
+}
+
+static double search_tokens_step(const search_state *st,
+				 const sizing_layout *lay)
+{
+	return (double)st->job->seq_len * lay->micro_batch * lay->grad_accum *
+	       lay->dp;
 }
 
 /* 1 when candidate c is better than the current best b. */
-static int search_better(const search_state *st, const autosize_plan *c,
-			 const autosize_plan *b)
+static int search_better(const search_state *st, const search_cand *c,
+			 const search_cand *b)
 {
-	double tc = search_train_s(st, c), tb = search_train_s(st, b);
-	double d = st->deadline_s;
+	double tc = c->train_s, tb = b->train_s, d = st->deadline_s;
+	int gc = c->nodes * c->gpn, gb = b->nodes * b->gpn;
 
 	if (st->job->tokens <= 0) {
 		/* No token budget: the smallest size that fits. */
-		if (c->gpus != b->gpus)
-			return c->gpus < b->gpus;
+		if (gc != gb)
+			return gc < gb;
 		return c->tokens_per_s > b->tokens_per_s * (1 + SEARCH_TIE);
 	}
 	if (st->objective == AUTOSIZE_OBJECTIVE_COST) {
 		int c_ok = d <= 0 || tc <= d, b_ok = d <= 0 || tb <= d;
-		double gh_c = tc * c->gpus, gh_b = tb * b->gpus;
+		double gh_c = tc * gc, gh_b = tb * gb;
 
 		if (c_ok != b_ok)
 			return c_ok;
@@ -119,59 +143,109 @@ static int search_better(const search_state *st, const autosize_plan *c,
 		return 0;
 	if (c->nodes != b->nodes)
 		return c->nodes < b->nodes;
-	return c->mem.total_bytes < b->mem.total_bytes;
+	return c->total_bytes < b->total_bytes;
 }
 
-static void search_consider(search_state *st, const sizing_layout *lay,
-			    int nodes, int gpn)
+/* Memory check of a layout; a miss is remembered when nothing fits yet.
+ * Returns 1 when it fits. */
+static int search_fits(search_state *st, const sizing_layout *lay,
+		       int nodes, int gpn, double *total_bytes)
 {
-	autosize_plan c;
-	search_result *res = st->res;
+	autosize_memory mem;
+	double ratio;
 
-	search_evaluate(st->job, lay, nodes, gpn, &c);
-	res->evaluated++;
-	if (!c.feasible) {
-		double ratio = c.mem.total_bytes / c.mem.usable_bytes;
-
-		if (!st->have_best && (!st->have_miss ||
-				       ratio < st->miss_ratio)) {
-			res->best = c;
-			st->have_miss = 1;
-			st->miss_ratio = ratio;
-		}
-		return;
+	sizing_memory(st->job, lay, &mem);
+	st->evaluated++;
+	*total_bytes = mem.total_bytes;
+	if (mem.total_bytes <= mem.usable_bytes &&
+	    nodes <= st->job->part->max_nodes_per_job)
+		return 1;
+	ratio = mem.total_bytes / mem.usable_bytes;
+	if (!st->have_best && (!st->have_miss || ratio < st->miss_ratio)) {
+		st->miss.lay = *lay;
+		st->miss.nodes = nodes;
+		st->miss.gpn = gpn;
+		st->have_miss = 1;
+		st->miss_ratio = ratio;
 	}
-	if (!st->have_best || search_better(st, &c, &res->best)) {
-		res->best = c;
+	return 0;
+}
+
+/* Time a layout that fits and keep it if it is the best so far. */
+static void search_time(search_state *st, const sizing_layout *lay,
+			int nodes, int gpn, double total_bytes)
+{
+	search_cand c;
+	sizing_time t;
+
+	sizing_step_time(st->job, lay, &t);
+	c.lay = *lay;
+	c.nodes = nodes;
+	c.gpn = gpn;
+	c.total_bytes = total_bytes;
+	c.tokens_per_s = t.step_s > 0 ? search_tokens_step(st, lay) / t.step_s
+				      : 0;
+	c.train_s = st->job->tokens > 0 && c.tokens_per_s > 0
+		    ? st->job->tokens / c.tokens_per_s : 0;
+	if (!st->have_best || search_better(st, &c, &st->best)) {
+		st->best = c;
 		st->have_best = 1;
 	}
 	if (c.tokens_per_s > 0 &&
-	    (!res->have_ref || c.tokens_per_s / c.gpus >
-	     res->ref.tokens_per_s / res->ref.gpus * (1 + SEARCH_TIE))) {
-		res->ref = c;
-		res->have_ref = 1;
+	    (!st->have_ref || c.tokens_per_s / (nodes * gpn) >
+	     st->ref.tokens_per_s / (st->ref.nodes * st->ref.gpn) *
+	     (1 + SEARCH_TIE))) {
+		st->ref = c;
+		st->have_ref = 1;
 	}
 }
 
-static int search_pinned(int v)
+/* ZeRO stages worth trying, lowest first: the pinned one; none without
+ * data parallelism; the distributed optimizer (1) with Megatron-style
+ * TP/PP; 1-3 for plain data parallelism (FSDP / DeepSpeed). */
+static int search_zero_stages(const autosize_request *r,
+			      const sizing_layout *l, int *out)
 {
-	return v != AUTOSIZE_UNSET;
+	int n = 0, z;
+
+	if (search_pinned(r->zero_stage)) {
+		out[n++] = r->zero_stage;
+		return n;
+	}
+	if (l->dp == 1) {
+		out[n++] = 0;
+		return n;
+	}
+	if (l->tp * l->pp > 1) {
+		out[n++] = 1;
+		return n;
+	}
+	for (z = 1; z <= 3; z++)
+		out[n++] = z;
+	return n;
 }
 
-/* Micro-batch sizes for a layout base (tp, pp, dp, zero, recompute). */
-static void search_micro_batches(search_state *st, const sizing_layout *base,
-				 int nodes, int gpn)
+/*
+ * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
+ * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
+ * Returns 1 when something fits.
+ */
+static int search_micro_batches(search_state *st, const sizing_layout *base,
+				int nodes, int gpn)
 {
 	static const int free_mbs[] = {1, 2, 4, 8, 16};
 	const autosize_request *r = st->req;
 	double batch = st->job->global_batch;
 	int pinned = search_pinned(r->micro_batch);
 	int n = pinned ? 1 : (int)(sizeof(free_mbs) / sizeof(free_mbs[0]));
-	int i;
+	int zs[4], nz = search_zero_stages(r, base, zs), i, j, found = 0;
+	sizing_layout fit[5];
+	double fit_bytes[5];
 
 	for (i = 0; i < n; i++) {
 		sizing_layout lay = *base;
-		int mb = pinned ? r->micro_batch : free_mbs[i];
+		int mb = pinned ? r->micro_batch : free_mbs[i], ok = 0;
+		double total = 0;
 		long ga;
 
 		/* dp x mb sequences per micro-step must fit the global
@@ -184,48 +258,42 @@ static void search_micro_batches(search_state *st, const sizing_layout *base,
 			continue;
 		lay.micro_batch = mb;
 		lay.grad_accum = (int)ga;
-		search_consider(st, &lay, nodes, gpn);
+		for (j = 0; j < nz && !ok; j++) {
+			lay.zero_stage = zs[j];
+			ok = search_fits(st, &lay, nodes, gpn, &total);
+		}
+		if (!ok)
+			break;      /* larger micro-batches need more memory */
+		fit[found] = lay;
+		fit_bytes[found++] = total;
 	}
+	/* Without a pipeline larger micro-batches only help: time the two
+	 * largest; with one, the bubble grows as they do: time them all. */
+	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++)
+		if (i >= 0)
+			search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
+	return found > 0;
 }
 
-/* 1 when ZeRO stage z is worth trying: pinned, or the sensible stage for
- * the family (none without data parallelism; distributed optimizer with
- * Megatron-style TP/PP; stages 1-3 for plain data parallelism). */
-static int search_zero_ok(const autosize_request *r, const sizing_layout *l,
-			  int z)
-{
-	if (search_pinned(r->zero_stage))
-		return z == r->zero_stage;
-	if (l->dp == 1)
-		return z == 0;
-	if (l->tp * l->pp > 1)
-		return z == 1;
-	return z >= 1;
-}
-
-/* ZeRO stages and recomputation for one (tp, pp, dp). */
-static void search_stages(search_state *st, const sizing_layout *base,
-			  int nodes, int gpn)
+/* Recomputation settings of a (tp, pp, dp) shape. */
+static int search_shape(search_state *st, const sizing_layout *base,
+			int nodes, int gpn)
 {
 	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
-	int z, rc;
+	int rc, any = 0;
 
-	for (z = 0; z <= 3; z++) {
-		if (!search_zero_ok(r, base, z))
+	for (rc = 0; rc <= 2; rc++) {
+		/* With FlashAttention selective saves nothing. */
+		if (search_pinned(r->recompute)
+		    ? rc != r->recompute
+		    : (st->job->flash_attention &&
+		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE))
 			continue;
-		for (rc = 0; rc <= 2; rc++) {
-			/* With FlashAttention selective saves nothing. */
-			if (search_pinned(r->recompute)
-			    ? rc != r->recompute
-			    : (st->job->flash_attention &&
-			       rc == AUTOSIZE_RECOMPUTE_SELECTIVE))
-				continue;
-			lay.zero_stage = z;
-			lay.recompute = (autosize_recompute)rc;
-			search_micro_batches(st, &lay, nodes, gpn);
-		}
+		lay.recompute = (autosize_recompute)rc;
+		any |= search_micro_batches(st, &lay, nodes, gpn);
 	}
+	return any;
 }
 
 /* 1 when tp is a candidate: pinned, or inside the node and dividing the
@@ -250,16 +318,22 @@ static int search_pp_ok(const search_state *st, int pp)
 	return st->job->model->layers % pp == 0;
 }
 
-/* All layouts of G = nodes x gpn GPUs under the request's pins. */
-static void search_layouts(search_state *st, int nodes, int gpn)
+/*
+ * The best layouts of nodes x gpn GPUs under the request's pins. Deeper
+ * pipelines than SEARCH_PP_EXTRA past the shallowest that fits only add
+ * bubble and are skipped. Returns 1 when something fits.
+ */
+static int search_at(search_state *st, int nodes, int gpn)
 {
 	const autosize_request *r = st->req;
-	int gpus = nodes * gpn, tp, pp;
+	int gpus = nodes * gpn, tp, pp, any = 0;
 	sizing_layout lay;
 
 	memset(&lay, 0, sizeof(lay));
 	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
 	for (tp = 1; tp <= gpus; tp++) {
+		int fitting_pps = 0;
+
 		if (gpus % tp || !search_tp_ok(st, tp, gpn))
 			continue;
 		for (pp = 1; pp <= SEARCH_MAX_PP && tp * pp <= gpus; pp++) {
@@ -271,25 +345,156 @@ static void search_layouts(search_state *st, int nodes, int gpn)
 			lay.sp = tp > 1 && r->sequence_parallel != 0;
 			if (search_pinned(r->dp) && lay.dp != r->dp)
 				continue;
-			search_stages(st, &lay, nodes, gpn);
+			if (search_shape(st, &lay, nodes, gpn))
+				fitting_pps++;
+			if (fitting_pps > SEARCH_PP_EXTRA)
+				break;
 		}
 	}
+	return any | (st->have_best && st->best.nodes == nodes);
 }
 
-/* Node counts to try: every count up to 32, then ~6% steps. */
-static int search_node_counts(int max_nodes, int *out)
+/* 1 when the best plan so far meets the deadline. */
+static int search_met(const search_state *st)
 {
-	int n = 0, v;
+	return st->have_best && st->best.train_s > 0 &&
+	       st->best.train_s <= st->deadline_s;
+}
 
-	for (v = 1; v <= max_nodes && v <= 32; v++)
-		out[n++] = v;
-	while (v <= max_nodes && n < SEARCH_MAX_NODE_CANDIDATES - 1) {
-		out[n++] = v;
-		v = v + (v + 15) / 16;
+/* Smallest node count in (lo, hi] for which probe() holds, given that it
+ * holds at hi; node counts are probed by search_at. */
+static int search_bisect(search_state *st, int lo, int hi, int gpn,
+			 int (*probe)(const search_state *))
+{
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+
+		search_at(st, mid, gpn);
+		if (probe(st) && st->best.nodes <= mid)
+			hi = mid;
+		else
+			lo = mid;
 	}
-	if (out[n - 1] != max_nodes && max_nodes > 32)
-		out[n++] = max_nodes;
-	return n;
+	return hi;
+}
+
+static int search_have_best(const search_state *st)
+{
+	return st->have_best;
+}
+
+/* Node counts after n: the few next ones, which divide the batch
+ * differently. */
+static void search_neighbours(search_state *st, int n, int gpn)
+{
+	int i, max_n = st->job->part->max_nodes_per_job;
+
+	for (i = 1; i <= SEARCH_NEIGHBOURS && n + i <= max_n; i++)
+		search_at(st, n + i, gpn);
+}
+
+/* Cheapest meeting the deadline: skip sizes that cannot meet it even at
+ * the best utilization the model allows, grow geometrically until one
+ * meets it, then bisect back. */
+static void search_cost_deadline(search_state *st, int gpn)
+{
+	const sizing_job *job = st->job;
+	int max_n = job->part->max_nodes_per_job, n, prev;
+	double flops = sizing_model_flops_per_token(job) * job->tokens;
+	double g_lo = flops / (job->peak_flops * sizing_mfu_upper_bound() *
+			       st->deadline_s);
+
+	n = (int)fmin(max_n, fmax(1, floor(g_lo / gpn)));
+	prev = n - 1;
+	for (;;) {
+		search_at(st, n, gpn);
+		if (search_met(st) || n >= max_n)
+			break;
+		prev = n;
+		n = (int)fmin(max_n, fmax(n + 1, ceil(n * SEARCH_GROWTH)));
+	}
+	if (search_met(st)) {
+		n = search_bisect(st, prev, st->best.nodes, gpn, search_met);
+		search_neighbours(st, n, gpn);
+		return;
+	}
+	/* Nothing meets it: the fastest, near the largest size. */
+	for (n = (int)(max_n / SEARCH_GROWTH); n >= 1 &&
+	     n > max_n / (SEARCH_GROWTH * SEARCH_GROWTH * SEARCH_GROWTH);
+	     n = (int)(n / SEARCH_GROWTH))
+		search_at(st, n, gpn);
+}
+
+/* Fastest within the limits: the largest sizes, stepping down while
+ * they keep getting faster. */
+static void search_fastest(search_state *st, int gpn)
+{
+	int max_n = st->job->part->max_nodes_per_job, n, misses = 0;
+	double best_t = 0;
+
+	for (n = max_n; n >= 1 && misses < 3;
+	     n = (int)fmin(n - 1, floor(n / SEARCH_GROWTH))) {
+		search_at(st, n, gpn);
+		if (st->have_best && (best_t == 0 ||
+				      st->best.train_s < best_t * 0.999)) {
+			best_t = st->best.train_s;
+			misses = 0;
+		} else {
+			misses++;
+		}
+	}
+	if (st->have_best && st->best.nodes > 1)
+		search_bisect(st, 0, st->best.nodes, gpn, search_have_best);
+}
+
+/* Smallest size that fits (no deadline, or no token budget). */
+static void search_smallest(search_state *st, int gpn)
+{
+	int max_n = st->job->part->max_nodes_per_job, n = 1, prev = 0;
+
+	for (;;) {
+		search_at(st, n, gpn);
+		if (st->have_best || n >= max_n)
+			break;
+		prev = n;
+		n = (int)fmin(max_n, fmax(n + 1, ceil(n * SEARCH_GROWTH)));
+	}
+	if (!st->have_best)
+		return;
+	n = search_bisect(st, prev, st->best.nodes, gpn, search_have_best);
+	search_neighbours(st, n, gpn);
+}
+
+static autosize_err search_fixed(search_state *st, int gpn,
+				 autosize_error *e)
+{
+	const autosize_request *r = st->req;
+	int nodes = 1, g_node = r->gpus;
+
+	if (r->gpus <= 0) {
+		search_at(st, r->nodes, gpn);
+		return AUTOSIZE_OK;
+	}
+	if (r->gpus > gpn) {
+		if (r->gpus % gpn)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "--gpus: %d is not a multiple of "
+					     "%d GPUs per node", r->gpus, gpn);
+		nodes = r->gpus / gpn;
+		g_node = gpn;
+	}
+	if (r->nodes > 0 && r->nodes != nodes)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--gpus %d and --nodes %d disagree (%d "
+				     "GPUs per node)", r->gpus, r->nodes, gpn);
+	search_at(st, nodes, g_node);
+	return AUTOSIZE_OK;
+}
+
+static void search_fill(const search_state *st, const search_cand *c,
+			autosize_plan *plan)
+{
+	search_evaluate(st->job, &c->lay, c->nodes, c->gpn, plan);
 }
 
 autosize_err search_run(const sizing_job *job, const autosize_request *r,
@@ -297,53 +502,44 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 			search_result *res, autosize_error *e)
 {
 	search_state st;
-	int counts[SEARCH_MAX_NODE_CANDIDATES], n_counts, i, g;
-	int gpn = job->part->gpus_per_node;
+	int gpn = job->part->gpus_per_node, g;
+	autosize_err rc = AUTOSIZE_OK;
 
-	memset(res, 0, sizeof(*res));
 	memset(&st, 0, sizeof(st));
 	st.job = job;
 	st.req = r;
 	st.deadline_s = deadline_s;
 	st.objective = objective;
-	st.res = res;
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
-	if (r->gpus > 0) {
-		int nodes = 1, g_node = r->gpus;
-
-		if (r->gpus > gpn) {
-			if (r->gpus % gpn)
-				return autosize_fail(e, AUTOSIZE_EINVAL,
-						     "--gpus: %d is not a "
-						     "multiple of %d GPUs per "
-						     "node", r->gpus, gpn);
-			nodes = r->gpus / gpn;
-			g_node = gpn;
-		}
-		if (r->nodes > 0 && r->nodes != nodes)
-			return autosize_fail(e, AUTOSIZE_EINVAL,
-					     "--gpus %d and --nodes %d "
-					     "disagree (%d GPUs per node)",
-					     r->gpus, r->nodes, gpn);
-		search_layouts(&st, nodes, g_node);
-	} else if (r->nodes > 0) {
-		search_layouts(&st, r->nodes, gpn);
+	if (r->gpus > 0 || r->nodes > 0) {
+		rc = search_fixed(&st, gpn, e);
 	} else {
+		/* Part of one node first: small jobs need not rent all. */
 		if (r->gpus_per_node <= 0)
 			for (g = 1; g < gpn; g *= 2)
 				if (gpn % g == 0)
-					search_layouts(&st, 1, g);
-		n_counts = search_node_counts(job->part->max_nodes_per_job,
-					      counts);
-		for (i = 0; i < n_counts; i++)
-			search_layouts(&st, counts[i], gpn);
+					search_at(&st, 1, g);
+		if (job->tokens > 0 && objective == AUTOSIZE_OBJECTIVE_TIME)
+			search_fastest(&st, gpn);
+		else if (job->tokens > 0 && deadline_s > 0)
+			search_cost_deadline(&st, gpn);
+		else
+			search_smallest(&st, gpn);
 	}
+	if (rc)
+		return rc;
 	if (!st.have_best && !st.have_miss)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no layout matches the pinned values "
 				     "(check --tp/--pp/--dp against the GPU "
 				     "count and the model's heads and "
 				     "layers)");
+	memset(res, 0, sizeof(*res));
+	search_fill(&st, st.have_best ? &st.best : &st.miss, &res->best);
+	res->have_ref = st.have_ref;
+	if (st.have_ref)
+		search_fill(&st, &st.ref, &res->ref);
+	res->evaluated = st.evaluated;
 	return AUTOSIZE_OK;
 }

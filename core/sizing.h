@@ -66,6 +66,10 @@ double sizing_model_flops_per_token(const sizing_job *job);
 double sizing_hw_flops_per_token(const sizing_job *job,
 				 autosize_recompute rc);
 
+/* Highest model FLOPs utilization the time model can predict: a bound
+ * for pruning sizes that cannot meet a deadline. */
+double sizing_mfu_upper_bound(void);
+
 /* Time of one step of the layout on job->part. */
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      sizing_time *t);

@@ -12,5 +12,6 @@
 #include "autosize/plan.h"
 #include "autosize/options.h"
 #include "autosize/jobenv.h"
+#include "autosize/launch.h"
 
 #endif

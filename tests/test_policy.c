@@ -218,8 +218,8 @@ static void test_reference_partition(void **state)
 	assert_string_equal(part.name, "H100-SXM5-80GB");
 	assert_ptr_equal(part.gpu, g);
 	assert_int_equal(part.gpus_per_node, 8);
-	assert_int_equal(part.nodes, 100000);
-	assert_int_equal(part.max_nodes_per_job, 100000);
+	assert_int_equal(part.nodes, AUTOSIZE_REFERENCE_MAX_NODES);
+	assert_int_equal(part.max_nodes_per_job, AUTOSIZE_REFERENCE_MAX_NODES);
 	assert_true(part.max_time_s == 0);
 	assert_int_equal(part.intra_link, g->link);
 	assert_true(part.intra_gbs == g->link_gbs);

@@ -10,6 +10,8 @@
 #define AUTOSIZE_MAX_PARTITIONS 32
 #define AUTOSIZE_PART_NAME_MAX 64
 #define AUTOSIZE_CURRENCY_MAX 8
+/* Node limit of a GPU's reference server (no partition). */
+#define AUTOSIZE_REFERENCE_MAX_NODES 4096
 
 typedef enum autosize_mode {
 	AUTOSIZE_MODE_REWRITE = 0, /* rewrite the job's size and time */
@@ -120,7 +122,7 @@ const autosize_partition *autosize_policy_find_partition(
 /*
  * Fill *part with the reference server of gpu: gpus_per_node GPUs on the
  * GPU's own link, one InfiniBand port per GPU at the catalog's rate,
- * unlimited nodes and time, no price.
+ * up to AUTOSIZE_REFERENCE_MAX_NODES nodes, no time limit, no price.
  */
 void autosize_partition_reference(autosize_partition *part,
 				  const autosize_gpu *gpu, int gpus_per_node);

@@ -1,0 +1,350 @@
+--[[
+slurm-autosize: job_submit.lua for slurmctld (JobSubmitPlugins=lua).
+Lua 5.1, as Debian's job_submit_lua.so links liblua5.1.
+
+Jobs submitted with autosize options (sbatch --model-params=70e9
+--train-tokens=2T ...; the SPANK plugin sends them in spank_job_env) are
+sized by the autosize C module (autosize.so) under the site policy
+(autosize.yaml): node count, GPUs per node, time limit, partition. Jobs
+without autosize options are never touched: not one field is written.
+
+Installed as /etc/slurm/autosize/job_submit.lua. Two ways to use it:
+
+ 1. As slurmctld's script: copy or symlink it to job_submit.lua next to
+    slurm.conf. It defines slurm_job_submit and slurm_job_modify.
+
+ 2. From a site's own job_submit.lua, which keeps its own logic:
+
+      AUTOSIZE_SETTINGS = { policy = "/etc/slurm/autosize/autosize.yaml" }
+      dofile("/etc/slurm/autosize/job_submit.lua")
+
+      function slurm_job_submit(job_desc, part_list, submit_uid)
+          -- ... the site's own checks ...
+          local rc = autosize_job_submit(job_desc, part_list, submit_uid)
+          if rc ~= slurm.SUCCESS then return rc end
+          -- ... more site logic, seeing the sized job ...
+          return slurm.SUCCESS
+      end
+
+    This file defines slurm_job_submit / slurm_job_modify only when they
+    are not defined yet, so a site's own definitions (before or after the
+    dofile) win. autosize_job_submit never raises: it returns slurm.SUCCESS
+    or a Slurm error code.
+
+Settings: the `settings` table below; then the global AUTOSIZE_SETTINGS
+table if a site script set one before dofile; then, if it exists, the file
+autosize_site.lua in the folder of this script (a test cluster writes its
+build folder there), which may change the global AUTOSIZE_SETTINGS or
+return a table of settings. slurmctld has no reliable environment, so no
+environment variable is read.
+
+Safety: a broken autosize_site.lua or a missing autosize.so is logged with
+slurm.log_error and autosize jobs then pass unchanged (a script error at
+slurmctld start would be fatal; this file never raises at load time).
+]]
+
+local settings = {
+	-- Where require() finds autosize.so.
+	cpath = "/usr/lib/x86_64-linux-gnu/slurm-wlm/lua/?.so",
+	-- The site policy; re-read whenever the file changes.
+	policy = "/etc/slurm/autosize/autosize.yaml",
+	-- Optional overrides, in the folder of this script.
+	site_file = "autosize_site.lua",
+}
+
+local OPTION_PREFIX = "_SLURM_SPANK_OPTION_autosize_"
+local ENV_MAX = 4096                  -- AUTOSIZE_JOBENV_MAX_ENTRIES
+local NO_VAL = 4294967294             -- slurm.h NO_VAL
+local INFINITE = 4294967295           -- slurm.h INFINITE
+
+-- slurm.log_user / log_error take a format: never pass text as format.
+local function log_error(text)
+	if slurm and slurm.log_error then
+		slurm.log_error("%s", text)
+	end
+end
+
+local function log_user(text)
+	if slurm and slurm.log_user then
+		slurm.log_user("%s", text)
+	end
+end
+
+local function script_dir()
+	local info = debug and debug.getinfo and debug.getinfo(1, "S")
+	local src = info and info.source or ""
+	if src:sub(1, 1) ~= "@" then
+		return nil
+	end
+	return src:sub(2):match("^(.*)/[^/]*$") or "."
+end
+
+local function apply_settings(t)
+	if type(t) ~= "table" then
+		return
+	end
+	for _, k in ipairs({ "cpath", "policy", "site_file" }) do
+		if type(t[k]) == "string" and t[k] ~= "" then
+			settings[k] = t[k]
+		end
+	end
+end
+
+apply_settings(rawget(_G, "AUTOSIZE_SETTINGS"))
+do
+	local dir = script_dir()
+	local path = settings.site_file
+	if dir and path:sub(1, 1) ~= "/" then
+		path = dir .. "/" .. path
+	end
+	local f = io.open(path, "r")
+	if f then
+		f:close()
+		local ok, result = pcall(dofile, path)
+		if ok then
+			apply_settings(result)
+			apply_settings(rawget(_G, "AUTOSIZE_SETTINGS"))
+		else
+			log_error("autosize: " .. path .. ": " .. tostring(result) ..
+				" (ignored)")
+		end
+	end
+end
+
+-- The C module, loaded once; a failure is logged once per message.
+local autosize_module = nil
+local last_load_error = nil
+
+local function load_module()
+	if autosize_module then
+		return autosize_module
+	end
+	if not package.cpath:find(settings.cpath, 1, true) then
+		package.cpath = settings.cpath .. ";" .. package.cpath
+	end
+	local ok, mod = pcall(require, "autosize")
+	if ok and type(mod) == "table" and mod.plan then
+		autosize_module = mod
+		return mod
+	end
+	local msg = "autosize: cannot load autosize.so from " ..
+		settings.cpath .. ": " .. tostring(mod) ..
+		" (autosize jobs pass unchanged)"
+	if msg ~= last_load_error then
+		last_load_error = msg
+		log_error(msg)
+	end
+	return nil
+end
+
+load_module()
+
+-- 1 when spank_job_env carries an autosize option (cheap, in Lua, so
+-- other jobs never reach the module).
+local function has_autosize_option(env)
+	if type(env) ~= "table" then
+		return false
+	end
+	local i = env[0] ~= nil and 0 or 1
+	local last = i + ENV_MAX - 1
+	while i <= last do
+		local v = env[i]
+		if v == nil then
+			return false
+		end
+		if type(v) == "string" and
+		   v:sub(1, #OPTION_PREFIX) == OPTION_PREFIX then
+			return true
+		end
+		i = i + 1
+	end
+	return false
+end
+
+local function is_set(v)
+	return type(v) == "number" and v ~= NO_VAL and v >= 0
+end
+
+local function fmt_minutes(m)
+	if m == INFINITE then
+		return "UNLIMITED"
+	end
+	if not is_set(m) then
+		return "(not set)"
+	end
+	local d = math.floor(m / 1440)
+	local h = math.floor((m % 1440) / 60)
+	local mm = m % 60
+	if d > 0 then
+		return string.format("%d-%02d:%02d:00", d, h, mm)
+	end
+	return string.format("%02d:%02d:00", h, mm)
+end
+
+local function fmt_count(v)
+	if not is_set(v) then
+		return "(not set)"
+	end
+	return tostring(v)
+end
+
+-- A tres list without its GPU entries ("" when nothing else is left).
+local function without_gpus(tres)
+	local kept = {}
+	for item in tostring(tres):gmatch("[^,]+") do
+		local name = item:gsub("^gres[:/]", "")
+		if not (name == "gpu" or name:find("^gpu[:=]")) then
+			kept[#kept + 1] = item
+		end
+	end
+	return table.concat(kept, ",")
+end
+
+local function on_error_rejects(mod)
+	local ok, info = pcall(mod.policy_info)
+	return ok and type(info) == "table" and info.on_error == "reject"
+end
+
+local function reject_code(reason)
+	if reason == "unfit" then
+		return slurm.ESLURM_INVALID_NODE_COUNT or slurm.ERROR
+	end
+	return slurm.ERROR
+end
+
+-- Write the plan into job_desc; returns the "old -> new" list.
+local function rewrite(job_desc, d)
+	local changes = {}
+	local replaced = d.explicit or {}
+	local note = function(what, old, new, explicit)
+		changes[#changes + 1] = string.format("%s %s -> %s%s", what,
+			old, new, explicit and " (replaces yours)" or "")
+	end
+
+	if d.set.partition and d.partition then
+		note("partition", job_desc.partition or "(default)",
+			d.partition, false)
+		job_desc.partition = d.partition
+	end
+	if d.set.nodes and d.min_nodes then
+		note("nodes", fmt_count(job_desc.min_nodes), d.min_nodes,
+			replaced.nodes)
+		job_desc.min_nodes = d.min_nodes
+		job_desc.max_nodes = d.max_nodes or d.min_nodes
+	end
+	if d.set.gpus and d.gpus_per_node then
+		local gpus = string.format("gres:gpu:%d", d.gpus_per_node)
+		note("GPUs per node", job_desc.tres_per_node or "(not set)",
+			gpus, replaced.gpus)
+		job_desc.tres_per_node = gpus
+		local per_job = job_desc.tres_per_job
+		if per_job and per_job ~= "" then
+			local rest = without_gpus(per_job)
+			if rest ~= per_job then
+				note("GPUs per job", per_job,
+					rest ~= "" and rest or "(none)", true)
+				job_desc.tres_per_job = rest
+			end
+		end
+		-- sbatch already wrote the old value into a batch job's
+		-- environment; srun in the script reads it.
+		if job_desc.script ~= nil then
+			job_desc.environment["SLURM_GPUS_PER_NODE"] =
+				tostring(d.gpus_per_node)
+		end
+	end
+	if d.set.time and d.time_limit then
+		note("time limit", fmt_minutes(job_desc.time_limit),
+			fmt_minutes(d.time_limit), replaced.time)
+		job_desc.time_limit = d.time_limit
+	end
+	return changes
+end
+
+local function submit(job_desc, part_list, submit_uid)
+	local env = job_desc.spank_job_env
+	if not has_autosize_option(env) then
+		return slurm.SUCCESS
+	end
+	local mod = load_module()
+	if not mod then
+		return slurm.SUCCESS
+	end
+	local ok, perr = mod.load_policy(settings.policy)
+	if not ok and perr then
+		log_error(perr)  -- once per broken version of the file
+	end
+	local job = {
+		partition = job_desc.partition,
+		min_nodes = job_desc.min_nodes,
+		max_nodes = job_desc.max_nodes,
+		time_limit = job_desc.time_limit,
+		tres_per_node = job_desc.tres_per_node,
+		tres_per_job = job_desc.tres_per_job,
+	}
+	local d, err = mod.plan(env, job)
+	if d == nil then
+		if err == nil then
+			return slurm.SUCCESS  -- not an autosize job after all
+		end
+		log_error(string.format("autosize: uid %s: %s",
+			tostring(submit_uid), err))
+		if on_error_rejects(mod) then
+			log_user("autosize: internal error, submission " ..
+				"refused by site policy: " .. err)
+			return slurm.ERROR
+		end
+		return slurm.SUCCESS
+	end
+	if d.error then
+		log_error(string.format("autosize: uid %s: %s",
+			tostring(submit_uid), d.error))
+	end
+	local action = d.action
+	if action == "reject" then
+		log_user("autosize: " .. (d.message or "job refused"))
+		return reject_code(d.reason)
+	end
+	if action == "rewrite" then
+		local changes = rewrite(job_desc, d)
+		if #changes > 0 then
+			log_user("autosize: " .. table.concat(changes, ", "))
+		end
+		log_user("autosize: plan: " .. (d.plan or ""))
+	elseif action == "warn" or action == "explain" then
+		-- explain stops at sbatch; if it gets here, it is a warn.
+		log_user("autosize: " .. (d.message or ""))
+	elseif d.message then
+		log_user("autosize: " .. d.message)
+	end
+	for _, w in ipairs(d.warnings or {}) do
+		log_user("autosize: warning: " .. w)
+	end
+	return slurm.SUCCESS
+end
+
+-- The entry point for a site's own job_submit.lua. Never raises.
+function autosize_job_submit(job_desc, part_list, submit_uid)
+	local ok, rc = pcall(submit, job_desc, part_list, submit_uid)
+	if ok then
+		return rc
+	end
+	log_error("autosize: job_submit.lua: " .. tostring(rc))
+	if autosize_module and on_error_rejects(autosize_module) then
+		log_user("autosize: internal error, submission refused by " ..
+			"site policy")
+		return slurm.ERROR
+	end
+	return slurm.SUCCESS
+end
+
+function autosize_job_modify(job_desc, job_rec, part_list, modify_uid)
+	return slurm.SUCCESS
+end
+
+if rawget(_G, "slurm_job_submit") == nil then
+	slurm_job_submit = autosize_job_submit
+end
+if rawget(_G, "slurm_job_modify") == nil then
+	slurm_job_modify = autosize_job_modify
+end

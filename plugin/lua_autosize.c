@@ -1,0 +1,359 @@
+/*
+ * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
+ *
+ *   autosize.load_policy(path) -> true | nil, errmsg
+ *   autosize.plan(env, job)    -> nil (not an autosize job) | table
+ *                                 | nil, errmsg (bad arguments, failure)
+ *   autosize.policy_info()     -> table describing the current policy
+ *   autosize.version
+ *
+ * Built without -llua: slurmctld has liblua5.1 loaded globally. Every
+ * entry point returns nil, errmsg instead of raising: argument checks and
+ * table reads run inside lua_pcall, and the policy lock is taken only
+ * around that pcall, so no Lua error ever unwinds a C frame of ours that
+ * holds a lock or memory. Scratch memory is a Lua userdata (freed by the
+ * collector, whatever happens); the only state kept between calls is the
+ * policy cache (lua_policy.c).
+ */
+#include <string.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include "lua_autosize.h"
+
+#define LUA_AUTOSIZE_VERSION "0.1"
+#define LUA_AUTOSIZE_STATE "autosize.state"       /* its metatable */
+#define LUA_AUTOSIZE_SENTINEL "autosize.sentinel" /* registry key */
+
+int luaopen_autosize(lua_State *L);
+
+/* ---- reading the arguments (inside lua_pcall) ---- */
+
+/* job[key] as a job_desc number; absent and Slurm sentinels are UNSET. */
+static long lua_autosize_number(lua_State *L, int t, const char *key)
+{
+	long v;
+
+	lua_getfield(L, t, key);
+	v = lua_job_number(lua_type(L, -1) == LUA_TNUMBER,
+			   lua_type(L, -1) == LUA_TNUMBER
+			   ? (double)lua_tonumber(L, -1) : 0);
+	lua_pop(L, 1);
+	return v;
+}
+
+/* GPUs in job[key], a tres string; UNSET when absent or not a string. */
+static int lua_autosize_tres(lua_State *L, int t, const char *key)
+{
+	int g = LUA_JOB_UNSET;
+
+	lua_getfield(L, t, key);
+	if (lua_type(L, -1) == LUA_TSTRING)
+		g = lua_job_tres_gpus(lua_tostring(L, -1));
+	lua_pop(L, 1);
+	return g;
+}
+
+/* Read the job table (or nil: nothing given) into job. Returns 0, or -1
+ * with a message on the stack. */
+static int lua_autosize_read_job(lua_State *L, int t, lua_job *job)
+{
+	size_t len = 0;
+	const char *s;
+
+	lua_job_init(job);
+	if (lua_isnil(L, t) || lua_isnone(L, t))
+		return 0;
+	if (!lua_istable(L, t)) {
+		lua_pushfstring(L, "job must be a table, not %s",
+				luaL_typename(L, t));
+		return -1;
+	}
+	lua_getfield(L, t, "partition");
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		s = lua_tolstring(L, -1, &len);
+		if (len >= sizeof(job->partition) || strlen(s) != len) {
+			lua_pop(L, 1);
+			lua_pushstring(L, "job.partition: not a partition "
+				       "name (too long or contains NUL)");
+			return -1;
+		}
+		memcpy(job->partition, s, len + 1);
+	}
+	lua_pop(L, 1);
+	job->min_nodes = lua_autosize_number(L, t, "min_nodes");
+	job->max_nodes = lua_autosize_number(L, t, "max_nodes");
+	job->time_limit_min = lua_autosize_number(L, t, "time_limit");
+	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");
+	job->gpus = lua_autosize_tres(L, t, "tres_per_job");
+	return 0;
+}
+
+/*
+ * Point env[] at the string entries of the spank_job_env table at t: a
+ * 0-based array from Slurm (1-based accepted too), read up to the first
+ * nil and at most AUTOSIZE_JOBENV_MAX_ENTRIES entries; other types and
+ * entries that are not ours (lua_job_env_ours) are skipped. The strings stay owned by the table, which is on the stack for
+ * the whole call. Returns the count.
+ */
+static size_t lua_autosize_read_env(lua_State *L, int t, const char **env)
+{
+	size_t n = 0, seen;
+	int i;
+
+	lua_rawgeti(L, t, 0);
+	i = lua_isnil(L, -1) ? 1 : 0;
+	lua_pop(L, 1);
+	for (seen = 0; seen < AUTOSIZE_JOBENV_MAX_ENTRIES; seen++, i++) {
+		lua_rawgeti(L, t, i);
+		if (lua_isnil(L, -1)) {
+			lua_pop(L, 1);
+			break;
+		}
+		if (lua_type(L, -1) == LUA_TSTRING &&
+		    lua_job_env_ours(lua_tostring(L, -1)))
+			env[n++] = lua_tostring(L, -1);
+		lua_pop(L, 1);
+	}
+	return n;
+}
+
+/* ---- building the result (inside lua_pcall) ---- */
+
+static void lua_autosize_set_string(lua_State *L, const char *key,
+				    const char *value)
+{
+	if (!value || !value[0])
+		return;
+	lua_pushstring(L, value);
+	lua_setfield(L, -2, key);
+}
+
+static void lua_autosize_set_number(lua_State *L, const char *key,
+				    double value)
+{
+	lua_pushnumber(L, value);
+	lua_setfield(L, -2, key);
+}
+
+static void lua_autosize_set_bool(lua_State *L, const char *key, int value)
+{
+	lua_pushboolean(L, value);
+	lua_setfield(L, -2, key);
+}
+
+static void lua_autosize_push_decision(lua_State *L, const lua_decision *d)
+{
+	int i;
+
+	lua_createtable(L, 0, 16);
+	lua_autosize_set_string(L, "action", lua_action_name(d->action));
+	lua_autosize_set_string(L, "reason", d->reason);
+	lua_autosize_set_string(L, "message", d->message);
+	lua_autosize_set_string(L, "plan", d->summary);
+	lua_autosize_set_string(L, "error", d->error);
+	if (d->has_plan) {
+		lua_autosize_set_string(L, "partition", d->partition);
+		lua_autosize_set_number(L, "min_nodes", d->nodes);
+		lua_autosize_set_number(L, "max_nodes", d->nodes);
+		lua_autosize_set_number(L, "gpus_per_node", d->gpus_per_node);
+		if (d->time_limit_min > 0)
+			lua_autosize_set_number(L, "time_limit",
+						(double)d->time_limit_min);
+		lua_autosize_set_number(L, "chained_jobs", d->chained_jobs);
+	}
+	lua_createtable(L, 0, 4);
+	lua_autosize_set_bool(L, "nodes", d->set_nodes);
+	lua_autosize_set_bool(L, "gpus", d->set_gpus);
+	lua_autosize_set_bool(L, "time", d->set_time);
+	lua_autosize_set_bool(L, "partition", d->set_partition);
+	lua_setfield(L, -2, "set");
+	lua_createtable(L, 0, 3);
+	lua_autosize_set_bool(L, "nodes", d->explicit_nodes);
+	lua_autosize_set_bool(L, "gpus", d->explicit_gpus);
+	lua_autosize_set_bool(L, "time", d->explicit_time);
+	lua_setfield(L, -2, "explicit");
+	lua_createtable(L, d->n_warnings, 0);
+	for (i = 0; i < d->n_warnings; i++) {
+		lua_pushstring(L, d->warnings[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "warnings");
+}
+
+/* ---- entry points ---- */
+
+typedef struct lua_autosize_scratch {
+	lua_decide_work work;
+	lua_decision decision;
+	const char *env[AUTOSIZE_JOBENV_MAX_ENTRIES];
+} lua_autosize_scratch;
+
+/* plan(env, job, policy): runs inside lua_pcall with the policy locked. */
+static int lua_autosize_plan_protected(lua_State *L)
+{
+	const autosize_policy *p = lua_touserdata(L, 3);
+	lua_autosize_scratch *s;
+	lua_job job;
+	size_t n;
+
+	if (lua_isnil(L, 1))
+		return 0;  /* no spank_job_env: not an autosize job */
+	if (!lua_istable(L, 1)) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "env must be a table, not %s",
+				luaL_typename(L, 1));
+		return 2;
+	}
+	if (lua_autosize_read_job(L, 2, &job) != 0) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	s = lua_newuserdata(L, sizeof(*s));
+	n = lua_autosize_read_env(L, 1, s->env);
+	lua_decide(p, s->env, n, &job, &s->work, &s->decision);
+	if (!s->decision.has_options)
+		return 0;
+	lua_autosize_push_decision(L, &s->decision);
+	return 1;
+}
+
+/* Call f(args at 1..nargs, policy) under lua_pcall with the policy
+ * locked; on a Lua error return nil, "autosize.<what>: message". */
+static int lua_autosize_call(lua_State *L, lua_CFunction f, int nargs,
+			     const char *what)
+{
+	const autosize_policy *p;
+	int rc;
+
+	lua_settop(L, nargs);
+	lua_pushcfunction(L, f);   /* may raise ENOMEM: nothing held yet */
+	lua_insert(L, 1);
+	p = lua_policy_acquire();
+	lua_pushlightuserdata(L, (void *)p);  /* allocates nothing */
+	rc = lua_pcall(L, nargs + 1, LUA_MULTRET, 0);
+	lua_policy_unacquire();
+	if (rc == 0)
+		return lua_gettop(L);
+	lua_pushnil(L);
+	lua_pushfstring(L, "autosize.%s: %s", what,
+			lua_isstring(L, -2) ? lua_tostring(L, -2)
+					    : "error");
+	return 2;
+}
+
+static int lua_autosize_plan(lua_State *L)
+{
+	int n = lua_autosize_call(L, lua_autosize_plan_protected, 2, "plan");
+
+	/* Prefix argument errors returned as nil, msg. */
+	if (n == 2 && lua_isnil(L, -2) && lua_isstring(L, -1) &&
+	    strncmp(lua_tostring(L, -1), "autosize.", 9) != 0) {
+		lua_pushfstring(L, "autosize.plan: %s", lua_tostring(L, -1));
+		lua_replace(L, -2);
+	}
+	return n;
+}
+
+static int lua_autosize_info_protected(lua_State *L)
+{
+	const autosize_policy *p = lua_touserdata(L, 1);
+	const autosize_defaults *d;
+	const autosize_partition *part;
+	int i;
+
+	lua_createtable(L, 0, 8);
+	if (!p)
+		return 1;
+	d = autosize_policy_defaults(p);
+	lua_autosize_set_string(L, "source", lua_policy_source());
+	lua_autosize_set_bool(L, "builtin", lua_policy_source()[0] == '\0');
+	lua_autosize_set_string(L, "mode", autosize_mode_name(d->mode));
+	lua_autosize_set_string(L, "explicit_size",
+				autosize_explicit_name(d->explicit_size));
+	lua_autosize_set_string(L, "on_unfit",
+				autosize_unfit_name(d->on_unfit));
+	lua_autosize_set_string(L, "on_error",
+				autosize_on_error_name(d->on_error));
+	lua_autosize_set_string(L, "default_partition", d->partition);
+	lua_createtable(L, autosize_policy_partition_count(p), 0);
+	for (i = 0; (part = autosize_policy_partition_at(p, i)); i++) {
+		lua_pushstring(L, part->name);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "partitions");
+	return 1;
+}
+
+static int lua_autosize_policy_info(lua_State *L)
+{
+	return lua_autosize_call(L, lua_autosize_info_protected, 0,
+				 "policy_info");
+}
+
+static int lua_autosize_load_policy(lua_State *L)
+{
+	char msg[AUTOSIZE_MSG_LEN * 2];
+	const char *path;
+	size_t len = 0;
+
+	if (lua_type(L, 1) != LUA_TSTRING) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "autosize.load_policy: path must be a "
+				"string, not %s", luaL_typename(L, 1));
+		return 2;
+	}
+	path = lua_tolstring(L, 1, &len);
+	if (len == 0 || strlen(path) != len) {
+		lua_pushnil(L);
+		lua_pushstring(L, "autosize.load_policy: path is empty or "
+			       "contains NUL");
+		return 2;
+	}
+	msg[0] = '\0';
+	/* No Lua call while the cache is locked inside. */
+	if (lua_policy_refresh(path, msg, sizeof(msg)) == 0) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	lua_pushnil(L);
+	lua_pushfstring(L, "autosize: policy %s", msg);
+	return 2;
+}
+
+/* The module's hold on the policy cache ends with its Lua state. */
+static int lua_autosize_state_gc(lua_State *L)
+{
+	lua_policy_release();
+	return 0;
+}
+
+static const luaL_Reg lua_autosize_functions[] = {
+	{"load_policy", lua_autosize_load_policy},
+	{"plan", lua_autosize_plan},
+	{"policy_info", lua_autosize_policy_info},
+	{NULL, NULL}
+};
+
+int luaopen_autosize(lua_State *L)
+{
+	luaL_register(L, "autosize", lua_autosize_functions);
+	lua_pushstring(L, LUA_AUTOSIZE_VERSION);
+	lua_setfield(L, -2, "version");
+	lua_pushnumber(L, LUA_AUTOSIZE_NO_VAL);
+	lua_setfield(L, -2, "NO_VAL");
+	lua_pushnumber(L, LUA_AUTOSIZE_INFINITE);
+	lua_setfield(L, -2, "INFINITE");
+	/* A sentinel in the registry, collected when the state closes,
+	 * releases this state's hold on the cache. Retain only once its
+	 * __gc is set (nothing between can raise), so a failure anywhere
+	 * leaves the count balanced. */
+	lua_newuserdata(L, 1);
+	luaL_newmetatable(L, LUA_AUTOSIZE_STATE);
+	lua_pushcfunction(L, lua_autosize_state_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_setmetatable(L, -2);
+	lua_policy_retain();
+	lua_setfield(L, LUA_REGISTRYINDEX, LUA_AUTOSIZE_SENTINEL);
+	return 1;
+}

@@ -1,0 +1,55 @@
+/*
+ * autosize SPANK plugin: entry points. Each hands off to the file of the
+ * context it runs in: spank_allocator.c (sbatch, salloc, srun outside a
+ * job), spank_remote.c (slurmstepd on the compute nodes).
+ *
+ * plugstack.conf: optional spank_autosize.so [policy=PATH] [tmpdir=PATH]
+ *                 [hwloc_xml=PATH] [disabled=0|1]
+ */
+#include "spank_common.h"
+
+SPANK_PLUGIN(autosize, 1)
+
+static int spank_options_matter(spank_context_t ctx)
+{
+	return ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL ||
+	       ctx == S_CTX_REMOTE;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+
+	if (autosize_spank_config_parse(ac, av) != 0)
+		return -1;
+	/* With disabled=1 the options are still accepted, so job scripts
+	 * that use them keep working. */
+	if (!spank_options_matter(ctx))
+		return 0;
+	return autosize_spank_options_register(sp);
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+
+	if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL)
+		return autosize_spank_allocator_post_opt(sp, ctx);
+	return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return autosize_spank_remote_user_init(sp);
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	autosize_spank_allocator_exit();
+	autosize_spank_remote_exit();
+	autosize_spank_options_reset();
+	autosize_spank_config_reset();
+	return 0;
+}

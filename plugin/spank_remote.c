@@ -1,0 +1,421 @@
+/*
+ * autosize SPANK plugin, remote context (slurmstepd, user_init: runs as
+ * the job's user): check the node's GPUs, lay the training out on the
+ * allocation the job really got, and hand the layout to every task as
+ * AUTOSIZE_* variables and a DeepSpeed JSON file.
+ *
+ * Nothing here fails the step unless the policy says gpu_check: enforce.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "gpucheck.h"
+#include "spank_common.h"
+
+#define REMOTE_VALUE_MAX 4096
+#define REMOTE_NODELIST_MAX 65536
+/* Slurm's reserved step ids (slurm.h, 22.05). */
+#define REMOTE_STEP_BATCH 0xfffffffbU
+#define REMOTE_STEP_EXTERN 0xfffffffcU
+#define REMOTE_STEP_INTERACTIVE 0xfffffffaU
+
+static struct plugin_context {
+	autosize_request req;
+	autosize_plan plan;
+	autosize_gpucheck_scan scan;
+	int have_scan;
+	char value[REMOTE_VALUE_MAX];
+	char nodelist[REMOTE_NODELIST_MAX];
+	char path[AUTOSIZE_PATH_MAX];
+} context;
+
+void autosize_spank_remote_exit(void)
+{
+	memset(&context, 0, sizeof(context));
+}
+
+/* A job environment variable into buf; 0, or -1 when unset or too long. */
+static int remote_getenv(spank_t sp, const char *name, char *buf, int len)
+{
+	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return buf[0] ? 0 : -1;
+}
+
+/* A positive count from the job environment, or -1. */
+static int remote_getint(spank_t sp, const char *name, long max)
+{
+	char buf[64];
+	long v;
+
+	if (remote_getenv(sp, name, buf, sizeof(buf)) != 0 ||
+	    autosize_parse_int(buf, name, 1, max, &v, NULL) != AUTOSIZE_OK)
+		return -1;
+	return (int)v;
+}
+
+static int remote_setenv(spank_t sp, const char *name, const char *value)
+{
+	int rc = spank_setenv(sp, name, value, 1);
+
+	if (rc != ESPANK_SUCCESS) {
+		slurm_error("autosize: cannot set %s: %s", name,
+			    spank_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int remote_setint(spank_t sp, const char *name, int value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", value);
+	return remote_setenv(sp, name, buf);
+}
+
+/* The model: AUTOSIZE_MODEL from the submit host when it read a
+ * config.json, else the options (preset or parameter count). */
+static int remote_model(spank_t sp)
+{
+	autosize_error err;
+	autosize_model m;
+
+	if (remote_getenv(sp, "SLURM_SPANK_" AUTOSIZE_ENV_MODEL, context.value,
+			  sizeof(context.value)) == 0 ||
+	    remote_getenv(sp, AUTOSIZE_ENV_MODEL, context.value,
+			  sizeof(context.value)) == 0) {
+		if (autosize_model_decode(context.value, &m, &err)) {
+			slurm_error("autosize: %s", err.msg);
+			return -1;
+		}
+		context.req.model = m;
+		context.req.model_spec[0] = '\0';
+		return 0;
+	}
+	if (autosize_request_finish(&context.req, &err)) {
+		slurm_error("autosize: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* "batch", "extern", "interactive" or the step number. */
+static void remote_step_name(uint32_t step, char *buf, size_t len)
+{
+	if (step == REMOTE_STEP_BATCH)
+		snprintf(buf, len, "batch");
+	else if (step == REMOTE_STEP_EXTERN)
+		snprintf(buf, len, "extern");
+	else if (step == REMOTE_STEP_INTERACTIVE)
+		snprintf(buf, len, "interactive");
+	else
+		snprintf(buf, len, "%u", step);
+}
+
+/*
+ * Write text to path, readable by the job's user only. A new file is
+ * created with O_EXCL|O_NOFOLLOW (never through a link another user
+ * planted). An existing file is reused only when it is a regular file
+ * of ours with one link (the same step started again); anything else is
+ * refused.
+ */
+static int remote_write_file(spank_t sp, const char *path, const char *text)
+{
+	size_t n = strlen(text), done = 0;
+	struct stat st;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int fd, rv = -1;
+
+	/* user_init runs as the user; should it ever run as root, the file
+	 * is still handed to the job's user. */
+	if (uid == 0) {
+		if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+		    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+			slurm_error("autosize: cannot tell the job's user");
+			return -1;
+		}
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		slurm_error("autosize: cannot write %.200s: %s", path,
+			    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    (st.st_uid != geteuid() && st.st_uid != uid)) {
+		slurm_error("autosize: %.200s exists and is not a file of this "
+			    "job's user: not using it", path);
+		goto fail;
+	}
+	if ((geteuid() == 0 && fchown(fd, uid, gid) != 0) ||
+	    fchmod(fd, 0600) != 0 || ftruncate(fd, 0) != 0) {
+		slurm_error("autosize: cannot set up %.200s: %s", path,
+			    strerror(errno));
+		goto fail;
+	}
+	while (done < n) {
+		ssize_t w = write(fd, text + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			slurm_error("autosize: cannot write %.200s: %s", path,
+				    w < 0 ? strerror(errno) : "short write");
+			goto fail;
+		}
+		done += (size_t)w;
+	}
+	rv = 0;
+fail:
+	if (close(fd) != 0 && rv == 0) {
+		slurm_error("autosize: cannot write %.200s: %s", path,
+			    strerror(errno));
+		rv = -1;
+	}
+	return rv;
+}
+
+/* torchrun's arguments; the rendezvous host is the first node of the
+ * job (where the batch script runs), the same on every node. */
+static int remote_torchrun(spank_t sp, uint32_t job_id)
+{
+	char host[AUTOSIZE_LAUNCH_HOST_MAX + 1], run_id[16];
+	const char *h = NULL;
+
+	if (context.plan.nodes > 1) {
+		if (remote_getenv(sp, "SLURM_JOB_NODELIST", context.nodelist,
+				  sizeof(context.nodelist)) != 0 &&
+		    remote_getenv(sp, "SLURM_NODELIST", context.nodelist,
+				  sizeof(context.nodelist)) != 0) {
+			slurm_error("autosize: SLURM_JOB_NODELIST unset or "
+				    "too long: AUTOSIZE_TORCHRUN_ARGS not set");
+			return -1;
+		}
+		if (autosize_launch_first_host(context.nodelist, host,
+					       sizeof(host)) < 0) {
+			slurm_error("autosize: cannot read the first node of "
+				    "'%.100s': AUTOSIZE_TORCHRUN_ARGS not set",
+				    context.nodelist);
+			return -1;
+		}
+		h = host;
+	}
+	snprintf(run_id, sizeof(run_id), "%u", job_id);
+	if (autosize_launch_torchrun_args(&context.plan, h,
+					  AUTOSIZE_LAUNCH_RDZV_PORT, run_id,
+					  context.value,
+					  sizeof(context.value)) < 0) {
+		slurm_error("autosize: cannot format the torchrun arguments");
+		return -1;
+	}
+	return remote_setenv(sp, "AUTOSIZE_TORCHRUN_ARGS", context.value);
+}
+
+static int remote_deepspeed(spank_t sp, uint32_t job_id, uint32_t step_id)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	char step[16];
+	int n;
+
+	remote_step_name(step_id, step, sizeof(step));
+	n = snprintf(context.path, sizeof(context.path),
+		     "%s/autosize-deepspeed-%u.%s.json", cfg->tmpdir, job_id,
+		     step);
+	if (n < 0 || (size_t)n >= sizeof(context.path)) {
+		slurm_error("autosize: tmpdir path too long");
+		return -1;
+	}
+	if (autosize_launch_deepspeed_json(&context.plan, &context.req,
+					   context.value,
+					   sizeof(context.value)) < 0) {
+		slurm_error("autosize: cannot format the DeepSpeed config");
+		return -1;
+	}
+	if (remote_write_file(sp, context.path, context.value) != 0)
+		return -1;
+	return remote_setenv(sp, "AUTOSIZE_DEEPSPEED_CONFIG", context.path);
+}
+
+/* Every AUTOSIZE_* variable of a computed plan. -1 when any failed. */
+static int remote_export(spank_t sp)
+{
+	const autosize_plan *p = &context.plan;
+	uint32_t job_id = 0, step_id = 0;
+	int rv = 0;
+
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) {
+		slurm_error("autosize: cannot read the job and step ids");
+		return -1;
+	}
+	rv |= remote_setint(sp, "AUTOSIZE_TP", p->tp);
+	rv |= remote_setint(sp, "AUTOSIZE_PP", p->pp);
+	rv |= remote_setint(sp, "AUTOSIZE_DP", p->dp);
+	rv |= remote_setint(sp, "AUTOSIZE_ZERO_STAGE", p->zero_stage);
+	rv |= remote_setenv(sp, "AUTOSIZE_RECOMPUTE",
+			    autosize_recompute_name(p->recompute));
+	rv |= remote_setint(sp, "AUTOSIZE_MICRO_BATCH", p->micro_batch);
+	rv |= remote_setint(sp, "AUTOSIZE_GRAD_ACCUM", p->grad_accum);
+	rv |= remote_setint(sp, "AUTOSIZE_GLOBAL_BATCH", p->global_batch);
+	if (autosize_launch_summary(p, context.value,
+				    sizeof(context.value)) < 0)
+		rv = -1;
+	else
+		rv |= remote_setenv(sp, "AUTOSIZE_PLAN", context.value);
+	rv |= remote_torchrun(sp, job_id);
+	if (autosize_launch_megatron_args(p, &context.req, context.value,
+					  sizeof(context.value)) < 0)
+		rv = -1;
+	else
+		rv |= remote_setenv(sp, "AUTOSIZE_MEGATRON_ARGS",
+				    context.value);
+	rv |= remote_deepspeed(sp, job_id, step_id);
+	return rv ? -1 : 0;
+}
+
+/* Where the plan runs: the job's partition when the policy knows it,
+ * else the GPU hwloc identified, else the policy's default. */
+static int remote_where(spank_t sp, const autosize_policy *policy)
+{
+	char part[AUTOSIZE_PART_NAME_MAX];
+	int i;
+
+	if (remote_getenv(sp, "SLURM_JOB_PARTITION", part, sizeof(part)) == 0
+	    && autosize_policy_find_partition(policy, part)) {
+		memcpy(context.req.partition, part, sizeof(part));
+		return 0;
+	}
+	for (i = 0; context.have_scan && i < context.scan.n_listed; i++) {
+		const autosize_gpu *g = context.scan.gpus[i].model;
+
+		if (g && strlen(g->name) < sizeof(context.req.gpu)) {
+			snprintf(context.req.gpu, sizeof(context.req.gpu),
+				 "%s", g->name);
+			return 0;
+		}
+	}
+	if (autosize_policy_partition_count(policy) > 0)
+		return 0;
+	slurm_error("autosize: partition '%s' is not in the site policy and "
+		    "the GPU model is unknown: no layout", part);
+	return -1;
+}
+
+/* Plan for this allocation and export it. */
+static int remote_layout(spank_t sp, const autosize_policy *policy)
+{
+	autosize_error err;
+	autosize_err rc;
+	int nodes, gpn;
+
+	nodes = remote_getint(sp, "SLURM_JOB_NUM_NODES", 100000);
+	if (nodes < 0)
+		nodes = remote_getint(sp, "SLURM_NNODES", 100000);
+	gpn = remote_getint(sp, "SLURM_GPUS_ON_NODE", 64);
+	if (nodes < 0 || gpn < 0) {
+		slurm_error("autosize: %s unset: no layout exported (did the "
+			    "job ask for GPUs?)", nodes < 0
+			    ? "SLURM_JOB_NUM_NODES" : "SLURM_GPUS_ON_NODE");
+		return -1;
+	}
+	if (remote_model(sp) != 0 || remote_where(sp, policy) != 0)
+		return -1;
+	/* The allocation is fixed: search only the layout on it. */
+	context.req.nodes = nodes;
+	context.req.gpus_per_node = gpn;
+	context.req.gpus = AUTOSIZE_UNSET;
+	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
+	if (rc == AUTOSIZE_ENOFIT) {
+		slurm_error("autosize: no layout fits %d node%s x %d GPUs: %s",
+			    nodes, nodes == 1 ? "" : "s", gpn,
+			    context.plan.reason);
+		return -1;
+	}
+	if (rc != AUTOSIZE_OK) {
+		slurm_error("autosize: %s", err.msg);
+		return -1;
+	}
+	return remote_export(sp);
+}
+
+/* The hwloc check; -1 when the node does not match (or cannot be read). */
+static int remote_gpucheck(spank_t sp, const autosize_policy *policy)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	const autosize_partition *part = NULL;
+	char name[AUTOSIZE_PART_NAME_MAX], msg[AUTOSIZE_MSG_LEN];
+	autosize_error err;
+	int allocated;
+
+	if (autosize_gpucheck_run(cfg->hwloc_xml,
+				  autosize_policy_catalog(policy),
+				  &context.scan, &err) != AUTOSIZE_OK) {
+		slurm_error("autosize: GPU check: %s", err.msg);
+		return -1;
+	}
+	context.have_scan = 1;
+	allocated = remote_getint(sp, "SLURM_GPUS_ON_NODE", 64);
+	if (remote_getenv(sp, "SLURM_JOB_PARTITION", name, sizeof(name)) == 0)
+		part = autosize_policy_find_partition(policy, name);
+	if (autosize_gpucheck_compare(&context.scan, allocated,
+				      part ? part->name : name,
+				      part ? part->gpu : NULL, msg,
+				      sizeof(msg))) {
+		slurm_error("autosize: GPU check: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+int autosize_spank_remote_user_init(spank_t sp)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	autosize_policy *policy = NULL;
+	autosize_gpu_check check;
+	autosize_error err;
+	int rv = 0;
+
+	if (cfg->disabled || !autosize_spank_options_given())
+		return 0;
+	autosize_spank_options_request(&context.req);
+	if (context.req.job_mode == AUTOSIZE_JOB_OFF)
+		return 0;
+	if (autosize_spank_options_bad()) {
+		slurm_error("autosize: an option was refused (above): no "
+			    "layout exported");
+		return 0;
+	}
+	policy = autosize_spank_policy_load(cfg->policy, &err);
+	if (!policy) {
+		slurm_error("autosize: %s: no GPU check, no layout", err.msg);
+		return 0;
+	}
+	check = autosize_policy_defaults(policy)->gpu_check;
+	if (check != AUTOSIZE_GPU_CHECK_OFF &&
+	    remote_gpucheck(sp, policy) != 0 &&
+	    check == AUTOSIZE_GPU_CHECK_ENFORCE) {
+		slurm_error("autosize: gpu_check is enforce: step refused");
+		rv = -1;
+		goto out;
+	}
+	if (remote_layout(sp, policy) != 0 &&
+	    check == AUTOSIZE_GPU_CHECK_ENFORCE) {
+		slurm_error("autosize: gpu_check is enforce: step refused");
+		rv = -1;
+	}
+out:
+	autosize_policy_destroy(policy);
+	return rv;
+}

@@ -1,0 +1,133 @@
+/*
+ * make bench: plan a corpus of varied job specs and report the time per
+ * full search (median, p99), plans per second and heap allocations per
+ * plan after the policy is loaded. Speed is measured here, never in tests.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "autosize.h"
+
+#define BENCH_SPECS 10000
+
+/* Heap allocations, counted through the linker's --wrap. */
+static long bench_allocs;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+	bench_allocs++;
+	return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+	bench_allocs++;
+	return __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	bench_allocs++;
+	return __real_realloc(p, n);
+}
+
+static double bench_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A deterministic pseudo-random corpus: sizes 125M..1T, every GPU type,
+ * every training mode, deadlines from a day to a quarter. */
+static void bench_spec(unsigned i, const autosize_catalog *cat,
+		       autosize_request *r)
+{
+	static const char *const presets[] = {"llama-2-7b", "llama-3-8b",
+		"llama-2-70b", "llama-3.1-405b", "mixtral-8x7b", "qwen2.5-72b",
+		"gpt3-175b", "qwen2.5-7b"};
+	static const double params[] = {125e6, 350e6, 1.3e9, 3e9, 7e9, 13e9,
+		34e9, 70e9, 180e9, 400e9, 1e12};
+	unsigned h = i * 2654435761u;
+	autosize_error e;
+	char buf[32];
+	const autosize_gpu *g = autosize_catalog_at(cat,
+		(int)(h % (unsigned)autosize_catalog_count(cat)));
+
+	autosize_request_init(r);
+	if (h % 3 == 0) {
+		autosize_request_set(r, "model", presets[(h >> 3) % 8], &e);
+	} else {
+		snprintf(buf, sizeof(buf), "%g", params[(h >> 5) % 11]);
+		autosize_request_set(r, "model-params", buf, &e);
+	}
+	autosize_request_finish(r, &e);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", g->name);
+	r->train_mode = (autosize_train_mode)((h >> 7) % 4);
+	r->tokens = r->train_mode >= AUTOSIZE_TRAIN_FINETUNE ? 1e9 * (1 + h % 50)
+							       : 2e10 * (1 + h % 100);
+	r->deadline_s = 86400.0 * (1 + (h >> 11) % 90);
+}
+
+int main(void)
+{
+	autosize_error e;
+	autosize_policy *pol = autosize_policy_default(&e);
+	autosize_request *reqs = calloc(BENCH_SPECS, sizeof(*reqs));
+	double *us = calloc(BENCH_SPECS, sizeof(double));
+	autosize_plan plan;
+	double t0, total = 0;
+	long allocs0, fits = 0;
+	int i;
+
+	if (!pol || !reqs || !us) {
+		fprintf(stderr, "autosize: bench setup failed\n");
+		return 1;
+	}
+	for (i = 0; i < BENCH_SPECS; i++)
+		bench_spec((unsigned)i, autosize_policy_catalog(pol), &reqs[i]);
+	allocs0 = bench_allocs;
+	for (i = 0; i < BENCH_SPECS; i++) {
+		t0 = bench_now_us();
+		if (autosize_plan_compute(pol, &reqs[i], &plan, &e) ==
+		    AUTOSIZE_OK)
+			fits++;
+		us[i] = bench_now_us() - t0;
+		if (getenv("AUTOSIZE_BENCH_DEBUG") && plan.feasible == 0)
+			fprintf(stderr, "infeasible %d: %s %.3g params, %s, "
+				"mode %d, %.3g tokens, %.0f d: %s\n", i,
+				reqs[i].model.name, reqs[i].model.params,
+				reqs[i].gpu, reqs[i].train_mode, reqs[i].tokens,
+				reqs[i].deadline_s / 86400, plan.reason);
+		total += us[i];
+	}
+	qsort(us, BENCH_SPECS, sizeof(double), bench_cmp);
+	printf("autosize bench: %d job specs (125M-1T params, %d GPU types, "
+	       "4 modes), %ld feasible\n", BENCH_SPECS,
+	       autosize_catalog_count(autosize_policy_catalog(pol)), fits);
+	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us\n",
+	       us[BENCH_SPECS / 2], us[BENCH_SPECS * 99 / 100],
+	       us[BENCH_SPECS - 1]);
+	printf("  plans per second: %.0f\n", BENCH_SPECS / (total / 1e6));
+	printf("  heap allocations per plan: %.3f\n",
+	       (double)(bench_allocs - allocs0) / BENCH_SPECS);
+	autosize_policy_destroy(pol);
+	free(reqs);
+	free(us);
+	return 0;
+}

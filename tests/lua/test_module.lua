@@ -1,0 +1,681 @@
+--[[
+Tests of the Lua module autosize.so and of etc/job_submit.lua, run by the
+real Lua 5.1 interpreter (lua5.1), from the repository root:
+
+    lua5.1 tests/lua/test_module.lua [BUILD]
+
+BUILD (default: $AUTOSIZE_BUILD or "build") holds autosize.so and the
+autosize command, whose plans the module must match. job_submit.lua runs
+against a fake `slurm` table and fake job_desc tables: only Slurm's API
+surface is faked (log_user/log_error format their arguments as Slurm's
+do); the integration tests run it inside a real slurmctld.
+]]
+
+local BUILD = arg[1] or os.getenv("AUTOSIZE_BUILD") or "build"
+package.cpath = BUILD .. "/?.so;" .. package.cpath
+
+local passed, failed = 0, 0
+
+local function check(name, cond, detail)
+	if cond then
+		passed = passed + 1
+	else
+		failed = failed + 1
+		print("FAIL: " .. name .. (detail and (": " .. tostring(detail))
+			or ""))
+	end
+end
+
+local function sh(cmd)
+	local f = io.popen(cmd, "r")
+	local out = f:read("*a")
+	f:close()
+	return out
+end
+
+local function write(path, text)
+	local f = assert(io.open(path, "w"))
+	f:write(text)
+	f:close()
+end
+
+local function read(path)
+	local f = assert(io.open(path, "r"))
+	local text = f:read("*a")
+	f:close()
+	return text
+end
+
+local TMP = sh("mktemp -d"):gsub("%s+$", "")
+assert(TMP ~= "", "mktemp -d failed")
+local POLICY_TEXT = read("etc/autosize.yaml")
+
+-- A copy of the example policy with some defaults replaced.
+local function policy_with(path, subs)
+	local text = POLICY_TEXT
+	for key, value in pairs(subs or {}) do
+		local n
+		text, n = text:gsub("\n  " .. key .. ": [%w_]+",
+			"\n  " .. key .. ": " .. value, 1)
+		assert(n == 1, "policy key " .. key)
+	end
+	write(path, text)
+	return path
+end
+
+local P = "_SLURM_SPANK_OPTION_autosize_"
+-- spank_job_env as Slurm gives it: a 0-based array of strings.
+local function env(...)
+	local t, args = {}, { ... }
+	for i, v in ipairs(args) do
+		t[i - 1] = v
+	end
+	return t
+end
+
+-- What `autosize plan --json` says for the same options.
+local function cli_plan(policy, args)
+	local out = sh(BUILD .. "/autosize plan --json --policy " .. policy ..
+		" " .. args .. " 2>&1")
+	return {
+		feasible = out:match('"feasible":(%a+)') == "true",
+		nodes = tonumber(out:match('"nodes":(%d+)')),
+		gpus_per_node = tonumber(out:match('"gpus_per_node":(%d+)')),
+		time_limit = tonumber(out:match('"time_limit_min":(%d+)')),
+		partition = out:match('"partition":"([^"]*)"'),
+		raw = out,
+	}
+end
+
+-- ---------------------------------------------------------------- module
+local ok, autosize = pcall(require, "autosize")
+check("require autosize from " .. BUILD, ok and type(autosize) == "table",
+	autosize)
+if not ok then
+	print(string.format("%d passed, %d failed", passed, failed))
+	os.exit(1)
+end
+check("version", type(autosize.version) == "string")
+local syms = sh("nm -D --defined-only " .. BUILD ..
+	"/autosize.so 2>/dev/null | awk '{print $3}'")
+check("only luaopen_autosize exported",
+	syms == "" or syms:gsub("%s+$", "") == "luaopen_autosize", syms)
+
+-- ------------------------------------------------------- load_policy
+local good = policy_with(TMP .. "/good.yaml")
+local live = TMP .. "/live.yaml"
+write(live, read(good))
+local r, err = autosize.load_policy(live)
+check("load good policy", r == true, err)
+local info = autosize.policy_info()
+check("policy_info source", info.source == live, info.source)
+check("policy_info partitions", #info.partitions == 3 and
+	info.partitions[1] == "a100")
+check("load same file again: nothing to report",
+	autosize.load_policy(live) == true)
+
+-- Break it (the size changes): the last good policy stays, error once.
+write(live, read(good) .. "\nbogus_key: 1\n")
+r, err = autosize.load_policy(live)
+check("broken policy reports an error", r == nil and type(err) == "string",
+	err)
+check("error names the key and keeps the old policy",
+	err and err:find("bogus_key") and err:find("keeping"), err)
+r, err = autosize.load_policy(live)
+check("same broken version reported only once", r == true, err)
+check("last good policy still in use",
+	#autosize.policy_info().partitions == 3 and
+	autosize.policy_info().on_unfit == "reject")
+local d = autosize.plan(env(P .. "model=llama-3-8b",
+	P .. "train_tokens=1e10"), { partition = "h100" })
+check("plan works on the last good policy", d and d.action == "rewrite")
+
+-- Fix it with a change: reloaded.
+policy_with(live, { on_unfit = "warn" })
+r, err = autosize.load_policy(live)
+check("fixed policy reloads", r == true, err)
+check("reloaded policy in use", autosize.policy_info().on_unfit == "warn")
+-- A file that disappears: error once, policy kept.
+r, err = autosize.load_policy(TMP .. "/missing.yaml")
+check("missing file reports once", r == nil and err and
+	err:find("missing.yaml"), err)
+check("missing file second time quiet",
+	autosize.load_policy(TMP .. "/missing.yaml") == true)
+check("policy kept after missing file",
+	autosize.policy_info().on_unfit == "warn" and
+	autosize.policy_info().source == live)
+r, err = autosize.load_policy(nil)
+check("load_policy(nil)", r == nil and err and err:find("string"), err)
+r, err = autosize.load_policy({})
+check("load_policy(table)", r == nil and err, err)
+r, err = autosize.load_policy("")
+check("load_policy('')", r == nil and err, err)
+
+-- A fresh process that never loaded a good policy: built-in defaults,
+-- error once, autosize jobs pass (on_error pass).
+local fresh = sh("lua5.1 -e '" ..
+	"package.cpath=\"" .. BUILD .. "/?.so;\"..package.cpath " ..
+	"local a=require(\"autosize\") " ..
+	"local r1,e1=a.load_policy(\"" .. TMP .. "/nothing.yaml\") " ..
+	"local r2=a.load_policy(\"" .. TMP .. "/nothing.yaml\") " ..
+	"local d=a.plan({[0]=\"" .. P .. "model_params=7e9\"},{}) " ..
+	"print(tostring(r1)..\"|\"..tostring(e1 and e1:find(\"built%-in\"))" ..
+	"..\"|\"..tostring(r2)..\"|\"..tostring(a.policy_info().builtin)" ..
+	"..\"|\"..d.action..\"|\"..tostring(d.error ~= nil))' 2>&1")
+check("no policy ever: defaults, reported once, job passes",
+	fresh:match("^nil|%d+|true|true|none|true"), fresh)
+
+-- Back to the example policy for the plan tests.
+r, err = autosize.load_policy(good)
+check("load example policy", r == true, err)
+
+-- ------------------------------------------------------------ plan()
+check("plan(nil env) is nil", autosize.plan(nil, {}) == nil)
+d, err = autosize.plan(env("PATH=/bin", "HOME=/root"), {})
+check("env without options is nil, no error", d == nil and err == nil, err)
+d, err = autosize.plan(env("AUTOSIZE_MODEL=layers=2"), {})
+check("AUTOSIZE_MODEL alone is not an autosize job", d == nil and
+	err == nil, err)
+
+local cases = {
+	{ "model_params=70e9 train_tokens=2e12", "h100" },
+	{ "model=llama-3-8b train_tokens=1e11", "a100" },
+	{ "model_params=13e9 train_tokens=200B", "l40s" },
+	{ "model=llama-3-70b train_tokens=2T train_time=30d", "h100" },
+	{ "model=qwen2.5-7b train_tokens=5e10 train_mode=lora", "a100" },
+	{ "model=mixtral-8x7b train_tokens=1e11", "h100" },
+}
+for _, c in ipairs(cases) do
+	local e, cli = {}, {}
+	for opt, val in c[1]:gmatch("([%w_]+)=(%S+)") do
+		e[#e + 1] = P .. opt .. "=" .. val
+		cli[#cli + 1] = "--" .. opt:gsub("_", "-") .. "=" .. val
+	end
+	local t = {}
+	for i, v in ipairs(e) do t[i - 1] = v end
+	d, err = autosize.plan(t, { partition = c[2],
+		min_nodes = autosize.NO_VAL, max_nodes = autosize.NO_VAL,
+		time_limit = autosize.NO_VAL })
+	local want = cli_plan(good, "--partition " .. c[2] .. " " ..
+		table.concat(cli, " "))
+	local name = c[1] .. " on " .. c[2]
+	check(name .. ": plan", d and d.action == "rewrite", err or
+		(d and d.message))
+	if d and d.action == "rewrite" then
+		check(name .. ": nodes as the CLI", d.min_nodes == want.nodes and
+			d.max_nodes == want.nodes, d.min_nodes .. " vs " ..
+			tostring(want.nodes))
+		check(name .. ": GPUs per node as the CLI",
+			d.gpus_per_node == want.gpus_per_node)
+		check(name .. ": time limit as the CLI",
+			d.time_limit == want.time_limit,
+			tostring(d.time_limit) .. " vs " ..
+			tostring(want.time_limit))
+		check(name .. ": writes nodes, GPUs, time, not partition",
+			d.set.nodes and d.set.gpus and d.set.time and
+			not d.set.partition)
+		check(name .. ": one-line plan", type(d.plan) == "string" and
+			not d.plan:find("\n"))
+	end
+end
+
+-- Site limits: never above max_nodes_per_job / max_time.
+local limits = { a100 = { 8, 2880 }, h100 = { 16, 4320 },
+	l40s = { 4, 1440 } }
+for _, m in ipairs({ "llama-3-8b", "llama-3-70b", "qwen2.5-32b" }) do
+	for part, lim in pairs(limits) do
+		d = autosize.plan(env(P .. "model=" .. m,
+			P .. "train_tokens=1e13"), { partition = part })
+		if d and d.action == "rewrite" then
+			check(m .. " on " .. part .. " within limits",
+				d.min_nodes <= lim[1] and d.time_limit <= lim[2],
+				d.min_nodes .. " nodes, " .. d.time_limit .. " min")
+			check(m .. " on " .. part .. " chained jobs reported",
+				d.chained_jobs > 1 and #d.warnings > 0)
+		else
+			check(m .. " on " .. part .. " unfit is a reject",
+				d and d.action == "reject" and d.reason == "unfit")
+		end
+	end
+end
+
+-- AUTOSIZE_MODEL: the architecture read on the submit host.
+local LLAMA3_8B = "mlp=swiglu;layers=32;hidden=4096;heads=32;kv_heads=8;" ..
+	"ffn=14336;vocab=128256;experts=0;experts_active=0;tied=0;" ..
+	"name=llama-3-8b"
+d = autosize.plan(env(P .. "model=/home/u/llama/config.json",
+	"AUTOSIZE_MODEL=" .. LLAMA3_8B, P .. "train_tokens=1e11"),
+	{ partition = "a100" })
+local want = cli_plan(good, "--partition a100 --model llama-3-8b " ..
+	"--train-tokens 1e11")
+check("AUTOSIZE_MODEL decoded as the preset", d and
+	d.action == "rewrite" and d.min_nodes == want.nodes and
+	d.time_limit == want.time_limit, d and d.message)
+d = autosize.plan(env(P .. "model=x.json", "AUTOSIZE_MODEL=layers=abc"),
+	{ partition = "a100" })
+check("bad AUTOSIZE_MODEL rejected", d and d.action == "reject" and
+	d.reason == "input" and d.message:find("AUTOSIZE_MODEL"),
+	d and d.message)
+d = autosize.plan(env(P .. "model=x.json",
+	"AUTOSIZE_MODEL=layers=4;hidden=4097;heads=32"), { partition = "a100" })
+check("inconsistent AUTOSIZE_MODEL rejected", d and d.action == "reject",
+	d and d.message)
+d = autosize.plan(env(P .. "model=/home/u/config.json"), {})
+check("config.json path without AUTOSIZE_MODEL rejected", d and
+	d.action == "reject" and d.message:find("config.json"), d and d.message)
+
+-- Bad values: reject with one line, never a rewrite.
+local bad = {
+	{ "model_params=abc", "--model-params" },
+	{ "model_params=-5", "--model-params" },
+	{ "model_params=nan", "--model-params" },
+	{ "train_tokens=1e99", "--train-tokens" },
+	{ "model=no-such-model", "no-such-model" },
+	{ "bogus=1", "bogus" },
+	{ "autosize=sometimes", "--autosize" },
+	{ "train_time=yesterday", "--train-time" },
+	{ "model_params=" .. string.rep("9", 5000), "longer" },
+}
+for _, b in ipairs(bad) do
+	local e = env(P .. b[1])
+	if not b[1]:find("^model") then
+		e[1] = P .. "model_params=7e9"
+	end
+	d, err = autosize.plan(e, { partition = "h100" })
+	check("reject " .. b[1]:sub(1, 40), d and d.action == "reject" and
+		d.reason == "input" and d.message:find(b[2], 1, true) and
+		not d.message:find("\n") and d.min_nodes == nil,
+		err or (d and d.message))
+end
+d = autosize.plan(env(P .. "model_params=7e9"), { partition = "cpu" })
+check("partition outside the policy rejected, names the policy's",
+	d and d.action == "reject" and d.message:find("a100, h100, l40s"),
+	d and d.message)
+
+-- Too big: reject naming what fits, or that nothing does.
+d = autosize.plan(env(P .. "model=llama-3.1-405b", P .. "train_tokens=2e12"),
+	{ partition = "a100" })
+check("405b on a100 rejected", d and d.action == "reject" and
+	d.reason == "unfit", d and d.message)
+check("405b message: nodes needed, limit, nothing fits", d and
+	d.message:find("llama%-3%.1%-405b needs at least %d+ nodes of A100") and
+	d.message:find("allows 8") and d.message:find("no partition"),
+	d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "l40s" })
+check("70b on l40s rejected, names a partition that fits", d and
+	d.action == "reject" and
+	d.message:find("needs at least %d+ nodes of L40S") and
+	d.message:find("partition %w+ fits it with %d+ nodes"), d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "l40s,h100" })
+check("comma list picks the partition that fits", d and
+	d.action == "rewrite" and d.partition == "h100" and d.set.partition,
+	d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-8b", P .. "train_tokens=1e11"), {})
+check("no partition: one of the policy's, written", d and
+	d.action == "rewrite" and limits[d.partition] ~= nil and
+	d.set.partition, d and d.message)
+
+-- Explicit sizes, policy keep (the example policy).
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "h100", min_nodes = 4, max_nodes = 4,
+	  time_limit = autosize.NO_VAL })
+want = cli_plan(good, "--partition h100 --model llama-3-70b " ..
+	"--train-tokens 2e12 --nodes 4")
+check("keep: -N 4 kept, time planned for 4 nodes", d and
+	d.action == "rewrite" and not d.set.nodes and d.explicit.nodes and
+	d.min_nodes == 4 and d.set.time and d.time_limit == want.time_limit,
+	d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "h100", min_nodes = 4, tres_per_node = "gres:gpu:8",
+	  time_limit = 600 })
+check("keep: everything given, nothing written", d and
+	d.action == "none" and d.message:find("keeping") and
+	not d.set.nodes and not d.set.gpus and not d.set.time and
+	#d.warnings > 0, d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "h100", min_nodes = 1 })
+check("keep: explicit size too small rejected with what fits", d and
+	d.action == "reject" and d.reason == "unfit" and
+	d.message:find("size you asked for") and
+	d.message:find("at least %d+ nodes"), d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-8b", P .. "train_tokens=1e10"),
+	{ partition = "h100", tres_per_node = "gres:gpu:h100:4" })
+check("keep: typed gres GPU count kept", d and d.action == "rewrite" and
+	d.gpus_per_node == 4 and not d.set.gpus and d.set.nodes,
+	d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "h100", tres_per_job = "gres:gpu:32" })
+want = cli_plan(good, "--partition h100 --model llama-3-70b " ..
+	"--train-tokens 2e12 --gpus 32")
+check("keep: --gpus 32 kept as 4 nodes x 8", d and
+	d.action == "rewrite" and d.min_nodes == want.nodes and
+	d.time_limit == want.time_limit and not d.set.gpus, d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-8b", P .. "train_tokens=1e10"),
+	{ partition = "h100", min_nodes = autosize.NO_VAL,
+	  time_limit = autosize.INFINITE })
+check("sentinels: NO_VAL nodes unset, INFINITE time given", d and
+	not d.explicit.nodes and d.explicit.time and d.set.nodes and
+	not d.set.time, d and d.message)
+d = autosize.plan(env(P .. "model=llama-3-8b", P .. "train_tokens=1e10"),
+	{ partition = "h100", min_nodes = 0 / 0, max_nodes = -1,
+	  time_limit = 1e300, tres_per_node = "gres:gpu:zzz:0" })
+check("junk numbers are unset, unreadable GPU spec is kept", d and
+	d.action == "rewrite" and not d.explicit.nodes and d.explicit.gpus and
+	not d.set.gpus, d and d.message)
+
+-- Explicit sizes, policy rewrite.
+local rw = policy_with(TMP .. "/rewrite.yaml", { explicit_size = "rewrite" })
+check("load explicit_size rewrite", autosize.load_policy(rw) == true)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+	{ partition = "h100", min_nodes = 1, tres_per_node = "gres:gpu:2",
+	  time_limit = 60 })
+want = cli_plan(rw, "--partition h100 --model llama-3-70b " ..
+	"--train-tokens 2e12")
+check("rewrite: explicit size replaced by the plan", d and
+	d.action == "rewrite" and d.set.nodes and d.set.gpus and d.set.time and
+	d.explicit.nodes and d.explicit.gpus and d.explicit.time and
+	d.min_nodes == want.nodes and d.time_limit == want.time_limit,
+	d and d.message)
+
+-- Modes.
+check("load example policy again", autosize.load_policy(good) == true)
+local function mode_of(job_mode, pol)
+	if pol then autosize.load_policy(pol) end
+	local e = env(P .. "model=llama-3-8b", P .. "train_tokens=1e10")
+	if job_mode then e[2] = P .. "autosize=" .. job_mode end
+	local x = autosize.plan(e, { partition = "h100" })
+	return x and x.action, x and x.message
+end
+local a, msg = mode_of("warn")
+check("--autosize=warn: warn with a suggestion", a == "warn" and
+	msg:find("suggested size: %-p h100 %-N %d+ %-%-gpus%-per%-node=%d+ %-t "),
+	msg)
+a, msg = mode_of("off")
+check("--autosize=off: none, silent", a == "none" and msg == nil, msg)
+a = mode_of("explain")
+check("--autosize=explain: explain (a warn)", a == "explain")
+a = mode_of("rewrite")
+check("--autosize=rewrite", a == "rewrite")
+a = mode_of(nil, policy_with(TMP .. "/warn.yaml", { mode = "warn" }))
+check("policy mode warn", a == "warn")
+a = mode_of("rewrite")
+check("job --autosize=rewrite overrides policy warn", a == "rewrite")
+a, msg = mode_of("rewrite", policy_with(TMP .. "/off.yaml", { mode = "off" }))
+check("policy mode off wins over --autosize", a == "none" and msg == nil)
+autosize.load_policy(policy_with(TMP .. "/unfit.yaml",
+	{ on_unfit = "warn" }))
+d = autosize.plan(env(P .. "model=llama-3.1-405b"), { partition = "a100" })
+check("on_unfit warn: warn, nothing to write", d and d.action == "warn" and
+	d.reason == "unfit" and d.min_nodes == nil, d and d.message)
+autosize.load_policy(good)
+
+-- Junk arguments: nil, errmsg; never a crash.
+local junk_env = env(P .. "model_params=7e9")
+for i, j in ipairs({ 5, "x", true, function() end, coroutine.create(
+	function() end) }) do
+	d, err = autosize.plan(j, {})
+	check("plan(junk env " .. i .. ")", d == nil and type(err) == "string",
+		err)
+	d, err = autosize.plan(junk_env, j)
+	check("plan(env, junk job " .. i .. ")", d == nil and
+		type(err) == "string", err)
+end
+d, err = autosize.plan()
+check("plan() is nil", d == nil)
+d, err = autosize.plan(junk_env)
+check("plan(env) without job", d and d.action, err)
+d = autosize.plan({ [0] = 1, [1] = {}, [2] = true,
+	[3] = P .. "model_params=7e9", x = "y", [-1] = P .. "bogus=1" },
+	{ partition = {}, min_nodes = "4", tres_per_node = 8,
+	  time_limit = {} })
+check("non-string entries and fields skipped", d and d.action == "rewrite",
+	d and d.message)
+d = autosize.plan({ P .. "model_params=7e9" }, {})
+check("1-based env accepted", d and d.action == "rewrite")
+d, err = autosize.plan(junk_env, { partition = string.rep("p", 300) })
+check("over-long partition: nil, errmsg", d == nil and err, err)
+d, err = autosize.plan(junk_env, setmetatable({}, { __index = function()
+	error("boom") end }))
+check("raising job table: nil, errmsg", d == nil and err and
+	err:find("boom"), err)
+local big = {}
+for i = 0, 5000 do big[i] = "X" .. i .. "=y" end
+big[4200] = P .. "model_params=7e9"
+check("entries past 4096 not looked at", autosize.plan(big, {}) == nil)
+big[100] = P .. "model_params=7e9"
+check("entry within 4096 found", autosize.plan(big, {}) ~= nil)
+d = autosize.plan(env(P .. "model_params=7e9", string.rep("A", 1e6)), {})
+check("1 MB junk entry", d and d.action == "rewrite")
+for i = 1, 200 do
+	autosize.plan(env(P .. "model_params=" .. i .. "e9",
+		P .. "train_tokens=1e9"), { partition = "h100" })
+end
+check("200 plans in a row", true)
+
+-- ------------------------------------------------------- job_submit.lua
+local fake = { user = {}, error = {} }
+slurm = {
+	SUCCESS = 0, ERROR = -1, FAILURE = -1,
+	ESLURM_INVALID_NODE_COUNT = 2006, ESLURM_ACCESS_DENIED = 2002,
+	NO_VAL = 4294967294, INFINITE = 4294967295,
+	-- As Slurm defines them: string.format(...).
+	log_user = function(...)
+		fake.user[#fake.user + 1] = string.format(...)
+	end,
+	log_error = function(...)
+		fake.error[#fake.error + 1] = string.format(...)
+	end,
+	log_info = function() end,
+}
+
+-- A job_desc like Slurm's: reads through __index, writes recorded.
+local function job_desc(fields)
+	local data, writes, envw = {}, {}, {}
+	for k, v in pairs(fields) do data[k] = v end
+	data.min_nodes = data.min_nodes or slurm.NO_VAL
+	data.max_nodes = data.max_nodes or slurm.NO_VAL
+	data.time_limit = data.time_limit or slurm.NO_VAL
+	local jd = setmetatable({}, {
+		__index = function(_, k)
+			if k == "environment" then
+				return setmetatable({}, { __newindex =
+					function(_, name, value)
+						if data.script then
+							envw[name] = value
+						end
+					end })
+			end
+			if k == "spank_job_env" and data.spank_job_env then
+				local copy = {}
+				for i, v in pairs(data.spank_job_env) do
+					copy[i] = v
+				end
+				return copy
+			end
+			return data[k]
+		end,
+		__newindex = function(_, k, v)
+			writes[k] = v
+			data[k] = v
+		end,
+	})
+	return jd, writes, envw
+end
+
+local function count(t)
+	local n = 0
+	for _ in pairs(t) do n = n + 1 end
+	return n
+end
+
+local function reset()
+	fake.user, fake.error = {}, {}
+end
+
+local function user_text()
+	return table.concat(fake.user, "\n")
+end
+
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+local loaded, lerr = pcall(dofile, "etc/job_submit.lua")
+check("job_submit.lua loads", loaded, lerr)
+check("defines slurm_job_submit/modify and autosize_job_submit",
+	type(slurm_job_submit) == "function" and
+	type(slurm_job_modify) == "function" and
+	type(autosize_job_submit) == "function")
+
+-- Not an autosize job: untouched, silent.
+reset()
+local jd, writes = job_desc({ partition = "h100", script = "#!/bin/sh" })
+check("no spank env: SUCCESS", slurm_job_submit(jd, {}, 1000) ==
+	slurm.SUCCESS)
+check("no spank env: nothing written, nothing said",
+	count(writes) == 0 and #fake.user == 0 and #fake.error == 0)
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env("FOO=bar", "_SLURM_SPANK_OPTION_other_x=1") })
+check("other env: SUCCESS, nothing written",
+	slurm_job_submit(jd, {}, 1000) == slurm.SUCCESS and
+	count(writes) == 0 and #fake.user == 0)
+
+-- Rewrite a batch job.
+reset()
+local envw
+jd, writes, envw = job_desc({ partition = "h100", script = "#!/bin/sh",
+	spank_job_env = env(P .. "model_params=70e9",
+		P .. "train_tokens=2e12") })
+want = cli_plan(good, "--partition h100 --model-params 70e9 " ..
+	"--train-tokens 2e12")
+check("rewrite: SUCCESS", slurm_job_submit(jd, {}, 1000) == slurm.SUCCESS)
+check("rewrite: nodes, GPUs, time written as the CLI plans",
+	writes.min_nodes == want.nodes and writes.max_nodes == want.nodes and
+	writes.tres_per_node == "gres:gpu:" .. want.gpus_per_node and
+	writes.time_limit == want.time_limit, user_text())
+check("rewrite: partition not written", writes.partition == nil)
+check("rewrite: SLURM_GPUS_PER_NODE for the batch script",
+	envw.SLURM_GPUS_PER_NODE == tostring(want.gpus_per_node))
+check("rewrite: old -> new told to the user",
+	user_text():find("nodes %(not set%) %-> " .. want.nodes) and
+	user_text():find("time limit %(not set%) %-> 3%-00:00:00"),
+	user_text())
+check("rewrite: '%' in messages survives log_user's format",
+	user_text():find("MFU %d+%%") and #fake.error == 0,
+	table.concat(fake.error, "\n"))
+
+-- Interactive job (no script): no environment write.
+reset()
+jd, writes, envw = job_desc({ partition = "a100",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11") })
+slurm_job_submit(jd, {}, 1000)
+check("salloc job: sized, no environment write",
+	writes.min_nodes ~= nil and count(envw) == 0)
+
+-- No partition: the chosen one is written.
+reset()
+jd, writes = job_desc({ script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11") })
+slurm_job_submit(jd, {}, 1000)
+check("no partition: partition written and told",
+	limits[writes.partition] ~= nil and
+	user_text():find("partition %(default%) %-> "), user_text())
+
+-- Bad input: rejected with Slurm's generic error and our line.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model_params=lots") })
+local rc = slurm_job_submit(jd, {}, 1000)
+check("bad input rejected", rc == slurm.ERROR and count(writes) == 0 and
+	user_text():find("^autosize: %-%-model%-params"), user_text())
+
+-- Unfit: rejected with a node-count error.
+reset()
+jd, writes = job_desc({ partition = "a100", script = "x",
+	spank_job_env = env(P .. "model=llama-3.1-405b") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("unfit rejected with ESLURM_INVALID_NODE_COUNT",
+	rc == slurm.ESLURM_INVALID_NODE_COUNT and count(writes) == 0 and
+	user_text():find("needs at least"), user_text())
+
+-- Warn: only told.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "autosize=warn") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("warn: nothing written, suggestion told", rc == slurm.SUCCESS and
+	count(writes) == 0 and user_text():find("suggested size"), user_text())
+
+-- Explicit size kept: only what the user left open is written.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x", min_nodes = 4,
+	max_nodes = 4, tres_per_node = "gres:gpu:8",
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("keep: only the time written", rc == slurm.SUCCESS and
+	writes.time_limit ~= nil and writes.min_nodes == nil and
+	writes.tres_per_node == nil, user_text())
+
+-- Explicit --gpus replaced under explicit_size rewrite: tres_per_job
+-- loses its GPU entry.
+autosize.load_policy(rw)
+AUTOSIZE_SETTINGS.policy = rw
+slurm_job_submit, slurm_job_modify = nil, nil
+dofile("etc/job_submit.lua")
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	tres_per_job = "gres:gpu:16,license:foo:1",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("rewrite policy: --gpus replaced", rc == slurm.SUCCESS and
+	writes.tres_per_job == "license:foo:1" and writes.tres_per_node and
+	user_text():find("replaces yours"), user_text())
+
+-- Our own failure: logged, job passes (on_error pass).
+reset()
+jd = setmetatable({}, { __index = function(_, k)
+	if k == "spank_job_env" then return env(P .. "model_params=7e9") end
+	error("job_desc exploded")
+end, __newindex = function() error("no writes") end })
+rc = slurm_job_submit(jd, {}, 1000)
+check("runtime error: SUCCESS, logged", rc == slurm.SUCCESS and
+	table.concat(fake.error):find("exploded"), table.concat(fake.error))
+check("slurm_job_modify passes", slurm_job_modify({}, {}, {}, 0) ==
+	slurm.SUCCESS)
+
+-- A site script that defines its own slurm_job_submit keeps it.
+local function site_submit() return 42 end
+slurm_job_submit = site_submit
+dofile("etc/job_submit.lua")
+check("site's slurm_job_submit not replaced", slurm_job_submit ==
+	site_submit)
+
+-- autosize_site.lua next to the script; a broken one is ignored.
+local dir = TMP .. "/conf"
+os.execute("mkdir -p " .. dir)
+write(dir .. "/job_submit.lua", read("etc/job_submit.lua"))
+write(dir .. "/autosize_site.lua", "return { policy = '" ..
+	TMP .. "/warn.yaml' }\n")
+AUTOSIZE_SETTINGS, slurm_job_submit, slurm_job_modify = nil, nil, nil
+package.cpath = BUILD .. "/?.so;" .. package.cpath
+dofile(dir .. "/job_submit.lua")
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b") })
+slurm_job_submit(jd, {}, 1000)
+check("autosize_site.lua sets the policy (mode warn)",
+	count(writes) == 0 and user_text():find("suggested"), user_text())
+write(dir .. "/autosize_site.lua", "this is not lua")
+slurm_job_submit, slurm_job_modify = nil, nil
+reset()
+loaded, lerr = pcall(dofile, dir .. "/job_submit.lua")
+check("broken autosize_site.lua: script still loads, error logged",
+	loaded and type(slurm_job_submit) == "function" and
+	table.concat(fake.error):find("autosize_site.lua"), lerr)
+
+-- Lua 5.1 syntax check of the script itself.
+check("job_submit.lua compiles under luac5.1 -p or loadfile",
+	loadfile("etc/job_submit.lua") ~= nil)
+
+os.execute("rm -rf " .. TMP)
+print(string.format("%d passed, %d failed", passed, failed))
+os.exit(failed == 0 and 0 or 1)
