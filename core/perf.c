@@ -145,6 +145,15 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 	return f;
 }
 
+/* Layers on the busiest pipeline stage: stages may be uneven when pp does
+ * not divide the layers (Megatron's uneven first/last stages; Llama 3
+ * 405B ran 126 layers on 16 stages). */
+static double perf_stage_layers(const autosize_model *m,
+				const sizing_layout *lay)
+{
+	return (double)((m->layers + lay->pp - 1) / lay->pp);
+}
+
 static double perf_gemm_eff(double dim)
 {
 	return PERF_GEMM_EFF_MAX * dim / (dim + PERF_GEMM_HALF_DIM);
@@ -192,7 +201,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 {
 	const autosize_model *m = job->model;
 	double s = job->seq_len, tokens = s * lay->micro_batch;
-	double layers = (double)m->layers / lay->pp;
+	double layers = perf_stage_layers(m, lay);
 	double peak = job->peak_flops, hbm = job->part->gpu->hbm_gbs * 1e9;
 	double attn_model = perf_attn_flops(job);
 	double hw = sizing_hw_flops_per_token(job, lay->recompute);
@@ -206,8 +215,8 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 		attn_hw += attn_model;
 	dense_hw = hw - attn_hw;
 	/* Per-GPU share of the work of this stage. */
-	dense_hw = dense_hw * tokens / lay->pp / lay->tp;
-	attn_hw = attn_hw * tokens / lay->pp / lay->tp;
+	dense_hw = dense_hw * tokens * layers / m->layers / lay->tp;
+	attn_hw = attn_hw * tokens * layers / m->layers / lay->tp;
 	*hw_flops_mb = dense_hw + attn_hw;
 	/* The smaller of the tokens and the per-rank width bounds GEMM
 	 * efficiency. */
@@ -242,7 +251,7 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * (Narayanan et al. 2021, section 3.3). */
 	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden;
 	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
-	n_coll *= (double)m->layers / lay->pp;
+	n_coll *= perf_stage_layers(m, lay);
 	bw = perf_intra_bw(job->part);
 	lat = 5e-6;
 	if (lay->tp > gpn) {

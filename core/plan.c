@@ -53,9 +53,13 @@ void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Resolve where the job runs: the named partition, the GPU's reference
+ * server, the policy's default; *choose = 1 when the policy has several
+ * partitions and none is named (each is then tried). */
 static autosize_err plan_partition(const autosize_policy *p,
 				   const autosize_request *r,
-				   autosize_partition *part, autosize_error *e)
+				   autosize_partition *part, int *choose,
+				   autosize_error *e)
 {
 	const autosize_defaults *d = autosize_policy_defaults(p);
 	const autosize_partition *found = NULL;
@@ -84,6 +88,7 @@ static autosize_err plan_partition(const autosize_policy *p,
 		autosize_partition_reference(part, gpu, gpn);
 	} else if (autosize_policy_partition_count(p) > 0) {
 		*part = *autosize_policy_partition_at(p, 0);
+		*choose = autosize_policy_partition_count(p) > 1;
 	} else {
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no partition: give --partition, or "
@@ -235,35 +240,31 @@ static void plan_warnings(const autosize_plan *best_possible,
 				   plan->train_hours / 24);
 }
 
-autosize_err autosize_plan_compute(const autosize_policy *p,
-				   const autosize_request *r,
-				   autosize_plan *plan, autosize_error *e)
+/* Plan on one resolved partition, with the warnings; no cross-partition
+ * advice. */
+static autosize_err plan_on(const autosize_policy *p,
+			    const autosize_request *r,
+			    const autosize_model *model,
+			    const autosize_partition *part,
+			    autosize_plan *plan, autosize_error *e)
 {
 	const autosize_defaults *d = autosize_policy_defaults(p);
-	autosize_model model;
-	autosize_partition part;
 	sizing_job job;
 	search_result res;
 	double reserve, deadline_s;
 	autosize_err rc;
 
 	memset(plan, 0, sizeof(*plan));
-	if ((rc = plan_model(r, &model, e)) ||
-	    (rc = plan_partition(p, r, &part, e)))
-		return rc;
 	reserve = r->memory_reserve >= 0 ? r->memory_reserve
 					 : d->memory_reserve;
 	deadline_s = r->deadline_s > 0 ? r->deadline_s : d->deadline_s;
-	plan->memory_reserve = reserve;
-	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
-						  : d->time_reserve;
-	plan_job(p, r, &model, &part, &job, reserve);
+	plan_job(p, r, model, part, &job, reserve);
 	if (job.peak_flops <= 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--train-precision: %s is not supported "
 				     "by %s (use bf16)",
 				     autosize_precision_name(r->precision),
-				     part.gpu->name);
+				     part->gpu->name);
 	if ((rc = search_run(&job, r, deadline_s, d->objective, &res, e)))
 		return rc;
 	*plan = res.best;
@@ -276,4 +277,193 @@ autosize_err autosize_plan_compute(const autosize_policy *p,
 		return AUTOSIZE_ENOFIT;
 	plan_warnings(res.have_ref ? &res.ref : NULL, plan, deadline_s);
 	return AUTOSIZE_OK;
+}
+
+/* 1 when plan a is better than plan b under the policy's objective
+ * (across partitions: money when both have a price, else time). */
+static int plan_better(const autosize_policy *p, const autosize_plan *a,
+		       const autosize_plan *b, double deadline_s)
+{
+	const autosize_defaults *d = autosize_policy_defaults(p);
+	int a_ok = deadline_s <= 0 || a->train_hours * 3600 <= deadline_s;
+	int b_ok = deadline_s <= 0 || b->train_hours * 3600 <= deadline_s;
+
+	if (a->feasible != b->feasible)
+		return a->feasible;
+	if (a_ok != b_ok)
+		return a_ok;
+	if (d->objective == AUTOSIZE_OBJECTIVE_COST && a_ok &&
+	    a->cost > 0 && b->cost > 0 && a->cost != b->cost)
+		return a->cost < b->cost;
+	if (a->train_hours != b->train_hours)
+		return a->train_hours < b->train_hours;
+	return a->gpus < b->gpus;
+}
+
+/* No partition named: plan on each of the policy's and keep the best. */
+static autosize_err plan_best_partition(const autosize_policy *p,
+					const autosize_request *r,
+					const autosize_model *model,
+					autosize_plan *plan, autosize_error *e)
+{
+	const autosize_defaults *d = autosize_policy_defaults(p);
+	double deadline_s = r->deadline_s > 0 ? r->deadline_s
+					      : d->deadline_s;
+	autosize_plan cand;
+	autosize_err rc, best_rc = AUTOSIZE_EINVAL;
+	int i, have = 0;
+
+	for (i = 0; i < autosize_policy_partition_count(p); i++) {
+		autosize_partition part = *autosize_policy_partition_at(p, i);
+
+		if (r->net_set) {
+			part.net = r->net;
+			part.net_gbps_per_node = r->net_gbps_per_node;
+		}
+		rc = plan_on(p, r, model, &part, &cand, e);
+		if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
+			continue;   /* e.g. a precision this GPU lacks */
+		if (!have || plan_better(p, &cand, plan, deadline_s)) {
+			*plan = cand;
+			best_rc = rc;
+			have = 1;
+		}
+	}
+	if (!have)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "no partition of the site policy can run "
+				     "this job (%s)", e ? e->msg : "");
+	return best_rc;
+}
+
+/* The request with the size and layout left to the search. */
+static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
+{
+	*free_r = *r;
+	free_r->gpus = free_r->nodes = AUTOSIZE_UNSET;
+	free_r->tp = free_r->pp = free_r->dp = AUTOSIZE_UNSET;
+	free_r->zero_stage = free_r->micro_batch = AUTOSIZE_UNSET;
+	free_r->recompute = AUTOSIZE_UNSET;
+	free_r->interleave = AUTOSIZE_UNSET;
+}
+
+/* Append text to an unfit plan's reason (bounded). */
+static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
+{
+	size_t n = strlen(plan->reason);
+	va_list ap;
+
+	if (n + 1 >= sizeof(plan->reason))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(plan->reason + n, sizeof(plan->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Nothing fits: say what would, on this partition without its node limit
+ * or on another partition of the policy. */
+static void plan_advise(const autosize_policy *p, const autosize_request *r,
+			const autosize_model *model, autosize_plan *plan)
+{
+	autosize_request free_r;
+	autosize_partition part = plan->part;
+	autosize_plan alt;
+	int i;
+
+	plan_unpinned(r, &free_r);
+	/* What fits at all: the smallest size, whatever the deadline. */
+	free_r.tokens = 0;
+	if (r->gpus > 0 || r->nodes > 0 || r->tp > 0 || r->pp > 0) {
+		if (plan_on(p, &free_r, model, &part, &alt, NULL) ==
+		    AUTOSIZE_OK) {
+			plan_reason_add(plan, "; on %s it fits as %d x %d "
+					"GPUs, TP %d PP %d", part.name,
+					alt.nodes, alt.gpus_per_node, alt.tp,
+					alt.pp);
+			return;
+		}
+	}
+	for (i = 0; i < autosize_policy_partition_count(p); i++) {
+		const autosize_partition *o = autosize_policy_partition_at(p, i);
+
+		if (strcmp(o->name, plan->part.name) == 0)
+			continue;
+		if (plan_on(p, &free_r, model, o, &alt, NULL) == AUTOSIZE_OK) {
+			plan_reason_add(plan, "; it fits on partition %s from "
+					"%d nodes x %d GPUs", o->name, alt.nodes,
+					alt.gpus_per_node);
+			return;
+		}
+	}
+	part.max_nodes_per_job = AUTOSIZE_REFERENCE_MAX_NODES;
+	part.nodes = AUTOSIZE_REFERENCE_MAX_NODES;
+	if (plan->part.max_nodes_per_job < AUTOSIZE_REFERENCE_MAX_NODES &&
+	    plan_on(p, &free_r, model, &part, &alt, NULL) == AUTOSIZE_OK)
+		plan_reason_add(plan, "; it needs at least %d nodes of %s "
+				"(the limit is %d per job)", alt.nodes,
+				part.gpu->name, plan->part.max_nodes_per_job);
+	else
+		plan_reason_add(plan, "; no partition can hold it: shard "
+				"further, train with LoRA/QLoRA, or use GPUs "
+				"with more memory");
+}
+
+/* A fixed size larger than the job needs: say what a smaller one would
+ * cost and save. */
+static void plan_check_oversize(const autosize_policy *p,
+				const autosize_request *r,
+				const autosize_model *model,
+				autosize_plan *plan)
+{
+	autosize_request free_r;
+	autosize_plan alt;
+
+	plan_unpinned(r, &free_r);
+	if (plan_on(p, &free_r, model, &plan->part, &alt, NULL) !=
+	    AUTOSIZE_OK || alt.gpus >= plan->gpus || plan->gpu_hours <= 0)
+		return;
+	if (plan->cost > 0)
+		autosize_plan_warn(plan, "%d GPUs asked for; %d would do (%d x "
+				   "%d, %.1f h): %.0f GPU-hours instead of "
+				   "%.0f, saving %.0f %s (%.0f%%)", plan->gpus,
+				   alt.gpus, alt.nodes, alt.gpus_per_node,
+				   alt.train_hours, alt.gpu_hours,
+				   plan->gpu_hours, plan->cost - alt.cost,
+				   plan->part.currency,
+				   100 * (1 - alt.cost / plan->cost));
+	else
+		autosize_plan_warn(plan, "%d GPUs asked for; %d would do (%d x "
+				   "%d, %.1f h): %.0f GPU-hours instead of "
+				   "%.0f (%.0f%% less)", plan->gpus, alt.gpus,
+				   alt.nodes, alt.gpus_per_node,
+				   alt.train_hours, alt.gpu_hours,
+				   plan->gpu_hours,
+				   100 * (1 - alt.gpu_hours / plan->gpu_hours));
+}
+
+autosize_err autosize_plan_compute(const autosize_policy *p,
+				   const autosize_request *r,
+				   autosize_plan *plan, autosize_error *e)
+{
+	autosize_model model;
+	autosize_partition part;
+	int choose = 0;
+	autosize_err rc;
+
+	memset(plan, 0, sizeof(*plan));
+	if ((rc = plan_model(r, &model, e)) ||
+	    (rc = plan_partition(p, r, &part, &choose, e)))
+		return rc;
+	if (choose)
+		rc = plan_best_partition(p, r, &model, plan, e);
+	else
+		rc = plan_on(p, r, &model, &part, plan, e);
+	if (rc == AUTOSIZE_ENOFIT)
+		plan_advise(p, r, &model, plan);
+	else if (rc == AUTOSIZE_OK && (r->gpus > 0 || r->nodes > 0))
+		plan_check_oversize(p, r, &model, plan);
+	return rc;
 }

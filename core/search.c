@@ -308,14 +308,15 @@ static int search_tp_ok(const search_state *st, int tp, int gpn)
 	return tp <= gpn && m->heads % tp == 0 && m->kv_heads % tp == 0;
 }
 
-/* 1 when pp is a candidate: pinned, or dividing the layers. */
+/* 1 when pp is a candidate: pinned, or at least two layers a stage
+ * (uneven stages are allowed; the time model charges the busiest). */
 static int search_pp_ok(const search_state *st, int pp)
 {
 	int pin = st->req->pp;
 
 	if (search_pinned(pin))
 		return pp == pin;
-	return st->job->model->layers % pp == 0;
+	return pp == 1 || 2 * pp <= st->job->model->layers;
 }
 
 /*

@@ -212,6 +212,28 @@ local function reject_code(reason)
 	return slurm.ERROR
 end
 
+-- Keep the task count consistent with a new node count. srun (and
+-- sbatch -n) send num_tasks; fewer tasks than nodes is an invalid job
+-- that crashed slurmctld 22.05 in step_create when srun then started its
+-- step. With --ntasks-per-node the count follows the nodes; otherwise it
+-- is raised to one task per node.
+local NO_VAL16 = 65534
+local function fix_tasks(job_desc, nodes, note)
+	local per_node = job_desc.ntasks_per_node
+	local tasks = job_desc.num_tasks
+	local want = nil
+	if type(per_node) == "number" and per_node > 0 and
+	   per_node < NO_VAL16 then
+		want = nodes * per_node
+	elseif is_set(tasks) and tasks < nodes then
+		want = nodes
+	end
+	if want and want ~= tasks then
+		note("tasks", fmt_count(tasks), want, false)
+		job_desc.num_tasks = want
+	end
+end
+
 -- Write the plan into job_desc; returns the "old -> new" list.
 local function rewrite(job_desc, d)
 	local changes = {}
@@ -231,6 +253,7 @@ local function rewrite(job_desc, d)
 			replaced.nodes)
 		job_desc.min_nodes = d.min_nodes
 		job_desc.max_nodes = d.max_nodes or d.min_nodes
+		fix_tasks(job_desc, d.min_nodes, note)
 	end
 	if d.set.gpus and d.gpus_per_node then
 		local gpus = string.format("gres:gpu:%d", d.gpus_per_node)

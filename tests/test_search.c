@@ -1,0 +1,293 @@
+/*
+ * The layout search and the plan-level decisions: quality against an
+ * exhaustive scan of node counts, objectives, pins, limits and warnings.
+ */
+#include "testutil.h"
+#include "autosize.h"
+
+static autosize_policy *site;   /* etc/autosize.yaml */
+static autosize_policy *bare;   /* built-in defaults, no partitions */
+
+static int setup(void **state)
+{
+	autosize_error e;
+
+	site = autosize_policy_load("etc/autosize.yaml", &e);
+	bare = autosize_policy_default(&e);
+	return site && bare ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	autosize_policy_destroy(site);
+	autosize_policy_destroy(bare);
+	return 0;
+}
+
+/* Build a request from "name=value" pairs (NULL-terminated). */
+static void req(autosize_request *r, const char *const *opts)
+{
+	autosize_error e;
+	int i;
+
+	autosize_request_init(r);
+	for (i = 0; opts[i]; i += 2)
+		if (autosize_request_set(r, opts[i], opts[i + 1], &e))
+			fail_msg("%s", e.msg);
+	if (autosize_request_finish(r, &e))
+		fail_msg("%s", e.msg);
+}
+
+static int contains_warning(const autosize_plan *p, const char *needle)
+{
+	int i;
+
+	for (i = 0; i < p->n_warnings; i++)
+		if (strstr(p->warnings[i], needle))
+			return 1;
+	return 0;
+}
+
+/* The staged search is never much worse than trying every node count of
+ * the partition one by one with the same objective. */
+static void test_search_vs_exhaustive(void **state)
+{
+	static const char *const specs[][12] = {
+		{"model", "llama-3-8b", "train-tokens", "3e11", "train-time",
+		 "10d", "partition", "h100", NULL},
+		{"model", "llama-2-70b", "train-tokens", "2e11", "train-time",
+		 "20d", "partition", "h100", NULL},
+		{"model-params", "13e9", "train-tokens", "1e11", "train-time",
+		 "5d", "partition", "a100", NULL},
+		{"model", "mixtral-8x7b", "train-tokens", "1e11", "train-time",
+		 "10d", "partition", "a100", NULL},
+		{"model", "qwen2.5-7b", "train-tokens", "5e10", "partition",
+		 "l40s", "train-time", "3d", NULL},
+		{"model-params", "30e9", "train-tokens", "2e11", "train-time",
+		 "30d", "partition", "h100", NULL},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		autosize_request r;
+		autosize_plan best, p;
+		autosize_error e;
+		double best_gh = 0;
+		int n, max_n;
+
+		req(&r, specs[i]);
+		assert_int_equal(autosize_plan_compute(site, &r, &best, &e), 0);
+		max_n = best.part.max_nodes_per_job;
+		for (n = 1; n <= max_n; n++) {
+			r.nodes = n;
+			if (autosize_plan_compute(site, &r, &p, &e) != 0)
+				continue;
+			if (p.train_hours * 3600 > r.deadline_s)
+				continue;
+			if (best_gh == 0 || p.gpu_hours < best_gh)
+				best_gh = p.gpu_hours;
+		}
+		printf("  %s on %s: search %d nodes %.0f GPU-h, exhaustive "
+		       "best %.0f GPU-h (0: nothing meets the deadline)\n",
+		       specs[i][1], best.part.name, best.nodes,
+		       best.gpu_hours, best_gh);
+		if (best_gh > 0) {
+			assert_true(best.train_hours * 3600 <= r.deadline_s);
+			assert_true(best.gpu_hours <= best_gh * 1.03);
+		}
+	}
+}
+
+/* Hundreds of GPUs on plain Ethernet collapse in utilization (seed 000:
+ * below 20% past 128 GPUs without InfiniBand/RoCE): at 25 Gb/s per node,
+ * the common rented-cluster link; 100 Gb/s Ethernet still loses more
+ * than half of InfiniBand's utilization. */
+static void test_ethernet_collapse(void **state)
+{
+	const char *const ib[] = {"model", "llama-2-70b", "train-tokens",
+		"1e12", "gpu", "h100", "gpus", "256", NULL};
+	const char *const eth[] = {"model", "llama-2-70b", "train-tokens",
+		"1e12", "gpu", "h100", "gpus", "256", "network",
+		"ethernet:25", NULL};
+	autosize_request r;
+	autosize_plan a, b, c;
+	autosize_error e;
+
+	req(&r, ib);
+	assert_int_equal(autosize_plan_compute(bare, &r, &a, &e), 0);
+	req(&r, eth);
+	assert_int_equal(autosize_plan_compute(bare, &r, &b, &e), 0);
+	r.net_gbps_per_node = 100;
+	assert_int_equal(autosize_plan_compute(bare, &r, &c, &e), 0);
+	printf("  70B on 256 H100: IB MFU %.1f%%, Ethernet 25G %.1f%%, "
+	       "100G %.1f%%\n", a.mfu * 100, b.mfu * 100, c.mfu * 100);
+	assert_true(a.mfu > 0.35);
+	assert_true(b.mfu < 0.20);
+	assert_true(c.mfu < 0.5 * a.mfu);
+	assert_true(contains_warning(&b, "Ethernet"));
+	assert_true(contains_warning(&b, "below 35%"));
+}
+
+/* Cost objective: a generous deadline gives fewer GPUs than a tight one;
+ * a deadline nothing meets gets the fastest plan and a warning. */
+static void test_deadline_drives_size(void **state)
+{
+	const char *const loose[] = {"model", "llama-3-8b", "train-tokens",
+		"2e11", "train-time", "30d", "gpu", "h100", NULL};
+	const char *const tight[] = {"model", "llama-3-8b", "train-tokens",
+		"2e11", "train-time", "2d", "gpu", "h100", NULL};
+	const char *const never[] = {"model", "llama-3-8b", "train-tokens",
+		"2e11", "train-time", "2d", "partition", "l40s", NULL};
+	autosize_request r;
+	autosize_plan a, b, c;
+	autosize_error e;
+
+	req(&r, loose);
+	assert_int_equal(autosize_plan_compute(bare, &r, &a, &e), 0);
+	req(&r, tight);
+	assert_int_equal(autosize_plan_compute(bare, &r, &b, &e), 0);
+	assert_true(a.train_hours <= 30 * 24);
+	assert_true(b.train_hours <= 2 * 24);
+	assert_true(b.gpus > a.gpus);
+	/* time limit: wall time x 1.15 rounded up to minutes */
+	assert_int_equal(b.time_limit_min,
+			 (long)ceil(b.train_hours * 60 * 1.15 - 1e-9));
+	req(&r, never);
+	assert_int_equal(autosize_plan_compute(site, &r, &c, &e), 0);
+	assert_int_equal(c.nodes, c.part.max_nodes_per_job);
+	assert_true(contains_warning(&c, "cannot be met"));
+}
+
+/* Partition max time: the time limit is clamped and chained jobs said. */
+static void test_max_time_chained(void **state)
+{
+	const char *const opts[] = {"model", "llama-2-70b", "train-tokens",
+		"1e12", "partition", "a100", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, opts);
+	assert_int_equal(autosize_plan_compute(site, &r, &p, &e), 0);
+	assert_int_equal(p.time_limit_min, 2 * 24 * 60);
+	assert_true(p.chained_jobs > 1);
+	assert_true(p.chained_jobs * 2.0 * 24 >= p.train_hours * 1.15);
+	assert_true(contains_warning(&p, "chained jobs"));
+}
+
+/* No partition named: the policy's partitions are compared. */
+static void test_partition_choice(void **state)
+{
+	const char *const small[] = {"model", "qwen2.5-0.5b", "train-tokens",
+		"1e10", "train-time", "7d", NULL};
+	autosize_request r;
+	autosize_plan p, q;
+	autosize_error e;
+	int i;
+
+	req(&r, small);
+	assert_int_equal(autosize_plan_compute(site, &r, &p, &e), 0);
+	/* cheapest: no other partition gives a lower cost */
+	for (i = 0; i < autosize_policy_partition_count(site); i++) {
+		snprintf(r.partition, sizeof(r.partition), "%s",
+			 autosize_policy_partition_at(site, i)->name);
+		if (autosize_plan_compute(site, &r, &q, &e) == 0)
+			assert_true(p.cost <= q.cost * 1.0001);
+	}
+	printf("  0.5B: partition %s, %.2f %s\n", p.part.name, p.cost,
+	       p.part.currency);
+}
+
+/* Too big for the partition: the reason says what would fit. */
+static void test_unfit_advice(void **state)
+{
+	const char *const big[] = {"model", "llama-3.1-405b", "train-tokens",
+		"1e11", "partition", "a100", NULL};
+	const char *const huge[] = {"model-params", "5e12", "train-tokens",
+		"1e11", "partition", "h100", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, big);
+	assert_int_equal(autosize_plan_compute(site, &r, &p, &e),
+			 AUTOSIZE_ENOFIT);
+	assert_false(p.feasible);
+	printf("  405B on a100: %s\n", p.reason);
+	assert_non_null(strstr(p.reason, "GiB per GPU"));
+	assert_non_null(strstr(p.reason, "partition h100") ?
+			strstr(p.reason, "partition h100") :
+			strstr(p.reason, "at least"));
+	req(&r, huge);
+	assert_int_equal(autosize_plan_compute(site, &r, &p, &e),
+			 AUTOSIZE_ENOFIT);
+	assert_non_null(strstr(p.reason, "at least"));
+}
+
+/* Fixed sizes: the best layout for that size; too large gets a saving
+ * warning; a full pin is evaluated as is. */
+static void test_fixed_and_pinned(void **state)
+{
+	const char *const big[] = {"model", "llama-3-8b", "train-tokens",
+		"5e10", "partition", "h100", "nodes", "16", NULL};
+	const char *const pinned[] = {"model", "llama-2-70b", "train-tokens",
+		"1e11", "gpu", "h100", "nodes", "4", "tp", "8", "pp", "2",
+		"zero", "1", "recompute", "full", "micro-batch", "1", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, big);
+	assert_int_equal(autosize_plan_compute(site, &r, &p, &e), 0);
+	assert_int_equal(p.nodes, 16);
+	assert_int_equal(p.tp * p.pp * p.dp, 128);
+	assert_true(contains_warning(&p, "would do"));
+	req(&r, pinned);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.tp, 8);
+	assert_int_equal(p.pp, 2);
+	assert_int_equal(p.dp, 2);
+	assert_int_equal(p.zero_stage, 1);
+	assert_int_equal(p.recompute, AUTOSIZE_RECOMPUTE_FULL);
+	assert_int_equal(p.micro_batch, 1);
+	assert_int_equal(p.grad_accum * p.dp * p.micro_batch,
+			 p.global_batch);
+}
+
+/* Memory reserve: no plan past (1 - reserve) of the GPU's memory. */
+static void test_memory_reserve_holds(void **state)
+{
+	static const char *const reserves[] = {"0", "0.2", "0.5"};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const char *const opts[] = {"model", "llama-2-13b",
+			"train-tokens", "1e11", "gpu", "a100-80gb",
+			"memory-reserve", reserves[i], NULL};
+		autosize_request r;
+		autosize_plan p;
+		autosize_error e;
+
+		req(&r, opts);
+		assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+		assert_true(p.mem.total_bytes <= p.mem.usable_bytes);
+		assert_true(fabs(p.mem.usable_bytes - 80.0 * (1 << 30) *
+				 (1 - atof(reserves[i]))) < 1e6);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_search_vs_exhaustive),
+		cmocka_unit_test(test_ethernet_collapse),
+		cmocka_unit_test(test_deadline_drives_size),
+		cmocka_unit_test(test_max_time_chained),
+		cmocka_unit_test(test_partition_choice),
+		cmocka_unit_test(test_unfit_advice),
+		cmocka_unit_test(test_fixed_and_pinned),
+		cmocka_unit_test(test_memory_reserve_holds),
+	};
+
+	return cmocka_run_group_tests_name("search", tests, setup, teardown);
+}
