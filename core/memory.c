@@ -70,6 +70,14 @@ static double memory_lora_params(const sizing_job *job,
 	return memory_layers_per_stage(job, lay) * (attn + e * mlp) / lay->tp;
 }
 
+double sizing_trained_params_per_gpu(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	if (memory_is_lora(job))
+		return memory_lora_params(job, lay);
+	return sizing_params_per_gpu(job, lay);
+}
+
 /* Bytes per trainable parameter of gradients and optimizer state. */
 static void memory_state_bytes(const sizing_job *job, const sizing_layout *lay,
 			       double *grad_b, double *opt_b)
@@ -177,25 +185,19 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		w = p * base_b + 2 * a;        /* frozen base + adapters */
 		g = 2 * a;
 		o = 12 * a;
-		if (lay->zero_stage >= 1)
-			o /= d;
-		if (lay->zero_stage >= 2)
-			g /= d;
-		if (lay->zero_stage >= 3)
-			w /= d;
 	} else {
-		/* ZeRO paper section 5: stage 1 shards optimizer state,
-		 * stage 2 also gradients, stage 3 also parameters. */
 		w = 2 * p;
 		g = grad_b * p;
 		o = opt_b * p;
-		if (lay->zero_stage >= 1)
-			o /= d;
-		if (lay->zero_stage >= 2)
-			g /= d;
-		if (lay->zero_stage >= 3)
-			w /= d;
 	}
+	/* ZeRO paper section 5: stage 1 shards optimizer state, stage 2
+	 * also gradients, stage 3 also parameters. */
+	if (lay->zero_stage >= 1)
+		o /= d;
+	if (lay->zero_stage >= 2)
+		g /= d;
+	if (lay->zero_stage >= 3)
+		w /= d;
 	mem->weights_bytes = w;
 	mem->gradients_bytes = g;
 	mem->optimizer_bytes = o;

@@ -196,8 +196,7 @@ static double perf_allreduce_s(double bytes, int n, double bw, double lat)
 
 /* Compute time of one micro-batch on one pipeline stage. */
 static double perf_microbatch_compute_s(const sizing_job *job,
-					const sizing_layout *lay,
-					double *hw_flops_mb)
+					const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
 	double s = job->seq_len, tokens = s * lay->micro_batch;
@@ -217,7 +216,6 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* Per-GPU share of the work of this stage. */
 	dense_hw = dense_hw * tokens * layers / m->layers / lay->tp;
 	attn_hw = attn_hw * tokens * layers / m->layers / lay->tp;
-	*hw_flops_mb = dense_hw + attn_hw;
 	/* The smaller of the tokens and the per-rank width bounds GEMM
 	 * efficiency. */
 	dim = (double)m->hidden / lay->tp;
@@ -273,13 +271,12 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb)
 {
-	double p = sizing_params_per_gpu(job, lay), bytes, bw, lat, t, window;
+	double p = sizing_trained_params_per_gpu(job, lay), bytes, bw, lat;
+	double t, window;
 	int gpn = job->part->gpus_per_node, d = lay->dp;
 
 	if (d <= 1)
 		return 0;
-	if (perf_is_lora(job))
-		p = p * 0.01;   /* adapters only: ~1% of the base */
 	bytes = 2.0 * p;        /* 16-bit gradients and parameters */
 	if (lay->tp * lay->pp * d <= gpn) {
 		bw = perf_intra_bw(job->part);
@@ -306,11 +303,11 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	double tokens_step = (double)job->seq_len * lay->micro_batch *
 			     lay->grad_accum * lay->dp;
 	double gpus = (double)lay->tp * lay->pp * lay->dp;
-	double hw_mb, t_mb, tp_mb, pp_mb = 0, steps, bubble;
-	double net_bw, lat, opt_s, grad_b;
+	double t_mb, tp_mb, pp_mb = 0, steps, bubble;
+	double net_bw, lat, opt_s, trained;
 	int gpn = job->part->gpus_per_node;
 
-	t_mb = perf_microbatch_compute_s(job, lay, &hw_mb);
+	t_mb = perf_microbatch_compute_s(job, lay);
 	tp_mb = perf_tp_comm_s(job, lay);
 	if (lay->pp > 1) {
 		/* p2p activations s b h 16-bit, forward and backward */
@@ -331,9 +328,10 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	out->pp_comm_s = steps * pp_mb;
 	out->bubble_s = bubble * (t_mb + tp_mb + pp_mb);
 	out->dp_comm_s = perf_dp_exposed_s(job, lay, t_mb);
-	/* Optimizer step: memory-bound pass over this rank's state. */
-	grad_b = 2 + 2 + 12;
-	opt_s = sizing_params_per_gpu(job, lay) * grad_b * PERF_OPT_PASSES /
+	/* Optimizer step: a memory-bound pass over this rank's share of the
+	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
+	trained = sizing_trained_params_per_gpu(job, lay);
+	opt_s = trained * 16 * PERF_OPT_PASSES /
 		(lay->zero_stage >= 1 ? lay->dp : 1) /
 		(job->part->gpu->hbm_gbs * 1e9);
 	out->step_s = out->compute_s + out->tp_comm_s + out->pp_comm_s +

@@ -47,6 +47,10 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 /* Parameters held by one GPU of the first stage before ZeRO sharding. */
 double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
 
+/* Of those, the ones trained (all, or the LoRA adapters). */
+double sizing_trained_params_per_gpu(const sizing_job *job,
+				     const sizing_layout *lay);
+
 typedef struct sizing_time {
 	double step_s;         /* one optimizer step */
 	double model_flops_step;

@@ -5,6 +5,24 @@
  * AUTOSIZE_* variables and a DeepSpeed JSON file.
  *
  * Nothing here fails the step unless the policy says gpu_check: enforce.
+ *
+ * The allocation: SLURM_JOB_NUM_NODES (or SLURM_NNODES) x
+ * SLURM_GPUS_ON_NODE from the job environment (S_JOB_NNODES reads 0 in the
+ * batch step), on SLURM_JOB_PARTITION when the policy lists it, else on
+ * the GPU model hwloc identified, else on the policy's default partition.
+ *
+ * Exported to every task: AUTOSIZE_TP, _PP, _DP, _ZERO_STAGE, _RECOMPUTE,
+ * _MICRO_BATCH, _GRAD_ACCUM, _GLOBAL_BATCH, _PLAN (one line),
+ * _TORCHRUN_ARGS, _MEGATRON_ARGS and _DEEPSPEED_CONFIG.
+ *  - torchrun's rendezvous host is the first node of SLURM_JOB_NODELIST
+ *    (where the batch script runs; the same string on every node and in
+ *    every step), port 29500, --rdzv-id the job id. That name must resolve
+ *    on the nodes (Slurm NodeName = host name, as on most clusters). One
+ *    node: --standalone, no host needed.
+ *  - The DeepSpeed JSON is TMPDIR/autosize-deepspeed-JOBID.STEP.json
+ *    (STEP: "batch" or the step number), mode 0600, created by the job's
+ *    user with O_CREAT|O_EXCL|O_NOFOLLOW and removed when the step ends.
+ *    tmpdir= must be node-local (the nodes of a step share the name).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +50,21 @@ static struct plugin_context {
 	char value[REMOTE_VALUE_MAX];
 	char nodelist[REMOTE_NODELIST_MAX];
 	char path[AUTOSIZE_PATH_MAX];
+	int written;                 /* path is a file we wrote */
+	dev_t written_dev;
+	ino_t written_ino;
 } context;
 
+/* At the end of the step, remove the DeepSpeed file this step wrote (only
+ * when the name still leads to that very file). */
 void autosize_spank_remote_exit(void)
 {
+	struct stat st;
+
+	if (context.written && lstat(context.path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_dev == context.written_dev &&
+	    st.st_ino == context.written_ino)
+		(void)unlink(context.path);
 	memset(&context, 0, sizeof(context));
 }
 
@@ -133,7 +162,7 @@ static int remote_write_file(spank_t sp, const char *path, const char *text)
 	struct stat st;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	int fd, rv = -1;
+	int fd, ours = 0, rv = -1;
 
 	/* user_init runs as the user; should it ever run as root, the file
 	 * is still handed to the job's user. */
@@ -159,6 +188,7 @@ static int remote_write_file(spank_t sp, const char *path, const char *text)
 			    "job's user: not using it", path);
 		goto fail;
 	}
+	ours = 1;
 	if ((geteuid() == 0 && fchown(fd, uid, gid) != 0) ||
 	    fchmod(fd, 0600) != 0 || ftruncate(fd, 0) != 0) {
 		slurm_error("autosize: cannot set up %.200s: %s", path,
@@ -183,6 +213,14 @@ fail:
 		slurm_error("autosize: cannot write %.200s: %s", path,
 			    strerror(errno));
 		rv = -1;
+	}
+	if (rv == 0) {
+		context.written = 1;
+		context.written_dev = st.st_dev;
+		context.written_ino = st.st_ino;
+	} else if (ours) {
+		/* No half-written configuration left behind. */
+		(void)unlink(path);
 	}
 	return rv;
 }

@@ -629,6 +629,10 @@ static void test_remote_export(void **state)
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
 	assert_int_equal(stub.n_errors, 0);
 	assert_non_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
+	/* The end of the step removes it. */
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), F_OK),
+			 -1);
 }
 
 static void test_remote_planted_link(void **state)
