@@ -67,7 +67,7 @@ echo
 echo "\$ scontrol show job $id | grep -Ei 'NumNodes|TRES|TimeLimit'   # JobState=$state"
 scontrol show job "$id" | grep -Ei 'NumNodes|TRES|TimeLimit'
 echo
-echo "\$ cat $tb/jobs/train-$id.out"
+echo "\$ cat $tb/jobs/train-$id.out   # the testbed's GPUs are /dev/null: the GPU check warns"
 cat "$tb/jobs/train-$id.out" 2>/dev/null || echo "(no output yet)"
 echo
 echo "The cluster is still up. To use it:  export SLURM_CONF=$SLURM_CONF"

@@ -143,12 +143,15 @@ autosize_err autosize_model_decode(const char *text, autosize_model *m,
 static const char *jobenv_option(const char *entry, char *name, size_t len,
 				 const char **value)
 {
-	const char *p = entry + strlen(AUTOSIZE_SPANK_OPTION_PREFIX);
-	const char *eq = strchr(p, '=');
-	size_t i, n;
+	size_t plen = strlen(AUTOSIZE_SPANK_OPTION_PREFIX), i, n;
+	const char *p, *eq;
 
-	if (strncmp(entry, AUTOSIZE_SPANK_OPTION_PREFIX,
-		    strlen(AUTOSIZE_SPANK_OPTION_PREFIX)) != 0 || !eq)
+	/* The prefix first: entry may be shorter than it. */
+	if (strncmp(entry, AUTOSIZE_SPANK_OPTION_PREFIX, plen) != 0)
+		return NULL;
+	p = entry + plen;
+	eq = strchr(p, '=');
+	if (!eq)
 		return NULL;
 	n = (size_t)(eq - p);
 	if (n == 0 || n >= len)

@@ -404,7 +404,7 @@ static autosize_err json_string(struct json_parser *p, char *out,
 	for (;;) {
 		unsigned char c;
 		char buf[4];
-		unsigned cp;
+		unsigned cp = 0;
 		size_t k;
 
 		if (p->pos >= p->len)

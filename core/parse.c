@@ -151,7 +151,7 @@ autosize_err autosize_parse_count(const char *text, const char *what,
 				  double *out, autosize_error *e)
 {
 	char echo[64];
-	double v;
+	double v = 0;
 	autosize_err rc;
 
 	rc = parse_scaled(text, what, "70e9, 70B, 7.5b, 2T, 1.5M", &v, e);
@@ -171,7 +171,7 @@ autosize_err autosize_parse_int(const char *text, const char *what,
 				autosize_error *e)
 {
 	char echo[64];
-	double v;
+	double v = 0;
 	autosize_err rc;
 
 	if ((rc = parse_scaled(text, what, "8", &v, e)))
@@ -196,7 +196,7 @@ autosize_err autosize_parse_fraction(const char *text, const char *what,
 {
 	const char *p = text;
 	char echo[64];
-	double v;
+	double v = 0;
 	autosize_err rc;
 
 	if ((rc = parse_precheck(text, what, e)))

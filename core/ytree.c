@@ -254,7 +254,7 @@ static autosize_err yt_scalar(yt_builder *b, const yaml_event_t *ev,
 {
 	const char *text = (const char *)ev->data.scalar.value;
 	size_t len = ev->data.scalar.length;
-	autosize_ynode *n;
+	autosize_ynode *n = NULL;
 	autosize_err rc;
 
 	if (len > AUTOSIZE_YTREE_MAX_SCALAR_BYTES)
@@ -285,7 +285,7 @@ static autosize_err yt_scalar(yt_builder *b, const yaml_event_t *ev,
 static autosize_err yt_open(yt_builder *b, autosize_ynode_kind kind,
 			    int line, autosize_error *e)
 {
-	autosize_ynode *n;
+	autosize_ynode *n = NULL;
 	yt_frame *f;
 	autosize_err rc;
 

@@ -212,11 +212,9 @@ local function reject_code(reason)
 	return slurm.ERROR
 end
 
--- Keep the task count consistent with a new node count. srun (and
--- sbatch -n) send num_tasks; fewer tasks than nodes is an invalid job
--- that crashed slurmctld 22.05 in step_create when srun then started its
--- step. With --ntasks-per-node the count follows the nodes; otherwise it
--- is raised to one task per node.
+-- Keep a batch job's task count consistent with a new node count (-n
+-- or --ntasks-per-node were given): with --ntasks-per-node the count
+-- follows the nodes; otherwise it is raised to one task per node.
 local NO_VAL16 = 65534
 local function fix_tasks(job_desc, nodes, note)
 	local per_node = job_desc.ntasks_per_node
@@ -232,6 +230,26 @@ local function fix_tasks(job_desc, nodes, note)
 		note("tasks", fmt_count(tasks), want, false)
 		job_desc.num_tasks = want
 	end
+end
+
+-- A job that srun itself allocates keeps srun's own task count for its
+-- first step: when that count (-n, --ntasks-per-node) is below a new
+-- node count, slurmctld 22.05 crashes in step_create (verified on the
+-- testbed; salloc and sbatch are fine). srun and salloc jobs look alike
+-- here (no script), so neither gets a node count above its task count.
+local function unsafe_node_change(job_desc, d)
+	if job_desc.script ~= nil or not d.set.nodes or not d.min_nodes then
+		return nil
+	end
+	local tasks = job_desc.num_tasks
+	if is_set(tasks) and tasks < d.min_nodes then
+		return string.format("not resized: this interactive job asks " ..
+			"for %d task(s), fewer than the %d nodes planned, " ..
+			"which Slurm cannot start; resubmit with -N %d " ..
+			"--ntasks-per-node=1 (or -n %d or more)", tasks,
+			d.min_nodes, d.min_nodes, d.min_nodes)
+	end
+	return nil
 end
 
 -- Write the plan into job_desc; returns the "old -> new" list.
@@ -253,7 +271,9 @@ local function rewrite(job_desc, d)
 			replaced.nodes)
 		job_desc.min_nodes = d.min_nodes
 		job_desc.max_nodes = d.max_nodes or d.min_nodes
-		fix_tasks(job_desc, d.min_nodes, note)
+		if job_desc.script ~= nil then
+			fix_tasks(job_desc, d.min_nodes, note)
+		end
 	end
 	if d.set.gpus and d.gpus_per_node then
 		local gpus = string.format("gres:gpu:%d", d.gpus_per_node)
@@ -328,7 +348,11 @@ local function submit(job_desc, part_list, submit_uid)
 		log_user("autosize: " .. (d.message or "job refused"))
 		return reject_code(d.reason)
 	end
-	if action == "rewrite" then
+	local unsafe = action == "rewrite" and unsafe_node_change(job_desc, d)
+	if unsafe then
+		log_user("autosize: " .. unsafe)
+		log_user("autosize: plan: " .. (d.plan or ""))
+	elseif action == "rewrite" then
 		local changes = rewrite(job_desc, d)
 		if #changes > 0 then
 			log_user("autosize: " .. table.concat(changes, ", "))

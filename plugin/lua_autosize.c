@@ -92,8 +92,9 @@ static int lua_autosize_read_job(lua_State *L, int t, lua_job *job)
  * Point env[] at the string entries of the spank_job_env table at t: a
  * 0-based array from Slurm (1-based accepted too), read up to the first
  * nil and at most AUTOSIZE_JOBENV_MAX_ENTRIES entries; other types and
- * entries that are not ours (lua_job_env_ours) are skipped. The strings stay owned by the table, which is on the stack for
- * the whole call. Returns the count.
+ * entries that are not ours (lua_job_env_ours) are skipped. The strings
+ * stay owned by the table, which is on the stack for the whole call.
+ * Returns the count.
  */
 static size_t lua_autosize_read_env(lua_State *L, int t, const char **env)
 {

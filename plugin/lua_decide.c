@@ -163,7 +163,8 @@ static void lua_decide_summary(const autosize_request *r,
 		     pl->tp, pl->pp, pl->dp, pl->zero_stage, pl->mfu * 100);
 	if (n < 0 || (size_t)n >= len || pl->train_hours <= 0)
 		return;
-	snprintf(buf + n, len - (size_t)n, ", %.1f h predicted, time limit %s%s",
+	snprintf(buf + n, len - (size_t)n,
+		 ", %.1f h predicted, time limit %s%s",
 		 pl->train_hours, limit,
 		 pl->chained_jobs > 1 ? " per job" : "");
 	if (pl->chained_jobs > 1) {
@@ -438,7 +439,8 @@ static void lua_decide_suggest(lua_decision *d)
 		autosize_format_duration(d->time_limit_min * 60.0, limit,
 					 sizeof(limit));
 	snprintf(d->message, sizeof(d->message), "suggested size: -p %s "
-		 "-N %d --gpus-per-node=%d%s%s (%.400s)", d->partition, d->nodes,
+		 "-N %d --gpus-per-node=%d%s%s (%.400s)", d->partition,
+		 d->nodes,
 		 d->gpus_per_node, limit[0] ? " -t " : "", limit, d->summary);
 }
 

@@ -615,6 +615,38 @@ check("keep: only the time written", rc == slurm.SUCCESS and
 	writes.time_limit ~= nil and writes.min_nodes == nil and
 	writes.tres_per_node == nil, user_text())
 
+-- Task counts: srun's own -n / --ntasks-per-node below a new node count
+-- would crash slurmctld 22.05 at step creation: not resized, told why.
+reset()
+jd, writes = job_desc({ partition = "h100", num_tasks = 1,
+	ntasks_per_node = 1,
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("interactive job with fewer tasks than nodes: untouched, told",
+	rc == slurm.SUCCESS and count(writes) == 0 and
+	user_text():find("not resized") and user_text():find("%-N %d+"),
+	user_text())
+reset()
+jd, writes = job_desc({ partition = "h100", num_tasks = 64,
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+slurm_job_submit(jd, {}, 1000)
+check("interactive job with enough tasks: resized", writes.min_nodes ~= nil and
+	writes.num_tasks == nil, user_text())
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x", num_tasks = 1,
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+slurm_job_submit(jd, {}, 1000)
+check("batch -n 1: one task per new node", writes.min_nodes and
+	writes.num_tasks == writes.min_nodes, user_text())
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x", num_tasks = 2,
+	ntasks_per_node = 2,
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+slurm_job_submit(jd, {}, 1000)
+check("batch --ntasks-per-node=2: tasks follow the nodes",
+	writes.min_nodes and writes.num_tasks == 2 * writes.min_nodes and
+	user_text():find("tasks 2 %-> "), user_text())
+
 -- Explicit --gpus replaced under explicit_size rewrite: tres_per_job
 -- loses its GPU entry.
 autosize.load_policy(rw)
