@@ -139,9 +139,9 @@ end
 
 load_module()
 
--- 1 when spank_job_env carries an autosize option (cheap, in Lua, so
--- other jobs never reach the module).
-local function has_autosize_option(env)
+-- true when an entry of spank_job_env (a 0-based array, at most
+-- ENV_MAX entries looked at) satisfies match.
+local function env_any(env, match)
 	if type(env) ~= "table" then
 		return false
 	end
@@ -152,13 +152,25 @@ local function has_autosize_option(env)
 		if v == nil then
 			return false
 		end
-		if type(v) == "string" and
-		   v:sub(1, #OPTION_PREFIX) == OPTION_PREFIX then
+		if type(v) == "string" and match(v) then
 			return true
 		end
 		i = i + 1
 	end
 	return false
+end
+
+-- true when spank_job_env carries an autosize option (cheap, in Lua, so
+-- other jobs never reach the module).
+local function has_autosize_option(env)
+	return env_any(env, function(v)
+		return v:sub(1, #OPTION_PREFIX) == OPTION_PREFIX
+	end)
+end
+
+-- true when spank_job_env has exactly this entry.
+local function env_has(env, entry)
+	return env_any(env, function(v) return v == entry end)
 end
 
 local function is_set(v)
@@ -229,6 +241,12 @@ local function fix_tasks(job_desc, nodes, note)
 	if want and want ~= tasks then
 		note("tasks", fmt_count(tasks), want, false)
 		job_desc.num_tasks = want
+		-- sbatch already wrote the old count into the batch job's
+		-- environment; srun in the script reads it.
+		if job_desc.script ~= nil then
+			job_desc.environment["SLURM_NTASKS"] = tostring(want)
+			job_desc.environment["SLURM_NPROCS"] = tostring(want)
+		end
 	end
 end
 
@@ -348,24 +366,42 @@ local function submit(job_desc, part_list, submit_uid)
 		log_user("autosize: " .. (d.message or "job refused"))
 		return reject_code(d.reason)
 	end
+	-- The submit side (SPANK plugin) already printed the plan and its
+	-- warnings: then only what changes is reported here.
+	local shown = env_has(job_desc.spank_job_env, "AUTOSIZE_SHOWN=1")
+	local function show_plan()
+		if not shown then
+			log_user("autosize: plan: " .. (d.plan or ""))
+		end
+	end
 	local unsafe = action == "rewrite" and unsafe_node_change(job_desc, d)
-	if unsafe then
-		log_user("autosize: " .. unsafe)
+	if action == "explain" then
+		-- The submit side stops explain jobs; a client that could not
+		-- (plugin missing or optional) gets the plan from here.
 		log_user("autosize: plan: " .. (d.plan or ""))
+		for _, w in ipairs(d.warnings or {}) do
+			log_user("autosize: warning: " .. w)
+		end
+		log_user("autosize: --autosize=explain: nothing submitted")
+		return slurm.ERROR
+	elseif unsafe then
+		log_user("autosize: " .. unsafe)
+		show_plan()
 	elseif action == "rewrite" then
 		local changes = rewrite(job_desc, d)
 		if #changes > 0 then
 			log_user("autosize: " .. table.concat(changes, ", "))
 		end
-		log_user("autosize: plan: " .. (d.plan or ""))
-	elseif action == "warn" or action == "explain" then
-		-- explain stops at sbatch; if it gets here, it is a warn.
+		show_plan()
+	elseif action == "warn" then
 		log_user("autosize: " .. (d.message or ""))
 	elseif d.message then
 		log_user("autosize: " .. d.message)
 	end
-	for _, w in ipairs(d.warnings or {}) do
-		log_user("autosize: warning: " .. w)
+	if not shown then
+		for _, w in ipairs(d.warnings or {}) do
+			log_user("autosize: warning: " .. w)
+		end
 	end
 	return slurm.SUCCESS
 end

@@ -197,6 +197,10 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 		if (explain)
 			slurm_info("autosize: --autosize=explain: nothing "
 				   "submitted");
+		else
+			/* slurmctld then reports only what it changes. */
+			spank_job_control_setenv(sp, AUTOSIZE_ENV_SHOWN, "1",
+						 1);
 		break;
 	case AUTOSIZE_EINVAL:
 	case AUTOSIZE_ENOTFOUND:

@@ -380,8 +380,12 @@ static void test_plan_shown(void **state)
 	assert_true(strncmp(stub.infos[0], "autosize: plan: ", 16) == 0);
 	assert_non_null(strstr(stub.infos[0], ", TP "));
 	assert_non_null(strstr(stub.infos[0], "time limit "));
-	/* A bare parameter count has no architecture to send. */
-	assert_int_equal(stub.n_jobctl, 0);
+	/* A bare parameter count has no architecture to send; slurmctld
+	 * is told the plan was shown. */
+	assert_int_equal(stub.n_jobctl, 1);
+	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
+				     AUTOSIZE_ENV_SHOWN), "1");
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, AUTOSIZE_ENV_MODEL));
 }
 
 static void test_explain(void **state)

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2034
 # Shared by contrib/testbed/up and contrib/testbed/down (sourced, POSIX sh).
 #
 # The testbed lives in one private directory: $AUTOSIZE_TESTBED_DIR, else

@@ -6,7 +6,8 @@
  *
  * Requests are built through the option setter like the front ends do.
  * Most plans pin the whole layout (one evaluation each, ~4 us); one in
- * 64 is a full search; one in 32 is a bad request that must fail. Each
+ * 64 is a full search (half of them with a deadline they cannot meet);
+ * one in 32 is a bad request that must fail. Each
  * reload loads etc/autosize.yaml into a new policy and swaps it in, as the
  * Lua module does; every other one also loads a policy that fails late
  * (error paths leak more often than success paths) and a policy with its
@@ -133,7 +134,7 @@ static autosize_err leaks_plan(unsigned i, const autosize_policy *pol,
 			       autosize_plan *plan)
 {
 	static const char *const presets[] = {"llama-2-7b", "llama-3-8b",
-		"llama-2-70b", "mixtral-8x7b", "qwen2.5-7b", "gpt3-175b"};
+		"qwen2.5-7b", "llama-2-70b", "mixtral-8x7b", "gpt3-175b"};
 	static const char *const gpus[] = {"h100", "a100-80gb", "l40s",
 					   "mi300x", "h200", "a100-40gb"};
 	static const char *const bad[][2] = {
@@ -155,17 +156,20 @@ static autosize_err leaks_plan(unsigned i, const autosize_policy *pol,
 			return autosize_plan_compute(pol, &r, plan, &e);
 		return AUTOSIZE_EINVAL;
 	}
-	leaks_set(&r, "model", presets[(h >> 3) % 6]);
+	/* pinned layouts with models that fit them; any for the searches */
+	leaks_set(&r, "model", presets[(h >> 3) % (i % 64 ? 3 : 6)]);
 	snprintf(buf, sizeof(buf), "%ue9", 1 + (h >> 7) % 500);
 	leaks_set(&r, "train-tokens", buf);
-	leaks_set(&r, "train-time", "30d");
+	if (i % 64 == 0)
+		leaks_set(&r, "train-time", "30d");
+	if (i % 128 == 64) /* cannot be done in time on any size */
+		leaks_set(&r, "train-tokens", "1e16");
 	if (autosize_policy_partition_count(pol) == 0 || i % 2)
 		leaks_set(&r, "gpu", gpus[(h >> 11) % 6]);
 	if (i % 64 != 0) {
 		/* the whole layout pinned: one evaluation (a pinned node
 		 * count would also search, to warn about oversizing) */
-		snprintf(buf, sizeof(buf), "%u", 1 << ((h >> 13) % 4));
-		leaks_set(&r, "dp", buf);
+		leaks_set(&r, "dp", (h >> 13) % 2 ? "2" : "1");
 		leaks_set(&r, "tp", "8");
 		leaks_set(&r, "pp", (h >> 17) % 2 ? "2" : "1");
 		leaks_set(&r, "zero", "1");

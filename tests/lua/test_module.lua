@@ -646,6 +646,37 @@ slurm_job_submit(jd, {}, 1000)
 check("batch --ntasks-per-node=2: tasks follow the nodes",
 	writes.min_nodes and writes.num_tasks == 2 * writes.min_nodes and
 	user_text():find("tasks 2 %-> "), user_text())
+reset()
+jd, writes, envw = job_desc({ partition = "h100", script = "x",
+	num_tasks = 2, ntasks_per_node = 2,
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+slurm_job_submit(jd, {}, 1000)
+check("batch task count also rewritten in the job's environment",
+	writes.num_tasks and envw.SLURM_NTASKS == tostring(writes.num_tasks)
+	and envw.SLURM_NPROCS == tostring(writes.num_tasks), user_text())
+
+-- --autosize=explain that reaches slurmctld (plugin optional or missing
+-- on the client): plan shown, nothing submitted.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11",
+		P .. "autosize=explain") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("explain at slurmctld: refused, plan shown, nothing written",
+	rc ~= slurm.SUCCESS and count(writes) == 0 and
+	user_text():find("plan: ") and user_text():find("nothing submitted"),
+	user_text())
+
+-- The submit side already showed the plan: only the changes here.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11",
+		"AUTOSIZE_SHOWN=1") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("plan already shown at submit: changes only",
+	rc == slurm.SUCCESS and writes.min_nodes and
+	not user_text():find("plan: ") and user_text():find(" %-> "),
+	user_text())
 
 -- Explicit --gpus replaced under explicit_size rewrite: tres_per_job
 -- loses its GPU entry.
