@@ -153,7 +153,7 @@ check-leaks: $(BUILD)/leaks
 		EXTRA_LDFLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/leaks
 	$(ASAN_ENV) $(ASAN_BUILD)/leaks 20000 $(LEAKS_RELOADS)
 	@if command -v valgrind >/dev/null 2>&1; then \
-		valgrind -q --leak-check=full --show-leak-kinds=all \
+		AUTOSIZE_LEAKS_NO_RSS=1 valgrind -q --leak-check=full --show-leak-kinds=all \
 			--errors-for-leak-kinds=all --error-exitcode=1 \
 			$(BUILD)/leaks 2000 200; \
 	else echo "check-leaks: valgrind not installed, skipped (LeakSanitizer ran)"; fi

@@ -982,39 +982,16 @@ autosize_err autosize_ytree_choice(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
-autosize_err autosize_ytree_seq(const autosize_ytree *t,
-				const autosize_ynode *map, const char *key,
-				int flags, int max_items,
-				const autosize_ynode **seq, autosize_error *e)
+/* The value of key as a node of one kind (a list or a mapping), or NULL
+ * when absent and optional. */
+static autosize_err yt_container(const autosize_ytree *t,
+				 const autosize_ynode *map, const char *key,
+				 int flags, autosize_ynode_kind kind,
+				 const autosize_ynode **out, autosize_error *e)
 {
 	const autosize_ynode *n = autosize_ynode_get(map, key);
-
-	*seq = NULL;
-	if (autosize_ynode_is_null(n)) {
-		if (!(flags & AUTOSIZE_Y_REQUIRED))
-			return AUTOSIZE_OK;
-		return autosize_ytree_fail(t, n ? yt_line(n) : yt_line(map),
-			e, AUTOSIZE_EINVAL,
-			"key '%s' is missing (expected a list)", key);
-	}
-	if (n->kind != AUTOSIZE_YNODE_SEQ)
-		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
-			"key '%s': expected a list, got a %s", key,
-			yt_kind_name(n));
-	if (n->n_children > max_items)
-		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_ETOOBIG,
-			"key '%s': %d items (expected at most %d)", key,
-			n->n_children, max_items);
-	*seq = n;
-	return AUTOSIZE_OK;
-}
-
-autosize_err autosize_ytree_map(const autosize_ytree *t,
-				const autosize_ynode *map, const char *key,
-				int flags, const autosize_ynode **out,
-				autosize_error *e)
-{
-	const autosize_ynode *n = autosize_ynode_get(map, key);
+	const char *want = kind == AUTOSIZE_YNODE_SEQ ? "a list"
+						       : "a mapping";
 
 	*out = NULL;
 	if (autosize_ynode_is_null(n)) {
@@ -1022,14 +999,39 @@ autosize_err autosize_ytree_map(const autosize_ytree *t,
 			return AUTOSIZE_OK;
 		return autosize_ytree_fail(t, n ? yt_line(n) : yt_line(map),
 			e, AUTOSIZE_EINVAL,
-			"key '%s' is missing (expected a mapping)", key);
+			"key '%s' is missing (expected %s)", key, want);
 	}
-	if (n->kind != AUTOSIZE_YNODE_MAP)
+	if (n->kind != kind)
 		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
-			"key '%s': expected a mapping, got a %s", key,
+			"key '%s': expected %s, got a %s", key, want,
 			yt_kind_name(n));
 	*out = n;
 	return AUTOSIZE_OK;
+}
+
+autosize_err autosize_ytree_seq(const autosize_ytree *t,
+				const autosize_ynode *map, const char *key,
+				int flags, int max_items,
+				const autosize_ynode **seq, autosize_error *e)
+{
+	autosize_err rc = yt_container(t, map, key, flags,
+				       AUTOSIZE_YNODE_SEQ, seq, e);
+
+	if (rc || !*seq || (*seq)->n_children <= max_items)
+		return rc;
+	rc = autosize_ytree_fail(t, yt_line(*seq), e, AUTOSIZE_ETOOBIG,
+		"key '%s': %d items (expected at most %d)", key,
+		(*seq)->n_children, max_items);
+	*seq = NULL;
+	return rc;
+}
+
+autosize_err autosize_ytree_map(const autosize_ytree *t,
+				const autosize_ynode *map, const char *key,
+				int flags, const autosize_ynode **out,
+				autosize_error *e)
+{
+	return yt_container(t, map, key, flags, AUTOSIZE_YNODE_MAP, out, e);
 }
 
 autosize_err autosize_ytree_text(const autosize_ytree *t,

@@ -282,30 +282,22 @@ static const ytest_case broken_cases[] = {
 	  "key 'source': expected text or a list of text" },
 };
 
+static void *parse_any(const char *text, autosize_error *e)
+{
+	return parse_str(text, e);
+}
+
+static void destroy_any(void *obj)
+{
+	autosize_catalog_destroy(obj);
+}
+
 static void test_broken_catalogs(void **state)
 {
-	char text[4096];
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(broken_cases) / sizeof(broken_cases[0]);
-	     i++) {
-		const ytest_case *k = &broken_cases[i];
-		autosize_error e;
-		autosize_catalog *c;
-
-		ytest_replace_line(good_catalog, k->line, k->repl, text,
-				   sizeof(text));
-		autosize_error_clear(&e);
-		c = parse_str(text, &e);
-		if (c)
-			fail_msg("case %zu (line %d: %s) was accepted", i,
-				 k->line, k->repl);
-		if (e.code != k->code)
-			fail_msg("case %zu: code %d, expected %d: %s", i,
-				 e.code, k->code, e.msg);
-		ytest_check_msg(&e, WHAT, k->err_line, k->needle);
-	}
+	ytest_run_broken(good_catalog, WHAT, broken_cases,
+			 sizeof(broken_cases) / sizeof(broken_cases[0]),
+			 parse_any, destroy_any);
 }
 
 /* Clashes between two GPUs. */

@@ -350,30 +350,22 @@ static const ytest_case broken_cases[] = {
 	  "key 'catalog': expected text, got a list" },
 };
 
+static void *parse_any(const char *text, autosize_error *e)
+{
+	return parse_str(text, e);
+}
+
+static void destroy_any(void *obj)
+{
+	autosize_policy_destroy(obj);
+}
+
 static void test_broken_policies(void **state)
 {
-	char text[4096];
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(broken_cases) / sizeof(broken_cases[0]);
-	     i++) {
-		const ytest_case *k = &broken_cases[i];
-		autosize_error e;
-		autosize_policy *p;
-
-		ytest_replace_line(good_policy, k->line, k->repl, text,
-				   sizeof(text));
-		autosize_error_clear(&e);
-		p = parse_str(text, &e);
-		if (p)
-			fail_msg("case %zu (line %d: %s) was accepted", i,
-				 k->line, k->repl);
-		if (e.code != k->code)
-			fail_msg("case %zu: code %d, expected %d: %s", i,
-				 e.code, k->code, e.msg);
-		ytest_check_msg(&e, WHAT, k->err_line, k->needle);
-	}
+	ytest_run_broken(good_policy, WHAT, broken_cases,
+			 sizeof(broken_cases) / sizeof(broken_cases[0]),
+			 parse_any, destroy_any);
 }
 
 /* Whole-document problems. */

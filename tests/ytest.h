@@ -75,4 +75,37 @@ static inline void ytest_check_msg(const autosize_error *e, const char *what,
 		fail_msg("message '%s' lacks '%s'", e->msg, needle);
 }
 
+/*
+ * Run every broken variant of base through parse (which returns the
+ * loaded object or NULL); each must be refused with its code and message.
+ * destroy frees an object wrongly accepted.
+ */
+static inline void ytest_run_broken(const char *base, const char *what,
+				    const ytest_case *cases, size_t n,
+				    void *(*parse)(const char *, autosize_error *),
+				    void (*destroy)(void *))
+{
+	char text[4096];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const ytest_case *k = &cases[i];
+		autosize_error e;
+		void *obj;
+
+		ytest_replace_line(base, k->line, k->repl, text, sizeof(text));
+		autosize_error_clear(&e);
+		obj = parse(text, &e);
+		if (obj) {
+			destroy(obj);
+			fail_msg("case %zu (line %d: %s) was accepted", i,
+				 k->line, k->repl);
+		}
+		if (e.code != k->code)
+			fail_msg("case %zu: code %d, expected %d: %s", i,
+				 e.code, k->code, e.msg);
+		ytest_check_msg(&e, what, k->err_line, k->needle);
+	}
+}
+
 #endif
