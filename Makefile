@@ -126,7 +126,8 @@ bench: $(BUILD)/bench
 # not run here (a sanitized .so needs the runtime preloaded into slurmctld
 # or lua5.1); test_spank links the SPANK plugin's objects and does run.
 ASAN_BUILD ?= build/asan
-ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow \
+	-fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -137,7 +138,8 @@ check-asan:
 
 # 1,000,000 plans and 10,000 policy reloads in one process: no byte lost
 # (malloc statistics), flat RSS; then the reloads and fewer plans again
-# under LeakSanitizer, and under valgrind when it is installed.
+# under LeakSanitizer (20,000 plans, 2,000 reloads: ASan is ~40x slower
+# on reloads), and under valgrind when it is installed.
 LEAKS_PLANS ?= 1000000
 LEAKS_RELOADS ?= 10000
 $(BUILD)/leaks: tests/leak/leaks.c $(LIB)
@@ -151,7 +153,7 @@ check-leaks: $(BUILD)/leaks
 	$(ASAN_ENV) $(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) \
 		OPT="-O1 -g" EXTRA_CFLAGS="$(ASAN_FLAGS)" \
 		EXTRA_LDFLAGS="$(ASAN_FLAGS)" $(ASAN_BUILD)/leaks
-	$(ASAN_ENV) $(ASAN_BUILD)/leaks 20000 $(LEAKS_RELOADS)
+	$(ASAN_ENV) $(ASAN_BUILD)/leaks 20000 2000
 	@if command -v valgrind >/dev/null 2>&1; then \
 		AUTOSIZE_LEAKS_NO_RSS=1 valgrind -q --leak-check=full --show-leak-kinds=all \
 			--errors-for-leak-kinds=all --error-exitcode=1 \

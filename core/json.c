@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -998,6 +999,11 @@ autosize_err autosize_model_from_config_json(const char *path,
 		return autosize_fail(e, AUTOSIZE_EINTERNAL,
 				     "config.json: no path or model given");
 	autosize_model_init(m);
+	/* before quoting it whole in messages (they would lose the end) */
+	if (strnlen(path, PATH_MAX) >= PATH_MAX)
+		return autosize_fail(e, AUTOSIZE_EIO, "%.40s...: path longer "
+				     "than %d bytes (expected a readable "
+				     "config.json file)", path, PATH_MAX - 1);
 	rc = json_read_file(path, &text, &len, e);
 	if (rc == AUTOSIZE_OK)
 		rc = autosize_model_from_json_text(text, len, path, m, e);

@@ -175,6 +175,8 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 	return ceil(need - 1e-9);
 }
 
+#define PLAN_MAX_LIMIT_MIN (100.0 * 365 * 24 * 60)
+
 /* Time limit, chained jobs, cost from the chosen layout's numbers. */
 static void plan_finish_time(autosize_plan *plan)
 {
@@ -191,6 +193,10 @@ static void plan_finish_time(autosize_plan *plan)
 	need_min = ceil(plan->train_hours * 60 * (1 + plan->time_reserve));
 	if (need_min < 1)
 		need_min = 1;
+	/* 1e18 tokens on a few GPUs: keep the limit and the chained job
+	 * count representable (100 years, as the longest --train-time) */
+	if (!(need_min <= PLAN_MAX_LIMIT_MIN))
+		need_min = PLAN_MAX_LIMIT_MIN;
 	plan->time_limit_min = (long)need_min;
 	if (max_min > 0 && need_min > max_min) {
 		plan->time_limit_min = (long)max_min;
@@ -329,10 +335,14 @@ static autosize_err plan_best_partition(const autosize_policy *p,
 			have = 1;
 		}
 	}
-	if (!have)
+	if (!have) {
+		char last[AUTOSIZE_MSG_LEN]; /* e->msg is the output too */
+
+		snprintf(last, sizeof(last), "%s", e ? e->msg : "");
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no partition of the site policy can run "
-				     "this job (%s)", e ? e->msg : "");
+				     "this job (%s)", last);
+	}
 	return best_rc;
 }
 

@@ -474,6 +474,13 @@ autosize_policy *autosize_policy_load(const char *path, autosize_error *e)
 		autosize_fail(e, AUTOSIZE_EINVAL, "no policy file given");
 		return NULL;
 	}
+	/* before quoting it whole in messages (they would lose the end) */
+	if (strnlen(path, PATH_MAX) >= PATH_MAX) {
+		autosize_fail(e, AUTOSIZE_EINVAL, "%.40s...: path longer than "
+			      "%d bytes (expected a policy file path)", path,
+			      PATH_MAX - 1);
+		return NULL;
+	}
 	slash = strrchr(path, '/');
 	if (!slash) {
 		snprintf(dir, sizeof(dir), ".");

@@ -1,4 +1,8 @@
-/* libFuzzer harness: see targets.h (fuzz_jobenv_target) and make fuzz. */
+/*
+ * libFuzzer harness: autosize_request_from_env on NUL/newline-separated
+ * NAME=value entries, autosize_model_decode on the first ones (see
+ * targets.h, make fuzz).
+ */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,7 @@
-/* libFuzzer harness: see targets.h (fuzz_json_target) and make fuzz. */
+/*
+ * libFuzzer harness: autosize_model_from_json_text on the input as a
+ * config.json (see targets.h, make fuzz).
+ */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,7 @@
-/* libFuzzer harness: see targets.h (fuzz_parse_target) and make fuzz. */
+/*
+ * libFuzzer harness: autosize_parse_count/int/fraction/duration/choice on
+ * each line of the input (see targets.h, make fuzz).
+ */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,7 @@
-/* libFuzzer harness: see targets.h (fuzz_plan_target) and make fuzz. */
+/*
+ * libFuzzer harness: a whole plan from option lines, under the default and
+ * the site policy (see targets.h, make fuzz).
+ */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

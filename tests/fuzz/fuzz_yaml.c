@@ -1,4 +1,7 @@
-/* libFuzzer harness: see targets.h (fuzz_yaml_target) and make fuzz. */
+/*
+ * libFuzzer harness: autosize_policy_parse and autosize_catalog_parse on
+ * the input (see targets.h, make fuzz).
+ */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -202,7 +202,8 @@ static int leaks_write_files(void)
 		return -1;
 	fputs("defaults:\n  mode: rewrite\n  memory_reserve: 0.2\n"
 	      "partitions:\n  - name: a\n    gpu: h100\n    gpus_per_node: 8\n"
-	      "    nodes: 4\n    network: ib\n    network_gbps_per_node: 1600\n  - name: b\n    gpu: h100\n"
+	      "    nodes: 4\n    network: ib\n    network_gbps_per_node: 1600\n"
+	      "  - name: b\n    gpu: h100\n"
 	      "    gpus_per_node: 8\n    nodes: 4\n    network: ib\n"
 	      "    network_gbps_per_node: 1600\n"
 	      "    price_per_gpu_hour: -1\n", f);
