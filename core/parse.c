@@ -138,12 +138,7 @@ static autosize_err parse_scaled(const char *text, const char *what,
 				     "(expected e.g. %s)", what,
 				     parse_echo(text, echo, sizeof(echo)),
 				     example);
-	v *= scale;
-	if (!isfinite(v) || v > PARSE_MAX_COUNT)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "%s: '%s' is too large (at most 1e18)",
-				     what, parse_echo(text, echo, sizeof(echo)));
-	*out = v;
+	*out = v * scale;   /* finite: at most 64 digits times 1e12 */
 	return AUTOSIZE_OK;
 }
 
@@ -157,6 +152,10 @@ autosize_err autosize_parse_count(const char *text, const char *what,
 	rc = parse_scaled(text, what, "70e9, 70B, 7.5b, 2T, 1.5M", &v, e);
 	if (rc)
 		return rc;
+	if (v > PARSE_MAX_COUNT)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: '%s' is too large (at most 1e18)",
+				     what, parse_echo(text, echo, sizeof(echo)));
 	if (!(v >= 1))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "%s: '%s' must be at least 1 (expected "

@@ -19,6 +19,8 @@
 /* Growth of probed node counts, and counts tried past the first good. */
 #define SEARCH_GROWTH 1.25
 #define SEARCH_NEIGHBOURS 3
+/* Node counts scanned one by one when the staged probes found nothing. */
+#define SEARCH_SCAN_NODES 256
 
 /* A layout under consideration: just what ranking needs. */
 typedef struct search_cand {
@@ -43,6 +45,7 @@ typedef struct search_state {
 	search_cand miss;    /* closest miss: smallest total / usable */
 	double miss_ratio;
 	long evaluated;
+	int n_step;          /* node counts probed are multiples of this */
 } search_state;
 
 void search_evaluate(const sizing_job *job, const sizing_layout *lay,
@@ -362,21 +365,37 @@ static int search_met(const search_state *st)
 	       st->best.train_s <= st->deadline_s;
 }
 
+/* n rounded up to the node step that pinned TP x PP allow. */
+static int search_snap(const search_state *st, int n)
+{
+	return (n + st->n_step - 1) / st->n_step * st->n_step;
+}
+
+/* Probe about n nodes (snapped; beyond the partition's limit: skipped). */
+static void search_probe(search_state *st, int n, int gpn)
+{
+	n = search_snap(st, n);
+	if (n <= st->job->part->max_nodes_per_job)
+		search_at(st, n, gpn);
+}
+
 /* Smallest node count in (lo, hi] for which probe() holds, given that it
- * holds at hi; node counts are probed by search_at. */
+ * holds at hi (a multiple of the node step). */
 static int search_bisect(search_state *st, int lo, int hi, int gpn,
 			 int (*probe)(const search_state *))
 {
-	while (hi - lo > 1) {
-		int mid = lo + (hi - lo) / 2;
+	int s = st->n_step, lo_u = lo / s, hi_u = hi / s;
 
-		search_at(st, mid, gpn);
-		if (probe(st) && st->best.nodes <= mid)
-			hi = mid;
+	while (hi_u - lo_u > 1) {
+		int mid_u = lo_u + (hi_u - lo_u) / 2;
+
+		search_at(st, mid_u * s, gpn);
+		if (probe(st) && st->best.nodes <= mid_u * s)
+			hi_u = mid_u;
 		else
-			lo = mid;
+			lo_u = mid_u;
 	}
-	return hi;
+	return hi_u * s;
 }
 
 static int search_have_best(const search_state *st)
@@ -390,8 +409,9 @@ static void search_neighbours(search_state *st, int n, int gpn)
 {
 	int i, max_n = st->job->part->max_nodes_per_job;
 
-	for (i = 1; i <= SEARCH_NEIGHBOURS && n + i <= max_n; i++)
-		search_at(st, n + i, gpn);
+	for (i = 1; i <= SEARCH_NEIGHBOURS && n + i * st->n_step <= max_n;
+	     i++)
+		search_at(st, n + i * st->n_step, gpn);
 }
 
 /* Cheapest meeting the deadline: skip sizes that cannot meet it even at
@@ -405,14 +425,15 @@ static void search_cost_deadline(search_state *st, int gpn)
 	double g_lo = flops / (job->peak_flops * sizing_mfu_upper_bound() *
 			       st->deadline_s);
 
-	n = (int)fmin(max_n, fmax(1, floor(g_lo / gpn)));
-	prev = n - 1;
+	n = search_snap(st, (int)fmin(max_n, fmax(1, floor(g_lo / gpn))));
+	prev = n - st->n_step;
 	for (;;) {
-		search_at(st, n, gpn);
+		search_probe(st, n, gpn);
 		if (search_met(st) || n >= max_n)
 			break;
 		prev = n;
-		n = (int)fmin(max_n, fmax(n + 1, ceil(n * SEARCH_GROWTH)));
+		n = search_snap(st, (int)fmin(max_n, fmax(n + st->n_step,
+						ceil(n * SEARCH_GROWTH))));
 	}
 	if (search_met(st)) {
 		n = search_bisect(st, prev, st->best.nodes, gpn, search_met);
@@ -423,7 +444,7 @@ static void search_cost_deadline(search_state *st, int gpn)
 	for (n = (int)(max_n / SEARCH_GROWTH); n >= 1 &&
 	     n > max_n / (SEARCH_GROWTH * SEARCH_GROWTH * SEARCH_GROWTH);
 	     n = (int)(n / SEARCH_GROWTH))
-		search_at(st, n, gpn);
+		search_probe(st, n, gpn);
 }
 
 /* Fastest within the limits: the largest sizes, stepping down while
@@ -435,7 +456,7 @@ static void search_fastest(search_state *st, int gpn)
 
 	for (n = max_n; n >= 1 && misses < 3;
 	     n = (int)fmin(n - 1, floor(n / SEARCH_GROWTH))) {
-		search_at(st, n, gpn);
+		search_probe(st, n, gpn);
 		if (st->have_best && (best_t == 0 ||
 				      st->best.train_s < best_t * 0.999)) {
 			best_t = st->best.train_s;
@@ -451,19 +472,34 @@ static void search_fastest(search_state *st, int gpn)
 /* Smallest size that fits (no deadline, or no token budget). */
 static void search_smallest(search_state *st, int gpn)
 {
-	int max_n = st->job->part->max_nodes_per_job, n = 1, prev = 0;
+	int max_n = st->job->part->max_nodes_per_job, n = st->n_step, prev = 0;
 
 	for (;;) {
-		search_at(st, n, gpn);
+		search_probe(st, n, gpn);
 		if (st->have_best || n >= max_n)
 			break;
 		prev = n;
-		n = (int)fmin(max_n, fmax(n + 1, ceil(n * SEARCH_GROWTH)));
+		n = search_snap(st, (int)fmin(max_n, fmax(n + st->n_step,
+						ceil(n * SEARCH_GROWTH))));
 	}
 	if (!st->have_best)
 		return;
 	n = search_bisect(st, prev, st->best.nodes, gpn, search_have_best);
 	search_neighbours(st, n, gpn);
+}
+
+/* With TP and PP pinned, only node counts whose GPUs they divide can
+ * hold the layout: the smallest such step. */
+static int search_node_step(const autosize_request *r, int gpn)
+{
+	long k, a, b, t;
+
+	if (!search_pinned(r->tp) || !search_pinned(r->pp))
+		return 1;
+	k = (long)r->tp * r->pp;
+	for (a = k, b = gpn; b; t = a % b, a = b, b = t)
+		;
+	return (int)(k / a > 65536 ? 65536 : k / a);
 }
 
 static autosize_err search_fixed(search_state *st, int gpn,
@@ -513,8 +549,18 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	st.objective = objective;
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
+	st.n_step = search_node_step(r, gpn);
 	if (r->gpus > 0 || r->nodes > 0) {
 		rc = search_fixed(&st, gpn, e);
+	} else if (search_pinned(r->tp) && search_pinned(r->pp) &&
+		   search_pinned(r->dp)) {
+		/* The pins fix the size: tp x pp x dp GPUs. */
+		autosize_request sized = *r;
+
+		sized.gpus = r->tp * r->pp * r->dp;
+		st.req = &sized;
+		rc = search_fixed(&st, gpn, e);
+		st.req = r;
 	} else {
 		/* Part of one node first: small jobs need not rent all. */
 		if (r->gpus_per_node <= 0)
@@ -530,6 +576,11 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	}
 	if (rc)
 		return rc;
+	/* Pins that the staged probes stepped over: every size up to a
+	 * bound, one by one. */
+	for (g = 1; !st.have_best && !st.have_miss &&
+	     g <= job->part->max_nodes_per_job && g <= SEARCH_SCAN_NODES; g++)
+		search_at(&st, g, gpn);
 	if (!st.have_best && !st.have_miss)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no layout matches the pinned values "

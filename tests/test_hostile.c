@@ -72,7 +72,7 @@ static const hostile_case hostile_cases[] = {
 	{H_SET, "tp", "0", AUTOSIZE_EINVAL, "--tp", "expected 1..1024"},
 	{H_SET, "tp", "2.5", AUTOSIZE_EINVAL, "--tp", "not a whole number"},
 	{H_SET, "tp", "99999999999999999999", AUTOSIZE_EINVAL, "--tp",
-	 "too large (at most"},
+	 "out of range (expected 1..1024)"},
 	{H_SET, "gpus", "-1", AUTOSIZE_EINVAL, "--gpus", "positive number"},
 	{H_SET, "nodes", "1e6", AUTOSIZE_EINVAL, "--nodes",
 	 "expected 1..100000"},
