@@ -2,7 +2,9 @@
 prefix ?= /usr/local
 exec_prefix ?= $(prefix)
 bindir ?= $(exec_prefix)/bin
-libdir ?= $(exec_prefix)/lib/x86_64-linux-gnu/slurm-wlm
+# Slurm's plugin folder: Debian's /usr/lib/<multiarch>/slurm-wlm.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+libdir ?= /usr/lib/$(MULTIARCH)/slurm-wlm
 sysconfdir ?= /etc/slurm
 datadir ?= $(prefix)/share
 DESTDIR ?=
@@ -47,7 +49,7 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: all check check-unit check-integration check-asan check-leaks \
+.PHONY: all check check-unit check-install check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install tests validate bench
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
@@ -97,7 +99,12 @@ tests: $(TEST_BIN) $(CLI) $(SPANK) $(LUAMOD)
 # integration tests against a real Slurm when tests/integration exists.
 check: tests
 	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory check-install
 	@$(MAKE) --no-print-directory check-integration
+
+# make install into a scratch DESTDIR puts every file where it belongs.
+check-install: all
+	@sh tests/check_install.sh
 
 # The cmocka binaries alone (and the CLI that test_cli runs).
 check-unit: $(TEST_BIN) $(CLI)
