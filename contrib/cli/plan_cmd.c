@@ -25,21 +25,44 @@ static void plan_help(void)
 	       "\nExit status: 0 a plan, 1 no feasible plan, 2 bad input.\n");
 }
 
+/* A count as people write it: 70B, 2T, 1.5M. */
+static const char *plan_count(double v, char *buf, size_t len)
+{
+	static const struct { double scale; const char *unit; } units[] = {
+		{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
+	};
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]); i++)
+		if (v >= units[i].scale)
+			break;
+	snprintf(buf, len, "%.3g%s", v / units[i].scale, units[i].unit);
+	return buf;
+}
+
 static void plan_report(const autosize_request *r, const autosize_plan *p)
 {
 	const autosize_memory *m = &p->mem;
 	const char *model = r->model.name[0] ? r->model.name : "model";
-	char limit[32];
+	char limit[32], n1[16], n2[16];
 	int i;
 
-	printf("autosize: %s (%.3gB params", model, p->params / 1e9);
+	printf("autosize: %s (%s params", model,
+	       plan_count(p->params, n1, sizeof(n1)));
 	if (p->params_active < p->params * 0.999)
-		printf(", %.3gB active", p->params_active / 1e9);
+		printf(", %s active", plan_count(p->params_active, n2,
+						 sizeof(n2)));
 	printf(")");
 	if (p->tokens > 0)
-		printf(" x %.3gB tokens", p->tokens / 1e9);
-	printf(" on %s (%s)\n", p->part.name,
-	       p->part.gpu ? p->part.gpu->name : "?");
+		printf(" x %s tokens", plan_count(p->tokens, n1, sizeof(n1)));
+	if (p->part.gpu && strcmp(p->part.name, p->part.gpu->name) == 0)
+		printf(" on %s reference servers (%d GPUs, %s %.0f Gb/s per "
+		       "node)\n", p->part.name, p->part.gpus_per_node,
+		       autosize_net_name(p->part.net),
+		       p->part.net_gbps_per_node);
+	else
+		printf(" on partition %s (%s)\n", p->part.name,
+		       p->part.gpu ? p->part.gpu->name : "?");
 	printf("  size       %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
 	       p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node, p->gpus,
 	       p->gpus_min);
