@@ -46,6 +46,7 @@ typedef struct search_state {
 	double miss_ratio;
 	long evaluated;
 	int n_step;          /* node counts probed are multiples of this */
+	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
 } search_state;
 
 void search_evaluate(const sizing_job *job, const sizing_layout *lay,
@@ -299,8 +300,9 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	return any;
 }
 
-/* 1 when tp is a candidate: pinned, or inside the node and dividing the
- * attention and key/value heads. */
+/* 1 when tp is a candidate: pinned, or dividing the attention and
+ * key/value heads inside a node (across nodes only when nothing fit
+ * inside one: its collectives then cross the network). */
 static int search_tp_ok(const search_state *st, int tp, int gpn)
 {
 	const autosize_model *m = st->job->model;
@@ -308,7 +310,9 @@ static int search_tp_ok(const search_state *st, int tp, int gpn)
 
 	if (search_pinned(pin))
 		return tp == pin;
-	return tp <= gpn && m->heads % tp == 0 && m->kv_heads % tp == 0;
+	if (tp > gpn && !(st->wide_tp && tp % gpn == 0))
+		return 0;
+	return m->heads % tp == 0 && m->kv_heads % tp == 0;
 }
 
 /* 1 when pp is a candidate: pinned, or at least two layers a stage
@@ -534,6 +538,19 @@ static void search_fill(const search_state *st, const search_cand *c,
 	search_evaluate(st->job, &c->lay, c->nodes, c->gpn, plan);
 }
 
+/* A free size: the strategy of the objective. */
+static void search_free(search_state *st, int gpn)
+{
+	const sizing_job *job = st->job;
+
+	if (job->tokens > 0 && st->objective == AUTOSIZE_OBJECTIVE_TIME)
+		search_fastest(st, gpn);
+	else if (job->tokens > 0 && st->deadline_s > 0)
+		search_cost_deadline(st, gpn);
+	else
+		search_smallest(st, gpn);
+}
+
 autosize_err search_run(const sizing_job *job, const autosize_request *r,
 			double deadline_s, autosize_objective objective,
 			search_result *res, autosize_error *e)
@@ -567,15 +584,20 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 			for (g = 1; g < gpn; g *= 2)
 				if (gpn % g == 0)
 					search_at(&st, 1, g);
-		if (job->tokens > 0 && objective == AUTOSIZE_OBJECTIVE_TIME)
-			search_fastest(&st, gpn);
-		else if (job->tokens > 0 && deadline_s > 0)
-			search_cost_deadline(&st, gpn);
-		else
-			search_smallest(&st, gpn);
+		search_free(&st, gpn);
 	}
 	if (rc)
 		return rc;
+	if (!st.have_best && !search_pinned(r->tp)) {
+		/* Nothing fits with TP inside a node: let it span nodes. */
+		st.wide_tp = 1;
+		if (r->gpus > 0 || r->nodes > 0)
+			rc = search_fixed(&st, gpn, e);
+		else
+			search_free(&st, gpn);
+		if (rc)
+			return rc;
+	}
 	/* Pins that the staged probes stepped over: every size up to a
 	 * bound, one by one. */
 	for (g = 1; !st.have_best && !st.have_miss &&
