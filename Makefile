@@ -50,7 +50,7 @@ SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
 .PHONY: all check check-unit check-install check-integration check-asan check-leaks \
-	fuzz fuzz-build clean install tests validate bench
+	fuzz fuzz-build clean install tests validate bench soak
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
 $(BUILD)/%.o: %.c
@@ -113,6 +113,12 @@ check-unit: $(TEST_BIN) $(CLI)
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
 	@if [ -x tests/integration/run ]; then tests/integration/run $(BUILD); fi
+
+# A few thousand good, bad and option-less submissions against the testbed
+# (SOAK_JOBS, default 3000, under 2 minutes): every one checked, and the
+# daemons stay up (issue 5).
+soak: all
+	tests/integration/soak $(BUILD)
 
 # Published runs vs predictions; rewrites tests/validation/REPORT.md.
 validate: $(BUILD)/tests/test_validation
