@@ -119,7 +119,9 @@ static void allocator_show(int explain, autosize_err rc)
 			   context.plan.reason);
 	} else if (autosize_launch_summary(&context.plan, context.report,
 					   sizeof(context.report)) >= 0) {
-		slurm_info("autosize: plan: %s", context.report);
+		/* A suggestion: slurmctld applies it under the site's
+		 * limits and the sizes the user gave, and says so. */
+		slurm_info("autosize: suggested: %s", context.report);
 	}
 	for (i = 0; i < context.plan.n_warnings &&
 	     i < AUTOSIZE_MAX_WARNINGS; i++)

@@ -49,6 +49,15 @@ static int options_cb(int val, const char *optarg, int remote)
 		}
 		return -1;
 	}
+	/* A --model that names no preset or no readable config.json is
+	 * refused here, while sbatch parses options: a -1 from
+	 * init_post_opt does not stop the submission when the plugin is
+	 * loaded `optional`. */
+	if (!remote && strcmp(name, "model") == 0 &&
+	    autosize_request_finish(&scratch, &err) != AUTOSIZE_OK) {
+		slurm_error("autosize: %s", err.msg);
+		return -1;
+	}
 	if (autosize_request_set(&context.req, name, optarg ? optarg : "",
 				 &err) != AUTOSIZE_OK) {
 		slurm_error("autosize: %s", err.msg);
