@@ -64,6 +64,21 @@ static void check_part(const autosize_partition *p, const char *name,
 	assert_string_equal(p->currency, "USD");
 }
 
+/* The defaults README.md and etc/autosize.yaml document. */
+static void assert_documented_defaults(const autosize_defaults *d)
+{
+	assert_int_equal(d->mode, AUTOSIZE_MODE_REWRITE);
+	assert_true(d->memory_reserve == 0.20);
+	assert_true(d->time_reserve == 0.15);
+	assert_int_equal(d->objective, AUTOSIZE_OBJECTIVE_COST);
+	assert_true(d->deadline_s == 0);
+	assert_string_equal(d->partition, "");
+	assert_int_equal(d->explicit_size, AUTOSIZE_EXPLICIT_KEEP);
+	assert_int_equal(d->on_unfit, AUTOSIZE_UNFIT_REJECT);
+	assert_int_equal(d->on_error, AUTOSIZE_ON_ERROR_PASS);
+	assert_int_equal(d->gpu_check, AUTOSIZE_GPU_CHECK_WARN);
+}
+
 /* etc/autosize.yaml loads and says what its comments say. */
 static void test_shipped_policy(void **state)
 {
@@ -77,12 +92,7 @@ static void test_shipped_policy(void **state)
 	if (!p)
 		fail_msg("etc/autosize.yaml: %s", e.msg);
 	d = autosize_policy_defaults(p);
-	assert_int_equal(d->mode, AUTOSIZE_MODE_REWRITE);
-	assert_true(d->memory_reserve == 0.20);
-	assert_true(d->time_reserve == 0.15);
-	assert_int_equal(d->objective, AUTOSIZE_OBJECTIVE_COST);
-	assert_true(d->deadline_s == 0);
-	assert_string_equal(d->partition, "");
+	assert_documented_defaults(d);
 	c = autosize_policy_catalog(p);
 	assert_true(autosize_catalog_count(c) >= 13);
 
@@ -169,12 +179,7 @@ static void test_minimal_policy(void **state)
 	if (!p)
 		fail_msg("minimal policy: %s", e.msg);
 	d = autosize_policy_defaults(p);
-	assert_int_equal(d->mode, AUTOSIZE_MODE_REWRITE);
-	assert_true(d->memory_reserve == 0.20);
-	assert_true(d->time_reserve == 0.15);
-	assert_int_equal(d->objective, AUTOSIZE_OBJECTIVE_COST);
-	assert_true(d->deadline_s == 0);
-	assert_string_equal(d->partition, "");
+	assert_documented_defaults(d);
 	part = autosize_policy_partition_at(p, 0);
 	assert_int_equal(part->intra_link, AUTOSIZE_LINK_XGMI);
 	assert_true(part->intra_gbs == part->gpu->link_gbs);
@@ -194,12 +199,7 @@ static void test_default_policy(void **state)
 	assert_int_equal(autosize_policy_partition_count(p), 0);
 	assert_null(autosize_policy_partition_at(p, 0));
 	d = autosize_policy_defaults(p);
-	assert_int_equal(d->mode, AUTOSIZE_MODE_REWRITE);
-	assert_true(d->memory_reserve == 0.20);
-	assert_true(d->time_reserve == 0.15);
-	assert_int_equal(d->objective, AUTOSIZE_OBJECTIVE_COST);
-	assert_true(d->deadline_s == 0);
-	assert_string_equal(d->partition, "");
+	assert_documented_defaults(d);
 	assert_true(autosize_catalog_count(autosize_policy_catalog(p)) >= 13);
 	autosize_policy_destroy(p);
 }
