@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "autosize/model.h"
+#include "readfile.h"
 
 #define JSON_MAX_DEPTH 32
 #define JSON_STR_MAX 64     /* longest key or kept string value, with NUL */
@@ -903,89 +904,6 @@ autosize_err autosize_model_from_json_text(const char *text, size_t len,
 }
 
 /* Thread-safe text for an errno value (XSI strerror_r). */
-static const char *json_errno_text(int err, char *buf, size_t len)
-{
-	if (strerror_r(err, buf, len) != 0)
-		snprintf(buf, len, "error %d", err);
-	return buf;
-}
-
-/* Read a whole regular file of at most the config.json cap. */
-static autosize_err json_read_file(const char *path, char **out,
-				   size_t *out_len, autosize_error *e)
-{
-	autosize_err rc = AUTOSIZE_OK;
-	struct stat st;
-	char errbuf[128];
-	char *buf = NULL;
-	size_t size, got = 0;
-	int fd;
-
-	*out = NULL;
-	*out_len = 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return autosize_fail(e, AUTOSIZE_EIO,
-				     "%s: cannot open: %s (expected a readable "
-				     "config.json file)", path,
-				     json_errno_text(errno, errbuf,
-						     sizeof(errbuf)));
-	if (fstat(fd, &st) != 0) {
-		rc = autosize_fail(e, AUTOSIZE_EIO, "%s: cannot stat: %s "
-				   "(expected a readable config.json file)",
-				   path, json_errno_text(errno, errbuf,
-							 sizeof(errbuf)));
-		goto done;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = autosize_fail(e, AUTOSIZE_EIO, "%s: is %s, not a regular "
-				   "file (expected a config.json file)", path,
-				   S_ISDIR(st.st_mode) ? "a directory" :
-				   S_ISFIFO(st.st_mode) ? "a FIFO" :
-				   S_ISSOCK(st.st_mode) ? "a socket" :
-				   "a device");
-		goto done;
-	}
-	if (st.st_size > AUTOSIZE_CONFIG_JSON_MAX_BYTES) {
-		rc = autosize_fail(e, AUTOSIZE_ETOOBIG, "%s: %lld bytes is "
-				   "over the %d-byte limit for a config.json "
-				   "(expected a few KiB)", path,
-				   (long long)st.st_size,
-				   AUTOSIZE_CONFIG_JSON_MAX_BYTES);
-		goto done;
-	}
-	size = (size_t)st.st_size;
-	buf = malloc(size ? size : 1);
-	if (!buf) {
-		rc = autosize_fail(e, AUTOSIZE_ENOMEM, "%s: out of memory "
-				   "reading %zu bytes", path, size);
-		goto done;
-	}
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = autosize_fail(e, AUTOSIZE_EIO, "%s: cannot read: "
-					   "%s (expected a readable "
-					   "config.json file)", path,
-					   json_errno_text(errno, errbuf,
-							   sizeof(errbuf)));
-			goto done;
-		}
-		if (n == 0)
-			break;      /* shrank since fstat: use what is there */
-		got += (size_t)n;
-	}
-	*out = buf;
-	*out_len = got;
-	buf = NULL;
-done:
-	free(buf);
-	close(fd);
-	return rc;
-}
 
 autosize_err autosize_model_from_config_json(const char *path,
 					     autosize_model *m,
@@ -1004,7 +922,8 @@ autosize_err autosize_model_from_config_json(const char *path,
 		return autosize_fail(e, AUTOSIZE_EIO, "%.40s...: path longer "
 				     "than %d bytes (expected a readable "
 				     "config.json file)", path, PATH_MAX - 1);
-	rc = json_read_file(path, &text, &len, e);
+	rc = autosize_read_regular_file(path, AUTOSIZE_CONFIG_JSON_MAX_BYTES,
+					"config.json file", &text, &len, e);
 	if (rc == AUTOSIZE_OK)
 		rc = autosize_model_from_json_text(text, len, path, m, e);
 	free(text);

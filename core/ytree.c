@@ -13,6 +13,7 @@
 #include <yaml.h>
 #include "autosize/catalog.h"
 #include "ytree.h"
+#include "readfile.h"
 
 #define YT_CHUNK_BYTES 65536
 #define YT_WHAT_MAX 512
@@ -489,108 +490,6 @@ const char *autosize_ytree_what(const autosize_ytree *t)
 
 /* --- reading files --- */
 
-static const char *yt_strerror(int err, char *buf, size_t size)
-{
-	if (strerror_r(err, buf, size) != 0)
-		snprintf(buf, size, "error %d", err);
-	return buf;
-}
-
-autosize_err autosize_read_regular_file(const char *path, size_t max_bytes,
-					const char *expect, char **buf,
-					size_t *len, autosize_error *e)
-{
-	char eb[128];
-	struct stat st;
-	char *data = NULL;
-	size_t have = 0;
-	autosize_err rc;
-	int fd, err;
-
-	*buf = NULL;
-	*len = 0;
-	if (!expect)
-		expect = "a regular file";
-	if (!path || !*path)
-		return autosize_fail(e, AUTOSIZE_EIO,
-				     "empty path, expected %s", expect);
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		err = errno;
-		return autosize_fail(e, AUTOSIZE_EIO, "%s: cannot open: %s",
-				     path, yt_strerror(err, eb, sizeof(eb)));
-	}
-	if (fstat(fd, &st) != 0) {
-		err = errno;
-		rc = autosize_fail(e, AUTOSIZE_EIO, "%s: cannot stat: %s",
-				   path, yt_strerror(err, eb, sizeof(eb)));
-		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rc = autosize_fail(e, AUTOSIZE_EIO,
-				   "%s: is a directory, expected %s", path,
-				   expect);
-		goto fail;
-	}
-	if (S_ISFIFO(st.st_mode)) {
-		rc = autosize_fail(e, AUTOSIZE_EIO,
-				   "%s: is a FIFO (named pipe), expected %s",
-				   path, expect);
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = autosize_fail(e, AUTOSIZE_EIO,
-				   "%s: is a device or socket, expected %s",
-				   path, expect);
-		goto fail;
-	}
-	if (st.st_size < 0 || (unsigned long long)st.st_size > max_bytes) {
-		rc = autosize_fail(e, AUTOSIZE_ETOOBIG,
-				   "%s: %lld bytes, larger than the %zu-byte limit",
-				   path, (long long)st.st_size, max_bytes);
-		goto fail;
-	}
-	data = malloc(max_bytes + 2);
-	if (!data) {
-		rc = autosize_fail(e, AUTOSIZE_ENOMEM,
-				   "%s: out of memory reading it", path);
-		goto fail;
-	}
-	/* read up to one byte past the cap: a file that grew is caught */
-	while (have <= max_bytes) {
-		ssize_t n = read(fd, data + have, max_bytes + 1 - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = errno;
-			rc = autosize_fail(e, AUTOSIZE_EIO,
-					   "%s: cannot read: %s", path,
-					   yt_strerror(err, eb, sizeof(eb)));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-	}
-	if (have > max_bytes) {
-		rc = autosize_fail(e, AUTOSIZE_ETOOBIG,
-				   "%s: larger than the %zu-byte limit", path,
-				   max_bytes);
-		goto fail;
-	}
-	close(fd);
-	data[have] = '\0';
-	*buf = data;
-	*len = have;
-	return AUTOSIZE_OK;
-fail:
-	free(data);
-	close(fd);
-	return rc;
-}
-
 autosize_ytree *autosize_ytree_load(const char *path, autosize_error *e)
 {
 	autosize_ytree *t;
@@ -598,7 +497,7 @@ autosize_ytree *autosize_ytree_load(const char *path, autosize_error *e)
 	size_t len;
 
 	if (autosize_read_regular_file(path, AUTOSIZE_YAML_MAX_BYTES,
-				       "a YAML file", &buf, &len, e))
+				       "YAML file", &buf, &len, e))
 		return NULL;
 	t = autosize_ytree_parse(buf, len, path, e);
 	free(buf);

@@ -65,16 +65,6 @@ void autosize_ytree_destroy(autosize_ytree *t);
 const autosize_ynode *autosize_ytree_root(const autosize_ytree *t);
 const char *autosize_ytree_what(const autosize_ytree *t);
 
-/*
- * Read a regular file of at most max_bytes into a fresh NUL-terminated
- * buffer (*buf, caller frees) of *len bytes. Refuses non-regular files
- * without blocking on them ("PATH: is a directory, expected EXPECT", with
- * expect e.g. "a YAML file"). Errors: AUTOSIZE_EIO, AUTOSIZE_ETOOBIG,
- * AUTOSIZE_ENOMEM, naming the path.
- */
-autosize_err autosize_read_regular_file(const char *path, size_t max_bytes,
-					const char *expect, char **buf,
-					size_t *len, autosize_error *e);
 
 /*
  * Fill *e with "WHAT:LINE: " and a printf-style message; returns code.

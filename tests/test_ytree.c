@@ -1,6 +1,7 @@
 /* Tests: the internal YAML tree and its typed getters (core/ytree.c). */
 #include "testutil.h"
 #include "ytree.h"
+#include "readfile.h"
 #include "ytest.h"
 
 #define WHAT "t.yaml"
@@ -246,13 +247,13 @@ static void test_read_file(void **state)
 	assert_int_equal(autosize_read_regular_file(path, 6, NULL, &buf,
 						    &len, &e), AUTOSIZE_OK);
 	free(buf);
-	assert_int_equal(autosize_read_regular_file(path, 5, "a JSON file",
+	assert_int_equal(autosize_read_regular_file(path, 5, "JSON file",
 						    &buf, &len, &e),
 			 AUTOSIZE_ETOOBIG);
 	assert_null(buf);
 	ytest_check_msg(&e, path, 0, ": 6 bytes, larger than the 5-byte limit");
 	unlink(path);
-	assert_int_equal(autosize_read_regular_file("/tmp", 5, "a JSON file",
+	assert_int_equal(autosize_read_regular_file("/tmp", 5, "JSON file",
 						    &buf, &len, &e),
 			 AUTOSIZE_EIO);
 	assert_string_equal(e.msg, "/tmp: is a directory, expected a JSON file");
