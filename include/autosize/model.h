@@ -24,6 +24,9 @@ typedef enum autosize_mlp {
 #define AUTOSIZE_MAX_FFN 4194304
 #define AUTOSIZE_MAX_VOCAB 16777216
 #define AUTOSIZE_MAX_EXPERTS 4096
+#define AUTOSIZE_MAX_HEAD_DIM 65536
+#define AUTOSIZE_MAX_LORA_RANK 262144
+#define AUTOSIZE_MAX_POSITIONS 16777216
 
 typedef struct autosize_model {
 	char name[AUTOSIZE_NAME_MAX]; /* preset or file name; "" if none */
@@ -33,12 +36,38 @@ typedef struct autosize_model {
 	int hidden;
 	int heads;
 	int kv_heads;       /* == heads without GQA */
-	int ffn;            /* MLP inner size (per expert for MoE) */
+	int ffn;            /* MLP inner size (per routed expert for MoE) */
 	int vocab;
 	int experts;        /* 0 or 1: dense */
 	int experts_active; /* experts per token (MoE) */
 	int tied_embeddings;
 	autosize_mlp mlp;
+	/*
+	 * Architecture details (0 = absent / the plain default). All are
+	 * filled by autosize_model_finish_arch so the engine can read them
+	 * without defaults of its own.
+	 */
+	int head_dim;       /* attention head width; 0 -> hidden / heads
+			     * (Gemma: 256 with hidden 3584, 16 heads) */
+	int experts_shared; /* always-active shared experts per MoE layer
+			     * (DeepSeek n_shared_experts; Qwen2-MoE: 1) */
+	int ffn_shared;     /* MLP width of ONE shared expert; 0 -> ffn */
+	int dense_layers;   /* leading layers with a dense MLP instead of
+			     * experts (DeepSeek first_k_dense_replace) */
+	int ffn_dense;      /* MLP width of those dense layers; 0 -> ffn */
+	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 =
+	 * plain multi-head / grouped attention. With MLA the score width is
+	 * qk_nope_head_dim + qk_rope_head_dim and the value width
+	 * v_head_dim; head_dim is set to the score width. */
+	int q_lora_rank;    /* 0: q projected directly from hidden */
+	int kv_lora_rank;
+	int qk_nope_head_dim;
+	int qk_rope_head_dim;
+	int v_head_dim;
+	int max_positions;  /* max_position_embeddings / n_positions; 0 =
+			     * unknown. Sequences longer than this warn. */
+	int learned_positions; /* 1: a learned max_positions x hidden
+				* position table (GPT-2 wpe) */
 	double params;         /* total parameters */
 	double params_active;  /* parameters used per token (MoE < total) */
 	double params_published; /* preset's published size, 0 if none */
@@ -48,10 +77,14 @@ typedef struct autosize_model {
 void autosize_model_init(autosize_model *m);
 
 /*
- * Validate the architecture fields (ranges, heads dividing hidden, kv_heads
- * dividing heads, experts_active <= experts), fill defaults (kv_heads =
- * heads, ffn = 4h for GELU or the Llama rule for SwiGLU, vocab 32000) and
- * compute params and params_active. Sets has_arch.
+ * Validate the architecture fields (ranges, heads dividing hidden unless
+ * head_dim is given, kv_heads dividing heads, experts_active <= experts,
+ * dense_layers < layers, MLA dims together), fill defaults (kv_heads =
+ * heads, head_dim = hidden / heads, ffn = 4h for GELU or the Llama rule
+ * for SwiGLU, ffn_shared = ffn_dense = ffn, vocab 32000) and compute
+ * params and params_active (active: attention, the routed experts a
+ * token uses, shared experts, router, norms, both embeddings). Sets
+ * has_arch.
  */
 autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e);
 
