@@ -9,7 +9,8 @@
 #include <string.h>
 #include "autosize/parse.h"
 #include "sizing.h"
-#include "search.h"
+#include "rank.h"
+#include "plan_work.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
  * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */
@@ -53,31 +54,88 @@ void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Resolve where the job runs: the named partition, the GPU's reference
- * server, the policy's default; *choose = 1 when the policy has several
- * partitions and none is named (each is then tried). */
-static autosize_err plan_partition(const autosize_policy *p,
-				   const autosize_request *r,
-				   autosize_partition *part, int *choose,
-				   autosize_error *e)
+double autosize_plan_deadline_s(const autosize_policy *p,
+				const autosize_request *r)
 {
-	const autosize_defaults *d = autosize_policy_defaults(p);
-	const autosize_partition *found = NULL;
-	const char *name = r->partition[0] ? r->partition : NULL;
+	return r->deadline_s > 0 ? r->deadline_s
+				 : autosize_policy_defaults(p)->deadline_s;
+}
 
-	if (!name && !r->gpu[0] && d->partition[0])
-		name = d->partition;
-	if (name) {
-		found = autosize_policy_find_partition(p, name);
-		if (!found)
+/* Add a policy partition to the candidates once (a repeated name in a
+ * list is planned once). */
+static autosize_err plan_add_partition(plan_ctx *c, const char *name,
+				       autosize_error *e)
+{
+	const autosize_partition *found;
+	int i;
+
+	for (i = 0; i < c->n_parts; i++)
+		if (strcmp(c->parts[i].name, name) == 0)
+			return AUTOSIZE_OK;
+	found = autosize_policy_find_partition(c->p, name);
+	if (!found)
+		return autosize_fail(e, AUTOSIZE_ENOTFOUND, "--partition: '%s' "
+				     "is not in the site policy (see autosize "
+				     "check-config)", name);
+	if (c->r->gpus_per_node > found->gpus_per_node)
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--gpus-per-node: %d "
+				     "is more than partition %s has (%d)",
+				     c->r->gpus_per_node, found->name,
+				     found->gpus_per_node);
+	if (c->n_parts >= AUTOSIZE_MAX_PARTITIONS)
+		return AUTOSIZE_OK;   /* the policy has no more */
+	c->parts[c->n_parts++] = *found;
+	return AUTOSIZE_OK;
+}
+
+/* The names of a comma list ("gpu,small", as Slurm takes them). */
+static autosize_err plan_add_list(plan_ctx *c, const char *list,
+				  autosize_error *e)
+{
+	char name[AUTOSIZE_PART_NAME_MAX];
+	const char *p = list, *comma;
+	autosize_err rc;
+	size_t n;
+
+	while (*p) {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n >= sizeof(name))
 			return autosize_fail(e, AUTOSIZE_ENOTFOUND,
-					     "--partition: '%s' is not in the "
-					     "site policy (see autosize "
-					     "check-config)", name);
-		*part = *found;
+					     "--partition: '%.*s...' is not in "
+					     "the site policy", 32, p);
+		if (n > 0) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if ((rc = plan_add_partition(c, name, e)))
+				return rc;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	if (c->n_parts == 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--partition: '%s' "
+				     "names no partition", list);
+	return AUTOSIZE_OK;
+}
+
+/* Resolve where the job may run: the named partitions (a comma list), the
+ * GPU's reference server, the policy's default, or every partition of the
+ * policy. */
+static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
+{
+	const autosize_request *r = c->r;
+	autosize_err rc;
+	int i;
+
+	c->n_parts = 0;
+	if (r->partition[0]) {
+		if ((rc = plan_add_list(c, r->partition, e)))
+			return rc;
 	} else if (r->gpu[0]) {
 		const autosize_gpu *gpu = autosize_catalog_find(
-			autosize_policy_catalog(p), r->gpu);
+			autosize_policy_catalog(c->p), r->gpu);
 		int gpn = r->gpus_per_node > 0 ? r->gpus_per_node : 8;
 
 		if (!gpu)
@@ -85,26 +143,25 @@ static autosize_err plan_partition(const autosize_policy *p,
 					     "--gpu: '%s' is not in the GPU "
 					     "catalog (e.g. a100-80gb, h100, "
 					     "h200, mi300x)", r->gpu);
-		autosize_partition_reference(part, gpu, gpn);
-	} else if (autosize_policy_partition_count(p) > 0) {
-		*part = *autosize_policy_partition_at(p, 0);
-		*choose = autosize_policy_partition_count(p) > 1;
+		autosize_partition_reference(&c->parts[0], gpu, gpn);
+		c->n_parts = 1;
+	} else if (c->d->partition[0]) {
+		if ((rc = plan_add_list(c, c->d->partition, e)))
+			return rc;
 	} else {
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "no partition: give --partition, or "
-				     "--gpu TYPE (e.g. --gpu h100)");
-	}
-	if (r->gpus_per_node > 0 && name) {
-		if (r->gpus_per_node > part->gpus_per_node)
+		for (i = 0; i < autosize_policy_partition_count(c->p); i++)
+			if ((rc = plan_add_partition(
+				     c, autosize_policy_partition_at(c->p, i)
+					     ->name, e)))
+				return rc;
+		if (c->n_parts == 0)
 			return autosize_fail(e, AUTOSIZE_EINVAL,
-					     "--gpus-per-node: %d is more than "
-					     "partition %s has (%d)",
-					     r->gpus_per_node, part->name,
-					     part->gpus_per_node);
+					     "no partition: give --partition, "
+					     "or --gpu TYPE (e.g. --gpu h100)");
 	}
-	if (r->net_set) {
-		part->net = r->net;
-		part->net_gbps_per_node = r->net_gbps_per_node;
+	for (i = 0; r->net_set && i < c->n_parts; i++) {
+		c->parts[i].net = r->net;
+		c->parts[i].net_gbps_per_node = r->net_gbps_per_node;
 	}
 	return AUTOSIZE_OK;
 }
@@ -247,90 +304,74 @@ static void plan_warnings(const autosize_plan *best_possible,
 }
 
 /* Plan on one resolved partition, with the warnings; no cross-partition
- * advice. */
-static autosize_err plan_on(const autosize_policy *p,
-			    const autosize_request *r,
-			    const autosize_model *model,
+ * advice. r is the request (c->r, or a variant of it for advice). */
+static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			    const autosize_partition *part,
 			    autosize_plan *plan, autosize_error *e)
 {
-	const autosize_defaults *d = autosize_policy_defaults(p);
 	sizing_job job;
 	search_result res;
-	double reserve, deadline_s;
+	double reserve;
 	autosize_err rc;
 
 	memset(plan, 0, sizeof(*plan));
 	reserve = r->memory_reserve >= 0 ? r->memory_reserve
-					 : d->memory_reserve;
-	deadline_s = r->deadline_s > 0 ? r->deadline_s : d->deadline_s;
-	plan_job(p, r, model, part, &job, reserve);
+					 : c->d->memory_reserve;
+	plan_job(c->p, r, &c->model, part, &job, reserve);
 	if (job.peak_flops <= 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--train-precision: %s is not supported "
 				     "by %s (use bf16)",
 				     autosize_precision_name(r->precision),
 				     part->gpu->name);
-	if ((rc = search_run(&job, r, deadline_s, d->objective, &res, e)))
+	if ((rc = search_run(&job, r, c->deadline_s, c->d->objective,
+			     &c->budget, &res, e)))
 		return rc;
 	*plan = res.best;
-	plan->gpus_min = plan_gpus_min(&job, plan, deadline_s);
+	plan->gpus_min = plan_gpus_min(&job, plan, c->deadline_s);
 	plan->memory_reserve = reserve;
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
-						  : d->time_reserve;
+						  : c->d->time_reserve;
 	plan_finish_time(plan);
+	if (res.over_budget)
+		autosize_plan_warn(plan, "the search stopped at its work "
+				   "budget (%ld layouts): a cheaper layout "
+				   "may exist", c->budget.limit);
 	if (!plan->feasible)
 		return AUTOSIZE_ENOFIT;
-	plan_warnings(res.have_ref ? &res.ref : NULL, plan, deadline_s);
+	plan_warnings(res.have_ref ? &res.ref : NULL, plan, c->deadline_s);
 	return AUTOSIZE_OK;
 }
 
-/* 1 when plan a is better than plan b under the policy's objective
- * (across partitions: money when both have a price, else time). */
-static int plan_better(const autosize_policy *p, const autosize_plan *a,
-		       const autosize_plan *b, double deadline_s)
+/* 1 when plan a is better than plan b (rank.c, across partitions). */
+static int plan_better(const plan_ctx *c, const autosize_plan *a,
+		       const autosize_plan *b)
 {
-	const autosize_defaults *d = autosize_policy_defaults(p);
-	int a_ok = deadline_s <= 0 || a->train_hours * 3600 <= deadline_s;
-	int b_ok = deadline_s <= 0 || b->train_hours * 3600 <= deadline_s;
+	rank_key ka, kb;
 
-	if (a->feasible != b->feasible)
-		return a->feasible;
-	if (a_ok != b_ok)
-		return a_ok;
-	if (d->objective == AUTOSIZE_OBJECTIVE_COST && a_ok &&
-	    a->cost > 0 && b->cost > 0 && a->cost != b->cost)
-		return a->cost < b->cost;
-	if (a->train_hours != b->train_hours)
-		return a->train_hours < b->train_hours;
-	return a->gpus < b->gpus;
+	rank_key_of_plan(a, &ka);
+	rank_key_of_plan(b, &kb);
+	return rank_better(&ka, &kb, c->d->objective, c->deadline_s);
 }
 
-/* No partition named: plan on each of the policy's and keep the best. */
-static autosize_err plan_best_partition(const autosize_policy *p,
-					const autosize_request *r,
-					const autosize_model *model,
-					autosize_plan *plan, autosize_error *e)
+/* Plan on each candidate partition and keep the best; a partition that
+ * cannot run the job at all (e.g. a precision its GPU lacks) is skipped
+ * when there are several. */
+static autosize_err plan_choose(plan_ctx *c, const autosize_request *r,
+				autosize_plan *plan, autosize_plan *cand,
+				autosize_error *e)
 {
-	const autosize_defaults *d = autosize_policy_defaults(p);
-	double deadline_s = r->deadline_s > 0 ? r->deadline_s
-					      : d->deadline_s;
-	autosize_plan cand;
 	autosize_err rc, best_rc = AUTOSIZE_EINVAL;
 	int i, have = 0;
 
-	for (i = 0; i < autosize_policy_partition_count(p); i++) {
-		autosize_partition part = *autosize_policy_partition_at(p, i);
-
-		if (r->net_set) {
-			part.net = r->net;
-			part.net_gbps_per_node = r->net_gbps_per_node;
-		}
-		rc = plan_on(p, r, model, &part, &cand, e);
+	if (c->n_parts == 1)
+		return plan_on(c, r, &c->parts[0], plan, e);
+	for (i = 0; i < c->n_parts; i++) {
+		rc = plan_on(c, r, &c->parts[i], cand, e);
 		if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
-			continue;   /* e.g. a precision this GPU lacks */
-		if (!have || plan_better(p, &cand, plan, deadline_s)) {
-			*plan = cand;
+			continue;
+		if (!have || plan_better(c, cand, plan)) {
+			*plan = *cand;
 			best_rc = rc;
 			have = 1;
 		}
@@ -373,48 +414,71 @@ static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Nothing fits: say what would, on this partition without its node limit
- * or on another partition of the policy. */
-static void plan_advise(const autosize_policy *p, const autosize_request *r,
-			const autosize_model *model, autosize_plan *plan)
+static int plan_pins_size(const autosize_request *r)
 {
-	autosize_request free_r;
+	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
+	       r->tp > 0 || r->pp > 0 || r->dp > 0;
+}
+
+/*
+ * Nothing fits: find what would, for the user and for slurmctld's
+ * message: the smallest size on this partition without the pins, the
+ * fewest nodes of this GPU without the partition's node limit, and the
+ * policy partition that holds it with the fewest GPUs. Smallest-size
+ * searches (no token budget), under the plan's one work budget.
+ */
+static void plan_advise(plan_ctx *c, autosize_plan *plan,
+			autosize_work *w)
+{
+	const autosize_policy *p = c->p;
 	autosize_partition part = plan->part;
-	autosize_plan alt;
-	int i;
+	autosize_plan *alt = &w->alt, *best = &w->best;
+	int i, have = 0;
 
-	plan_unpinned(r, &free_r);
-	/* What fits at all: the smallest size, whatever the deadline. */
-	free_r.tokens = 0;
-	if (r->gpus > 0 || r->nodes > 0 || r->tp > 0 || r->pp > 0) {
-		if (plan_on(p, &free_r, model, &part, &alt, NULL) ==
-		    AUTOSIZE_OK) {
-			plan_reason_add(plan, "; on %s it fits as %d x %d "
-					"GPUs, TP %d PP %d", part.name,
-					alt.nodes, alt.gpus_per_node, alt.tp,
-					alt.pp);
-			return;
-		}
-	}
-	for (i = 0; i < autosize_policy_partition_count(p); i++) {
-		const autosize_partition *o = autosize_policy_partition_at(p, i);
-
-		if (strcmp(o->name, plan->part.name) == 0)
-			continue;
-		if (plan_on(p, &free_r, model, o, &alt, NULL) == AUTOSIZE_OK) {
-			plan_reason_add(plan, "; it fits on partition %s from "
-					"%d nodes x %d GPUs", o->name, alt.nodes,
-					alt.gpus_per_node);
-			return;
-		}
+	plan_unpinned(c->r, &w->free_r);
+	w->free_r.tokens = 0;
+	if (plan_pins_size(c->r) &&
+	    plan_on(c, &w->free_r, &part, alt, NULL) == AUTOSIZE_OK) {
+		plan->advice_here_nodes = alt->nodes;
+		plan_reason_add(plan, "; on %s it fits as %d x %d GPUs, TP %d "
+				"PP %d", part.name, alt->nodes,
+				alt->gpus_per_node, alt->tp, alt->pp);
 	}
 	part.max_nodes_per_job = AUTOSIZE_REFERENCE_MAX_NODES;
 	part.nodes = AUTOSIZE_REFERENCE_MAX_NODES;
 	if (plan->part.max_nodes_per_job < AUTOSIZE_REFERENCE_MAX_NODES &&
-	    plan_on(p, &free_r, model, &part, &alt, NULL) == AUTOSIZE_OK)
-		plan_reason_add(plan, "; it needs at least %d nodes of %s "
-				"(the limit is %d per job)", alt.nodes,
-				part.gpu->name, plan->part.max_nodes_per_job);
+	    plan_on(c, &w->free_r, &part, alt, NULL) == AUTOSIZE_OK &&
+	    alt->nodes > plan->part.max_nodes_per_job)
+		plan->advice_min_nodes = alt->nodes;
+	for (i = 0; i < autosize_policy_partition_count(p); i++) {
+		const autosize_partition *o = autosize_policy_partition_at(p, i);
+
+		if (strcmp(o->name, plan->part.name) == 0 ||
+		    plan_on(c, &w->free_r, o, alt, NULL) != AUTOSIZE_OK)
+			continue;
+		if (!have || plan_better(c, alt, best)) {
+			*best = *alt;
+			have = 1;
+		}
+	}
+	if (have) {
+		snprintf(plan->advice_partition,
+			 sizeof(plan->advice_partition), "%s",
+			 best->part.name);
+		plan->advice_partition_nodes = best->nodes;
+		plan->advice_partition_gpn = best->gpus_per_node;
+	}
+	if (plan->advice_here_nodes > 0)
+		return;
+	if (have)
+		plan_reason_add(plan, "; it fits on partition %s from %d nodes "
+				"x %d GPUs", best->part.name, best->nodes,
+				best->gpus_per_node);
+	else if (plan->advice_min_nodes > 0)
+		plan_reason_add(plan, "; it needs at least %d nodes of %s (the "
+				"limit is %d per job)", plan->advice_min_nodes,
+				plan->part.gpu->name,
+				plan->part.max_nodes_per_job);
 	else
 		plan_reason_add(plan, "; no partition can hold it: shard "
 				"further, train with LoRA/QLoRA, or use GPUs "
@@ -423,57 +487,66 @@ static void plan_advise(const autosize_policy *p, const autosize_request *r,
 
 /* A fixed size larger than the job needs: say what a smaller one would
  * cost and save. */
-static void plan_check_oversize(const autosize_policy *p,
-				const autosize_request *r,
-				const autosize_model *model,
-				autosize_plan *plan)
+static void plan_check_oversize(plan_ctx *c, autosize_plan *plan,
+				autosize_work *w)
 {
-	autosize_request free_r;
-	autosize_plan alt;
+	autosize_plan *alt = &w->alt;
 
-	plan_unpinned(r, &free_r);
-	if (plan_on(p, &free_r, model, &plan->part, &alt, NULL) !=
-	    AUTOSIZE_OK || alt.gpus >= plan->gpus || plan->gpu_hours <= 0)
+	plan_unpinned(c->r, &w->free_r);
+	if (plan_on(c, &w->free_r, &plan->part, alt, NULL) != AUTOSIZE_OK ||
+	    alt->gpus >= plan->gpus || plan->gpu_hours <= 0)
 		return;
 	if (plan->cost > 0)
 		autosize_plan_warn(plan, "%d GPUs asked for; %d would do (%d x "
 				   "%d, %.1f h): %.0f GPU-hours instead of "
 				   "%.0f, saving %.0f %s (%.0f%%)", plan->gpus,
-				   alt.gpus, alt.nodes, alt.gpus_per_node,
-				   alt.train_hours, alt.gpu_hours,
-				   plan->gpu_hours, plan->cost - alt.cost,
+				   alt->gpus, alt->nodes, alt->gpus_per_node,
+				   alt->train_hours, alt->gpu_hours,
+				   plan->gpu_hours, plan->cost - alt->cost,
 				   plan->part.currency,
-				   100 * (1 - alt.cost / plan->cost));
+				   100 * (1 - alt->cost / plan->cost));
 	else
 		autosize_plan_warn(plan, "%d GPUs asked for; %d would do (%d x "
 				   "%d, %.1f h): %.0f GPU-hours instead of "
-				   "%.0f (%.0f%% less)", plan->gpus, alt.gpus,
-				   alt.nodes, alt.gpus_per_node,
-				   alt.train_hours, alt.gpu_hours,
+				   "%.0f (%.0f%% less)", plan->gpus, alt->gpus,
+				   alt->nodes, alt->gpus_per_node,
+				   alt->train_hours, alt->gpu_hours,
 				   plan->gpu_hours,
-				   100 * (1 - alt.gpu_hours / plan->gpu_hours));
+				   100 * (1 - alt->gpu_hours / plan->gpu_hours));
+}
+
+autosize_err autosize_plan_compute_work(const autosize_policy *p,
+					const autosize_request *r,
+					autosize_plan *plan, autosize_work *w,
+					autosize_error *e)
+{
+	plan_ctx *c = &w->ctx;
+	autosize_err rc;
+
+	memset(plan, 0, sizeof(*plan));
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->d = autosize_policy_defaults(p);
+	c->r = r;
+	c->deadline_s = autosize_plan_deadline_s(p, r);
+	c->budget.limit = AUTOSIZE_PLAN_MAX_LAYOUTS;
+	if ((rc = plan_model(r, &c->model, e)) ||
+	    (rc = plan_partitions(c, e)))
+		return rc;
+	rc = plan_choose(c, r, plan, &w->cand, e);
+	if (rc == AUTOSIZE_ENOFIT)
+		plan_advise(c, plan, w);
+	else if (rc == AUTOSIZE_OK && (r->gpus > 0 || r->nodes > 0))
+		plan_check_oversize(c, plan, w);
+	plan->evaluated = c->budget.used;
+	return rc;
 }
 
 autosize_err autosize_plan_compute(const autosize_policy *p,
 				   const autosize_request *r,
 				   autosize_plan *plan, autosize_error *e)
 {
-	autosize_model model;
-	autosize_partition part;
-	int choose = 0;
-	autosize_err rc;
+	autosize_work w;
 
-	memset(plan, 0, sizeof(*plan));
-	if ((rc = plan_model(r, &model, e)) ||
-	    (rc = plan_partition(p, r, &part, &choose, e)))
-		return rc;
-	if (choose)
-		rc = plan_best_partition(p, r, &model, plan, e);
-	else
-		rc = plan_on(p, r, &model, &part, plan, e);
-	if (rc == AUTOSIZE_ENOFIT)
-		plan_advise(p, r, &model, plan);
-	else if (rc == AUTOSIZE_OK && (r->gpus > 0 || r->nodes > 0))
-		plan_check_oversize(p, r, &model, plan);
-	return rc;
+	return autosize_plan_compute_work(p, r, plan, &w, e);
 }

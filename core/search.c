@@ -4,12 +4,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "rank.h"
 #include "search.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SEARCH_MAX_PP 128
-/* Throughputs within this share count as a tie (then fewer nodes win). */
-#define SEARCH_TIE 0.005
+/* TP degrees tried at one size (divisors of the heads: at most 64 for
+ * head counts up to AUTOSIZE_MAX_HEADS). */
+#define SEARCH_MAX_TPS 64
 /* dp x micro-batch x accumulation may differ this much from the global
  * batch the user asked for. */
 #define SEARCH_BATCH_TOLERANCE 0.05
@@ -45,6 +47,9 @@ typedef struct search_state {
 	search_cand miss;    /* closest miss: smallest total / usable */
 	double miss_ratio;
 	long evaluated;
+	search_budget *budget; /* shared by every search of one plan */
+	int over_budget;     /* 1: stopped at the work budget */
+	int batch_short;     /* 1: a size's DP alone exceeded the batch */
 	int n_step;          /* node counts probed are multiples of this */
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
 } search_state;
@@ -110,44 +115,26 @@ static double search_tokens_step(const search_state *st,
 	       lay->dp;
 }
 
-/* 1 when candidate c is better than the current best b. */
+static void search_key(const search_cand *c, rank_key *k)
+{
+	k->feasible = 1;
+	k->train_s = c->train_s;
+	k->nodes = c->nodes;
+	k->gpus = c->nodes * c->gpn;
+	k->gpu_hours = c->train_s * k->gpus / 3600;
+	k->cost = 0;      /* one partition, one price: GPU-hours decide */
+	k->total_bytes = c->total_bytes;
+}
+
+/* 1 when candidate c is better than the current best b (rank.c). */
 static int search_better(const search_state *st, const search_cand *c,
 			 const search_cand *b)
 {
-	double tc = c->train_s, tb = b->train_s, d = st->deadline_s;
-	int gc = c->nodes * c->gpn, gb = b->nodes * b->gpn;
+	rank_key kc, kb;
 
-	if (st->job->tokens <= 0) {
-		/* No token budget: the smallest size that fits. */
-		if (gc != gb)
-			return gc < gb;
-		return c->tokens_per_s > b->tokens_per_s * (1 + SEARCH_TIE);
-	}
-	if (st->objective == AUTOSIZE_OBJECTIVE_COST) {
-		int c_ok = d <= 0 || tc <= d, b_ok = d <= 0 || tb <= d;
-		double gh_c = tc * gc, gh_b = tb * gb;
-
-		if (c_ok != b_ok)
-			return c_ok;
-		if (!c_ok)     /* neither meets the deadline: fastest */
-			return tc < tb * (1 - SEARCH_TIE) ||
-			       (tc <= tb * (1 + SEARCH_TIE) &&
-				c->nodes < b->nodes);
-		if (gh_c < gh_b * (1 - SEARCH_TIE))
-			return 1;
-		if (gh_c > gh_b * (1 + SEARCH_TIE))
-			return 0;
-		if (c->nodes != b->nodes)
-			return c->nodes < b->nodes;
-		return tc < tb;
-	}
-	if (tc < tb * (1 - SEARCH_TIE))
-		return 1;
-	if (tc > tb * (1 + SEARCH_TIE))
-		return 0;
-	if (c->nodes != b->nodes)
-		return c->nodes < b->nodes;
-	return c->total_bytes < b->total_bytes;
+	search_key(c, &kc);
+	search_key(b, &kb);
+	return rank_better(&kc, &kb, st->objective, st->deadline_s);
 }
 
 /* Memory check of a layout; a miss is remembered when nothing fits yet.
@@ -160,6 +147,7 @@ static int search_fits(search_state *st, const sizing_layout *lay,
 
 	sizing_memory(st->job, lay, &mem);
 	st->evaluated++;
+	st->budget->used++;
 	*total_bytes = mem.total_bytes;
 	if (mem.total_bytes <= mem.usable_bytes &&
 	    nodes <= st->job->part->max_nodes_per_job)
@@ -198,7 +186,7 @@ static void search_time(search_state *st, const sizing_layout *lay,
 	if (c.tokens_per_s > 0 &&
 	    (!st->have_ref || c.tokens_per_s / (nodes * gpn) >
 	     st->ref.tokens_per_s / (st->ref.nodes * st->ref.gpn) *
-	     (1 + SEARCH_TIE))) {
+	     (1 + RANK_TIE))) {
 		st->ref = c;
 		st->have_ref = 1;
 	}
@@ -254,8 +242,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 
 		/* dp x mb sequences per micro-step must fit the global
 		 * batch, and the steps must add up to it (within 5%). */
-		if ((double)base->dp * mb > batch)
+		if ((double)base->dp * mb > batch) {
+			st->batch_short |= i == 0;
 			break;
+		}
 		ga = lround(batch / ((double)base->dp * mb));
 		if (fabs((double)base->dp * mb * ga - batch) >
 		    SEARCH_BATCH_TOLERANCE * batch)
@@ -300,19 +290,47 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	return any;
 }
 
-/* 1 when tp is a candidate: pinned, or dividing the attention and
- * key/value heads inside a node (across nodes only when nothing fit
- * inside one: its collectives then cross the network). */
-static int search_tp_ok(const search_state *st, int tp, int gpn)
+/* Greatest common divisor of two positive numbers. */
+static long search_gcd(long a, long b)
+{
+	long t;
+
+	while (b) {
+		t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * TP degrees worth trying on nodes x gpn GPUs, ascending, into out (at
+ * most SEARCH_MAX_TPS): the pinned one, or the divisors of the attention
+ * and key/value heads that divide the GPUs per node (collectives on the
+ * node's own link); degrees that span whole nodes only when nothing fit
+ * inside one (wide_tp). Iterating divisors keeps the work independent of
+ * the GPU count.
+ */
+static int search_tp_candidates(const search_state *st, int gpus, int gpn,
+				 int *out)
 {
 	const autosize_model *m = st->job->model;
-	int pin = st->req->tp;
+	long g = search_gcd(m->heads, m->kv_heads > 0 ? m->kv_heads
+							: m->heads), d;
+	int n = 0, pin = st->req->tp;
 
-	if (search_pinned(pin))
-		return tp == pin;
-	if (tp > gpn && !(st->wide_tp && tp % gpn == 0))
-		return 0;
-	return m->heads % tp == 0 && m->kv_heads % tp == 0;
+	if (search_pinned(pin)) {
+		if (pin >= 1 && gpus % pin == 0)
+			out[n++] = pin;
+		return n;
+	}
+	for (d = 1; d <= g && n < SEARCH_MAX_TPS; d++) {
+		if (g % d || gpus % d)
+			continue;
+		if (d <= gpn ? gpn % d == 0 : st->wide_tp && d % gpn == 0)
+			out[n++] = (int)d;
+	}
+	return n;
 }
 
 /* 1 when pp is a candidate: pinned, or at least two layers a stage
@@ -334,16 +352,19 @@ static int search_pp_ok(const search_state *st, int pp)
 static int search_at(search_state *st, int nodes, int gpn)
 {
 	const autosize_request *r = st->req;
-	int gpus = nodes * gpn, tp, pp, any = 0;
+	int gpus = nodes * gpn, tps[SEARCH_MAX_TPS], n_tp, i, pp, any = 0;
 	sizing_layout lay;
 
+	if (st->budget->used >= st->budget->limit) {
+		st->over_budget = 1;
+		return 0;
+	}
 	memset(&lay, 0, sizeof(lay));
 	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
-	for (tp = 1; tp <= gpus; tp++) {
-		int fitting_pps = 0;
+	n_tp = search_tp_candidates(st, gpus, gpn, tps);
+	for (i = 0; i < n_tp; i++) {
+		int tp = tps[i], fitting_pps = 0;
 
-		if (gpus % tp || !search_tp_ok(st, tp, gpn))
-			continue;
 		for (pp = 1; pp <= SEARCH_MAX_PP && tp * pp <= gpus; pp++) {
 			if ((gpus / tp) % pp || !search_pp_ok(st, pp))
 				continue;
@@ -506,30 +527,82 @@ static int search_node_step(const autosize_request *r, int gpn)
 	return (int)(k / a > 65536 ? 65536 : k / a);
 }
 
-static autosize_err search_fixed(search_state *st, int gpn,
-				 autosize_error *e)
+/* The size a request pins (--gpus, --nodes, or TP x PP x DP), as nodes
+ * x GPUs per node; 0 when the size is free. */
+static autosize_err search_pinned_size(const autosize_request *r, int gpn,
+				       int *nodes, int *g_node,
+				       autosize_error *e)
 {
-	const autosize_request *r = st->req;
-	int nodes = 1, g_node = r->gpus;
+	long gpus = r->gpus;
 
-	if (r->gpus <= 0) {
-		search_at(st, r->nodes, gpn);
+	*nodes = 0;
+	*g_node = gpn;
+	if (gpus <= 0 && search_pinned(r->tp) && search_pinned(r->pp) &&
+	    search_pinned(r->dp) && r->nodes <= 0)
+		gpus = (long)r->tp * r->pp * r->dp;
+	if (gpus <= 0) {
+		if (r->nodes > 0)
+			*nodes = r->nodes;
 		return AUTOSIZE_OK;
 	}
-	if (r->gpus > gpn) {
-		if (r->gpus % gpn)
+	*nodes = 1;
+	*g_node = (int)(gpus < gpn ? gpus : gpn);
+	if (gpus > gpn) {
+		if (gpus % gpn)
 			return autosize_fail(e, AUTOSIZE_EINVAL,
-					     "--gpus: %d is not a multiple of "
-					     "%d GPUs per node", r->gpus, gpn);
-		nodes = r->gpus / gpn;
-		g_node = gpn;
+					     "--gpus: %ld is not a multiple of "
+					     "%d GPUs per node", gpus, gpn);
+		*nodes = (int)(gpus / gpn);
 	}
-	if (r->nodes > 0 && r->nodes != nodes)
+	if (r->nodes > 0 && r->nodes != *nodes)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--gpus %d and --nodes %d disagree (%d "
-				     "GPUs per node)", r->gpus, r->nodes, gpn);
-	search_at(st, nodes, g_node);
+				     "--gpus %ld and --nodes %d disagree (%d "
+				     "GPUs per node)", gpus, r->nodes, gpn);
 	return AUTOSIZE_OK;
+}
+
+/*
+ * A pinned size that nothing fits: the plan says that size and why, never
+ * another size. A size past the partition's limit is refused before any
+ * layout is tried (bounded work whatever the request).
+ */
+static void search_pinned_miss(const search_state *st, int nodes, int gpn,
+			       autosize_plan *plan)
+{
+	const sizing_job *job = st->job;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->part = *job->part;
+	plan->nodes = nodes;
+	plan->gpus_per_node = gpn;
+	plan->gpus = nodes * gpn;
+	plan->seq_len = job->seq_len;
+	plan->global_batch = job->global_batch;
+	plan->params = job->model->params;
+	plan->params_active = job->model->params_active;
+	plan->tokens = job->tokens;
+	plan->flops_total = sizing_model_flops_per_token(job) * job->tokens;
+	plan->mem.usable_bytes = job->usable_bytes;
+	if (nodes > job->part->max_nodes_per_job)
+		snprintf(plan->reason, sizeof(plan->reason),
+			 "the %d nodes asked for exceed partition %s's limit "
+			 "of %d per job", nodes, job->part->name,
+			 job->part->max_nodes_per_job);
+	else if (st->batch_short)
+		snprintf(plan->reason, sizeof(plan->reason),
+			 "%d GPUs cannot share a global batch of %d "
+			 "sequences (each data-parallel rank needs at least "
+			 "one): raise --train-batch or use fewer GPUs",
+			 nodes * gpn, job->global_batch);
+	else if (st->over_budget)
+		snprintf(plan->reason, sizeof(plan->reason),
+			 "no layout of %d x %d GPUs was found within the "
+			 "search's work budget", nodes, gpn);
+	else
+		snprintf(plan->reason, sizeof(plan->reason),
+			 "no layout of %d x %d GPUs matches the pinned values "
+			 "(check --tp/--pp/--dp against the GPU count and the "
+			 "model's heads and layers)", nodes, gpn);
 }
 
 static void search_fill(const search_state *st, const search_cand *c,
@@ -553,31 +626,39 @@ static void search_free(search_state *st, int gpn)
 
 autosize_err search_run(const sizing_job *job, const autosize_request *r,
 			double deadline_s, autosize_objective objective,
-			search_result *res, autosize_error *e)
+			search_budget *budget, search_result *res,
+			autosize_error *e)
 {
 	search_state st;
-	int gpn = job->part->gpus_per_node, g;
-	autosize_err rc = AUTOSIZE_OK;
+	int gpn = job->part->gpus_per_node, g, nodes, g_node;
+	autosize_err rc;
 
 	memset(&st, 0, sizeof(st));
+	memset(res, 0, sizeof(*res));
 	st.job = job;
 	st.req = r;
 	st.deadline_s = deadline_s;
 	st.objective = objective;
+	st.budget = budget;
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
 	st.n_step = search_node_step(r, gpn);
-	if (r->gpus > 0 || r->nodes > 0) {
-		rc = search_fixed(&st, gpn, e);
-	} else if (search_pinned(r->tp) && search_pinned(r->pp) &&
-		   search_pinned(r->dp)) {
-		/* The pins fix the size: tp x pp x dp GPUs. */
-		autosize_request sized = *r;
-
-		sized.gpus = r->tp * r->pp * r->dp;
-		st.req = &sized;
-		rc = search_fixed(&st, gpn, e);
-		st.req = r;
+	if ((rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
+		return rc;
+	if (nodes > 0) {
+		/* A pinned size: that size or nothing. */
+		if (nodes <= job->part->max_nodes_per_job) {
+			search_at(&st, nodes, g_node);
+			if (!st.have_best && !search_pinned(r->tp)) {
+				st.wide_tp = 1;
+				search_at(&st, nodes, g_node);
+			}
+		}
+		if (!st.have_best && !st.have_miss) {
+			search_pinned_miss(&st, nodes, g_node, &res->best);
+			res->evaluated = st.evaluated;
+			return AUTOSIZE_OK;
+		}
 	} else {
 		/* Part of one node first: small jobs need not rent all. */
 		if (r->gpus_per_node <= 0)
@@ -585,35 +666,30 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 				if (gpn % g == 0)
 					search_at(&st, 1, g);
 		search_free(&st, gpn);
-	}
-	if (rc)
-		return rc;
-	if (!st.have_best && !search_pinned(r->tp)) {
-		/* Nothing fits with TP inside a node: let it span nodes. */
-		st.wide_tp = 1;
-		if (r->gpus > 0 || r->nodes > 0)
-			rc = search_fixed(&st, gpn, e);
-		else
+		if (!st.have_best && !search_pinned(r->tp)) {
+			/* Nothing fits with TP inside a node: let it span
+			 * nodes. */
+			st.wide_tp = 1;
 			search_free(&st, gpn);
-		if (rc)
-			return rc;
+		}
+		/* Pins that the staged probes stepped over: every size up
+		 * to a bound, one by one. */
+		for (g = 1; !st.have_best && !st.have_miss &&
+		     g <= job->part->max_nodes_per_job &&
+		     g <= SEARCH_SCAN_NODES; g++)
+			search_at(&st, g, gpn);
 	}
-	/* Pins that the staged probes stepped over: every size up to a
-	 * bound, one by one. */
-	for (g = 1; !st.have_best && !st.have_miss &&
-	     g <= job->part->max_nodes_per_job && g <= SEARCH_SCAN_NODES; g++)
-		search_at(&st, g, gpn);
 	if (!st.have_best && !st.have_miss)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no layout matches the pinned values "
 				     "(check --tp/--pp/--dp against the GPU "
 				     "count and the model's heads and "
 				     "layers)");
-	memset(res, 0, sizeof(*res));
 	search_fill(&st, st.have_best ? &st.best : &st.miss, &res->best);
 	res->have_ref = st.have_ref;
 	if (st.have_ref)
 		search_fill(&st, &st.ref, &res->ref);
 	res->evaluated = st.evaluated;
+	res->over_budget = st.over_budget;
 	return AUTOSIZE_OK;
 }

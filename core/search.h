@@ -6,21 +6,32 @@
 
 #include "sizing.h"
 
+/* Layouts one plan may evaluate, shared by all its searches (partitions,
+ * advice): bounded work whatever the request. */
+typedef struct search_budget {
+	long limit;
+	long used;
+} search_budget;
+
 typedef struct search_result {
 	autosize_plan best;  /* chosen plan, or the closest miss */
 	int have_ref;
 	autosize_plan ref;   /* feasible plan with the best per-GPU speed */
 	long evaluated;      /* layouts evaluated */
+	int over_budget;     /* 1: stopped at the budget (best so far) */
 } search_result;
 
 /*
  * Search sizes and layouts for job under the request's pins and the
- * objective. res->best.feasible says whether anything fits; its reason
- * says why not. Errors only for contradictory pins (AUTOSIZE_EINVAL).
+ * objective, evaluating at most budget->limit - budget->used layouts.
+ * res->best.feasible says whether anything fits; its reason says why not.
+ * A pinned size (--gpus, --nodes, TP x PP x DP) is that size or a miss
+ * of that size, never another. Errors only for contradictory pins (AUTOSIZE_EINVAL).
  */
 autosize_err search_run(const sizing_job *job, const autosize_request *r,
 			double deadline_s, autosize_objective objective,
-			search_result *res, autosize_error *e);
+			search_budget *budget, search_result *res,
+			autosize_error *e);
 
 /* Evaluate one layout on nodes x gpus_per_node into plan (all numbers,
  * feasible or not). */

@@ -66,6 +66,11 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 	printf("  size       %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
 	       p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node, p->gpus,
 	       p->gpus_min);
+	if (p->tp <= 0) {
+		/* A pinned size with no layout at all: only why. */
+		printf("  NOT FEASIBLE: %s\n", p->reason);
+		return;
+	}
 	printf("  layout     TP %d x PP %d x DP %d, ZeRO-%d, recompute %s, "
 	       "micro-batch %d, grad accum %d (global batch %d x %d)\n",
 	       p->tp, p->pp, p->dp, p->zero_stage,

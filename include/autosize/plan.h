@@ -36,6 +36,12 @@ typedef enum autosize_recompute {
 #define AUTOSIZE_UNSET (-1)
 
 #define AUTOSIZE_PATH_MAX 4096
+/* A partition list as Slurm takes it ("gpu,small"). */
+#define AUTOSIZE_PART_LIST_MAX 256
+/* Layouts one plan may evaluate (memory model calls), over all its
+ * partitions and its advice: the work of one plan is bounded whatever the
+ * request (slurmctld holds its locks while it plans). */
+#define AUTOSIZE_PLAN_MAX_LAYOUTS 400000L
 
 /* Per-job --autosize=...: the policy's mode, or explain (print the plan,
  * submit nothing). */
@@ -60,7 +66,10 @@ typedef struct autosize_request {
 	int global_batch;           /* sequences per step; UNSET = default */
 	autosize_precision precision;
 	autosize_optimizer optimizer;
-	char partition[AUTOSIZE_PART_NAME_MAX]; /* "" = policy default */
+	autosize_framework framework; /* --train-framework; DEFAULT = policy */
+	char partition[AUTOSIZE_PART_LIST_MAX]; /* a name or a comma list
+					     * (each planned once); "" =
+					     * policy default */
 	char gpu[AUTOSIZE_GPU_NAME_MAX]; /* GPU type without a partition */
 	int gpus_per_node;          /* with gpu; UNSET = 8 */
 	int net_set;                /* 1: net/net_gbps_per_node override */
@@ -104,6 +113,7 @@ typedef struct autosize_plan {
 	double gpus_min;            /* compute need before rounding */
 	int tp, pp, dp, zero_stage, micro_batch, grad_accum;
 	autosize_recompute recompute;
+	autosize_framework framework; /* what the layout runs under */
 	int seq_len;
 	int global_batch;
 	double params;
@@ -123,6 +133,13 @@ typedef struct autosize_plan {
 	double cost;
 	double memory_reserve;
 	double time_reserve;
+	long evaluated;             /* layouts the plan evaluated */
+	/* When nothing fits (AUTOSIZE_ENOFIT), what would: */
+	int advice_here_nodes;      /* this partition, without the pins */
+	int advice_min_nodes;       /* this GPU, past the node limit */
+	char advice_partition[AUTOSIZE_PART_NAME_MAX]; /* another one */
+	int advice_partition_nodes;
+	int advice_partition_gpn;
 	int n_warnings;
 	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];
 } autosize_plan;
@@ -137,6 +154,11 @@ typedef struct autosize_plan {
 autosize_err autosize_plan_compute(const autosize_policy *p,
 				   const autosize_request *r,
 				   autosize_plan *plan, autosize_error *e);
+
+/* The deadline a request is planned for: its own, else the policy's (0:
+ * none). */
+double autosize_plan_deadline_s(const autosize_policy *p,
+				const autosize_request *r);
 
 /* Add a warning to a plan (dropped silently past AUTOSIZE_MAX_WARNINGS). */
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)

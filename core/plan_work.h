@@ -1,0 +1,42 @@
+/*
+ * autosize internal: the scratch space of one plan (large; callers that
+ * run inside a daemon keep it off the stack) and the plan entry point
+ * that uses it.
+ */
+#ifndef AUTOSIZE_PLAN_WORK_H
+#define AUTOSIZE_PLAN_WORK_H
+
+#include "autosize/plan.h"
+#include "search.h"
+
+/* Everything one autosize_plan_compute resolves once and its searches
+ * share: the policy's defaults, the model, the effective deadline, the
+ * candidate partitions and the work budget. */
+typedef struct plan_ctx {
+	const autosize_policy *p;
+	const autosize_defaults *d;
+	const autosize_request *r;
+	autosize_model model;
+	double deadline_s;
+	search_budget budget;
+	int n_parts;
+	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
+} plan_ctx;
+
+typedef struct autosize_work autosize_work;
+
+struct autosize_work {
+	plan_ctx ctx;
+	autosize_request free_r;  /* the request without its pins */
+	autosize_plan cand;       /* one partition's plan */
+	autosize_plan alt;        /* advice */
+	autosize_plan best;
+};
+
+/* autosize_plan_compute with the caller's scratch space w. */
+autosize_err autosize_plan_compute_work(const autosize_policy *p,
+					const autosize_request *r,
+					autosize_plan *plan, autosize_work *w,
+					autosize_error *e);
+
+#endif

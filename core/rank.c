@@ -1,0 +1,68 @@
+/*
+ * autosize: the one comparator of plans and layouts (rank.h).
+ */
+#include "rank.h"
+
+void rank_key_of_plan(const autosize_plan *plan, rank_key *k)
+{
+	k->feasible = plan->feasible;
+	k->train_s = plan->train_hours * 3600;
+	k->nodes = plan->nodes;
+	k->gpus = plan->gpus;
+	k->gpu_hours = plan->gpu_hours;
+	k->cost = plan->cost;
+	k->total_bytes = plan->mem.total_bytes;
+}
+
+/* -1, 0 or 1 as a is clearly below, within RANK_TIE of, or above b. */
+static int rank_cmp(double a, double b)
+{
+	if (a < b * (1 - RANK_TIE))
+		return -1;
+	if (a > b * (1 + RANK_TIE))
+		return 1;
+	return 0;
+}
+
+static int rank_meets(const rank_key *k, double deadline_s)
+{
+	return deadline_s <= 0 || k->train_s <= deadline_s;
+}
+
+/* The tie-breaks: fewer nodes, fewer GPUs, less memory. */
+static int rank_tie_break(const rank_key *c, const rank_key *b)
+{
+	if (c->nodes != b->nodes)
+		return c->nodes < b->nodes;
+	if (c->gpus != b->gpus)
+		return c->gpus < b->gpus;
+	return c->total_bytes < b->total_bytes;
+}
+
+int rank_better(const rank_key *c, const rank_key *b,
+		autosize_objective objective, double deadline_s)
+{
+	int c_ok, b_ok, d;
+
+	if (c->feasible != b->feasible)
+		return c->feasible;
+	if (c->train_s <= 0 || b->train_s <= 0) {
+		/* No token budget: the smallest size that fits. */
+		if (c->gpus != b->gpus)
+			return c->gpus < b->gpus;
+		return rank_tie_break(c, b);
+	}
+	c_ok = rank_meets(c, deadline_s);
+	b_ok = rank_meets(b, deadline_s);
+	if (c_ok != b_ok)
+		return c_ok;
+	if (objective == AUTOSIZE_OBJECTIVE_COST && c_ok)
+		d = c->cost > 0 && b->cost > 0
+		    ? rank_cmp(c->cost, b->cost)
+		    : rank_cmp(c->gpu_hours, b->gpu_hours);
+	else
+		d = rank_cmp(c->train_s, b->train_s);
+	if (d)
+		return d < 0;
+	return rank_tie_break(c, b);
+}
