@@ -1,66 +1,198 @@
 /*
- * Validation against published runs (tests/validation/runs.yaml): each
- * run is planned with its published layout pinned and the prediction is
- * compared with the published throughput. One set of constants for all.
- * With AUTOSIZE_REPORT=FILE the table is also written there as Markdown
- * (make validate).
+ * Validation against published runs (tests/validation/runs.yaml; the rules
+ * are in tests/validation/README.md). Each run is planned with its
+ * published layout pinned and the prediction compared with the one
+ * published figure (and the peak memory where published). One set of
+ * constants for all runs; nothing is fitted per run.
+ *
+ * The runs are split once, by a hash of the run id (FNV-1a, 32 bit): even
+ * -> the fit half, odd -> the held-out half. The rule never looks at
+ * errors, so a run never changes half.
+ *
+ * make check: the original A100 runs (regression_guard: true) keep their
+ * accuracy. AUTOSIZE_VALIDATE_STRICT=1 (make validate) also gates the
+ * held-out half (median error) and every run (worst error).
+ * AUTOSIZE_REPORT=FILE writes the Markdown report.
  */
 #include "testutil.h"
 #include "autosize.h"
+#include "autosize/options.h"
 #include "ytree.h"
 
 #define RUNS_FILE "tests/validation/runs.yaml"
-#define MAX_RUNS 64
-/* The goal: 80% of runs within 15%, none beyond 35%. */
-#define GOAL_CLOSE 0.15
-#define GOAL_SHARE 0.80
-#define GOAL_WORST 0.35
+#define MIN_RUNS 21
+/* Close enough: the share of runs within this error is reported. */
+#define CLOSE_ERR 0.15
+/* make check: the original A100 runs as accurate as when they were the
+ * whole set (20 of 21 within 15%, worst 25.4%). */
+#define GUARD_RUNS 21
+#define GUARD_CLOSE 20
+#define GUARD_WORST 0.26
+/* make validate (strict): issue 9's goals. */
+#define STRICT_HELDOUT_MEDIAN 0.10
+#define STRICT_WORST 0.40
+
+enum { HALF_FIT = 0, HALF_HELDOUT = 1 };
 
 typedef struct vrun {
 	char id[64];
-	char source[160];
-	char metric[32];
+	char source[200];
+	char framework[16];
+	char generation[16];
+	char metric[24];
+	int half;
+	int guard;             /* regression_guard: one of the original runs */
+	int expressible;
+	char why[AUTOSIZE_MSG_LEN]; /* not expressible: the engine's reason */
+	char notes[160];       /* options passed in a v1 form */
 	double published;
 	double predicted;
-	double error;        /* (predicted - published) / published */
-	char layout[96];
+	double error;          /* (predicted - published) / published */
+	double time_ratio;     /* predicted / real run time */
+	double limit_factor;   /* time limit / predicted time */
+	int covered;           /* time limit >= real run time */
+	double mem_pub_gib;    /* 0: not published */
+	double mem_pred_gib;
+	double mem_error;
+	char layout[112];
 } vrun;
 
-static vrun runs[MAX_RUNS];
+static vrun *runs;
 static int n_runs;
 
 static const char *const metrics[] = {"hfu_tflops", "mfu", "hfu",
-				      "tokens_per_s_per_gpu", NULL};
+				      "tokens_per_s_per_gpu", "step_s",
+				      "gpu_hours", NULL};
+static const char *const generations[] = {"ampere", "hopper", "blackwell",
+					  "cdna3", NULL};
+static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
+					 "torchtitan", "llm-foundry", "fsdp",
+					 "other", NULL};
+static const char *const run_keys[] = {"id", "source", "framework",
+				       "gpu_generation", "options",
+				       "regression_guard", "peak_memory_gib",
+				       "notes", "hfu_tflops", "mfu", "hfu",
+				       "tokens_per_s_per_gpu", "step_s",
+				       "gpu_hours", NULL};
 
-/* Fill r from a run's options; returns the plan's status. */
-static autosize_err plan_run(const char *id, const autosize_ynode *opts,
-			     autosize_plan *plan)
+/* FNV-1a, 32 bit (Fowler, Noll, Vo; the public-domain reference). */
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int engine_offers(const char *name)
+{
+	const autosize_option *o;
+
+	for (o = autosize_options(); o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static void add_note(vrun *r, const char *text)
+{
+	size_t len = strlen(r->notes);
+
+	snprintf(r->notes + len, sizeof(r->notes) - len, "%s%s",
+		 len ? "; " : "", text);
+}
+
+/*
+ * Options issue 9 adds, for an engine that does not offer them yet: the
+ * older spelling with the same meaning, or nothing where the older engine
+ * already behaves so (framework from the layout; no context or expert
+ * parallelism is the value 1). Anything else is not expressible.
+ */
+static int v1_option(vrun *r, const char **key, const char *value)
+{
+	if (strcmp(*key, "vp") == 0 && engine_offers("interleave")) {
+		*key = "interleave";
+		add_note(r, "vp as --interleave");
+		return 1;
+	}
+	if (strcmp(*key, "train-framework") == 0) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "framework %.16s inferred from "
+			 "the layout", value);
+		add_note(r, note);
+		*key = NULL;
+		return 1;
+	}
+	if ((strcmp(*key, "cp") == 0 || strcmp(*key, "ep") == 0) &&
+	    strcmp(value, "1") == 0) {
+		*key = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* Apply a run's options; 0, or -1 with r->why set. */
+static int set_options(vrun *r, const autosize_ynode *opts,
+		       autosize_request *req)
+{
+	const autosize_ynode *o;
+	autosize_error e;
+
+	for (o = opts->child; o; o = o->next) {
+		char name[64];
+		const char *key = name;
+
+		if (o->key_len >= sizeof(name) || o->kind !=
+		    AUTOSIZE_YNODE_SCALAR)
+			fail_msg("%s: option %.*s is not a plain key: value",
+				 r->id, (int)o->key_len, o->key);
+		memcpy(name, o->key, o->key_len);
+		name[o->key_len] = '\0';
+		if (!engine_offers(name) && !v1_option(r, &key, o->value)) {
+			snprintf(r->why, sizeof(r->why), "this engine has "
+				 "no --%s", name);
+			return -1;
+		}
+		if (!key)
+			continue;
+		if (autosize_request_set(req, key, o->value, &e)) {
+			snprintf(r->why, sizeof(r->why), "%s", e.msg);
+			return -1;
+		}
+	}
+	if (autosize_request_finish(req, &e)) {
+		snprintf(r->why, sizeof(r->why), "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Plan a run; 0, or -1 when the engine cannot express it (r->why). */
+static int plan_run(vrun *r, const autosize_ynode *opts, autosize_plan *plan)
 {
 	autosize_request req;
 	autosize_error e;
 	autosize_policy *pol = autosize_policy_default(&e);
-	const autosize_ynode *o;
 	autosize_err rc;
+	int ret = -1;
 
 	assert_non_null(pol);
 	autosize_request_init(&req);
-	for (o = opts->child; o; o = o->next) {
-		char key[64];
-
-		assert_true(o->key_len < sizeof(key));
-		memcpy(key, o->key, o->key_len);
-		key[o->key_len] = '\0';
-		rc = autosize_request_set(&req, key, o->value, &e);
-		if (rc)
-			fail_msg("%s", e.msg);
-	}
-	if (autosize_request_finish(&req, &e))
-		fail_msg("%s", e.msg);
+	if (set_options(r, opts, &req))
+		goto out;
 	rc = autosize_plan_compute(pol, &req, plan, &e);
-	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
-		fail_msg("%s: %s", id, e.msg);
+	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT) {
+		snprintf(r->why, sizeof(r->why), "%s", e.msg);
+		goto out;
+	}
+	ret = 0;
+out:
 	autosize_policy_destroy(pol);
-	return rc;
+	return ret;
 }
 
 static double predicted_metric(const char *metric, const autosize_plan *p)
@@ -73,7 +205,110 @@ static double predicted_metric(const char *metric, const autosize_plan *p)
 		return p->mfu;
 	if (strcmp(metric, "hfu") == 0)
 		return p->hfu;
-	return p->tokens_per_s / p->gpus;
+	if (strcmp(metric, "step_s") == 0)
+		return p->step_s;
+	if (strcmp(metric, "gpu_hours") == 0)
+		return p->gpu_hours;
+	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
+}
+
+/*
+ * Would the job's time limit cover the real run? With a token count the
+ * plan's own limit over its predicted time; without one the policy's
+ * time reserve. The real run time relative to the prediction comes from
+ * the metric: a time (step, GPU-hours) directly, a rate inversely.
+ */
+static void time_cover(vrun *r, const autosize_plan *p)
+{
+	int is_time = strcmp(r->metric, "step_s") == 0 ||
+		      strcmp(r->metric, "gpu_hours") == 0;
+
+	if (r->predicted <= 0) {
+		r->time_ratio = 0;
+		r->limit_factor = 0;
+		r->covered = 0;
+		return;
+	}
+	r->time_ratio = is_time ? r->predicted / r->published
+				: r->published / r->predicted;
+	if (p->tokens > 0 && p->train_hours > 0 && p->time_limit_min > 0 &&
+	    p->chained_jobs <= 1)
+		r->limit_factor = p->time_limit_min / 60.0 / p->train_hours;
+	else
+		r->limit_factor = 1 + p->time_reserve;
+	r->covered = r->time_ratio * r->limit_factor >= 1 - 1e-9;
+}
+
+static void read_run(const autosize_ytree *t, const autosize_ynode *item,
+		     vrun *r)
+{
+	autosize_error e;
+	int i, found = 0, f = 0;
+
+	if (autosize_ytree_check_keys(t, item, "run", run_keys, &e) ||
+	    autosize_ytree_str(t, item, "id", AUTOSIZE_Y_REQUIRED, r->id,
+			       sizeof(r->id), NULL, &e) ||
+	    autosize_ytree_str(t, item, "source", AUTOSIZE_Y_REQUIRED,
+			       r->source, sizeof(r->source), NULL, &e) ||
+	    autosize_ytree_choice(t, item, "framework", AUTOSIZE_Y_REQUIRED,
+				  frameworks, &i, NULL, &e) ||
+	    autosize_ytree_bool(t, item, "regression_guard",
+				AUTOSIZE_Y_OPTIONAL, &r->guard, NULL, &e) ||
+	    autosize_ytree_double(t, item, "peak_memory_gib",
+				  AUTOSIZE_Y_GT_MIN, 0, 1e4,
+				  &r->mem_pub_gib, NULL, &e) ||
+	    autosize_ytree_text(t, item, "notes", &e))
+		fail_msg("%s", e.msg);
+	snprintf(r->framework, sizeof(r->framework), "%s", frameworks[i]);
+	if (autosize_ytree_choice(t, item, "gpu_generation",
+				  AUTOSIZE_Y_REQUIRED, generations, &i, NULL,
+				  &e))
+		fail_msg("%s", e.msg);
+	snprintf(r->generation, sizeof(r->generation), "%s", generations[i]);
+	for (i = 0; metrics[i]; i++) {
+		if (autosize_ytree_double(t, item, metrics[i],
+					  AUTOSIZE_Y_GT_MIN, 0, 1e12,
+					  &r->published, &f, &e))
+			fail_msg("%s", e.msg);
+		if (f) {
+			snprintf(r->metric, sizeof(r->metric), "%s",
+				 metrics[i]);
+			found++;
+		}
+	}
+	if (found != 1)
+		fail_msg("%s: give exactly one published figure (%d given)",
+			 r->id, found);
+	r->half = fnv1a(r->id) % 2 ? HALF_HELDOUT : HALF_FIT;
+}
+
+static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
+			 vrun *r)
+{
+	const autosize_ynode *opts;
+	autosize_error e;
+	autosize_plan plan;
+
+	if (autosize_ytree_map(t, item, "options", AUTOSIZE_Y_REQUIRED, &opts,
+			       &e))
+		fail_msg("%s", e.msg);
+	memset(&plan, 0, sizeof(plan));
+	r->expressible = plan_run(r, opts, &plan) == 0;
+	if (!r->expressible)
+		return;
+	r->predicted = predicted_metric(r->metric, &plan);
+	r->error = (r->predicted - r->published) / r->published;
+	time_cover(r, &plan);
+	if (r->mem_pub_gib > 0) {
+		r->mem_pred_gib = plan.mem.total_bytes / (1024.0 * 1024 * 1024);
+		r->mem_error = (r->mem_pred_gib - r->mem_pub_gib) /
+			       r->mem_pub_gib;
+	}
+	snprintf(r->layout, sizeof(r->layout),
+		 "%d GPUs: TP %d PP %d DP %d, ZeRO %d, mb %d, %s, %s%s",
+		 plan.gpus, plan.tp, plan.pp, plan.dp, plan.zero_stage,
+		 plan.micro_batch, autosize_recompute_name(plan.recompute),
+		 r->generation, plan.feasible ? "" : " (over memory)");
 }
 
 static void load_runs(void)
@@ -81,102 +316,323 @@ static void load_runs(void)
 	autosize_error e;
 	autosize_ytree *t = autosize_ytree_load(RUNS_FILE, &e);
 	const autosize_ynode *seq, *item;
+	int i, j;
 
 	if (!t)
 		fail_msg("%s", e.msg);
-	seq = autosize_ynode_get(autosize_ytree_root(t), "runs");
-	assert_non_null(seq);
-	for (item = seq->child; item && n_runs < MAX_RUNS; item = item->next) {
-		vrun *r = &runs[n_runs];
-		autosize_plan plan;
-		int i, found = 0;
+	if (autosize_ytree_seq(t, autosize_ytree_root(t), "runs",
+			       AUTOSIZE_Y_REQUIRED, 100000, &seq, &e))
+		fail_msg("%s", e.msg);
+	runs = calloc(seq->n_children ? seq->n_children : 1, sizeof(*runs));
+	assert_non_null(runs);
+	for (item = seq->child; item; item = item->next) {
+		vrun *r = &runs[n_runs++];
 
-		assert_int_equal(autosize_ytree_str(t, item, "id", 1, r->id,
-						    sizeof(r->id), NULL, &e), 0);
-		assert_int_equal(autosize_ytree_str(t, item, "source", 1,
-						    r->source, sizeof(r->source),
-						    NULL, &e), 0);
-		for (i = 0; metrics[i]; i++) {
-			int f = 0;
-
-			assert_int_equal(autosize_ytree_double(t, item,
-				metrics[i], 0, 0, 1e9, &r->published, &f,
-				&e), 0);
-			if (f) {
-				snprintf(r->metric, sizeof(r->metric), "%s",
-					 metrics[i]);
-				found++;
-			}
-		}
-		assert_int_equal(found, 1);
-		plan_run(r->id, autosize_ynode_get(item, "options"), &plan);
-		r->predicted = predicted_metric(r->metric, &plan);
-		r->error = (r->predicted - r->published) / r->published;
-		snprintf(r->layout, sizeof(r->layout),
-			 "%d GPUs: TP %d PP %d DP %d, mb %d, %s%s", plan.gpus,
-			 plan.tp, plan.pp, plan.dp, plan.micro_batch,
-			 autosize_recompute_name(plan.recompute),
-			 plan.feasible ? "" : " (over memory)");
-		n_runs++;
+		read_run(t, item, r);
+		evaluate_run(t, item, r);
 	}
+	assert_int_equal(n_runs, seq->n_children);
+	for (i = 0; i < n_runs; i++)
+		for (j = i + 1; j < n_runs; j++)
+			if (strcmp(runs[i].id, runs[j].id) == 0)
+				fail_msg("run id %s appears twice", runs[i].id);
 	autosize_ytree_destroy(t);
 }
 
-static void print_table(FILE *f, int markdown)
+/* Which runs a statistic is over; NULL / -1 = any. */
+typedef struct vfilter {
+	int half;
+	int guard_only;
+	const char *generation;
+	const char *framework;
+} vfilter;
+
+typedef struct vstats {
+	int n;
+	int close;
+	int covered;
+	double median;
+	double p90;
+	double worst;
+} vstats;
+
+static int cmp_double(const void *a, const void *b)
 {
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int in_filter(const vrun *r, const vfilter *f)
+{
+	return r->expressible && (f->half < 0 || r->half == f->half) &&
+	       (!f->guard_only || r->guard) &&
+	       (!f->generation || strcmp(r->generation, f->generation) == 0) &&
+	       (!f->framework || strcmp(r->framework, f->framework) == 0);
+}
+
+/* Absolute errors: nearest-rank median and 90th percentile, worst. */
+static vstats stats_of(const vfilter *f, int memory)
+{
+	vstats s = {0};
+	double *err = calloc(n_runs ? n_runs : 1, sizeof(*err));
 	int i;
 
-	if (markdown)
-		fprintf(f, "| run | metric | published | predicted | error | "
-			"layout | source |\n|---|---|---|---|---|---|---|\n");
+	assert_non_null(err);
 	for (i = 0; i < n_runs; i++) {
 		const vrun *r = &runs[i];
 
-		if (markdown)
-			fprintf(f, "| %s | %s | %.4g | %.4g | %+.1f%% | %s "
-				"| %s |\n", r->id, r->metric, r->published,
-				r->predicted, 100 * r->error, r->layout,
-				r->source);
-		else
-			fprintf(f, "  %-28s %-20s %9.4g %9.4g %+6.1f%%  %s\n",
-				r->id, r->metric, r->published, r->predicted,
-				100 * r->error, r->layout);
+		if (!in_filter(r, f) || (memory && r->mem_pub_gib <= 0))
+			continue;
+		err[s.n] = fabs(memory ? r->mem_error : r->error);
+		s.close += err[s.n] <= CLOSE_ERR;
+		s.covered += r->covered;
+		s.n++;
 	}
+	if (s.n) {
+		qsort(err, s.n, sizeof(*err), cmp_double);
+		s.median = s.n % 2 ? err[s.n / 2]
+				   : (err[s.n / 2 - 1] + err[s.n / 2]) / 2;
+		s.p90 = err[(int)ceil(0.9 * s.n) - 1];
+		s.worst = err[s.n - 1];
+	}
+	free(err);
+	return s;
+}
+
+static void stats_row(FILE *out, const char *label, const vstats *s,
+		      int memory)
+{
+	if (!s->n) {
+		fprintf(out, "| %s | 0 | | | | |%s\n", label,
+			memory ? "" : " |");
+		return;
+	}
+	fprintf(out, "| %s | %d | %d (%.0f%%) | %.1f%% | %.1f%% | %.1f%% |",
+		label, s->n, s->close, 100.0 * s->close / s->n,
+		100 * s->median, 100 * s->p90, 100 * s->worst);
+	if (!memory)
+		fprintf(out, " %d (%.0f%%) |", s->covered,
+			100.0 * s->covered / s->n);
+	fprintf(out, "\n");
+}
+
+static void stats_header(FILE *out, const char *first, int memory)
+{
+	fprintf(out, "| %s | runs | within 15%% | median | p90 | max |%s\n"
+		"|---|---|---|---|---|---|%s\n", first,
+		memory ? "" : " time limit covers |", memory ? "" : "---|");
+}
+
+/* One table of a half (or all, half < 0) grouped by a list of values. */
+static void group_table(FILE *out, int half, const char *title,
+			const char *const *values, int by_generation)
+{
+	int i;
+
+	fprintf(out, "%s\n\n", title);
+	stats_header(out, by_generation ? "GPU generation" : "framework", 0);
+	for (i = 0; values[i]; i++) {
+		vfilter f = {half, 0, NULL, NULL};
+		vstats s;
+
+		if (by_generation)
+			f.generation = values[i];
+		else
+			f.framework = values[i];
+		s = stats_of(&f, 0);
+		if (s.n)
+			stats_row(out, values[i], &s, 0);
+	}
+	fprintf(out, "\n");
+}
+
+static void run_rows(FILE *out, int half)
+{
+	int i;
+
+	fprintf(out, "| run | generation | framework | metric | published | "
+		"predicted | error | limit covers | memory GiB pub/pred | "
+		"layout | notes | source |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (i = 0; i < n_runs; i++) {
+		const vrun *r = &runs[i];
+		char mem[48] = "";
+
+		if (!r->expressible || r->half != half)
+			continue;
+		if (r->mem_pub_gib > 0)
+			snprintf(mem, sizeof(mem), "%.1f / %.1f (%+.0f%%)",
+				 r->mem_pub_gib, r->mem_pred_gib,
+				 100 * r->mem_error);
+		fprintf(out, "| %s%s | %s | %s | %s | %.4g | %.4g | %+.1f%% | "
+			"%s | %s | %s | %s | %s |\n", r->id,
+			r->guard ? " (g)" : "", r->generation, r->framework,
+			r->metric, r->published, r->predicted,
+			100 * r->error, r->covered ? "yes" : "**no**", mem,
+			r->layout, r->notes, r->source);
+	}
+	fprintf(out, "\n");
+}
+
+static void summary_table(FILE *out, int memory)
+{
+	vfilter fit = {HALF_FIT, 0, NULL, NULL};
+	vfilter held = {HALF_HELDOUT, 0, NULL, NULL};
+	vfilter all = {-1, 0, NULL, NULL};
+	vfilter guard = {-1, 1, NULL, NULL};
+	vstats s;
+
+	stats_header(out, "set", memory);
+	s = stats_of(&fit, memory);
+	stats_row(out, "in-sample (fit half)", &s, memory);
+	s = stats_of(&held, memory);
+	stats_row(out, "held-out half", &s, memory);
+	s = stats_of(&all, memory);
+	stats_row(out, "all", &s, memory);
+	if (!memory) {
+		s = stats_of(&guard, 0);
+		stats_row(out, "original A100 runs (g)", &s, 0);
+	}
+	fprintf(out, "\n");
+}
+
+static int count_expressible(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < n_runs; i++)
+		n += runs[i].expressible;
+	return n;
+}
+
+static void write_report(FILE *out)
+{
+	int i;
+
+	fprintf(out, "# Validation against published runs\n\n"
+		"Generated by `make validate` from "
+		"`tests/validation/runs.yaml` (rules: "
+		"`tests/validation/README.md`). Each run is planned with its "
+		"published layout pinned (unpublished parts searched); one set "
+		"of model constants serves all. Error = (predicted - "
+		"published) / published of the run's one published figure. "
+		"The halves are fixed by a hash of the run id (FNV-1a: even = "
+		"fit, odd = held-out), never by the errors. \"Time limit "
+		"covers\": the limit the plan would set is at least the real "
+		"run time.\n\n%d runs, %d expressible by this engine.\n\n"
+		"## Summary\n\n", n_runs, count_expressible());
+	summary_table(out, 0);
+	group_table(out, HALF_HELDOUT, "## Held-out half by GPU generation",
+		    generations, 1);
+	group_table(out, HALF_HELDOUT, "## Held-out half by framework",
+		    frameworks, 0);
+	group_table(out, HALF_FIT, "## In-sample half by GPU generation",
+		    generations, 1);
+	group_table(out, HALF_FIT, "## In-sample half by framework",
+		    frameworks, 0);
+	fprintf(out, "## Peak memory per GPU (runs that publish it)\n\n");
+	summary_table(out, 1);
+	fprintf(out, "## Held-out runs\n\n");
+	run_rows(out, HALF_HELDOUT);
+	fprintf(out, "## In-sample runs\n\n(g): original A100 run, guarded by "
+		"`make check`.\n\n");
+	run_rows(out, HALF_FIT);
+	fprintf(out, "## Not yet expressible\n\nExcluded from every "
+		"statistic above.\n\n");
+	for (i = 0; i < n_runs; i++)
+		if (!runs[i].expressible)
+			fprintf(out, "- %s (%s, %s): not yet expressible: %s\n",
+				runs[i].id, runs[i].generation,
+				runs[i].framework, runs[i].why);
+	if (count_expressible() == n_runs)
+		fprintf(out, "None.\n");
+}
+
+static void print_console(void)
+{
+	int i;
+
+	for (i = 0; i < n_runs; i++) {
+		const vrun *r = &runs[i];
+
+		if (!r->expressible) {
+			printf("  %-34s not yet expressible: %s\n", r->id,
+			       r->why);
+			continue;
+		}
+		printf("  %-34s %-8s %-20s %9.4g %9.4g %+6.1f%%%s  %s\n",
+		       r->id, r->half ? "held-out" : "fit", r->metric,
+		       r->published, r->predicted, 100 * r->error,
+		       r->covered ? "" : " (limit short)", r->layout);
+	}
+}
+
+/* make validate: issue 9's goals on the held-out half and every run. */
+static int strict_gates(void)
+{
+	vfilter held = {HALF_HELDOUT, 0, NULL, NULL};
+	vstats s = stats_of(&held, 0);
+	int i, bad = 0;
+
+	if (s.n == 0 || s.median > STRICT_HELDOUT_MEDIAN) {
+		printf("  strict: held-out median error %.1f%% over %d runs "
+		       "exceeds %.0f%%\n", 100 * s.median, s.n,
+		       100 * STRICT_HELDOUT_MEDIAN);
+		bad++;
+	}
+	for (i = 0; i < n_runs; i++) {
+		const vrun *r = &runs[i];
+
+		if (r->expressible && fabs(r->error) > STRICT_WORST) {
+			printf("  strict: %s (%s) error %+.1f%% exceeds "
+			       "%.0f%%\n", r->id,
+			       r->half ? "held-out" : "fit", 100 * r->error,
+			       100 * STRICT_WORST);
+			bad++;
+		}
+	}
+	return bad;
 }
 
 static void test_published_runs(void **state)
 {
-	int i, close = 0;
-	double worst = 0;
+	vfilter guard = {-1, 1, NULL, NULL};
+	vstats g;
 	const char *report = getenv("AUTOSIZE_REPORT");
+	const char *strict = getenv("AUTOSIZE_VALIDATE_STRICT");
 
 	load_runs();
-	assert_true(n_runs >= 15);
-	print_table(stdout, 0);
-	for (i = 0; i < n_runs; i++) {
-		if (fabs(runs[i].error) <= GOAL_CLOSE)
-			close++;
-		if (fabs(runs[i].error) > worst)
-			worst = fabs(runs[i].error);
-	}
-	printf("  %d of %d runs within %.0f%%, worst %.1f%%\n", close, n_runs,
-	       100 * GOAL_CLOSE, 100 * worst);
+	print_console();
+	g = stats_of(&guard, 0);
+	printf("  %d runs, %d expressible; original A100 runs: %d of %d "
+	       "within %.0f%%, worst %.1f%%\n", n_runs, count_expressible(),
+	       g.close, g.n, 100 * CLOSE_ERR, 100 * g.worst);
 	if (report) {
 		FILE *f = fopen(report, "w");
 
 		assert_non_null(f);
-		fprintf(f, "# Validation against published runs\n\n"
-			"Generated by `make validate` from "
-			"`tests/validation/runs.yaml`: each run planned with "
-			"its published layout pinned (unpublished parts "
-			"searched), one set of model constants for all.\n\n"
-			"%d of %d runs within %.0f%%; worst error %.1f%%.\n\n",
-			close, n_runs, 100 * GOAL_CLOSE, 100 * worst);
-		print_table(f, 1);
-		fclose(f);
+		write_report(f);
+		assert_int_equal(fclose(f), 0);
 	}
-	assert_true(close >= GOAL_SHARE * n_runs);
-	assert_true(worst <= GOAL_WORST);
+	assert_true(n_runs >= MIN_RUNS);
+	assert_int_equal(g.n, GUARD_RUNS);
+	assert_true(g.close >= GUARD_CLOSE);
+	assert_true(g.worst <= GUARD_WORST);
+	if (strict && strcmp(strict, "1") == 0)
+		assert_int_equal(strict_gates(), 0);
+	free(runs);
+	runs = NULL;
+	n_runs = 0;
+}
+
+/* The split rule is the documented hash, not something fitted. */
+static void test_split_rule(void **state)
+{
+	/* FNV-1a reference values (offset basis for "", "a" -> e40c292c). */
+	assert_int_equal(fnv1a(""), 2166136261u);
+	assert_int_equal(fnv1a("a"), 0xe40c292cu);
+	assert_int_equal(fnv1a("foobar"), 0xbf9cf968u);
 }
 
 /* Unpinned search at the published GPU count: same family (TP inside the
@@ -227,6 +683,7 @@ static void test_search_large_runs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_rule),
 		cmocka_unit_test(test_published_runs),
 		cmocka_unit_test(test_search_large_runs),
 	};
