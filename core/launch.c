@@ -145,9 +145,10 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	launch_put(&o, "size: %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
 		   p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node,
 		   p->gpus, p->gpus_min);
-	launch_put(&o, "layout: TP %d x PP %d x DP %d, ZeRO-%d, recompute "
-		   "%s, micro-batch %d, grad accum %d (global batch %d x "
-		   "%d)\n", p->tp, p->pp, p->dp, p->zero_stage,
+	launch_put(&o, "layout: TP %d x PP %d x DP %d, ZeRO-%d, %s, "
+		   "recompute %s, micro-batch %d, grad accum %d (global batch "
+		   "%d x %d)\n", p->tp, p->pp, p->dp, p->zero_stage,
+		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute), p->micro_batch,
 		   p->grad_accum, p->global_batch, p->seq_len);
 	launch_put(&o, "memory: %.1f GiB per GPU of %.1f GiB usable (weights "
@@ -215,6 +216,11 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 	launch_init(&o, buf, len);
 	if (!p || !r)
 		return launch_fail(buf, len);
+	/* An FSDP or DeepSpeed plan has no Megatron arguments: "" (a
+	 * ZeRO-3 layout is not a Megatron layout). */
+	if (p->framework != AUTOSIZE_FRAMEWORK_MEGATRON &&
+	    p->framework != AUTOSIZE_FRAMEWORK_DEFAULT)
+		return launch_done(&o);
 	launch_put(&o, "--tensor-model-parallel-size %d "
 		   "--pipeline-model-parallel-size %d --micro-batch-size %d "
 		   "--global-batch-size %d --seq-length %d", p->tp, p->pp,

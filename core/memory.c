@@ -3,7 +3,7 @@
  * state, activations, other).
  */
 #include <math.h>
-#include "sizing.h"
+#include "framework.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -78,37 +78,6 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 	return sizing_params_per_gpu(job, lay);
 }
 
-/* Bytes per trainable parameter of gradients and optimizer state. */
-static void memory_state_bytes(const sizing_job *job, const sizing_layout *lay,
-			       double *grad_b, double *opt_b)
-{
-	/* Megatron-LM keeps fp32 main gradients for bf16 (2 + 4 + 12 = 18
-	 * bytes, 6 + 12/d with the distributed optimizer) and fp16 grads
-	 * plus an fp32 copy for fp16 (2 + 2 + 16 = 20, 4 + 16/d): Megatron
-	 * docs, dist_optimizer.md. DeepSpeed/FSDP follow the ZeRO paper:
-	 * 2 + 2 + K with K = 12 for mixed-precision Adam. */
-	int megatron = lay->tp > 1 || lay->pp > 1;
-	double master = 4;
-
-	*grad_b = 2;
-	*opt_b = master + 8;
-	if (megatron && job->precision != AUTOSIZE_PREC_FP16)
-		*grad_b = 4;
-	else if (megatron)
-		master = 8;        /* fp32 master params + fp32 grad copy */
-	switch (job->optimizer) {
-	case AUTOSIZE_OPT_ADAMW:
-		*opt_b = master + 8;       /* fp32 m and v */
-		break;
-	case AUTOSIZE_OPT_ADAMW_8BIT:
-		*opt_b = master + 2;       /* 8-bit m and v (Dettmers 2021) */
-		break;
-	case AUTOSIZE_OPT_SGD:
-		*opt_b = master + 4;       /* fp32 momentum */
-		break;
-	}
-}
-
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay)
 {
@@ -174,9 +143,10 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		   autosize_memory *mem)
 {
 	double p = sizing_params_per_gpu(job, lay);
-	double d = lay->dp, grad_b, opt_b, w, g, o, gpus;
+	double d = lay->dp, w, g, o, copy = 0, gpus;
+	framework_state st;
 
-	memory_state_bytes(job, lay, &grad_b, &opt_b);
+	framework_state_bytes(job, &st);
 	if (memory_is_lora(job)) {
 		double a = memory_lora_params(job, lay);
 		double base_b = job->train_mode == AUTOSIZE_TRAIN_QLORA
@@ -186,9 +156,12 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		g = 2 * a;
 		o = 12 * a;
 	} else {
-		w = 2 * p;
-		g = grad_b * p;
-		o = opt_b * p;
+		/* bytes per parameter from the framework's profile */
+		w = st.weight_b * p;
+		g = st.grad_b * p;
+		o = st.opt_b * p;
+		if (lay->zero_stage < 3)
+			copy = st.copy_b * p;
 	}
 	/* ZeRO paper section 5: stage 1 shards optimizer state, stage 2
 	 * also gradients, stage 3 also parameters. */
@@ -196,8 +169,10 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		o /= d;
 	if (lay->zero_stage >= 2)
 		g /= d;
-	if (lay->zero_stage >= 3)
+	if (lay->zero_stage >= (memory_is_lora(job) ? 3
+						     : st.weight_shard_stage))
 		w /= d;
+	w += copy;
 	mem->weights_bytes = w;
 	mem->gradients_bytes = g;
 	mem->optimizer_bytes = o;
@@ -207,10 +182,9 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 			   (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
 			   MEMORY_FRAGMENTATION *
 			   (w + g + o + mem->activations_bytes);
-	if (lay->zero_stage >= 3 && lay->dp > 1)
-		/* gathered layer + prefetched next layer, 16-bit */
-		mem->other_bytes += 2 * 2 *
-			memory_layer_params(job->model) / lay->tp;
+	mem->other_bytes += framework_buffer_bytes(job, lay,
+		memory_layer_params(job->model) / lay->tp,
+		sizing_trained_params_per_gpu(job, lay));
 	mem->total_bytes = w + g + o + mem->activations_bytes +
 			   mem->other_bytes;
 	mem->usable_bytes = job->usable_bytes;

@@ -35,6 +35,9 @@ static const autosize_option options_table[] = {
 	 OPT_BOTH},
 	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH},
 	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH},
+	{"train-framework", "megatron|fsdp|deepspeed",
+	 "training framework (default: the site policy's, else megatron)",
+	 OPT_BOTH},
 	{"autosize", "rewrite|warn|off|explain",
 	 "size the job, only warn, leave it, or print the plan and stop",
 	 AUTOSIZE_OPT_SPANK},
@@ -276,6 +279,15 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		if ((rc = autosize_parse_choice(value, what, opts, &k, e)))
 			return rc;
 		r->optimizer = (autosize_optimizer)k;
+		return AUTOSIZE_OK;
+	}
+	if (strcmp(name, "train-framework") == 0) {
+		if ((rc = autosize_parse_choice(value, what,
+						autosize_framework_names, &k,
+						e)))
+			return rc;
+		r->framework = (autosize_framework)(k +
+				AUTOSIZE_FRAMEWORK_MEGATRON);
 		return AUTOSIZE_OK;
 	}
 	if (strcmp(name, "partition") == 0)

@@ -191,6 +191,10 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->train_mode = r->train_mode;
 	job->precision = r->precision;
 	job->optimizer = r->optimizer;
+	/* stated by the user, else the site's default: never inferred */
+	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
+			 ? r->framework
+			 : autosize_policy_defaults(p)->framework;
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);

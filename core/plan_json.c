@@ -58,6 +58,8 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	json_string(&o, p->part.name);
 	json_put(&o, ",\"gpu\":");
 	json_string(&o, p->part.gpu ? p->part.gpu->name : "");
+	json_put(&o, ",\"framework\":\"%s\"",
+		 autosize_framework_name(p->framework));
 	json_put(&o, ",\"nodes\":%d,\"gpus_per_node\":%d,\"gpus\":%d,"
 		 "\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"
 		 "\"zero_stage\":%d,\"recompute\":\"%s\",\"micro_batch\":%d,"

@@ -34,7 +34,7 @@ static const char *const pol_top_keys[] = {
 static const char *const pol_default_keys[] = {
 	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
-	NULL
+	"framework", NULL
 };
 
 static const char *const pol_part_keys[] = {
@@ -64,6 +64,7 @@ static void pol_defaults_init(autosize_defaults *d)
 	d->time_reserve = 0.15;
 	d->objective = AUTOSIZE_OBJECTIVE_COST;
 	d->deadline_s = 0;
+	d->framework = AUTOSIZE_FRAMEWORK_BUILTIN;
 }
 
 /* An optional duration value (Slurm or human form) into *out seconds. */
@@ -97,6 +98,7 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	int mode = d->mode, objective = d->objective;
 	int expl = d->explicit_size, unfit = d->on_unfit;
 	int on_error = d->on_error, gpu_check = d->gpu_check;
+	int framework = d->framework - AUTOSIZE_FRAMEWORK_MEGATRON;
 	autosize_err rc;
 
 	rc = autosize_ytree_map(t, root, "defaults", AUTOSIZE_Y_OPTIONAL, &m,
@@ -142,12 +144,19 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 		rc = autosize_ytree_choice(t, m, "gpu_check",
 					   AUTOSIZE_Y_OPTIONAL, pol_gpu_checks,
 					   &gpu_check, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "framework",
+					   AUTOSIZE_Y_OPTIONAL,
+					   autosize_framework_names,
+					   &framework, NULL, e);
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;
 	d->explicit_size = (autosize_explicit)expl;
 	d->on_unfit = (autosize_unfit)unfit;
 	d->on_error = (autosize_on_error)on_error;
 	d->gpu_check = (autosize_gpu_check)gpu_check;
+	d->framework = (autosize_framework)(framework +
+					    AUTOSIZE_FRAMEWORK_MEGATRON);
 	return rc;
 }
 

@@ -12,6 +12,7 @@ void rank_key_of_plan(const autosize_plan *plan, rank_key *k)
 	k->gpu_hours = plan->gpu_hours;
 	k->cost = plan->cost;
 	k->total_bytes = plan->mem.total_bytes;
+	k->tokens_per_s = plan->tokens_per_s;
 }
 
 /* -1, 0 or 1 as a is clearly below, within RANK_TIE of, or above b. */
@@ -47,9 +48,13 @@ int rank_better(const rank_key *c, const rank_key *b,
 	if (c->feasible != b->feasible)
 		return c->feasible;
 	if (c->train_s <= 0 || b->train_s <= 0) {
-		/* No token budget: the smallest size that fits. */
+		/* No token budget: the smallest size that fits, then the
+		 * fastest layout of that size. */
 		if (c->gpus != b->gpus)
 			return c->gpus < b->gpus;
+		d = rank_cmp(b->tokens_per_s, c->tokens_per_s);
+		if (d)
+			return d < 0;
 		return rank_tie_break(c, b);
 	}
 	c_ok = rank_meets(c, deadline_s);

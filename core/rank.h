@@ -20,6 +20,8 @@ typedef struct rank_key {
 	double gpu_hours;
 	double cost;         /* money; 0 = the partition has no price */
 	double total_bytes;  /* memory per GPU */
+	double tokens_per_s; /* speed: decides same-size plans without a
+			      * token budget */
 } rank_key;
 
 /* Key of a finished plan. */
@@ -27,7 +29,7 @@ void rank_key_of_plan(const autosize_plan *plan, rank_key *k);
 
 /*
  * 1 when c is better than b: feasible first; without a token budget the
- * smallest size; then meeting deadline_s (0: none); then, for objective
+ * smallest size, then the fastest; then meeting deadline_s (0: none); then, for objective
  * cost and both meeting it, money (GPU-hours when either is unpriced),
  * else the shorter time; ties as above.
  */

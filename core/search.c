@@ -6,6 +6,7 @@
 #include <string.h>
 #include "rank.h"
 #include "search.h"
+#include "framework.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SEARCH_MAX_PP 128
@@ -72,6 +73,7 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->micro_batch = lay->micro_batch;
 	plan->grad_accum = lay->grad_accum;
 	plan->recompute = lay->recompute;
+	plan->framework = framework_resolve(job->framework);
 	plan->seq_len = job->seq_len;
 	plan->global_batch = lay->dp * lay->micro_batch * lay->grad_accum;
 	plan->params = job->model->params;
@@ -124,6 +126,7 @@ static void search_key(const search_cand *c, rank_key *k)
 	k->gpu_hours = c->train_s * k->gpus / 3600;
 	k->cost = 0;      /* one partition, one price: GPU-hours decide */
 	k->total_bytes = c->total_bytes;
+	k->tokens_per_s = c->tokens_per_s;
 }
 
 /* 1 when candidate c is better than the current best b (rank.c). */
@@ -192,29 +195,21 @@ static void search_time(search_state *st, const sizing_layout *lay,
 	}
 }
 
-/* ZeRO stages worth trying, lowest first: the pinned one; none without
- * data parallelism; the distributed optimizer (1) with Megatron-style
- * TP/PP; 1-3 for plain data parallelism (FSDP / DeepSpeed). */
-static int search_zero_stages(const autosize_request *r,
-			      const sizing_layout *l, int *out)
+/* ZeRO stages worth trying, lowest first: the pinned one when the
+ * framework runs it on this shape, else the framework's own list
+ * (framework.c). */
+static int search_zero_stages(const search_state *st, const sizing_layout *l,
+			      int *out)
 {
-	int n = 0, z;
+	sizing_layout pinned = *l;
 
-	if (search_pinned(r->zero_stage)) {
-		out[n++] = r->zero_stage;
-		return n;
-	}
-	if (l->dp == 1) {
-		out[n++] = 0;
-		return n;
-	}
-	if (l->tp * l->pp > 1) {
-		out[n++] = 1;
-		return n;
-	}
-	for (z = 1; z <= 3; z++)
-		out[n++] = z;
-	return n;
+	if (!search_pinned(st->req->zero_stage))
+		return framework_zero_stages(st->job, l, out);
+	pinned.zero_stage = st->req->zero_stage;
+	if (l->dp > 1 && !framework_layout_ok(st->job, &pinned))
+		return 0;
+	out[0] = st->req->zero_stage;
+	return 1;
 }
 
 /*
@@ -230,7 +225,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	double batch = st->job->global_batch;
 	int pinned = search_pinned(r->micro_batch);
 	int n = pinned ? 1 : (int)(sizeof(free_mbs) / sizeof(free_mbs[0]));
-	int zs[4], nz = search_zero_stages(r, base, zs), i, j, found = 0;
+	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
 	sizing_layout fit[5];
 	double fit_bytes[5];
 
@@ -605,6 +600,38 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
 			 "model's heads and layers)", nodes, gpn);
 }
 
+/* Pins the job's framework cannot run: one error naming both. */
+static autosize_err search_framework_pins(const sizing_job *job,
+					  const autosize_request *r,
+					  autosize_error *e)
+{
+	const framework_profile *fp = framework_profile_get(job->framework);
+	const char *name = autosize_framework_name(fp->id);
+
+	if (search_pinned(r->zero_stage) &&
+	    (r->zero_stage > fp->zero_max ||
+	     (r->zero_stage == 1 && fp->zero_skip_1)))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--zero: %s does not run ZeRO-%d (use "
+				     "--train-framework=%s)", name,
+				     r->zero_stage, r->zero_stage == 1
+				     ? "megatron or deepspeed"
+				     : "fsdp or deepspeed");
+	if (search_pinned(r->zero_stage) && search_pinned(r->pp) &&
+	    r->pp > 1 && r->zero_stage > fp->zero_max_pp)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--zero: %s runs ZeRO-%d at most with "
+				     "pipeline parallelism (--pp %d)", name,
+				     fp->zero_max_pp, r->pp);
+	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--interleave: %s has no interleaved "
+				     "pipeline schedule (use "
+				     "--train-framework=megatron or fsdp)",
+				     name);
+	return AUTOSIZE_OK;
+}
+
 static void search_fill(const search_state *st, const search_cand *c,
 			autosize_plan *plan)
 {
@@ -643,7 +670,8 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
 	st.n_step = search_node_step(r, gpn);
-	if ((rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
+	if ((rc = search_framework_pins(job, r, e)) ||
+	    (rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
 		return rc;
 	if (nodes > 0) {
 		/* A pinned size: that size or nothing. */

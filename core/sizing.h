@@ -26,6 +26,7 @@ typedef struct sizing_job {
 	autosize_train_mode train_mode;
 	autosize_precision precision;
 	autosize_optimizer optimizer;
+	autosize_framework framework; /* DEFAULT resolves to the built-in */
 	int seq_len;
 	int global_batch;    /* sequences per step */
 	int flash_attention; /* 1: no s x s score tensor is stored */

@@ -66,6 +66,7 @@ static void test_zero_paper_model_states(void **state)
 	m.params = 7.5e9;
 	assert_int_equal(autosize_model_synthesize(&m, &e), 0);
 	job_for(&job, &m, &part, "A100-SXM4-80GB");
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;  /* the ZeRO paper's */
 	for (z = 0; z <= 3; z++) {
 		sizing_layout l = layout(1, 1, 64, z, 1,
 					 AUTOSIZE_RECOMPUTE_FULL);

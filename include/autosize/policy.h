@@ -6,6 +6,7 @@
 
 #include "autosize/catalog.h"
 #include "autosize/error.h"
+#include "autosize/framework.h"
 
 #define AUTOSIZE_MAX_PARTITIONS 32
 #define AUTOSIZE_PART_NAME_MAX 64
@@ -82,6 +83,7 @@ typedef struct autosize_defaults {
 	autosize_unfit on_unfit;         /* default reject */
 	autosize_on_error on_error;      /* default pass */
 	autosize_gpu_check gpu_check;    /* default warn */
+	autosize_framework framework;    /* default megatron */
 } autosize_defaults;
 
 typedef struct autosize_policy autosize_policy;

@@ -1,0 +1,197 @@
+/*
+ * autosize: training framework profiles. Each framework runs its own set
+ * of layouts and stores model states its own way; the memory model
+ * (memory.c), the step time (perf.c) and the search ask here instead of
+ * guessing the framework from the layout.
+ */
+#include "framework.h"
+
+const char *const autosize_framework_names[] = {"megatron", "fsdp",
+						 "deepspeed", NULL};
+
+/* 16-bit values (bf16/fp16 weights, activations on the wire). */
+#define FRAMEWORK_HALF_B 2.0
+/* fp32 values (master weights, main gradients, Adam moments). */
+#define FRAMEWORK_FP32_B 4.0
+/* DeepSpeed ZeRO-1/2 default reduce and all-gather buckets, elements
+ * each (DeepSpeed config docs: reduce_bucket_size and
+ * allgather_bucket_size default 5e8), held in 16 bits. */
+#define FRAMEWORK_DS_BUCKET_ELEMS 5e8
+/* Layers whose parameters are gathered at once under ZeRO-3 / FSDP: the
+ * one running and the one prefetched (FSDP2 implicit prefetch, DeepSpeed
+ * stage3_prefetch_bucket_size). */
+#define FRAMEWORK_GATHERED_LAYERS 2.0
+
+static const framework_profile framework_profiles[] = {
+	/* Megatron-LM: TP/PP/VP/CP/EP; its distributed optimizer shards
+	 * the optimizer state (ZeRO-1 like); no ZeRO-2/3 (Megatron-LM
+	 * docs, dist_optimizer.md; Megatron Core parallelism guide). */
+	{AUTOSIZE_FRAMEWORK_MEGATRON, 1, 1, 1, 1, 1, 1, 1, 0},
+	/* PyTorch FSDP2 as in torchtitan: FULL_SHARD (ZeRO-3), or
+	 * reshard_after_forward=False (ZeRO-2 like), or plain DDP; 2-D/3-D
+	 * with TP, PP (incl. interleaved schedules), CP and EP
+	 * (torchtitan docs, composability and fsdp.md). */
+	{AUTOSIZE_FRAMEWORK_FSDP, 1, 1, 1, 1, 1, 3, 3, 1},
+	/* DeepSpeed: ZeRO 0-3; TP/PP only through Megatron-DeepSpeed, whose
+	 * pipeline engine runs ZeRO-1 at most (DeepSpeed pipeline docs);
+	 * DeepSpeed-MoE expert parallelism; no interleaving, no CP. */
+	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 0, 1, 3, 1, 0},
+};
+
+autosize_framework framework_resolve(autosize_framework f)
+{
+	if (f < AUTOSIZE_FRAMEWORK_MEGATRON || f > AUTOSIZE_FRAMEWORK_DEEPSPEED)
+		return AUTOSIZE_FRAMEWORK_BUILTIN;
+	return f;
+}
+
+const char *autosize_framework_name(autosize_framework f)
+{
+	if (f == AUTOSIZE_FRAMEWORK_DEFAULT)
+		return "default";
+	if (f < AUTOSIZE_FRAMEWORK_MEGATRON || f > AUTOSIZE_FRAMEWORK_DEEPSPEED)
+		return "?";
+	return autosize_framework_names[f - AUTOSIZE_FRAMEWORK_MEGATRON];
+}
+
+const framework_profile *framework_profile_get(autosize_framework f)
+{
+	return &framework_profiles[framework_resolve(f) -
+				   AUTOSIZE_FRAMEWORK_MEGATRON];
+}
+
+/* Optimizer moments per parameter: fp32 m and v for AdamW, 8-bit m and
+ * v (Dettmers et al. 2021), fp32 momentum for SGD. */
+static double framework_moment_bytes(autosize_optimizer o)
+{
+	if (o == AUTOSIZE_OPT_ADAMW_8BIT)
+		return 2;
+	if (o == AUTOSIZE_OPT_SGD)
+		return FRAMEWORK_FP32_B;
+	return 2 * FRAMEWORK_FP32_B;
+}
+
+void framework_state_bytes(const sizing_job *job, framework_state *st)
+{
+	double moments = framework_moment_bytes(job->optimizer);
+	int fp16 = job->precision == AUTOSIZE_PREC_FP16;
+
+	st->copy_b = 0;
+	st->weight_shard_stage = 3;
+	st->param_wire_b = FRAMEWORK_HALF_B;
+	switch (framework_resolve(job->framework)) {
+	case AUTOSIZE_FRAMEWORK_FSDP:
+		/* FSDP2 mixed precision (torchtitan defaults): sharded fp32
+		 * parameters are the master copy, gathered and computed in
+		 * bf16, gradients reduce-scattered and kept in fp32
+		 * (MixedPrecisionPolicy reduce_dtype=float32). */
+		st->weight_b = FRAMEWORK_FP32_B;
+		st->grad_b = FRAMEWORK_FP32_B;
+		st->opt_b = moments;
+		st->copy_b = FRAMEWORK_HALF_B;
+		st->weight_shard_stage = 2;
+		st->grad_wire_b = FRAMEWORK_FP32_B;
+		break;
+	case AUTOSIZE_FRAMEWORK_DEEPSPEED:
+		/* ZeRO paper (Rajbhandari et al. 2020) section 3.1: 2 + 2 +
+		 * K, K = 12 for mixed-precision Adam (fp32 master, m, v). */
+		st->weight_b = FRAMEWORK_HALF_B;
+		st->grad_b = FRAMEWORK_HALF_B;
+		st->opt_b = FRAMEWORK_FP32_B + moments;
+		st->grad_wire_b = FRAMEWORK_HALF_B;
+		break;
+	default:
+		/* Megatron-LM (dist_optimizer.md): bf16 parameters, fp32
+		 * main gradients, fp32 master + moments: 2 + 4 + 12 = 18,
+		 * 6 + 12/d with the distributed optimizer; fp16 keeps fp16
+		 * gradients and an fp32 copy in the optimizer: 2 + 2 + 16.
+		 * bf16 gradients are all-reduced in fp32
+		 * (accumulate_allreduce_grads_in_fp32). */
+		st->weight_b = FRAMEWORK_HALF_B;
+		st->grad_b = fp16 ? FRAMEWORK_HALF_B : FRAMEWORK_FP32_B;
+		st->opt_b = FRAMEWORK_FP32_B + moments +
+			    (fp16 ? FRAMEWORK_FP32_B : 0);
+		st->grad_wire_b = fp16 ? FRAMEWORK_HALF_B : FRAMEWORK_FP32_B;
+		break;
+	}
+}
+
+double framework_buffer_bytes(const sizing_job *job, const sizing_layout *lay,
+			      double layer_params_per_gpu,
+			      double params_per_gpu)
+{
+	autosize_framework f = framework_resolve(job->framework);
+	double bucket;
+
+	if (lay->dp <= 1)
+		return 0;
+	if (lay->zero_stage >= 3) {
+		/* gathered 16-bit layers, and under FSDP one layer's
+		 * unsharded gradients before the reduce-scatter (bf16
+		 * computed, fp32 reduced) */
+		double b = FRAMEWORK_GATHERED_LAYERS * FRAMEWORK_HALF_B *
+			   layer_params_per_gpu;
+
+		if (f == AUTOSIZE_FRAMEWORK_FSDP)
+			b += (FRAMEWORK_HALF_B + FRAMEWORK_FP32_B) *
+			     layer_params_per_gpu;
+		return b;
+	}
+	if (f == AUTOSIZE_FRAMEWORK_DEEPSPEED && lay->zero_stage >= 1) {
+		/* one reduce and one all-gather bucket, never larger than
+		 * the model share itself */
+		bucket = FRAMEWORK_DS_BUCKET_ELEMS < params_per_gpu
+			 ? FRAMEWORK_DS_BUCKET_ELEMS : params_per_gpu;
+		return 2 * FRAMEWORK_HALF_B * bucket;
+	}
+	return 0;
+}
+
+static int framework_dims_ok(const framework_profile *fp,
+			     const sizing_layout *lay)
+{
+	if (lay->tp > 1 && !fp->tp_ok)
+		return 0;
+	if (lay->pp > 1 && !fp->pp_ok)
+		return 0;
+	if (lay->vp > 1 && !fp->vp_ok)
+		return 0;
+	return 1;
+}
+
+static int framework_zero_ok(const framework_profile *fp,
+			     const sizing_layout *lay, int z)
+{
+	if (z < 0 || z > fp->zero_max)
+		return 0;
+	if (lay->pp > 1 && z > fp->zero_max_pp)
+		return 0;
+	return !(z == 1 && fp->zero_skip_1);
+}
+
+int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
+			  int *out)
+{
+	const framework_profile *fp = framework_profile_get(job->framework);
+	int n = 0, z;
+
+	if (lay->dp <= 1) {
+		out[n++] = 0;     /* nothing to shard over */
+		return n;
+	}
+	/* Sharding costs no extra traffic up to ZeRO-2 (reduce-scatter +
+	 * all-gather = all-reduce, ZeRO paper section 7), so plain
+	 * replication (0) is never worth searching over dp > 1. */
+	for (z = 1; z <= 3; z++)
+		if (framework_zero_ok(fp, lay, z))
+			out[n++] = z;
+	return n;
+}
+
+int framework_layout_ok(const sizing_job *job, const sizing_layout *lay)
+{
+	const framework_profile *fp = framework_profile_get(job->framework);
+
+	return framework_dims_ok(fp, lay) &&
+	       framework_zero_ok(fp, lay, lay->zero_stage);
+}

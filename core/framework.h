@@ -1,0 +1,63 @@
+/*
+ * autosize internal: framework profiles (core/framework.c). What each
+ * training framework can run and how it stores model states.
+ */
+#ifndef AUTOSIZE_FRAMEWORK_INTERNAL_H
+#define AUTOSIZE_FRAMEWORK_INTERNAL_H
+
+#include "sizing.h"
+
+typedef struct framework_profile {
+	autosize_framework id;
+	int tp_ok;         /* tensor parallelism */
+	int pp_ok;         /* pipeline parallelism */
+	int vp_ok;         /* interleaved (virtual) pipeline stages */
+	int cp_ok;         /* context parallelism */
+	int ep_ok;         /* expert parallelism */
+	int zero_max;      /* highest ZeRO stage over data parallel ranks */
+	int zero_max_pp;   /* highest ZeRO stage with pp > 1 */
+	int zero_skip_1;   /* 1: no ZeRO-1 (FSDP shards grads too) */
+} framework_profile;
+
+/* Bytes per parameter of the model states before ZeRO sharding. */
+typedef struct framework_state {
+	double weight_b;   /* parameters as stored; sharded from
+			    * weight_shard_stage on */
+	int weight_shard_stage; /* 3 (ZeRO); 2 under FSDP, whose
+				 * SHARD_GRAD_OP also shards the fp32
+				 * parameters */
+	double grad_b;     /* gradients kept; sharded at ZeRO-2+ */
+	double opt_b;      /* optimizer state with any master copy; ZeRO-1+ */
+	double copy_b;     /* unsharded 16-bit compute copy held between
+			    * forward and backward below ZeRO-3 (FSDP) */
+	double grad_wire_b;  /* bytes per gradient on the wire */
+	double param_wire_b; /* bytes per parameter gathered (ZeRO-3) */
+} framework_state;
+
+/* The profile of f (DEFAULT: the built-in default). Never NULL. */
+const framework_profile *framework_profile_get(autosize_framework f);
+
+/* f with DEFAULT resolved to the built-in default. */
+autosize_framework framework_resolve(autosize_framework f);
+
+/* Bytes per full-training parameter of job's framework, precision and
+ * optimizer. */
+void framework_state_bytes(const sizing_job *job, framework_state *st);
+
+/* Extra bytes per GPU the framework allocates for communication on top
+ * of the model states (gathered layers, gradient buckets);
+ * layer_params_per_gpu: one layer's parameters on this GPU (after TP). */
+double framework_buffer_bytes(const sizing_job *job,
+			      const sizing_layout *lay,
+			      double layer_params_per_gpu,
+			      double params_per_gpu);
+
+/* ZeRO stages the framework can run for lay's shape, lowest first, into
+ * out[4]; returns how many. */
+int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
+			  int *out);
+
+/* 1 when the framework can run lay (dimensions and ZeRO stage). */
+int framework_layout_ok(const sizing_job *job, const sizing_layout *lay);
+
+#endif

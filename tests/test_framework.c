@@ -1,0 +1,287 @@
+/*
+ * Framework profiles (core/framework.c): the layouts each framework runs,
+ * its bytes per parameter, and the option and policy key that state it.
+ */
+#include "testutil.h"
+#include "autosize.h"
+#include "framework.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static autosize_catalog *catalog;
+
+static int setup(void **state)
+{
+	autosize_error e;
+
+	catalog = autosize_catalog_default(&e);
+	return catalog ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	autosize_catalog_destroy(catalog);
+	return 0;
+}
+
+static void job_for(sizing_job *job, autosize_model *m,
+		    autosize_partition *part, autosize_framework f)
+{
+	const autosize_gpu *g = autosize_catalog_find(catalog, "h100");
+	autosize_error e;
+
+	assert_non_null(g);
+	autosize_model_init(m);
+	m->params = 8e9;
+	assert_int_equal(autosize_model_synthesize(m, &e), 0);
+	autosize_partition_reference(part, g, 8);
+	memset(job, 0, sizeof(*job));
+	job->model = m;
+	job->part = part;
+	job->framework = f;
+	job->seq_len = 4096;
+	job->global_batch = 256;
+	job->flash_attention = 1;
+	job->tokens = 1e9;
+	job->peak_flops = autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16);
+	job->usable_bytes = g->mem_bytes * 0.8;
+}
+
+static sizing_layout shape(int tp, int pp, int dp, int zero)
+{
+	sizing_layout l = {tp, pp, dp, 1, zero, 1, 1, tp > 1,
+			   AUTOSIZE_RECOMPUTE_FULL};
+
+	return l;
+}
+
+static double states_per_param(const sizing_job *job,
+			       const sizing_layout *l)
+{
+	autosize_memory mem;
+
+	sizing_memory(job, l, &mem);
+	return (mem.weights_bytes + mem.gradients_bytes +
+		mem.optimizer_bytes) / sizing_params_per_gpu(job, l);
+}
+
+/* Which ZeRO stages each framework searches over data parallel ranks. */
+static void test_zero_stages(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout dp8 = shape(1, 1, 8, 0), pp2 = shape(1, 2, 4, 0);
+	sizing_layout one = shape(8, 1, 1, 0);
+	int z[4];
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(framework_zero_stages(&job, &dp8, z), 1);
+	assert_int_equal(z[0], 1);   /* distributed optimizer */
+	assert_int_equal(framework_zero_stages(&job, &one, z), 1);
+	assert_int_equal(z[0], 0);
+	dp8.zero_stage = 3;
+	assert_false(framework_layout_ok(&job, &dp8));   /* no ZeRO-3 */
+
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	assert_int_equal(framework_zero_stages(&job, &dp8, z), 2);
+	assert_int_equal(z[0], 2);
+	assert_int_equal(z[1], 3);
+	assert_true(framework_layout_ok(&job, &dp8));
+	assert_int_equal(framework_zero_stages(&job, &pp2, z), 2);
+
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	assert_int_equal(framework_zero_stages(&job, &dp8, z), 3);
+	/* the pipeline engine runs ZeRO-1 at most */
+	assert_int_equal(framework_zero_stages(&job, &pp2, z), 1);
+	assert_int_equal(z[0], 1);
+	pp2.vp = 2;
+	pp2.zero_stage = 1;
+	assert_false(framework_layout_ok(&job, &pp2));   /* no interleave */
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	assert_true(framework_layout_ok(&job, &pp2));
+}
+
+/* Bytes per parameter: Megatron 18 (6 + 12/d), FSDP2 16/d sharded plus
+ * its bf16 copy at ZeRO-2, ZeRO paper 16 for DeepSpeed; the same layout
+ * differs only by the framework stated. */
+static void test_state_bytes(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout l = shape(1, 1, 8, 0);
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_true(fabs(states_per_param(&job, &l) - 18) < 1e-9);
+	l.zero_stage = 1;
+	assert_true(fabs(states_per_param(&job, &l) - (6 + 12.0 / 8)) < 1e-9);
+	job.precision = AUTOSIZE_PREC_FP16;
+	assert_true(fabs(states_per_param(&job, &l) - (4 + 16.0 / 8)) < 1e-9);
+	job.precision = AUTOSIZE_PREC_BF16;
+
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	l.zero_stage = 0;
+	assert_true(fabs(states_per_param(&job, &l) - 16) < 1e-9);
+	l.zero_stage = 3;
+	assert_true(fabs(states_per_param(&job, &l) - 16.0 / 8) < 1e-9);
+
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	assert_true(fabs(states_per_param(&job, &l) - 16.0 / 8) < 1e-9);
+	l.zero_stage = 2;
+	/* reshard_after_forward=False keeps the bf16 parameters */
+	assert_true(fabs(states_per_param(&job, &l) - (4.0 / 8 + 2 +
+							12.0 / 8)) < 1e-9);
+}
+
+/* ZeRO-3 buffers: FSDP holds gathered layers and one layer's unsharded
+ * gradients; DeepSpeed ZeRO-1/2 its two 5e8-element buckets. */
+static void test_buffers(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout l = shape(1, 1, 8, 3);
+	double layer = 2e8;
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_FSDP);
+	assert_true(fabs(framework_buffer_bytes(&job, &l, layer, 8e9) -
+			 10 * layer) < 1);
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	assert_true(fabs(framework_buffer_bytes(&job, &l, layer, 8e9) -
+			 4 * layer) < 1);
+	l.zero_stage = 1;
+	assert_true(fabs(framework_buffer_bytes(&job, &l, layer, 8e9) -
+			 2e9) < 1);
+	/* never larger than the model itself */
+	assert_true(fabs(framework_buffer_bytes(&job, &l, layer, 1e8) -
+			 4e8) < 1);
+	l.dp = 1;
+	assert_true(framework_buffer_bytes(&job, &l, layer, 8e9) == 0);
+}
+
+/* --train-framework and the policy key: parsed, named, refused. */
+static void test_option_and_policy(void **state)
+{
+	static const char yaml[] = "defaults:\n  framework: fsdp\n"
+				   "partitions:\n  - {name: gpu, gpu: h100, "
+				   "gpus_per_node: 8, nodes: 4, network: ib, "
+				   "network_gbps_per_node: 3200}\n";
+	static const char bad[] = "defaults:\n  framework: jax\n"
+				  "partitions:\n  - {name: gpu, gpu: h100, "
+				  "gpus_per_node: 8, nodes: 4, network: ib, "
+				  "network_gbps_per_node: 3200}\n";
+	autosize_request r;
+	autosize_error e;
+	autosize_policy *p;
+
+	autosize_request_init(&r);
+	assert_int_equal(r.framework, AUTOSIZE_FRAMEWORK_DEFAULT);
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "deepspeed", &e), 0);
+	assert_int_equal(r.framework, AUTOSIZE_FRAMEWORK_DEEPSPEED);
+	assert_int_not_equal(autosize_request_set(&r, "train-framework",
+						  "jax", &e), 0);
+	assert_non_null(strstr(e.msg, "--train-framework"));
+	assert_non_null(strstr(e.msg, "megatron|fsdp|deepspeed"));
+	assert_string_equal(autosize_framework_name(AUTOSIZE_FRAMEWORK_FSDP),
+			    "fsdp");
+
+	p = autosize_policy_default(&e);
+	assert_non_null(p);
+	assert_int_equal(autosize_policy_defaults(p)->framework,
+			 AUTOSIZE_FRAMEWORK_MEGATRON);
+	autosize_policy_destroy(p);
+	p = autosize_policy_parse(yaml, sizeof(yaml) - 1, "test", ".", &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	assert_int_equal(autosize_policy_defaults(p)->framework,
+			 AUTOSIZE_FRAMEWORK_FSDP);
+	autosize_policy_destroy(p);
+	p = autosize_policy_parse(bad, sizeof(bad) - 1, "test", ".", &e);
+	assert_null(p);
+	assert_non_null(strstr(e.msg, "framework"));
+}
+
+/* No Megatron arguments for an FSDP or DeepSpeed plan. */
+static void test_launch_args(void **state)
+{
+	autosize_plan p;
+	autosize_request r;
+	char buf[512];
+
+	memset(&p, 0, sizeof(p));
+	autosize_request_init(&r);
+	p.tp = 1;
+	p.pp = 1;
+	p.dp = 8;
+	p.zero_stage = 3;
+	p.micro_batch = 1;
+	p.global_batch = 8;
+	p.seq_len = 4096;
+	p.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	assert_int_equal(autosize_launch_megatron_args(&p, &r, buf,
+						       sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	p.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	p.zero_stage = 1;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--use-distributed-optimizer"));
+}
+
+/* A plan states its framework; pins the framework cannot run are refused
+ * with one line naming both. */
+static void test_plan_pins(void **state)
+{
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	autosize_policy *p = autosize_policy_default(&e);
+
+	assert_non_null(p);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "7e9", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpus", "16", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "zero", "3", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "megatron does not run ZeRO-3"));
+	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
+					      &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_FSDP);
+	assert_int_equal(plan.zero_stage, 3);
+	/* unpinned DeepSpeed with a pipeline: ZeRO-1 at most */
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "70e9",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "a100-40gb", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "deepspeed", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "pp", "4", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_true(plan.zero_stage <= 1);
+	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_DEEPSPEED);
+	autosize_policy_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zero_stages),
+		cmocka_unit_test(test_state_bytes),
+		cmocka_unit_test(test_buffers),
+		cmocka_unit_test(test_option_and_policy),
+		cmocka_unit_test(test_launch_args),
+		cmocka_unit_test(test_plan_pins),
+	};
+
+	return cmocka_run_group_tests_name("framework", tests, setup,
+					   teardown);
+}
