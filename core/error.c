@@ -18,6 +18,25 @@ const char *autosize_strerror(autosize_err code)
 	return "unknown error";
 }
 
+autosize_err_class autosize_err_classify(autosize_err code)
+{
+	switch (code) {
+	case AUTOSIZE_OK:
+		return AUTOSIZE_CLASS_OK;
+	case AUTOSIZE_EINVAL:
+	case AUTOSIZE_ENOTFOUND:
+	case AUTOSIZE_EIO:      /* a file the user named */
+	case AUTOSIZE_ETOOBIG:  /* an input over a cap */
+		return AUTOSIZE_CLASS_USER;
+	case AUTOSIZE_ENOFIT:
+		return AUTOSIZE_CLASS_NOFIT;
+	case AUTOSIZE_ENOMEM:
+	case AUTOSIZE_EINTERNAL:
+		break;
+	}
+	return AUTOSIZE_CLASS_INTERNAL;
+}
+
 autosize_err autosize_fail(autosize_error *e, autosize_err code,
 			   const char *fmt, ...)
 {

@@ -29,6 +29,15 @@ static const jobenv_field jobenv_fields[] = {
 };
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
 
+/* The characters a model name may carry through Slurm: letters, digits
+ * and ._+- (the encoder replaces others, the decoder refuses them, so no
+ * control or escape sequence reaches a user's terminal). */
+static int jobenv_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("._+-", c));
+}
+
 static int *jobenv_int(autosize_model *m, const jobenv_field *f)
 {
 	return (int *)((char *)m + f->offset);
@@ -58,13 +67,9 @@ int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
 		if (n < 0 || (size_t)n >= len - used)
 			return -1;
 		used += (size_t)n;
-		for (i = 0; m->name[i] && used + 1 < len; i++) {
-			char c = m->name[i];
-			int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-				 || (c >= '0' && c <= '9') || strchr("._+-", c);
-
-			buf[used++] = ok ? c : '_';
-		}
+		for (i = 0; m->name[i] && used + 1 < len; i++)
+			buf[used++] = jobenv_name_char(m->name[i])
+				      ? m->name[i] : '_';
 		if (m->name[i])
 			return -1;
 		buf[used] = '\0';
@@ -93,6 +98,12 @@ static autosize_err jobenv_pair(autosize_model *m, const char *key,
 		if (strlen(value) >= sizeof(m->name))
 			return autosize_fail(e, AUTOSIZE_EINVAL,
 					     "%s: too long", what);
+		for (i = 0; value[i]; i++)
+			if (!jobenv_name_char(value[i]))
+				return autosize_fail(e, AUTOSIZE_EINVAL,
+						     "%s: only letters, digits "
+						     "and ._+- are allowed",
+						     what);
 		snprintf(m->name, sizeof(m->name), "%s", value);
 		return AUTOSIZE_OK;
 	}

@@ -44,7 +44,8 @@ slurmctld start would be fatal; this file never raises at load time).
 ]]
 
 local settings = {
-	-- Where require() finds autosize.so.
+	-- Where autosize.so is: an absolute path, "?" standing for
+	-- "autosize" (loaded with package.loadlib, never require).
 	cpath = "/usr/lib/x86_64-linux-gnu/slurm-wlm/lua/?.so",
 	-- The site policy; re-read whenever the file changes.
 	policy = "/etc/slurm/autosize/autosize.yaml",
@@ -61,6 +62,12 @@ local INFINITE = 4294967295           -- slurm.h INFINITE
 local function log_error(text)
 	if slurm and slurm.log_error then
 		slurm.log_error("%s", text)
+	end
+end
+
+local function log_info(text)
+	if slurm and slurm.log_info then
+		slurm.log_info("%s", text)
 	end
 end
 
@@ -115,21 +122,41 @@ end
 local autosize_module = nil
 local last_load_error = nil
 
+-- The module is loaded from its absolute path (package.loadlib), never
+-- through require: a file named autosize.lua or autosize.so planted in
+-- slurmctld's working directory or another package.path / package.cpath
+-- folder must not be loaded in its place.
+local function module_file()
+	local file = settings.cpath:gsub("%?", "autosize")
+	if file:sub(1, 1) ~= "/" then
+		return nil, "cpath " .. settings.cpath .. " is not an absolute path"
+	end
+	return file
+end
+
 local function load_module()
 	if autosize_module then
 		return autosize_module
 	end
-	if not package.cpath:find(settings.cpath, 1, true) then
-		package.cpath = settings.cpath .. ";" .. package.cpath
+	local file, err = module_file()
+	local mod = nil
+	if file then
+		local open
+		open, err = package.loadlib(file, "luaopen_autosize")
+		if open then
+			local ok
+			ok, mod = pcall(open)
+			if not ok then
+				err, mod = mod, nil
+			end
+		end
 	end
-	local ok, mod = pcall(require, "autosize")
-	if ok and type(mod) == "table" and mod.plan then
+	if type(mod) == "table" and mod.plan then
 		autosize_module = mod
 		return mod
 	end
-	local msg = "autosize: cannot load autosize.so from " ..
-		settings.cpath .. ": " .. tostring(mod) ..
-		" (autosize jobs pass unchanged)"
+	local msg = "autosize: cannot load " .. tostring(file or settings.cpath) ..
+		": " .. tostring(err) .. " (autosize jobs pass unchanged)"
 	if msg ~= last_load_error then
 		last_load_error = msg
 		log_error(msg)
@@ -293,8 +320,9 @@ local function rewrite(job_desc, d)
 			fix_tasks(job_desc, d.min_nodes, note)
 		end
 	end
-	if d.set.gpus and d.gpus_per_node then
-		local gpus = string.format("gres:gpu:%d", d.gpus_per_node)
+	if d.set.gpus and d.gpus_per_node and d.tres_per_node then
+		-- the GPU entry edited by the module (type and other gres kept)
+		local gpus = d.tres_per_node
 		note("GPUs per node", job_desc.tres_per_node or "(not set)",
 			gpus, replaced.gpus)
 		job_desc.tres_per_node = gpus
@@ -340,8 +368,13 @@ local function submit(job_desc, part_list, submit_uid)
 		min_nodes = job_desc.min_nodes,
 		max_nodes = job_desc.max_nodes,
 		time_limit = job_desc.time_limit,
+		num_tasks = job_desc.num_tasks,
 		tres_per_node = job_desc.tres_per_node,
 		tres_per_job = job_desc.tres_per_job,
+		tres_per_task = job_desc.tres_per_task,
+		tres_per_socket = job_desc.tres_per_socket,
+		sockets_per_node = job_desc.sockets_per_node,
+		het_job_offset = job_desc.het_job_offset,
 	}
 	local d, err = mod.plan(env, job)
 	if d == nil then
@@ -391,6 +424,11 @@ local function submit(job_desc, part_list, submit_uid)
 		local changes = rewrite(job_desc, d)
 		if #changes > 0 then
 			log_user("autosize: " .. table.concat(changes, ", "))
+			-- One line per sized job for the admins (job ids are
+			-- not known yet at submit time).
+			log_info(string.format("autosize: uid %s job %s: %s",
+				tostring(submit_uid), tostring(job_desc.name),
+				table.concat(changes, ", ")))
 		end
 		show_plan()
 	elseif action == "warn" then

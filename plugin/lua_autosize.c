@@ -20,7 +20,7 @@
 #include <lauxlib.h>
 #include "lua_autosize.h"
 
-#define LUA_AUTOSIZE_VERSION "0.1"
+#define LUA_AUTOSIZE_VERSION AUTOSIZE_VERSION /* from the Makefile */
 #define LUA_AUTOSIZE_STATE "autosize.state"       /* its metatable */
 #define LUA_AUTOSIZE_SENTINEL "autosize.sentinel" /* registry key */
 
@@ -41,26 +41,47 @@ static long lua_autosize_number(lua_State *L, int t, const char *key)
 	return v;
 }
 
-/* GPUs in job[key], a tres string; UNSET when absent or not a string. */
-static int lua_autosize_tres(lua_State *L, int t, const char *key)
+/* A 16-bit job_desc number (sockets_per_node): NO_VAL16 and above are
+ * UNSET. */
+static long lua_autosize_number16(lua_State *L, int t, const char *key)
 {
-	int g = LUA_JOB_UNSET;
+	long v = lua_autosize_number(L, t, key);
+
+	return v >= LUA_AUTOSIZE_NO_VAL16 ? AUTOSIZE_JOB_UNSET : v;
+}
+
+/* job[key] as a tres string (NULL when absent, not a string, or too long
+ * to be a real request); owned by the job table. */
+static const char *lua_autosize_tres_string(lua_State *L, int t,
+					    const char *key)
+{
+	const char *s = NULL;
+	size_t len = 0;
 
 	lua_getfield(L, t, key);
-	if (lua_type(L, -1) == LUA_TSTRING)
-		g = lua_job_tres_gpus(lua_tostring(L, -1));
-	lua_pop(L, 1);
-	return g;
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		s = lua_tolstring(L, -1, &len);
+		if (len > LUA_AUTOSIZE_TRES_MAX || strlen(s) != len)
+			s = "gpu:unreadable";
+	}
+	lua_pop(L, 1);   /* the table keeps the string alive */
+	return s;
+}
+
+/* GPUs in job[key], a tres string; UNSET when absent. */
+static long lua_autosize_tres(lua_State *L, int t, const char *key)
+{
+	return autosize_tres_gpus(lua_autosize_tres_string(L, t, key));
 }
 
 /* Read the job table (or nil: nothing given) into job. Returns 0, or -1
  * with a message on the stack. */
-static int lua_autosize_read_job(lua_State *L, int t, lua_job *job)
+static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 {
 	size_t len = 0;
 	const char *s;
 
-	lua_job_init(job);
+	autosize_job_init(job);
 	if (lua_isnil(L, t) || lua_isnone(L, t))
 		return 0;
 	if (!lua_istable(L, t)) {
@@ -74,7 +95,7 @@ static int lua_autosize_read_job(lua_State *L, int t, lua_job *job)
 		if (len >= sizeof(job->partition) || strlen(s) != len) {
 			lua_pop(L, 1);
 			lua_pushstring(L, "job.partition: not a partition "
-				       "name (too long or contains NUL)");
+				       "list (too long or contains NUL)");
 			return -1;
 		}
 		memcpy(job->partition, s, len + 1);
@@ -83,8 +104,14 @@ static int lua_autosize_read_job(lua_State *L, int t, lua_job *job)
 	job->min_nodes = lua_autosize_number(L, t, "min_nodes");
 	job->max_nodes = lua_autosize_number(L, t, "max_nodes");
 	job->time_limit_min = lua_autosize_number(L, t, "time_limit");
+	job->num_tasks = lua_autosize_number(L, t, "num_tasks");
+	job->het_offset = lua_autosize_number(L, t, "het_job_offset");
+	job->sockets_per_node = lua_autosize_number16(L, t,
+						      "sockets_per_node");
 	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");
-	job->gpus = lua_autosize_tres(L, t, "tres_per_job");
+	job->gpus_per_job = lua_autosize_tres(L, t, "tres_per_job");
+	job->gpus_per_task = lua_autosize_tres(L, t, "tres_per_task");
+	job->gpus_per_socket = lua_autosize_tres(L, t, "tres_per_socket");
 	return 0;
 }
 
@@ -142,12 +169,15 @@ static void lua_autosize_set_bool(lua_State *L, const char *key, int value)
 	lua_setfield(L, -2, key);
 }
 
-static void lua_autosize_push_decision(lua_State *L, const lua_decision *d)
+static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
+				       const char *tres_per_node)
 {
 	int i;
 
 	lua_createtable(L, 0, 16);
-	lua_autosize_set_string(L, "action", lua_action_name(d->action));
+	char tres[LUA_AUTOSIZE_TRES_MAX + 32];
+
+	lua_autosize_set_string(L, "action", autosize_action_name(d->action));
 	lua_autosize_set_string(L, "reason", d->reason);
 	lua_autosize_set_string(L, "message", d->message);
 	lua_autosize_set_string(L, "plan", d->summary);
@@ -157,6 +187,11 @@ static void lua_autosize_push_decision(lua_State *L, const lua_decision *d)
 		lua_autosize_set_number(L, "min_nodes", d->nodes);
 		lua_autosize_set_number(L, "max_nodes", d->nodes);
 		lua_autosize_set_number(L, "gpus_per_node", d->gpus_per_node);
+		/* The GPU entry edited in place: its type and the other
+		 * gres stay. */
+		if (autosize_tres_set_gpus(tres_per_node, d->gpus_per_node,
+					   tres, sizeof(tres)) == 0)
+			lua_autosize_set_string(L, "tres_per_node", tres);
 		if (d->time_limit_min > 0)
 			lua_autosize_set_number(L, "time_limit",
 						(double)d->time_limit_min);
@@ -184,9 +219,9 @@ static void lua_autosize_push_decision(lua_State *L, const lua_decision *d)
 /* ---- entry points ---- */
 
 typedef struct lua_autosize_scratch {
-	lua_decide_work work;
-	lua_decision decision;
+	autosize_decision decision;
 	const char *env[AUTOSIZE_JOBENV_MAX_ENTRIES];
+	/* then autosize_decide_work_size() bytes of work */
 } lua_autosize_scratch;
 
 /* plan(env, job, policy): runs inside lua_pcall with the policy locked. */
@@ -194,7 +229,8 @@ static int lua_autosize_plan_protected(lua_State *L)
 {
 	const autosize_policy *p = lua_touserdata(L, 3);
 	lua_autosize_scratch *s;
-	lua_job job;
+	autosize_job job;
+	const char *tres = NULL;
 	size_t n;
 
 	if (lua_isnil(L, 1))
@@ -210,12 +246,16 @@ static int lua_autosize_plan_protected(lua_State *L)
 		lua_insert(L, -2);
 		return 2;
 	}
-	s = lua_newuserdata(L, sizeof(*s));
+	if (lua_istable(L, 2))
+		tres = lua_autosize_tres_string(L, 2, "tres_per_node");
+	/* Scratch as a userdata: collected whatever happens. */
+	s = lua_newuserdata(L, sizeof(*s) + autosize_decide_work_size());
 	n = lua_autosize_read_env(L, 1, s->env);
-	lua_decide(p, s->env, n, &job, &s->work, &s->decision);
+	autosize_decide(p, s->env, n, &job, (autosize_decide_work *)(s + 1),
+			&s->decision);
 	if (!s->decision.has_options)
 		return 0;
-	lua_autosize_push_decision(L, &s->decision);
+	lua_autosize_push_decision(L, &s->decision, tres);
 	return 1;
 }
 

@@ -5,15 +5,15 @@
  * lua_autosize.c  Lua entry points: argument checks, lua_pcall wrappers,
  *                 result tables.
  * lua_policy.c    the one policy cache (reload on change, keep last good).
- * lua_job.c       what job_submit.lua passes about a job (sentinels,
- *                 tres strings) as a C struct.
- * lua_decide.c    the decision: rewrite / warn / reject / none for a job,
- *                 in plain C (no Lua calls).
+ * lua_job.c       Slurm's sentinels in job_desc numbers; which
+ *                 spank_job_env entries are ours.
+ * The decision itself is the core's (core/decide.c, autosize/decide.h).
  */
 #ifndef AUTOSIZE_LUA_AUTOSIZE_H
 #define AUTOSIZE_LUA_AUTOSIZE_H
 
 #include <stddef.h>
+#include "autosize/decide.h"
 #include "autosize/error.h"
 #include "autosize/jobenv.h"
 #include "autosize/plan.h"
@@ -23,13 +23,9 @@
  * (slurm.h NO_VAL, INFINITE). */
 #define LUA_AUTOSIZE_NO_VAL 4294967294.0
 #define LUA_AUTOSIZE_INFINITE 4294967295.0
-/* lua_job number fields: not given, or --time=UNLIMITED. */
-#define LUA_JOB_UNSET (-1)
-#define LUA_JOB_GIVEN_UNKNOWN (-2) /* a GPU request we cannot read */
-#define LUA_JOB_UNLIMITED (-3)
-/* Partition field: Slurm allows a comma list of partitions. */
-#define LUA_JOB_PARTITION_MAX 256
-#define LUA_AUTOSIZE_LINE_MAX 640
+#define LUA_AUTOSIZE_NO_VAL16 65534L
+/* Longest tres string taken (longer: unreadable, never rewritten). */
+#define LUA_AUTOSIZE_TRES_MAX 1024
 
 /* ---- lua_policy.c ---- */
 
@@ -61,21 +57,9 @@ void lua_policy_release(void);
 
 /* ---- lua_job.c ---- */
 
-/* What job_submit.lua passes about the job, decoded. */
-typedef struct lua_job {
-	char partition[LUA_JOB_PARTITION_MAX]; /* "" = none given */
-	long min_nodes;     /* LUA_JOB_UNSET when Slurm's NO_VAL / absent */
-	long max_nodes;
-	int gpus_per_node;  /* from tres_per_node "gres:gpu:N"; UNSET or
-			     * GIVEN_UNKNOWN */
-	int gpus;           /* from tres_per_job "gres:gpu:N" (--gpus) */
-	long time_limit_min; /* UNSET, UNLIMITED or minutes */
-} lua_job;
-
-void lua_job_init(lua_job *job);
-
-/* A job_desc number as Slurm sends it: -1 for absent / NaN / NO_VAL,
- * LUA_JOB_UNLIMITED for INFINITE, else the value (capped at 1e7). */
+/* A job_desc number as Slurm sends it: AUTOSIZE_JOB_UNSET for absent /
+ * NaN / NO_VAL, AUTOSIZE_JOB_UNLIMITED for INFINITE, else the value
+ * (capped at 1e7). */
 long lua_job_number(int present, double v);
 
 /*
@@ -85,65 +69,5 @@ long lua_job_number(int present, double v);
  * not see entries shorter than its prefix.
  */
 int lua_job_env_ours(const char *entry);
-
-/* GPUs in a tres string ("gres:gpu:8", "gres:gpu:a100:2", "gres/gpu=4",
- * "gpu:8", comma lists): the count, LUA_JOB_UNSET when no GPU entry,
- * LUA_JOB_GIVEN_UNKNOWN when the GPU entry is unreadable. */
-int lua_job_tres_gpus(const char *tres);
-
-/* ---- lua_decide.c ---- */
-
-typedef enum lua_action {
-	LUA_ACTION_NONE = 0, /* leave the job (maybe with a message) */
-	LUA_ACTION_REWRITE,  /* write the fields marked in set_* */
-	LUA_ACTION_WARN,     /* leave the job, tell the user the plan */
-	LUA_ACTION_EXPLAIN,  /* --autosize=explain: as warn, more detail */
-	LUA_ACTION_REJECT    /* refuse the submission with message */
-} lua_action;
-
-typedef struct lua_decision {
-	int has_options;     /* 0: not an autosize job, never touch it */
-	lua_action action;
-	/* Why a job is rejected or warned about: "input" (bad options),
-	 * "unfit" (no plan fits), "internal" (the plugin failed); "". */
-	const char *reason;
-	char message[LUA_AUTOSIZE_LINE_MAX]; /* one line for the user */
-	char summary[LUA_AUTOSIZE_LINE_MAX]; /* one-line plan, "" if none */
-	char error[AUTOSIZE_MSG_LEN]; /* internal failure, "" if none */
-	int has_plan;        /* the fields below hold a plan */
-	char partition[AUTOSIZE_PART_NAME_MAX];
-	int nodes;
-	int gpus_per_node;
-	long time_limit_min; /* 0 = no time known (no --train-tokens) */
-	int chained_jobs;
-	/* For LUA_ACTION_REWRITE: which job_desc fields to write. */
-	int set_nodes, set_gpus, set_time, set_partition;
-	/* The user's own size, when given (kept or replaced). */
-	int explicit_nodes, explicit_gpus, explicit_time;
-	int n_warnings;
-	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];
-} lua_decision;
-
-/* Scratch space for lua_decide (large: kept off the C stack). */
-typedef struct lua_decide_work {
-	autosize_request req;
-	autosize_request alt;
-	autosize_plan plan;
-	autosize_plan best;
-	autosize_plan first;  /* the requested partition's attempt */
-	autosize_plan other;
-} lua_decide_work;
-
-/*
- * Decide what to do with one job: env are its spank_job_env entries (n
- * of them, at most AUTOSIZE_JOBENV_MAX_ENTRIES are looked at), job what
- * job_submit.lua read from job_desc, p the site policy (NULL: the plugin
- * failed to build even the defaults). Never fails: every outcome,
- * internal errors included, is a decision.
- */
-void lua_decide(const autosize_policy *p, const char *const *env, size_t n,
-		const lua_job *job, lua_decide_work *w, lua_decision *d);
-
-const char *lua_action_name(lua_action a);
 
 #endif

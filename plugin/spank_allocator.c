@@ -163,7 +163,7 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	}
 	autosize_error_clear(&err);
 	rc = autosize_request_finish(&context.req, &err);
-	if (rc == AUTOSIZE_ENOMEM || rc == AUTOSIZE_EINTERNAL) {
+	if (autosize_err_classify(rc) == AUTOSIZE_CLASS_INTERNAL) {
 		slurm_error("autosize: warning: %s", err.msg);
 		goto out;
 	}

@@ -28,6 +28,17 @@ typedef struct autosize_error {
 	char msg[AUTOSIZE_MSG_LEN];
 } autosize_error;
 
+/* Whose the failure is: the one place that decides it (the CLI's exit
+ * status, the SPANK plugin's refusal, slurmctld's reject or on_error). */
+typedef enum autosize_err_class {
+	AUTOSIZE_CLASS_OK = 0,
+	AUTOSIZE_CLASS_USER,     /* bad input: the user fixes it */
+	AUTOSIZE_CLASS_NOFIT,    /* valid input, no plan fits */
+	AUTOSIZE_CLASS_INTERNAL  /* the plugin failed: site policy decides */
+} autosize_err_class;
+
+autosize_err_class autosize_err_classify(autosize_err code);
+
 /* Static English text for an error code; never NULL. */
 const char *autosize_strerror(autosize_err code);
 

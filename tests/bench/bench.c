@@ -90,12 +90,13 @@ int main(void)
 	autosize_policy *pol = autosize_policy_default(&e);
 	autosize_request *reqs = calloc(BENCH_SPECS, sizeof(*reqs));
 	double *us = calloc(BENCH_SPECS, sizeof(double));
+	double *layouts = calloc(BENCH_SPECS, sizeof(double));
 	autosize_plan plan;
 	double t0, total = 0;
 	long allocs0, fits = 0;
 	int i;
 
-	if (!pol || !reqs || !us) {
+	if (!pol || !reqs || !us || !layouts) {
 		fprintf(stderr, "autosize: bench setup failed\n");
 		return 1;
 	}
@@ -108,6 +109,7 @@ int main(void)
 		    AUTOSIZE_OK)
 			fits++;
 		us[i] = bench_now_us() - t0;
+		layouts[i] = (double)plan.evaluated;
 		if (getenv("AUTOSIZE_BENCH_DEBUG") && plan.feasible == 0)
 			fprintf(stderr, "infeasible %d: %s %.3g params, %s, "
 				"mode %d, %.3g tokens, %.0f d: %s\n", i,
@@ -117,17 +119,23 @@ int main(void)
 		total += us[i];
 	}
 	qsort(us, BENCH_SPECS, sizeof(double), bench_cmp);
+	qsort(layouts, BENCH_SPECS, sizeof(double), bench_cmp);
 	printf("autosize bench: %d job specs (125M-1T params, %d GPU types, "
 	       "4 modes), %ld feasible\n", BENCH_SPECS,
 	       autosize_catalog_count(autosize_policy_catalog(pol)), fits);
 	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us\n",
 	       us[BENCH_SPECS / 2], us[BENCH_SPECS * 99 / 100],
 	       us[BENCH_SPECS - 1]);
+	printf("  layouts evaluated per plan: median %.0f, p99 %.0f, max %.0f "
+	       "(budget %ld)\n", layouts[BENCH_SPECS / 2],
+	       layouts[BENCH_SPECS * 99 / 100], layouts[BENCH_SPECS - 1],
+	       AUTOSIZE_PLAN_MAX_LAYOUTS);
 	printf("  plans per second: %.0f\n", BENCH_SPECS / (total / 1e6));
 	printf("  heap allocations per plan: %.3f\n",
 	       (double)(bench_allocs - allocs0) / BENCH_SPECS);
 	autosize_policy_destroy(pol);
 	free(reqs);
 	free(us);
+	free(layouts);
 	return 0;
 }

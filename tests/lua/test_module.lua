@@ -360,7 +360,7 @@ check("sentinels: NO_VAL nodes unset, INFINITE time given", d and
 	not d.set.time, d and d.message)
 d = autosize.plan(env(P .. "model=llama-3-8b", P .. "train_tokens=1e10"),
 	{ partition = "h100", min_nodes = 0 / 0, max_nodes = -1,
-	  time_limit = 1e300, tres_per_node = "gres:gpu:zzz:0" })
+	  time_limit = 1e300, tres_per_node = "gres:gpu:zzz:x9" })
 check("junk numbers are unset, unreadable GPU spec is kept", d and
 	d.action == "rewrite" and not d.explicit.nodes and d.explicit.gpus and
 	not d.set.gpus, d and d.message)
@@ -717,16 +717,26 @@ local dir = TMP .. "/conf"
 os.execute("mkdir -p " .. dir)
 write(dir .. "/job_submit.lua", read("etc/job_submit.lua"))
 write(dir .. "/autosize_site.lua", "return { policy = '" ..
-	TMP .. "/warn.yaml' }\n")
+	TMP .. "/warn.yaml', cpath = '" .. BUILD .. "/?.so' }\n")
 AUTOSIZE_SETTINGS, slurm_job_submit, slurm_job_modify = nil, nil, nil
-package.cpath = BUILD .. "/?.so;" .. package.cpath
+-- A planted autosize.lua on package.path (slurmctld's working folder,
+-- /usr/local/share/lua) is never what gets loaded.
+os.execute("mkdir -p " .. TMP .. "/planted")
+write(TMP .. "/planted/autosize.lua", "PLANTED = true\n" ..
+	"return { plan = function() return { action = 'none' } end }\n")
+local saved_path = package.path
+package.path = TMP .. "/planted/?.lua;" .. package.path
+package.loaded.autosize = nil
 dofile(dir .. "/job_submit.lua")
+package.path = saved_path
 reset()
 jd, writes = job_desc({ partition = "h100", script = "x",
 	spank_job_env = env(P .. "model=llama-3-8b") })
 slurm_job_submit(jd, {}, 1000)
 check("autosize_site.lua sets the policy (mode warn)",
 	count(writes) == 0 and user_text():find("suggested"), user_text())
+check("a planted autosize.lua on package.path is not loaded",
+	rawget(_G, "PLANTED") == nil)
 write(dir .. "/autosize_site.lua", "this is not lua")
 slurm_job_submit, slurm_job_modify = nil, nil
 reset()

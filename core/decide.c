@@ -1,0 +1,450 @@
+/*
+ * autosize: what the scheduler does with one job (decide.h). Plain C over
+ * the core; plugin/lua_*.c decodes Slurm's job_desc and applies it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "autosize/decide.h"
+#include "autosize/jobenv.h"
+#include "autosize/parse.h"
+#include "plan_work.h"
+
+/* GPU counts above this are taken as this (the plan then names the
+ * partition's limit). */
+#define DECIDE_GPUS_MAX 10000000L
+
+struct autosize_decide_work {
+	autosize_request req;
+	autosize_plan plan;
+	autosize_work plan_work;
+};
+
+size_t autosize_decide_work_size(void)
+{
+	return sizeof(autosize_decide_work);
+}
+
+void autosize_job_init(autosize_job *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->min_nodes = job->max_nodes = AUTOSIZE_JOB_UNSET;
+	job->time_limit_min = job->num_tasks = AUTOSIZE_JOB_UNSET;
+	job->gpus_per_node = job->gpus_per_job = AUTOSIZE_JOB_UNSET;
+	job->gpus_per_task = job->gpus_per_socket = AUTOSIZE_JOB_UNSET;
+	job->sockets_per_node = job->het_offset = AUTOSIZE_JOB_UNSET;
+}
+
+const char *autosize_action_name(autosize_action a)
+{
+	switch (a) {
+	case AUTOSIZE_ACTION_NONE: return "none";
+	case AUTOSIZE_ACTION_REWRITE: return "rewrite";
+	case AUTOSIZE_ACTION_WARN: return "warn";
+	case AUTOSIZE_ACTION_EXPLAIN: return "explain";
+	case AUTOSIZE_ACTION_REJECT: return "reject";
+	}
+	return "none";
+}
+
+/* The plugin failed, not the user: on_error decides. */
+static void decide_internal(const autosize_policy *p, autosize_decision *d,
+			    const char *what)
+{
+	int reject = p && autosize_policy_defaults(p)->on_error ==
+			      AUTOSIZE_ON_ERROR_REJECT;
+
+	d->action = reject ? AUTOSIZE_ACTION_REJECT : AUTOSIZE_ACTION_NONE;
+	d->reason = "internal";
+	d->has_plan = 0;
+	snprintf(d->error, sizeof(d->error), "%s", what);
+	snprintf(d->message, sizeof(d->message),
+		 "internal error (%.200s): %s", what,
+		 reject ? "submission refused by site policy, try again or "
+			  "ask your admins"
+			: "the job was not sized and goes through as "
+			  "submitted");
+}
+
+/* The user's input is wrong: refuse with its one line. */
+static void decide_reject_input(autosize_decision *d, const char *msg)
+{
+	d->action = AUTOSIZE_ACTION_REJECT;
+	d->reason = "input";
+	snprintf(d->message, sizeof(d->message), "%s", msg);
+}
+
+/* A core failure, by whose it is (error.c). */
+static void decide_failed(const autosize_policy *p, autosize_decision *d,
+			  autosize_err rc, const autosize_error *e)
+{
+	if (autosize_err_classify(rc) == AUTOSIZE_CLASS_USER)
+		decide_reject_input(d, e->msg);
+	else
+		decide_internal(p, d, e->msg[0] ? e->msg
+				: autosize_strerror(rc));
+}
+
+/* Effective mode of this job as an action (NONE for off). */
+static autosize_action decide_mode(const autosize_defaults *def,
+				   const autosize_request *r)
+{
+	if (def->mode == AUTOSIZE_MODE_OFF)
+		return AUTOSIZE_ACTION_NONE;
+	switch (r->job_mode) {
+	case AUTOSIZE_JOB_OFF: return AUTOSIZE_ACTION_NONE;
+	case AUTOSIZE_JOB_WARN: return AUTOSIZE_ACTION_WARN;
+	case AUTOSIZE_JOB_EXPLAIN: return AUTOSIZE_ACTION_EXPLAIN;
+	case AUTOSIZE_JOB_REWRITE: return AUTOSIZE_ACTION_REWRITE;
+	case AUTOSIZE_JOB_POLICY: break;
+	}
+	return def->mode == AUTOSIZE_MODE_WARN ? AUTOSIZE_ACTION_WARN
+					       : AUTOSIZE_ACTION_REWRITE;
+}
+
+static void decide_model_name(const autosize_request *r,
+			      const autosize_plan *pl, char *buf, size_t len)
+{
+	if (r->model.name[0])
+		snprintf(buf, len, "%s", r->model.name);
+	else
+		snprintf(buf, len, "a %.3gB-parameter model",
+			 pl->params / 1e9);
+}
+
+static void decide_summary(const autosize_request *r,
+			   const autosize_plan *pl, char *buf, size_t len)
+{
+	char model[AUTOSIZE_NAME_MAX + 32], limit[32] = "";
+	size_t used;
+	int n;
+
+	decide_model_name(r, pl, model, sizeof(model));
+	if (pl->time_limit_min > 0)
+		autosize_format_duration(pl->time_limit_min * 60.0, limit,
+					 sizeof(limit));
+	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPUs, TP %d x PP %d "
+		     "x DP %d, ZeRO-%d, MFU %.0f%%", model, pl->part.name,
+		     pl->nodes, pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
+		     pl->tp, pl->pp, pl->dp, pl->zero_stage, pl->mfu * 100);
+	if (n < 0 || (size_t)n >= len || pl->train_hours <= 0)
+		return;
+	used = (size_t)n;
+	n = snprintf(buf + used, len - used,
+		     ", %.1f h predicted, time limit %s%s", pl->train_hours,
+		     limit, pl->chained_jobs > 1 ? " per job" : "");
+	if (n < 0 || (size_t)n >= len - used || pl->chained_jobs <= 1)
+		return;
+	used += (size_t)n;
+	snprintf(buf + used, len - used, " x %d chained jobs",
+		 pl->chained_jobs);
+}
+
+static int decide_has_explicit_size(const autosize_request *r)
+{
+	return r->nodes > 0 || r->gpus > 0 || r->gpus_per_node > 0;
+}
+
+/* No plan fits (the attempt and the core's advice are in w->plan):
+ * on_unfit, and say what would fit. */
+static void decide_unfit(const autosize_policy *p, const autosize_request *r,
+			 autosize_decision *d, const autosize_plan *pl)
+{
+	const autosize_partition *part = &pl->part;
+	const char *gpu = part->gpu ? part->gpu->name : "?";
+	char model[AUTOSIZE_NAME_MAX + 32], where[160], head[480];
+	int warn = autosize_policy_defaults(p)->on_unfit ==
+		   AUTOSIZE_UNFIT_WARN;
+
+	decide_model_name(r, pl, model, sizeof(model));
+	if (decide_has_explicit_size(r) && pl->advice_here_nodes > 0)
+		snprintf(head, sizeof(head), "%s does not fit the size you "
+			 "asked for on partition %s (%d node%s x %d GPUs: "
+			 "%.200s); it needs at least %d nodes of %s there",
+			 model, part->name, pl->nodes,
+			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
+			 pl->reason, pl->advice_here_nodes, gpu);
+	else if (decide_has_explicit_size(r))
+		snprintf(head, sizeof(head), "%s does not fit the size you "
+			 "asked for on partition %s (%d node%s x %d GPUs: "
+			 "%.200s)", model, part->name, pl->nodes,
+			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
+			 pl->reason);
+	else if (pl->advice_min_nodes > 0)
+		snprintf(head, sizeof(head), "%s needs at least %d nodes of "
+			 "%s (%d GPUs each); partition %s allows %d per job",
+			 model, pl->advice_min_nodes, gpu,
+			 part->gpus_per_node, part->name,
+			 part->max_nodes_per_job);
+	else
+		snprintf(head, sizeof(head), "%s does not fit partition %s: "
+			 "%.200s", model, part->name, pl->reason);
+	if (pl->advice_partition[0])
+		snprintf(where, sizeof(where), "partition %s fits it with %d "
+			 "node%s", pl->advice_partition,
+			 pl->advice_partition_nodes,
+			 pl->advice_partition_nodes == 1 ? "" : "s");
+	else
+		snprintf(where, sizeof(where), "no partition in the site "
+			 "policy fits it");
+	snprintf(d->message, sizeof(d->message), "%.420s; %.150s%s", head,
+		 where, warn ? " (submitted unchanged: it will likely run out "
+			       "of memory)" : "");
+	d->action = warn ? AUTOSIZE_ACTION_WARN : AUTOSIZE_ACTION_REJECT;
+	d->reason = "unfit";
+	d->has_plan = 0;
+}
+
+/* GPUs per node that a per-socket request amounts to; UNSET when the
+ * socket count is not given. */
+static long decide_socket_gpus(const autosize_job *job)
+{
+	if (job->gpus_per_socket < 0 || job->sockets_per_node <= 0)
+		return AUTOSIZE_JOB_UNSET;
+	return job->gpus_per_socket * job->sockets_per_node;
+}
+
+/*
+ * The user's explicit size: recorded in d, and put into the request when
+ * the policy keeps it. GPUs per task or per socket are kept whatever the
+ * policy (rewriting them would change task and socket binding) and count
+ * as explicit GPUs. Returns 0, or -1 with d filled (refused before any
+ * search: a size that cannot be planned).
+ */
+static int decide_explicit(const autosize_defaults *def,
+			   const autosize_job *job, autosize_request *r,
+			   autosize_decision *d)
+{
+	int keep = def->explicit_size == AUTOSIZE_EXPLICIT_KEEP;
+	long per_node = job->gpus_per_node, total = job->gpus_per_job;
+	long socket = decide_socket_gpus(job);
+	int other = job->gpus_per_task != AUTOSIZE_JOB_UNSET ||
+		    job->gpus_per_socket != AUTOSIZE_JOB_UNSET;
+
+	d->explicit_nodes = job->min_nodes > 0;
+	d->explicit_gpus = per_node != AUTOSIZE_JOB_UNSET ||
+			   total != AUTOSIZE_JOB_UNSET || other;
+	d->explicit_time = job->time_limit_min != AUTOSIZE_JOB_UNSET;
+	if (other) {
+		keep = 1;   /* the GPU request stays as written */
+		if (socket >= 0)
+			per_node = socket;
+		else if (job->gpus_per_task > 0 && job->num_tasks > 0)
+			total = job->gpus_per_task * job->num_tasks;
+	}
+	if (!keep)
+		return 0;
+	if (d->explicit_nodes)
+		r->nodes = (int)job->min_nodes;
+	if (per_node == 0 || total == 0) {
+		snprintf(d->message, sizeof(d->message), "the job asks for "
+			 "no GPUs (a GPU count of 0) but carries model "
+			 "options: ask for GPUs, or drop the autosize "
+			 "options");
+		d->action = AUTOSIZE_ACTION_REJECT;
+		d->reason = "input";
+		return -1;
+	}
+	if (per_node > 0)
+		r->gpus_per_node = (int)(per_node < DECIDE_GPUS_MAX
+					 ? per_node : DECIDE_GPUS_MAX);
+	if (total > 0)
+		r->gpus = (int)(total < DECIDE_GPUS_MAX ? total
+						       : DECIDE_GPUS_MAX);
+	return 0;
+}
+
+/* Fill the plan part of d from pl, and what rewrite would write. */
+static void decide_fill(const autosize_request *r, const autosize_job *job,
+			const autosize_defaults *def, const autosize_plan *pl,
+			autosize_decision *d)
+{
+	int keep = def->explicit_size == AUTOSIZE_EXPLICIT_KEEP;
+	int gpus_fixed = job->gpus_per_task != AUTOSIZE_JOB_UNSET ||
+			 job->gpus_per_socket != AUTOSIZE_JOB_UNSET;
+	int i;
+
+	d->has_plan = 1;
+	snprintf(d->partition, sizeof(d->partition), "%s", pl->part.name);
+	d->nodes = pl->nodes;
+	d->gpus_per_node = pl->gpus_per_node;
+	d->time_limit_min = pl->time_limit_min;
+	d->chained_jobs = pl->chained_jobs;
+	decide_summary(r, pl, d->summary, sizeof(d->summary));
+	for (i = 0; i < pl->n_warnings && i < AUTOSIZE_MAX_WARNINGS; i++)
+		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
+			 "%s", pl->warnings[i]);
+	d->set_nodes = !(keep && d->explicit_nodes);
+	d->set_gpus = !gpus_fixed && !(keep && d->explicit_gpus);
+	d->set_time = pl->time_limit_min > 0 && !(keep && d->explicit_time);
+	d->set_partition = strcmp(job->partition, pl->part.name) != 0;
+	if (keep && d->explicit_time && job->time_limit_min > 0 &&
+	    pl->train_hours > 0 && d->n_warnings < AUTOSIZE_MAX_WARNINGS &&
+	    job->time_limit_min < pl->train_hours * 60)
+		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
+			 "your time limit (%ld min) ends before the "
+			 "predicted %.1f h: checkpoint and chain jobs",
+			 job->time_limit_min, pl->train_hours);
+}
+
+static void decide_suggest(autosize_decision *d, const char *lead)
+{
+	char limit[32] = "";
+
+	if (d->time_limit_min > 0)
+		autosize_format_duration(d->time_limit_min * 60.0, limit,
+					 sizeof(limit));
+	snprintf(d->message, sizeof(d->message), "%ssuggested size: -p %s "
+		 "-N %d --gpus-per-node=%d%s%s (%.400s)", lead, d->partition,
+		 d->nodes, d->gpus_per_node, limit[0] ? " -t " : "", limit,
+		 d->summary);
+}
+
+/* Partition names of the policy, for "not in the site policy". */
+static void decide_partition_names(const autosize_policy *p, char *buf,
+				   size_t len)
+{
+	const autosize_partition *part;
+	size_t used = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	for (i = 0; (part = autosize_policy_partition_at(p, i)); i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+			     part->name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* Plan the request; every outcome into d. Returns 1 when d holds a plan
+ * to act on. */
+static int decide_plan(const autosize_policy *p, const autosize_job *job,
+		       autosize_decide_work *w, autosize_decision *d)
+{
+	const autosize_defaults *def = autosize_policy_defaults(p);
+	const autosize_plan *pl = &w->plan;
+	autosize_error e;
+	char names[256];
+	autosize_err rc;
+
+	autosize_error_clear(&e);
+	rc = autosize_plan_compute_work(p, &w->req, &w->plan, &w->plan_work,
+					&e);
+	d->evaluated = w->plan.evaluated;
+	if (rc == AUTOSIZE_ENOFIT) {
+		decide_unfit(p, &w->req, d, pl);
+		return 0;
+	}
+	if (rc == AUTOSIZE_ENOTFOUND) {
+		decide_partition_names(p, names, sizeof(names));
+		snprintf(d->message, sizeof(d->message), "%s (autosize "
+			 "partitions: %s)", e.msg, names);
+		d->action = AUTOSIZE_ACTION_REJECT;
+		d->reason = "input";
+		return 0;
+	}
+	if (rc != AUTOSIZE_OK) {
+		decide_failed(p, d, rc, &e);
+		return 0;
+	}
+	decide_fill(&w->req, job, def, pl, d);
+	if (d->nodes < 1 || d->gpus_per_node < 1 ||
+	    d->nodes > pl->part.max_nodes_per_job ||
+	    (pl->part.max_time_s > 0 &&
+	     d->time_limit_min * 60.0 > pl->part.max_time_s)) {
+		decide_internal(p, d, "plan outside the partition's limits");
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * A heterogeneous job (its first component; the others carry the same
+ * options and get nothing): never resized and never refused for its size,
+ * only told the plan for the first component. Bad input and internal
+ * errors are handled as for any job.
+ */
+static void decide_het(const autosize_policy *p, const autosize_job *job,
+		       autosize_decide_work *w, autosize_decision *d)
+{
+	char why[AUTOSIZE_LINE_MAX];
+
+	if (decide_plan(p, job, w, d)) {
+		decide_suggest(d, "heterogeneous job, not resized; for its "
+			       "first component, ");
+	} else if (strcmp(d->reason, "unfit") == 0) {
+		snprintf(why, sizeof(why), "%s", d->message);
+		snprintf(d->message, sizeof(d->message), "heterogeneous job, "
+			 "not resized: %.580s", why);
+	} else {
+		return;
+	}
+	d->action = AUTOSIZE_ACTION_NONE;
+	d->reason = "";
+	d->has_plan = 0;
+}
+
+void autosize_decide(const autosize_policy *p, const char *const *env,
+		     size_t n, const autosize_job *job,
+		     autosize_decide_work *w, autosize_decision *d)
+{
+	const autosize_defaults *def;
+	autosize_error e;
+	autosize_action mode;
+	int found = 0;
+	autosize_err rc;
+
+	memset(d, 0, sizeof(*d));
+	d->reason = "";
+	autosize_error_clear(&e);
+	if (n > AUTOSIZE_JOBENV_MAX_ENTRIES)
+		n = AUTOSIZE_JOBENV_MAX_ENTRIES;
+	rc = autosize_request_from_env(env, n, &w->req, &found, &e);
+	/* An error means an entry of ours was there (an unknown or
+	 * oversized option is refused before *found is set). */
+	if (!found && rc == AUTOSIZE_OK)
+		return;
+	d->has_options = 1;
+	if (job->het_offset > 0)
+		return;   /* a later het component: the first one speaks */
+	if (!p) {
+		decide_internal(p, d, "no site policy (out of memory)");
+		return;
+	}
+	def = autosize_policy_defaults(p);
+	if (rc != AUTOSIZE_OK) {
+		decide_failed(p, d, rc, &e);
+		return;
+	}
+	mode = decide_mode(def, &w->req);
+	if (mode == AUTOSIZE_ACTION_NONE)
+		return;  /* off: nothing to say */
+	if (autosize_policy_partition_count(p) == 0) {
+		decide_internal(p, d, "the site policy has no partitions "
+				"(was autosize.yaml loaded?)");
+		return;
+	}
+	snprintf(w->req.partition, sizeof(w->req.partition), "%s",
+		 job->partition);
+	if (job->het_offset == 0) {
+		decide_het(p, job, w, d);
+		return;
+	}
+	if (decide_explicit(def, job, &w->req, d) != 0)
+		return;
+	if (!decide_plan(p, job, w, d))
+		return;
+	d->action = mode;
+	if (mode == AUTOSIZE_ACTION_REWRITE) {
+		snprintf(d->message, sizeof(d->message), "%s", d->summary);
+		if (!d->set_nodes && !d->set_gpus && !d->set_time &&
+		    !d->set_partition) {
+			d->action = AUTOSIZE_ACTION_NONE;
+			snprintf(d->message, sizeof(d->message), "keeping "
+				 "your size and time: %.560s", d->summary);
+		}
+	} else {
+		decide_suggest(d, "");
+	}
+}

@@ -1,0 +1,178 @@
+/*
+ * autosize: GPU requests in Slurm's tres strings (job_desc tres_per_node,
+ * tres_per_job, tres_per_task, tres_per_socket), read and edited as plain
+ * text: "gres:gpu:8", "gres:gpu:a100:2", "gres/gpu=4", "gpu:8", comma
+ * lists. Every input is untrusted.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "autosize/decide.h"
+
+/* Largest GPU count read from one entry (more is unreadable). */
+#define GRES_GPUS_MAX 100000L
+#define GRES_TOKEN_MAX 128
+
+/* One GPU entry, split. */
+typedef struct gres_gpu {
+	const char *type;   /* not NUL-terminated; NULL: none */
+	size_t type_len;
+	long count;         /* UNSET when not a GPU entry */
+} gres_gpu;
+
+/* 1 when the n bytes at s contain "gpu". */
+static int gres_mentions_gpu(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 3 <= n; i++)
+		if (s[i] == 'g' && s[i + 1] == 'p' && s[i + 2] == 'u')
+			return 1;
+	return 0;
+}
+
+/* A whole number 0..GRES_GPUS_MAX in decimal digits only; -1 if not. */
+static long gres_count(const char *s, size_t n)
+{
+	long v = 0;
+	size_t i;
+
+	if (n == 0 || n > 6)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v <= GRES_GPUS_MAX ? v : -1;
+}
+
+/* Parse one entry of n bytes: g->count UNSET when it is not a GPU,
+ * UNREADABLE when it is one we cannot read. */
+static void gres_token(const char *tok, size_t n, gres_gpu *g)
+{
+	const char *rest, *colon;
+	size_t rn;
+	long c;
+
+	memset(g, 0, sizeof(*g));
+	g->count = AUTOSIZE_JOB_UNSET;
+	if (n >= 5 && (strncmp(tok, "gres:", 5) == 0 ||
+		       strncmp(tok, "gres/", 5) == 0)) {
+		tok += 5;
+		n -= 5;
+	}
+	if (n < 3 || strncmp(tok, "gpu", 3) != 0)
+		return;
+	if (n == 3) {
+		g->count = 1;          /* "gres:gpu": one GPU */
+		return;
+	}
+	if (tok[3] != ':' && tok[3] != '=')
+		return;                /* "gpuX...": another gres */
+	rest = tok + 4;
+	rn = n - 4;
+	g->count = AUTOSIZE_JOB_UNREADABLE;
+	if (tok[3] == '=') {           /* gres/gpu=N */
+		if ((c = gres_count(rest, rn)) >= 0)
+			g->count = c;
+		return;
+	}
+	colon = memchr(rest, ':', rn);
+	if (!colon) {
+		c = gres_count(rest, rn);
+		if (c >= 0) {
+			g->count = c;  /* gpu:N */
+		} else if (rn > 0) {
+			g->type = rest; /* gpu:TYPE, one GPU */
+			g->type_len = rn;
+			g->count = 1;
+		}
+		return;
+	}
+	if (colon == rest || memchr(colon + 1, ':', rn - (size_t)(colon -
+						rest) - 1))
+		return;                /* gpu::N, gpu:a:b:c */
+	c = gres_count(colon + 1, rn - (size_t)(colon - rest) - 1);
+	if (c < 0)
+		return;
+	g->type = rest;                /* gpu:TYPE:N */
+	g->type_len = (size_t)(colon - rest);
+	g->count = c;
+}
+
+/* The GPU entry of a list into *g and its position; 0 when none, 1 when
+ * found, -1 when unreadable (two GPU entries, an oversized entry). */
+static int gres_find(const char *tres, gres_gpu *g, size_t *at, size_t *len)
+{
+	const char *p = tres, *comma;
+	gres_gpu one;
+	int found = 0;
+	size_t n;
+
+	g->count = AUTOSIZE_JOB_UNSET;
+	while (*p) {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n >= GRES_TOKEN_MAX) {
+			if (gres_mentions_gpu(p, n))
+				return -1;
+		} else if (n > 0) {
+			gres_token(p, n, &one);
+			if (one.count != AUTOSIZE_JOB_UNSET) {
+				if (found)
+					return -1;
+				found = 1;
+				*g = one;
+				*at = (size_t)(p - tres);
+				*len = n;
+			}
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return found;
+}
+
+long autosize_tres_gpus(const char *tres)
+{
+	gres_gpu g;
+	size_t at, len;
+	int rc;
+
+	if (!tres)
+		return AUTOSIZE_JOB_UNSET;
+	rc = gres_find(tres, &g, &at, &len);
+	if (rc < 0)
+		return AUTOSIZE_JOB_UNREADABLE;
+	return rc ? g.count : AUTOSIZE_JOB_UNSET;
+}
+
+int autosize_tres_set_gpus(const char *tres, int gpus, char *out,
+			   size_t len)
+{
+	gres_gpu g;
+	size_t at = 0, n = 0, tail;
+	int rc = 0, w;
+
+	if (tres && tres[0])
+		rc = gres_find(tres, &g, &at, &n);
+	if (rc < 0 || gpus < 0 || len == 0)
+		return -1;
+	if (rc == 0) {
+		/* No GPU entry: ours first, the others after it. */
+		w = snprintf(out, len, "gres:gpu:%d%s%s", gpus,
+			     tres && tres[0] ? "," : "", tres ? tres : "");
+		return w < 0 || (size_t)w >= len ? -1 : 0;
+	}
+	if (g.count == AUTOSIZE_JOB_UNREADABLE)
+		return -1;
+	tail = at + n;
+	if (g.type)
+		w = snprintf(out, len, "%.*sgres:gpu:%.*s:%d%s", (int)at, tres,
+			     (int)g.type_len, g.type, gpus, tres + tail);
+	else
+		w = snprintf(out, len, "%.*sgres:gpu:%d%s", (int)at, tres,
+			     gpus, tres + tail);
+	return w < 0 || (size_t)w >= len ? -1 : 0;
+}

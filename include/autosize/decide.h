@@ -1,0 +1,127 @@
+/*
+ * autosize: what the scheduler does with one submitted job: rewrite its
+ * size, only warn, reject it, or leave it. Slurm-neutral (no Slurm
+ * headers): the job_submit.lua module (plugin/lua_*.c) decodes job_desc
+ * into an autosize_job and applies the decision.
+ *
+ * Order of rules (policy.h, etc/autosize.yaml):
+ *   1. no autosize option in the job's environment: not our job;
+ *   2. bad options: reject with the core's one-line message; never
+ *      rewrite a job from input we could not read;
+ *   3. mode: the policy's `mode: off` is the site's switch and wins; else
+ *      the job's --autosize overrides the policy (explain acts as warn);
+ *   4. a heterogeneous job is never resized nor refused for its size: its
+ *      first component gets the suggestion, the others nothing;
+ *   5. explicit size (-N, --gpus-per-node/--gres=gpu:N, --gpus, -t) with
+ *      explicit_size keep: kept, the rest planned around it (a size above
+ *      the partition's limits is refused before any search); with rewrite
+ *      replaced. GPUs per task or per socket are always kept;
+ *   6. no plan fits: on_unfit (reject or warn), naming what would fit;
+ *   7. the plugin itself fails (ENOMEM, EINTERNAL, no policy): on_error.
+ * One decision makes at most one plan (autosize_plan_compute_work), so its
+ * work is bounded by AUTOSIZE_PLAN_MAX_LAYOUTS whatever the input.
+ */
+#ifndef AUTOSIZE_DECIDE_H
+#define AUTOSIZE_DECIDE_H
+
+#include <stddef.h>
+#include "autosize/plan.h"
+#include "autosize/policy.h"
+
+/* autosize_job numbers: not given, a GPU request we cannot read, or an
+ * unlimited time. */
+#define AUTOSIZE_JOB_UNSET (-1L)
+#define AUTOSIZE_JOB_UNREADABLE (-2L)
+#define AUTOSIZE_JOB_UNLIMITED (-3L)
+
+/* What the job asked the scheduler for. */
+typedef struct autosize_job {
+	char partition[AUTOSIZE_PART_LIST_MAX]; /* "" = none; comma list */
+	long min_nodes;       /* UNSET or a count (capped at 1e7) */
+	long max_nodes;
+	long time_limit_min;  /* UNSET, UNLIMITED or minutes */
+	long num_tasks;       /* UNSET or a count */
+	long gpus_per_node;   /* UNSET, UNREADABLE or a count (0 allowed) */
+	long gpus_per_job;    /* --gpus */
+	long gpus_per_task;   /* --gpus-per-task */
+	long gpus_per_socket; /* --gpus-per-socket */
+	long sockets_per_node; /* UNSET or a count */
+	long het_offset;      /* UNSET: not heterogeneous; 0: first component */
+} autosize_job;
+
+void autosize_job_init(autosize_job *job);
+
+typedef enum autosize_action {
+	AUTOSIZE_ACTION_NONE = 0, /* leave the job (maybe with a message) */
+	AUTOSIZE_ACTION_REWRITE,  /* write the fields marked in set_* */
+	AUTOSIZE_ACTION_WARN,     /* leave the job, tell the user the plan */
+	AUTOSIZE_ACTION_EXPLAIN,  /* --autosize=explain */
+	AUTOSIZE_ACTION_REJECT    /* refuse the submission with message */
+} autosize_action;
+
+const char *autosize_action_name(autosize_action a);
+
+#define AUTOSIZE_LINE_MAX 640
+
+typedef struct autosize_decision {
+	int has_options;     /* 0: not an autosize job, never touch it */
+	autosize_action action;
+	/* Why a job is rejected or warned about: "input" (bad options),
+	 * "unfit" (no plan fits), "internal" (the plugin failed); "". */
+	const char *reason;
+	char message[AUTOSIZE_LINE_MAX]; /* one line for the user */
+	char summary[AUTOSIZE_LINE_MAX]; /* one-line plan, "" if none */
+	char error[AUTOSIZE_MSG_LEN];    /* internal failure, "" if none */
+	int has_plan;        /* the fields below hold a plan */
+	char partition[AUTOSIZE_PART_NAME_MAX];
+	int nodes;
+	int gpus_per_node;
+	long time_limit_min; /* 0 = no time known (no --train-tokens) */
+	int chained_jobs;
+	/* For AUTOSIZE_ACTION_REWRITE: which job fields to write. */
+	int set_nodes, set_gpus, set_time, set_partition;
+	/* The user's own size, when given (kept or replaced). */
+	int explicit_nodes, explicit_gpus, explicit_time;
+	long evaluated;      /* layouts evaluated (bounded) */
+	int n_warnings;
+	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];
+} autosize_decision;
+
+/* Scratch space of one decision (tens of KiB: callers inside a daemon
+ * keep it off the stack). Opaque; allocate autosize_decide_work_size()
+ * bytes, suitably aligned (malloc, or a Lua userdata). */
+typedef struct autosize_decide_work autosize_decide_work;
+size_t autosize_decide_work_size(void);
+
+/*
+ * Decide what to do with one job: env are its environment entries as the
+ * submit side sent them (n of them, at most AUTOSIZE_JOBENV_MAX_ENTRIES
+ * looked at; only autosize's own are read), job what it asked for, p the
+ * site policy (NULL: the plugin failed to build even the defaults).
+ * Never fails: every outcome, internal errors included, is a decision.
+ * Allocates nothing.
+ */
+void autosize_decide(const autosize_policy *p, const char *const *env,
+		     size_t n, const autosize_job *job,
+		     autosize_decide_work *w, autosize_decision *d);
+
+/* ---- Slurm's GPU requests ("tres" strings), decoded and edited ---- */
+
+/*
+ * GPUs in a tres list ("gres:gpu:8", "gres:gpu:a100:2", "gres/gpu=4",
+ * "gpu:8", comma lists with other gres): the count (0 allowed), UNSET
+ * when there is no GPU entry, UNREADABLE when it cannot be read (two GPU
+ * entries, a count out of range). NULL is UNSET.
+ */
+long autosize_tres_gpus(const char *tres);
+
+/*
+ * The tres list with its GPU count set to gpus, keeping the GPU type and
+ * every other entry ("gres:gpu:a100:2,gres:shard:1" -> "gres:gpu:a100:8,
+ * gres:shard:1"); "gres:gpu:N" when tres is NULL or has no GPU entry.
+ * Returns 0, or -1 when out (len bytes) is too small or tres unreadable.
+ */
+int autosize_tres_set_gpus(const char *tres, int gpus, char *out,
+			   size_t len);
+
+#endif
