@@ -44,6 +44,7 @@ typedef struct vrun {
 	int guard;             /* regression_guard: one of the original runs */
 	int expressible;
 	char why[AUTOSIZE_MSG_LEN]; /* not expressible: the engine's reason */
+	char remark[256];      /* notes: in runs.yaml */
 	char notes[160];       /* options passed in a v1 form */
 	double published;
 	double predicted;
@@ -257,7 +258,8 @@ static void read_run(const autosize_ytree *t, const autosize_ynode *item,
 	    autosize_ytree_double(t, item, "peak_memory_gib",
 				  AUTOSIZE_Y_GT_MIN, 0, 1e4,
 				  &r->mem_pub_gib, NULL, &e) ||
-	    autosize_ytree_text(t, item, "notes", &e))
+	    autosize_ytree_str(t, item, "notes", AUTOSIZE_Y_OPTIONAL,
+			       r->remark, sizeof(r->remark), NULL, &e))
 		fail_msg("%s", e.msg);
 	snprintf(r->framework, sizeof(r->framework), "%s", frameworks[i]);
 	if (autosize_ytree_choice(t, item, "gpu_generation",
@@ -466,11 +468,13 @@ static void run_rows(FILE *out, int half)
 				 r->mem_pub_gib, r->mem_pred_gib,
 				 100 * r->mem_error);
 		fprintf(out, "| %s%s | %s | %s | %s | %.4g | %.4g | %+.1f%% | "
-			"%s | %s | %s | %s | %s |\n", r->id,
+			"%s | %s | %s | %s%s%s | %s |\n", r->id,
 			r->guard ? " (g)" : "", r->generation, r->framework,
 			r->metric, r->published, r->predicted,
 			100 * r->error, r->covered ? "yes" : "**no**", mem,
-			r->layout, r->notes, r->source);
+			r->layout, r->remark,
+			*r->remark && *r->notes ? "; " : "", r->notes,
+			r->source);
 	}
 	fprintf(out, "\n");
 }
