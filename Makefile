@@ -1,19 +1,43 @@
 # slurm-autosize: plain Makefile (GNU make). See README.md.
+# One version for the CLI, the Lua module and the Debian package.
+VERSION := 0.2.0
+
+# Install folders (make install VAR=value; README "Build, test, install").
 prefix ?= /usr/local
 exec_prefix ?= $(prefix)
 bindir ?= $(exec_prefix)/bin
-# Slurm's plugin folder: Debian's /usr/lib/<multiarch>/slurm-wlm.
-MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-libdir ?= /usr/lib/$(MULTIARCH)/slurm-wlm
-sysconfdir ?= /etc/slurm
 datadir ?= $(prefix)/share
+mandir ?= $(datadir)/man
+# The shipped example policy, catalog and presets, and the plugstack line.
+pkgdatadir ?= $(datadir)/slurm-autosize
+# Slurm's configuration folder: the policy is $(sysconfdir)/autosize/.
+sysconfdir ?= /etc/slurm
+# Slurm's plugin folder (Debian: /usr/lib/<multiarch>/slurm-wlm), where
+# spank_autosize.so goes; the Lua module goes to $(luamoddir). The old
+# name of slurmlibdir, `libdir=` on the command line, is still accepted.
+MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
+	$(CC) -print-multiarch 2>/dev/null || echo "$$(uname -m)-linux-gnu")
+ifeq ($(origin libdir),command line)
+slurmlibdir ?= $(libdir)
+endif
+slurmlibdir ?= /usr/lib/$(MULTIARCH)/slurm-wlm
+luamoddir ?= $(slurmlibdir)/lua
 DESTDIR ?=
+POLICY_PATH = $(sysconfdir)/autosize/autosize.yaml
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 BUILD ?= build
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+# -Werror for development builds only: make check (and CI through it),
+# the sanitizer, fuzz and soak builds set it; a site's `make` does not.
+# WERROR= on the command line turns it off, WERROR=-Werror on.
+ifneq ($(filter check check-% fuzz fuzz-build soak bench validate,$(MAKECMDGOALS)),)
+WERROR ?= -Werror
+endif
+WERROR ?=
+export WERROR
+WARN := -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC
 OPT ?= -O2 -g
@@ -29,6 +53,17 @@ HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 LUA_CFLAGS := $(shell $(PKG_CONFIG) --cflags lua5.1 2>/dev/null || echo -I/usr/include/lua5.1)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 CORE_LIBS := $(YAML_LIBS) -lm
+
+# What the code is told about the install: the version, the CLI's
+# default policy (and the SPANK plugin's, through spank_common.o). Only
+# the objects below get them; $(CONFIG_ID) is rewritten only when one
+# changes, so `make install sysconfdir=/x` rebuilds just those.
+CONFIG_DEFS = -DAUTOSIZE_VERSION='"$(VERSION)"' \
+	-DAUTOSIZE_POLICY_PATH='"$(POLICY_PATH)"' \
+	-DAUTOSIZE_PKGDATADIR='"$(pkgdatadir)"'
+CONFIG_ID := $(BUILD)/gen/config.id
+CONFIG_OBJ := $(BUILD)/contrib/cli/main.o $(BUILD)/plugin/lua_autosize.o \
+	$(BUILD)/plugin/spank_common.o
 
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC)) $(BUILD)/gen/embedded.o
@@ -49,9 +84,18 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: all check check-unit check-install check-integration check-asan check-leaks \
-	fuzz fuzz-build clean install tests validate bench soak
+.PHONY: FORCE all check check-unit check-install check-integration check-asan check-leaks \
+	fuzz fuzz-build clean install uninstall deb tests validate bench soak
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
+
+$(CONFIG_ID): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' "$(VERSION) $(POLICY_PATH) $(pkgdatadir)" | \
+		cmp -s - $@ 2>/dev/null || \
+		printf '%s\n' "$(VERSION) $(POLICY_PATH) $(pkgdatadir)" > $@
+
+$(CONFIG_OBJ): $(CONFIG_ID)
+$(CONFIG_OBJ): override CFLAGS += $(CONFIG_DEFS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -104,7 +148,7 @@ check: tests
 
 # make install into a scratch DESTDIR puts every file where it belongs.
 check-install: all
-	@sh tests/check_install.sh
+	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_install.sh
 
 # The cmocka binaries alone (and the CLI that test_cli runs).
 check-unit: $(TEST_BIN) $(CLI)
@@ -228,22 +272,20 @@ fuzz: fuzz-build
 			$(FUZZ_BUILD)/fuzz_$$t.log | tail -2; \
 	done
 
+# What goes where: contrib/packaging/install.sh (one list for install and
+# uninstall). The policy and the plugstack fragment are the site's: written
+# only when absent (an edited policy is never overwritten), removed only
+# when unchanged. Paths in job_submit.lua, the example policy and the man
+# pages are this Makefile's folders.
+INSTALL_ENV = DESTDIR='$(DESTDIR)' BUILD='$(BUILD)' VERSION='$(VERSION)' \
+	bindir='$(bindir)' mandir='$(mandir)' pkgdatadir='$(pkgdatadir)' \
+	sysconfdir='$(sysconfdir)' slurmlibdir='$(slurmlibdir)' \
+	luamoddir='$(luamoddir)'
 install: all
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(sysconfdir)/autosize
-	install -m 0755 $(CLI) $(DESTDIR)$(bindir)/autosize
-	install -m 0644 etc/gpus.yaml etc/models.yaml $(DESTDIR)$(sysconfdir)/autosize/
-	install -m 0644 etc/autosize.yaml $(DESTDIR)$(sysconfdir)/autosize/autosize.yaml
-ifneq ($(SPANK),)
-	install -d $(DESTDIR)$(libdir) $(DESTDIR)$(sysconfdir)/plugstack.conf.d
-	install -m 0755 $(SPANK) $(DESTDIR)$(libdir)/spank_autosize.so
-	printf 'optional %s/spank_autosize.so policy=%s/autosize/autosize.yaml\n' \
-		'$(libdir)' '$(sysconfdir)' > $(DESTDIR)$(sysconfdir)/plugstack.conf.d/autosize.conf
-endif
-ifneq ($(LUAMOD),)
-	install -d $(DESTDIR)$(libdir)/lua
-	install -m 0755 $(LUAMOD) $(DESTDIR)$(libdir)/lua/autosize.so
-	install -m 0644 etc/job_submit.lua $(DESTDIR)$(sysconfdir)/autosize/job_submit.lua
-endif
+	@$(INSTALL_ENV) sh contrib/packaging/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) sh contrib/packaging/install.sh uninstall
 
 clean:
 	rm -rf $(BUILD)

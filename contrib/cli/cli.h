@@ -20,5 +20,11 @@ int cli_list_presets(int argc, char **argv);
  * Prints the error and returns NULL on failure.
  */
 autosize_policy *cli_load_policy(const char *file);
+/* The file cli_load_policy reads for file; NULL: the built-in defaults. */
+const char *cli_policy_file(const char *file);
+/* The installed policy's path (the Makefile's sysconfdir). */
+const char *cli_installed_policy(void);
+/* The shipped example policy (the Makefile's pkgdatadir). */
+const char *cli_example_policy(void);
 
 #endif

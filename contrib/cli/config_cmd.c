@@ -7,23 +7,45 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* Which policy is checked: a file, or the built-in defaults (asked for
+ * with "none", or because there is no policy file: exit status 1). */
+static int config_which(const char *file, const char *path)
+{
+	if (path) {
+		printf("autosize: policy %s is valid\n", path);
+		return CLI_EXIT_OK;
+	}
+	if (file) {
+		printf("autosize: no policy file (none): the built-in defaults, "
+		       "with no partitions; jobs can only be sized on a GPU's "
+		       "reference servers (--gpu)\n");
+		return CLI_EXIT_OK;
+	}
+	printf("autosize: no policy file: %s does not exist and "
+	       "$AUTOSIZE_POLICY is not set, so only the built-in defaults "
+	       "are in force, with no partitions (not a site policy: copy "
+	       "%s there and edit it)\n", cli_installed_policy(),
+	       cli_example_policy());
+	return CLI_EXIT_NOFIT;
+}
+
 int cli_check_config(int argc, char **argv)
 {
 	const char *file = argc > 1 ? argv[1] : NULL;
 	autosize_policy *p;
 	const autosize_defaults *d;
 	char buf[32];
-	int i;
+	int i, rv;
 
 	if (file && strcmp(file, "--help") == 0) {
-		printf("usage: autosize check-config [FILE]\n");
+		printf("usage: autosize check-config [FILE|none]\n");
 		return CLI_EXIT_OK;
 	}
 	p = cli_load_policy(file);
 	if (!p)
 		return CLI_EXIT_USAGE;
 	d = autosize_policy_defaults(p);
-	printf("autosize: policy %s is valid\n", file ? file : "(default)");
+	rv = config_which(file, cli_policy_file(file));
 	printf("  mode %s, objective %s, memory reserve %.0f%%, time "
 	       "reserve %.0f%%, deadline %s, default partition %s\n",
 	       autosize_mode_name(d->mode),
@@ -38,9 +60,12 @@ int cli_check_config(int argc, char **argv)
 	       autosize_unfit_name(d->on_unfit),
 	       autosize_on_error_name(d->on_error),
 	       autosize_gpu_check_name(d->gpu_check));
-	printf("  %-12s %-16s %5s %6s %8s %12s %-18s %s\n", "partition",
-	       "gpu", "g/node", "nodes", "max/job", "max time", "network",
-	       "price/GPU-h");
+	if (autosize_policy_partition_count(p) == 0)
+		printf("  no partitions\n");
+	else
+		printf("  %-12s %-16s %5s %6s %8s %12s %-18s %s\n",
+		       "partition", "gpu", "g/node", "nodes", "max/job",
+		       "max time", "network", "price/GPU-h");
 	for (i = 0; i < autosize_policy_partition_count(p); i++) {
 		const autosize_partition *pt =
 			autosize_policy_partition_at(p, i);
@@ -58,7 +83,7 @@ int cli_check_config(int argc, char **argv)
 		       pt->currency);
 	}
 	autosize_policy_destroy(p);
-	return CLI_EXIT_OK;
+	return rv;
 }
 
 int cli_list_gpus(int argc, char **argv)

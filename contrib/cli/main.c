@@ -10,8 +10,12 @@
 #ifndef AUTOSIZE_VERSION
 #define AUTOSIZE_VERSION "0.1.0"
 #endif
-#ifndef AUTOSIZE_SYSCONFDIR
-#define AUTOSIZE_SYSCONFDIR "/etc/slurm"
+/* The Makefile passes its folders (make install sysconfdir=...). */
+#ifndef AUTOSIZE_POLICY_PATH
+#define AUTOSIZE_POLICY_PATH "/etc/slurm/autosize/autosize.yaml"
+#endif
+#ifndef AUTOSIZE_PKGDATADIR
+#define AUTOSIZE_PKGDATADIR "/usr/local/share/slurm-autosize"
 #endif
 
 static void main_usage(FILE *f)
@@ -26,17 +30,34 @@ static void main_usage(FILE *f)
 		"--help`\nlists the options.\n");
 }
 
+const char *cli_installed_policy(void)
+{
+	return AUTOSIZE_POLICY_PATH;
+}
+
+const char *cli_example_policy(void)
+{
+	return AUTOSIZE_PKGDATADIR "/autosize.yaml";
+}
+
+const char *cli_policy_file(const char *file)
+{
+	if (!file)
+		file = getenv("AUTOSIZE_POLICY");
+	if (!file && access(AUTOSIZE_POLICY_PATH, R_OK) == 0)
+		file = AUTOSIZE_POLICY_PATH;
+	if (file && strcmp(file, "none") == 0)
+		return NULL;
+	return file;
+}
+
 autosize_policy *cli_load_policy(const char *file)
 {
 	autosize_error err;
 	autosize_policy *p;
-	const char *installed = AUTOSIZE_SYSCONFDIR "/autosize/autosize.yaml";
 
+	file = cli_policy_file(file);
 	if (!file)
-		file = getenv("AUTOSIZE_POLICY");
-	if (!file && access(installed, R_OK) == 0)
-		file = installed;
-	if (!file || strcmp(file, "none") == 0)
 		p = autosize_policy_default(&err);
 	else
 		p = autosize_policy_load(file, &err);
