@@ -176,8 +176,12 @@ $(BUILD)/bench: tests/bench/bench.c $(LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc $(CORE_LIBS)
 
-bench: $(BUILD)/bench
+$(BUILD)/decide_bench: tests/bench/decide_bench.c tests/bench/hostile.h $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+
+bench: $(BUILD)/bench $(BUILD)/decide_bench
 	$(BUILD)/bench
+	$(BUILD)/decide_bench
 
 # --- Hostile input (issue 5) ---
 
@@ -229,7 +233,7 @@ check-leaks: $(BUILD)/leaks
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
 FUZZ_SECONDS ?= 24
-FUZZ_TARGETS := parse json yaml jobenv plan
+FUZZ_TARGETS := parse json yaml jobenv plan decide
 FUZZ_BIN := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -238,8 +242,9 @@ FUZZ_MAXLEN_json := 4096
 FUZZ_MAXLEN_yaml := 8192
 FUZZ_MAXLEN_jobenv := 2048
 FUZZ_MAXLEN_plan := 512
+FUZZ_MAXLEN_decide := 2048
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h $(LIB)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h tests/bench/hostile.h $(LIB)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(LIB) \
 		$(LDFLAGS) $(CORE_LIBS)
 
@@ -255,6 +260,7 @@ fuzz: fuzz-build
 		case $$t in \
 		parse) len=$(FUZZ_MAXLEN_parse);; json) len=$(FUZZ_MAXLEN_json);; \
 		yaml) len=$(FUZZ_MAXLEN_yaml);; jobenv) len=$(FUZZ_MAXLEN_jobenv);; \
+		decide) len=$(FUZZ_MAXLEN_decide);; \
 		*) len=$(FUZZ_MAXLEN_plan);; esac; \
 		echo "== fuzz_$$t: $(FUZZ_SECONDS) s, -max_len=$$len"; \
 		if ! $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \

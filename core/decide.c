@@ -2,6 +2,7 @@
  * autosize: what the scheduler does with one job (decide.h). Plain C over
  * the core; plugin/lua_*.c decodes Slurm's job_desc and applies it.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "autosize/decide.h"
@@ -46,6 +47,20 @@ const char *autosize_action_name(autosize_action a)
 	return "none";
 }
 
+/* A bounded line into buf (a longer one is cut: messages are best
+ * effort, never an overflow). */
+static void decide_text(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void decide_text(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 /* The plugin failed, not the user: on_error decides. */
 static void decide_internal(const autosize_policy *p, autosize_decision *d,
 			    const char *what)
@@ -57,7 +72,7 @@ static void decide_internal(const autosize_policy *p, autosize_decision *d,
 	d->reason = "internal";
 	d->has_plan = 0;
 	snprintf(d->error, sizeof(d->error), "%s", what);
-	snprintf(d->message, sizeof(d->message),
+	decide_text(d->message, sizeof(d->message),
 		 "internal error (%.200s): %s", what,
 		 reject ? "submission refused by site policy, try again or "
 			  "ask your admins"
@@ -70,7 +85,7 @@ static void decide_reject_input(autosize_decision *d, const char *msg)
 {
 	d->action = AUTOSIZE_ACTION_REJECT;
 	d->reason = "input";
-	snprintf(d->message, sizeof(d->message), "%s", msg);
+	decide_text(d->message, sizeof(d->message), "%s", msg);
 }
 
 /* A core failure, by whose it is (error.c). */
@@ -157,36 +172,36 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 
 	decide_model_name(r, pl, model, sizeof(model));
 	if (decide_has_explicit_size(r) && pl->advice_here_nodes > 0)
-		snprintf(head, sizeof(head), "%s does not fit the size you "
+		decide_text(head, sizeof(head), "%s does not fit the size you "
 			 "asked for on partition %s (%d node%s x %d GPUs: "
 			 "%.200s); it needs at least %d nodes of %s there",
 			 model, part->name, pl->nodes,
 			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
 			 pl->reason, pl->advice_here_nodes, gpu);
 	else if (decide_has_explicit_size(r))
-		snprintf(head, sizeof(head), "%s does not fit the size you "
+		decide_text(head, sizeof(head), "%s does not fit the size you "
 			 "asked for on partition %s (%d node%s x %d GPUs: "
 			 "%.200s)", model, part->name, pl->nodes,
 			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
 			 pl->reason);
 	else if (pl->advice_min_nodes > 0)
-		snprintf(head, sizeof(head), "%s needs at least %d nodes of "
+		decide_text(head, sizeof(head), "%s needs at least %d nodes of "
 			 "%s (%d GPUs each); partition %s allows %d per job",
 			 model, pl->advice_min_nodes, gpu,
 			 part->gpus_per_node, part->name,
 			 part->max_nodes_per_job);
 	else
-		snprintf(head, sizeof(head), "%s does not fit partition %s: "
+		decide_text(head, sizeof(head), "%s does not fit partition %s: "
 			 "%.200s", model, part->name, pl->reason);
 	if (pl->advice_partition[0])
-		snprintf(where, sizeof(where), "partition %s fits it with %d "
+		decide_text(where, sizeof(where), "partition %s fits it with %d "
 			 "node%s", pl->advice_partition,
 			 pl->advice_partition_nodes,
 			 pl->advice_partition_nodes == 1 ? "" : "s");
 	else
-		snprintf(where, sizeof(where), "no partition in the site "
+		decide_text(where, sizeof(where), "no partition in the site "
 			 "policy fits it");
-	snprintf(d->message, sizeof(d->message), "%.420s; %.150s%s", head,
+	decide_text(d->message, sizeof(d->message), "%.420s; %.150s%s", head,
 		 where, warn ? " (submitted unchanged: it will likely run out "
 			       "of memory)" : "");
 	d->action = warn ? AUTOSIZE_ACTION_WARN : AUTOSIZE_ACTION_REJECT;
@@ -236,7 +251,7 @@ static int decide_explicit(const autosize_defaults *def,
 	if (d->explicit_nodes)
 		r->nodes = (int)job->min_nodes;
 	if (per_node == 0 || total == 0) {
-		snprintf(d->message, sizeof(d->message), "the job asks for "
+		decide_text(d->message, sizeof(d->message), "the job asks for "
 			 "no GPUs (a GPU count of 0) but carries model "
 			 "options: ask for GPUs, or drop the autosize "
 			 "options");
@@ -293,7 +308,7 @@ static void decide_suggest(autosize_decision *d, const char *lead)
 	if (d->time_limit_min > 0)
 		autosize_format_duration(d->time_limit_min * 60.0, limit,
 					 sizeof(limit));
-	snprintf(d->message, sizeof(d->message), "%ssuggested size: -p %s "
+	decide_text(d->message, sizeof(d->message), "%ssuggested size: -p %s "
 		 "-N %d --gpus-per-node=%d%s%s (%.400s)", lead, d->partition,
 		 d->nodes, d->gpus_per_node, limit[0] ? " -t " : "", limit,
 		 d->summary);
@@ -338,7 +353,7 @@ static int decide_plan(const autosize_policy *p, const autosize_job *job,
 	}
 	if (rc == AUTOSIZE_ENOTFOUND) {
 		decide_partition_names(p, names, sizeof(names));
-		snprintf(d->message, sizeof(d->message), "%s (autosize "
+		decide_text(d->message, sizeof(d->message), "%s (autosize "
 			 "partitions: %s)", e.msg, names);
 		d->action = AUTOSIZE_ACTION_REJECT;
 		d->reason = "input";
@@ -374,8 +389,8 @@ static void decide_het(const autosize_policy *p, const autosize_job *job,
 		decide_suggest(d, "heterogeneous job, not resized; for its "
 			       "first component, ");
 	} else if (strcmp(d->reason, "unfit") == 0) {
-		snprintf(why, sizeof(why), "%s", d->message);
-		snprintf(d->message, sizeof(d->message), "heterogeneous job, "
+		decide_text(why, sizeof(why), "%s", d->message);
+		decide_text(d->message, sizeof(d->message), "heterogeneous job, "
 			 "not resized: %.580s", why);
 	} else {
 		return;
@@ -437,11 +452,11 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		return;
 	d->action = mode;
 	if (mode == AUTOSIZE_ACTION_REWRITE) {
-		snprintf(d->message, sizeof(d->message), "%s", d->summary);
+		decide_text(d->message, sizeof(d->message), "%s", d->summary);
 		if (!d->set_nodes && !d->set_gpus && !d->set_time &&
 		    !d->set_partition) {
 			d->action = AUTOSIZE_ACTION_NONE;
-			snprintf(d->message, sizeof(d->message), "keeping "
+			decide_text(d->message, sizeof(d->message), "keeping "
 				 "your size and time: %.560s", d->summary);
 		}
 	} else {

@@ -148,6 +148,10 @@ static int search_fits(search_state *st, const sizing_layout *lay,
 	autosize_memory mem;
 	double ratio;
 
+	if (st->budget->used >= st->budget->limit) {
+		st->over_budget = 1;   /* no more layouts: bounded work */
+		return 0;
+	}
 	sizing_memory(st->job, lay, &mem);
 	st->evaluated++;
 	st->budget->used++;
@@ -442,7 +446,7 @@ static void search_cost_deadline(search_state *st, int gpn)
 	const sizing_job *job = st->job;
 	int max_n = job->part->max_nodes_per_job, n, prev;
 	double flops = sizing_model_flops_per_token(job) * job->tokens;
-	double g_lo = flops / (job->peak_flops * sizing_mfu_upper_bound() *
+	double g_lo = flops / (job->peak_flops * sizing_mfu_upper_bound(job) *
 			       st->deadline_s);
 
 	n = search_snap(st, (int)fmin(max_n, fmax(1, floor(g_lo / gpn))));

@@ -13,5 +13,6 @@
 #include "autosize/options.h"
 #include "autosize/jobenv.h"
 #include "autosize/launch.h"
+#include "autosize/decide.h"
 
 #endif

@@ -12,6 +12,7 @@ static char replay_file[512];
 #define FUZZ_FAIL(...) \
 	fail_msg("%s: " __VA_ARGS__, replay_file)
 #include "fuzz/targets.h"
+#include "bench/hostile.h"
 
 #define REPLAY_MAX_BYTES (1024 * 1024)
 
@@ -72,6 +73,18 @@ static void test_jobenv(void **state)
 }
 static void test_plan(void **state) { replay("plan", fuzz_plan_target); }
 
+static void replay_decide(const uint8_t *data, size_t size)
+{
+	static char wide[16384];
+	static size_t wide_len;
+
+	if (!wide_len)
+		wide_len = hostile_policy_text(wide, sizeof(wide));
+	fuzz_decide_target(data, size, wide, wide_len);
+}
+
+static void test_decide(void **state) { replay("decide", replay_decide); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -80,6 +93,7 @@ int main(void)
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_jobenv),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_decide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,7 +41,7 @@ typedef enum autosize_recompute {
 /* Layouts one plan may evaluate (memory model calls), over all its
  * partitions and its advice: the work of one plan is bounded whatever the
  * request (slurmctld holds its locks while it plans). */
-#define AUTOSIZE_PLAN_MAX_LAYOUTS 400000L
+#define AUTOSIZE_PLAN_MAX_LAYOUTS 100000L
 
 /* Per-job --autosize=...: the policy's mode, or explain (print the plan,
  * submit nothing). */

@@ -431,6 +431,15 @@ static inline void fuzz_plan_target(const uint8_t *data, size_t size)
 			continue;
 		autosize_error_clear(&e);
 		rc = autosize_plan_compute(pols[k], r, plan, &e);
+		/* a pinned size is that size, never another */
+		if ((rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) &&
+		    r->nodes > 0 && plan->nodes != r->nodes)
+			FUZZ_FAIL("plan_compute: --nodes %d planned as %d",
+				  r->nodes, plan->nodes);
+		if ((rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) &&
+		    r->gpus > 0 && plan->gpus != r->gpus)
+			FUZZ_FAIL("plan_compute: --gpus %d planned as %d",
+				  r->gpus, plan->gpus);
 		/* no fit is told in plan->reason, not in e */
 		if (rc != AUTOSIZE_ENOFIT)
 			fuzz_check_rc("plan_compute", rc, &e);
@@ -439,13 +448,179 @@ static inline void fuzz_plan_target(const uint8_t *data, size_t size)
 		if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) {
 			if (rc == AUTOSIZE_ENOFIT && !plan->reason[0])
 				FUZZ_FAIL("plan_compute: no fit, no reason");
-			if (rc == AUTOSIZE_OK || plan->nodes > 0)
+			if (plan->evaluated < 0 ||
+			    plan->evaluated > AUTOSIZE_PLAN_MAX_LAYOUTS)
+				FUZZ_FAIL("plan_compute: %ld layouts evaluated, "
+					  "over the budget of %ld",
+					  plan->evaluated,
+					  AUTOSIZE_PLAN_MAX_LAYOUTS);
+			if (rc == AUTOSIZE_OK || plan->tp > 0)
 				fuzz_check_plan(r, plan);
+			else if (plan->nodes > 0 && plan->gpus !=
+				 plan->nodes * plan->gpus_per_node)
+				FUZZ_FAIL("pinned miss size %d x %d = %d",
+					  plan->nodes, plan->gpus_per_node,
+					  plan->gpus);
 		}
 	}
 out:
 	free(plan);
 	free(r);
+	free(s);
+}
+
+/* --- a Slurm-shaped job request at slurmctld --- */
+
+/* A message for a user: terminated, one line, no control characters. */
+static inline void fuzz_check_line(const char *where, const char *msg,
+				   size_t size)
+{
+	size_t i;
+
+	if (!memchr(msg, '\0', size))
+		FUZZ_FAIL("%s: not terminated", where);
+	for (i = 0; msg[i]; i++)
+		if ((unsigned char)msg[i] < 0x20 || msg[i] == 0x7f)
+			FUZZ_FAIL("%s: control character 0x%02x in '%s'",
+				  where, (unsigned char)msg[i], msg);
+}
+
+/* The policy with the most partitions (tests/bench/hostile.h text). */
+static inline const autosize_policy *fuzz_wide_policy(const char *text,
+						      size_t len)
+{
+	static autosize_policy *wide;
+	autosize_error e;
+
+	if (!wide && !(wide = autosize_policy_parse(text, len, "wide.yaml",
+						    NULL, &e)))
+		FUZZ_FAIL("wide policy: %s", e.msg);
+	return wide;
+}
+
+/* A job field from a fuzz line: a number (or Slurm's NO_VAL / huge). */
+static inline long fuzz_job_number(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !(v >= 0))
+		return AUTOSIZE_JOB_UNSET;
+	return v > 1e7 ? 10000000L : (long)v;
+}
+
+/*
+ * Lines: partition list, min_nodes, time_limit, num_tasks, het offset,
+ * sockets per node, tres_per_node, tres_per_job, tres_per_task,
+ * tres_per_socket, then environment entries ("name=value" lines become
+ * autosize SPANK options unless they already name an entry). The first
+ * byte picks the policy: the site's, or one with every partition slot
+ * used. Checks the decision's invariants and its bounded work.
+ */
+static inline void fuzz_decide_target(const uint8_t *data, size_t size,
+				      const char *wide_text, size_t wide_len)
+{
+	char *s = fuzz_strndup(data, size), *fields[FUZZ_MAX_FIELDS];
+	size_t i, n = fuzz_split(s, size, fields, FUZZ_MAX_FIELDS);
+	static char env_buf[FUZZ_MAX_FIELDS][AUTOSIZE_JOBENV_VALUE_MAX + 64];
+	const char *env[FUZZ_MAX_FIELDS], *tres[4] = {NULL, NULL, NULL, NULL};
+	autosize_decide_work *w = malloc(autosize_decide_work_size());
+	autosize_decision *d = malloc(sizeof(*d));
+	const autosize_policy *p;
+	const autosize_partition *part;
+	autosize_job job;
+	size_t n_env = 0;
+
+	if (!w || !d)
+		FUZZ_FAIL("out of memory");
+	p = size && (data[0] & 1) ? fuzz_wide_policy(wide_text, wide_len)
+				  : fuzz_site_policy();
+	if (!p)
+		p = fuzz_wide_policy(wide_text, wide_len);
+	autosize_job_init(&job);
+	if (n > 0)
+		snprintf(job.partition, sizeof(job.partition), "%s",
+			 fields[0] + (size ? 1 : 0));
+	if (n > 1) job.min_nodes = fuzz_job_number(fields[1]);
+	if (n > 2) job.time_limit_min = fuzz_job_number(fields[2]);
+	if (n > 3) job.num_tasks = fuzz_job_number(fields[3]);
+	if (n > 4) job.het_offset = fuzz_job_number(fields[4]);
+	if (n > 5) job.sockets_per_node = fuzz_job_number(fields[5]);
+	for (i = 0; i < 4 && 6 + i < n; i++)
+		tres[i] = fields[6 + i][0] ? fields[6 + i] : NULL;
+	job.gpus_per_node = autosize_tres_gpus(tres[0]);
+	job.gpus_per_job = autosize_tres_gpus(tres[1]);
+	job.gpus_per_task = autosize_tres_gpus(tres[2]);
+	job.gpus_per_socket = autosize_tres_gpus(tres[3]);
+	for (i = 10; i < n; i++) {
+		const char *f = fields[i];
+
+		if (strncmp(f, "_SLURM", 6) == 0 ||
+		    strncmp(f, AUTOSIZE_ENV_MODEL, 14) == 0)
+			env[n_env++] = f;
+		else {
+			snprintf(env_buf[n_env], sizeof(env_buf[n_env]),
+				 AUTOSIZE_SPANK_OPTION_PREFIX "%s", f);
+			env[n_env] = env_buf[n_env];
+			n_env++;
+		}
+	}
+	autosize_decide(p, env, n_env, &job, w, d);
+	if ((int)d->action < AUTOSIZE_ACTION_NONE ||
+	    d->action > AUTOSIZE_ACTION_REJECT)
+		FUZZ_FAIL("decide: action %d", (int)d->action);
+	if (d->evaluated < 0 || d->evaluated > AUTOSIZE_PLAN_MAX_LAYOUTS)
+		FUZZ_FAIL("decide: %ld layouts, over the budget of %ld",
+			  d->evaluated, AUTOSIZE_PLAN_MAX_LAYOUTS);
+	fuzz_check_line("decide message", d->message, sizeof(d->message));
+	fuzz_check_line("decide summary", d->summary, sizeof(d->summary));
+	for (i = 0; i < (size_t)d->n_warnings; i++)
+		fuzz_check_line("decide warning", d->warnings[i],
+				AUTOSIZE_WARNING_LEN);
+	if (!d->has_options && (d->action != AUTOSIZE_ACTION_NONE ||
+				d->message[0]))
+		FUZZ_FAIL("decide: a job without options got '%s'",
+			  d->message);
+	if (job.het_offset > 0 && (d->action != AUTOSIZE_ACTION_NONE ||
+				   d->message[0]))
+		FUZZ_FAIL("decide: het component %ld got '%s'",
+			  job.het_offset, d->message);
+	if (job.het_offset == 0 && d->action == AUTOSIZE_ACTION_REJECT &&
+	    strcmp(d->reason, "unfit") == 0)
+		FUZZ_FAIL("decide: het job refused for its size");
+	if (d->action == AUTOSIZE_ACTION_REWRITE) {
+		part = autosize_policy_find_partition(p, d->partition);
+		if (!d->has_plan || !part || d->nodes < 1 ||
+		    d->gpus_per_node < 1 ||
+		    d->nodes > part->max_nodes_per_job ||
+		    d->gpus_per_node > part->gpus_per_node ||
+		    (part->max_time_s > 0 &&
+		     d->time_limit_min * 60.0 > part->max_time_s))
+			FUZZ_FAIL("decide: rewrite outside the limits: %s %d x "
+				  "%d, %ld min", d->partition, d->nodes,
+				  d->gpus_per_node, d->time_limit_min);
+		if (autosize_policy_defaults(p)->explicit_size ==
+		    AUTOSIZE_EXPLICIT_KEEP && job.min_nodes > 0 &&
+		    (d->set_nodes || d->nodes != job.min_nodes))
+			FUZZ_FAIL("decide: -N %ld swapped for %d", job.min_nodes,
+				  d->nodes);
+		if ((job.gpus_per_task != AUTOSIZE_JOB_UNSET ||
+		     job.gpus_per_socket != AUTOSIZE_JOB_UNSET) && d->set_gpus)
+			FUZZ_FAIL("decide: GPUs per task/socket rewritten");
+	}
+	/* the GPU entry edits in place */
+	if (d->has_plan && d->gpus_per_node > 0) {
+		char out[2048];
+
+		if (autosize_tres_set_gpus(tres[0], d->gpus_per_node, out,
+					   sizeof(out)) == 0 &&
+		    autosize_tres_gpus(out) != d->gpus_per_node)
+			FUZZ_FAIL("tres edit '%s' -> '%s' reads %ld",
+				  tres[0] ? tres[0] : "(none)", out,
+				  autosize_tres_gpus(out));
+	}
+	free(d);
+	free(w);
 	free(s);
 }
 
