@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "autosize/parse.h"
 #include "autosize/policy.h"
 #include "ytree.h"
@@ -67,10 +68,20 @@ static void pol_defaults_init(autosize_defaults *d)
 	d->framework = AUTOSIZE_FRAMEWORK_BUILTIN;
 }
 
-/* An optional duration value (Slurm or human form) into *out seconds. */
+/* Slurm's words for no time limit (slurm.conf MaxTime=UNLIMITED;
+ * scontrol prints INFINITE), any case. */
+static int pol_unlimited(const char *text)
+{
+	return strcasecmp(text, "UNLIMITED") == 0 ||
+	       strcasecmp(text, "INFINITE") == 0;
+}
+
+/* An optional duration value (Slurm or human form) into *out seconds;
+ * with unlimited_ok, Slurm's UNLIMITED / INFINITE give 0 (no limit). */
 static autosize_err pol_duration(const autosize_ytree *t,
 				 const autosize_ynode *map, const char *key,
-				 double *out, autosize_error *e)
+				 int unlimited_ok, double *out,
+				 autosize_error *e)
 {
 	const autosize_ynode *n = autosize_ynode_get(map, key);
 	char text[POL_TEXT_MAX], what[64];
@@ -82,12 +93,60 @@ static autosize_err pol_duration(const autosize_ytree *t,
 				sizeof(text), &found, e);
 	if (rc || !found)
 		return rc;
+	if (unlimited_ok && pol_unlimited(text)) {
+		*out = 0;
+		return AUTOSIZE_OK;
+	}
 	snprintf(what, sizeof(what), "key '%s'", key);
 	autosize_error_clear(&sub);
 	rc = autosize_parse_duration(text, what, out, &sub);
 	if (rc)
 		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
 	return AUTOSIZE_OK;
+}
+
+/* An optional fraction in [0, max]: a number, or a percentage as the
+ * command line takes it ("20%"). */
+static autosize_err pol_fraction(const autosize_ytree *t,
+				 const autosize_ynode *map, const char *key,
+				 double max, double *out, autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(map, key);
+	char text[POL_TEXT_MAX], what[64];
+	autosize_error sub;
+	autosize_err rc;
+
+	if (!n || n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0 ||
+	    n->value[n->len - 1] != '%')
+		return autosize_ytree_double(t, map, key, AUTOSIZE_Y_OPTIONAL,
+					     0, max, out, NULL, e);
+	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
+				sizeof(text), NULL, e);
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "key '%s'", key);
+	autosize_error_clear(&sub);
+	rc = autosize_parse_fraction(text, what, 0, max, out, &sub);
+	if (rc)
+		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
+/* `network`: ib, roce or ethernet; Slurm's and vendors' "infiniband"
+ * (any case) is ib. */
+static autosize_err pol_network(const autosize_ytree *t,
+				const autosize_ynode *m, int *net,
+				autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(m, "network");
+
+	if (n && n->kind == AUTOSIZE_YNODE_SCALAR &&
+	    strcasecmp(n->value, "infiniband") == 0) {
+		*net = AUTOSIZE_NET_IB;
+		return AUTOSIZE_OK;
+	}
+	return autosize_ytree_choice(t, m, "network", AUTOSIZE_Y_REQUIRED,
+				     pol_nets, net, NULL, e);
 }
 
 static autosize_err pol_defaults(const autosize_ytree *t,
@@ -111,19 +170,17 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
 					   pol_modes, &mode, NULL, e);
 	if (!rc)
-		rc = autosize_ytree_double(t, m, "memory_reserve",
-					   AUTOSIZE_Y_OPTIONAL, 0, 0.9,
-					   &d->memory_reserve, NULL, e);
+		rc = pol_fraction(t, m, "memory_reserve", 0.9,
+				  &d->memory_reserve, e);
 	if (!rc)
-		rc = autosize_ytree_double(t, m, "time_reserve",
-					   AUTOSIZE_Y_OPTIONAL, 0, 10,
-					   &d->time_reserve, NULL, e);
+		rc = pol_fraction(t, m, "time_reserve", 10, &d->time_reserve,
+				  e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "objective",
 					   AUTOSIZE_Y_OPTIONAL, pol_objectives,
 					   &objective, NULL, e);
 	if (!rc)
-		rc = pol_duration(t, m, "deadline", &d->deadline_s, e);
+		rc = pol_duration(t, m, "deadline", 0, &d->deadline_s, e);
 	if (!rc)
 		rc = autosize_ytree_str(t, m, "partition", AUTOSIZE_Y_OPTIONAL,
 					d->partition, sizeof(d->partition),
@@ -315,12 +372,11 @@ static autosize_err pol_partition(const autosize_ytree *t,
 			AUTOSIZE_EINVAL,
 			"key 'max_nodes_per_job': %d is more than the partition's %d nodes (expected 1 to %d)",
 			part->max_nodes_per_job, part->nodes, part->nodes);
-	rc = pol_duration(t, m, "max_time", &part->max_time_s, e);
+	rc = pol_duration(t, m, "max_time", 1, &part->max_time_s, e);
 	if (!rc)
 		rc = pol_intra(t, m, part, e);
 	if (!rc)
-		rc = autosize_ytree_choice(t, m, "network", req, pol_nets,
-					   &net, NULL, e);
+		rc = pol_network(t, m, &net, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, m, "network_gbps_per_node",
 					   req | AUTOSIZE_Y_GT_MIN, 0,

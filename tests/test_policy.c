@@ -187,6 +187,63 @@ static void test_minimal_policy(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Slurm's spellings (MaxTime=UNLIMITED, scontrol's INFINITE, InfiniBand)
+ * and the command line's percentages mean what they say. */
+static void test_slurm_spellings(void **state)
+{
+	static const char *const forms[][4] = {
+		/* max_time, network, memory_reserve, time_reserve */
+		{ "UNLIMITED", "infiniband", "20%", "15%" },
+		{ "infinite", "InfiniBand", "0.2", "0.15" },
+		{ "Unlimited", "ib", "20.0%", "15.0%" },
+	};
+	char text[512];
+	autosize_error e;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		autosize_policy *p;
+		const autosize_partition *part;
+		const autosize_defaults *d;
+
+		snprintf(text, sizeof(text),
+			 "defaults:\n  memory_reserve: %s\n"
+			 "  time_reserve: %s\n"
+			 "partitions:\n  - name: x\n    gpu: h100\n"
+			 "    gpus_per_node: 8\n    nodes: 2\n"
+			 "    max_time: %s\n    network: %s\n"
+			 "    network_gbps_per_node: 3200\n",
+			 forms[i][2], forms[i][3], forms[i][0], forms[i][1]);
+		p = parse_str(text, &e);
+		if (!p)
+			fail_msg("form %zu: %s", i, e.msg);
+		part = autosize_policy_partition_at(p, 0);
+		d = autosize_policy_defaults(p);
+		assert_true(part->max_time_s == 0);
+		assert_int_equal(part->net, AUTOSIZE_NET_IB);
+		assert_true(fabs(d->memory_reserve - 0.20) < 1e-12);
+		assert_true(fabs(d->time_reserve - 0.15) < 1e-12);
+		autosize_policy_destroy(p);
+	}
+	/* a percentage above 100 where the range allows it */
+	snprintf(text, sizeof(text),
+		 "defaults: {time_reserve: 150%%}\npartitions:\n"
+		 "  - {name: x, gpu: h100, gpus_per_node: 8, nodes: 1,\n"
+		 "     network: roce, network_gbps_per_node: 400}\n");
+	{
+		autosize_policy *p = parse_str(text, &e);
+
+		if (!p)
+			fail_msg("time_reserve 150%%: %s", e.msg);
+		assert_true(fabs(autosize_policy_defaults(p)->time_reserve -
+				 1.5) < 1e-12);
+		assert_int_equal(autosize_policy_partition_at(p, 0)->net,
+				 AUTOSIZE_NET_ROCE);
+		autosize_policy_destroy(p);
+	}
+}
+
 static void test_default_policy(void **state)
 {
 	autosize_error e;
@@ -324,8 +381,23 @@ static const ytest_case broken_cases[] = {
 	  "key 'mode': 'yes' is not valid (expected rewrite, warn or off)" },
 	{ 5, "  objective: speed\n", AUTOSIZE_EINVAL, 5,
 	  "key 'objective': 'speed' is not valid (expected cost or time)" },
-	{ 17, "    network: infiniband\n", AUTOSIZE_EINVAL, 17,
-	  "key 'network': 'infiniband' is not valid (expected ib, roce or ethernet)" },
+	{ 17, "    network: token-ring\n", AUTOSIZE_EINVAL, 17,
+	  "key 'network': 'token-ring' is not valid (expected ib, roce or ethernet)" },
+	{ 17, "    network: infiniband-hdr\n", AUTOSIZE_EINVAL, 17,
+	  "key 'network': 'infiniband-hdr' is not valid" },
+	/* Slurm's and the command line's spellings, where they do not fit */
+	{ 3, "  memory_reserve: 95%\n", AUTOSIZE_EINVAL, 3,
+	  "key 'memory_reserve': '95%' is out of range (expected 0..0.9)" },
+	{ 3, "  memory_reserve: 20 %\n", AUTOSIZE_EINVAL, 3,
+	  "key 'memory_reserve': value '20 %' contains a space" },
+	{ 3, "  memory_reserve: \"%\"\n", AUTOSIZE_EINVAL, 3,
+	  "key 'memory_reserve': '%' is not a number" },
+	{ 4, "  time_reserve: 1001%\n", AUTOSIZE_EINVAL, 4,
+	  "key 'time_reserve': '1001%' is out of range" },
+	{ 6, "  deadline: UNLIMITED\n", AUTOSIZE_EINVAL, 6,
+	  "key 'deadline': 'UNLIMITED' is not a duration" },
+	{ 14, "    max_time: UNLIMITEDX\n", AUTOSIZE_EINVAL, 14,
+	  "key 'max_time': 'UNLIMITEDX' is not a duration" },
 	{ 15, "    intra_node_link: xgmi\n", AUTOSIZE_EINVAL, 15,
 	  "key 'intra_node_link': H100-SXM5-80GB has nvlink, not xgmi" },
 	{ 9, "  - name: gpu part\n", AUTOSIZE_EINVAL, 9,
@@ -581,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_good_policy),
 		cmocka_unit_test(test_minimal_policy),
 		cmocka_unit_test(test_default_policy),
+		cmocka_unit_test(test_slurm_spellings),
 		cmocka_unit_test(test_reference_partition),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_broken_policies),
