@@ -1,10 +1,16 @@
 /*
  * autosize SPANK plugin: entry points. Each hands off to the file of the
  * context it runs in: spank_allocator.c (sbatch, salloc, srun outside a
- * job), spank_remote.c (slurmstepd on the compute nodes).
+ * job), spank_remote.c (slurmstepd on the compute nodes), the plugstack
+ * check at slurmd's start (spank_plugstack.c).
  *
- * plugstack.conf: optional spank_autosize.so [policy=PATH] [tmpdir=PATH]
- *                 [hwloc_xml=PATH] [disabled=0|1]
+ * plugstack.conf: optional|required spank_autosize.so [policy=PATH]
+ *                 [tmpdir=PATH] [hwloc_xml=PATH] [disabled=0|1]
+ *
+ * Only the allocator contexts ever return -1 (sbatch stops, nothing
+ * queued). In slurmd and slurmstepd a failure of a required plugin fails
+ * the launch and can drain the node: there the plugin warns instead, and
+ * refuses a step only from task_init (spank_remote.c).
  */
 #include "spank_common.h"
 
@@ -20,8 +26,13 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
 
-	if (autosize_spank_config_parse(ac, av) != 0)
+	/* A bad plugstack line disables the plugin (logged); only sbatch,
+	 * salloc and srun are stopped by it. */
+	if (autosize_spank_config_parse(ac, av) != 0 &&
+	    (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL))
 		return -1;
+	if (ctx == S_CTX_SLURMD)
+		autosize_spank_plugstack_check();
 	/* With disabled=1 the options are still accepted, so job scripts
 	 * that use them keep working. */
 	if (!spank_options_matter(ctx))
@@ -43,6 +54,13 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 	return autosize_spank_remote_user_init(sp);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return autosize_spank_remote_task_init(sp);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

@@ -3,6 +3,7 @@
  * every context.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,7 +62,7 @@ int autosize_spank_config_parse(int ac, char **av)
 				    "expected key=value (policy=, tmpdir=, "
 				    "hwloc_xml=, disabled=)",
 				    arg ? arg : "");
-			return -1;
+			goto fail;
 		}
 		if (klen == 6 && strncmp(arg, "policy", 6) == 0) {
 			rc = common_path(config.policy, sizeof(config.policy),
@@ -93,9 +94,14 @@ int autosize_spank_config_parse(int ac, char **av)
 			rc = -1;
 		}
 		if (rc)
-			return -1;
+			goto fail;
 	}
 	return 0;
+fail:
+	/* Where a failure cannot stop anything (slurmstepd, slurmd), the
+	 * plugin does nothing rather than half of what the admin meant. */
+	config.disabled = 1;
+	return -1;
 }
 
 autosize_policy *autosize_spank_policy_load(const char *path,
@@ -104,4 +110,16 @@ autosize_policy *autosize_spank_policy_load(const char *path,
 	if (access(path, F_OK) != 0 && errno == ENOENT)
 		return autosize_policy_default(e);
 	return autosize_policy_load(path, e);
+}
+
+void autosize_spank_warn(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* At error level without the "error: " label (slurm/spank.h). */
+	slurm_spank_log("autosize: warning: %s", msg);
 }

@@ -10,18 +10,21 @@
 
 #define AUTOSIZE_SPANK_DEFAULT_POLICY "/etc/slurm/autosize/autosize.yaml"
 #define AUTOSIZE_SPANK_DEFAULT_TMPDIR "/tmp"
+/* Where slurm.conf is when SLURM_CONF is unset (Debian's packages). */
+#define AUTOSIZE_SPANK_DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 
 /* Plugstack arguments (plugstack.conf: policy= tmpdir= hwloc_xml=
  * disabled=). */
 typedef struct autosize_spank_config {
 	char policy[AUTOSIZE_PATH_MAX];    /* site policy file */
-	char tmpdir[AUTOSIZE_PATH_MAX];    /* DeepSpeed JSON folder */
+	char tmpdir[AUTOSIZE_PATH_MAX];    /* node-local; job folders in it */
 	char hwloc_xml[AUTOSIZE_PATH_MAX]; /* "" = the live machine */
 	int disabled;                      /* 1: options accepted, ignored */
 } autosize_spank_config;
 
 /* spank_common.c: parse the plugstack arguments (strict key=value; an
- * unknown key is an error naming it). 0 or -1 (logged). */
+ * unknown key is an error naming it). 0, or -1 (logged) with the plugin
+ * disabled (options still accepted, nothing done). */
 int autosize_spank_config_parse(int ac, char **av);
 /* The configuration parsed in slurm_spank_init (defaults before). */
 const autosize_spank_config *autosize_spank_config_get(void);
@@ -37,6 +40,11 @@ int autosize_spank_options_bad(void);
 void autosize_spank_options_request(autosize_request *r);
 void autosize_spank_options_reset(void);
 
+/* spank_common.c: one line on the job's stderr (slurmstepd) or the
+ * user's terminal, "autosize: warning: ...", not labelled "error:". */
+void autosize_spank_warn(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 /*
  * spank_common.c: load the policy file; a missing file gives the
  * built-in defaults. NULL with *e filled when the file is unreadable or
@@ -49,8 +57,41 @@ autosize_policy *autosize_spank_policy_load(const char *path,
 int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx);
 void autosize_spank_allocator_exit(void);
 
-/* spank_remote.c: slurmstepd. */
+/* spank_remote.c: slurmstepd. user_init never fails the step (the node
+ * would be drained); a GPU mismatch under gpu_check: enforce makes
+ * task_init fail, so each task exits 1 before it starts. */
 int autosize_spank_remote_user_init(spank_t sp);
+int autosize_spank_remote_task_init(spank_t sp);
 void autosize_spank_remote_exit(void);
+
+/*
+ * spank_jobdir.c: the job's private folder on this node,
+ * TMPDIR/autosize-JOBID-XXXXXX (mkdtemp, mode 0700, owned by the job's
+ * user), made on first use or found where an earlier step of the job on
+ * this node made it. For files handed to the job (the DeepSpeed JSON; an
+ * AUTOSIZE_REPORT later). NULL, warned on the job's stderr, when there is
+ * none: never a reason to fail the step. The string lives until
+ * autosize_spank_job_dir_exit, which removes the folder (and what is in
+ * it) when this step made it.
+ */
+const char *autosize_spank_job_dir(spank_t sp);
+void autosize_spank_job_dir_exit(void);
+
+/* spank_plugstack.c: how plugstack.conf loads this plugin. */
+#define AUTOSIZE_PLUGSTACK_UNKNOWN (-1)
+#define AUTOSIZE_PLUGSTACK_OPTIONAL 0
+#define AUTOSIZE_PLUGSTACK_REQUIRED 1
+/* The line of the plugstack file that slurm_conf names (PlugStackConfig=,
+ * else plugstack.conf beside it; includes followed) whose plugin has the
+ * file name of plugin: AUTOSIZE_PLUGSTACK_*, and "FILE:LINE" in where
+ * (len > 0) when found. */
+int autosize_spank_plugstack_mode(const char *slurm_conf, const char *plugin,
+				  char *where, size_t len);
+/* The same for this plugin's own file, in the slurm.conf of $SLURM_CONF
+ * (slurmd exports it to slurmstepd) or the default. */
+int autosize_spank_plugstack_self(char *where, size_t len);
+/* slurmd's start: log when the policy says gpu_check: enforce and the
+ * plugin is optional (its refusals would be ignored). */
+void autosize_spank_plugstack_check(void);
 
 #endif

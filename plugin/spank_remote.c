@@ -4,7 +4,16 @@
  * allocation the job really got, and hand the layout to every task as
  * AUTOSIZE_* variables and a DeepSpeed JSON file.
  *
- * Nothing here fails the step unless the policy says gpu_check: enforce.
+ * Nothing here may drain a node: a failing user_init makes slurmstepd
+ * report a launch failure, and slurmctld drains the node of a batch step
+ * that fails that way ("batch job complete failure", seen on Slurm
+ * 22.05). So user_init always returns 0. The one refusal, a real GPU
+ * mismatch under gpu_check: enforce, happens in task_init, in each task's
+ * process after the fork: its failure makes that task exit 1 (Slurm's
+ * exec_task) and the step ends as failed, the node stays up. Slurm obeys
+ * it only for a `required` plugstack line. Everything else (no GPUs
+ * asked for, no layout, a file that cannot be written) is a warning on
+ * the job's stderr.
  *
  * The allocation: SLURM_JOB_NUM_NODES (or SLURM_NNODES) x
  * SLURM_GPUS_ON_NODE from the job environment (S_JOB_NNODES reads 0 in the
@@ -19,10 +28,10 @@
  *    every step), port 29500, --rdzv-id the job id. That name must resolve
  *    on the nodes (Slurm NodeName = host name, as on most clusters). One
  *    node: --standalone, no host needed.
- *  - The DeepSpeed JSON is TMPDIR/autosize-deepspeed-JOBID.STEP.json
- *    (STEP: "batch" or the step number), mode 0600, created by the job's
- *    user with O_CREAT|O_EXCL|O_NOFOLLOW and removed when the step ends.
- *    tmpdir= must be node-local (the nodes of a step share the name).
+ *  - The DeepSpeed JSON is deepspeed-STEP.json (STEP: "batch" or the step
+ *    number) in the job's private folder (spank_jobdir.c), mode 0600,
+ *    created by the job's user with O_CREAT|O_EXCL|O_NOFOLLOW and removed
+ *    when the step ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +56,7 @@ static struct plugin_context {
 	autosize_plan plan;
 	autosize_gpucheck_scan scan;
 	int have_scan;
+	int refuse;                  /* task_init fails: GPU mismatch */
 	char value[REMOTE_VALUE_MAX];
 	char nodelist[REMOTE_NODELIST_MAX];
 	char path[AUTOSIZE_PATH_MAX];
@@ -56,7 +66,8 @@ static struct plugin_context {
 } context;
 
 /* At the end of the step, remove the DeepSpeed file this step wrote (only
- * when the name still leads to that very file). */
+ * when the name still leads to that very file), then the job's folder
+ * when this step made it. */
 void autosize_spank_remote_exit(void)
 {
 	struct stat st;
@@ -65,6 +76,7 @@ void autosize_spank_remote_exit(void)
 	    S_ISREG(st.st_mode) && st.st_dev == context.written_dev &&
 	    st.st_ino == context.written_ino)
 		(void)unlink(context.path);
+	autosize_spank_job_dir_exit();
 	memset(&context, 0, sizeof(context));
 }
 
@@ -95,8 +107,8 @@ static int remote_setenv(spank_t sp, const char *name, const char *value)
 	int rc = spank_setenv(sp, name, value, 1);
 
 	if (rc != ESPANK_SUCCESS) {
-		slurm_error("autosize: cannot set %s: %s", name,
-			    spank_strerror(rc));
+		autosize_spank_warn("cannot set %s: %s", name,
+				    spank_strerror(rc));
 		return -1;
 	}
 	return 0;
@@ -122,7 +134,7 @@ static int remote_model(spank_t sp)
 	    remote_getenv(sp, AUTOSIZE_ENV_MODEL, context.value,
 			  sizeof(context.value)) == 0) {
 		if (autosize_model_decode(context.value, &m, &err)) {
-			slurm_error("autosize: %s", err.msg);
+			autosize_spank_warn("%s", err.msg);
 			return -1;
 		}
 		context.req.model = m;
@@ -130,7 +142,7 @@ static int remote_model(spank_t sp)
 		return 0;
 	}
 	if (autosize_request_finish(&context.req, &err)) {
-		slurm_error("autosize: %s", err.msg);
+		autosize_spank_warn("%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -169,7 +181,7 @@ static int remote_write_file(spank_t sp, const char *path, const char *text)
 	if (uid == 0) {
 		if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 		    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
-			slurm_error("autosize: cannot tell the job's user");
+			autosize_spank_warn("cannot tell the job's user");
 			return -1;
 		}
 	}
@@ -178,21 +190,21 @@ static int remote_write_file(spank_t sp, const char *path, const char *text)
 	if (fd < 0 && errno == EEXIST)
 		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		slurm_error("autosize: cannot write %.200s: %s", path,
-			    strerror(errno));
+		autosize_spank_warn("cannot write %.200s: %s", path,
+				    strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
 	    (st.st_uid != geteuid() && st.st_uid != uid)) {
-		slurm_error("autosize: %.200s exists and is not a file of this "
-			    "job's user: not using it", path);
+		autosize_spank_warn("%.200s exists and is not a file of this "
+				    "job's user: not using it", path);
 		goto fail;
 	}
 	ours = 1;
 	if ((geteuid() == 0 && fchown(fd, uid, gid) != 0) ||
 	    fchmod(fd, 0600) != 0 || ftruncate(fd, 0) != 0) {
-		slurm_error("autosize: cannot set up %.200s: %s", path,
-			    strerror(errno));
+		autosize_spank_warn("cannot set up %.200s: %s", path,
+				    strerror(errno));
 		goto fail;
 	}
 	while (done < n) {
@@ -201,8 +213,9 @@ static int remote_write_file(spank_t sp, const char *path, const char *text)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			slurm_error("autosize: cannot write %.200s: %s", path,
-				    w < 0 ? strerror(errno) : "short write");
+			autosize_spank_warn("cannot write %.200s: %s", path,
+					    w < 0 ? strerror(errno)
+					    : "short write");
 			goto fail;
 		}
 		done += (size_t)w;
@@ -210,8 +223,8 @@ static int remote_write_file(spank_t sp, const char *path, const char *text)
 	rv = 0;
 fail:
 	if (close(fd) != 0 && rv == 0) {
-		slurm_error("autosize: cannot write %.200s: %s", path,
-			    strerror(errno));
+		autosize_spank_warn("cannot write %.200s: %s", path,
+				    strerror(errno));
 		rv = -1;
 	}
 	if (rv == 0) {
@@ -237,15 +250,16 @@ static int remote_torchrun(spank_t sp, uint32_t job_id)
 				  sizeof(context.nodelist)) != 0 &&
 		    remote_getenv(sp, "SLURM_NODELIST", context.nodelist,
 				  sizeof(context.nodelist)) != 0) {
-			slurm_error("autosize: SLURM_JOB_NODELIST unset or "
-				    "too long: AUTOSIZE_TORCHRUN_ARGS not set");
+			autosize_spank_warn("SLURM_JOB_NODELIST unset or "
+					    "too long: AUTOSIZE_TORCHRUN_ARGS "
+					    "not set");
 			return -1;
 		}
 		if (autosize_launch_first_host(context.nodelist, host,
 					       sizeof(host)) < 0) {
-			slurm_error("autosize: cannot read the first node of "
-				    "'%.100s': AUTOSIZE_TORCHRUN_ARGS not set",
-				    context.nodelist);
+			autosize_spank_warn("cannot read the first node of "
+					    "'%.100s': AUTOSIZE_TORCHRUN_ARGS "
+					    "not set", context.nodelist);
 			return -1;
 		}
 		h = host;
@@ -255,30 +269,38 @@ static int remote_torchrun(spank_t sp, uint32_t job_id)
 					  AUTOSIZE_LAUNCH_RDZV_PORT, run_id,
 					  context.value,
 					  sizeof(context.value)) < 0) {
-		slurm_error("autosize: cannot format the torchrun arguments");
+		autosize_spank_warn("cannot format the torchrun arguments");
 		return -1;
 	}
 	return remote_setenv(sp, "AUTOSIZE_TORCHRUN_ARGS", context.value);
 }
 
-static int remote_deepspeed(spank_t sp, uint32_t job_id, uint32_t step_id)
+/* The DeepSpeed JSON in the job's private folder. */
+static int remote_deepspeed(spank_t sp, uint32_t step_id)
 {
-	const autosize_spank_config *cfg = autosize_spank_config_get();
+	const char *dir;
 	char step[16];
 	int n;
 
-	remote_step_name(step_id, step, sizeof(step));
-	n = snprintf(context.path, sizeof(context.path),
-		     "%s/autosize-deepspeed-%u.%s.json", cfg->tmpdir, job_id,
-		     step);
-	if (n < 0 || (size_t)n >= sizeof(context.path)) {
-		slurm_error("autosize: tmpdir path too long");
-		return -1;
-	}
 	if (autosize_launch_deepspeed_json(&context.plan, &context.req,
 					   context.value,
 					   sizeof(context.value)) < 0) {
-		slurm_error("autosize: cannot format the DeepSpeed config");
+		autosize_spank_warn("cannot format the DeepSpeed config: "
+				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
+		return -1;
+	}
+	dir = autosize_spank_job_dir(sp);
+	if (!dir) {
+		autosize_spank_warn("no private job folder: "
+				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
+		return -1;
+	}
+	remote_step_name(step_id, step, sizeof(step));
+	n = snprintf(context.path, sizeof(context.path),
+		     "%s/deepspeed-%s.json", dir, step);
+	if (n < 0 || (size_t)n >= sizeof(context.path)) {
+		autosize_spank_warn("tmpdir path too long: "
+				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
 		return -1;
 	}
 	if (remote_write_file(sp, context.path, context.value) != 0)
@@ -295,7 +317,7 @@ static int remote_export(spank_t sp)
 
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) {
-		slurm_error("autosize: cannot read the job and step ids");
+		autosize_spank_warn("cannot read the job and step ids");
 		return -1;
 	}
 	rv |= remote_setint(sp, "AUTOSIZE_TP", p->tp);
@@ -319,7 +341,7 @@ static int remote_export(spank_t sp)
 	else
 		rv |= remote_setenv(sp, "AUTOSIZE_MEGATRON_ARGS",
 				    context.value);
-	rv |= remote_deepspeed(sp, job_id, step_id);
+	rv |= remote_deepspeed(sp, step_id);
 	return rv ? -1 : 0;
 }
 
@@ -346,26 +368,24 @@ static int remote_where(spank_t sp, const autosize_policy *policy)
 	}
 	if (autosize_policy_partition_count(policy) > 0)
 		return 0;
-	slurm_error("autosize: partition '%s' is not in the site policy and "
-		    "the GPU model is unknown: no layout", part);
+	autosize_spank_warn("partition '%s' is not in the site policy and "
+			    "the GPU model is unknown: no layout", part);
 	return -1;
 }
 
 /* Plan for this allocation and export it. */
-static int remote_layout(spank_t sp, const autosize_policy *policy)
+static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 {
 	autosize_error err;
 	autosize_err rc;
-	int nodes, gpn;
+	int nodes;
 
 	nodes = remote_getint(sp, "SLURM_JOB_NUM_NODES", 100000);
 	if (nodes < 0)
 		nodes = remote_getint(sp, "SLURM_NNODES", 100000);
-	gpn = remote_getint(sp, "SLURM_GPUS_ON_NODE", 64);
-	if (nodes < 0 || gpn < 0) {
-		slurm_error("autosize: %s unset: no layout exported (did the "
-			    "job ask for GPUs?)", nodes < 0
-			    ? "SLURM_JOB_NUM_NODES" : "SLURM_GPUS_ON_NODE");
+	if (nodes < 0) {
+		autosize_spank_warn("SLURM_JOB_NUM_NODES unset: no layout "
+				    "exported");
 		return -1;
 	}
 	if (remote_model(sp) != 0 || remote_where(sp, policy) != 0)
@@ -376,45 +396,65 @@ static int remote_layout(spank_t sp, const autosize_policy *policy)
 	context.req.gpus = AUTOSIZE_UNSET;
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
 	if (rc == AUTOSIZE_ENOFIT) {
-		slurm_error("autosize: no layout fits %d node%s x %d GPUs: %s",
-			    nodes, nodes == 1 ? "" : "s", gpn,
-			    context.plan.reason);
+		autosize_spank_warn("no layout fits %d node%s x %d GPUs: %s",
+				    nodes, nodes == 1 ? "" : "s", gpn,
+				    context.plan.reason);
 		return -1;
 	}
 	if (rc != AUTOSIZE_OK) {
-		slurm_error("autosize: %s", err.msg);
+		autosize_spank_warn("%s", err.msg);
 		return -1;
 	}
 	return remote_export(sp);
 }
 
-/* The hwloc check; -1 when the node does not match (or cannot be read). */
-static int remote_gpucheck(spank_t sp, const autosize_policy *policy)
+/* The hwloc check against the GPUs allocated on this node: 1 when the
+ * node does not match (msg says how), 0 when it does, -1 when the node
+ * cannot be read (warned: that is no mismatch). */
+static int remote_gpucheck(spank_t sp, const autosize_policy *policy,
+			   int allocated, char *msg, size_t len)
 {
 	const autosize_spank_config *cfg = autosize_spank_config_get();
 	const autosize_partition *part = NULL;
-	char name[AUTOSIZE_PART_NAME_MAX], msg[AUTOSIZE_MSG_LEN];
+	char name[AUTOSIZE_PART_NAME_MAX];
 	autosize_error err;
-	int allocated;
 
 	if (autosize_gpucheck_run(cfg->hwloc_xml,
 				  autosize_policy_catalog(policy),
 				  &context.scan, &err) != AUTOSIZE_OK) {
-		slurm_error("autosize: GPU check: %s", err.msg);
+		autosize_spank_warn("GPU check: %s: GPUs not checked",
+				    err.msg);
 		return -1;
 	}
 	context.have_scan = 1;
-	allocated = remote_getint(sp, "SLURM_GPUS_ON_NODE", 64);
 	if (remote_getenv(sp, "SLURM_JOB_PARTITION", name, sizeof(name)) == 0)
 		part = autosize_policy_find_partition(policy, name);
-	if (autosize_gpucheck_compare(&context.scan, allocated,
-				      part ? part->name : name,
-				      part ? part->gpu : NULL, msg,
-				      sizeof(msg))) {
-		slurm_error("autosize: GPU check: %s", msg);
-		return -1;
+	return autosize_gpucheck_compare(&context.scan, allocated,
+					 part ? part->name : name,
+					 part ? part->gpu : NULL, msg, len);
+}
+
+/* A real mismatch: a warning, or under gpu_check: enforce the refusal
+ * that task_init carries out, said once per node. */
+static void remote_mismatch(autosize_gpu_check check, const char *msg)
+{
+	char where[AUTOSIZE_PATH_MAX + 16];
+
+	if (check != AUTOSIZE_GPU_CHECK_ENFORCE) {
+		autosize_spank_warn("GPU check: %s", msg);
+		return;
 	}
-	return 0;
+	context.refuse = 1;
+	if (autosize_spank_plugstack_self(where, sizeof(where)) ==
+	    AUTOSIZE_PLUGSTACK_OPTIONAL) {
+		autosize_spank_warn("GPU check: %s; gpu_check is enforce but "
+				    "%s loads the plugin as optional, so Slurm "
+				    "starts the step anyway (write required "
+				    "there)", msg, where);
+		return;
+	}
+	slurm_error("autosize: GPU check: %s: step refused (gpu_check: "
+		    "enforce)", msg);
 }
 
 int autosize_spank_remote_user_init(spank_t sp)
@@ -422,38 +462,49 @@ int autosize_spank_remote_user_init(spank_t sp)
 	const autosize_spank_config *cfg = autosize_spank_config_get();
 	autosize_policy *policy = NULL;
 	autosize_gpu_check check;
+	char msg[AUTOSIZE_MSG_LEN];
 	autosize_error err;
-	int rv = 0;
+	int allocated;
 
+	context.refuse = 0;
 	if (cfg->disabled || !autosize_spank_options_given())
 		return 0;
 	autosize_spank_options_request(&context.req);
 	if (context.req.job_mode == AUTOSIZE_JOB_OFF)
 		return 0;
 	if (autosize_spank_options_bad()) {
-		slurm_error("autosize: an option was refused (above): no "
-			    "layout exported");
+		autosize_spank_warn("an option was refused (above): no "
+				    "layout exported");
 		return 0;
 	}
 	policy = autosize_spank_policy_load(cfg->policy, &err);
 	if (!policy) {
-		slurm_error("autosize: %s: no GPU check, no layout", err.msg);
+		autosize_spank_warn("%s: no GPU check, no layout", err.msg);
 		return 0;
+	}
+	allocated = remote_getint(sp, "SLURM_GPUS_ON_NODE", 64);
+	if (allocated < 0) {
+		autosize_spank_warn("the job has no GPUs on this node: no GPU "
+				    "check, no layout exported");
+		goto out;
 	}
 	check = autosize_policy_defaults(policy)->gpu_check;
 	if (check != AUTOSIZE_GPU_CHECK_OFF &&
-	    remote_gpucheck(sp, policy) != 0 &&
-	    check == AUTOSIZE_GPU_CHECK_ENFORCE) {
-		slurm_error("autosize: gpu_check is enforce: step refused");
-		rv = -1;
-		goto out;
+	    remote_gpucheck(sp, policy, allocated, msg, sizeof(msg)) == 1) {
+		remote_mismatch(check, msg);
+		if (context.refuse)
+			goto out;
 	}
-	if (remote_layout(sp, policy) != 0 &&
-	    check == AUTOSIZE_GPU_CHECK_ENFORCE) {
-		slurm_error("autosize: gpu_check is enforce: step refused");
-		rv = -1;
-	}
+	/* Warnings only: a step without a layout still runs. */
+	(void)remote_layout(sp, policy, allocated);
 out:
 	autosize_policy_destroy(policy);
-	return rv;
+	return 0;
+}
+
+/* In each task's process before it execs: failing here makes the task
+ * exit 1 (a required plugin), never slurmstepd's launch. */
+int autosize_spank_remote_task_init(spank_t sp)
+{
+	return context.refuse ? -1 : 0;
 }

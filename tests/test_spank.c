@@ -3,11 +3,15 @@
  * with stand-ins for the spank_* and slurm_* functions that sbatch and
  * slurmstepd provide at run time.
  */
+#define _GNU_SOURCE /* nftw's FTW_PHYS, FTW_DEPTH */
 #include <stdarg.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include "testutil.h"
 #include <slurm/spank.h>
 #include "autosize.h"
+#include "spank_common.h"
 
 #define STUB_MAX 64
 #define STUB_LEN 8192
@@ -33,6 +37,9 @@ static struct stub_state {
 	int n_errors;
 	char infos[STUB_MAX][STUB_LEN];
 	int n_infos;
+	char warns[STUB_MAX][STUB_LEN]; /* slurm_spank_log */
+	int n_warns;
+	uint32_t step_id;              /* S_JOB_STEPID; 0 = the batch step */
 } stub;
 
 static char stub_handle;
@@ -118,7 +125,8 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		*va_arg(ap, uint32_t *) = 4242;
 		break;
 	case S_JOB_STEPID:
-		*va_arg(ap, uint32_t *) = 0xfffffffbU; /* batch */
+		*va_arg(ap, uint32_t *) = stub.step_id ? stub.step_id - 1
+					  : 0xfffffffbU; /* batch */
 		break;
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = getuid();
@@ -134,34 +142,29 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	return rc;
 }
 
-static void stub_log(char lines[][STUB_LEN], int *n, const char *fmt,
-		     va_list ap)
+/* Keep (and show) one logged line; the last one is kept when full. */
+static void stub_log(char lines[][STUB_LEN], int *n, const char *tag,
+		     const char *fmt, va_list ap)
 {
-	if (*n >= STUB_MAX)
-		return;
-	vsnprintf(lines[*n], STUB_LEN, fmt, ap);
-	(*n)++;
+	int i = *n < STUB_MAX ? (*n)++ : STUB_MAX - 1;
+
+	vsnprintf(lines[i], STUB_LEN, fmt, ap);
+	printf("  [%s] %s\n", tag, lines[i]);
 }
 
-void slurm_error(const char *fmt, ...)
-{
-	va_list ap;
+#define STUB_LOGGER(name, lines, n, tag)                                \
+	void name(const char *fmt, ...)                                 \
+	{                                                               \
+		va_list ap;                                             \
+		va_start(ap, fmt);                                      \
+		stub_log(stub.lines, &stub.n, tag, fmt, ap);            \
+		va_end(ap);                                             \
+	}
 
-	va_start(ap, fmt);
-	stub_log(stub.errors, &stub.n_errors, fmt, ap);
-	va_end(ap);
-	printf("  [error] %s\n", stub.errors[stub.n_errors - 1]);
-}
-
-void slurm_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	stub_log(stub.infos, &stub.n_infos, fmt, ap);
-	va_end(ap);
-	printf("  [info] %s\n", stub.infos[stub.n_infos - 1]);
-}
+STUB_LOGGER(slurm_error, errors, n_errors, "error")
+STUB_LOGGER(slurm_info, infos, n_infos, "info")
+/* Error level without "error: " (what the job's stderr shows). */
+STUB_LOGGER(slurm_spank_log, warns, n_warns, "log")
 
 void slurm_verbose(const char *fmt, ...)
 {
@@ -215,14 +218,22 @@ static int setup(void **state)
 	return 0;
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)remove(path);
+	return 0;
+}
+
+/* Remove a folder and all in it, links not followed. */
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int teardown(void **state)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/autosize-deepspeed-4242.batch.json",
-		 tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
+	rm_tree(tmpdir);
 	unlink(policy_off);
 	unlink(policy_enforce);
 	unlink(policy_warn);
@@ -281,7 +292,8 @@ static void test_register(void **state)
 	static const char *const names[] = {
 		"model-params", "model", "train-tokens", "train-time",
 		"train-mode", "train-seq-len", "train-batch",
-		"train-precision", "train-optimizer", "autosize", NULL};
+		"train-precision", "train-optimizer", "train-framework",
+		"autosize", NULL};
 	int i;
 
 	assert_int_equal(start(S_CTX_ALLOCATOR, NULL), 0);
@@ -531,7 +543,8 @@ static void test_srun_inside_job(void **state)
 /* ---- remote (slurmstepd) ------------------------------------------------- */
 
 static const char *remote_args[4];
-static char remote_policy_arg[160], remote_tmpdir_arg[96];
+static char remote_policy_arg[160], remote_tmpdir_arg[160];
+static const char *remote_tmpdir; /* tmpdir= when not NULL */
 static char remote_xml_arg[600];
 
 static int start_remote(const char *policy, const char *xml)
@@ -541,7 +554,7 @@ static int start_remote(const char *policy, const char *xml)
 	snprintf(remote_policy_arg, sizeof(remote_policy_arg), "policy=%s",
 		 policy);
 	snprintf(remote_tmpdir_arg, sizeof(remote_tmpdir_arg), "tmpdir=%s",
-		 tmpdir);
+		 remote_tmpdir ? remote_tmpdir : tmpdir);
 	remote_args[n++] = remote_policy_arg;
 	remote_args[n++] = remote_tmpdir_arg;
 	if (xml) {
@@ -573,11 +586,42 @@ static int set_int(const char *name)
 	return atoi(v);
 }
 
+static void test_touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* file exists, mode 0600, owned by the job's user, in a folder (dir
+ * when given) of mode 0700 owned by the job's user, inside tmpdir. */
+static void assert_private(const char *dir, const char *file)
+{
+	char parent[256];
+	struct stat st;
+
+	snprintf(parent, sizeof(parent), "%.*s",
+		 (int)(strrchr(file, '/') - file), file);
+	if (dir)
+		assert_string_equal(parent, dir);
+	assert_true(strncmp(parent, tmpdir, strlen(tmpdir)) == 0);
+	assert_int_equal(strchr(parent + strlen(tmpdir) + 1, '/'), NULL);
+	assert_int_equal(lstat(parent, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_uid, getuid());
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, getuid());
+	assert_int_equal(st.st_nlink, 1);
+}
+
 static void test_remote_export(void **state)
 {
-	char want_path[128], text[2048];
+	char want_path[128], text[2048], dir[128];
 	const char *v;
-	struct stat st;
 	FILE *f;
 	size_t n;
 	int tp, pp, dp;
@@ -611,17 +655,16 @@ static void test_remote_export(void **state)
 		 "--pipeline-model-parallel-size %d ", tp, pp);
 	assert_true(strncmp(v, text, strlen(text)) == 0);
 	assert_non_null(strstr(v, "--seq-length 4096"));
-	/* The DeepSpeed file: job and step in its name, user-only. */
-	snprintf(want_path, sizeof(want_path),
-		 "%s/autosize-deepspeed-4242.batch.json", tmpdir);
+	/* The DeepSpeed file: in the job's private folder, user-only. */
 	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
 	assert_non_null(v);
-	assert_string_equal(v, want_path);
-	assert_int_equal(lstat(want_path, &st), 0);
-	assert_true(S_ISREG(st.st_mode));
-	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(st.st_uid, geteuid());
-	f = fopen(want_path, "r");
+	snprintf(want_path, sizeof(want_path), "%s/autosize-4242-", tmpdir);
+	assert_true(strncmp(v, want_path, strlen(want_path)) == 0);
+	assert_string_equal(v + strlen(want_path) + 6,
+			    "/deepspeed-batch.json");
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(v, '/') - v), v);
+	assert_private(dir, v);
+	f = fopen(v, "r");
 	assert_non_null(f);
 	n = fread(text, 1, sizeof(text) - 1, f);
 	text[n] = '\0';
@@ -632,33 +675,105 @@ static void test_remote_export(void **state)
 	/* The same step again (requeue): the file of ours is rewritten. */
 	stub.n_set = 0;
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 0);
+	assert_int_equal(stub.n_errors + stub.n_warns, 0);
 	assert_non_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
-	/* The end of the step removes it. */
+	/* The end of the step removes the file and the folder it made. */
 	slurm_spank_exit(SP, 0, NULL);
 	assert_int_equal(access(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), F_OK),
 			 -1);
+	assert_int_equal(access(dir, F_OK), -1);
 }
 
-static void test_remote_planted_link(void **state)
+/* What another user can plant in the shared tmpdir ahead of the job:
+ * the old predictable file name as a file, a folder and a link, and
+ * job folders that are not private to the job's user. */
+static void test_remote_planted(void **state)
 {
-	char path[128], target[128];
+	static const char *const kinds[] = {"file", "dir", "link"};
+	char old[128], target[128], fake[4][128];
+	const char *v;
+	struct stat st;
+	size_t k;
 
-	snprintf(path, sizeof(path), "%s/autosize-deepspeed-4242.batch.json",
+	snprintf(old, sizeof(old), "%s/autosize-deepspeed-4242.batch.json",
 		 tmpdir);
 	snprintf(target, sizeof(target), "%s/elsewhere", tmpdir);
-	unlink(path);
-	assert_int_equal(symlink(target, path), 0);
+	for (k = 0; k < 4; k++)
+		snprintf(fake[k], sizeof(fake[k]), "%s/autosize-4242-fake%c%c",
+			 tmpdir, 'A' + (int)k, 'A' + (int)k);
+	/* A link to a private folder, a folder others may write, a file,
+	 * and (as root) a private folder of another user. */
+	assert_int_equal(mkdir(target, 0700), 0);
+	assert_int_equal(symlink(target, fake[0]), 0);
+	assert_int_equal(mkdir(fake[1], 0700), 0);
+	assert_int_equal(chmod(fake[1], 0777), 0);
+	test_touch(fake[2]);
+	assert_int_equal(mkdir(fake[3], 0700), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(fake[3], 65534, 65534), 0);
+	else
+		assert_int_equal(rmdir(fake[3]), 0);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if (k == 0)
+			test_touch(old);
+		else if (k == 1)
+			assert_int_equal(mkdir(old, 0777), 0);
+		else
+			assert_int_equal(symlink(target, old), 0);
+		assert_int_equal(start_remote(policy_off, NULL), 0);
+		assert_int_equal(give("model-params", "7e9"), 0);
+		assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+		assert_int_equal(stub.n_errors + stub.n_warns, 0);
+		assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+		v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
+		if (!v)
+			fail_msg("planted %s: no AUTOSIZE_DEEPSPEED_CONFIG",
+				 kinds[k]);
+		assert_private(NULL, v);
+		assert_non_null(set_var("AUTOSIZE_TP"));
+		/* None of the planted things is used or changed. */
+		assert_true(strncmp(v, target, strlen(target)) != 0);
+		assert_true(strncmp(v, fake[0], strlen(fake[0])) != 0);
+		assert_true(strncmp(v, fake[1], strlen(fake[1])) != 0);
+		assert_true(strncmp(v, fake[3], strlen(fake[3])) != 0);
+		assert_int_equal(lstat(fake[1], &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0777);
+		slurm_spank_exit(SP, 0, NULL);
+		assert_int_equal(access(v, F_OK), -1);
+		assert_int_equal(lstat(old, &st), 0);
+		assert_int_equal(remove(old), 0);
+	}
+	assert_int_equal(lstat(target, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	for (k = 0; k < 4; k++)
+		rm_tree(fake[k]);
+	rm_tree(target);
+}
+
+/* An srun step on the node of the batch step: the job's folder is
+ * found again (and left for the step that made it); a step of another
+ * job gets its own. */
+static void test_remote_job_dir_reused(void **state)
+{
+	char dir[128], file[160];
+	const char *v;
+
+	snprintf(dir, sizeof(dir), "%s/autosize-4242-XXXXXX", tmpdir);
+	assert_non_null(mkdtemp(dir));
 	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.step_id = 1 + 3;
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	/* Everything else is exported; the file is refused, the link not
-	 * followed. */
-	assert_non_null(set_var("AUTOSIZE_TP"));
-	assert_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
-	assert_true(stub.n_errors >= 1);
-	assert_int_equal(access(target, F_OK), -1);
-	unlink(path);
+	assert_int_equal(stub.n_errors + stub.n_warns, 0);
+	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
+	assert_non_null(v);
+	snprintf(file, sizeof(file), "%s/deepspeed-3.json", dir);
+	assert_string_equal(v, file);
+	assert_private(dir, v);
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(file, F_OK), -1);
+	assert_int_equal(access(dir, F_OK), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 static void test_remote_model_env(void **state)
@@ -693,6 +808,22 @@ static void test_remote_off_and_none(void **state)
 	assert_int_equal(stub.n_set + stub.n_errors, 0);
 }
 
+/* 1 when some warning contains text; every warning reads "autosize: "
+ * and none is labelled as an error. */
+static int warns_contain(const char *text)
+{
+	int i, found = 0;
+
+	for (i = 0; i < stub.n_warns; i++) {
+		assert_true(strncmp(stub.warns[i], "autosize: warning: ",
+				    19) == 0);
+		assert_null(strstr(stub.warns[i], "error:"));
+		if (strstr(stub.warns[i], text))
+			found = 1;
+	}
+	return found;
+}
+
 static void test_remote_failures(void **state)
 {
 	/* No GPUs allocated: said on stderr, the step runs. */
@@ -701,15 +832,17 @@ static void test_remote_failures(void **state)
 	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NUM_NODES", "1");
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 1);
-	assert_non_null(strstr(stub.errors[0], "SLURM_GPUS_ON_NODE"));
+	assert_int_equal(stub.n_errors, 0);
+	assert_int_equal(stub.n_warns, 1);
+	assert_true(warns_contain("no GPUs on this node"));
 	assert_null(set_var("AUTOSIZE_TP"));
 	/* A model too big for the allocation: no layout, the step runs. */
 	assert_int_equal(start_remote(policy_off, NULL), 0);
 	assert_int_equal(give("model-params", "2e12"), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 1);
-	assert_non_null(strstr(stub.errors[0], "no layout fits 2 nodes x 8"));
+	assert_int_equal(stub.n_errors, 0);
+	assert_int_equal(stub.n_warns, 1);
+	assert_true(warns_contain("no layout fits 2 nodes x 8"));
 	assert_null(set_var("AUTOSIZE_TP"));
 	/* One node: torchrun runs standalone. */
 	assert_int_equal(start_remote(policy_off, NULL), 0);
@@ -732,15 +865,21 @@ static void test_remote_gpucheck(void **state)
 	assert_int_equal(start_remote(policy_warn, xml), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 1);
-	assert_string_equal(stub.errors[0],
-			    "autosize: GPU check: partition h100 is sized for "
-			    "H100-SXM5-80GB but this node has 8 x 10de:1eb8");
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_errors, 0);
+	assert_int_equal(stub.n_warns, 1);
+	assert_string_equal(stub.warns[0],
+			    "autosize: warning: GPU check: partition h100 is "
+			    "sized for H100-SXM5-80GB but this node has 8 x "
+			    "10de:1eb8");
 	assert_non_null(set_var("AUTOSIZE_TP"));
-	/* enforce: the step fails. */
+	/* enforce: the tasks are refused, slurmstepd's launch is not. */
 	assert_int_equal(start_remote(policy_enforce, xml), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
-	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), -1);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), -1);
+	assert_int_equal(stub.n_errors, 1);
+	assert_non_null(strstr(stub.errors[0], "step refused"));
 	assert_null(set_var("AUTOSIZE_TP"));
 	/* enforce, and the node matches the count with no model known:
 	 * partition not in the policy, T4 not in the catalog -> the
@@ -749,15 +888,174 @@ static void test_remote_gpucheck(void **state)
 	stub_put(stub.env, &stub.n_env, "SLURM_JOB_PARTITION", "debug");
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_errors + stub.n_warns, 0);
 	assert_non_null(set_var("AUTOSIZE_TP"));
 	/* enforce and fewer GPUs than allocated. */
 	assert_int_equal(start_remote(policy_enforce, xml), 0);
 	stub_put(stub.env, &stub.n_env, "SLURM_JOB_PARTITION", "debug");
 	stub_put(stub.env, &stub.n_env, "SLURM_GPUS_ON_NODE", "16");
 	assert_int_equal(give("model-params", "7e9"), 0);
-	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), -1);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), -1);
 	assert_non_null(strstr(stub.errors[0], "found 8 GPUs"));
+}
+
+/* A node with no GPU at all (hwloc XML v2: one NUMA node, one core). */
+static const char no_gpu_xml[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+	"<topology version=\"2.0\">\n"
+	" <object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" "
+	"complete_cpuset=\"0x1\" allowed_cpuset=\"0x1\" nodeset=\"0x1\" "
+	"complete_nodeset=\"0x1\" allowed_nodeset=\"0x1\" gp_index=\"1\">\n"
+	"  <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x1\" "
+	"complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+	"gp_index=\"2\" local_memory=\"1073741824\"/>\n"
+	"  <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+	"complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+	"gp_index=\"3\"/>\n"
+	" </object>\n"
+	"</topology>\n";
+
+/* One remote step of a job with --model-params: user_init never fails;
+ * task_init's result. */
+static int run_step(const char *params)
+{
+	assert_int_equal(give("model-params", params), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	return slurm_spank_task_init(SP, 0, NULL);
+}
+
+/* gpu_check: enforce refuses only a real mismatch, and only from
+ * task_init (the task exits; slurmstepd's launch, and so the node, is
+ * not failed): user_init returns 0 whatever happens. */
+static void test_remote_enforce(void **state)
+{
+	char xml[64], missing[128];
+
+	test_write_tmp(xml, sizeof(xml), no_gpu_xml);
+	/* 8 GPUs allocated, none on the node: refused, every task. */
+	assert_int_equal(start_remote(policy_enforce, xml), 0);
+	assert_int_equal(run_step("7e9"), -1);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), -1);
+	assert_int_equal(stub.n_errors, 1);
+	assert_string_equal(stub.errors[0], "autosize: GPU check: found 0 "
+			    "GPUs on this node but the job was allocated 8: "
+			    "step refused (gpu_check: enforce)");
+	assert_null(set_var("AUTOSIZE_TP"));
+	assert_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
+	/* The next step of the plugin's life starts afresh. */
+	assert_int_equal(start_remote(policy_off, xml), 0);
+	assert_int_equal(run_step("7e9"), 0);
+	/* A job that asked for no GPUs: a warning, the tasks start. */
+	assert_int_equal(start_remote(policy_enforce, xml), 0);
+	stub.n_env = 0;
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NUM_NODES", "1");
+	assert_int_equal(run_step("7e9"), 0);
+	assert_int_equal(stub.n_errors, 0);
+	assert_true(warns_contain("no GPUs on this node"));
+	/* A topology hwloc cannot read is no mismatch. */
+	assert_int_equal(start_remote(policy_enforce, "/nonexistent.xml"), 0);
+	assert_int_equal(run_step("7e9"), 0);
+	assert_int_equal(stub.n_errors, 0);
+	assert_true(warns_contain("GPUs not checked"));
+	/* No folder for the DeepSpeed file (tmpdir missing): a warning,
+	 * the rest exported, the tasks start. */
+	snprintf(missing, sizeof(missing), "%s/missing", tmpdir);
+	remote_tmpdir = missing;
+	assert_int_equal(start_remote(policy_enforce, "/nonexistent.xml"), 0);
+	remote_tmpdir = NULL;
+	assert_int_equal(run_step("7e9"), 0);
+	assert_int_equal(stub.n_errors, 0);
+	assert_true(warns_contain("AUTOSIZE_DEEPSPEED_CONFIG not set"));
+	assert_non_null(set_var("AUTOSIZE_TP"));
+	assert_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
+	/* No layout fits: a warning, the tasks start. */
+	assert_int_equal(start_remote(policy_enforce, "/nonexistent.xml"), 0);
+	assert_int_equal(run_step("2e12"), 0);
+	assert_true(warns_contain("no layout fits"));
+	unlink(xml);
+}
+
+/* A bad plugstack line: sbatch stops; slurmstepd and slurmd go on
+ * with the plugin disabled (a failing required plugin there fails the
+ * launch, or slurmd). */
+static void test_remote_bad_plugstack_line(void **state)
+{
+	static const char *const bad[] = {"colour=red", NULL};
+
+	assert_int_equal(start(S_CTX_ALLOCATOR, bad), -1);
+	assert_int_equal(start(S_CTX_SLURMD, bad), 0);
+	assert_int_equal(start(S_CTX_REMOTE, bad), 0);
+	assert_int_equal(stub.n_errors, 1);
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NUM_NODES", "2");
+	stub_put(stub.env, &stub.n_env, "SLURM_GPUS_ON_NODE", "8");
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_set + stub.n_warns, 0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Is the plugin required or optional: slurm.conf's PlugStackConfig, or
+ * plugstack.conf beside it, includes followed. */
+static void test_plugstack_mode(void **state)
+{
+	char dir[128], conf[192], stack[192], inc[192], frag[224];
+	char where[256], text[512];
+
+	snprintf(dir, sizeof(dir), "%s/etc", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(conf, sizeof(conf), "%s/slurm.conf", dir);
+	snprintf(stack, sizeof(stack), "%s/plugstack.conf", dir);
+	snprintf(inc, sizeof(inc), "%s/plugstack.conf.d", dir);
+	snprintf(frag, sizeof(frag), "%s/autosize.conf", inc);
+	assert_int_equal(mkdir(inc, 0755), 0);
+	/* Default file beside slurm.conf; a relative include glob. */
+	write_file(conf, "ClusterName=t\n");
+	write_file(stack, "# site\nrequired /x/other.so\n"
+		   "include plugstack.conf.d/*.conf\n");
+	write_file(frag, "optional /usr/lib/slurm/spank_autosize.so "
+		   "policy=/etc/a.yaml # as installed\n");
+	assert_int_equal(autosize_spank_plugstack_mode(
+				 conf, "/build/spank_autosize.so", where,
+				 sizeof(where)), AUTOSIZE_PLUGSTACK_OPTIONAL);
+	snprintf(text, sizeof(text), "%s:1", frag);
+	assert_string_equal(where, text);
+	write_file(frag, "  required\t/usr/lib/slurm/spank_autosize.so\n");
+	assert_int_equal(autosize_spank_plugstack_mode(
+				 conf, "spank_autosize.so", where,
+				 sizeof(where)), AUTOSIZE_PLUGSTACK_REQUIRED);
+	/* Not listed; commented out; no such file. */
+	assert_int_equal(autosize_spank_plugstack_mode(
+				 conf, "spank_other.so", where, sizeof(where)),
+			 AUTOSIZE_PLUGSTACK_UNKNOWN);
+	write_file(frag, "#optional /usr/lib/slurm/spank_autosize.so\n");
+	assert_int_equal(autosize_spank_plugstack_mode(
+				 conf, "spank_autosize.so", where,
+				 sizeof(where)), AUTOSIZE_PLUGSTACK_UNKNOWN);
+	assert_int_equal(autosize_spank_plugstack_mode(
+				 "/nonexistent/slurm.conf", "spank_autosize.so",
+				 where, sizeof(where)),
+			 AUTOSIZE_PLUGSTACK_UNKNOWN);
+	/* PlugStackConfig= names another file. */
+	snprintf(text, sizeof(text), "ClusterName=t\n  plugstackconfig=%s "
+		 "# ours\n", frag);
+	write_file(conf, text);
+	write_file(frag, "optional spank_autosize.so\n");
+	assert_int_equal(autosize_spank_plugstack_mode(
+				 conf, "/a/spank_autosize.so", where,
+				 sizeof(where)), AUTOSIZE_PLUGSTACK_OPTIONAL);
+	rm_tree(dir);
 }
 
 int main(void)
@@ -776,11 +1074,15 @@ int main(void)
 		cmocka_unit_test(test_policy_problems),
 		cmocka_unit_test(test_srun_inside_job),
 		cmocka_unit_test(test_remote_export),
-		cmocka_unit_test(test_remote_planted_link),
+		cmocka_unit_test(test_remote_planted),
+		cmocka_unit_test(test_remote_job_dir_reused),
 		cmocka_unit_test(test_remote_model_env),
 		cmocka_unit_test(test_remote_off_and_none),
 		cmocka_unit_test(test_remote_failures),
 		cmocka_unit_test(test_remote_gpucheck),
+		cmocka_unit_test(test_remote_enforce),
+		cmocka_unit_test(test_remote_bad_plugstack_line),
+		cmocka_unit_test(test_plugstack_mode),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

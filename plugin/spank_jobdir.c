@@ -1,0 +1,187 @@
+/*
+ * autosize SPANK plugin, remote context: the job's private folder on this
+ * node, for the files the plugin hands to the job (the DeepSpeed JSON;
+ * later the AUTOSIZE_REPORT the training loop appends to).
+ *
+ * TMPDIR/autosize-JOBID-XXXXXX, made with mkdtemp (an unpredictable name,
+ * retried on collision) by the job's user, mode 0700. A step on a node
+ * where the job already has one (the batch step's, for the sruns of the
+ * batch script) uses it: a folder of that name, not a link, owned by the
+ * job's user, mode 0700, which nobody else can have made. Anything another
+ * user planted under a predictable name is never used, so it cannot break
+ * the job. The step that made the folder removes it when it ends.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "spank_common.h"
+
+#define JOBDIR_PREFIX "autosize-"
+#define JOBDIR_RANDOM 6 /* mkdtemp's XXXXXX */
+
+static struct jobdir_context {
+	char path[AUTOSIZE_PATH_MAX];
+	int known;       /* path is the job's folder */
+	int created;     /* this step made it: remove it at the end */
+	dev_t dev;
+	ino_t ino;
+} jobdir;
+
+/* The job's user and group; 0 or -1. */
+static int jobdir_owner(spank_t sp, uid_t *uid, gid_t *gid)
+{
+	if (spank_get_item(sp, S_JOB_UID, uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, gid) != ESPANK_SUCCESS)
+		return -1;
+	return 0;
+}
+
+/* 1 when st is a folder only uid can use: ours to put files in. */
+static int jobdir_private(const struct stat *st, uid_t uid)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == uid &&
+	       (st->st_mode & 07777) == 0700;
+}
+
+/* 1 when name is PREFIX JOBID - and six characters. */
+static int jobdir_name_matches(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(name, prefix, n) == 0 &&
+	       strlen(name + n) == JOBDIR_RANDOM &&
+	       strchr(name + n, '/') == NULL;
+}
+
+/* A folder of this job that an earlier step on this node made; 0 when
+ * found (jobdir filled), -1 when none. */
+static int jobdir_find(const char *tmpdir, const char *prefix, uid_t uid)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *de;
+	struct stat st;
+	int rv = -1;
+
+	if (!d)
+		return -1;
+	while (rv != 0 && (de = readdir(d)) != NULL) {
+		int n;
+
+		if (!jobdir_name_matches(de->d_name, prefix) ||
+		    fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !jobdir_private(&st, uid))
+			continue;
+		n = snprintf(jobdir.path, sizeof(jobdir.path), "%s/%s",
+			     tmpdir, de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(jobdir.path))
+			continue;
+		jobdir.dev = st.st_dev;
+		jobdir.ino = st.st_ino;
+		rv = 0;
+	}
+	closedir(d);
+	return rv;
+}
+
+/* A new folder for the job: mkdtemp, then handed to the job's user when
+ * this runs as root. 0 or -1 (warned). */
+static int jobdir_create(const char *tmpdir, const char *prefix, uid_t uid,
+			 gid_t gid)
+{
+	struct stat st;
+	int n;
+
+	n = snprintf(jobdir.path, sizeof(jobdir.path), "%s/%sXXXXXX", tmpdir,
+		     prefix);
+	if (n < 0 || (size_t)n >= sizeof(jobdir.path)) {
+		autosize_spank_warn("tmpdir %.200s is too "
+				"long: no job folder", tmpdir);
+		return -1;
+	}
+	if (!mkdtemp(jobdir.path)) {
+		autosize_spank_warn("cannot make a folder in "
+				"tmpdir %.200s: %s", tmpdir, strerror(errno));
+		return -1;
+	}
+	jobdir.created = 1;
+	if ((geteuid() == 0 && chown(jobdir.path, uid, gid) != 0) ||
+	    chmod(jobdir.path, 0700) != 0 || lstat(jobdir.path, &st) != 0 ||
+	    !jobdir_private(&st, uid)) {
+		autosize_spank_warn("cannot make %.200s "
+				"private to the job's user: not using it",
+				jobdir.path);
+		(void)rmdir(jobdir.path);
+		jobdir.created = 0;
+		return -1;
+	}
+	jobdir.dev = st.st_dev;
+	jobdir.ino = st.st_ino;
+	return 0;
+}
+
+const char *autosize_spank_job_dir(spank_t sp)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	char prefix[64];
+	uint32_t job_id;
+	uid_t uid;
+	gid_t gid;
+
+	if (jobdir.known)
+		return jobdir.path;
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    jobdir_owner(sp, &uid, &gid) != 0) {
+		autosize_spank_warn("cannot read the job id "
+				"and user: no job folder");
+		return NULL;
+	}
+	snprintf(prefix, sizeof(prefix), JOBDIR_PREFIX "%u-", job_id);
+	if (jobdir_find(cfg->tmpdir, prefix, uid) != 0 &&
+	    jobdir_create(cfg->tmpdir, prefix, uid, gid) != 0)
+		return NULL;
+	jobdir.known = 1;
+	return jobdir.path;
+}
+
+/* Empty the folder this step made (one level: files, links and empty
+ * folders; unlinkat never follows a link) and remove it, only when its
+ * name still leads to that very folder. */
+void autosize_spank_job_dir_exit(void)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d = NULL;
+	int fd = -1;
+
+	if (!jobdir.created)
+		goto out;
+	fd = open(jobdir.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		  O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != jobdir.dev ||
+	    st.st_ino != jobdir.ino)
+		goto out;
+	d = fdopendir(fd);
+	if (!d)
+		goto out;
+	fd = -1; /* closedir closes it */
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) != 0 && errno == EISDIR)
+			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	}
+	(void)rmdir(jobdir.path);
+out:
+	if (d)
+		closedir(d);
+	if (fd >= 0)
+		close(fd);
+	memset(&jobdir, 0, sizeof(jobdir));
+}
