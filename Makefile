@@ -71,7 +71,7 @@ CLI_SRC := $(wildcard contrib/cli/*.c)
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
-EMBED := etc/gpus.yaml etc/models.yaml
+EMBED := etc/gpus.yaml etc/models.yaml etc/perf.yaml
 
 # Slurm plugins: thin adapters over the core (see plugin/).
 SPANK_SRC := $(wildcard plugin/spank*.c plugin/gpucheck.c)

@@ -6,4 +6,6 @@ extern const char autosize_embedded_gpus_yaml[];
 extern const size_t autosize_embedded_gpus_yaml_len;
 extern const char autosize_embedded_models_yaml[];
 extern const size_t autosize_embedded_models_yaml_len;
+extern const char autosize_embedded_perf_yaml[];
+extern const size_t autosize_embedded_perf_yaml_len;
 #endif

@@ -98,6 +98,14 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	/* Q, K, V, attention output; MLP inner tensors. */
 	split = sbh * (2 + 4 * kvr + 2) +
 		s * b * m->ffn * (gelu ? 4 : 8);
+	if (job->precision == AUTOSIZE_PREC_FP8) {
+		/* FP8 GEMMs keep their inputs for the backward pass in FP8,
+		 * one byte instead of two (Transformer Engine, torchao
+		 * float8): QKV and MLP inputs, the attention output
+		 * projection's and the second MLP GEMM's inputs. */
+		rep -= sbh * 2;
+		split -= sbh + s * b * m->ffn;
+	}
 	if (!job->flash_attention &&
 	    lay->recompute == AUTOSIZE_RECOMPUTE_NONE)
 		/* softmax output 2as^2b, + dropout mask and output 3as^2b */

@@ -5,86 +5,58 @@
  * efficiency, memory-bound element-wise work at HBM speed, tensor-parallel
  * collectives on the intra-node link, pipeline bubble and p2p transfers,
  * and data-parallel gradient reduction over the network, partly hidden
- * behind the backward pass. One set of constants serves every GPU and run.
+ * behind the backward pass. The numbers are per GPU generation and
+ * precision (etc/perf.yaml via perfdata.c); collectives are priced in
+ * comm.c, bytes per parameter come from the framework (framework.c).
  */
 #include <math.h>
-#include "sizing.h"
+#include "comm.h"
+#include "framework.h"
 
-/*
- * Constants: physical quantities whose values were calibrated once, for all
- * runs together, against tests/validation/runs.yaml (make validate; the
- * table is tests/validation/REPORT.md). None is fitted to a single run.
+/* Generation-independent constants (the rest is per GPU generation in
+ * etc/perf.yaml, read through sizing_perf()).
  *
- * Dense-GEMM share of peak sustained inside a training step on large
- * shapes (isolated cuBLAS GEMMs reach ~0.85; launch gaps and cache
- * effects take the rest). */
-#ifndef PERF_GEMM_EFF_MAX
-#define PERF_GEMM_EFF_MAX 0.75
-#endif
-/* GEMM dimension at which efficiency is half of PERF_GEMM_EFF_MAX. */
-#ifndef PERF_GEMM_HALF_DIM
-#define PERF_GEMM_HALF_DIM 190.0
-#endif
-/* FlashAttention kernels reach a lower share of peak than plain GEMMs
- * (FlashAttention-2 paper: 50-73% of A100 peak forward+backward). */
-#ifndef PERF_ATTN_EFF_SHARE
-#define PERF_ATTN_EFF_SHARE 0.72
-#endif
-/* HBM bytes moved per token, per layer, per hidden unit, by the
- * element-wise kernels (norms, residuals, activation, dropout, rotary,
- * cast) over forward and backward. */
-#ifndef PERF_ELEMWISE_BYTES_PER_H
-#define PERF_ELEMWISE_BYTES_PER_H 170.0
-#endif
-/* HBM bytes per token per layer per (head x seq) for unfused softmax,
- * masking and dropout on the s x s scores (no FlashAttention). */
-#ifndef PERF_SCORES_BYTES
-#define PERF_SCORES_BYTES 44.0
-#endif
-/* Share of a link's nominal one-way bandwidth NCCL reaches (bus bw). */
-#ifndef PERF_NVLINK_EFF
-#define PERF_NVLINK_EFF 0.73
-#endif
-#ifndef PERF_PCIE_EFF
-#define PERF_PCIE_EFF 0.60
-#endif
-/* Network efficiency by kind (NCCL over IB verbs, RoCE, TCP sockets)
- * and latency per collective step. */
-#ifndef PERF_IB_EFF
-#define PERF_IB_EFF 0.80
-#endif
-#ifndef PERF_ROCE_EFF
-#define PERF_ROCE_EFF 0.70
-#endif
-#ifndef PERF_ETH_EFF
-#define PERF_ETH_EFF 0.35
-#endif
-#ifndef PERF_IB_LATENCY_S
-#define PERF_IB_LATENCY_S 8e-6
-#endif
-#ifndef PERF_ROCE_LATENCY_S
-#define PERF_ROCE_LATENCY_S 12e-6
-#endif
-#ifndef PERF_ETH_LATENCY_S
-#define PERF_ETH_LATENCY_S 60e-6
-#endif
-/* Gradient bucket (PyTorch DDP / Megatron default ~25-40 MB). */
-#ifndef PERF_BUCKET_BYTES
+ * Gradient bucket (PyTorch DDP / Megatron default ~25-40 MB). */
 #define PERF_BUCKET_BYTES 40e6
-#endif
-/* Share of the last backward pass that overlaps gradient reduction. */
-#ifndef PERF_DP_OVERLAP
+/* Share of the last backward pass that overlaps gradient reduction
+ * (fitted once on the 21 original A100 runs). */
 #define PERF_DP_OVERLAP 0.72
-#endif
 /* Optimizer step reads and writes its state once: bytes per parameter
  * of state moved, on HBM. */
-#ifndef PERF_OPT_PASSES
 #define PERF_OPT_PASSES 2.0
-#endif
+/* Buckets in flight at once in NCCL's pipelined ring (latency term). */
+#define PERF_BUCKETS_IN_FLIGHT 8.0
 
-double sizing_mfu_upper_bound(void)
+const perf_params *sizing_perf(const sizing_job *job)
 {
-	return PERF_GEMM_EFF_MAX;
+	return job->perf.gemm_eff_max > 0 ? &job->perf
+					  : perfdata_ampere_builtin();
+}
+
+/* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
+ * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
+static double perf_base_peak(const sizing_job *job)
+{
+	if (job->precision == AUTOSIZE_PREC_FP8)
+		return autosize_gpu_peak_flops(job->part->gpu,
+					       AUTOSIZE_PREC_BF16);
+	return job->peak_flops;
+}
+
+/* Time factor of GEMM work given its FP8 share: Amdahl over the share
+ * that runs at fp8_gemm_speedup. */
+static double perf_fp8_factor(const perf_params *pp)
+{
+	return 1.0 - pp->fp8_gemm_share +
+	       pp->fp8_gemm_share / pp->fp8_gemm_speedup;
+}
+
+double sizing_mfu_upper_bound(const sizing_job *job)
+{
+	const perf_params *pp = sizing_perf(job);
+
+	return pp->gemm_eff_max * perf_base_peak(job) /
+	       (job->peak_flops * perf_fp8_factor(pp));
 }
 
 static int perf_is_lora(const sizing_job *job)
@@ -154,44 +126,12 @@ static double perf_stage_layers(const autosize_model *m,
 	return (double)((m->layers + lay->pp - 1) / lay->pp);
 }
 
-static double perf_gemm_eff(double dim)
+/* Share of peak a GEMM reaches: rises with its smallest dimension and
+ * saturates (roofline of a tiled GEMM: small tiles waste the tensor
+ * cores; faster GPUs need larger shapes, hence a larger half_dim). */
+static double perf_gemm_eff(const perf_params *pp, double dim)
 {
-	return PERF_GEMM_EFF_MAX * dim / (dim + PERF_GEMM_HALF_DIM);
-}
-
-/* Intra-node GPU-to-GPU bandwidth NCCL reaches, bytes/s one way. */
-static double perf_intra_bw(const autosize_partition *part)
-{
-	double eff = part->intra_link == AUTOSIZE_LINK_PCIE ? PERF_PCIE_EFF
-							     : PERF_NVLINK_EFF;
-
-	return part->intra_gbs * 1e9 / 2 * eff;
-}
-
-static void perf_net(const autosize_partition *part, double *bw_per_gpu,
-		     double *latency_s)
-{
-	double eff = PERF_IB_EFF;
-
-	*latency_s = PERF_IB_LATENCY_S;
-	if (part->net == AUTOSIZE_NET_ROCE) {
-		eff = PERF_ROCE_EFF;
-		*latency_s = PERF_ROCE_LATENCY_S;
-	} else if (part->net == AUTOSIZE_NET_ETHERNET) {
-		eff = PERF_ETH_EFF;
-		*latency_s = PERF_ETH_LATENCY_S;
-	}
-	*bw_per_gpu = part->net_gbps_per_node * 1e9 / 8 * eff /
-		      part->gpus_per_node;
-}
-
-/* Ring all-reduce (or reduce-scatter + all-gather) of bytes over n
- * ranks: 2 (n - 1) / n x bytes at bandwidth bw, plus latency. */
-static double perf_allreduce_s(double bytes, int n, double bw, double lat)
-{
-	if (n <= 1 || bytes <= 0)
-		return 0;
-	return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
+	return pp->gemm_eff_max * dim / (dim + pp->gemm_half_dim);
 }
 
 /* Compute time of one micro-batch on one pipeline stage. */
@@ -199,9 +139,11 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 					const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
+	const perf_params *pp = sizing_perf(job);
 	double s = job->seq_len, tokens = s * lay->micro_batch;
 	double layers = perf_stage_layers(m, lay);
-	double peak = job->peak_flops, hbm = job->part->gpu->hbm_gbs * 1e9;
+	double peak = perf_base_peak(job);
+	double hbm = job->part->gpu->hbm_gbs * 1e9 * pp->hbm_eff;
 	double attn_model = perf_attn_flops(job);
 	double hw = sizing_hw_flops_per_token(job, lay->recompute);
 	double attn_hw = attn_model;
@@ -221,25 +163,30 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	dim = (double)m->hidden / lay->tp;
 	if (tokens < dim)
 		dim = tokens;
-	eff = perf_gemm_eff(dim);
-	t = dense_hw / (peak * eff) +
-	    attn_hw / (peak * eff * PERF_ATTN_EFF_SHARE);
+	eff = perf_gemm_eff(pp, dim);
+	/* GEMMs (the FP8 share faster), attention at its own share of the
+	 * GEMM efficiency (FlashAttention papers), both 16-bit based. */
+	t = dense_hw * perf_fp8_factor(pp) / (peak * eff) +
+	    attn_hw / (peak * eff * pp->attn_share);
 	/* Element-wise kernels are bound by HBM bandwidth. */
 	passes = lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
-	ew = tokens * layers * PERF_ELEMWISE_BYTES_PER_H * m->hidden *
+	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
 	     passes / (lay->sp ? lay->tp : 1);
 	if (!job->flash_attention)
-		ew += tokens * layers * PERF_SCORES_BYTES * m->heads * s /
+		ew += tokens * layers * pp->scores_bytes * m->heads * s /
 		      lay->tp;
-	return t + ew / hbm;
+	/* Kernel launches and synchronisation per layer: a fixed cost that
+	 * does not shrink with peak FLOP/s (tens of kernels per layer,
+	 * forward and backward, a few us each). */
+	return t + ew / hbm + layers * pp->layer_overhead_s * passes;
 }
 
 /* Tensor-parallel collectives of one micro-batch on one stage. */
 static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	double bytes, n_coll, bw, lat, net_bw;
-	int gpn = job->part->gpus_per_node;
+	double bytes, n_coll;
+	comm_link link;
 
 	if (lay->tp <= 1)
 		return 0;
@@ -250,48 +197,53 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden;
 	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
 	n_coll *= perf_stage_layers(m, lay);
-	bw = perf_intra_bw(job->part);
-	lat = 5e-6;
-	if (lay->tp > gpn) {
-		perf_net(job->part, &net_bw, &lat);
-		bw = net_bw;
-	}
-	return n_coll * perf_allreduce_s(bytes, lay->tp, bw, lat);
+	comm_link_for(job, lay->tp, &link);
+	return n_coll * comm_allreduce_s(bytes, lay->tp, &link);
 }
 
 /*
  * Data-parallel communication left exposed per step. Gradients are
  * reduced once per step (all-reduce, or reduce-scatter + all-gather with a
  * sharded optimizer: the same volume), under the backward pass of the last
- * micro-batch. ZeRO-3 / FSDP gathers the parameters for the forward and
- * the backward of every micro-batch and reduce-scatters its gradients
- * (1.5x the volume, ZeRO paper section 7.2), prefetched under that
- * micro-batch's compute.
+ * micro-batch, in the framework's wire precision (framework.c). ZeRO-3 /
+ * FSDP gathers the parameters for the forward and the backward of every
+ * micro-batch and reduce-scatters its gradients (ZeRO paper section 7.2),
+ * prefetched under that micro-batch's compute.
  */
 static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb)
 {
-	double p = sizing_trained_params_per_gpu(job, lay), bytes, bw, lat;
-	double t, window;
-	int gpn = job->part->gpus_per_node, d = lay->dp;
+	double p = sizing_trained_params_per_gpu(job, lay), grad_bytes;
+	double param_bytes, t, window, lat;
+	int d = lay->dp;
+	framework_state st;
+	comm_link link, bw_only;
 
 	if (d <= 1)
 		return 0;
-	bytes = 2.0 * p;        /* 16-bit gradients and parameters */
-	if (lay->tp * lay->pp * d <= gpn) {
-		bw = perf_intra_bw(job->part);
-		lat = 5e-6;
-	} else {
-		perf_net(job->part, &bw, &lat);
-	}
-	/* one latency per bucket and ring step, pipelined 8 deep */
-	lat = ceil(bytes / PERF_BUCKET_BYTES) * (d - 1) * lat / 8;
+	framework_state_bytes(job, &st);
+	grad_bytes = st.grad_wire_b * p;
+	param_bytes = st.param_wire_b * p;
+	comm_link_for(job, lay->tp * lay->pp * d, &link);
+	bw_only = link;
+	bw_only.latency_s = 0;
+	/* one latency per bucket and ring step, pipelined */
+	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
+	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
 	if (lay->zero_stage >= 3) {
-		t = 3.0 * (d - 1) / d * bytes / bw + 1.5 * lat;
+		t = 2 * comm_allgather_s(param_bytes, d, &bw_only) +
+		    comm_reduce_scatter_s(grad_bytes, d, &bw_only) +
+		    1.5 * lat;
 		window = PERF_DP_OVERLAP * t_mb;
 		return lay->grad_accum * (t > window ? t - window : 0);
 	}
-	t = perf_allreduce_s(bytes, d, bw, 0) + lat;
+	if (lay->zero_stage >= 1)
+		/* sharded optimizer: reduce-scatter the gradients, all-gather
+		 * the updated 16-bit parameters (Megatron dist_optimizer.md) */
+		t = comm_reduce_scatter_s(grad_bytes, d, &bw_only) +
+		    comm_allgather_s(param_bytes, d, &bw_only) + lat;
+	else
+		t = comm_allreduce_s(grad_bytes, d, &bw_only) + lat;
 	window = PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
 	return t > window ? t - window : 0;
 }
@@ -304,8 +256,8 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 			     lay->grad_accum * lay->dp;
 	double gpus = (double)lay->tp * lay->pp * lay->dp;
 	double t_mb, tp_mb, pp_mb = 0, steps, bubble;
-	double net_bw, lat, opt_s, trained;
-	int gpn = job->part->gpus_per_node;
+	double opt_s, trained;
+	comm_link link;
 
 	t_mb = perf_microbatch_compute_s(job, lay);
 	tp_mb = perf_tp_comm_s(job, lay);
@@ -314,10 +266,11 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		double bytes = 2.0 * job->seq_len * lay->micro_batch *
 			       m->hidden / (lay->sp ? lay->tp : 1);
 
-		perf_net(job->part, &net_bw, &lat);
-		if (lay->tp * lay->pp <= gpn)
-			net_bw = perf_intra_bw(job->part);
-		pp_mb = 2.0 * (bytes / net_bw + lat);
+		/* forward activations and backward gradients at each of
+		 * the v virtual stage boundaries of a rank */
+		comm_link_for(job, lay->tp * lay->pp, &link);
+		pp_mb = 2.0 * (lay->vp > 1 ? lay->vp : 1) *
+			comm_p2p_s(bytes, &link);
 	}
 	/* 1F1B: (m + (p - 1) / v) micro-batch slots per step. */
 	steps = lay->grad_accum;

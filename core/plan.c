@@ -208,7 +208,8 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
-	(void)p;
+	perfdata_resolve(perfdata_default(), part->gpu, r->precision,
+			 &job->perf);
 }
 
 /*
@@ -337,6 +338,11 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
 	plan_finish_time(plan);
+	if (job.perf.fallback)
+		autosize_plan_warn(plan, "no performance data measured on %s: "
+				   "step time from the %s generation's "
+				   "(etc/perf.yaml), less certain",
+				   part->gpu->name, job.perf.generation);
 	if (res.over_budget)
 		autosize_plan_warn(plan, "the search stopped at its work "
 				   "budget (%ld layouts): a cheaper layout "

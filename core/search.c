@@ -17,11 +17,17 @@
  * batch the user asked for. */
 #define SEARCH_BATCH_TOLERANCE 0.05
 
-/* Pipeline depths tried past the shallowest that fits. */
+/* Pipeline depths tried past the last one that improved the best plan
+ * (deeper pipelines add bubble unless interleaving or less data-parallel
+ * traffic pays for it). */
 #define SEARCH_PP_EXTRA 2
 /* Growth of probed node counts, and counts tried past the first good. */
 #define SEARCH_GROWTH 1.25
 #define SEARCH_NEIGHBOURS 3
+/* Interleaved (virtual) pipeline stages: at most this many per rank, and
+ * only tried when the 1F1B bubble (p - 1) / m is at least this share. */
+#define SEARCH_MAX_VP 8
+#define SEARCH_VP_MIN_BUBBLE 0.05
 /* Node counts scanned one by one when the staged probes found nothing. */
 #define SEARCH_SCAN_NODES 256
 
@@ -41,6 +47,7 @@ typedef struct search_state {
 	double deadline_s;
 	autosize_objective objective;
 	int have_best;
+	long best_updates;   /* times best was replaced */
 	search_cand best;
 	int have_ref;
 	search_cand ref;     /* best tokens/s per GPU */
@@ -188,6 +195,7 @@ static void search_time(search_state *st, const sizing_layout *lay,
 		    ? st->job->tokens / c.tokens_per_s : 0;
 	if (!st->have_best || search_better(st, &c, &st->best)) {
 		st->best = c;
+		st->best_updates++;
 		st->have_best = 1;
 	}
 	if (c.tokens_per_s > 0 &&
@@ -217,6 +225,28 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
 }
 
 /*
+ * Interleaved (virtual) pipeline stages per rank worth trying besides one:
+ * the largest divisor of the layers on a stage up to SEARCH_MAX_VP
+ * (Megatron: whole layers per virtual stage; interleaved 1F1B, Narayanan
+ * et al. 2021 section 2.2.2: bubble (p - 1) / (m v) for v times the p2p
+ * traffic and more activations in flight). 1 when pinned, without a
+ * pipeline, or where the framework has no interleaved schedule.
+ */
+static int search_vp_max(const search_state *st, int pp)
+{
+	const framework_profile *fp = framework_profile_get(
+		st->job->framework);
+	int per = (st->job->model->layers + pp - 1) / pp, v;
+
+	if (search_pinned(st->req->interleave) || pp <= 1 || !fp->vp_ok)
+		return 1;
+	for (v = per < SEARCH_MAX_VP ? per : SEARCH_MAX_VP; v > 1; v--)
+		if (per % v == 0)
+			return v;
+	return 1;
+}
+
+/*
  * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
  * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
  * Returns 1 when something fits.
@@ -230,6 +260,8 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	int pinned = search_pinned(r->micro_batch);
 	int n = pinned ? 1 : (int)(sizeof(free_mbs) / sizeof(free_mbs[0]));
 	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
+	int vp_max = search_vp_max(st, base->pp);
+	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
 	sizing_layout fit[5];
 	double fit_bytes[5];
 
@@ -261,10 +293,29 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 		fit_bytes[found++] = total;
 	}
 	/* Without a pipeline larger micro-batches only help: time the two
-	 * largest; with one, the bubble grows as they do: time them all. */
-	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++)
-		if (i >= 0)
-			search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
+	 * largest; with one, the bubble grows as they do: time them all,
+	 * each also interleaved when that fits. */
+	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++) {
+		sizing_layout il;
+		double il_bytes;
+
+		if (i < 0)
+			continue;
+		search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
+		il = fit[i];
+		/* the deepest interleaving that fits, where the bubble is
+		 * worth shrinking */
+		if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE)
+			continue;
+		for (il.vp = vp_max; il.vp > 1; il.vp--) {
+			if (vp_per % il.vp)
+				continue;
+			if (search_fits(st, &il, nodes, gpn, &il_bytes)) {
+				search_time(st, &il, nodes, gpn, il_bytes);
+				break;
+			}
+		}
+	}
 	return found > 0;
 }
 
@@ -344,9 +395,9 @@ static int search_pp_ok(const search_state *st, int pp)
 }
 
 /*
- * The best layouts of nodes x gpn GPUs under the request's pins. Deeper
- * pipelines than SEARCH_PP_EXTRA past the shallowest that fits only add
- * bubble and are skipped. Returns 1 when something fits.
+ * The best layouts of nodes x gpn GPUs under the request's pins. Pipeline
+ * depths stop SEARCH_PP_EXTRA fitting depths past the last one that
+ * improved the best plan. Returns 1 when something fits.
  */
 static int search_at(search_state *st, int nodes, int gpn)
 {
@@ -363,6 +414,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 	n_tp = search_tp_candidates(st, gpus, gpn, tps);
 	for (i = 0; i < n_tp; i++) {
 		int tp = tps[i], fitting_pps = 0;
+		long updates;
 
 		for (pp = 1; pp <= SEARCH_MAX_PP && tp * pp <= gpus; pp++) {
 			if ((gpus / tp) % pp || !search_pp_ok(st, pp))
@@ -373,8 +425,10 @@ static int search_at(search_state *st, int nodes, int gpn)
 			lay.sp = tp > 1 && r->sequence_parallel != 0;
 			if (search_pinned(r->dp) && lay.dp != r->dp)
 				continue;
+			updates = st->best_updates;
 			if (search_shape(st, &lay, nodes, gpn))
-				fitting_pps++;
+				fitting_pps = st->best_updates != updates
+					      ? 0 : fitting_pps + 1;
 			if (fitting_pps > SEARCH_PP_EXTRA)
 				break;
 		}

@@ -6,6 +6,7 @@
 #define AUTOSIZE_SIZING_H
 
 #include "autosize/plan.h"
+#include "perfdata.h"
 
 typedef struct sizing_layout {
 	int tp;          /* tensor parallel */
@@ -35,7 +36,12 @@ typedef struct sizing_job {
 	double peak_flops;   /* dense peak of the GPU at this precision */
 	double mfu_fixed;    /* > 0: back-of-envelope fixed utilization */
 	double usable_bytes; /* GPU memory x (1 - reserve) */
+	perf_params perf;    /* the GPU's performance data (perfdata.c);
+			      * all zero: the A100 calibration */
 } sizing_job;
+
+/* job's performance parameters (never NULL). */
+const perf_params *sizing_perf(const sizing_job *job);
 
 /* Memory per GPU on the most loaded rank (first pipeline stage). */
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,
@@ -71,9 +77,9 @@ double sizing_model_flops_per_token(const sizing_job *job);
 double sizing_hw_flops_per_token(const sizing_job *job,
 				 autosize_recompute rc);
 
-/* Highest model FLOPs utilization the time model can predict: a bound
- * for pruning sizes that cannot meet a deadline. */
-double sizing_mfu_upper_bound(void);
+/* Highest model FLOPs utilization the time model can predict for job: a
+ * bound for pruning sizes that cannot meet a deadline. */
+double sizing_mfu_upper_bound(const sizing_job *job);
 
 /* Time of one step of the layout on job->part. */
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,

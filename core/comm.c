@@ -1,0 +1,94 @@
+/*
+ * autosize: collectives and the links they cross (comm.h). Efficiencies
+ * and latencies come from the plan's performance data (etc/perf.yaml).
+ */
+#include "comm.h"
+
+void comm_link_intra(const sizing_job *job, comm_link *l)
+{
+	const perf_params *pp = sizing_perf(job);
+	const autosize_partition *part = job->part;
+	double eff = part->intra_link == AUTOSIZE_LINK_PCIE ? pp->pcie_eff
+							     : pp->nvlink_eff;
+
+	/* intra_gbs is both directions together: half one way */
+	l->bw_bytes_s = part->intra_gbs * 1e9 / 2 * eff;
+	l->latency_s = pp->intra_latency_s;
+	l->crosses_nodes = 0;
+}
+
+void comm_link_net(const sizing_job *job, comm_link *l)
+{
+	const perf_params *pp = sizing_perf(job);
+	const autosize_partition *part = job->part;
+	double eff = pp->ib_eff;
+
+	l->latency_s = pp->ib_latency_s;
+	if (part->net == AUTOSIZE_NET_ROCE) {
+		eff = pp->roce_eff;
+		l->latency_s = pp->roce_latency_s;
+	} else if (part->net == AUTOSIZE_NET_ETHERNET) {
+		eff = pp->ethernet_eff;
+		l->latency_s = pp->ethernet_latency_s;
+	}
+	/* Gb/s per node, shared by its GPUs */
+	l->bw_bytes_s = part->net_gbps_per_node * 1e9 / 8 * eff /
+			part->gpus_per_node;
+	l->crosses_nodes = 1;
+}
+
+void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
+{
+	if (span_gpus <= job->part->gpus_per_node)
+		comm_link_intra(job, l);
+	else
+		comm_link_net(job, l);
+}
+
+double comm_allreduce_s(double bytes, int n, const comm_link *l)
+{
+	if (n <= 1 || bytes <= 0)
+		return 0;
+	return 2.0 * (n - 1) / n * bytes / l->bw_bytes_s +
+	       2.0 * (n - 1) * l->latency_s;
+}
+
+double comm_allgather_s(double bytes, int n, const comm_link *l)
+{
+	if (n <= 1 || bytes <= 0)
+		return 0;
+	return (double)(n - 1) / n * bytes / l->bw_bytes_s +
+	       (n - 1) * l->latency_s;
+}
+
+double comm_reduce_scatter_s(double bytes, int n, const comm_link *l)
+{
+	/* the mirror image of all-gather: same volume and steps */
+	return comm_allgather_s(bytes, n, l);
+}
+
+double comm_alltoall_s(const sizing_job *job, double bytes, int n,
+		       int n_per_node)
+{
+	comm_link in, net;
+	double t_in, t_net;
+	int local = n < n_per_node ? n : n_per_node;
+
+	if (n <= 1 || bytes <= 0)
+		return 0;
+	comm_link_intra(job, &in);
+	comm_link_net(job, &net);
+	/* (local - 1) of n peers share the node, (n - local) are remote */
+	t_in = bytes * (local - 1) / n / in.bw_bytes_s +
+	       (local > 1 ? in.latency_s : 0);
+	t_net = n > local ? bytes * (n - local) / n / net.bw_bytes_s +
+			    net.latency_s : 0;
+	return t_in > t_net ? t_in : t_net;
+}
+
+double comm_p2p_s(double bytes, const comm_link *l)
+{
+	if (bytes <= 0)
+		return 0;
+	return bytes / l->bw_bytes_s + l->latency_s;
+}

@@ -1,0 +1,51 @@
+/*
+ * autosize internal: collectives (core/comm.c). The time of all-reduce,
+ * all-gather, reduce-scatter, all-to-all and point-to-point transfers, and
+ * the link each crosses: NVLink/xGMI/PCIe inside a node, the network
+ * across nodes. Every parallel dimension's traffic (TP, DP/ZeRO/FSDP, PP,
+ * CP, EP) is priced here.
+ */
+#ifndef AUTOSIZE_COMM_H
+#define AUTOSIZE_COMM_H
+
+#include "sizing.h"
+
+/* A link as NCCL sees it: bytes/s per GPU one way, seconds per step. */
+typedef struct comm_link {
+	double bw_bytes_s;
+	double latency_s;
+	int crosses_nodes;
+} comm_link;
+
+/* The GPU-to-GPU link inside a node (NVLink, xGMI, HCCS or PCIe). */
+void comm_link_intra(const sizing_job *job, comm_link *l);
+
+/* The network between nodes, per GPU (the node's ports shared). */
+void comm_link_net(const sizing_job *job, comm_link *l);
+
+/* The link a group of ranks crosses: inside one node when the group
+ * spans at most a node's GPUs (span_gpus: the ranks it covers,
+ * consecutive ranks included, e.g. tp x pp x dp for a DP group). */
+void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
+
+/* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
+ * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */
+double comm_allreduce_s(double bytes, int n, const comm_link *l);
+
+/* Ring all-gather / reduce-scatter of a buffer of bytes (the full,
+ * gathered size): (n - 1) / n x bytes / bw + (n - 1) latencies. */
+double comm_allgather_s(double bytes, int n, const comm_link *l);
+double comm_reduce_scatter_s(double bytes, int n, const comm_link *l);
+
+/*
+ * All-to-all where each rank sends bytes in total, spread evenly over n
+ * ranks of which the ones beyond a node cross the network: the slower of
+ * the intra-node share and the network share (NCCL runs both at once).
+ */
+double comm_alltoall_s(const sizing_job *job, double bytes, int n,
+		       int n_per_node);
+
+/* One point-to-point transfer. */
+double comm_p2p_s(double bytes, const comm_link *l);
+
+#endif

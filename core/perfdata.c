@@ -1,0 +1,340 @@
+/*
+ * autosize: performance parameters as data (etc/perf.yaml): parsing,
+ * the compiled-in table, and the choice of entry for a GPU.
+ */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "perfdata.h"
+#include "embedded.h"
+#include "ytree.h"
+
+/* One number of an entry: its key, where it goes, its range. */
+typedef struct perfdata_key {
+	const char *key;
+	size_t offset;
+	double min;
+	double max;
+} perfdata_key;
+
+#define PERFDATA_KEY(name, lo, hi) \
+	{ #name, offsetof(perf_params, name), lo, hi }
+
+static const perfdata_key perfdata_keys[] = {
+	PERFDATA_KEY(gemm_eff_max, 0.05, 1),
+	PERFDATA_KEY(gemm_half_dim, 0, 100000),
+	PERFDATA_KEY(attn_share, 0.05, 2),
+	PERFDATA_KEY(hbm_eff, 0.05, 1),
+	PERFDATA_KEY(elementwise_bytes_per_h, 0, 10000),
+	PERFDATA_KEY(scores_bytes, 0, 10000),
+	PERFDATA_KEY(layer_overhead_s, 0, 1),
+	PERFDATA_KEY(nvlink_eff, 0.01, 1),
+	PERFDATA_KEY(pcie_eff, 0.01, 1),
+	PERFDATA_KEY(ib_eff, 0.01, 1),
+	PERFDATA_KEY(roce_eff, 0.01, 1),
+	PERFDATA_KEY(ethernet_eff, 0.01, 1),
+	PERFDATA_KEY(intra_latency_s, 0, 1),
+	PERFDATA_KEY(ib_latency_s, 0, 1),
+	PERFDATA_KEY(roce_latency_s, 0, 1),
+	PERFDATA_KEY(ethernet_latency_s, 0, 1),
+	PERFDATA_KEY(fp8_gemm_speedup, 1, 4),
+	PERFDATA_KEY(fp8_gemm_share, 0, 1),
+	{ NULL, 0, 0, 0 }
+};
+
+#define PERFDATA_N_KEYS \
+	(sizeof(perfdata_keys) / sizeof(perfdata_keys[0]) - 1)
+
+static const char *const perfdata_top_keys[] = {"generations", "residuals",
+						NULL};
+static const char *const perfdata_regime_keys[] = {
+	"generation", "framework", "scale", "runs", "q_low", "q_high", NULL
+};
+static const char *const perfdata_residual_keys[] = {"note", "pooled",
+						     "regimes", NULL};
+
+/* The A100 calibration: what perf.c used as #defines before this file
+ * existed (kept so that A100 results do not move). */
+static const perf_params perfdata_ampere = {
+	"ampere", "ampere", 0,
+	0.75, 190, 0.72, 1.0, 170, 44, 0,
+	0.73, 0.60, 0.80, 0.70, 0.35,
+	5e-6, 8e-6, 12e-6, 60e-6,
+	1.0, 0
+};
+
+const perf_params *perfdata_ampere_builtin(void)
+{
+	return &perfdata_ampere;
+}
+
+static double *perfdata_slot(perf_params *p, const perfdata_key *k)
+{
+	return (double *)(void *)((char *)p + k->offset);
+}
+
+/* A list of GPU names into out (at most PERFDATA_MAX_GPUS). */
+static autosize_err perfdata_names(const autosize_ytree *t,
+				   const autosize_ynode *map, const char *key,
+				   char (*out)[AUTOSIZE_GPU_NAME_MAX], int *n,
+				   autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+
+	*n = 0;
+	rc = autosize_ytree_seq(t, map, key, AUTOSIZE_Y_REQUIRED,
+				PERFDATA_MAX_GPUS, &seq, e);
+	if (rc)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		rc = autosize_ynode_str(t, it, key, out[*n],
+					AUTOSIZE_GPU_NAME_MAX, e);
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return AUTOSIZE_OK;
+}
+
+/* Every number of an entry, each with a non-empty source. */
+static autosize_err perfdata_numbers(const autosize_ytree *t,
+				     const autosize_ynode *m, perf_params *p,
+				     autosize_error *e)
+{
+	const autosize_ynode *src, *n;
+	const char *src_keys[PERFDATA_N_KEYS + 1];
+	const perfdata_key *k;
+	autosize_err rc;
+	size_t i;
+
+	rc = autosize_ytree_map(t, m, "sources", AUTOSIZE_Y_REQUIRED, &src, e);
+	for (i = 0; i < PERFDATA_N_KEYS; i++)
+		src_keys[i] = perfdata_keys[i].key;
+	src_keys[PERFDATA_N_KEYS] = NULL;
+	if (!rc)
+		rc = autosize_ytree_check_keys(t, src, "sources", src_keys, e);
+	for (k = perfdata_keys; !rc && k->key; k++) {
+		rc = autosize_ytree_double(t, m, k->key, AUTOSIZE_Y_REQUIRED,
+					   k->min, k->max,
+					   perfdata_slot(p, k), NULL, e);
+		if (!rc)
+			rc = autosize_ytree_text(t, src, k->key, e);
+		n = rc ? NULL : autosize_ynode_get(src, k->key);
+		if (!rc && (!n || autosize_ynode_is_null(n) ||
+			    n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0))
+			rc = autosize_ytree_fail(t, src->line, e,
+						 AUTOSIZE_EINVAL,
+						 "key 'sources': '%s' has no "
+						 "source (a paper, a "
+						 "measurement, or \"fitted on "
+						 "the fit half\")", k->key);
+	}
+	return rc;
+}
+
+static autosize_err perfdata_entry_parse(const autosize_ytree *t,
+					 const autosize_ynode *m,
+					 perfdata_entry *en, autosize_error *e)
+{
+	static const char *known[PERFDATA_N_KEYS + 5];
+	autosize_err rc;
+	size_t i;
+
+	known[0] = "name";
+	known[1] = "measured_on";
+	known[2] = "members";
+	known[3] = "sources";
+	for (i = 0; i < PERFDATA_N_KEYS; i++)
+		known[4 + i] = perfdata_keys[i].key;
+	known[4 + PERFDATA_N_KEYS] = NULL;
+	memset(en, 0, sizeof(*en));
+	rc = autosize_ytree_check_keys(t, m, "generations", known, e);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "name", AUTOSIZE_Y_REQUIRED,
+					en->p.entry, sizeof(en->p.entry), NULL,
+					e);
+	if (!rc)
+		rc = perfdata_names(t, m, "measured_on", en->measured_on,
+				    &en->n_measured, e);
+	if (!rc)
+		rc = perfdata_names(t, m, "members", en->members,
+				    &en->n_members, e);
+	if (!rc)
+		rc = perfdata_numbers(t, m, &en->p, e);
+	memcpy(en->p.generation, en->p.entry, sizeof(en->p.generation));
+	return rc;
+}
+
+static autosize_err perfdata_regime_parse(const autosize_ytree *t,
+					  const autosize_ynode *m,
+					  perfdata_regime *g, int need_names,
+					  autosize_error *e)
+{
+	autosize_err rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = autosize_ytree_check_keys(t, m, "regimes", perfdata_regime_keys,
+				       e);
+	if (!rc && need_names)
+		rc = autosize_ytree_str(t, m, "generation",
+					AUTOSIZE_Y_REQUIRED, g->generation,
+					sizeof(g->generation), NULL, e);
+	if (!rc && need_names)
+		rc = autosize_ytree_str(t, m, "framework", AUTOSIZE_Y_REQUIRED,
+					g->framework, sizeof(g->framework),
+					NULL, e);
+	if (!rc && need_names)
+		rc = autosize_ytree_str(t, m, "scale", AUTOSIZE_Y_REQUIRED,
+					g->scale, sizeof(g->scale), NULL, e);
+	if (!rc)
+		rc = autosize_ytree_int(t, m, "runs", AUTOSIZE_Y_REQUIRED, 0,
+					100000, &g->runs, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "q_low", AUTOSIZE_Y_REQUIRED,
+					   -3, 3, &g->q_low, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "q_high", AUTOSIZE_Y_REQUIRED,
+					   -3, 3, &g->q_high, NULL, e);
+	if (!rc && g->q_high < g->q_low)
+		rc = autosize_ytree_fail(t, m->line, e, AUTOSIZE_EINVAL,
+					 "q_high is below q_low");
+	return rc;
+}
+
+static autosize_err perfdata_residuals(const autosize_ytree *t,
+				       const autosize_ynode *root,
+				       perfdata_table *tab, autosize_error *e)
+{
+	const autosize_ynode *m, *pooled, *seq, *it;
+	autosize_err rc;
+
+	rc = autosize_ytree_map(t, root, "residuals", AUTOSIZE_Y_OPTIONAL, &m,
+				e);
+	if (rc || !m)
+		return rc;
+	rc = autosize_ytree_check_keys(t, m, "residuals",
+				       perfdata_residual_keys, e);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "note", AUTOSIZE_Y_REQUIRED,
+					tab->residuals_note,
+					sizeof(tab->residuals_note), NULL, e);
+	if (!rc)
+		rc = autosize_ytree_map(t, m, "pooled", AUTOSIZE_Y_REQUIRED,
+					&pooled, e);
+	if (!rc)
+		rc = perfdata_regime_parse(t, pooled, &tab->pooled, 0, e);
+	if (!rc)
+		rc = autosize_ytree_seq(t, m, "regimes", AUTOSIZE_Y_OPTIONAL,
+					PERFDATA_MAX_REGIMES, &seq, e);
+	for (it = !rc && seq ? seq->child : NULL; it && !rc; it = it->next)
+		rc = perfdata_regime_parse(t, it,
+					   &tab->regimes[tab->n_regimes++], 1,
+					   e);
+	return rc;
+}
+
+autosize_err perfdata_parse(const char *text, size_t len, const char *what,
+			    perfdata_table *tab, autosize_error *e)
+{
+	autosize_ytree *t;
+	const autosize_ynode *root, *seq, *it;
+	autosize_err rc;
+
+	memset(tab, 0, sizeof(*tab));
+	t = autosize_ytree_parse(text, len, what, e);
+	if (!t)
+		return e ? e->code : AUTOSIZE_EINVAL;
+	root = autosize_ytree_root(t);
+	rc = autosize_ytree_check_keys(t, root, "perf", perfdata_top_keys, e);
+	if (!rc)
+		rc = autosize_ytree_seq(t, root, "generations",
+					AUTOSIZE_Y_REQUIRED,
+					PERFDATA_MAX_ENTRIES, &seq, e);
+	for (it = rc ? NULL : seq->child; it && !rc; it = it->next)
+		rc = perfdata_entry_parse(t, it, &tab->entries[tab->n++], e);
+	if (!rc)
+		rc = perfdata_residuals(t, root, tab, e);
+	autosize_ytree_destroy(t);
+	return rc;
+}
+
+static perfdata_table perfdata_embedded;
+static const perfdata_table *perfdata_active;
+static pthread_once_t perfdata_once = PTHREAD_ONCE_INIT;
+
+static void perfdata_load_embedded(void)
+{
+	autosize_error e;
+
+	autosize_error_clear(&e);
+	if (perfdata_parse(autosize_embedded_perf_yaml,
+			   autosize_embedded_perf_yaml_len, "etc/perf.yaml",
+			   &perfdata_embedded, &e) != AUTOSIZE_OK) {
+		/* test_perfdata guards the shipped file; never fail a plan */
+		memset(&perfdata_embedded, 0, sizeof(perfdata_embedded));
+		perfdata_embedded.n = 1;
+		perfdata_embedded.entries[0].p = perfdata_ampere;
+	}
+}
+
+const perfdata_table *perfdata_default(void)
+{
+	pthread_once(&perfdata_once, perfdata_load_embedded);
+	return perfdata_active ? perfdata_active : &perfdata_embedded;
+}
+
+void perfdata_use(const perfdata_table *t)
+{
+	perfdata_active = t;
+}
+
+/* Generation from the catalog's figures, for a GPU listed nowhere. */
+static const char *perfdata_guess(const autosize_gpu *gpu)
+{
+	if (gpu->link == AUTOSIZE_LINK_XGMI)
+		return "cdna";
+	if (gpu->fp8_tflops <= 0)
+		return "ampere";
+	if (gpu->bf16_tflops >= 1500)
+		return "blackwell";
+	return "hopper";
+}
+
+static int perfdata_listed(const char (*names)[AUTOSIZE_GPU_NAME_MAX], int n,
+			   const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+void perfdata_resolve(const perfdata_table *t, const autosize_gpu *gpu,
+		      autosize_precision prec, perf_params *out)
+{
+	const perfdata_entry *found = NULL;
+	const char *gen = perfdata_guess(gpu);
+	int i, fallback = 1;
+
+	for (i = 0; i < t->n && !found; i++)
+		if (perfdata_listed(t->entries[i].measured_on,
+				    t->entries[i].n_measured, gpu->name)) {
+			found = &t->entries[i];
+			fallback = 0;
+		}
+	for (i = 0; i < t->n && !found; i++)
+		if (perfdata_listed(t->entries[i].members,
+				    t->entries[i].n_members, gpu->name))
+			found = &t->entries[i];
+	for (i = 0; i < t->n && !found; i++)
+		if (strcmp(t->entries[i].p.generation, gen) == 0)
+			found = &t->entries[i];
+	*out = found ? found->p : perfdata_ampere;
+	out->fallback = fallback;
+	if (prec != AUTOSIZE_PREC_FP8 || gpu->fp8_tflops <= 0)
+		out->fp8_gemm_share = 0;
+}

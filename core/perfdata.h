@@ -1,0 +1,100 @@
+/*
+ * autosize internal: performance parameters as data (etc/perf.yaml,
+ * compiled in), per GPU generation and precision, resolved once per plan
+ * into the numbers the step-time model (perf.c) and the collectives
+ * (comm.c) read.
+ */
+#ifndef AUTOSIZE_PERFDATA_H
+#define AUTOSIZE_PERFDATA_H
+
+#include "autosize/catalog.h"
+#include "autosize/plan.h"
+
+#define PERFDATA_NAME_MAX 16
+#define PERFDATA_MAX_ENTRIES 12
+#define PERFDATA_MAX_GPUS 12
+#define PERFDATA_MAX_REGIMES 48
+
+/* The numbers one plan uses. */
+typedef struct perf_params {
+	char entry[PERFDATA_NAME_MAX];      /* perf.yaml entry used */
+	char generation[PERFDATA_NAME_MAX]; /* ampere, hopper, ... */
+	int fallback;     /* 1: the GPU has no numbers of its own */
+	double gemm_eff_max;       /* GEMM share of peak, large shapes */
+	double gemm_half_dim;      /* GEMM dimension at half of that share */
+	double attn_share;         /* attention kernels vs GEMM efficiency */
+	double hbm_eff;            /* share of HBM bandwidth reached */
+	double elementwise_bytes_per_h; /* per token, layer, hidden unit */
+	double scores_bytes;       /* per token, layer, head x seq (unfused) */
+	double layer_overhead_s;   /* per layer and micro-batch, fwd + bwd */
+	double nvlink_eff;         /* NCCL bus bandwidth share of the link */
+	double pcie_eff;
+	double ib_eff;
+	double roce_eff;
+	double ethernet_eff;
+	double intra_latency_s;    /* per collective step inside a node */
+	double ib_latency_s;       /* per collective step across nodes */
+	double roce_latency_s;
+	double ethernet_latency_s;
+	double fp8_gemm_speedup;   /* FP8 GEMM rate over BF16 */
+	double fp8_gemm_share;     /* share of GEMM FLOPs run in FP8 */
+} perf_params;
+
+/* Spread of log(real / predicted) time of one regime (perf.yaml
+ * residuals:, from make validate). */
+typedef struct perfdata_regime {
+	char generation[PERFDATA_NAME_MAX];
+	char framework[PERFDATA_NAME_MAX];
+	char scale[PERFDATA_NAME_MAX];   /* gpus bucket: small, mid, large */
+	int runs;
+	double q_low;    /* lower quantile of log(real / predicted) */
+	double q_high;   /* upper quantile */
+} perfdata_regime;
+
+typedef struct perfdata_entry {
+	perf_params p;
+	char measured_on[PERFDATA_MAX_GPUS][AUTOSIZE_GPU_NAME_MAX];
+	int n_measured;
+	char members[PERFDATA_MAX_GPUS][AUTOSIZE_GPU_NAME_MAX];
+	int n_members;
+} perfdata_entry;
+
+typedef struct perfdata_table {
+	int n;
+	perfdata_entry entries[PERFDATA_MAX_ENTRIES];
+	int n_regimes;
+	perfdata_regime regimes[PERFDATA_MAX_REGIMES];
+	perfdata_regime pooled;     /* all runs together */
+	char residuals_note[160];   /* date, run count, source */
+} perfdata_table;
+
+/*
+ * Parse perf.yaml text into *t (no allocation kept). Strict: unknown keys,
+ * missing numbers or sources, out-of-range values are errors naming the
+ * line and key.
+ */
+autosize_err perfdata_parse(const char *text, size_t len, const char *what,
+			    perfdata_table *t, autosize_error *e);
+
+/* The compiled-in table (etc/perf.yaml), parsed once per process. Never
+ * NULL: should the embedded file not parse, a table with the A100
+ * calibration alone. */
+const perfdata_table *perfdata_default(void);
+
+/* Use t instead of the compiled-in table from now on (calibration tools;
+ * not for threaded callers). NULL restores the compiled-in one. */
+void perfdata_use(const perfdata_table *t);
+
+/*
+ * The parameters for gpu at precision: the entry measured on it, else
+ * the entry listing it as a member, else the entry of the generation its
+ * catalog figures suggest (out->fallback = 1 in both latter cases).
+ */
+void perfdata_resolve(const perfdata_table *t, const autosize_gpu *gpu,
+		      autosize_precision prec, perf_params *out);
+
+/* The A100 calibration (the ampere entry as compiled), for jobs built
+ * without a resolved table (unit tests). */
+const perf_params *perfdata_ampere_builtin(void);
+
+#endif
