@@ -1,0 +1,101 @@
+/*
+ * Collectives (core/comm.c): ring formulas on hand-computed cases and the
+ * link each group crosses.
+ */
+#include "testutil.h"
+#include "autosize.h"
+#include "comm.h"
+
+static void job_on(sizing_job *job, autosize_partition *part,
+		   autosize_catalog *c, const char *gpu)
+{
+	const autosize_gpu *g = autosize_catalog_find(c, gpu);
+
+	assert_non_null(g);
+	autosize_partition_reference(part, g, 8);
+	memset(job, 0, sizeof(*job));
+	job->part = part;
+	perfdata_resolve(perfdata_default(), g, AUTOSIZE_PREC_BF16,
+			 &job->perf);
+}
+
+static void test_ring_formulas(void **state)
+{
+	comm_link l = {100e9, 10e-6, 0};
+
+	/* 2 (n - 1) / n x 8 GB / 100 GB/s + 2 (n - 1) x 10 us, n = 8 */
+	assert_true(fabs(comm_allreduce_s(8e9, 8, &l) -
+			 (2.0 * 7 / 8 * 0.08 + 14 * 10e-6)) < 1e-12);
+	assert_true(fabs(comm_allgather_s(8e9, 8, &l) -
+			 (7.0 / 8 * 0.08 + 7 * 10e-6)) < 1e-12);
+	assert_true(comm_reduce_scatter_s(8e9, 8, &l) ==
+		    comm_allgather_s(8e9, 8, &l));
+	assert_true(comm_allreduce_s(8e9, 1, &l) == 0);
+	assert_true(comm_allgather_s(0, 8, &l) == 0);
+	assert_true(fabs(comm_p2p_s(1e9, &l) - (0.01 + 10e-6)) < 1e-12);
+}
+
+static void test_links(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	sizing_job job;
+	comm_link in, net, l;
+
+	assert_non_null(c);
+	job_on(&job, &part, c, "a100-80gb");
+	comm_link_intra(&job, &in);
+	comm_link_net(&job, &net);
+	/* DGX A100: 600 GB/s both ways -> 300 one way x 0.73 */
+	assert_true(fabs(in.bw_bytes_s - 300e9 * 0.73) < 1);
+	/* 8 x 200 Gb/s per node, one port per GPU: 25 GB/s x 0.80 */
+	assert_true(fabs(net.bw_bytes_s - 25e9 * 0.80) < 1);
+	assert_int_equal(net.crosses_nodes, 1);
+	comm_link_for(&job, 8, &l);
+	assert_int_equal(l.crosses_nodes, 0);
+	comm_link_for(&job, 16, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	/* Ethernet: lower efficiency, higher latency */
+	part.net = AUTOSIZE_NET_ETHERNET;
+	comm_link_net(&job, &l);
+	assert_true(l.bw_bytes_s < net.bw_bytes_s / 2);
+	assert_true(l.latency_s > net.latency_s);
+	autosize_catalog_destroy(c);
+}
+
+/* All-to-all: inside a node only NVLink; across nodes the network share
+ * dominates, and grows with the share of remote peers. */
+static void test_alltoall(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	sizing_job job;
+	comm_link in;
+	double t8, t16, t64;
+
+	assert_non_null(c);
+	job_on(&job, &part, c, "h100");
+	comm_link_intra(&job, &in);
+	t8 = comm_alltoall_s(&job, 1e9, 8, 8);
+	assert_true(fabs(t8 - (1e9 * 7 / 8 / in.bw_bytes_s +
+			       in.latency_s)) < 1e-12);
+	t16 = comm_alltoall_s(&job, 1e9, 16, 8);
+	t64 = comm_alltoall_s(&job, 1e9, 64, 8);
+	assert_true(t16 > 3 * t8);
+	assert_true(t64 > t16);
+	assert_true(comm_alltoall_s(&job, 1e9, 1, 8) == 0);
+	autosize_catalog_destroy(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_formulas),
+		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_alltoall),
+	};
+
+	return cmocka_run_group_tests_name("comm", tests, NULL, NULL);
+}

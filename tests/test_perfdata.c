@@ -1,0 +1,187 @@
+/*
+ * Performance data (etc/perf.yaml via core/perfdata.c): the shipped file
+ * parses, keeps the A100 calibration, every number has a source, a GPU
+ * finds its entry or its generation's (and the plan says so).
+ */
+#include "testutil.h"
+#include "autosize.h"
+#include "perfdata.h"
+
+static const char good_entry[] =
+	"generations:\n"
+	"  - name: ampere\n"
+	"    measured_on: [A100-SXM4-80GB]\n"
+	"    members: []\n"
+	"    gemm_eff_max: 0.7\n    gemm_half_dim: 200\n"
+	"    attn_share: 0.7\n    hbm_eff: 1\n"
+	"    elementwise_bytes_per_h: 170\n    scores_bytes: 44\n"
+	"    layer_overhead_s: 0\n    nvlink_eff: 0.7\n    pcie_eff: 0.6\n"
+	"    ib_eff: 0.8\n    roce_eff: 0.7\n    ethernet_eff: 0.3\n"
+	"    intra_latency_s: 5e-6\n    ib_latency_s: 8e-6\n"
+	"    roce_latency_s: 1e-5\n    ethernet_latency_s: 6e-5\n"
+	"    fp8_gemm_speedup: 1\n    fp8_gemm_share: 0\n"
+	"    sources: {gemm_eff_max: a, gemm_half_dim: a, attn_share: a,\n"
+	"      hbm_eff: a, elementwise_bytes_per_h: a, scores_bytes: a,\n"
+	"      layer_overhead_s: a, nvlink_eff: a, pcie_eff: a, ib_eff: a,\n"
+	"      roce_eff: a, ethernet_eff: a, intra_latency_s: a,\n"
+	"      ib_latency_s: a, roce_latency_s: a, ethernet_latency_s: a,\n"
+	"      fp8_gemm_speedup: a, fp8_gemm_share: a}\n";
+
+static void test_shipped_file(void **state)
+{
+	const perfdata_table *t = perfdata_default();
+	const perf_params *a = perfdata_ampere_builtin();
+	const char *gens[] = {"ampere", "hopper", "blackwell", "cdna", NULL};
+	int i, j, found;
+
+	assert_true(t->n >= 4);
+	for (i = 0; gens[i]; i++) {
+		found = 0;
+		for (j = 0; j < t->n; j++)
+			found |= strcmp(t->entries[j].p.generation,
+					gens[i]) == 0;
+		assert_true(found);
+	}
+	/* A100 results must not move: the ampere entry is the old
+	 * calibration, number for number. */
+	assert_string_equal(t->entries[0].p.generation, "ampere");
+	assert_true(t->entries[0].p.gemm_eff_max == a->gemm_eff_max);
+	assert_true(t->entries[0].p.gemm_half_dim == a->gemm_half_dim);
+	assert_true(t->entries[0].p.attn_share == a->attn_share);
+	assert_true(t->entries[0].p.elementwise_bytes_per_h ==
+		    a->elementwise_bytes_per_h);
+	assert_true(t->entries[0].p.nvlink_eff == a->nvlink_eff);
+	assert_true(t->entries[0].p.layer_overhead_s == 0);
+}
+
+static const autosize_gpu *gpu(const autosize_catalog *c, const char *n)
+{
+	const autosize_gpu *g = autosize_catalog_find(c, n);
+
+	assert_non_null(g);
+	return g;
+}
+
+static void test_resolve(void **state)
+{
+	const perfdata_table *t = perfdata_default();
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_gpu odd;
+	perf_params p;
+
+	assert_non_null(c);
+	perfdata_resolve(t, gpu(c, "a100-80gb"), AUTOSIZE_PREC_BF16, &p);
+	assert_string_equal(p.generation, "ampere");
+	assert_int_equal(p.fallback, 0);
+	perfdata_resolve(t, gpu(c, "h800"), AUTOSIZE_PREC_FP8, &p);
+	assert_string_equal(p.generation, "hopper");
+	assert_int_equal(p.fallback, 0);
+	assert_true(p.fp8_gemm_share > 0);
+	/* FP8 numbers only for FP8 jobs */
+	perfdata_resolve(t, gpu(c, "h800"), AUTOSIZE_PREC_BF16, &p);
+	assert_true(p.fp8_gemm_share == 0);
+	/* a member: its generation's numbers, flagged */
+	perfdata_resolve(t, gpu(c, "H100-PCIe-80GB"), AUTOSIZE_PREC_BF16,
+			 &p);
+	assert_string_equal(p.generation, "hopper");
+	assert_int_equal(p.fallback, 1);
+	/* listed nowhere: the generation its figures suggest */
+	odd = *gpu(c, "b200");
+	snprintf(odd.name, sizeof(odd.name), "X-1000");
+	perfdata_resolve(t, &odd, AUTOSIZE_PREC_BF16, &p);
+	assert_string_equal(p.generation, "blackwell");
+	assert_int_equal(p.fallback, 1);
+	odd.fp8_tflops = 0;
+	perfdata_resolve(t, &odd, AUTOSIZE_PREC_BF16, &p);
+	assert_string_equal(p.generation, "ampere");
+	odd.link = AUTOSIZE_LINK_XGMI;
+	perfdata_resolve(t, &odd, AUTOSIZE_PREC_BF16, &p);
+	assert_string_equal(p.generation, "cdna");
+	autosize_catalog_destroy(c);
+}
+
+/* Replace the first occurrence of from by to in a copy of good_entry. */
+static autosize_err parse_edited(const char *from, const char *to,
+				 autosize_error *e)
+{
+	static perfdata_table t;
+	char buf[sizeof(good_entry) + 256];
+	const char *at = strstr(good_entry, from);
+
+	assert_non_null(at);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - good_entry),
+		 good_entry, to, at + strlen(from));
+	return perfdata_parse(buf, strlen(buf), "perf.yaml", &t, e);
+}
+
+static void test_strict(void **state)
+{
+	perfdata_table t;
+	autosize_error e;
+
+	assert_int_equal(perfdata_parse(good_entry, strlen(good_entry),
+					"perf.yaml", &t, &e), AUTOSIZE_OK);
+	assert_int_equal(t.n, 1);
+	assert_true(t.entries[0].p.gemm_half_dim == 200);
+	/* a number without its source */
+	assert_int_not_equal(parse_edited("gemm_half_dim: a, ", "", &e),
+			     AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "gemm_half_dim"));
+	/* an empty source */
+	assert_int_not_equal(parse_edited("hbm_eff: a", "hbm_eff: ''", &e),
+			     AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "hbm_eff"));
+	/* out of range, unknown key, missing number */
+	assert_int_not_equal(parse_edited("gemm_eff_max: 0.7",
+					  "gemm_eff_max: 1.7", &e),
+			     AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "gemm_eff_max"));
+	assert_int_not_equal(parse_edited("hbm_eff: 1\n",
+					  "hbm_eff: 1\n    speed: 3\n", &e),
+			     AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "speed"));
+	assert_int_not_equal(parse_edited("    layer_overhead_s: 0\n", "",
+					  &e), AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "layer_overhead_s"));
+}
+
+/* A GPU without numbers of its own: the plan says whose it used. */
+static void test_plan_says_fallback(void **state)
+{
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	autosize_policy *p = autosize_policy_default(&e);
+	int i, said = 0;
+
+	assert_non_null(p);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "7e9", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100-pcie", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-tokens", "10B", &e),
+			 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	for (i = 0; i < plan.n_warnings; i++)
+		said |= strstr(plan.warnings[i], "hopper generation") != NULL;
+	assert_true(said);
+	autosize_request_set(&r, "gpu", "a100-80gb", &e);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	for (i = 0; i < plan.n_warnings; i++)
+		assert_null(strstr(plan.warnings[i], "generation's"));
+	autosize_policy_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped_file),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_plan_says_fallback),
+	};
+
+	return cmocka_run_group_tests_name("perfdata", tests, NULL, NULL);
+}
