@@ -26,6 +26,18 @@ static const jobenv_field jobenv_fields[] = {
 	JOBENV_F("experts", experts, AUTOSIZE_MAX_EXPERTS),
 	JOBENV_F("experts_active", experts_active, AUTOSIZE_MAX_EXPERTS),
 	JOBENV_F("tied", tied_embeddings, 1),
+	JOBENV_F("head_dim", head_dim, AUTOSIZE_MAX_HEAD_DIM),
+	JOBENV_F("experts_shared", experts_shared, AUTOSIZE_MAX_EXPERTS),
+	JOBENV_F("ffn_shared", ffn_shared, AUTOSIZE_MAX_FFN),
+	JOBENV_F("dense_layers", dense_layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F("ffn_dense", ffn_dense, AUTOSIZE_MAX_FFN),
+	JOBENV_F("q_lora_rank", q_lora_rank, AUTOSIZE_MAX_LORA_RANK),
+	JOBENV_F("kv_lora_rank", kv_lora_rank, AUTOSIZE_MAX_LORA_RANK),
+	JOBENV_F("qk_nope_head_dim", qk_nope_head_dim, AUTOSIZE_MAX_HEAD_DIM),
+	JOBENV_F("qk_rope_head_dim", qk_rope_head_dim, AUTOSIZE_MAX_HEAD_DIM),
+	JOBENV_F("v_head_dim", v_head_dim, AUTOSIZE_MAX_HEAD_DIM),
+	JOBENV_F("max_positions", max_positions, AUTOSIZE_MAX_POSITIONS),
+	JOBENV_F("learned_positions", learned_positions, 1),
 };
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
 

@@ -2,6 +2,7 @@
  * autosize: model architecture checks and parameter counts.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "autosize/model.h"
 
@@ -15,33 +16,46 @@ void autosize_model_init(autosize_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static autosize_err model_check_range(const char *key, long v, long lo,
-				      long hi, autosize_error *e)
+/* One MLP of inner width f: gate/up/down, or fc1/fc2 and their biases. */
+static double model_mlp_params(const autosize_model *m, double f)
 {
-	if (v < lo || v > hi)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "model %s %ld is out of range "
-				     "(expected %ld..%ld)", key, v, lo, hi);
-	return AUTOSIZE_OK;
-}
-
-static double model_mlp_params(const autosize_model *m)
-{
-	double h = m->hidden, f = m->ffn;
+	double h = m->hidden;
 
 	if (m->mlp == AUTOSIZE_MLP_SWIGLU)
-		return 3.0 * h * f;           /* gate, up, down */
-	return 2.0 * h * f + f + h;           /* fc1, fc2 and their biases */
+		return 3.0 * h * f;
+	return 2.0 * h * f + f + h;
+}
+
+/*
+ * Multi-head latent attention (DeepSeek-V2, Liu et al. 2024, section
+ * 2.1.2): q from hidden directly or through a rank-q_lora_rank bottleneck
+ * with its norm; k/v through kv_lora_rank (+ the shared rope key) with a
+ * norm and an up-projection to nope keys and values; o from the values.
+ */
+static double model_mla_params(const autosize_model *m)
+{
+	double h = m->hidden, n = m->heads, qr = m->q_lora_rank;
+	double kvr = m->kv_lora_rank, nope = m->qk_nope_head_dim;
+	double rope = m->qk_rope_head_dim, v = m->v_head_dim;
+	double q = qr > 0 ? h * qr + qr + qr * n * (nope + rope)
+			  : h * n * (nope + rope);
+
+	return q + h * (kvr + rope) + kvr + kvr * n * (nope + v) +
+	       n * v * h;
 }
 
 static double model_attn_params(const autosize_model *m)
 {
 	double h = m->hidden;
-	double kv_dim = (double)m->kv_heads * (h / m->heads);
-	double p = 2.0 * h * h + 2.0 * h * kv_dim;  /* q, o; k, v (GQA) */
+	double q_dim = (double)m->heads * m->head_dim;
+	double kv_dim = (double)m->kv_heads * m->head_dim;
+	double p;
 
+	if (m->kv_lora_rank > 0)
+		return model_mla_params(m);
+	p = 2.0 * h * q_dim + 2.0 * h * kv_dim;   /* q, o; k, v (GQA) */
 	if (m->mlp == AUTOSIZE_MLP_GELU)
-		p += 2.0 * h + 2.0 * kv_dim;          /* GPT biases */
+		p += q_dim + h + 2.0 * kv_dim;    /* GPT biases */
 	return p;
 }
 
@@ -51,33 +65,41 @@ static double model_norm_params(const autosize_model *m)
 	return (m->mlp == AUTOSIZE_MLP_GELU ? 4.0 : 2.0) * m->hidden;
 }
 
-static int model_n_experts(const autosize_model *m)
+/*
+ * Parameters of the layers: `routed` experts of each MoE layer counted
+ * (all of them, or the experts_active a token uses), plus its shared
+ * experts and router; leading dense layers (DeepSeek's
+ * first_k_dense_replace) have one MLP of ffn_dense.
+ */
+static double model_layers_params(const autosize_model *m, int routed)
 {
-	return m->experts > 1 ? m->experts : 1;
+	double base = model_attn_params(m) + model_norm_params(m);
+	double dense, moe;
+	int n_moe;
+
+	if (m->experts <= 1)
+		return m->layers * (base + model_mlp_params(m, m->ffn));
+	n_moe = m->layers - m->dense_layers;
+	dense = base + model_mlp_params(m, m->ffn_dense);
+	moe = base + (double)m->hidden * m->experts +      /* router */
+	      routed * model_mlp_params(m, m->ffn) +
+	      m->experts_shared * model_mlp_params(m, m->ffn_shared);
+	return m->dense_layers * dense + n_moe * moe;
 }
 
 double autosize_model_layer_params(const autosize_model *m)
 {
-	double router = m->experts > 1 ? (double)m->hidden * m->experts : 0;
-
-	return model_attn_params(m) + model_norm_params(m) + router +
-	       model_n_experts(m) * model_mlp_params(m);
+	return m->layers > 0 ? model_layers_params(m, m->experts) / m->layers
+			     : 0;
 }
 
 double autosize_model_embedding_params(const autosize_model *m)
 {
 	double e = (double)m->vocab * m->hidden;
+	double pos = m->learned_positions ?
+		     (double)m->max_positions * m->hidden : 0;
 
-	return m->tied_embeddings ? e : 2.0 * e;
-}
-
-static double model_active_layer_params(const autosize_model *m)
-{
-	int k = m->experts > 1 ? m->experts_active : 1;
-	double router = m->experts > 1 ? (double)m->hidden * m->experts : 0;
-
-	return model_attn_params(m) + model_norm_params(m) + router +
-	       k * model_mlp_params(m);
+	return (m->tied_embeddings ? e : 2.0 * e) + pos;
 }
 
 static autosize_err model_fill_defaults(autosize_model *m, autosize_error *e)
@@ -99,42 +121,63 @@ static autosize_err model_fill_defaults(autosize_model *m, autosize_error *e)
 					     m->hidden, AUTOSIZE_MAX_FFN);
 		m->ffn = (int)f;
 	}
+	if (m->ffn_shared == 0)
+		m->ffn_shared = m->ffn;
+	if (m->ffn_dense == 0)
+		m->ffn_dense = m->ffn;
+	if (m->kv_lora_rank > 0)
+		m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
+	else if (m->head_dim == 0)
+		m->head_dim = m->hidden / m->heads;
 	return AUTOSIZE_OK;
 }
 
-autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e)
+/* Each field with its range, as named in messages (the option names). */
+static autosize_err model_check_ranges(const autosize_model *m,
+				       autosize_error *e)
 {
-	autosize_err rc;
-	double final_norm;
+	const struct {
+		const char *key;
+		long v, lo, hi;
+	} r[] = {
+		{"layers", m->layers, 1, AUTOSIZE_MAX_LAYERS},
+		{"hidden", m->hidden, 1, AUTOSIZE_MAX_HIDDEN},
+		{"heads", m->heads, 1, AUTOSIZE_MAX_HEADS},
+		{"kv-heads", m->kv_heads, 0, AUTOSIZE_MAX_HEADS},
+		{"ffn", m->ffn, 0, AUTOSIZE_MAX_FFN},
+		{"vocab", m->vocab, 0, AUTOSIZE_MAX_VOCAB},
+		{"experts", m->experts, 0, AUTOSIZE_MAX_EXPERTS},
+		{"experts-active", m->experts_active, 0, AUTOSIZE_MAX_EXPERTS},
+		{"head-dim", m->head_dim, 0, AUTOSIZE_MAX_HEAD_DIM},
+		{"shared-experts", m->experts_shared, 0, AUTOSIZE_MAX_EXPERTS},
+		{"shared-ffn", m->ffn_shared, 0, AUTOSIZE_MAX_FFN},
+		{"dense-layers", m->dense_layers, 0, AUTOSIZE_MAX_LAYERS},
+		{"dense-ffn", m->ffn_dense, 0, AUTOSIZE_MAX_FFN},
+		{"q-lora-rank", m->q_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK},
+		{"kv-lora-rank", m->kv_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK},
+		{"qk-nope-head-dim", m->qk_nope_head_dim, 0,
+		 AUTOSIZE_MAX_HEAD_DIM},
+		{"qk-rope-head-dim", m->qk_rope_head_dim, 0,
+		 AUTOSIZE_MAX_HEAD_DIM},
+		{"v-head-dim", m->v_head_dim, 0, AUTOSIZE_MAX_HEAD_DIM},
+		{"max-positions", m->max_positions, 0, AUTOSIZE_MAX_POSITIONS},
+		{"learned-positions", m->learned_positions, 0, 1},
+	};
+	size_t i;
 
-	if ((rc = model_check_range("layers", m->layers, 1,
-				    AUTOSIZE_MAX_LAYERS, e)) ||
-	    (rc = model_check_range("hidden", m->hidden, 1,
-				    AUTOSIZE_MAX_HIDDEN, e)) ||
-	    (rc = model_check_range("heads", m->heads, 1,
-				    AUTOSIZE_MAX_HEADS, e)) ||
-	    (rc = model_check_range("kv-heads", m->kv_heads, 0,
-				    AUTOSIZE_MAX_HEADS, e)) ||
-	    (rc = model_check_range("ffn", m->ffn, 0,
-				    AUTOSIZE_MAX_FFN, e)) ||
-	    (rc = model_check_range("vocab", m->vocab, 0,
-				    AUTOSIZE_MAX_VOCAB, e)) ||
-	    (rc = model_check_range("experts", m->experts, 0,
-				    AUTOSIZE_MAX_EXPERTS, e)) ||
-	    (rc = model_check_range("experts-active", m->experts_active, 0,
-				    AUTOSIZE_MAX_EXPERTS, e)))
-		return rc;
-	if (m->hidden % m->heads != 0)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "model heads %d do not divide hidden %d "
-				     "(hidden must be a multiple of heads)",
-				     m->heads, m->hidden);
-	if ((rc = model_fill_defaults(m, e)))
-		return rc;
-	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "model kv-heads %d must divide heads %d",
-				     m->kv_heads, m->heads);
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (r[i].v < r[i].lo || r[i].v > r[i].hi)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "model %s %ld is out of range "
+					     "(expected %ld..%ld)", r[i].key,
+					     r[i].v, r[i].lo, r[i].hi);
+	return AUTOSIZE_OK;
+}
+
+/* Experts and latent attention: the fields that go together. */
+static autosize_err model_check_moe_mla(const autosize_model *m,
+					autosize_error *e)
+{
 	if (m->experts > 1 && m->experts_active == 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "model has %d experts but no "
@@ -144,10 +187,61 @@ autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "model experts-active %d exceeds experts "
 				     "%d", m->experts_active, m->experts);
+	if (m->experts <= 1 && (m->experts_shared > 0 || m->dense_layers > 0))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model has %s but no routed experts "
+				     "(expected experts above 1)",
+				     m->experts_shared > 0 ? "shared-experts"
+				     : "dense-layers");
+	if (m->dense_layers >= m->layers)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model dense-layers %d leaves no expert "
+				     "layer of %d (expected 0..%d)",
+				     m->dense_layers, m->layers, m->layers - 1);
+	if (m->kv_lora_rank == 0 &&
+	    (m->q_lora_rank || m->qk_nope_head_dim || m->qk_rope_head_dim ||
+	     m->v_head_dim))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model latent-attention sizes given "
+				     "without kv-lora-rank (expected "
+				     "kv-lora-rank above 0 with them)");
+	if (m->kv_lora_rank > 0 &&
+	    (m->qk_nope_head_dim + m->qk_rope_head_dim == 0 ||
+	     m->v_head_dim == 0))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model kv-lora-rank %d needs "
+				     "qk-nope-head-dim or qk-rope-head-dim, "
+				     "and v-head-dim (DeepSeek-V2: 128, 64, "
+				     "128)", m->kv_lora_rank);
+	return AUTOSIZE_OK;
+}
+
+autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e)
+{
+	autosize_err rc;
+	double final_norm;
+
+	if ((rc = model_check_ranges(m, e)))
+		return rc;
+	if (m->head_dim == 0 && m->kv_lora_rank == 0 &&
+	    m->hidden % m->heads != 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model heads %d do not divide hidden %d "
+				     "(hidden must be a multiple of heads, "
+				     "or give head-dim)", m->heads, m->hidden);
+	if ((rc = model_fill_defaults(m, e)))
+		return rc;
+	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model kv-heads %d must divide heads %d",
+				     m->kv_heads, m->heads);
+	if ((rc = model_check_moe_mla(m, e)))
+		return rc;
 	final_norm = (m->mlp == AUTOSIZE_MLP_GELU ? 2.0 : 1.0) * m->hidden;
-	m->params = m->layers * autosize_model_layer_params(m) +
+	m->params = model_layers_params(m, m->experts) +
 		    autosize_model_embedding_params(m) + final_norm;
-	m->params_active = m->layers * model_active_layer_params(m) +
+	m->params_active = model_layers_params(m, m->experts > 1 ?
+					       m->experts_active : 1) +
 			   autosize_model_embedding_params(m) + final_norm;
 	m->has_arch = 1;
 	return AUTOSIZE_OK;
@@ -160,6 +254,7 @@ autosize_err autosize_model_synthesize(autosize_model *m, autosize_error *e)
 	 * N ~= 12 x 128^2 x L^3. */
 	double n = m->params, layers, hidden;
 	double params = m->params;
+	char name[AUTOSIZE_NAME_MAX];
 	autosize_err rc;
 
 	if (!(n >= 1))
@@ -185,6 +280,9 @@ autosize_err autosize_model_synthesize(autosize_model *m, autosize_error *e)
 		hidden = 128;
 	if (hidden > 65536)
 		hidden = 65536;
+	snprintf(name, sizeof(name), "%s", m->name);
+	autosize_model_init(m);
+	snprintf(m->name, sizeof(m->name), "%s", name);
 	m->layers = (int)layers;
 	m->hidden = (int)hidden;
 	m->heads = m->hidden / 128;

@@ -28,7 +28,8 @@ static const char *const preset_top_keys[] = { "models", NULL };
 static const char *const preset_keys[] = {
 	"name", "layers", "hidden", "heads", "kv_heads", "ffn", "mlp",
 	"vocab", "tied_embeddings", "experts", "experts_active",
-	"params_published", "source", "notes", NULL
+	"max_positions", "learned_positions", "params_published", "source",
+	"notes", NULL
 };
 
 /* Same order as autosize_mlp. */
@@ -95,6 +96,13 @@ static autosize_err preset_entry(const autosize_ytree *t,
 		rc = autosize_ytree_int(t, n, "experts_active", 0, 0,
 					AUTOSIZE_MAX_EXPERTS,
 					&m->experts_active, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_int(t, n, "max_positions", 0, 0,
+					AUTOSIZE_MAX_POSITIONS,
+					&m->max_positions, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_bool(t, n, "learned_positions", 0,
+					 &m->learned_positions, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, n, "params_published",
 					   req | AUTOSIZE_Y_GT_MIN, 0, 1e18,

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sys/stat.h>
+#include "autosize/jobenv.h"
 #include "autosize/model.h"
 
 #define CONFIGS TEST_DATA "/configs"
@@ -64,6 +65,8 @@ static void test_llama2_7b(void **state)
 	assert_true(m.experts <= 1);
 	json_test_near(m.params, 6.74e9, 0.02);
 	json_test_near(m.params_active, m.params, 1e-12);
+	assert_int_equal(m.max_positions, 4096);
+	assert_int_equal(m.learned_positions, 0);
 	assert_true(m.params_published == 0);
 }
 
@@ -84,6 +87,24 @@ static void test_llama3_8b(void **state)
 	json_test_near(m.params, 8.03e9, 0.02);
 }
 
+/* got rounds to a published figure: within half its last digit. */
+static void json_test_published(double got, double published,
+				double last_digit)
+{
+	if (fabs(got - published) > last_digit / 2)
+		fail_msg("got %.5g, published %.4g (+-%.2g): off by %.3g",
+			 got, published, last_digit / 2, got - published);
+}
+
+/*
+ * Published totals and active counts (Mistral AI, "Mixtral of experts",
+ * 2024: 46.7B / 12.9B; Qwen blog "Qwen1.5-MoE": 14.3B / 2.7B; DeepSeek-V2
+ * paper, 2024: V2-Lite 15.7B / 2.4B; DeepSeek-V3 report: 671B / 37B).
+ * Mixtral and Qwen count both embedding tables in the active count;
+ * DeepSeek leaves the input embedding (a lookup) out, so its active
+ * figure is compared with params_active less one table, within 3%
+ * (2.4B is given to two digits).
+ */
 static void test_mixtral(void **state)
 {
 	autosize_model m;
@@ -94,9 +115,165 @@ static void test_mixtral(void **state)
 	assert_int_equal(m.ffn, 14336);
 	assert_int_equal(m.experts, 8);
 	assert_int_equal(m.experts_active, 2);
+	assert_int_equal(m.experts_shared, 0);
 	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
-	json_test_near(m.params, 46.7e9, 0.02);
-	json_test_near(m.params_active, 12.9e9, 0.02);
+	json_test_published(m.params, 46.7e9, 0.1e9);
+	json_test_published(m.params_active, 12.9e9, 0.1e9);
+}
+
+static void test_qwen15_moe(void **state)
+{
+	autosize_model m;
+
+	json_test_load("Qwen1.5-MoE-A2.7B.json", &m);
+	assert_int_equal(m.experts, 60);
+	assert_int_equal(m.experts_active, 4);
+	assert_int_equal(m.ffn, 1408);
+	assert_int_equal(m.experts_shared, 1);
+	assert_int_equal(m.ffn_shared, 5632);
+	assert_int_equal(m.dense_layers, 0);
+	assert_int_equal(m.kv_lora_rank, 0);
+	assert_int_equal(m.max_positions, 8192);
+	json_test_published(m.params, 14.3e9, 0.1e9);
+	json_test_published(m.params_active, 2.7e9, 0.1e9);
+}
+
+static void test_deepseek_v2_lite(void **state)
+{
+	autosize_model m;
+	double table;
+
+	json_test_load("DeepSeek-V2-Lite.json", &m);
+	assert_int_equal(m.experts, 64);
+	assert_int_equal(m.experts_active, 6);
+	assert_int_equal(m.experts_shared, 2);
+	assert_int_equal(m.ffn, 1408);
+	assert_int_equal(m.ffn_shared, 1408);
+	assert_int_equal(m.dense_layers, 1);
+	assert_int_equal(m.ffn_dense, 10944);
+	assert_int_equal(m.q_lora_rank, 0);      /* null in the file */
+	assert_int_equal(m.kv_lora_rank, 512);
+	assert_int_equal(m.head_dim, 128 + 64);
+	assert_int_equal(m.v_head_dim, 128);
+	table = (double)m.vocab * m.hidden;
+	json_test_published(m.params, 15.7e9, 0.1e9);
+	json_test_near(m.params_active - table, 2.4e9, 0.03);
+}
+
+static void test_deepseek_v3(void **state)
+{
+	autosize_model m;
+	double table;
+
+	json_test_load("DeepSeek-V3.json", &m);
+	assert_int_equal(m.experts, 256);
+	assert_int_equal(m.experts_active, 8);
+	assert_int_equal(m.experts_shared, 1);
+	assert_int_equal(m.dense_layers, 3);
+	assert_int_equal(m.ffn_dense, 18432);
+	assert_int_equal(m.q_lora_rank, 1536);
+	table = (double)m.vocab * m.hidden;
+	json_test_published(m.params, 671e9, 1e9);
+	json_test_published(m.params_active - table, 37e9, 1e9);
+}
+
+/* Gemma 2 report (2024), table 1: 917,504,000 embedding and
+ * 8,324,201,984 non-embedding parameters for 9B; head_dim 256 is not
+ * hidden / heads (224). */
+static void test_gemma2_head_dim(void **state)
+{
+	autosize_model m;
+
+	json_test_load("gemma-2-9b.json", &m);
+	assert_int_equal(m.head_dim, 256);
+	assert_int_equal(m.tied_embeddings, 1);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_SWIGLU);
+	json_test_published(m.params, 9.24e9, 0.01e9);
+	json_test_near(m.params - autosize_model_embedding_params(&m),
+		       8324201984.0, 0.001);
+}
+
+/* Falcon-7B: multi_query (one key/value head), 6.92B (the model card's
+ * 6,921,720,704). */
+static void test_falcon_multi_query(void **state)
+{
+	autosize_model m;
+
+	json_test_load("falcon-7b.json", &m);
+	assert_int_equal(m.heads, 71);
+	assert_int_equal(m.kv_heads, 1);
+	assert_int_equal(m.head_dim, 64);
+	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
+	assert_int_equal(m.tied_embeddings, 1);
+	json_test_published(m.params, 6.92e9, 0.01e9);
+}
+
+/* Gemma 3 4B: the language model is in text_config, written sparse (heads,
+ * head_dim, vocabulary at Gemma3TextConfig's defaults). Gemma 3 report,
+ * table 1: 3,209M non-embedding parameters; the vision tower is not
+ * counted. */
+static void test_gemma3_text_config(void **state)
+{
+	autosize_model m;
+
+	json_test_load("gemma-3-4b-it.json", &m);
+	assert_int_equal(m.hidden, 2560);
+	assert_int_equal(m.layers, 34);
+	assert_int_equal(m.heads, 8);
+	assert_int_equal(m.kv_heads, 4);
+	assert_int_equal(m.head_dim, 256);
+	assert_int_equal(m.vocab, 262208);
+	assert_int_equal(m.tied_embeddings, 1);
+	assert_int_equal(m.max_positions, 131072);
+	json_test_published(m.params - autosize_model_embedding_params(&m),
+			    3209e6, 1e6);
+}
+
+/* A model read from config.json on the submit host reaches slurmctld as
+ * AUTOSIZE_MODEL: every new field must survive the trip. */
+static void test_jobenv_round_trip(void **state)
+{
+	static const char *const files[] = {
+		"DeepSeek-V3.json", "DeepSeek-V2-Lite.json",
+		"Qwen1.5-MoE-A2.7B.json", "gemma-2-9b.json", "falcon-7b.json",
+		"gemma-3-4b-it.json", "gpt2.json",
+	};
+	char line[AUTOSIZE_JOBENV_VALUE_MAX + 1];
+	autosize_model m, back;
+	autosize_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		json_test_load(files[i], &m);
+		assert_true(autosize_model_encode(&m, line, sizeof(line)) > 0);
+		if (autosize_model_decode(line, &back, &e) != AUTOSIZE_OK)
+			fail_msg("%s: %s", files[i], e.msg);
+		if (back.params != m.params ||
+		    back.params_active != m.params_active ||
+		    back.max_positions != m.max_positions)
+			fail_msg("%s: %.6g/%.6g after the trip, %.6g/%.6g "
+				 "before", files[i], back.params,
+				 back.params_active, m.params,
+				 m.params_active);
+	}
+}
+
+/* text_config wins over the top level; the top level fills the rest. */
+static void test_text_config_merge(void **state)
+{
+	autosize_model m;
+	autosize_error e;
+	const char *t = "{\"hidden_size\": 64, \"num_hidden_layers\": 1, "
+			"\"num_attention_heads\": 4, \"vocab_size\": 1000, "
+			"\"text_config\": {\"hidden_size\": 128, "
+			"\"num_hidden_layers\": 3}}";
+
+	assert_int_equal(autosize_model_from_json_text(t, strlen(t), "m.json",
+						       &m, &e), AUTOSIZE_OK);
+	assert_int_equal(m.hidden, 128);
+	assert_int_equal(m.layers, 3);
+	assert_int_equal(m.heads, 4);
+	assert_int_equal(m.vocab, 1000);
 }
 
 static void test_qwen25_7b(void **state)
@@ -131,8 +308,8 @@ static void test_qwen25_05b(void **state)
 
 /*
  * GPT-2 small: n_embd-style keys, no n_inner (so 4h), no
- * tie_word_embeddings (GPT-2 ties). The core does not count the 1024 x 768
- * learned position embeddings (0.6% of 124M); the biases it does count.
+ * tie_word_embeddings (GPT-2 ties), a learned 1024 x 768 position table:
+ * exactly the 124,439,808 parameters of the published checkpoint.
  */
 static void test_gpt2(void **state)
 {
@@ -148,7 +325,9 @@ static void test_gpt2(void **state)
 	assert_int_equal(m.vocab, 50257);
 	assert_int_equal(m.tied_embeddings, 1);
 	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
-	json_test_near(m.params, 124e6, 0.02);
+	assert_int_equal(m.max_positions, 1024);
+	assert_int_equal(m.learned_positions, 1);
+	assert_true(m.params == 124439808.0);
 }
 
 static void json_test_text_ok(const char *text, const char *what,
@@ -241,10 +420,11 @@ static void test_valid_json(void **state)
 		/* an escaped key still names the field */
 		"{\"hidden\\u005fsize\":64,\"num_hidden_layers\":1,"
 		"\"num_attention_heads\":4}",
-		/* a wanted key deeper down is not the model's */
+		/* a wanted key in another nested object is not the model's */
 		"{\"hidden_size\":64,\"num_hidden_layers\":1,"
-		"\"num_attention_heads\":4,\"text_config\":{\"hidden_size\":"
-		"-1, \"vocab_size\": 1.5}}",
+		"\"num_attention_heads\":4,\"vision_config\":{\"hidden_size\""
+		":-1, \"vocab_size\": 1.5},\"text_config\":{\"x\":{"
+		"\"hidden_size\":-1}}}",
 		/* the same value under both names is fine */
 		"{\"hidden_size\":64,\"n_embd\":64,\"num_hidden_layers\":1,"
 		"\"num_attention_heads\":4}",
@@ -407,9 +587,32 @@ static const struct json_bad json_bad_texts[] = {
 	{ "names-disagree", "{\"hidden_size\": 64, \"n_embd\": 128, "
 	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL,
 	  "hidden_size 64 and n_embd 128 disagree" },
-	{ "moe-unsupported", "{\"hidden_size\": 64, \"moe_intermediate_size\""
-	  ": 1408, \"num_experts\": 60, " JSON_TEST_ARCH "}", 0,
-	  AUTOSIZE_EINVAL, "moe_intermediate_size" },
+	{ "moe-without-experts", "{\"hidden_size\": 64, "
+	  "\"moe_intermediate_size\": 1408, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "moe_intermediate_size given without experts" },
+	{ "moe-without-active", "{\"hidden_size\": 64, "
+	  "\"moe_intermediate_size\": 1408, \"num_experts\": 60, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL, "no experts-active" },
+	{ "moe-every-other-layer", "{\"hidden_size\": 64, "
+	  "\"num_experts\": 8, \"num_experts_per_tok\": 2, "
+	  "\"decoder_sparse_step\": 2, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "decoder_sparse_step 2" },
+	{ "mla-without-dims", "{\"hidden_size\": 64, \"kv_lora_rank\": 16, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL, "kv-lora-rank 16 needs" },
+	{ "dense-layers-all", "{\"hidden_size\": 64, \"num_experts\": 8, "
+	  "\"num_experts_per_tok\": 2, \"first_k_dense_replace\": 2, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL, "leaves no expert layer" },
+	{ "text-config-list", "{\"text_config\": [1], " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "text_config is not an object" },
+	{ "text-config-bad-value", "{\"hidden_size\": 64, \"text_config\": "
+	  "{\"hidden_size\": -1}, " JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL,
+	  "text_config.hidden_size -1 is out of range" },
+	{ "text-config-duplicate", "{\"text_config\": {\"head_dim\": 8, "
+	  "\"head_dim\": 8}, \"hidden_size\": 64, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "duplicate key text_config.head_dim" },
+	{ "multi-query-number", "{\"hidden_size\": 64, \"multi_query\": 1, "
+	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL,
+	  "multi_query is a number (expected true or false)" },
 	{ "control-char", "{\"model_type\": \"lla\tma\"}", 0, AUTOSIZE_EINVAL,
 	  "control character in string" },
 	{ "newline-in-string", "{\"model_type\": \"lla\nma\"}", 0,
@@ -588,6 +791,14 @@ int main(void)
 		cmocka_unit_test(test_llama2_7b),
 		cmocka_unit_test(test_llama3_8b),
 		cmocka_unit_test(test_mixtral),
+		cmocka_unit_test(test_qwen15_moe),
+		cmocka_unit_test(test_deepseek_v2_lite),
+		cmocka_unit_test(test_deepseek_v3),
+		cmocka_unit_test(test_gemma2_head_dim),
+		cmocka_unit_test(test_falcon_multi_query),
+		cmocka_unit_test(test_gemma3_text_config),
+		cmocka_unit_test(test_text_config_merge),
+		cmocka_unit_test(test_jobenv_round_trip),
 		cmocka_unit_test(test_qwen25_7b),
 		cmocka_unit_test(test_qwen25_05b),
 		cmocka_unit_test(test_gpt2),

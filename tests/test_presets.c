@@ -83,6 +83,9 @@ static void test_every_preset_params(void **state)
 		assert_true(m.params_published > 0);
 		assert_true(m.params_active > 0);
 		assert_true(m.params_active <= m.params);
+		/* every preset knows its positions (issue 11: longer
+		 * sequences warn, the default stays within them) */
+		assert_true(m.max_positions >= 1024);
 		ratio = m.params / m.params_published;
 		if (fabs(ratio - 1) > 0.03)
 			fail_msg("preset %s: computed %.4g parameters, published %.4g (%.1f%% off)",
@@ -123,6 +126,15 @@ static void test_known_values(void **state)
 	assert_int_equal(autosize_model_preset("gpt2", &m, &e), AUTOSIZE_OK);
 	assert_int_equal(m.mlp, AUTOSIZE_MLP_GELU);
 	assert_int_equal(m.tied_embeddings, 1);
+	/* with its learned 1024 x 768 position table: the checkpoint's
+	 * 124,439,808 exactly */
+	assert_int_equal(m.max_positions, 1024);
+	assert_int_equal(m.learned_positions, 1);
+	assert_true(m.params == 124439808.0);
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(m.max_positions, 8192);
+	assert_int_equal(m.learned_positions, 0);
 }
 
 static void test_unknown(void **state)

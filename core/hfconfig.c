@@ -1,0 +1,612 @@
+/*
+ * autosize: Hugging Face config.json -> model architecture.
+ *
+ * The JSON itself is validated by json.c; this file maps the keys that
+ * transformers' configuration classes use onto autosize_model: Llama-style
+ * names and their GPT-2 spellings, Mixtral / Qwen2-MoE / DeepSeek-V2/V3
+ * experts, DeepSeek's multi-head latent attention, explicit head_dim
+ * (Gemma), Falcon's multi_query, learned position tables (GPT-2) and the
+ * language model nested in a multimodal config ("text_config": Gemma-3,
+ * LLaVA, Mistral-3). Nothing is allocated but the file's buffer.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "autosize/model.h"
+#include "json.h"
+#include "readfile.h"
+
+#define HF_SHOW_MAX 24                 /* bytes of a bad number quoted */
+#define HF_INT_HUGE 1000000000000L     /* stop accumulating digits here */
+#define HF_TEXT_CONFIG "text_config"
+
+enum hf_kind { HF_INT, HF_BOOL, HF_STR };
+
+enum hf_field {
+	HF_HIDDEN = 0,
+	HF_LAYERS,
+	HF_HEADS,
+	HF_KV_HEADS,
+	HF_FFN,
+	HF_VOCAB,
+	HF_TIED,
+	HF_EXPERTS,
+	HF_EXPERTS_ACTIVE,
+	HF_MOE_FFN,
+	HF_SHARED_FFN,      /* Qwen2-MoE: one shared expert of this width */
+	HF_SHARED_EXPERTS,  /* DeepSeek: this many of moe_intermediate_size */
+	HF_DENSE_LAYERS,
+	HF_MOE_EVERY,       /* MoE in every k-th layer only */
+	HF_HEAD_DIM,
+	HF_MULTI_QUERY,
+	HF_Q_LORA,
+	HF_KV_LORA,
+	HF_QK_NOPE,
+	HF_QK_ROPE,
+	HF_V_HEAD,
+	HF_POSITIONS,
+	HF_ACT,
+	HF_TYPE,
+	HF_FIELD_COUNT
+};
+
+struct hf_key {
+	const char *name;
+	enum hf_field field;
+	enum hf_kind kind;
+	long min;
+	long max;
+};
+
+/* The keys read, each with the spellings that configuration classes use
+ * (transformers' Llama, GPT-2, Mixtral, Qwen2-MoE, DeepSeek-V2/V3,
+ * Falcon and Gemma configs). */
+static const struct hf_key hf_keys[] = {
+	{ "hidden_size", HF_HIDDEN, HF_INT, 1, AUTOSIZE_MAX_HIDDEN },
+	{ "n_embd", HF_HIDDEN, HF_INT, 1, AUTOSIZE_MAX_HIDDEN },
+	{ "num_hidden_layers", HF_LAYERS, HF_INT, 1, AUTOSIZE_MAX_LAYERS },
+	{ "n_layer", HF_LAYERS, HF_INT, 1, AUTOSIZE_MAX_LAYERS },
+	{ "num_attention_heads", HF_HEADS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
+	{ "n_head", HF_HEADS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
+	{ "num_key_value_heads", HF_KV_HEADS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
+	{ "num_kv_heads", HF_KV_HEADS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
+	{ "intermediate_size", HF_FFN, HF_INT, 1, AUTOSIZE_MAX_FFN },
+	{ "n_inner", HF_FFN, HF_INT, 1, AUTOSIZE_MAX_FFN },
+	{ "vocab_size", HF_VOCAB, HF_INT, 1, AUTOSIZE_MAX_VOCAB },
+	{ "tie_word_embeddings", HF_TIED, HF_BOOL, 0, 1 },
+	{ "num_local_experts", HF_EXPERTS, HF_INT, 0, AUTOSIZE_MAX_EXPERTS },
+	{ "num_experts", HF_EXPERTS, HF_INT, 0, AUTOSIZE_MAX_EXPERTS },
+	{ "n_routed_experts", HF_EXPERTS, HF_INT, 0, AUTOSIZE_MAX_EXPERTS },
+	{ "num_experts_per_tok", HF_EXPERTS_ACTIVE, HF_INT, 0,
+	  AUTOSIZE_MAX_EXPERTS },
+	{ "moe_intermediate_size", HF_MOE_FFN, HF_INT, 0, AUTOSIZE_MAX_FFN },
+	{ "shared_expert_intermediate_size", HF_SHARED_FFN, HF_INT, 0,
+	  AUTOSIZE_MAX_FFN },
+	{ "n_shared_experts", HF_SHARED_EXPERTS, HF_INT, 0,
+	  AUTOSIZE_MAX_EXPERTS },
+	{ "first_k_dense_replace", HF_DENSE_LAYERS, HF_INT, 0,
+	  AUTOSIZE_MAX_LAYERS },
+	{ "decoder_sparse_step", HF_MOE_EVERY, HF_INT, 0, AUTOSIZE_MAX_LAYERS },
+	{ "moe_layer_freq", HF_MOE_EVERY, HF_INT, 0, AUTOSIZE_MAX_LAYERS },
+	{ "head_dim", HF_HEAD_DIM, HF_INT, 1, AUTOSIZE_MAX_HEAD_DIM },
+	{ "multi_query", HF_MULTI_QUERY, HF_BOOL, 0, 1 },
+	{ "q_lora_rank", HF_Q_LORA, HF_INT, 0, AUTOSIZE_MAX_LORA_RANK },
+	{ "kv_lora_rank", HF_KV_LORA, HF_INT, 0, AUTOSIZE_MAX_LORA_RANK },
+	{ "qk_nope_head_dim", HF_QK_NOPE, HF_INT, 0, AUTOSIZE_MAX_HEAD_DIM },
+	{ "qk_rope_head_dim", HF_QK_ROPE, HF_INT, 0, AUTOSIZE_MAX_HEAD_DIM },
+	{ "v_head_dim", HF_V_HEAD, HF_INT, 0, AUTOSIZE_MAX_HEAD_DIM },
+	{ "max_position_embeddings", HF_POSITIONS, HF_INT, 1,
+	  AUTOSIZE_MAX_POSITIONS },
+	{ "n_positions", HF_POSITIONS, HF_INT, 1, AUTOSIZE_MAX_POSITIONS },
+	{ "hidden_act", HF_ACT, HF_STR, 0, 0 },
+	{ "hidden_activation", HF_ACT, HF_STR, 0, 0 },
+	{ "activation_function", HF_ACT, HF_STR, 0, 0 },
+	{ "model_type", HF_TYPE, HF_STR, 0, 0 },
+};
+
+#define HF_N_KEYS (sizeof(hf_keys) / sizeof(hf_keys[0]))
+
+/* Where a key is read: the top level, or inside "text_config". */
+enum hf_scope { HF_TOP = 0, HF_TEXT, HF_SCOPES };
+
+/*
+ * model_type values with a plain two-matrix MLP (GPT-style), and with a
+ * gated three-matrix one (SwiGLU, or GeGLU for Gemma: same count), from
+ * each model's Hugging Face modeling code.
+ */
+static const char *const hf_plain_mlp_types[] = {
+	"gpt2", "gpt_neo", "gpt_neox", "gptj", "gpt_bigcode", "opt", "bloom",
+	"falcon", "RefinedWeb", "RefinedWebModel", "phi", "starcoder2",
+	"codegen", NULL
+};
+static const char *const hf_gated_mlp_types[] = {
+	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+	"qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "phi3",
+	"olmo", "olmo2", "olmoe", "internlm2", "cohere", "granite",
+	"granitemoe", "stablelm", "yi", "deepseek_v2", "deepseek_v3", NULL
+};
+/*
+ * Types whose configuration class ties embeddings when the file does not
+ * say (transformers' PretrainedConfig default is true; Llama, Mistral,
+ * Qwen2, GPT-NeoX, ... override it to false).
+ */
+static const char *const hf_tied_types[] = {
+	"gpt2", "gpt_neo", "gpt_bigcode", "opt", "bloom", "falcon",
+	"RefinedWeb", "RefinedWebModel", "gemma", "gemma2", "gemma3",
+	"gemma3_text", "starcoder2", NULL
+};
+/* Types with a learned max_positions x hidden position table (GPT-2's
+ * wpe, OPT, GPT-Neo, GPT-BigCode) rather than rotary or ALiBi. */
+static const char *const hf_learned_pos_types[] = {
+	"gpt2", "gpt_neo", "gpt_bigcode", "opt", NULL
+};
+
+/*
+ * A nested config (text_config) is written by transformers as the
+ * difference from its class's defaults, so keys at their default are
+ * absent: the defaults of the classes met there. Values from each
+ * class's __init__ in transformers (Gemma3TextConfig, LlamaConfig).
+ */
+struct hf_class_defaults {
+	const char *type;
+	long values[HF_FIELD_COUNT]; /* 0 = no default */
+};
+
+static const struct hf_class_defaults hf_nested_defaults[] = {
+	{ "gemma3_text", {
+		[HF_HIDDEN] = 2304, [HF_LAYERS] = 26, [HF_HEADS] = 8,
+		[HF_KV_HEADS] = 4, [HF_HEAD_DIM] = 256, [HF_FFN] = 9216,
+		[HF_VOCAB] = 262208, [HF_POSITIONS] = 131072 } },
+	{ "llama", {
+		[HF_HIDDEN] = 4096, [HF_LAYERS] = 32, [HF_HEADS] = 32,
+		[HF_FFN] = 11008, [HF_VOCAB] = 32000,
+		[HF_POSITIONS] = 2048 } },
+};
+
+struct hf_value {
+	int set;                     /* a key gave a non-null value */
+	long num;                    /* integer, or 0/1 for a boolean */
+	char str[AUTOSIZE_JSON_STR_MAX]; /* string value ("" when too long) */
+	const struct hf_key *key;    /* the key that gave it */
+};
+
+struct hf_reader {
+	const char *what;
+	unsigned char key_seen[HF_SCOPES][HF_N_KEYS];
+	struct hf_value vals[HF_SCOPES][HF_FIELD_COUNT];
+	int has_text_config;
+	autosize_error sem;          /* first error in a value, reported once
+					the syntax is known to be good */
+};
+
+static int hf_in_list(const char *s, const char *const *list)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Record the first error found in a value (not in the syntax). */
+static void hf_sem(struct hf_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void hf_sem(struct hf_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (r->sem.code != AUTOSIZE_OK)
+		return;
+	r->sem.code = AUTOSIZE_EINVAL;
+	n = snprintf(r->sem.msg, sizeof(r->sem.msg), "%s: ", r->what);
+	if (n < 0 || (size_t)n >= sizeof(r->sem.msg))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->sem.msg + n, sizeof(r->sem.msg) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void hf_wrong_type(struct hf_reader *r, const char *prefix,
+			  const struct hf_key *k, const char *got)
+{
+	static const char *const expected[] = {
+		[HF_INT] = "an integer",
+		[HF_BOOL] = "true or false",
+		[HF_STR] = "a string",
+	};
+
+	hf_sem(r, "%s%s is %s (expected %s)", prefix, k->name, got,
+	       expected[k->kind]);
+}
+
+/* Keep the integer value of a member (number text num, n bytes). */
+static void hf_take_int(struct hf_reader *r, const char *prefix,
+			const struct hf_key *k, struct hf_value *v,
+			const char *s, size_t n)
+{
+	int shown = n > HF_SHOW_MAX ? HF_SHOW_MAX : (int)n;
+	const char *more = n > HF_SHOW_MAX ? "..." : "";
+	size_t i = 0;
+	int neg = 0;
+	long num = 0;
+
+	if (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n)) {
+		hf_sem(r, "%s%s %.*s%s is not an integer (expected a whole "
+		       "number %ld..%ld)", prefix, k->name, shown, s, more,
+		       k->min, k->max);
+		return;
+	}
+	if (s[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	for (; i < n && num <= HF_INT_HUGE; i++)
+		num = num * 10 + (s[i] - '0');
+	if (neg)
+		num = -num;
+	if (num < k->min || num > k->max) {
+		hf_sem(r, "%s%s %.*s%s is out of range (expected an integer "
+		       "%ld..%ld)", prefix, k->name, shown, s, more, k->min,
+		       k->max);
+		return;
+	}
+	if (v->set && v->key != k && v->num != num) {
+		hf_sem(r, "%s%s %ld and %s %ld disagree (expected one value)",
+		       prefix, v->key->name, v->num, k->name, num);
+		return;
+	}
+	v->set = 1;
+	v->num = num;
+	v->key = k;
+}
+
+/* json.c's visitor: keep the wanted members of the top level and of
+ * text_config. */
+static void hf_visit(void *ctx, const autosize_json_member *m)
+{
+	struct hf_reader *r = ctx;
+	enum hf_scope scope;
+	const char *prefix;
+	const struct hf_key *k = NULL;
+	struct hf_value *v;
+	size_t i;
+
+	if (m->parent[0] == '\0') {
+		scope = HF_TOP;
+		prefix = "";
+		if (m->key_fits && strcmp(m->key, HF_TEXT_CONFIG) == 0) {
+			if (m->kind == AUTOSIZE_JSON_OBJECT)
+				r->has_text_config = 1;
+			else if (m->kind != AUTOSIZE_JSON_NULL)
+				hf_sem(r, "%s is not an object (expected the "
+				       "language model's settings {...})",
+				       HF_TEXT_CONFIG);
+			return;
+		}
+	} else if (strcmp(m->parent, HF_TEXT_CONFIG) == 0) {
+		scope = HF_TEXT;
+		prefix = HF_TEXT_CONFIG ".";
+	} else {
+		return;
+	}
+	for (i = 0; m->key_fits && i < HF_N_KEYS; i++) {
+		if (strcmp(m->key, hf_keys[i].name) == 0) {
+			k = &hf_keys[i];
+			break;
+		}
+	}
+	if (!k)
+		return;
+	if (r->key_seen[scope][i])
+		hf_sem(r, "duplicate key %s%s (expected each key once)",
+		       prefix, k->name);
+	r->key_seen[scope][i] = 1;
+	v = &r->vals[scope][k->field];
+	switch (m->kind) {
+	case AUTOSIZE_JSON_NULL:
+		return;         /* as if the key were absent */
+	case AUTOSIZE_JSON_OBJECT:
+		hf_wrong_type(r, prefix, k, "an object");
+		return;
+	case AUTOSIZE_JSON_ARRAY:
+		hf_wrong_type(r, prefix, k, "a list");
+		return;
+	case AUTOSIZE_JSON_STRING:
+		if (k->kind != HF_STR) {
+			hf_wrong_type(r, prefix, k, "a string");
+			return;
+		}
+		snprintf(v->str, sizeof(v->str), "%s",
+			 m->str_fits ? m->str : "");
+		v->set = 1;
+		v->key = k;
+		return;
+	case AUTOSIZE_JSON_NUMBER:
+		if (k->kind != HF_INT)
+			hf_wrong_type(r, prefix, k, "a number");
+		else
+			hf_take_int(r, prefix, k, v, m->num, m->num_len);
+		return;
+	case AUTOSIZE_JSON_TRUE:
+	case AUTOSIZE_JSON_FALSE:
+		if (k->kind != HF_BOOL) {
+			hf_wrong_type(r, prefix, k, m->kind ==
+				      AUTOSIZE_JSON_TRUE ? "true" : "false");
+			return;
+		}
+		v->set = 1;
+		v->num = m->kind == AUTOSIZE_JSON_TRUE;
+		v->key = k;
+		return;
+	}
+}
+
+/*
+ * The values the model is built from: text_config's over the top level's
+ * (a multimodal config describes its language model there), then the
+ * nested class's defaults for keys neither gives.
+ */
+static void hf_merge(const struct hf_reader *r, struct hf_value *out)
+{
+	const struct hf_value *text = r->vals[HF_TEXT];
+	const struct hf_class_defaults *d = NULL;
+	size_t i;
+	int f;
+
+	for (f = 0; f < HF_FIELD_COUNT; f++)
+		out[f] = text[f].set ? text[f] : r->vals[HF_TOP][f];
+	if (!r->has_text_config || !text[HF_TYPE].set)
+		return;
+	for (i = 0; i < sizeof(hf_nested_defaults) /
+	     sizeof(hf_nested_defaults[0]); i++)
+		if (strcmp(text[HF_TYPE].str, hf_nested_defaults[i].type) == 0)
+			d = &hf_nested_defaults[i];
+	for (f = 0; d && f < HF_FIELD_COUNT; f++) {
+		if (out[f].set || !d->values[f])
+			continue;
+		out[f].set = 1;
+		out[f].num = d->values[f];
+		out[f].key = NULL;
+	}
+}
+
+static const char *hf_key_name(const struct hf_value *v, const char *dflt)
+{
+	return v->key ? v->key->name : dflt;
+}
+
+/* Plain two-matrix MLP (GPT) or gated three-matrix one (Llama)? */
+static autosize_mlp hf_pick_mlp(const struct hf_value *v)
+{
+	const struct hf_value *type = &v[HF_TYPE], *act = &v[HF_ACT];
+
+	if (type->set && hf_in_list(type->str, hf_plain_mlp_types))
+		return AUTOSIZE_MLP_GELU;
+	if (type->set && hf_in_list(type->str, hf_gated_mlp_types))
+		return AUTOSIZE_MLP_SWIGLU;
+	if (act->set && act->str[0])
+		return strncasecmp(act->str, "gelu", 4) == 0 ||
+		       strcasecmp(act->str, "relu") == 0 ?
+		       AUTOSIZE_MLP_GELU : AUTOSIZE_MLP_SWIGLU;
+	if (strcmp(hf_key_name(&v[HF_HIDDEN], ""), "n_embd") == 0)
+		return AUTOSIZE_MLP_GELU;
+	return AUTOSIZE_MLP_SWIGLU;
+}
+
+/*
+ * Name the model after the file: its base name without ".json", or, for
+ * the usual ".../Model-Name/config.json", the folder's name. Bytes other
+ * than letters, digits and "._+-" become "_".
+ */
+static void hf_set_name(autosize_model *m, const char *what)
+{
+	const char *base = strrchr(what, '/');
+	const char *dir = NULL;
+	size_t n, i;
+
+	base = base ? base + 1 : what;
+	n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+		n -= 5;
+	if (n == 6 && strncmp(base, "config", 6) == 0 && base != what) {
+		dir = base - 1;
+		while (dir > what && dir[-1] != '/')
+			dir--;
+		if (dir < base - 1) {
+			n = (size_t)(base - 1 - dir);
+			base = dir;
+		}
+	}
+	if (n >= sizeof(m->name))
+		n = sizeof(m->name) - 1;
+	for (i = 0; i < n; i++) {
+		char c = base[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			 c == '+' || c == '-';
+
+		m->name[i] = ok ? c : '_';
+	}
+	m->name[n] = '\0';
+}
+
+static int hf_int(const struct hf_value *v, enum hf_field f)
+{
+	return v[f].set ? (int)v[f].num : 0;
+}
+
+static autosize_err hf_missing(const char *what, const char *key,
+			       const char *expected, autosize_error *e)
+{
+	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: missing %s (expected %s)",
+			     what, key, expected);
+}
+
+/* Experts: Mixtral (num_local_experts, intermediate_size per expert),
+ * Qwen2-MoE (num_experts, moe_intermediate_size, one shared expert of
+ * shared_expert_intermediate_size), DeepSeek-V2/V3 (n_routed_experts,
+ * n_shared_experts of moe_intermediate_size, first_k_dense_replace
+ * leading dense layers of intermediate_size). */
+static autosize_err hf_experts(const char *what, const struct hf_value *v,
+			       autosize_model *m, autosize_error *e)
+{
+	int moe_ffn = hf_int(v, HF_MOE_FFN);
+
+	if (hf_int(v, HF_EXPERTS) <= 1) {
+		if (moe_ffn > 0 || hf_int(v, HF_SHARED_FFN) > 0)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "%s: %s given without experts "
+					     "(expected num_experts, "
+					     "num_local_experts or "
+					     "n_routed_experts above 1)", what,
+					     moe_ffn > 0 ? "moe_intermediate_"
+					     "size" : "shared_expert_"
+					     "intermediate_size");
+		return AUTOSIZE_OK;
+	}
+	if (hf_int(v, HF_MOE_EVERY) > 1)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: %s %d (experts in every %d-th layer "
+				     "only) is not supported (expected 1; "
+				     "give --model-params instead)", what,
+				     hf_key_name(&v[HF_MOE_EVERY], ""),
+				     hf_int(v, HF_MOE_EVERY),
+				     hf_int(v, HF_MOE_EVERY));
+	m->experts = hf_int(v, HF_EXPERTS);
+	m->experts_active = hf_int(v, HF_EXPERTS_ACTIVE);
+	if (moe_ffn > 0) {
+		m->ffn_dense = m->ffn;
+		m->ffn = moe_ffn;
+	}
+	if (hf_int(v, HF_SHARED_FFN) > 0) {
+		m->experts_shared = 1;
+		m->ffn_shared = hf_int(v, HF_SHARED_FFN);
+	} else if (hf_int(v, HF_SHARED_EXPERTS) > 0) {
+		m->experts_shared = hf_int(v, HF_SHARED_EXPERTS);
+		m->ffn_shared = m->ffn;
+	}
+	m->dense_layers = hf_int(v, HF_DENSE_LAYERS);
+	if (m->dense_layers == 0)
+		m->ffn_dense = 0;
+	return AUTOSIZE_OK;
+}
+
+/* Turn the kept values into a model and finish its architecture. */
+static autosize_err hf_to_model(const char *what, const struct hf_value *v,
+				autosize_model *m, autosize_error *e)
+{
+	const struct hf_value *type = &v[HF_TYPE];
+	char inner[AUTOSIZE_MSG_LEN];
+	autosize_err rc;
+
+	if (!v[HF_HIDDEN].set)
+		return hf_missing(what, "hidden_size", "the model width as "
+				  "hidden_size or n_embd", e);
+	if (!v[HF_LAYERS].set)
+		return hf_missing(what, "num_hidden_layers", "the layer count "
+				  "as num_hidden_layers or n_layer", e);
+	if (!v[HF_HEADS].set)
+		return hf_missing(what, "num_attention_heads", "the head "
+				  "count as num_attention_heads or n_head", e);
+	m->hidden = hf_int(v, HF_HIDDEN);
+	m->layers = hf_int(v, HF_LAYERS);
+	m->heads = hf_int(v, HF_HEADS);
+	m->kv_heads = hf_int(v, HF_KV_HEADS);
+	/* Falcon-7B, SantaCoder: one key/value head shared by all. */
+	if (!m->kv_heads && hf_int(v, HF_MULTI_QUERY))
+		m->kv_heads = 1;
+	m->head_dim = hf_int(v, HF_HEAD_DIM);
+	m->ffn = hf_int(v, HF_FFN);
+	m->vocab = hf_int(v, HF_VOCAB);
+	m->mlp = hf_pick_mlp(v);
+	if (v[HF_TIED].set)
+		m->tied_embeddings = hf_int(v, HF_TIED);
+	else
+		m->tied_embeddings = type->set &&
+				     hf_in_list(type->str, hf_tied_types);
+	m->q_lora_rank = hf_int(v, HF_Q_LORA);
+	m->kv_lora_rank = hf_int(v, HF_KV_LORA);
+	if (m->kv_lora_rank > 0) {
+		m->qk_nope_head_dim = hf_int(v, HF_QK_NOPE);
+		m->qk_rope_head_dim = hf_int(v, HF_QK_ROPE);
+		m->v_head_dim = hf_int(v, HF_V_HEAD);
+	}
+	m->max_positions = hf_int(v, HF_POSITIONS);
+	m->learned_positions = m->max_positions > 0 &&
+		(type->set ? hf_in_list(type->str, hf_learned_pos_types)
+			   : strcmp(hf_key_name(&v[HF_POSITIONS], ""),
+				    "n_positions") == 0);
+	rc = hf_experts(what, v, m, e);
+	if (rc == AUTOSIZE_OK)
+		rc = autosize_model_finish_arch(m, e);
+	if (rc != AUTOSIZE_OK && e && strncmp(e->msg, what, strlen(what))) {
+		snprintf(inner, sizeof(inner), "%s", e->msg);
+		autosize_fail(e, rc, "%s: %s", what, inner);
+	}
+	return rc;
+}
+
+autosize_err autosize_model_from_json_text(const char *text, size_t len,
+					  const char *what, autosize_model *m,
+					  autosize_error *e)
+{
+	struct hf_reader r;
+	struct hf_value vals[HF_FIELD_COUNT];
+	autosize_err rc;
+
+	if (!what)
+		what = "config.json";
+	if (!m || (!text && len > 0))
+		return autosize_fail(e, AUTOSIZE_EINTERNAL,
+				     "%s: no model or text given", what);
+	autosize_model_init(m);
+	if (len > AUTOSIZE_CONFIG_JSON_MAX_BYTES)
+		return autosize_fail(e, AUTOSIZE_ETOOBIG,
+				     "%s: %zu bytes is over the %d-byte limit "
+				     "for a config.json (expected a few KiB)",
+				     what, len, AUTOSIZE_CONFIG_JSON_MAX_BYTES);
+	memset(&r, 0, sizeof(r));
+	r.what = what;
+	rc = autosize_json_scan(text, len, what, hf_visit, &r, e);
+	if (rc != AUTOSIZE_OK)
+		return rc;
+	if (r.sem.code != AUTOSIZE_OK)
+		return autosize_fail(e, r.sem.code, "%s", r.sem.msg);
+	hf_merge(&r, vals);
+	hf_set_name(m, what);
+	rc = hf_to_model(what, vals, m, e);
+	if (rc == AUTOSIZE_OK)
+		autosize_error_clear(e);
+	return rc;
+}
+
+autosize_err autosize_model_from_config_json(const char *path,
+					     autosize_model *m,
+					     autosize_error *e)
+{
+	autosize_err rc;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!path || !m)
+		return autosize_fail(e, AUTOSIZE_EINTERNAL,
+				     "config.json: no path or model given");
+	autosize_model_init(m);
+	/* before quoting it whole in messages (they would lose the end) */
+	if (strnlen(path, PATH_MAX) >= PATH_MAX)
+		return autosize_fail(e, AUTOSIZE_EIO, "%.40s...: path longer "
+				     "than %d bytes (expected a readable "
+				     "config.json file)", path, PATH_MAX - 1);
+	rc = autosize_read_regular_file(path, AUTOSIZE_CONFIG_JSON_MAX_BYTES,
+					"config.json file", &text, &len, e);
+	if (rc == AUTOSIZE_OK)
+		rc = autosize_model_from_json_text(text, len, path, m, e);
+	free(text);
+	return rc;
+}
