@@ -2,6 +2,8 @@
  * autosize: user options: one table, one setter, for every front end.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "autosize/options.h"
@@ -10,28 +12,51 @@
 #define OPT_BOTH (AUTOSIZE_OPT_CLI | AUTOSIZE_OPT_SPANK)
 /* --model-params and the architecture must agree this closely. */
 #define OPTIONS_PARAMS_TOLERANCE 0.10
+/* --model-params below this is a unit slip ("70" for 70B). */
+#define OPTIONS_MIN_PARAMS 1e6
 
 static const autosize_option options_table[] = {
-	{"model-params", "N", "total parameters (70e9, 70B, 7.5b)", OPT_BOTH},
+	{"model-params", "N", "total parameters (70e9, 70B, 7.5b; at least "
+	 "1M)", OPT_BOTH},
 	{"model", "NAME|PATH", "model preset (llama-3-8b) or config.json",
 	 OPT_BOTH},
-	{"layers", "N", "transformer layers", AUTOSIZE_OPT_CLI},
-	{"hidden", "N", "hidden size", AUTOSIZE_OPT_CLI},
-	{"heads", "N", "attention heads", AUTOSIZE_OPT_CLI},
-	{"kv-heads", "N", "key/value heads (GQA; default heads)",
-	 AUTOSIZE_OPT_CLI},
-	{"ffn", "N", "MLP width (default 4h for gelu, ~8h/3 for swiglu)",
-	 AUTOSIZE_OPT_CLI},
-	{"mlp", "swiglu|gelu", "MLP kind (default swiglu)", AUTOSIZE_OPT_CLI},
-	{"vocab", "N", "vocabulary size (default 32000)", AUTOSIZE_OPT_CLI},
-	{"experts", "N", "MoE experts per layer", AUTOSIZE_OPT_CLI},
-	{"experts-active", "K", "MoE experts per token", AUTOSIZE_OPT_CLI},
+	{"layers", "N", "transformer layers", OPT_BOTH},
+	{"hidden", "N", "hidden size", OPT_BOTH},
+	{"heads", "N", "attention heads", OPT_BOTH},
+	{"kv-heads", "N", "key/value heads (GQA; default heads)", OPT_BOTH},
+	{"head-dim", "N", "attention head width (default hidden/heads)",
+	 OPT_BOTH},
+	{"ffn", "N", "MLP width, per routed expert for MoE (default 4h for "
+	 "gelu, ~8h/3 for swiglu)", OPT_BOTH},
+	{"mlp", "swiglu|gelu", "MLP kind (default swiglu)", OPT_BOTH},
+	{"vocab", "N", "vocabulary size (default 32000)", OPT_BOTH},
+	{"experts", "N", "MoE routed experts per layer", OPT_BOTH},
+	{"experts-active", "K", "MoE routed experts per token", OPT_BOTH},
+	{"shared-experts", "N", "MoE experts every token uses (DeepSeek)",
+	 OPT_BOTH},
+	{"shared-ffn", "N", "MLP width of one shared expert (default ffn)",
+	 OPT_BOTH},
+	{"dense-layers", "N", "leading layers with a dense MLP (DeepSeek "
+	 "first_k_dense_replace)", OPT_BOTH},
+	{"dense-ffn", "N", "MLP width of those dense layers (default ffn)",
+	 OPT_BOTH},
+	{"kv-lora-rank", "N", "latent attention KV rank (DeepSeek MLA)",
+	 OPT_BOTH},
+	{"q-lora-rank", "N", "latent attention query rank (0: none)",
+	 OPT_BOTH},
+	{"qk-nope-head-dim", "N", "MLA query/key width without RoPE",
+	 OPT_BOTH},
+	{"qk-rope-head-dim", "N", "MLA query/key width with RoPE", OPT_BOTH},
+	{"v-head-dim", "N", "MLA value head width", OPT_BOTH},
 	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH},
-	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00)", OPT_BOTH},
+	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00; a bare "
+	 "number is minutes, as in Slurm)", OPT_BOTH},
 	{"train-mode", "pretrain|finetune|lora|qlora", "what is trained",
 	 OPT_BOTH},
-	{"train-seq-len", "N", "sequence length (default 4096)", OPT_BOTH},
-	{"train-batch", "N", "global batch in sequences (default ~4M tokens)",
+	{"train-seq-len", "N", "sequence length (default 4096; 8k = 8192)",
+	 OPT_BOTH},
+	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
+	 "a tok suffix, tokens (4Mtok = 4 x 2^20; default ~4M tokens)",
 	 OPT_BOTH},
 	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH},
 	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH},
@@ -146,45 +171,68 @@ static autosize_err options_network(autosize_request *r, const char *value,
 	return AUTOSIZE_OK;
 }
 
-static autosize_err options_arch(autosize_request *r, const char *name,
-				 const char *value, const char *what,
-				 autosize_error *e)
+/* The architecture options: the model field each sets, its range. */
+static const struct options_arch_field {
+	const char *name;
+	size_t offset;
+	long min;       /* 0 where 0 means none (q-lora-rank 0: a plain
+			 * query projection) */
+	long max;
+} options_arch_fields[] = {
+#define OPTIONS_F(n, f, lo, hi) {n, offsetof(autosize_model, f), lo, hi}
+	OPTIONS_F("layers", layers, 1, AUTOSIZE_MAX_LAYERS),
+	OPTIONS_F("hidden", hidden, 1, AUTOSIZE_MAX_HIDDEN),
+	OPTIONS_F("heads", heads, 1, AUTOSIZE_MAX_HEADS),
+	OPTIONS_F("kv-heads", kv_heads, 1, AUTOSIZE_MAX_HEADS),
+	OPTIONS_F("head-dim", head_dim, 1, AUTOSIZE_MAX_HEAD_DIM),
+	OPTIONS_F("ffn", ffn, 1, AUTOSIZE_MAX_FFN),
+	OPTIONS_F("vocab", vocab, 1, AUTOSIZE_MAX_VOCAB),
+	OPTIONS_F("experts", experts, 1, AUTOSIZE_MAX_EXPERTS),
+	OPTIONS_F("experts-active", experts_active, 1, AUTOSIZE_MAX_EXPERTS),
+	OPTIONS_F("shared-experts", experts_shared, 0, AUTOSIZE_MAX_EXPERTS),
+	OPTIONS_F("shared-ffn", ffn_shared, 1, AUTOSIZE_MAX_FFN),
+	OPTIONS_F("dense-layers", dense_layers, 0, AUTOSIZE_MAX_LAYERS),
+	OPTIONS_F("dense-ffn", ffn_dense, 1, AUTOSIZE_MAX_FFN),
+	OPTIONS_F("kv-lora-rank", kv_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK),
+	OPTIONS_F("q-lora-rank", q_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK),
+	OPTIONS_F("qk-nope-head-dim", qk_nope_head_dim, 0,
+		  AUTOSIZE_MAX_HEAD_DIM),
+	OPTIONS_F("qk-rope-head-dim", qk_rope_head_dim, 0,
+		  AUTOSIZE_MAX_HEAD_DIM),
+	OPTIONS_F("v-head-dim", v_head_dim, 1, AUTOSIZE_MAX_HEAD_DIM),
+#undef OPTIONS_F
+};
+
+/* An architecture option (--layers, --experts, --mlp, ...); 1 when name
+ * is one, with the value applied or refused in *rc. */
+static int options_arch(autosize_request *r, const char *name,
+			const char *value, const char *what,
+			autosize_err *rc, autosize_error *e)
 {
 	static const char *const mlps[] = {"swiglu", "gelu", NULL};
-	autosize_model *m = &r->model;
+	size_t i;
+	long v;
 	int k;
-	autosize_err rc;
 
+	for (i = 0; i < sizeof(options_arch_fields) /
+	     sizeof(options_arch_fields[0]); i++) {
+		const struct options_arch_field *f = &options_arch_fields[i];
+
+		if (strcmp(name, f->name) != 0)
+			continue;
+		r->arch_given = 1;
+		*rc = autosize_parse_int(value, what, f->min, f->max, &v, e);
+		if (*rc == AUTOSIZE_OK)
+			*(int *)((char *)&r->model + f->offset) = (int)v;
+		return 1;
+	}
+	if (strcmp(name, "mlp") != 0)
+		return 0;
 	r->arch_given = 1;
-	if (strcmp(name, "layers") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_LAYERS,
-				   &m->layers, e);
-	if (strcmp(name, "hidden") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_HIDDEN,
-				   &m->hidden, e);
-	if (strcmp(name, "heads") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_HEADS,
-				   &m->heads, e);
-	if (strcmp(name, "kv-heads") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_HEADS,
-				   &m->kv_heads, e);
-	if (strcmp(name, "ffn") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_FFN, &m->ffn,
-				   e);
-	if (strcmp(name, "vocab") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_VOCAB,
-				   &m->vocab, e);
-	if (strcmp(name, "experts") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_EXPERTS,
-				   &m->experts, e);
-	if (strcmp(name, "experts-active") == 0)
-		return options_int(value, what, 1, AUTOSIZE_MAX_EXPERTS,
-				   &m->experts_active, e);
-	/* mlp */
-	if ((rc = autosize_parse_choice(value, what, mlps, &k, e)))
-		return rc;
-	m->mlp = (autosize_mlp)k;
-	return AUTOSIZE_OK;
+	*rc = autosize_parse_choice(value, what, mlps, &k, e);
+	if (*rc == AUTOSIZE_OK)
+		r->model.mlp = (autosize_mlp)k;
+	return 1;
 }
 
 static autosize_err options_pin(autosize_request *r, const char *name,
@@ -226,6 +274,61 @@ static autosize_err options_pin(autosize_request *r, const char *name,
 	return AUTOSIZE_OK;
 }
 
+/* Under a million parameters is a typo for billions ("70" for 70B). */
+static autosize_err options_model_params(autosize_request *r,
+					 const char *value, const char *what,
+					 autosize_error *e)
+{
+	double v = 0;
+	autosize_err rc = autosize_parse_count(value, what, &v, e);
+
+	if (rc)
+		return rc;
+	if (v < OPTIONS_MIN_PARAMS)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: %.0f parameters is under a million "
+				     "(did you mean %.4gB? write 70B or 70e9)",
+				     what, v, v);
+	r->model_params = v;
+	return AUTOSIZE_OK;
+}
+
+static autosize_err options_seq_len(autosize_request *r, const char *value,
+				    const char *what, autosize_error *e)
+{
+	long v;
+	autosize_err rc = autosize_parse_tokens(value, what, 16, 4194304, &v,
+						e);
+
+	if (rc == AUTOSIZE_OK)
+		r->seq_len = (int)v;
+	return rc;
+}
+
+static autosize_err options_batch(autosize_request *r, const char *value,
+				  const char *what, autosize_error *e)
+{
+	long seqs;
+	double tokens;
+	autosize_err rc = autosize_parse_batch(value, what, &seqs, &tokens, e);
+
+	if (rc)
+		return rc;
+	r->global_batch = seqs > 0 ? (int)seqs : AUTOSIZE_UNSET;
+	r->batch_tokens = tokens;
+	return AUTOSIZE_OK;
+}
+
+const autosize_option *autosize_option_find(const char *name)
+{
+	const autosize_option *o;
+
+	for (o = options_table; name && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
 autosize_err autosize_request_set(autosize_request *r, const char *name,
 				  const char *value, autosize_error *e)
 {
@@ -244,19 +347,22 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		return autosize_fail(e, AUTOSIZE_EINVAL, "missing option value");
 	snprintf(what, sizeof(what), "--%.40s", name);
 	if (strcmp(name, "model-params") == 0)
-		return autosize_parse_count(value, what, &r->model_params, e);
+		return options_model_params(r, value, what, e);
 	if (strcmp(name, "model") == 0)
 		return options_copy(r->model_spec, sizeof(r->model_spec),
 				    value, what, e);
 	if (strcmp(name, "train-tokens") == 0)
 		return autosize_parse_count(value, what, &r->tokens, e);
-	if (strcmp(name, "train-time") == 0)
-		return autosize_parse_duration(value, what, &r->deadline_s, e);
+	if (strcmp(name, "train-time") == 0) {
+		rc = autosize_parse_duration(value, what, &r->deadline_s, e);
+		r->deadline_bare_minutes =
+			autosize_duration_is_bare_minutes(value);
+		return rc;
+	}
 	if (strcmp(name, "train-seq-len") == 0)
-		return options_int(value, what, 16, 4194304, &r->seq_len, e);
+		return options_seq_len(r, value, what, e);
 	if (strcmp(name, "train-batch") == 0)
-		return options_int(value, what, 1, 100000000,
-				   &r->global_batch, e);
+		return options_batch(r, value, what, e);
 	if (strcmp(name, "train-mode") == 0) {
 		if ((rc = autosize_parse_choice(value, what, modes, &k, e)))
 			return rc;
@@ -319,9 +425,8 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 	    strcmp(name, "sequence-parallel") == 0 ||
 	    strcmp(name, "flash-attention") == 0)
 		return options_pin(r, name, value, what, e);
-	for (k = 0; options_table[k].name; k++)
-		if (strcmp(options_table[k].name, name) == 0)
-			return options_arch(r, name, value, what, e);
+	if (options_arch(r, name, value, what, &rc, e))
+		return rc;
 	return autosize_fail(e, AUTOSIZE_EINVAL,
 			     "unknown option '%s' (see autosize plan --help)",
 			     what);
@@ -335,11 +440,40 @@ static int options_is_path(const char *spec)
 	       (n > 5 && strcmp(spec + n - 5, ".json") == 0);
 }
 
+int autosize_request_seq_len(const autosize_request *r)
+{
+	const autosize_model *m = &r->model;
+
+	if (r->seq_len > 0)
+		return r->seq_len;
+	/* GPT-2-era models were trained at 2048 (GPT-3, Brown et al.
+	 * 2020, table 2.1); Llama-era ones at 4096 (Llama 2). */
+	return m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic ? 2048
+								 : 4096;
+}
+
+/* --train-batch=NUMtok: whole sequences of the planned length. */
+static void options_batch_sequences(autosize_request *r)
+{
+	double seqs;
+
+	if (!(r->batch_tokens > 0))
+		return;
+	seqs = floor(r->batch_tokens / autosize_request_seq_len(r) + 0.5);
+	r->global_batch = (int)fmin(fmax(seqs, 1), 100000000);
+}
+
 autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 {
 	autosize_model *m = &r->model;
 	autosize_err rc;
 
+	if (r->partition[0] && r->gpu[0])
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--partition %s and --gpu %s both given: "
+				     "a partition has its own GPU type (give "
+				     "--partition, or --gpu for its reference "
+				     "server)", r->partition, r->gpu);
 	if (r->model_spec[0] && r->arch_given)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--model and --layers/--hidden/... both "
@@ -359,7 +493,10 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 		autosize_model_init(m);
 		m->params = r->model_params;
 		m->params_active = r->model_params;
-		return autosize_model_synthesize(m, e);
+		if ((rc = autosize_model_synthesize(m, e)))
+			return rc;
+		options_batch_sequences(r);
+		return AUTOSIZE_OK;
 	} else {
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no model: give --model-params (e.g. "
@@ -374,5 +511,60 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 				     "architecture (%.4g parameters): drop "
 				     "one of them", r->model_params,
 				     m->params);
+	/* The default length never exceeds the model's positions (GPT-2:
+	 * 1024). */
+	if (r->seq_len <= 0 && m->max_positions > 0 &&
+	    autosize_request_seq_len(r) > m->max_positions)
+		r->seq_len = m->max_positions < 16 ? 16 : m->max_positions;
+	options_batch_sequences(r);
 	return AUTOSIZE_OK;
+}
+
+/* Add a warning unless the plan has it already (callable twice). */
+static void options_warn(autosize_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void options_warn(autosize_plan *plan, const char *fmt, ...)
+{
+	char msg[AUTOSIZE_WARNING_LEN];
+	va_list ap;
+	int i;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < plan->n_warnings; i++)
+		if (strcmp(plan->warnings[i], msg) == 0)
+			return;
+	autosize_plan_warn(plan, "%s", msg);
+}
+
+void autosize_request_warnings(const autosize_request *r,
+			       autosize_plan *plan)
+{
+	double step_tokens = (double)plan->global_batch * plan->seq_len;
+	int max_pos = r->model.max_positions;
+
+	if (r->deadline_bare_minutes && r->deadline_s < 3600)
+		options_warn(plan, "--train-time %.0f is read as %.0f minutes "
+			     "(a bare number is minutes, as in Slurm); write "
+			     "%.0fh or %.0fd for hours or days",
+			     r->deadline_s / 60, r->deadline_s / 60,
+			     r->deadline_s / 60, r->deadline_s / 60);
+	if (r->tokens > 0 && step_tokens > 0 && r->tokens < step_tokens)
+		options_warn(plan, "--train-tokens %.0f is less than one "
+			     "optimizer step (%d x %d = %.0f tokens); did "
+			     "you mean %.4gB?", r->tokens, plan->global_batch,
+			     plan->seq_len, step_tokens, r->tokens);
+	if (max_pos > 0 && plan->seq_len > max_pos)
+		options_warn(plan, "sequence length %d is above the model's "
+			     "%d positions (max_position_embeddings); "
+			     "give --train-seq-len %d or extend the "
+			     "positions first", plan->seq_len, max_pos,
+			     max_pos);
+	if (r->batch_tokens > 0 && plan->global_batch > 0 &&
+	    fabs(r->batch_tokens - step_tokens) >= 1)
+		options_warn(plan, "--train-batch %.0f tokens is %d "
+			     "sequences of %d (%.0f tokens)", r->batch_tokens,
+			     plan->global_batch, plan->seq_len, step_tokens);
 }

@@ -165,6 +165,24 @@ autosize_err autosize_parse_count(const char *text, const char *what,
 	return AUTOSIZE_OK;
 }
 
+/* A whole number v (from text) in [min, max]; hint ends the message. */
+static autosize_err parse_in_range(const char *text, const char *what,
+				   double v, long min, long max,
+				   const char *hint, long *out,
+				   autosize_error *e)
+{
+	char echo[64];
+
+	if (v < (double)min || v > (double)max)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: '%s' is out of range (expected "
+				     "%ld..%ld%s)", what,
+				     parse_echo(text, echo, sizeof(echo)),
+				     min, max, hint);
+	*out = (long)v;
+	return AUTOSIZE_OK;
+}
+
 autosize_err autosize_parse_int(const char *text, const char *what,
 				long min, long max, long *out,
 				autosize_error *e)
@@ -179,14 +197,118 @@ autosize_err autosize_parse_int(const char *text, const char *what,
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "%s: '%s' is not a whole number", what,
 				     parse_echo(text, echo, sizeof(echo)));
-	if (v < (double)min || v > (double)max)
+	return parse_in_range(text, what, v, min, max, "", out, e);
+}
+
+/* A number with an optional K/M suffix meaning 2^10 / 2^20; *rest is
+ * what follows. -1 if no number. */
+static int parse_binary_scaled(const char *text, double *out,
+			       const char **rest)
+{
+	const char *p = text;
+	double v;
+
+	if (parse_decimal(&p, &v) != 0)
+		return -1;
+	if (*p == 'k' || *p == 'K') {
+		v *= 1024;
+		p++;
+	} else if (*p == 'm' || *p == 'M') {
+		v *= 1024.0 * 1024;
+		p++;
+	}
+	*out = v;
+	*rest = p;
+	return 0;
+}
+
+autosize_err autosize_parse_tokens(const char *text, const char *what,
+				   long min, long max, long *out,
+				   autosize_error *e)
+{
+	const char *rest;
+	char echo[64];
+	double v;
+	autosize_err rc;
+
+	if ((rc = parse_precheck(text, what, e)))
+		return rc;
+	if (parse_binary_scaled(text, &v, &rest) != 0 || *rest)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "%s: '%s' is out of range (expected "
-				     "%ld..%ld)", what,
-				     parse_echo(text, echo, sizeof(echo)),
-				     min, max);
-	*out = (long)v;
-	return AUTOSIZE_OK;
+				     "%s: '%s' is not a length in tokens "
+				     "(expected e.g. 4096, 8k = 8192, 128k)",
+				     what, parse_echo(text, echo, sizeof(echo)));
+	if (v != floor(v))
+		v = (double)max + 1;    /* "0.1k": out of range, said so */
+	return parse_in_range(text, what, v, min, max, ", e.g. 4096 or 8k",
+			      out, e);
+}
+
+autosize_err autosize_parse_batch(const char *text, const char *what,
+				  long *sequences, double *tokens,
+				  autosize_error *e)
+{
+	static const char *const tok[] = {"tok", "tokens", NULL};
+	static const char *const seq[] = {"", "seq", "sequences", NULL};
+	const char *rest;
+	char echo[64];
+	double v;
+	int i;
+	autosize_err rc;
+
+	*sequences = 0;
+	*tokens = 0;
+	if ((rc = parse_precheck(text, what, e)))
+		return rc;
+	if (parse_binary_scaled(text, &v, &rest) != 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: '%s' is not a batch (expected "
+				     "sequences such as 1024, or tokens such "
+				     "as 4Mtok)", what,
+				     parse_echo(text, echo, sizeof(echo)));
+	for (i = 0; tok[i]; i++) {
+		if (strcasecmp(rest, tok[i]) != 0)
+			continue;
+		if (!(v >= 1) || v > 1e12)
+			goto bad;
+		*tokens = v;
+		return AUTOSIZE_OK;
+	}
+	for (i = 0; seq[i]; i++) {
+		if (strcasecmp(rest, seq[i]) != 0)
+			continue;
+		/* "4M" alone: millions of sequences, or tokens? */
+		if (rest[0] == '\0' && (rest[-1] == 'm' || rest[-1] == 'M'))
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "%s: '%s' is ambiguous (expected "
+					     "sequences such as 1024, or "
+					     "tokens with a tok suffix such "
+					     "as %stok)", what,
+					     parse_echo(text, echo,
+							sizeof(echo)), echo);
+		if (v != floor(v) || v < 1 || v > 100000000)
+			goto bad;
+		*sequences = (long)v;
+		return AUTOSIZE_OK;
+	}
+bad:
+	return autosize_fail(e, AUTOSIZE_EINVAL,
+			     "%s: '%s' is not a batch (expected whole "
+			     "sequences 1..100000000 such as 1024, or tokens "
+			     "such as 4Mtok)", what,
+			     parse_echo(text, echo, sizeof(echo)));
+}
+
+int autosize_duration_is_bare_minutes(const char *text)
+{
+	size_t i;
+
+	if (!text || !*text)
+		return 0;
+	for (i = 0; text[i]; i++)
+		if (!isdigit((unsigned char)text[i]))
+			return 0;
+	return 1;
 }
 
 autosize_err autosize_parse_fraction(const char *text, const char *what,

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "spank_common.h"
 
-#define OPTIONS_MAX 32
+#define OPTIONS_MAX 64
 #define OPTIONS_USAGE_LEN 160
 
 static struct plugin_context {

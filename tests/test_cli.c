@@ -229,6 +229,12 @@ static void test_bad_input_exit_2(void **state)
 		{"--train-mode=sft", "--model-params=7e9", "--train-mode"},
 		{"--bogus=1", NULL, "--bogus"},
 		{"--model=/nonexistent/config.json", NULL, "/nonexistent"},
+		/* issue 11: inputs read the way people write them */
+		{"--model-params=70", NULL, "did you mean 70B?"},
+		{"--train-batch=4M", "--model-params=7e9", "4Mtok"},
+		{"--partition=h100", "--model-params=7e9",
+		 "--partition h100 and --gpu h100 both given"},
+		{"--jsn", NULL, "unknown option '--jsn'"},
 	};
 	size_t i;
 
@@ -247,6 +253,45 @@ static void test_bad_input_exit_2(void **state)
 		assert_non_null(nl);
 		assert_true(nl[1] == '\0');
 	}
+}
+
+/* issue 11: 8k is 8192, a token batch is whole sequences, a bare
+ * --train-time under an hour and --train-tokens under one step warn. */
+static void test_inputs_as_written(void **state)
+{
+	const char *const args[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=2000", "--train-seq-len=8k",
+		"--train-batch=4Mtok", "--train-time=30", "--gpu=h100",
+		"--policy=none", "--json", NULL};
+	const char *const text[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=1e9", "--train-seq-len=128k", "--gpu=h100",
+		"--policy=none", NULL};
+
+	assert_int_equal(run_cli(args), 0);
+	assert_json(out);
+	assert_int_equal((int)json_num(out, "seq_len"), 8192);
+	assert_int_equal((int)json_num(out, "global_batch"), 512);
+	assert_non_null(strstr(out, "read as 30 minutes"));
+	assert_non_null(strstr(out, "less than one optimizer step"));
+	/* Llama 3 8B has 8192 positions: 128k warns */
+	run_cli(text);
+	assert_non_null(strstr(out, "global batch"));
+	assert_non_null(strstr(out, "x 131072)"));
+	assert_non_null(strstr(out, "above the model's 8192 positions"));
+}
+
+/* MoE and latent-attention config.json files plan, with active counts. */
+static void test_moe_config_json(void **state)
+{
+	const char *const args[] = {"plan",
+		"--model=" TEST_DATA "/configs/DeepSeek-V2-Lite.json",
+		"--train-tokens=1e9", "--gpu=h100", "--policy=none", "--json",
+		NULL};
+
+	assert_int_equal(run_cli(args), 0);
+	assert_json(out);
+	assert_true(fabs(json_num(out, "params") - 15.7e9) < 0.05e9);
+	assert_true(json_num(out, "params_active") < 3e9);
 }
 
 static void test_pinned_misfit_exit_1(void **state)
@@ -297,6 +342,8 @@ int main(void)
 		cmocka_unit_test(test_back_of_envelope_7b),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_bad_input_exit_2),
+		cmocka_unit_test(test_inputs_as_written),
+		cmocka_unit_test(test_moe_config_json),
 		cmocka_unit_test(test_pinned_misfit_exit_1),
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_lists),

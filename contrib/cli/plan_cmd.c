@@ -110,6 +110,7 @@ static int plan_take(int argc, char **argv, int i, char *name, size_t len,
 	const char *arg = argv[i] + 2, *eq = strchr(arg, '=');
 	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
+	name[0] = '\0';
 	if (n >= len)
 		return -1;
 	memcpy(name, arg, n);
@@ -153,6 +154,12 @@ int cli_plan(int argc, char **argv)
 			goto out;
 		}
 		n = plan_take(argc, argv, i, name, sizeof(name), &value);
+		if (n < 0 && !autosize_option_find(name) &&
+		    strcmp(name, "policy") != 0) {
+			fprintf(stderr, "autosize: unknown option '%.40s' (see "
+				"autosize plan --help)\n", argv[i]);
+			goto out;
+		}
 		if (n < 0) {
 			fprintf(stderr, "autosize: %.40s needs a value "
 				"(--name=value)\n", argv[i]);
@@ -179,6 +186,7 @@ int cli_plan(int argc, char **argv)
 		fprintf(stderr, "autosize: %s\n", err.msg);
 		goto out;
 	}
+	autosize_request_warnings(&req, &plan);
 	if (as_json) {
 		if (autosize_plan_to_json(&plan, json, sizeof(json)) < 0) {
 			fprintf(stderr, "autosize: internal error: JSON "

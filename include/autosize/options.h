@@ -21,6 +21,9 @@ typedef struct autosize_option {
 /* The option table, terminated by an entry with name NULL. Static. */
 const autosize_option *autosize_options(void);
 
+/* The option called name (without "--"), or NULL when there is none. */
+const autosize_option *autosize_option_find(const char *name);
+
 /*
  * Apply one option (name without "--") with its value to r. Validates the
  * value; on error *e names the option and the accepted form. Values are
@@ -35,5 +38,19 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
  * flags and --model-params into r->model, and check they agree.
  */
 autosize_err autosize_request_finish(autosize_request *r, autosize_error *e);
+
+/* The sequence length planned: --train-seq-len, else 2048 for a GELU
+ * (GPT-2-era) architecture, else 4096. */
+int autosize_request_seq_len(const autosize_request *r);
+
+/*
+ * Warnings about how the inputs were read, added to a computed plan (its
+ * seq_len, global_batch): a bare --train-time under an hour (minutes),
+ * --train-tokens below one optimizer step, a sequence longer than the
+ * model's positions, a token batch rounded to whole sequences. A warning
+ * the plan has already is not added again.
+ */
+void autosize_request_warnings(const autosize_request *r,
+			       autosize_plan *plan);
 
 #endif

@@ -28,6 +28,30 @@ autosize_err autosize_parse_int(const char *text, const char *what,
 				long min, long max, long *out,
 				autosize_error *e);
 
+/*
+ * A length in tokens as people write sequence lengths: "4096", "8k" =
+ * 8192, "128K" = 131072, "1M" = 1048576 (K and M are powers of two here,
+ * as in "8k context"). A whole number in [min, max].
+ */
+autosize_err autosize_parse_tokens(const char *text, const char *what,
+				   long min, long max, long *out,
+				   autosize_error *e);
+
+/*
+ * A global batch: sequences as a plain number ("1024", "1024seq"), or
+ * tokens with a "tok"/"tokens" suffix ("4Mtok" = 4 x 2^20 tokens,
+ * "4194304tokens"). A count suffix alone ("4M") is refused as ambiguous.
+ * Exactly one of *sequences (whole, >= 1) and *tokens (> 0) is set
+ * non-zero.
+ */
+autosize_err autosize_parse_batch(const char *text, const char *what,
+				  long *sequences, double *tokens,
+				  autosize_error *e);
+
+/* 1 when a duration is written as a bare number, which Slurm reads as
+ * minutes ("30"). */
+int autosize_duration_is_bare_minutes(const char *text);
+
 /* A decimal fraction in [min, max] ("0.2", "20%"). */
 autosize_err autosize_parse_fraction(const char *text, const char *what,
 				     double min, double max, double *out,

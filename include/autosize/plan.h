@@ -64,6 +64,11 @@ typedef struct autosize_request {
 	autosize_train_mode train_mode;
 	int seq_len;                /* default 4096 (2048 for GELU models) */
 	int global_batch;           /* sequences per step; UNSET = default */
+	double batch_tokens;        /* --train-batch=NUMtok: tokens per step,
+				     * made whole sequences by
+				     * autosize_request_finish; 0 = not given */
+	int deadline_bare_minutes;  /* --train-time was a bare number
+				     * (minutes, as Slurm reads it) */
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* --train-framework; DEFAULT = policy */
