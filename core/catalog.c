@@ -9,15 +9,26 @@
 
 #define CAT_EXCERPT 48
 
+/* Names people use for a part that the catalog resolves to another
+ * entry (`ambiguous_aliases`): "a100" on the 40 GB part, whose 80 GB
+ * sibling lists it as an alias. Lookups of them still succeed, with a
+ * warning the caller prints. */
+typedef struct cat_ambiguous {
+	char names[AUTOSIZE_GPU_ALIASES][AUTOSIZE_GPU_NAME_MAX];
+	int lines[AUTOSIZE_GPU_ALIASES];
+	int n;
+} cat_ambiguous;
+
 struct autosize_catalog {
 	int n;
 	autosize_gpu gpus[AUTOSIZE_CATALOG_MAX_GPUS];
+	cat_ambiguous ambiguous[AUTOSIZE_CATALOG_MAX_GPUS];
 };
 
 static const char *const cat_top_keys[] = { "gpus", NULL };
 
 static const char *const cat_gpu_keys[] = {
-	"name", "aliases", "bf16_tflops", "fp16_tflops", "fp8_tflops",
+	"name", "aliases", "ambiguous_aliases", "bf16_tflops", "fp16_tflops", "fp8_tflops",
 	"memory_gib", "hbm_gbs", "link", "link_gbs", "net",
 	"net_gbps_per_gpu", "pci_ids", "source", "notes", NULL
 };
@@ -187,6 +198,82 @@ static autosize_err cat_aliases(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* `ambiguous_aliases` of gpu number c->n: names, not this GPU's own;
+ * that another GPU owns each is checked once all are loaded. */
+static autosize_err cat_ambiguous_aliases(const autosize_ytree *t,
+					  autosize_catalog *c,
+					  const autosize_ynode *m,
+					  const autosize_gpu *g,
+					  autosize_error *e)
+{
+	cat_ambiguous *amb = &c->ambiguous[c->n];
+	const autosize_ynode *seq, *it;
+	char ex[CAT_EXCERPT];
+	autosize_err rc;
+	const char *p;
+	int j;
+
+	memset(amb, 0, sizeof(*amb));
+	rc = autosize_ytree_seq(t, m, "ambiguous_aliases", AUTOSIZE_Y_OPTIONAL,
+				AUTOSIZE_GPU_ALIASES, &seq, e);
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		char *a = amb->names[amb->n];
+
+		rc = autosize_ynode_str(t, it, "ambiguous_aliases", a,
+					AUTOSIZE_GPU_NAME_MAX, e);
+		if (rc)
+			return rc;
+		autosize_ytree_excerpt(a, strlen(a), ex, sizeof(ex));
+		for (p = a; *p && cat_ignored(*p); p++)
+			;
+		if (!*p)
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL,
+				"key 'ambiguous_aliases': '%s' is not a name (expected letters or digits)",
+				ex);
+		if (cat_name_eq(g->name, a))
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL,
+				"key 'ambiguous_aliases': '%s' is this GPU's own name (expected a name another GPU lists under aliases)",
+				ex);
+		for (j = 0; j < g->n_aliases; j++)
+			if (cat_name_eq(g->aliases[j], a))
+				return autosize_ytree_fail(t, it->line, e,
+					AUTOSIZE_EINVAL,
+					"key 'ambiguous_aliases': '%s' is also under this GPU's aliases (list it in one place)",
+					ex);
+		amb->lines[amb->n++] = it->line;
+	}
+	return AUTOSIZE_OK;
+}
+
+/* Every ambiguous alias names another GPU, which it resolves to. */
+static autosize_err cat_check_ambiguous(const autosize_ytree *t,
+					const autosize_catalog *c,
+					autosize_error *e)
+{
+	const autosize_gpu *owner;
+	char ex[CAT_EXCERPT];
+	int i, j;
+
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->ambiguous[i].n; j++) {
+			const char *a = c->ambiguous[i].names[j];
+
+			owner = cat_match(c, c->n, a);
+			if (owner && owner != &c->gpus[i])
+				continue;
+			return autosize_ytree_fail(t,
+				c->ambiguous[i].lines[j], e, AUTOSIZE_EINVAL,
+				"key 'ambiguous_aliases': no other GPU has the name or alias '%s' (list it under the aliases of the part it should mean)",
+				autosize_ytree_excerpt(a, strlen(a), ex,
+						       sizeof(ex)));
+		}
+	return AUTOSIZE_OK;
+}
+
 static autosize_err cat_pci_ids(const autosize_ytree *t,
 				const autosize_catalog *c,
 				const autosize_ynode *m, autosize_gpu *g,
@@ -227,8 +314,7 @@ static autosize_err cat_pci_ids(const autosize_ytree *t,
 }
 
 /* One entry of `gpus:` into g (not yet counted in c). */
-static autosize_err cat_gpu(const autosize_ytree *t,
-			    const autosize_catalog *c,
+static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 			    const autosize_ynode *m, autosize_gpu *g,
 			    autosize_error *e)
 {
@@ -253,7 +339,11 @@ static autosize_err cat_gpu(const autosize_ytree *t,
 		return rc;
 	rc = cat_aliases(t, c, m, g, e);
 	if (!rc)
-		rc = autosize_ytree_double(t, m, "bf16_tflops", req, 0,
+		rc = cat_ambiguous_aliases(t, c, m, g, e);
+	/* 0: no BF16 (V100); the planner then refuses bf16 on it */
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "bf16_tflops",
+					   AUTOSIZE_Y_REQUIRED, 0,
 					   CAT_MAX_TFLOPS, &g->bf16_tflops,
 					   NULL, e);
 	if (!rc)
@@ -322,7 +412,7 @@ static autosize_err cat_walk(const autosize_ytree *t, autosize_catalog *c,
 			return rc;
 		c->n++;
 	}
-	return AUTOSIZE_OK;
+	return cat_check_ambiguous(t, c, e);
 }
 
 static autosize_catalog *cat_from_tree(autosize_ytree *t, autosize_error *e)
@@ -394,6 +484,56 @@ const autosize_gpu *autosize_catalog_find(const autosize_catalog *c,
 	if (!*p)
 		return NULL;
 	return cat_match(c, c->n, name);
+}
+
+/* The name to show for g in a warning: its first alias, else its name. */
+static const char *cat_short(const autosize_gpu *g)
+{
+	return g->n_aliases > 0 ? g->aliases[0] : g->name;
+}
+
+/* 1 when gpu number i lists name under ambiguous_aliases. */
+static int cat_lists_ambiguous(const autosize_catalog *c, int i,
+			       const char *name)
+{
+	int j;
+
+	for (j = 0; j < c->ambiguous[i].n; j++)
+		if (cat_name_eq(c->ambiguous[i].names[j], name))
+			return 1;
+	return 0;
+}
+
+const autosize_gpu *autosize_catalog_resolve(const autosize_catalog *c,
+					     const char *name, char *warn,
+					     size_t len)
+{
+	const autosize_gpu *g = autosize_catalog_find(c, name);
+	const char *parts[AUTOSIZE_CATALOG_MAX_GPUS];
+	char ex[CAT_EXCERPT];
+	size_t used;
+	int i, n = 0, k;
+
+	if (warn && len > 0)
+		warn[0] = '\0';
+	if (!g || !warn || len == 0)
+		return g;
+	for (i = 0; i < c->n; i++)
+		if (&c->gpus[i] == g || cat_lists_ambiguous(c, i, name))
+			parts[n++] = cat_short(&c->gpus[i]);
+	if (n < 2)
+		return g;
+	used = (size_t)snprintf(warn, len, "%s is ambiguous: ",
+				autosize_ytree_excerpt(name, strlen(name), ex,
+						       sizeof(ex)));
+	for (k = 0; k < n && used < len; k++)
+		used += (size_t)snprintf(warn + used, len - used, "%s%s",
+					 k == 0 ? "" : k + 1 == n ? " or " :
+					 ", ", parts[k]);
+	if (used < len)
+		snprintf(warn + used, len - used, "; taking %s",
+			 cat_short(g));
+	return g;
 }
 
 const autosize_gpu *autosize_catalog_find_pci(const autosize_catalog *c,

@@ -26,6 +26,9 @@ struct autosize_policy {
 	autosize_catalog *catalog;
 	int n_parts;
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
+	/* What is accepted but worth a look (an ambiguous GPU alias). */
+	int n_warnings;
+	char warnings[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_POLICY_WARNING_LEN];
 };
 
 static const char *const pol_top_keys[] = {
@@ -256,19 +259,28 @@ static autosize_err pol_check_name(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
-static autosize_err pol_gpu(const autosize_ytree *t,
-			    const autosize_catalog *c,
+/* `gpu`: a catalog name or alias; an ambiguous alias is taken with a
+ * warning kept in the policy (check-config shows it). */
+static autosize_err pol_gpu(const autosize_ytree *t, autosize_policy *p,
 			    const autosize_ynode *m, autosize_partition *part,
 			    autosize_error *e)
 {
 	char name[POL_TEXT_MAX], ex[POL_EXCERPT], list[200];
+	char warn[160];
+	const autosize_catalog *c = p->catalog;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, m, "gpu", AUTOSIZE_Y_REQUIRED, name,
 				sizeof(name), NULL, e);
 	if (rc)
 		return rc;
-	part->gpu = autosize_catalog_find(c, name);
+	part->gpu = autosize_catalog_resolve(c, name, warn, sizeof(warn));
+	if (warn[0] && p->n_warnings < AUTOSIZE_MAX_PARTITIONS)
+		snprintf(p->warnings[p->n_warnings++],
+			 AUTOSIZE_POLICY_WARNING_LEN,
+			 "%.100s:%d: key 'gpu': %s (name the part to be sure)",
+			 autosize_ytree_what(t),
+			 autosize_ynode_get(m, "gpu")->line, warn);
 	if (!part->gpu)
 		return autosize_ytree_fail(t, autosize_ynode_get(m, "gpu")->line,
 			e, AUTOSIZE_ENOTFOUND,
@@ -335,7 +347,7 @@ static autosize_err pol_currency(const autosize_ytree *t,
 }
 
 static autosize_err pol_partition(const autosize_ytree *t,
-				  const autosize_catalog *c,
+				  autosize_policy *p,
 				  const autosize_ynode *m,
 				  autosize_partition *part,
 				  autosize_error *e)
@@ -352,7 +364,7 @@ static autosize_err pol_partition(const autosize_ytree *t,
 	if (!rc)
 		rc = pol_check_name(t, m, part->name, e);
 	if (!rc)
-		rc = pol_gpu(t, c, m, part, e);
+		rc = pol_gpu(t, p, m, part, e);
 	if (!rc)
 		rc = autosize_ytree_int(t, m, "gpus_per_node", req, 1, 64,
 					&part->gpus_per_node, NULL, e);
@@ -410,7 +422,7 @@ static autosize_err pol_partitions(const autosize_ytree *t,
 	for (it = seq->child; it; it = it->next) {
 		autosize_partition *part = &p->parts[p->n_parts];
 
-		rc = pol_partition(t, p->catalog, it, part, e);
+		rc = pol_partition(t, p, it, part, e);
 		if (rc)
 			return rc;
 		lines[p->n_parts] = autosize_ynode_get(it, "name")->line;
@@ -597,6 +609,18 @@ const autosize_defaults *autosize_policy_defaults(const autosize_policy *p)
 const autosize_catalog *autosize_policy_catalog(const autosize_policy *p)
 {
 	return p ? p->catalog : NULL;
+}
+
+int autosize_policy_warning_count(const autosize_policy *p)
+{
+	return p ? p->n_warnings : 0;
+}
+
+const char *autosize_policy_warning_at(const autosize_policy *p, int i)
+{
+	if (!p || i < 0 || i >= p->n_warnings)
+		return NULL;
+	return p->warnings[i];
 }
 
 int autosize_policy_partition_count(const autosize_policy *p)

@@ -41,7 +41,9 @@ static const char *const shipped_names[] = {
 	"A100-SXM4-40GB", "A100-SXM4-80GB", "A800-SXM4-80GB",
 	"H100-SXM5-80GB", "H100-PCIe-80GB", "H800-SXM5-80GB",
 	"H200-SXM-141GB", "H20", "L40S", "RTX-4090", "B200", "MI300X",
-	"Ascend-910B", NULL
+	"Ascend-910B", "V100-SXM2-16GB", "V100-SXM2-32GB", "A10G", "L4",
+	"RTX-6000-Ada", "H100-NVL-94GB", "GH200-96GB", "GH200-144GB",
+	"MI250X", NULL
 };
 
 static autosize_catalog *parse_str(const char *text, autosize_error *e)
@@ -59,7 +61,7 @@ static void test_shipped_catalog(void **state)
 	if (!c)
 		fail_msg("shipped catalog: %s", e.msg);
 	n = autosize_catalog_count(c);
-	assert_true(n >= 13);
+	assert_true(n >= 22);
 	assert_true(n <= AUTOSIZE_CATALOG_MAX_GPUS);
 	for (i = 0; shipped_names[i]; i++) {
 		const autosize_gpu *g = autosize_catalog_find(c,
@@ -73,8 +75,15 @@ static void test_shipped_catalog(void **state)
 		const autosize_gpu *g = autosize_catalog_at(c, i);
 
 		assert_non_null(g);
-		assert_true(g->bf16_tflops > 0);
+		assert_true(g->bf16_tflops >= 0);   /* 0: V100 */
 		assert_true(g->fp16_tflops > 0);
+		/* a part that has BF16 runs it at its FP16 rate or faster */
+		assert_true(g->bf16_tflops == 0 ||
+			    g->bf16_tflops >= g->fp16_tflops * 0.99);
+		/* dense figures: FP8 is twice BF16 where it exists */
+		assert_true(g->fp8_tflops == 0 ||
+			    fabs(g->fp8_tflops / g->bf16_tflops - 2) < 0.05);
+		assert_true(g->n_pci_ids >= 1);
 		assert_true(g->fp8_tflops >= 0);
 		/* at least 8 GiB, at most 1 TiB: catches GB/GiB/bytes mixups */
 		assert_true(g->mem_bytes >= 8.0 * (1 << 30));
@@ -220,9 +229,11 @@ static const ytest_case broken_cases[] = {
 	  "key 'pci_ids': expected a list" },
 	/* negative, zero, junk and overflowing numbers */
 	{ 4, "    bf16_tflops: -312\n", AUTOSIZE_EINVAL, 4,
-	  "key 'bf16_tflops': -312 is out of range (expected a number > 0" },
-	{ 4, "    bf16_tflops: 0\n", AUTOSIZE_EINVAL, 4,
-	  "key 'bf16_tflops': 0 is out of range" },
+	  "key 'bf16_tflops': -312 is out of range (expected a number from 0 to" },
+	{ 5, "    fp16_tflops: 0\n", AUTOSIZE_EINVAL, 5,
+	  "key 'fp16_tflops': 0 is out of range (expected a number > 0" },
+	{ 4, "    bf16_tflops: -0.5\n", AUTOSIZE_EINVAL, 4,
+	  "key 'bf16_tflops': -0.5 is out of range (expected a number from 0 to" },
 	{ 6, "    fp8_tflops: -1\n", AUTOSIZE_EINVAL, 6,
 	  "key 'fp8_tflops'" },
 	{ 4, "    bf16_tflops: 312 TFLOPS\n", AUTOSIZE_EINVAL, 4,
@@ -332,6 +343,94 @@ static void test_duplicates(void **state)
 		assert_int_equal(e.code, AUTOSIZE_EINVAL);
 		line = cases[i].line == 23 ? 24 : cases[i].line;
 		ytest_check_msg(&e, WHAT, line, cases[i].needle);
+	}
+}
+
+/* Ambiguous aliases: the shipped ones warn and resolve as documented;
+ * a catalog's own are checked. */
+static void test_ambiguous(void **state)
+{
+	static const struct {
+		const char *name, *gpu, *warn;
+	} shipped[] = {
+		{ "a100", "A100-SXM4-80GB",
+		  "a100 is ambiguous: a100-40gb or a100-80gb; taking a100-80gb" },
+		{ "A100", "A100-SXM4-80GB",
+		  "A100 is ambiguous: a100-40gb or a100-80gb; taking a100-80gb" },
+		{ "v100", "V100-SXM2-32GB",
+		  "v100 is ambiguous: v100-16gb or v100-32gb; taking v100-32gb" },
+		{ "GH200", "GH200-144GB",
+		  "GH200 is ambiguous: gh200-hbm3 or gh200-hbm3e; taking gh200-hbm3e" },
+		{ "a100-40gb", "A100-SXM4-40GB", "" },
+		{ "a100_80gb", "A100-SXM4-80GB", "" },
+		{ "h100", "H100-SXM5-80GB", "" },
+		{ "mi250x", "MI250X", "" },
+	};
+	static const struct {
+		int line;
+		const char *repl, *needle;
+	} broken[] = {
+		{ 16, "    aliases: [other-1]\n    ambiguous_aliases: [z100]\n",
+		  "key 'ambiguous_aliases': no other GPU has the name or alias 'z100'" },
+		{ 16, "    aliases: [other-1]\n    ambiguous_aliases: [Other]\n",
+		  "key 'ambiguous_aliases': 'Other' is this GPU's own name" },
+		{ 16, "    aliases: [other-1]\n    ambiguous_aliases: [other_1]\n",
+		  "key 'ambiguous_aliases': 'other_1' is also under this GPU's aliases" },
+		{ 16, "    aliases: [other-1]\n    ambiguous_aliases: [\"- \"]\n",
+		  "key 'ambiguous_aliases': '- ' is not a name" },
+		{ 16, "    aliases: [other-1]\n    ambiguous_aliases: tg80\n",
+		  "key 'ambiguous_aliases': expected a list" },
+	};
+	char base[2048], text[4096], warn[160];
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	const autosize_gpu *g;
+	size_t i;
+
+	(void)state;
+	assert_non_null(c);
+	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		g = autosize_catalog_resolve(c, shipped[i].name, warn,
+					     sizeof(warn));
+		assert_non_null(g);
+		assert_string_equal(g->name, shipped[i].gpu);
+		assert_string_equal(warn, shipped[i].warn);
+		/* the plain lookup agrees, silently */
+		assert_ptr_equal(autosize_catalog_find(c, shipped[i].name), g);
+	}
+	assert_null(autosize_catalog_resolve(c, "z100", warn, sizeof(warn)));
+	assert_string_equal(warn, "");
+	assert_non_null(autosize_catalog_resolve(c, "a100", NULL, 0));
+	/* a short buffer is cut, never overrun */
+	memset(warn, 'x', sizeof(warn));
+	assert_non_null(autosize_catalog_resolve(c, "a100", warn, 12));
+	assert_int_equal(strlen(warn), 11);
+	assert_null(autosize_catalog_resolve(NULL, "a100", warn,
+					     sizeof(warn)));
+	g = autosize_catalog_find(c, "v100-16gb");
+	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) == 0);
+	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_FP16) == 125e12);
+	autosize_catalog_destroy(c);
+
+	/* a catalog's own: Other also called tg80, which Test-GPU owns */
+	snprintf(base, sizeof(base), "%s%s", good_catalog, second_gpu);
+	ytest_replace_line(base, 16,
+			   "    aliases: [other-1]\n    ambiguous_aliases: [TG80]\n",
+			   text, sizeof(text));
+	c = parse_str(text, &e);
+	if (!c)
+		fail_msg("ambiguous_aliases: %s", e.msg);
+	g = autosize_catalog_resolve(c, "tg80", warn, sizeof(warn));
+	assert_string_equal(g->name, "Test-GPU-80GB");
+	assert_string_equal(warn,
+			    "tg80 is ambiguous: tg80 or other-1; taking tg80");
+	autosize_catalog_destroy(c);
+	for (i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+		ytest_replace_line(base, broken[i].line, broken[i].repl, text,
+				   sizeof(text));
+		assert_null(parse_str(text, &e));
+		assert_int_equal(e.code, AUTOSIZE_EINVAL);
+		ytest_check_msg(&e, WHAT, 17, broken[i].needle);
 	}
 }
 
@@ -534,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_good_catalog),
 		cmocka_unit_test(test_broken_catalogs),
 		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_files),

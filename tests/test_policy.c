@@ -244,6 +244,40 @@ static void test_slurm_spellings(void **state)
 	}
 }
 
+/* An ambiguous GPU alias is accepted, taken as the catalog says, and
+ * kept as a warning naming the file, the line and the choice. */
+static void test_ambiguous_gpu(void **state)
+{
+	char text[1024];
+	autosize_error e;
+	autosize_policy *p;
+
+	(void)state;
+	p = parse_str(good_policy, &e);
+	assert_non_null(p);
+	assert_int_equal(autosize_policy_warning_count(p), 0);
+	assert_null(autosize_policy_warning_at(p, 0));
+	autosize_policy_destroy(p);
+
+	ytest_replace_line(good_policy, 22, "    gpu: a100\n", text,
+			   sizeof(text));
+	p = parse_str(text, &e);
+	if (!p)
+		fail_msg("gpu: a100: %s", e.msg);
+	assert_string_equal(autosize_policy_partition_at(p, 1)->gpu->name,
+			    "A100-SXM4-80GB");
+	assert_int_equal(autosize_policy_warning_count(p), 1);
+	assert_string_equal(autosize_policy_warning_at(p, 0),
+			    "site.yaml:22: key 'gpu': a100 is ambiguous: "
+			    "a100-40gb or a100-80gb; taking a100-80gb (name "
+			    "the part to be sure)");
+	assert_null(autosize_policy_warning_at(p, 1));
+	assert_null(autosize_policy_warning_at(p, -1));
+	autosize_policy_destroy(p);
+	assert_int_equal(autosize_policy_warning_count(NULL), 0);
+	assert_null(autosize_policy_warning_at(NULL, 0));
+}
+
 static void test_default_policy(void **state)
 {
 	autosize_error e;
@@ -654,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_policy),
 		cmocka_unit_test(test_default_policy),
 		cmocka_unit_test(test_slurm_spellings),
+		cmocka_unit_test(test_ambiguous_gpu),
 		cmocka_unit_test(test_reference_partition),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_broken_policies),

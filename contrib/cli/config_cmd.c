@@ -46,6 +46,8 @@ int cli_check_config(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	d = autosize_policy_defaults(p);
 	rv = config_which(file, cli_policy_file(file));
+	for (i = 0; i < autosize_policy_warning_count(p); i++)
+		printf("  warning: %s\n", autosize_policy_warning_at(p, i));
 	printf("  mode %s, objective %s, memory reserve %.0f%%, time "
 	       "reserve %.0f%%, deadline %s, default partition %s\n",
 	       autosize_mode_name(d->mode),
@@ -96,14 +98,16 @@ int cli_list_gpus(int argc, char **argv)
 		fprintf(stderr, "autosize: %s\n", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	printf("%-16s %9s %9s %8s %8s %-8s %s\n", "gpu", "bf16 TF/s",
-	       "fp8 TF/s", "mem GiB", "HBM GB/s", "link", "link GB/s");
+	printf("%-16s %9s %9s %9s %8s %8s %-8s %s\n", "gpu", "bf16 TF/s",
+	       "fp16 TF/s", "fp8 TF/s", "mem GiB", "HBM GB/s", "link",
+	       "link GB/s");
 	for (i = 0; i < autosize_catalog_count(c); i++) {
 		const autosize_gpu *g = autosize_catalog_at(c, i);
 
-		printf("%-16s %9.1f %9.1f %8.1f %8.0f %-8s %.0f\n", g->name,
-		       g->bf16_tflops, g->fp8_tflops, g->mem_bytes / GIB,
-		       g->hbm_gbs, autosize_link_name(g->link), g->link_gbs);
+		printf("%-16s %9.1f %9.1f %9.1f %8.1f %8.0f %-8s %.0f\n",
+		       g->name, g->bf16_tflops, g->fp16_tflops, g->fp8_tflops,
+		       g->mem_bytes / GIB, g->hbm_gbs,
+		       autosize_link_name(g->link), g->link_gbs);
 	}
 	autosize_catalog_destroy(c);
 	return CLI_EXIT_OK;

@@ -181,6 +181,14 @@ int cli_plan(int argc, char **argv)
 	policy = cli_load_policy(policy_file);
 	if (!policy)
 		goto out;
+	if (req.gpu[0]) {
+		char warn[160];
+
+		autosize_catalog_resolve(autosize_policy_catalog(policy),
+					 req.gpu, warn, sizeof(warn));
+		if (warn[0])
+			fprintf(stderr, "autosize: warning: --gpu: %s\n", warn);
+	}
 	rc = autosize_plan_compute(policy, &req, &plan, &err);
 	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT) {
 		fprintf(stderr, "autosize: %s\n", err.msg);

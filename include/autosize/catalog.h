@@ -5,6 +5,7 @@
 #ifndef AUTOSIZE_CATALOG_H
 #define AUTOSIZE_CATALOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "autosize/error.h"
 
@@ -69,6 +70,17 @@ const autosize_gpu *autosize_catalog_at(const autosize_catalog *c, int i);
  */
 const autosize_gpu *autosize_catalog_find(const autosize_catalog *c,
 					  const char *name);
+
+/*
+ * autosize_catalog_find, and when name is ambiguous (other entries list
+ * it under ambiguous_aliases: "a100" for the 40 and 80 GB parts) the
+ * warning "a100 is ambiguous: a100-40gb or a100-80gb; taking a100-80gb"
+ * in warn (len bytes, may be NULL); warn is "" otherwise. The core
+ * prints nothing: the CLI, check-config and plan warnings show it.
+ */
+const autosize_gpu *autosize_catalog_resolve(const autosize_catalog *c,
+					     const char *name, char *warn,
+					     size_t len);
 
 /* Find a GPU by PCI vendor:device id; NULL when unknown. */
 const autosize_gpu *autosize_catalog_find_pci(const autosize_catalog *c,

@@ -11,6 +11,7 @@
 #define AUTOSIZE_MAX_PARTITIONS 32
 #define AUTOSIZE_PART_NAME_MAX 64
 #define AUTOSIZE_CURRENCY_MAX 8
+#define AUTOSIZE_POLICY_WARNING_LEN 320
 /* Node limit of a GPU's reference server (no partition). */
 #define AUTOSIZE_REFERENCE_MAX_NODES 4096
 
@@ -114,6 +115,11 @@ void autosize_policy_destroy(autosize_policy *p);
 const autosize_defaults *autosize_policy_defaults(const autosize_policy *p);
 const autosize_catalog *autosize_policy_catalog(const autosize_policy *p);
 int autosize_policy_partition_count(const autosize_policy *p);
+/* Warnings about a policy that loaded ("site.yaml:12: key 'gpu': a100 is
+ * ambiguous: ..."), for check-config and logs; the core prints nothing.
+ * Warning i, or NULL. Owned by the policy. */
+int autosize_policy_warning_count(const autosize_policy *p);
+const char *autosize_policy_warning_at(const autosize_policy *p, int i);
 /* Partition i, or NULL. Owned by the policy. */
 const autosize_partition *autosize_policy_partition_at(const autosize_policy *p,
 							int i);
