@@ -78,6 +78,17 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 	return sizing_params_per_gpu(job, lay);
 }
 
+/* Bytes per token per MLP unit a SwiGLU MLP keeps for the backward pass:
+ * gate and up outputs, the activation and the product (4 x 2 bytes) as
+ * written in PyTorch (torchtitan, Hugging Face); Megatron's fused
+ * bias-SwiGLU keeps the first GEMM's output and recomputes the
+ * activation (3 x 2 bytes; Megatron-LM fused_bias_swiglu). */
+static double memory_swiglu_bytes(const sizing_job *job)
+{
+	return framework_resolve(job->framework) ==
+	       AUTOSIZE_FRAMEWORK_MEGATRON ? 6 : 8;
+}
+
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay)
 {
@@ -97,7 +108,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
 	/* Q, K, V, attention output; MLP inner tensors. */
 	split = sbh * (2 + 4 * kvr + 2) +
-		s * b * m->ffn * (gelu ? 4 : 8);
+		s * b * m->ffn * (gelu ? 4 : memory_swiglu_bytes(job));
 	if (job->precision == AUTOSIZE_PREC_FP8) {
 		/* FP8 GEMMs keep their inputs for the backward pass in FP8,
 		 * one byte instead of two (Transformer Engine, torchao
