@@ -54,6 +54,14 @@ static char cat_lower(char c)
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
+/* 1 when s has a character that counts (not only '-', '_', ' '). */
+static int cat_is_name(const char *s)
+{
+	while (*s && cat_ignored(*s))
+		s++;
+	return *s != '\0';
+}
+
 /* Equal ignoring ASCII case and '-', '_', ' '. */
 static int cat_name_eq(const char *a, const char *b)
 {
@@ -97,13 +105,10 @@ static autosize_err cat_check_name(const autosize_ytree *t,
 {
 	const autosize_gpu *other;
 	char ex[CAT_EXCERPT];
-	const char *p;
 	int j;
 
 	autosize_ytree_excerpt(s, strlen(s), ex, sizeof(ex));
-	for (p = s; *p && cat_ignored(*p); p++)
-		;
-	if (!*p)
+	if (!cat_is_name(s))
 		return autosize_ytree_fail(t, line, e, AUTOSIZE_EINVAL,
 			"key '%s': '%s' is not a name (expected letters or digits)",
 			key, ex);
@@ -171,31 +176,48 @@ static const autosize_gpu *cat_pci_owner(const autosize_catalog *c,
 	return NULL;
 }
 
+/* The optional list of names `key` into names[], their lines into
+ * lines[]; *n of them (at most AUTOSIZE_GPU_ALIASES). */
+static autosize_err cat_read_names(const autosize_ytree *t,
+				   const autosize_ynode *m, const char *key,
+				   char names[][AUTOSIZE_GPU_NAME_MAX],
+				   int *lines, int *n, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+
+	*n = 0;
+	rc = autosize_ytree_seq(t, m, key, AUTOSIZE_Y_OPTIONAL,
+				AUTOSIZE_GPU_ALIASES, &seq, e);
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		rc = autosize_ynode_str(t, it, key, names[*n],
+					AUTOSIZE_GPU_NAME_MAX, e);
+		if (rc)
+			return rc;
+		lines[(*n)++] = it->line;
+	}
+	return AUTOSIZE_OK;
+}
+
 static autosize_err cat_aliases(const autosize_ytree *t,
 				const autosize_catalog *c,
 				const autosize_ynode *m, autosize_gpu *g,
 				autosize_error *e)
 {
-	const autosize_ynode *seq, *it;
+	int lines[AUTOSIZE_GPU_ALIASES], n, j;
 	autosize_err rc;
 
-	rc = autosize_ytree_seq(t, m, "aliases", AUTOSIZE_Y_OPTIONAL,
-				AUTOSIZE_GPU_ALIASES, &seq, e);
-	if (rc || !seq)
-		return rc;
-	for (it = seq->child; it; it = it->next) {
-		char *a = g->aliases[g->n_aliases];
-
-		rc = autosize_ynode_str(t, it, "aliases", a,
-					AUTOSIZE_GPU_NAME_MAX, e);
-		if (rc)
-			return rc;
-		rc = cat_check_name(t, c, c->n, g, "aliases", a, it->line, e);
-		if (rc)
-			return rc;
-		g->n_aliases++;
+	rc = cat_read_names(t, m, "aliases", g->aliases, lines, &n, e);
+	/* each against the names before it */
+	for (j = 0; !rc && j < n; j++) {
+		g->n_aliases = j;
+		rc = cat_check_name(t, c, c->n, g, "aliases", g->aliases[j],
+				    lines[j], e);
 	}
-	return AUTOSIZE_OK;
+	g->n_aliases = rc ? 0 : n;
+	return rc;
 }
 
 /* `ambiguous_aliases` of gpu number c->n: names, not this GPU's own;
@@ -207,46 +229,36 @@ static autosize_err cat_ambiguous_aliases(const autosize_ytree *t,
 					  autosize_error *e)
 {
 	cat_ambiguous *amb = &c->ambiguous[c->n];
-	const autosize_ynode *seq, *it;
 	char ex[CAT_EXCERPT];
 	autosize_err rc;
-	const char *p;
-	int j;
+	int i, j;
 
 	memset(amb, 0, sizeof(*amb));
-	rc = autosize_ytree_seq(t, m, "ambiguous_aliases", AUTOSIZE_Y_OPTIONAL,
-				AUTOSIZE_GPU_ALIASES, &seq, e);
-	if (rc || !seq)
-		return rc;
-	for (it = seq->child; it; it = it->next) {
-		char *a = amb->names[amb->n];
+	rc = cat_read_names(t, m, "ambiguous_aliases", amb->names, amb->lines,
+			    &amb->n, e);
+	for (i = 0; !rc && i < amb->n; i++) {
+		const char *a = amb->names[i];
+		int line = amb->lines[i];
 
-		rc = autosize_ynode_str(t, it, "ambiguous_aliases", a,
-					AUTOSIZE_GPU_NAME_MAX, e);
-		if (rc)
-			return rc;
 		autosize_ytree_excerpt(a, strlen(a), ex, sizeof(ex));
-		for (p = a; *p && cat_ignored(*p); p++)
-			;
-		if (!*p)
-			return autosize_ytree_fail(t, it->line, e,
+		if (!cat_is_name(a))
+			return autosize_ytree_fail(t, line, e,
 				AUTOSIZE_EINVAL,
 				"key 'ambiguous_aliases': '%s' is not a name (expected letters or digits)",
 				ex);
 		if (cat_name_eq(g->name, a))
-			return autosize_ytree_fail(t, it->line, e,
+			return autosize_ytree_fail(t, line, e,
 				AUTOSIZE_EINVAL,
 				"key 'ambiguous_aliases': '%s' is this GPU's own name (expected a name another GPU lists under aliases)",
 				ex);
 		for (j = 0; j < g->n_aliases; j++)
 			if (cat_name_eq(g->aliases[j], a))
-				return autosize_ytree_fail(t, it->line, e,
+				return autosize_ytree_fail(t, line, e,
 					AUTOSIZE_EINVAL,
 					"key 'ambiguous_aliases': '%s' is also under this GPU's aliases (list it in one place)",
 					ex);
-		amb->lines[amb->n++] = it->line;
 	}
-	return AUTOSIZE_OK;
+	return rc;
 }
 
 /* Every ambiguous alias names another GPU, which it resolves to. */
@@ -475,13 +487,7 @@ const autosize_gpu *autosize_catalog_at(const autosize_catalog *c, int i)
 const autosize_gpu *autosize_catalog_find(const autosize_catalog *c,
 					  const char *name)
 {
-	const char *p;
-
-	if (!c || !name)
-		return NULL;
-	for (p = name; *p && cat_ignored(*p); p++)
-		;
-	if (!*p)
+	if (!c || !name || !cat_is_name(name))
 		return NULL;
 	return cat_match(c, c->n, name);
 }
