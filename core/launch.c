@@ -145,9 +145,12 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	launch_put(&o, "size: %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
 		   p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node,
 		   p->gpus, p->gpus_min);
-	launch_put(&o, "layout: TP %d x PP %d x DP %d, ZeRO-%d, %s, "
+	launch_put(&o, "layout: TP %d x PP %d x DP %d", p->tp, p->pp, p->dp);
+	if (p->vp > 1)
+		launch_put(&o, " (%d virtual stages per rank)", p->vp);
+	launch_put(&o, ", ZeRO-%d, %s, "
 		   "recompute %s, micro-batch %d, grad accum %d (global batch "
-		   "%d x %d)\n", p->tp, p->pp, p->dp, p->zero_stage,
+		   "%d x %d)\n", p->zero_stage,
 		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute), p->micro_batch,
 		   p->grad_accum, p->global_batch, p->seq_len);
@@ -167,6 +170,9 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 					 sizeof(limit));
 		launch_put(&o, "time: %.1f h; time limit %s (+%.0f%%)",
 			   p->train_hours, limit, p->time_reserve * 100);
+		if (p->train_hours_high > p->train_hours_low)
+			launch_put(&o, "; likely %.1f-%.1f h", p->train_hours_low,
+				   p->train_hours_high);
 		if (p->chained_jobs > 1)
 			launch_put(&o, " x %d chained jobs", p->chained_jobs);
 		launch_put(&o, "\ncost: %.0f GPU-hours", p->gpu_hours);
@@ -229,6 +235,10 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 	 * request pinned it off (search.c). */
 	if (p->tp > 1 && r->sequence_parallel != 0)
 		launch_put(&o, " --sequence-parallel");
+	/* interleaved 1F1B (Megatron-LM arguments.py) */
+	if (p->vp > 1 && p->pp > 1)
+		launch_put(&o, " --num-virtual-stages-per-pipeline-rank %d",
+			   p->vp);
 	/* Megatron's distributed optimizer shards optimizer state over
 	 * data-parallel ranks: ZeRO stage 1 (Megatron-LM docs,
 	 * dist_optimizer.md). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "perfdata.h"
+#include "framework.h"
 #include "embedded.h"
 #include "ytree.h"
 
@@ -337,4 +338,39 @@ void perfdata_resolve(const perfdata_table *t, const autosize_gpu *gpu,
 	out->fallback = fallback;
 	if (prec != AUTOSIZE_PREC_FP8 || gpu->fp8_tflops <= 0)
 		out->fp8_gemm_share = 0;
+}
+
+const char *perfdata_scale(int gpus)
+{
+	if (gpus <= 64)
+		return "small";
+	return gpus <= 1024 ? "mid" : "large";
+}
+
+int perfdata_interval(const perfdata_table *t, const char *generation,
+		      autosize_framework framework, int gpus,
+		      perfdata_regime *out, int *pooled)
+{
+	const char *fw = autosize_framework_name(framework_resolve(framework));
+	const char *scale = perfdata_scale(gpus);
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	*pooled = 1;
+	if (t->pooled.runs <= 0)
+		return 0;
+	*out = t->pooled;
+	for (i = 0; i < t->n_regimes; i++) {
+		const perfdata_regime *g = &t->regimes[i];
+
+		if (g->runs >= PERFDATA_MIN_REGIME_RUNS &&
+		    strcmp(g->generation, generation) == 0 &&
+		    strcmp(g->framework, fw) == 0 &&
+		    strcmp(g->scale, scale) == 0) {
+			*out = *g;
+			*pooled = 0;
+			break;
+		}
+	}
+	return 1;
 }

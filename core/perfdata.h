@@ -93,6 +93,23 @@ void perfdata_use(const perfdata_table *t);
 void perfdata_resolve(const perfdata_table *t, const autosize_gpu *gpu,
 		      autosize_precision prec, perf_params *out);
 
+/* Runs a regime needs before its own spread is used instead of the
+ * pooled one (fewer give quantiles that are mostly noise). */
+#define PERFDATA_MIN_REGIME_RUNS 5
+
+/* Scale bucket of a GPU count as the residuals name it: "small" (up to 64
+ * GPUs), "mid" (up to 1024), "large". */
+const char *perfdata_scale(int gpus);
+
+/*
+ * The residual spread for a plan's regime into *out: its own with at
+ * least PERFDATA_MIN_REGIME_RUNS runs, else the pooled one (*pooled = 1).
+ * Returns 0 when the table has no residuals (out zeroed).
+ */
+int perfdata_interval(const perfdata_table *t, const char *generation,
+		      autosize_framework framework, int gpus,
+		      perfdata_regime *out, int *pooled);
+
 /* The A100 calibration (the ampere entry as compiled), for jobs built
  * without a resolved table (unit tests). */
 const perf_params *perfdata_ampere_builtin(void);

@@ -239,10 +239,47 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 
 #define PLAN_MAX_LIMIT_MIN (100.0 * 365 * 24 * 60)
 
-/* Time limit, chained jobs, cost from the chosen layout's numbers. */
-static void plan_finish_time(autosize_plan *plan)
+/* Start-up and first checkpoint, added to every time limit: scheduling
+ * to first step (container, NCCL initialisation, model build, data
+ * loader warm-up: minutes at scale) plus writing the first checkpoint,
+ * which the step-time model does not count. */
+#define PLAN_STARTUP_ALLOWANCE_MIN 15.0
+/* A GPU whose performance data are its generation's: its residual spread
+ * is widened by this factor (log scale). */
+#define PLAN_FALLBACK_WIDEN 1.5
+
+/* Interval of the predicted time from the residuals of the plan's regime
+ * (etc/perf.yaml residuals:, from make validate): prediction x
+ * exp(quantiles of log(real / predicted)). */
+static void plan_interval(autosize_plan *plan, int fallback)
 {
-	double need_min, max_min = plan->part.max_time_s / 60;
+	perfdata_regime g;
+	int pooled;
+	double lo, hi;
+
+	plan->train_hours_low = plan->train_hours;
+	plan->train_hours_high = plan->train_hours;
+	if (!perfdata_interval(perfdata_default(), plan->perf_generation,
+			       plan->framework, plan->gpus, &g, &pooled))
+		return;
+	lo = g.q_low;
+	hi = g.q_high;
+	if (fallback) {
+		lo *= PLAN_FALLBACK_WIDEN;
+		hi *= PLAN_FALLBACK_WIDEN;
+	}
+	plan->interval_runs = g.runs;
+	plan->interval_pooled = pooled;
+	plan->train_hours_low = plan->train_hours * exp(lo < 0 ? lo : 0);
+	plan->train_hours_high = plan->train_hours * exp(hi > 0 ? hi : 0);
+}
+
+/* Time limit, chained jobs, cost from the chosen layout's numbers: the
+ * limit covers the upper end of the interval (at least the policy's
+ * time reserve over the prediction) plus the start-up allowance. */
+static void plan_finish_time(autosize_plan *plan, int fallback)
+{
+	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
@@ -250,11 +287,14 @@ static void plan_finish_time(autosize_plan *plan)
 	plan->cost = plan->gpu_hours * plan->part.price_per_gpu_hour;
 	plan->chained_jobs = 1;
 	plan->time_limit_min = 0;
+	plan_interval(plan, fallback);
 	if (plan->train_hours <= 0)
 		return;
-	need_min = ceil(plan->train_hours * 60 * (1 + plan->time_reserve));
-	if (need_min < 1)
-		need_min = 1;
+	need_min = plan->train_hours_high * 60;
+	floor_min = plan->train_hours * 60 * (1 + plan->time_reserve);
+	if (need_min < floor_min)
+		need_min = floor_min;
+	need_min = ceil(need_min + PLAN_STARTUP_ALLOWANCE_MIN);
 	/* 1e18 tokens on a few GPUs: keep the limit and the chained job
 	 * count representable (100 years, as the longest --train-time) */
 	if (!(need_min <= PLAN_MAX_LIMIT_MIN))
@@ -337,7 +377,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	plan->memory_reserve = reserve;
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
-	plan_finish_time(plan);
+	plan_finish_time(plan, job.perf.fallback);
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "

@@ -58,8 +58,9 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	json_string(&o, p->part.name);
 	json_put(&o, ",\"gpu\":");
 	json_string(&o, p->part.gpu ? p->part.gpu->name : "");
-	json_put(&o, ",\"framework\":\"%s\"",
-		 autosize_framework_name(p->framework));
+	json_put(&o, ",\"framework\":\"%s\",\"vp\":%d,\"perf\":",
+		 autosize_framework_name(p->framework), p->vp);
+	json_string(&o, p->perf_generation);
 	json_put(&o, ",\"nodes\":%d,\"gpus_per_node\":%d,\"gpus\":%d,"
 		 "\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"
 		 "\"zero_stage\":%d,\"recompute\":\"%s\",\"micro_batch\":%d,"
@@ -79,10 +80,12 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 m->usable_bytes);
 	json_put(&o, "\"mfu\":%.4f,\"hfu\":%.4f,\"tflops_per_gpu\":%.2f,"
 		 "\"tokens_per_s\":%.1f,\"step_s\":%.4f,\"train_hours\":%.3f,"
+		 "\"train_hours_low\":%.3f,\"train_hours_high\":%.3f,"
 		 "\"time_limit_min\":%ld,\"chained_jobs\":%d,"
 		 "\"gpu_hours\":%.2f,\"cost\":%.2f,\"currency\":",
 		 p->mfu, p->hfu, p->tflops_per_gpu, p->tokens_per_s, p->step_s,
-		 p->train_hours, p->time_limit_min, p->chained_jobs,
+		 p->train_hours, p->train_hours_low, p->train_hours_high,
+		 p->time_limit_min, p->chained_jobs,
 		 p->gpu_hours, p->cost);
 	json_string(&o, p->part.currency);
 	json_put(&o, ",\"memory_reserve\":%.3f,\"time_reserve\":%.3f,"

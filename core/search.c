@@ -81,6 +81,9 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->grad_accum = lay->grad_accum;
 	plan->recompute = lay->recompute;
 	plan->framework = framework_resolve(job->framework);
+	plan->vp = lay->vp > 1 ? lay->vp : 1;
+	snprintf(plan->perf_generation, sizeof(plan->perf_generation), "%s",
+		 sizing_perf(job)->generation);
 	plan->seq_len = job->seq_len;
 	plan->global_batch = lay->dp * lay->micro_batch * lay->grad_accum;
 	plan->params = job->model->params;

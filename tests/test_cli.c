@@ -187,6 +187,7 @@ static void test_json_fields(void **state)
 		"memory_per_gpu_bytes", "weights", "gradients", "optimizer",
 		"activations", "other", "total", "usable", "mfu", "hfu",
 		"tflops_per_gpu", "tokens_per_s", "train_hours",
+		"train_hours_low", "train_hours_high",
 		"time_limit_min", "gpu_hours", "cost", "currency", "warnings"};
 	const char *const args[] = {"plan", "--model=mixtral-8x7b",
 		"--train-tokens=1T", "--gpu=h100", "--policy=none", "--json",
@@ -213,9 +214,17 @@ static void test_json_fields(void **state)
 			 json_num(out, "dp") - gpus) < 0.5);
 	assert_true(json_num(out, "params_active") <
 		    0.35 * json_num(out, "params"));
-	/* time limit = wall time x 1.15, rounded up to minutes */
+	/* the interval holds the prediction; the time limit covers its
+	 * upper end (at least wall time x 1.15) plus the 15 min start-up
+	 * allowance, rounded up to minutes */
+	assert_true(json_num(out, "train_hours_low") <=
+		    json_num(out, "train_hours"));
+	assert_true(json_num(out, "train_hours_high") >=
+		    json_num(out, "train_hours"));
 	assert_true(fabs(json_num(out, "time_limit_min") -
-			 ceil(json_num(out, "train_hours") * 60 * 1.15)) <= 1);
+			 ceil(fmax(json_num(out, "train_hours_high"),
+				   json_num(out, "train_hours") * 1.15) * 60 +
+			      15)) <= 1);
 }
 
 static void test_bad_input_exit_2(void **state)

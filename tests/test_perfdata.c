@@ -174,6 +174,110 @@ static void test_plan_says_fallback(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Residual spread by regime: its own with enough runs, else pooled. */
+static void test_interval_lookup(void **state)
+{
+	static const char yaml_tail[] =
+		"residuals:\n"
+		"  note: test\n"
+		"  pooled: {runs: 40, q_low: -0.2, q_high: 0.3}\n"
+		"  regimes:\n"
+		"    - {generation: hopper, framework: fsdp, scale: small, "
+		"runs: 6, q_low: -0.1, q_high: 0.4}\n"
+		"    - {generation: hopper, framework: megatron, scale: "
+		"small, runs: 2, q_low: -0.5, q_high: 0.9}\n";
+	char buf[sizeof(good_entry) + sizeof(yaml_tail)];
+	perfdata_table t;
+	perfdata_regime g;
+	autosize_error e;
+	int pooled;
+
+	assert_string_equal(perfdata_scale(8), "small");
+	assert_string_equal(perfdata_scale(64), "small");
+	assert_string_equal(perfdata_scale(65), "mid");
+	assert_string_equal(perfdata_scale(1024), "mid");
+	assert_string_equal(perfdata_scale(1025), "large");
+	snprintf(buf, sizeof(buf), "%s%s", good_entry, yaml_tail);
+	assert_int_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t,
+					&e), AUTOSIZE_OK);
+	assert_int_equal(t.n_regimes, 2);
+	assert_int_equal(perfdata_interval(&t, "hopper",
+					   AUTOSIZE_FRAMEWORK_FSDP, 8, &g,
+					   &pooled), 1);
+	assert_int_equal(pooled, 0);
+	assert_true(g.q_high == 0.4 && g.runs == 6);
+	/* too few runs of its own, or another scale: pooled */
+	perfdata_interval(&t, "hopper", AUTOSIZE_FRAMEWORK_MEGATRON, 8, &g,
+			  &pooled);
+	assert_int_equal(pooled, 1);
+	assert_true(g.q_high == 0.3 && g.runs == 40);
+	perfdata_interval(&t, "hopper", AUTOSIZE_FRAMEWORK_FSDP, 512, &g,
+			  &pooled);
+	assert_int_equal(pooled, 1);
+	/* no residuals at all: no interval */
+	assert_int_equal(perfdata_parse(good_entry, strlen(good_entry),
+					"perf.yaml", &t, &e), AUTOSIZE_OK);
+	assert_int_equal(perfdata_interval(&t, "hopper",
+					   AUTOSIZE_FRAMEWORK_FSDP, 8, &g,
+					   &pooled), 0);
+	/* the shipped file has a pooled spread that says when and on what */
+	assert_true(perfdata_default()->pooled.runs >= 20);
+	assert_non_null(strstr(perfdata_default()->residuals_note, "runs"));
+	/* q_high below q_low is refused */
+	snprintf(buf, sizeof(buf), "%sresiduals:\n  note: x\n  pooled: "
+		 "{runs: 3, q_low: 0.2, q_high: 0.1}\n", good_entry);
+	assert_int_not_equal(perfdata_parse(buf, strlen(buf), "perf.yaml",
+					    &t, &e), AUTOSIZE_OK);
+}
+
+/* The plan's interval holds the prediction, the time limit covers its
+ * upper end plus the start-up allowance and at least the time reserve;
+ * a GPU with borrowed numbers gets a wider interval. */
+static void test_plan_interval(void **state)
+{
+	autosize_request r;
+	autosize_plan a, b;
+	autosize_error e;
+	autosize_policy *p = autosize_policy_default(&e);
+	double lo_a, hi_a, lo_b, hi_b;
+
+	assert_non_null(p);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "7e9", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpus", "8", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-tokens", "100B",
+					      &e), 0);
+	/* Hopper FSDP runs came out both slower and faster than predicted */
+	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
+					      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &a, &e), AUTOSIZE_OK);
+	assert_true(a.train_hours_low < a.train_hours);
+	assert_true(a.train_hours_high > a.train_hours);
+	assert_true(a.interval_runs > 0);
+	assert_string_equal(a.perf_generation, "hopper");
+	assert_true(a.time_limit_min >= a.train_hours_high * 60 + 15 - 1e-9);
+	assert_true(a.time_limit_min >=
+		    a.train_hours * 60 * (1 + a.time_reserve) + 15 - 1e-9);
+	assert_true(a.time_limit_min <=
+		    fmax(a.train_hours_high, a.train_hours *
+			 (1 + a.time_reserve)) * 60 + 16);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100-pcie", &e),
+			 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &b, &e), AUTOSIZE_OK);
+	lo_a = log(a.train_hours_low / a.train_hours);
+	hi_a = log(a.train_hours_high / a.train_hours);
+	lo_b = log(b.train_hours_low / b.train_hours);
+	hi_b = log(b.train_hours_high / b.train_hours);
+	/* same regime, borrowed numbers: 1.5x the spread on both sides */
+	assert_int_equal(b.interval_pooled, a.interval_pooled);
+	assert_true(fabs(hi_b - 1.5 * hi_a) < 1e-3);
+	assert_true(fabs(lo_b - 1.5 * lo_a) < 1e-3);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_plan_says_fallback),
+		cmocka_unit_test(test_interval_lookup),
+		cmocka_unit_test(test_plan_interval),
 	};
 
 	return cmocka_run_group_tests_name("perfdata", tests, NULL, NULL);

@@ -71,9 +71,12 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 		printf("  NOT FEASIBLE: %s\n", p->reason);
 		return;
 	}
-	printf("  layout     TP %d x PP %d x DP %d, ZeRO-%d, recompute %s, "
-	       "micro-batch %d, grad accum %d (global batch %d x %d)\n",
-	       p->tp, p->pp, p->dp, p->zero_stage,
+	printf("  layout     TP %d x PP %d x DP %d", p->tp, p->pp, p->dp);
+	if (p->vp > 1)
+		printf(" (%d virtual stages per rank)", p->vp);
+	printf(", ZeRO-%d, %s, recompute %s, micro-batch %d, grad accum %d "
+	       "(global batch %d x %d)\n", p->zero_stage,
+	       autosize_framework_name(p->framework),
 	       autosize_recompute_name(p->recompute), p->micro_batch,
 	       p->grad_accum, p->global_batch, p->seq_len);
 	printf("  memory     %.1f GiB per GPU of %.1f GiB usable "
@@ -86,8 +89,15 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 	       "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
 	       p->tokens_per_s);
 	if (p->train_hours > 0) {
-		printf("  time       %.1f h; time limit %s (+%.0f%%)",
-		       p->train_hours, autosize_format_duration(
+		printf("  time       %.1f h", p->train_hours);
+		if (p->train_hours_high > p->train_hours_low)
+			printf(", likely %.1f-%.1f h (%s, %d published runs%s)",
+			       p->train_hours_low, p->train_hours_high,
+			       p->perf_generation, p->interval_runs,
+			       p->interval_pooled ? " of all regimes: few of "
+						    "this one" : "");
+		printf("; time limit %s (upper end + start-up, at least "
+		       "+%.0f%%)", autosize_format_duration(
 			       p->time_limit_min * 60.0, limit, sizeof(limit)),
 		       p->time_reserve * 100);
 		if (p->chained_jobs > 1)

@@ -119,6 +119,7 @@ typedef struct autosize_plan {
 	int tp, pp, dp, zero_stage, micro_batch, grad_accum;
 	autosize_recompute recompute;
 	autosize_framework framework; /* what the layout runs under */
+	int vp;                     /* interleaved pipeline stages per rank */
 	int seq_len;
 	int global_batch;
 	double params;
@@ -132,7 +133,15 @@ typedef struct autosize_plan {
 	double tokens_per_s;        /* whole job */
 	double step_s;              /* one optimizer step */
 	double train_hours;         /* predicted wall time */
-	long time_limit_min;        /* with time reserve, clamped */
+	/* Interval of the wall time from the validation residuals of the
+	 * plan's regime (GPU generation x framework x scale; etc/perf.yaml
+	 * residuals:); the time limit covers its upper end. */
+	double train_hours_low;
+	double train_hours_high;
+	char perf_generation[16];   /* performance data used (perf.yaml) */
+	int interval_runs;          /* validation runs behind the interval */
+	int interval_pooled;        /* 1: too few in the regime: all runs */
+	long time_limit_min;        /* upper end + allowance, clamped */
 	int chained_jobs;           /* jobs needed when clamped, else 1 */
 	double gpu_hours;
 	double cost;

@@ -8,6 +8,8 @@
  *   cc -std=gnu11 -O2 -Iinclude -Icore -o build/x/fit_perf \
  *      tests/fit/fit_perf.c build/x/libautosize.a -lyaml -lm
  *   build/x/fit_perf hopper            # from the repository root
+ *   build/x/fit_perf residuals         # the residuals: block
+ *   build/x/fit_perf coverage          # time limits vs real runs
  *
  * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s
  * and the network efficiency (ib_eff, roce_eff taken equal) of one
@@ -140,6 +142,27 @@ static double fit_metric(const fit_run *r, const autosize_plan *p)
 	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
 }
 
+/* Plan run r (with req) and its predicted figure; 0 when it has none. */
+static double fit_predict(autosize_policy *pol, const fit_run *r,
+			  const autosize_request *req, autosize_plan *plan)
+{
+	autosize_error e;
+	autosize_err rc = autosize_plan_compute(pol, req, plan, &e);
+
+	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
+		return 0;
+	return fit_metric(r, plan);
+}
+
+/* log(real / predicted) run time of r for a predicted figure pred. */
+static double fit_log_time(const fit_run *r, double pred)
+{
+	int is_time = strcmp(r->metric, "step_s") == 0 ||
+		      strcmp(r->metric, "gpu_hours") == 0;
+
+	return is_time ? log(r->published / pred) : log(pred / r->published);
+}
+
 /* Mean |log(pred / pub)| of one generation's runs of one half. */
 static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 			int verbose, int *count)
@@ -150,17 +173,12 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 	for (i = 0; i < fit_n; i++) {
 		fit_run *r = &fit_runs[i];
 		autosize_plan plan;
-		autosize_error e;
-		autosize_err rc;
 		double pred;
 
 		if (!r->ok || r->held_out != held_out ||
 		    strcmp(r->generation, gen) != 0)
 			continue;
-		rc = autosize_plan_compute(pol, &r->req, &plan, &e);
-		if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
-			continue;
-		pred = fit_metric(r, &plan);
+		pred = fit_predict(pol, r, &r->req, &plan);
 		if (pred <= 0)
 			continue;
 		sum += fabs(log(pred / r->published));
@@ -176,6 +194,147 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 	}
 	*count = n;
 	return n ? sum / n : 0;
+}
+
+#define FIT_Q_LOW 0.10
+#define FIT_Q_HIGH 0.90
+#define FIT_MAX_REGIMES 64
+
+static int fit_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Quantile q of n sorted values (linear between neighbours). */
+static double fit_quantile(const double *v, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+
+	if (i >= n - 1)
+		return v[n - 1];
+	return v[i] + (pos - i) * (v[i + 1] - v[i]);
+}
+
+typedef struct fit_regime {
+	char key[3][PERFDATA_NAME_MAX];
+	int n;
+	double logs[FIT_MAX_RUNS];
+} fit_regime;
+
+static void fit_print_regime(const char *indent, const fit_regime *g,
+			     int named)
+{
+	double v[FIT_MAX_RUNS];
+
+	memcpy(v, g->logs, sizeof(double) * g->n);
+	qsort(v, g->n, sizeof(double), fit_cmp);
+	if (named)
+		printf("%s- {generation: %s, framework: %s, scale: %s, ",
+		       indent, g->key[0], g->key[1], g->key[2]);
+	else
+		printf("%s{", indent);
+	printf("runs: %d, q_low: %.3f, q_high: %.3f}\n", g->n,
+	       fit_quantile(v, g->n, FIT_Q_LOW),
+	       fit_quantile(v, g->n, FIT_Q_HIGH));
+}
+
+/*
+ * The residuals: block of etc/perf.yaml: quantiles of log(real time /
+ * predicted time) over the FIT half, by regime (the plan's performance
+ * generation, framework and scale bucket) and pooled: the spread is fitted
+ * like every other number, so that the held-out half tests whether the
+ * time limits cover real runs.
+ */
+static int fit_residuals(autosize_policy *pol)
+{
+	static fit_regime regimes[FIT_MAX_REGIMES], pooled;
+	int i, j, n_regimes = 0;
+
+	for (i = 0; i < fit_n; i++) {
+		fit_run *r = &fit_runs[i];
+		autosize_plan plan;
+		double pred, lr;
+		const char *key[3];
+
+		if (!r->ok || r->held_out)
+			continue;
+		pred = fit_predict(pol, r, &r->req, &plan);
+		if (pred <= 0)
+			continue;
+		lr = fit_log_time(r, pred);
+		key[0] = plan.perf_generation;
+		key[1] = autosize_framework_name(plan.framework);
+		key[2] = perfdata_scale(plan.gpus);
+		for (j = 0; j < n_regimes; j++)
+			if (!strcmp(regimes[j].key[0], key[0]) &&
+			    !strcmp(regimes[j].key[1], key[1]) &&
+			    !strcmp(regimes[j].key[2], key[2]))
+				break;
+		if (j == n_regimes && n_regimes < FIT_MAX_REGIMES) {
+			for (int k = 0; k < 3; k++)
+				snprintf(regimes[j].key[k],
+					 sizeof(regimes[j].key[k]), "%s",
+					 key[k]);
+			n_regimes++;
+		}
+		if (j < n_regimes)
+			regimes[j].logs[regimes[j].n++] = lr;
+		pooled.logs[pooled.n++] = lr;
+	}
+	if (!pooled.n)
+		return 1;
+	printf("residuals:\n  note: \"fit half of tests/validation/runs.yaml, %d runs "
+	       "(quantiles %.0f%%/%.0f%% of log(real/predicted) time), "
+	       "tests/fit/fit_perf.c residuals\"\n  pooled: ", pooled.n,
+	       100 * FIT_Q_LOW, 100 * FIT_Q_HIGH);
+	fit_print_regime("", &pooled, 0);
+	printf("  regimes:\n");
+	for (j = 0; j < n_regimes; j++)
+		fit_print_regime("    ", &regimes[j], 1);
+	return 0;
+}
+
+/*
+ * Would the plan's time limit cover the real run? Runs without a token
+ * count get 1e12 tokens (the limit then scales with the prediction; the
+ * start-up allowance is negligible). Prints the share by half.
+ */
+static int fit_coverage(autosize_policy *pol)
+{
+	int i, half, n[2] = {0, 0}, ok[2] = {0, 0};
+
+	for (i = 0; i < fit_n; i++) {
+		fit_run *r = &fit_runs[i];
+		autosize_request req = r->req;
+		autosize_plan plan;
+		double pred, real_h;
+
+		if (!r->ok)
+			continue;
+		if (req.tokens <= 0)
+			req.tokens = 1e12;
+		pred = fit_predict(pol, r, &req, &plan);
+		if (pred <= 0 || plan.train_hours <= 0 ||
+		    plan.chained_jobs > 1)
+			continue;
+		real_h = plan.train_hours * exp(fit_log_time(r, pred));
+		half = r->held_out;
+		n[half]++;
+		ok[half] += plan.time_limit_min / 60.0 >= real_h;
+		if (plan.time_limit_min / 60.0 < real_h)
+			printf("  not covered (%s): %s, real %.2fx the "
+			       "prediction, limit %.2fx\n",
+			       half ? "held-out" : "fit", r->id,
+			       real_h / plan.train_hours,
+			       plan.time_limit_min / 60.0 / plan.train_hours);
+	}
+	for (half = 0; half < 2; half++)
+		printf("%s half: the time limit covers %d of %d runs\n",
+		       half ? "held-out" : "fit", ok[half], n[half]);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -196,6 +355,12 @@ int main(int argc, char **argv)
 	int i, k, round, n;
 
 	fit_load();
+	if (pol && (strcmp(gen, "residuals") == 0 ||
+		    strcmp(gen, "coverage") == 0)) {
+		i = gen[0] == 'r' ? fit_residuals(pol) : fit_coverage(pol);
+		autosize_policy_destroy(pol);
+		return i;
+	}
 	fit_table = *perfdata_default();
 	for (i = 0; i < fit_table.n; i++)
 		if (strcmp(fit_table.entries[i].p.generation, gen) == 0)
