@@ -84,7 +84,7 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: FORCE all check check-unit check-install check-integration check-asan check-leaks \
+.PHONY: FORCE all check check-unit check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
@@ -144,11 +144,17 @@ tests: $(TEST_BIN) $(CLI) $(SPANK) $(LUAMOD)
 check: tests
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-install
+	@$(MAKE) --no-print-directory check-deb
 	@$(MAKE) --no-print-directory check-integration
 
 # make install into a scratch DESTDIR puts every file where it belongs.
 check-install: all
 	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_install.sh
+
+# make deb, lintian when installed, and dpkg into a scratch root (about
+# 10 s). CI also installs it into the system: tests/check_deb.sh --system.
+check-deb: all
+	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_deb.sh
 
 # The cmocka binaries alone (and the CLI that test_cli runs).
 check-unit: $(TEST_BIN) $(CLI)
@@ -292,6 +298,13 @@ install: all
 
 uninstall:
 	@$(INSTALL_ENV) sh contrib/packaging/install.sh uninstall
+
+# A Debian package (dpkg-deb) from a staged make install: the policy,
+# job_submit.lua and the commented-out plugstack line are conffiles;
+# nothing is activated (contrib/packaging/mkdeb.sh says why). Prints the
+# .deb's path; tests/check_deb.sh installs and removes it.
+deb: all
+	@sh contrib/packaging/mkdeb.sh $(BUILD) $(VERSION)
 
 clean:
 	rm -rf $(BUILD)

@@ -5,7 +5,8 @@ set -eu
 PKGS="build-essential pkg-config libyaml-dev libhwloc-dev libcmocka-dev \
 liblua5.1-0-dev lua5.1 \
 slurmctld slurmd slurm-client munge libslurm-dev \
-clang libclang-rt-14-dev"
+clang libclang-rt-14-dev \
+man-db"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || {

@@ -1,0 +1,165 @@
+#!/bin/sh
+# make deb (issue 12): a real Debian package. Its fields, conffiles and
+# contents; lintian finds no error when installed; then dpkg installs it
+# into a scratch root (dpkg --root: the real system is not touched),
+# keeps an edited policy across a reinstall and a removal, and purges it.
+#
+#   tests/check_deb.sh            make check: the scratch root
+#   tests/check_deb.sh --system   CI, as root: dpkg -i into this system,
+#                                 the integration tests against the
+#                                 INSTALLED files, then dpkg --purge
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${AUTOSIZE_BUILD:-build}
+system=0
+[ "${1:-}" = --system ] && system=1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+not_ok() {
+	echo "not ok - $*"
+	fail=$((fail + 1))
+}
+finish() {
+	echo "deb: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+skip_all() {
+	echo "deb: skipped: $*"
+	[ -z "${CI:-}" ] || {
+		echo "not ok - CI needs this test"
+		exit 1
+	}
+	exit 0
+}
+command -v dpkg-deb >/dev/null 2>&1 || skip_all "dpkg-deb not installed (not Debian?)"
+command -v dpkg-shlibdeps >/dev/null 2>&1 || skip_all "dpkg-shlibdeps not installed (apt-get install dpkg-dev)"
+
+deb=$(make -s --no-print-directory BUILD="$BUILD" deb 2>"$BUILD/deb.log") || {
+	cat "$BUILD/deb.log"
+	not_ok "make deb failed"
+	finish
+}
+[ -f "$deb" ] && ok || {
+	not_ok "make deb printed '$deb', not a file"
+	finish
+}
+work=$(mktemp -d /tmp/autosize-deb-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
+plugins=/usr/lib/$ma/slurm-wlm
+version=$(sed -n 's/^VERSION := //p' Makefile)
+
+# 1. Fields and contents.
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = slurm-autosize ] && ok || not_ok "Package: $(field Package)"
+[ "$(field Version)" = "$version" ] && ok || not_ok "Version: $(field Version), Makefile $version"
+[ "$(field Architecture)" = "$(dpkg --print-architecture)" ] && ok ||
+	not_ok "Architecture: $(field Architecture)"
+for dep in libc6 libyaml-0-2 libhwloc15 liblua5.1-0 slurm-wlm-basic-plugins; do
+	field Depends | tr ',' '\n' | grep -q "^ *$dep\( \|$\)" && ok ||
+		not_ok "Depends lacks $dep: $(field Depends)"
+done
+dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$' | sort >"$work/files"
+for f in /usr/bin/autosize $plugins/spank_autosize.so $plugins/lua/autosize.so \
+	/etc/slurm/autosize/autosize.yaml /etc/slurm/autosize/job_submit.lua \
+	/etc/slurm/plugstack.conf.d/autosize.conf \
+	/usr/share/slurm-autosize/autosize.yaml /usr/share/slurm-autosize/gpus.yaml \
+	/usr/share/man/man1/autosize.1.gz /usr/share/man/man5/autosize.yaml.5.gz \
+	/usr/share/man/man8/spank_autosize.8.gz \
+	/usr/share/doc/slurm-autosize/copyright \
+	/usr/share/doc/slurm-autosize/changelog.gz; do
+	grep -qx "$f" "$work/files" && ok || not_ok "the package lacks $f"
+done
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles >"$work/conffiles"
+grep '^/etc/' "$work/files" | diff - "$work/conffiles" >/dev/null && ok ||
+	not_ok "conffiles ($(tr '\n' ' ' <"$work/conffiles")) are not every file in /etc"
+dpkg-deb -x "$deb" "$work/x"
+! grep -q '^[^#]' "$work/x/etc/slurm/plugstack.conf.d/autosize.conf" && ok ||
+	not_ok "the plugstack fragment is active: $(cat "$work/x/etc/slurm/plugstack.conf.d/autosize.conf")"
+grep -q "^	cpath = \"$plugins/lua/?.so\",$" "$work/x/etc/slurm/autosize/job_submit.lua" && ok ||
+	not_ok "job_submit.lua's cpath is not the package's Lua folder"
+file "$work/x/usr/bin/autosize" 2>/dev/null | grep -q 'not stripped' &&
+	not_ok "usr/bin/autosize is not stripped" || ok
+
+# 2. lintian: no errors (warnings are shown).
+if command -v lintian >/dev/null 2>&1; then
+	lintian --fail-on error --tag-display-limit 0 "$deb" >"$work/lintian" 2>&1
+	rc=$?
+	grep -E '^[EW]: ' "$work/lintian"
+	[ $rc -eq 0 ] && ok || not_ok "lintian found errors (above)"
+else
+	echo "deb: lintian not installed: not run (apt-get install lintian)"
+fi
+
+# 3. dpkg: install, edit the policy, reinstall, remove, purge.
+if [ $system = 1 ]; then
+	[ "$(id -u)" -eq 0 ] || skip_all "--system needs root"
+	r=
+	dpkg_r() { dpkg "$@"; }
+else
+	r=$work/root
+	mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
+	: >"$r/var/lib/dpkg/status"
+	# the dependencies are in the real system's database, not this one's
+	dpkg_r() { dpkg --root="$r" --force-depends --force-not-root "$@"; }
+fi
+pol=$r/etc/slurm/autosize/autosize.yaml
+dpkg_r -i "$deb" >"$work/dpkg.log" 2>&1 && ok || {
+	cat "$work/dpkg.log"
+	not_ok "dpkg -i failed"
+	finish
+}
+[ -x "$r/usr/bin/autosize" ] && [ -f "$r$plugins/spank_autosize.so" ] && [ -f "$pol" ] &&
+	ok || not_ok "dpkg -i: files missing under ${r:-/}"
+# Minimal images (Docker's Debian) tell dpkg to leave man pages out.
+man_excluded=0
+[ $system = 1 ] && grep -qs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/* &&
+	man_excluded=1
+if [ $man_excluded = 1 ]; then
+	echo "deb: this system's dpkg excludes /usr/share/man: installed man pages not checked"
+else
+	[ -f "$r/usr/share/man/man5/autosize.yaml.5.gz" ] && ok ||
+		not_ok "dpkg -i: no man page under ${r:-/}usr/share/man"
+fi
+if [ $system = 1 ]; then
+	v=$(autosize --version)
+	[ "$v" = "autosize $version" ] && ok || not_ok "installed autosize --version: $v"
+	out=$(env -u AUTOSIZE_POLICY autosize check-config 2>&1)
+	echo "$out" | grep -q "policy /etc/slurm/autosize/autosize.yaml is valid" && ok ||
+		not_ok "installed check-config: $out"
+	[ $man_excluded = 1 ] || man -w autosize.yaml >/dev/null 2>&1 && ok ||
+		not_ok "man autosize.yaml: not found"
+	# The integration tests against the installed CLI and plugins.
+	mkdir -p "$work/installed"
+	ln -s /usr/bin/autosize "$work/installed/autosize"
+	ln -s "$plugins/spank_autosize.so" "$work/installed/spank_autosize.so"
+	ln -s "$plugins/lua/autosize.so" "$work/installed/autosize.so"
+	if [ -x tests/integration/run ]; then
+		tests/integration/run "$work/installed" && ok ||
+			not_ok "integration tests against the installed package"
+	fi
+fi
+printf '# the site edited this\n' >>"$pol"
+cp "$pol" "$work/edited"
+dpkg_r --force-confold -i "$deb" >"$work/dpkg.log" 2>&1 && ok || {
+	cat "$work/dpkg.log"
+	not_ok "dpkg -i again failed"
+}
+cmp -s "$pol" "$work/edited" && ok || not_ok "reinstalling changed the edited policy"
+dpkg_r -r slurm-autosize >"$work/dpkg.log" 2>&1 && ok || {
+	cat "$work/dpkg.log"
+	not_ok "dpkg -r failed"
+}
+[ ! -e "$r/usr/bin/autosize" ] && [ ! -e "$r$plugins/lua/autosize.so" ] && ok ||
+	not_ok "dpkg -r left the program or the plugins"
+cmp -s "$pol" "$work/edited" && ok || not_ok "dpkg -r did not keep the edited policy (a conffile)"
+dpkg_r -P slurm-autosize >"$work/dpkg.log" 2>&1 && ok || {
+	cat "$work/dpkg.log"
+	not_ok "dpkg -P failed"
+}
+[ ! -e "$r/etc/slurm/autosize/job_submit.lua" ] &&
+	[ ! -e "$r/etc/slurm/plugstack.conf.d/autosize.conf" ] && ok ||
+	not_ok "dpkg -P left conffiles"
+finish
