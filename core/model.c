@@ -223,12 +223,13 @@ autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e)
 
 	if ((rc = model_check_ranges(m, e)))
 		return rc;
-	if (m->head_dim == 0 && m->kv_lora_rank == 0 &&
-	    m->hidden % m->heads != 0)
+	/* Even with an explicit head_dim (Gemma: 16 x 256 on 3584) the
+	 * engine splits hidden by heads (tensor parallelism, GQA ratios). */
+	if (m->hidden % m->heads != 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "model heads %d do not divide hidden %d "
-				     "(hidden must be a multiple of heads, "
-				     "or give head-dim)", m->heads, m->hidden);
+				     "(hidden must be a multiple of heads)",
+				     m->heads, m->hidden);
 	if ((rc = model_fill_defaults(m, e)))
 		return rc;
 	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)

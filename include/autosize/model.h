@@ -77,8 +77,9 @@ typedef struct autosize_model {
 void autosize_model_init(autosize_model *m);
 
 /*
- * Validate the architecture fields (ranges, heads dividing hidden unless
- * head_dim is given, kv_heads dividing heads, experts_active <= experts,
+ * Validate the architecture fields (ranges, heads dividing hidden (also
+ * with an explicit head_dim), kv_heads dividing heads, experts_active <=
+ * experts,
  * dense_layers < layers, MLA dims together), fill defaults (kv_heads =
  * heads, head_dim = hidden / heads, ffn = 4h for GELU or the Llama rule
  * for SwiGLU, ffn_shared = ffn_dense = ffn, vocab 32000) and compute

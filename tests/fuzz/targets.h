@@ -164,6 +164,18 @@ static inline void fuzz_parse_field(const char *s)
 	fuzz_check_rc("parse_choice", rc, &e);
 	if (!rc && (k < 0 || k > 3))
 		FUZZ_FAIL("parse_choice('%s') = %d", s, k);
+
+	rc = autosize_parse_tokens(s, "--tokens", 16, 4194304, &l, &e);
+	fuzz_check_rc("parse_tokens", rc, &e);
+	if (!rc && (l < 16 || l > 4194304))
+		FUZZ_FAIL("parse_tokens('%s') = %ld", s, l);
+
+	rc = autosize_parse_batch(s, "--batch", &l, &d, &e);
+	fuzz_check_rc("parse_batch", rc, &e);
+	if (!rc && !((l >= 1 && l <= 100000000 && d == 0) ||
+		     (l == 0 && d >= 1 && d <= 1e12)))
+		FUZZ_FAIL("parse_batch('%s') = %ld sequences, %g tokens", s,
+			  l, d);
 }
 
 static inline void fuzz_parse_target(const uint8_t *data, size_t size)
