@@ -156,6 +156,10 @@ static int framework_dims_ok(const framework_profile *fp,
 		return 0;
 	if (lay->vp > 1 && !fp->vp_ok)
 		return 0;
+	if (lay->cp > 1 && !fp->cp_ok)
+		return 0;
+	if (lay->ep > 1 && !fp->ep_ok)
+		return 0;
 	return 1;
 }
 

@@ -148,6 +148,10 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	launch_put(&o, "layout: TP %d x PP %d x DP %d", p->tp, p->pp, p->dp);
 	if (p->vp > 1)
 		launch_put(&o, " (%d virtual stages per rank)", p->vp);
+	if (p->cp > 1)
+		launch_put(&o, ", CP %d", p->cp);
+	if (p->ep > 1)
+		launch_put(&o, ", EP %d", p->ep);
 	launch_put(&o, ", ZeRO-%d, %s, "
 		   "recompute %s, micro-batch %d, grad accum %d (global batch "
 		   "%d x %d)\n", p->zero_stage,
@@ -235,6 +239,13 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 	 * request pinned it off (search.c). */
 	if (p->tp > 1 && r->sequence_parallel != 0)
 		launch_put(&o, " --sequence-parallel");
+	if (p->cp > 1)
+		launch_put(&o, " --context-parallel-size %d", p->cp);
+	if (p->ep > 1)
+		/* experts folded over the TP ranks: expert TP 1 */
+		launch_put(&o, " --expert-model-parallel-size %d%s", p->ep,
+			   p->dp * p->cp % p->ep
+			   ? " --expert-tensor-parallel-size 1" : "");
 	/* interleaved 1F1B (Megatron-LM arguments.py) */
 	if (p->vp > 1 && p->pp > 1)
 		launch_put(&o, " --num-virtual-stages-per-pipeline-rank %d",

@@ -44,16 +44,47 @@ static double memory_layer_params(const autosize_model *m)
 	return p > 0 ? p : 0;
 }
 
+double sizing_expert_params_per_layer(const autosize_model *m)
+{
+	double mult = m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2;
+	int moe_layers = m->layers - m->dense_layers;
+
+	if (m->experts <= 1 || m->layers <= 0 || moe_layers <= 0)
+		return 0;
+	/* routed experts of the MoE layers, spread over all layers */
+	return (double)moe_layers * m->experts * m->ffn * m->hidden * mult /
+	       m->layers;
+}
+
+/* Routed expert parameters on one GPU: split over the expert TP x ep
+ * ranks (sizing.h SIZING_ETP). */
+static double memory_expert_params_gpu(const sizing_job *job,
+				       const sizing_layout *lay)
+{
+	double e = sizing_expert_params_per_layer(job->model);
+	double layer = memory_layer_params(job->model);
+
+	if (e > layer)
+		e = layer;
+	return memory_layers_per_stage(job, lay) * e /
+	       ((double)SIZING_ETP(lay) * SIZING_EP(lay));
+}
+
 double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
 	double emb = (double)m->vocab * m->hidden;
 	double p = memory_layers_per_stage(job, lay) * memory_layer_params(m);
+	double e = memory_layers_per_stage(job, lay) *
+		   sizing_expert_params_per_layer(m);
 
+	if (e > p)
+		e = p;
+	p -= e;                    /* routed experts: split over ep too */
 	p += emb;                  /* input embedding on the first stage */
 	if (lay->pp == 1 && !m->tied_embeddings)
 		p += emb;          /* output head on the same (only) stage */
-	return p / lay->tp;
+	return p / lay->tp + memory_expert_params_gpu(job, lay);
 }
 
 /* LoRA adapter parameters on one GPU: rank r on every linear layer. */
@@ -89,6 +120,22 @@ static double memory_swiglu_bytes(const sizing_job *job)
 	       AUTOSIZE_FRAMEWORK_MEGATRON ? 6 : 8;
 }
 
+/* MLP width a token's activations span: its top-k routed experts and
+ * the shared ones for MoE (averaged over dense leading layers), else the
+ * dense width. */
+static double memory_mlp_width(const autosize_model *m)
+{
+	double moe, share;
+
+	if (m->experts <= 1 || m->layers <= 0)
+		return m->ffn;
+	moe = (double)m->experts_active * m->ffn + (double)m->experts_shared *
+	      (m->ffn_shared > 0 ? m->ffn_shared : m->ffn);
+	share = (double)(m->layers - m->dense_layers) / m->layers;
+	return share * moe + (1 - share) *
+	       (m->ffn_dense > 0 ? m->ffn_dense : m->ffn);
+}
+
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay)
 {
@@ -96,7 +143,9 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	 * generalised: GQA shrinks K and V, SwiGLU stores 4 tensors of
 	 * width ffn instead of 2, Llama-style models have no dropout. */
 	const autosize_model *m = job->model;
-	double s = job->seq_len, b = lay->micro_batch, h = m->hidden;
+	/* context parallelism splits the sequence over cp ranks */
+	double s = (double)job->seq_len / SIZING_CP(lay);
+	double b = lay->micro_batch, h = m->hidden;
 	double sbh = s * b * h, kvr = (double)m->kv_heads / m->heads;
 	int gelu = m->mlp == AUTOSIZE_MLP_GELU;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
@@ -108,7 +157,13 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
 	/* Q, K, V, attention output; MLP inner tensors. */
 	split = sbh * (2 + 4 * kvr + 2) +
-		s * b * m->ffn * (gelu ? 4 : memory_swiglu_bytes(job));
+		s * b * memory_mlp_width(m) * (gelu ? 4 : memory_swiglu_bytes(job));
+	if (m->experts > 1)
+		/* MoE: router logits and the permuted (dispatched) copy of
+		 * each token's top-k inputs, 16-bit (Megatron MoE token
+		 * dispatcher) */
+		split += s * b * (4.0 * m->experts +
+				  2.0 * m->experts_active * h);
 	if (job->precision == AUTOSIZE_PREC_FP8) {
 		/* FP8 GEMMs keep their inputs for the backward pass in FP8,
 		 * one byte instead of two (Transformer Engine, torchao
@@ -120,7 +175,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	if (!job->flash_attention &&
 	    lay->recompute == AUTOSIZE_RECOMPUTE_NONE)
 		/* softmax output 2as^2b, + dropout mask and output 3as^2b */
-		scores = (gelu ? 5.0 : 2.0) * m->heads * s * s * b;
+		scores = (gelu ? 5.0 : 2.0) * m->heads * s * job->seq_len * b;
 	return rep / rep_div + (split + scores) / t;
 }
 
@@ -128,7 +183,8 @@ static double memory_activations(const sizing_job *job,
 				 const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	double s = job->seq_len, b = lay->micro_batch, h = m->hidden;
+	double s = (double)job->seq_len / SIZING_CP(lay);
+	double b = lay->micro_batch, h = m->hidden;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double per_layer = sizing_layer_activation_bytes(job, lay);
 	double inflight = 1, interleave = 1, acts;
@@ -158,11 +214,28 @@ static double memory_activations(const sizing_job *job,
 	return acts;
 }
 
+/* Bytes of one kind of model state on a GPU: b bytes per parameter, the
+ * dense part sharded over d ranks and the expert part over d / ep (the
+ * expert data-parallel group) when sharded. */
+static double memory_state(double b, double p, double p_exp,
+			   const sizing_layout *lay, int sharded)
+{
+	double d = (double)lay->dp * SIZING_CP(lay);
+	/* expert data parallel: tp x dp x cp / (etp x ep) */
+	double d_exp = d * lay->tp / ((double)SIZING_ETP(lay) *
+				       SIZING_EP(lay));
+
+	if (!sharded)
+		return b * p;
+	return b * ((p - p_exp) / d + p_exp / (d_exp > 1 ? d_exp : 1));
+}
+
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		   autosize_memory *mem)
 {
 	double p = sizing_params_per_gpu(job, lay);
-	double d = lay->dp, w, g, o, copy = 0, gpus;
+	double p_exp = memory_expert_params_gpu(job, lay);
+	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0, gpus;
 	framework_state st;
 
 	framework_state_bytes(job, &st);
@@ -174,29 +247,33 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		w = p * base_b + 2 * a;        /* frozen base + adapters */
 		g = 2 * a;
 		o = 12 * a;
+		/* ZeRO paper section 5: stage 1 shards optimizer state,
+		 * stage 2 also gradients, stage 3 also parameters. */
+		if (lay->zero_stage >= 1)
+			o /= d;
+		if (lay->zero_stage >= 2)
+			g /= d;
+		if (lay->zero_stage >= 3)
+			w /= d;
 	} else {
-		/* bytes per parameter from the framework's profile */
-		w = st.weight_b * p;
-		g = st.grad_b * p;
-		o = st.opt_b * p;
-		if (lay->zero_stage < 3)
+		/* bytes per parameter from the framework's profile,
+		 * sharded as the ZeRO stage says (dense over dp x cp,
+		 * experts over their own data-parallel group) */
+		int z = lay->zero_stage;
+
+		w = memory_state(st.weight_b, p, p_exp, lay,
+				 z >= st.weight_shard_stage);
+		g = memory_state(st.grad_b, p, p_exp, lay, z >= 2);
+		o = memory_state(st.opt_b, p, p_exp, lay, z >= 1);
+		if (z < 3)
 			copy = st.copy_b * p;
 	}
-	/* ZeRO paper section 5: stage 1 shards optimizer state, stage 2
-	 * also gradients, stage 3 also parameters. */
-	if (lay->zero_stage >= 1)
-		o /= d;
-	if (lay->zero_stage >= 2)
-		g /= d;
-	if (lay->zero_stage >= (memory_is_lora(job) ? 3
-						     : st.weight_shard_stage))
-		w /= d;
 	w += copy;
 	mem->weights_bytes = w;
 	mem->gradients_bytes = g;
 	mem->optimizer_bytes = o;
 	mem->activations_bytes = memory_activations(job, lay);
-	gpus = (double)lay->tp * lay->pp * lay->dp;
+	gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
 	mem->other_bytes = MEMORY_CUDA_CONTEXT_BYTES +
 			   (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
 			   MEMORY_FRAGMENTATION *

@@ -86,6 +86,9 @@ static const autosize_option options_table[] = {
 	 AUTOSIZE_OPT_CLI},
 	{"interleave", "N", "virtual pipeline stages per rank (1)",
 	 AUTOSIZE_OPT_CLI},
+	{"cp", "N", "pin context parallel size (long sequences)",
+	 AUTOSIZE_OPT_CLI},
+	{"ep", "N", "pin expert parallel size (MoE)", AUTOSIZE_OPT_CLI},
 	{"flash-attention", "on|off", "FlashAttention kernels (on)",
 	 AUTOSIZE_OPT_CLI},
 	{"mfu", "F", "plan at a fixed utilization (0.4)", AUTOSIZE_OPT_CLI},
@@ -258,6 +261,10 @@ static autosize_err options_pin(autosize_request *r, const char *name,
 		return options_int(value, what, 1, 65536, &r->micro_batch, e);
 	if (strcmp(name, "interleave") == 0)
 		return options_int(value, what, 1, 64, &r->interleave, e);
+	if (strcmp(name, "cp") == 0)
+		return options_int(value, what, 1, 1024, &r->cp, e);
+	if (strcmp(name, "ep") == 0)
+		return options_int(value, what, 1, 4096, &r->ep, e);
 	if (strcmp(name, "sequence-parallel") == 0 ||
 	    strcmp(name, "flash-attention") == 0) {
 		if ((rc = autosize_parse_choice(value, what, onoff, &k, e)))
@@ -421,7 +428,8 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 	if (strcmp(name, "tp") == 0 || strcmp(name, "pp") == 0 ||
 	    strcmp(name, "dp") == 0 || strcmp(name, "zero") == 0 ||
 	    strcmp(name, "micro-batch") == 0 || strcmp(name, "recompute") == 0 ||
-	    strcmp(name, "interleave") == 0 ||
+	    strcmp(name, "interleave") == 0 || strcmp(name, "cp") == 0 ||
+	    strcmp(name, "ep") == 0 ||
 	    strcmp(name, "sequence-parallel") == 0 ||
 	    strcmp(name, "flash-attention") == 0)
 		return options_pin(r, name, value, what, e);

@@ -24,6 +24,11 @@
 /* Optimizer step reads and writes its state once: bytes per parameter
  * of state moved, on HBM. */
 #define PERF_OPT_PASSES 2.0
+/* MoE token permutation: each token's top-k copies of the hidden vector
+ * are permuted and unpermuted forward and backward, reading and writing
+ * 16-bit values: 4 x 2 x 2 bytes per hidden unit (Megatron MoE token
+ * dispatcher permute/unpermute kernels). */
+#define PERF_MOE_PERMUTE_BYTES_PER_H 16.0
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
@@ -134,14 +139,45 @@ static double perf_gemm_eff(const perf_params *pp, double dim)
 	return pp->gemm_eff_max * dim / (dim + pp->gemm_half_dim);
 }
 
+/* Share of the matmul FLOPs in routed experts (MoE), 0 for dense. */
+static double perf_expert_share(const autosize_model *m)
+{
+	double mult = m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2;
+	double routed, all = perf_matmul_params(m);
+
+	if (m->experts <= 1 || all <= 0)
+		return 0;
+	routed = (double)(m->layers - m->dense_layers) * m->experts_active *
+		 m->ffn * m->hidden * mult;
+	return routed < all ? routed / all : 1;
+}
+
+/* GEMM dimension of a routed expert: the tokens it receives per
+ * micro-batch (its rank's experts get tokens from all ep ranks: tokens x
+ * ep x top-k / experts), its width per TP rank, the hidden size. */
+static double perf_expert_dim(const sizing_job *job, const sizing_layout *lay,
+			      double tokens)
+{
+	const autosize_model *m = job->model;
+	double dim = tokens * SIZING_EP(lay) * m->experts_active / m->experts;
+
+	if (dim > (double)m->ffn / SIZING_ETP(lay))
+		dim = (double)m->ffn / SIZING_ETP(lay);
+	return dim < m->hidden ? dim : m->hidden;
+}
+
 /* Compute time of one micro-batch on one pipeline stage. */
 static double perf_microbatch_compute_s(const sizing_job *job,
 					const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
 	const perf_params *pp = sizing_perf(job);
-	double s = job->seq_len, tokens = s * lay->micro_batch;
+	/* context parallelism: each rank holds s / cp of the sequence and
+	 * its share of the attention (load-balanced ring attention) */
+	double s = job->seq_len;
+	double tokens = s * lay->micro_batch / SIZING_CP(lay);
 	double layers = perf_stage_layers(m, lay);
+	double exp_frac = perf_expert_share(m), eff_exp;
 	double peak = perf_base_peak(job);
 	double hbm = job->part->gpu->hbm_gbs * 1e9 * pp->hbm_eff;
 	double attn_model = perf_attn_flops(job);
@@ -164,9 +200,14 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	if (tokens < dim)
 		dim = tokens;
 	eff = perf_gemm_eff(pp, dim);
-	/* GEMMs (the FP8 share faster), attention at its own share of the
-	 * GEMM efficiency (FlashAttention papers), both 16-bit based. */
-	t = dense_hw * perf_fp8_factor(pp) / (peak * eff) +
+	eff_exp = exp_frac > 0 ? perf_gemm_eff(pp, perf_expert_dim(job, lay,
+								 tokens))
+			       : eff;
+	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
+	 * shapes), attention at its own share of the GEMM efficiency
+	 * (FlashAttention papers), both 16-bit based. */
+	t = dense_hw * perf_fp8_factor(pp) *
+	    ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp)) +
 	    attn_hw / (peak * eff * pp->attn_share);
 	/* Element-wise kernels are bound by HBM bandwidth. */
 	passes = lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
@@ -175,6 +216,11 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	if (!job->flash_attention)
 		ew += tokens * layers * pp->scores_bytes * m->heads * s /
 		      lay->tp;
+	if (m->experts > 1)
+		ew += tokens * layers * (m->layers - m->dense_layers) /
+		      m->layers * PERF_MOE_PERMUTE_BYTES_PER_H *
+		      m->experts_active * m->hidden * passes /
+		      (lay->sp ? lay->tp : 1);
 	/* Kernel launches and synchronisation per layer: a fixed cost that
 	 * does not shrink with peak FLOP/s (tens of kernels per layer,
 	 * forward and backward, a few us each). */
@@ -194,7 +240,8 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * with sequence parallelism, same volume) of s b h 16-bit values
 	 * forward and 2 backward per layer; +2 when recomputing forward
 	 * (Narayanan et al. 2021, section 3.3). */
-	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden;
+	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden /
+		SIZING_CP(lay);
 	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
 	n_coll *= perf_stage_layers(m, lay);
 	comm_link_for(job, lay->tp, &link);
@@ -215,7 +262,9 @@ static double perf_dp_exposed_s(const sizing_job *job,
 {
 	double p = sizing_trained_params_per_gpu(job, lay), grad_bytes;
 	double param_bytes, t, window, lat;
-	int d = lay->dp;
+	/* context-parallel ranks hold the same weights: gradients are
+	 * reduced over dp x cp (Megatron-LM) */
+	int d = lay->dp * SIZING_CP(lay);
 	framework_state st;
 	comm_link link, bw_only;
 
@@ -248,22 +297,93 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	return t > window ? t - window : 0;
 }
 
+/*
+ * Expert-parallel all-to-all of one micro-batch on one stage: dispatch
+ * and combine of each token's top-k hidden vectors, forward and backward
+ * (and again when the forward is recomputed), per MoE layer (Megatron
+ * MoE alltoall dispatcher; GShard). The EP group spans tp x ep
+ * consecutive ranks, so a node holds gpn / tp of its members.
+ */
+static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, members;
+	double tokens, bytes, n_coll, moe_share;
+
+	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
+		return 0;
+	tokens = (double)job->seq_len * lay->micro_batch / SIZING_CP(lay) /
+		 (lay->sp ? lay->tp : 1);
+	bytes = 2.0 * tokens * m->experts_active * m->hidden;
+	moe_share = (double)(m->layers - m->dense_layers) / m->layers;
+	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
+	members = gpn / SIZING_ETP(lay);
+	return n_coll * perf_stage_layers(m, lay) * moe_share *
+	       comm_alltoall_s(job, bytes, ep, members > 1 ? members : 1);
+}
+
+/*
+ * Context-parallel ring attention of one micro-batch on one stage: each
+ * rank passes its K and V chunk around the ring, cp - 1 steps forward and
+ * twice that backward (K, V and their gradients; Liu et al. 2023, Ring
+ * Attention; Megatron-LM context parallelism), overlapped with the
+ * attention it feeds: only the excess is exposed.
+ */
+static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay,
+			     double attn_s)
+{
+	const autosize_model *m = job->model;
+	int cp = SIZING_CP(lay);
+	double head_dim = m->head_dim > 0 ? m->head_dim
+					  : (double)m->hidden / m->heads;
+	double kv_bytes, t;
+	comm_link link;
+
+	if (cp <= 1)
+		return 0;
+	kv_bytes = 2.0 * 2.0 * job->seq_len / cp * lay->micro_batch *
+		   m->kv_heads * head_dim / lay->tp;
+	comm_link_for(job, lay->tp * cp, &link);
+	t = 3.0 * (cp - 1) * perf_stage_layers(m, lay) *
+	    comm_p2p_s(kv_bytes, &link);
+	return t > attn_s ? t - attn_s : 0;
+}
+
+/* Attention compute of one micro-batch on one stage (what CP overlaps). */
+static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
+{
+	const perf_params *pp = sizing_perf(job);
+	double tokens = (double)job->seq_len * lay->micro_batch /
+			SIZING_CP(lay);
+
+	return perf_attn_flops(job) * tokens *
+	       perf_stage_layers(job->model, lay) / job->model->layers /
+	       lay->tp / (perf_base_peak(job) * pp->gemm_eff_max *
+			  pp->attn_share);
+}
+
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      sizing_time *out)
 {
 	const autosize_model *m = job->model;
 	double tokens_step = (double)job->seq_len * lay->micro_batch *
 			     lay->grad_accum * lay->dp;
-	double gpus = (double)lay->tp * lay->pp * lay->dp;
+	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
 	double t_mb, tp_mb, pp_mb = 0, steps, bubble;
 	double opt_s, trained;
 	comm_link link;
 
 	t_mb = perf_microbatch_compute_s(job, lay);
 	tp_mb = perf_tp_comm_s(job, lay);
+	out->ep_comm_s = lay->grad_accum * perf_ep_comm_s(job, lay);
+	out->cp_comm_s = lay->grad_accum *
+			 perf_cp_comm_s(job, lay, perf_attn_s(job, lay));
+	/* both ride along with each micro-batch slot, bubble included */
+	tp_mb += (out->ep_comm_s + out->cp_comm_s) / lay->grad_accum;
 	if (lay->pp > 1) {
 		/* p2p activations s b h 16-bit, forward and backward */
-		double bytes = 2.0 * job->seq_len * lay->micro_batch *
+		double bytes = 2.0 * job->seq_len / SIZING_CP(lay) *
+			       lay->micro_batch *
 			       m->hidden / (lay->sp ? lay->tp : 1);
 
 		/* forward activations and backward gradients at each of
@@ -285,7 +405,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
 	trained = sizing_trained_params_per_gpu(job, lay);
 	opt_s = trained * 16 * PERF_OPT_PASSES /
-		(lay->zero_stage >= 1 ? lay->dp : 1) /
+		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1) /
 		(job->part->gpu->hbm_gbs * 1e9);
 	out->step_s = out->compute_s + out->tp_comm_s + out->pp_comm_s +
 		      out->bubble_s + out->dp_comm_s + opt_s;

@@ -37,6 +37,7 @@ void autosize_request_init(autosize_request *r)
 	r->recompute = AUTOSIZE_UNSET;
 	r->sequence_parallel = AUTOSIZE_UNSET;
 	r->interleave = AUTOSIZE_UNSET;
+	r->cp = r->ep = AUTOSIZE_UNSET;
 	r->flash_attention = AUTOSIZE_UNSET;
 	r->memory_reserve = -1;
 	r->time_reserve = -1;
@@ -222,7 +223,8 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 {
 	double mfu = job->mfu_fixed > 0 ? job->mfu_fixed : plan->mfu;
 	double need = 0, states;
-	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL};
+	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
+			     1, 1};
 	autosize_memory mem;
 
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
@@ -446,6 +448,7 @@ static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
 	free_r->zero_stage = free_r->micro_batch = AUTOSIZE_UNSET;
 	free_r->recompute = AUTOSIZE_UNSET;
 	free_r->interleave = AUTOSIZE_UNSET;
+	free_r->cp = free_r->ep = AUTOSIZE_UNSET;
 }
 
 /* Append text to an unfit plan's reason (bounded). */

@@ -24,6 +24,11 @@
 /* Growth of probed node counts, and counts tried past the first good. */
 #define SEARCH_GROWTH 1.25
 #define SEARCH_NEIGHBOURS 3
+/* Context parallelism is tried from this sequence length (tokens) on, up
+ * to SEARCH_MAX_CP ranks; expert parallelism up to SEARCH_MAX_EP. */
+#define SEARCH_CP_MIN_SEQ 32768
+#define SEARCH_MAX_CP 16
+#define SEARCH_MAX_EP 256
 /* Interleaved (virtual) pipeline stages: at most this many per rank, and
  * only tried when the 1F1B bubble (p - 1) / m is at least this share. */
 #define SEARCH_MAX_VP 8
@@ -82,6 +87,8 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->recompute = lay->recompute;
 	plan->framework = framework_resolve(job->framework);
 	plan->vp = lay->vp > 1 ? lay->vp : 1;
+	plan->cp = SIZING_CP(lay);
+	plan->ep = SIZING_EP(lay);
 	snprintf(plan->perf_generation, sizeof(plan->perf_generation), "%s",
 		 sizing_perf(job)->generation);
 	plan->seq_len = job->seq_len;
@@ -398,6 +405,71 @@ static int search_pp_ok(const search_state *st, int pp)
 }
 
 /*
+ * Context-parallel sizes for a TP degree on `gpus` GPUs, into out (at most
+ * 4): the pinned one; 1 for sequences below SEARCH_CP_MIN_SEQ or where
+ * the framework has none; else 1 and the powers of two up to
+ * SEARCH_MAX_CP that divide the GPUs left and keep 2 cp chunks of the
+ * sequence whole (Megatron's load-balanced split), inside a node with TP
+ * when they can.
+ */
+static int search_cps(const search_state *st, int tp, int gpus, int *out)
+{
+	const framework_profile *fp = framework_profile_get(
+		st->job->framework);
+	int pin = st->req->cp, n = 0, cp;
+
+	if (search_pinned(pin)) {
+		if ((gpus / tp) % pin == 0)
+			out[n++] = pin;
+		return n;
+	}
+	out[n++] = 1;
+	if (st->job->seq_len < SEARCH_CP_MIN_SEQ || !fp->cp_ok)
+		return n;
+	for (cp = 2; cp <= SEARCH_MAX_CP && n < 4; cp *= 2)
+		if ((gpus / tp) % cp == 0 && st->job->seq_len % (2 * cp) == 0)
+			out[n++] = cp;
+	return n;
+}
+
+/*
+ * Expert-parallel sizes for a shape, into out (at most 3): the pinned
+ * one; 1 for a dense model or where the framework has none; else 1, the
+ * largest that keeps the EP group inside a node, and the largest
+ * overall: divisors of the experts that divide tp x dp x cp (with expert
+ * TP 1 when ep does not fit in dp x cp).
+ */
+static int search_eps(const search_state *st, const sizing_layout *l,
+		      int gpn, int *out)
+{
+	const framework_profile *fp = framework_profile_get(
+		st->job->framework);
+	int experts = st->job->model->experts, pin = st->req->ep;
+	int d = l->tp * l->dp * SIZING_CP(l), n = 0, e, in_node = 1, any = 1;
+
+	if (search_pinned(pin)) {
+		if (d % pin == 0)
+			out[n++] = pin;
+		return n;
+	}
+	out[n++] = 1;
+	if (experts <= 1 || !fp->ep_ok)
+		return n;
+	for (e = 2; e <= experts && e <= d && e <= SEARCH_MAX_EP; e++) {
+		if (experts % e || d % e)
+			continue;
+		any = e;
+		if ((long)e * (d / l->tp % e == 0 ? l->tp : 1) <= gpn)
+			in_node = e;
+	}
+	if (in_node > 1)
+		out[n++] = in_node;
+	if (any > in_node)
+		out[n++] = any;
+	return n;
+}
+
+/*
  * The best layouts of nodes x gpn GPUs under the request's pins. Pipeline
  * depths stop SEARCH_PP_EXTRA fitting depths past the last one that
  * improved the best plan. Returns 1 when something fits.
@@ -419,17 +491,34 @@ static int search_at(search_state *st, int nodes, int gpn)
 		int tp = tps[i], fitting_pps = 0;
 		long updates;
 
+		int cps[4], n_cp = search_cps(st, tp, gpus, cps), c;
+
 		for (pp = 1; pp <= SEARCH_MAX_PP && tp * pp <= gpus; pp++) {
+			int fit = 0;
+
 			if ((gpus / tp) % pp || !search_pp_ok(st, pp))
 				continue;
 			lay.tp = tp;
 			lay.pp = pp;
-			lay.dp = gpus / (tp * pp);
 			lay.sp = tp > 1 && r->sequence_parallel != 0;
-			if (search_pinned(r->dp) && lay.dp != r->dp)
-				continue;
 			updates = st->best_updates;
-			if (search_shape(st, &lay, nodes, gpn))
+			for (c = 0; c < n_cp; c++) {
+				int eps[3], n_ep, k;
+
+				if ((gpus / tp / pp) % cps[c])
+					continue;
+				lay.cp = cps[c];
+				lay.dp = gpus / (tp * pp * cps[c]);
+				if (search_pinned(r->dp) && lay.dp != r->dp)
+					continue;
+				n_ep = search_eps(st, &lay, gpn, eps);
+				for (k = 0; k < n_ep; k++) {
+					lay.ep = eps[k];
+					fit |= search_shape(st, &lay, nodes,
+							    gpn);
+				}
+			}
+			if (fit)
 				fitting_pps = st->best_updates != updates
 					      ? 0 : fitting_pps + 1;
 			if (fitting_pps > SEARCH_PP_EXTRA)
@@ -577,7 +666,7 @@ static int search_node_step(const autosize_request *r, int gpn)
 
 	if (!search_pinned(r->tp) || !search_pinned(r->pp))
 		return 1;
-	k = (long)r->tp * r->pp;
+	k = (long)r->tp * r->pp * (search_pinned(r->cp) ? r->cp : 1);
 	for (a = k, b = gpn; b; t = a % b, a = b, b = t)
 		;
 	return (int)(k / a > 65536 ? 65536 : k / a);
@@ -595,7 +684,8 @@ static autosize_err search_pinned_size(const autosize_request *r, int gpn,
 	*g_node = gpn;
 	if (gpus <= 0 && search_pinned(r->tp) && search_pinned(r->pp) &&
 	    search_pinned(r->dp) && r->nodes <= 0)
-		gpus = (long)r->tp * r->pp * r->dp;
+		gpus = (long)r->tp * r->pp * r->dp *
+		       (search_pinned(r->cp) ? r->cp : 1);
 	if (gpus <= 0) {
 		if (r->nodes > 0)
 			*nodes = r->nodes;
@@ -684,6 +774,18 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     "--zero: %s runs ZeRO-%d at most with "
 				     "pipeline parallelism (--pp %d)", name,
 				     fp->zero_max_pp, r->pp);
+	if (search_pinned(r->cp) && r->cp > 1 && !fp->cp_ok)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--cp: %s has no context parallelism "
+				     "(use --train-framework=megatron or "
+				     "fsdp)", name);
+	if (search_pinned(r->ep) && r->ep > 1 &&
+	    (!fp->ep_ok || job->model->experts <= 1 ||
+	     job->model->experts % r->ep))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--ep: %d must divide the model's "
+				     "routed experts (%d)", r->ep,
+				     job->model->experts);
 	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--interleave: %s has no interleaved "

@@ -18,7 +18,19 @@ typedef struct sizing_layout {
 	int grad_accum;  /* micro-batches per step per dp rank */
 	int sp;          /* sequence parallel (with tp > 1) */
 	autosize_recompute recompute;
+	int cp;          /* context parallel: the sequence split over cp */
+	int ep;          /* expert parallel: experts split over ep ranks
+			  * carved out of dp x cp (Megatron MoE) */
 } sizing_layout;
+
+/* cp and ep of a layout, 1 when unset (0). */
+#define SIZING_CP(lay) ((lay)->cp > 1 ? (lay)->cp : 1)
+#define SIZING_EP(lay) ((lay)->ep > 1 ? (lay)->ep : 1)
+/* Tensor parallelism of the expert layers: the TP size while ep fits in
+ * dp x cp, else 1 (Megatron's expert_tensor_parallel_size 1 lets ep span
+ * the TP ranks: "MoE parallel folding"). */
+#define SIZING_ETP(lay) \
+	(((lay)->dp * SIZING_CP(lay)) % SIZING_EP(lay) == 0 ? (lay)->tp : 1)
 
 /* Everything about a job that does not depend on the layout. */
 typedef struct sizing_job {
@@ -51,6 +63,10 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay);
 
+/* Routed expert parameters per layer (MoE; 0 for a dense model),
+ * averaged over all layers. */
+double sizing_expert_params_per_layer(const autosize_model *m);
+
 /* Parameters held by one GPU of the first stage before ZeRO sharding. */
 double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
 
@@ -69,6 +85,8 @@ typedef struct sizing_time {
 	double tp_comm_s;
 	double dp_comm_s;
 	double pp_comm_s;
+	double ep_comm_s;      /* expert all-to-all (inside tp_comm_s) */
+	double cp_comm_s;      /* exposed ring attention (inside tp_comm_s) */
 } sizing_time;
 
 /* Model FLOPs per token (6N + 12Lhs; 4N for frozen-base LoRA). */

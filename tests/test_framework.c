@@ -50,7 +50,7 @@ static void job_for(sizing_job *job, autosize_model *m,
 static sizing_layout shape(int tp, int pp, int dp, int zero)
 {
 	sizing_layout l = {tp, pp, dp, 1, zero, 1, 1, tp > 1,
-			   AUTOSIZE_RECOMPUTE_FULL};
+			   AUTOSIZE_RECOMPUTE_FULL, 1, 1};
 
 	return l;
 }
@@ -271,6 +271,97 @@ static void test_plan_pins(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Context and expert parallelism: what they divide, what they cost. */
+static void test_cp_ep_terms(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	sizing_layout l = shape(1, 1, 16, 1);
+	sizing_time t1, t2;
+	double a1, a2, p1, p8, dense;
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	job.seq_len = 65536;
+	/* CP halves each rank's share of the sequence: activations too */
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	a1 = sizing_layer_activation_bytes(&job, &l);
+	l.cp = 2;
+	l.dp = 8;
+	a2 = sizing_layer_activation_bytes(&job, &l);
+	assert_true(fabs(a2 / a1 - 0.5) < 1e-9);
+	/* ring attention traffic appears only with cp > 1 */
+	sizing_step_time(&job, &l, &t2);
+	assert_true(t2.cp_comm_s >= 0);
+	l.cp = 1;
+	l.dp = 16;
+	sizing_step_time(&job, &l, &t1);
+	assert_true(t1.cp_comm_s == 0);
+
+	/* MoE: routed experts split over ep, the rest replicated */
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	job.seq_len = 4096;
+	l = shape(1, 1, 16, 1);
+	p1 = sizing_params_per_gpu(&job, &l);
+	l.ep = 8;
+	p8 = sizing_params_per_gpu(&job, &l);
+	dense = p1 - m.layers * sizing_expert_params_per_layer(&m);
+	assert_true(sizing_expert_params_per_layer(&m) > 0);
+	assert_true(fabs(p8 - (dense + (p1 - dense) / 8)) < 1e-6 * p1);
+	/* all-to-all inside a node, then across two nodes: slower */
+	sizing_step_time(&job, &l, &t1);
+	assert_true(t1.ep_comm_s > 0);
+	l.ep = 16;
+	l.tp = 1;
+	sizing_step_time(&job, &l, &t2);
+	assert_true(t2.ep_comm_s > 2 * t1.ep_comm_s);
+	l.ep = 1;
+	sizing_step_time(&job, &l, &t1);
+	assert_true(t1.ep_comm_s == 0);
+}
+
+/* Pins: --ep must divide the experts, --cp needs a framework with it;
+ * the plan and the Megatron arguments carry both. */
+static void test_cp_ep_plan(void **state)
+{
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	autosize_policy *p = autosize_policy_default(&e);
+	char buf[512];
+
+	assert_non_null(p);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model", "mixtral-8x7b",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpus", "32", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "ep", "3", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--ep"));
+	assert_int_equal(autosize_request_set(&r, "ep", "8", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-seq-len", "65536",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "cp", "2", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.ep, 8);
+	assert_int_equal(plan.cp, 2);
+	assert_int_equal(plan.tp * plan.pp * plan.dp * plan.cp, 32);
+	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--context-parallel-size 2"));
+	assert_non_null(strstr(buf, "--expert-model-parallel-size 8"));
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "deepspeed", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--cp"));
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +371,8 @@ int main(void)
 		cmocka_unit_test(test_option_and_policy),
 		cmocka_unit_test(test_launch_args),
 		cmocka_unit_test(test_plan_pins),
+		cmocka_unit_test(test_cp_ep_terms),
+		cmocka_unit_test(test_cp_ep_plan),
 	};
 
 	return cmocka_run_group_tests_name("framework", tests, setup,

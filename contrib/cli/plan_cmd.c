@@ -74,6 +74,10 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 	printf("  layout     TP %d x PP %d x DP %d", p->tp, p->pp, p->dp);
 	if (p->vp > 1)
 		printf(" (%d virtual stages per rank)", p->vp);
+	if (p->cp > 1)
+		printf(", CP %d", p->cp);
+	if (p->ep > 1)
+		printf(", EP %d", p->ep);
 	printf(", ZeRO-%d, %s, recompute %s, micro-batch %d, grad accum %d "
 	       "(global batch %d x %d)\n", p->zero_stage,
 	       autosize_framework_name(p->framework),

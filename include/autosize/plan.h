@@ -86,6 +86,7 @@ typedef struct autosize_request {
 	int recompute;              /* autosize_recompute or UNSET */
 	int sequence_parallel;      /* 0/1 with tp > 1; UNSET = on */
 	int interleave;             /* virtual pipeline stages; UNSET = 1 */
+	int cp, ep;                 /* context / expert parallel pins */
 	int flash_attention;        /* 0/1; UNSET = on */
 	double mfu;                 /* > 0: plan at this fixed utilization */
 	double memory_reserve;      /* < 0: policy default */
@@ -120,6 +121,8 @@ typedef struct autosize_plan {
 	autosize_recompute recompute;
 	autosize_framework framework; /* what the layout runs under */
 	int vp;                     /* interleaved pipeline stages per rank */
+	int cp;                     /* context parallel (sequence split) */
+	int ep;                     /* expert parallel (within dp x cp) */
 	int seq_len;
 	int global_batch;
 	double params;
