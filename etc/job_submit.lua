@@ -44,6 +44,10 @@ slurmctld start would be fatal; this file never raises at load time).
 ]]
 
 local settings = {
+	-- make install and the Debian package replace the cpath and policy
+	-- values below with the Makefile's luamoddir (Slurm's plugin folder
+	-- for this machine's multiarch, + /lua) and sysconfdir; these are
+	-- Debian amd64's. Change them in autosize_site.lua, not here.
 	-- Where autosize.so is: an absolute path, "?" standing for
 	-- "autosize" (loaded with package.loadlib, never require).
 	cpath = "/usr/lib/x86_64-linux-gnu/slurm-wlm/lua/?.so",
