@@ -198,11 +198,13 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 			 "node%s", pl->advice_partition,
 			 pl->advice_partition_nodes,
 			 pl->advice_partition_nodes == 1 ? "" : "s");
+	else if (pl->advice_here_nodes > 0)
+		where[0] = '\0';
 	else
 		decide_text(where, sizeof(where), "no partition in the site "
 			 "policy fits it");
-	decide_text(d->message, sizeof(d->message), "%.420s; %.150s%s", head,
-		 where, warn ? " (submitted unchanged: it will likely run out "
+	decide_text(d->message, sizeof(d->message), "%.420s%s%.150s%s", head,
+		 where[0] ? "; " : "", where, warn ? " (submitted unchanged: it will likely run out "
 			       "of memory)" : "");
 	d->action = warn ? AUTOSIZE_ACTION_WARN : AUTOSIZE_ACTION_REJECT;
 	d->reason = "unfit";

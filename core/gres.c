@@ -82,8 +82,10 @@ static void gres_token(const char *tok, size_t n, gres_gpu *g)
 		c = gres_count(rest, rn);
 		if (c >= 0) {
 			g->count = c;  /* gpu:N */
-		} else if (rn > 0) {
-			g->type = rest; /* gpu:TYPE, one GPU */
+		} else if (rn > 0 && !(rest[0] >= '0' && rest[0] <= '9')) {
+			/* gpu:TYPE, one GPU (a type never starts with a
+			 * digit: "gpu:99999999" is a count too large) */
+			g->type = rest;
 			g->type_len = rn;
 			g->count = 1;
 		}

@@ -389,6 +389,15 @@ int luaopen_autosize(lua_State *L)
 	 * releases this state's hold on the cache. Retain only once its
 	 * __gc is set (nothing between can raise), so a failure anywhere
 	 * leaves the count balanced. */
+	lua_getfield(L, LUA_REGISTRYINDEX, LUA_AUTOSIZE_SENTINEL);
+	if (!lua_isnil(L, -1)) {
+		/* Opened again in this state (job_submit.lua loads the module
+		 * by path on each reload): one hold per state, or the old
+		 * sentinel's __gc would run inside a locked call later. */
+		lua_pop(L, 1);
+		return 1;
+	}
+	lua_pop(L, 1);
 	lua_newuserdata(L, 1);
 	luaL_newmetatable(L, LUA_AUTOSIZE_STATE);
 	lua_pushcfunction(L, lua_autosize_state_gc);

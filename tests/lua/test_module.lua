@@ -693,6 +693,48 @@ check("rewrite policy: --gpus replaced", rc == slurm.SUCCESS and
 	writes.tres_per_job == "license:foo:1" and writes.tres_per_node and
 	user_text():find("replaces yours"), user_text())
 
+-- Issue 8: the GPU entry of tres_per_node is edited in place (its type
+-- and the other gres stay), under explicit_size rewrite.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	tres_per_node = "gres:gpu:h100:2,gres:shard:1",
+	spank_job_env = env(P .. "model_params=70e9",
+		P .. "train_tokens=2e12") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("rewrite keeps the GPU type and other gres", rc == slurm.SUCCESS and
+	writes.tres_per_node and
+	writes.tres_per_node:find("^gres:gpu:h100:%d+,gres:shard:1$"),
+	tostring(writes.tres_per_node) .. " " .. user_text())
+
+-- Heterogeneous job: no component resized or refused for its size.
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+slurm_job_submit, slurm_job_modify = nil, nil
+dofile("etc/job_submit.lua")
+for offset = 0, 1 do
+	reset()
+	jd, writes = job_desc({ partition = "h100", script = "x",
+		min_nodes = 1, het_job_offset = offset,
+		spank_job_env = env(P .. "model_params=70e9",
+			P .. "train_tokens=2e12") })
+	rc = slurm_job_submit(jd, {}, 1000)
+	check("het component " .. offset .. ": SUCCESS, nothing written",
+		rc == slurm.SUCCESS and count(writes) == 0, user_text())
+	check("het component " .. offset .. ": told once",
+		(offset == 0) == (user_text():find("heterogeneous") ~= nil),
+		user_text())
+end
+
+-- GPUs per task: kept, the job sized around them.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x", num_tasks = 24,
+	tres_per_task = "gres:gpu:1",
+	spank_job_env = env(P .. "model_params=70e9",
+		P .. "train_tokens=2e12") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("--gpus-per-task: no tres_per_node written", rc == slurm.SUCCESS and
+	writes.tres_per_node == nil and writes.tres_per_task == nil,
+	user_text())
+
 -- Our own failure: logged, job passes (on_error pass).
 reset()
 jd = setmetatable({}, { __index = function(_, k)

@@ -1,0 +1,320 @@
+/*
+ * The slurmctld decision (core/decide.c) and Slurm's tres strings
+ * (core/gres.c): what a job gets, on the testbed's policy (partitions gpu:
+ * 4 nodes / 2 days, small: 2 nodes / 12 h, 8 x H100 each) and on a policy
+ * with every partition slot used.
+ */
+#include "testutil.h"
+#include "autosize.h"
+#include "bench/hostile.h"
+
+#define P AUTOSIZE_SPANK_OPTION_PREFIX
+#define TESTBED_POLICY "contrib/testbed/autosize.yaml"
+
+typedef struct decide_fixture {
+	autosize_policy *pol;
+	autosize_decide_work *w;
+	autosize_decision d;
+	autosize_job job;
+} decide_fixture;
+
+static decide_fixture fx;
+
+static int setup(void **state)
+{
+	autosize_error e;
+
+	fx.pol = autosize_policy_load(TESTBED_POLICY, &e);
+	if (!fx.pol)
+		fprintf(stderr, "%s\n", e.msg);
+	fx.w = malloc(autosize_decide_work_size());
+	return fx.pol && fx.w ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	autosize_policy_destroy(fx.pol);
+	free(fx.w);
+	return 0;
+}
+
+/* Decide a 70B x 1B-token job with extra env entries (NULL-ended). */
+static void decide_70b(const autosize_policy *p, const char *extra)
+{
+	const char *env[3] = {P "model_params=70e9", P "train_tokens=1e9",
+			      extra};
+
+	autosize_decide(p, env, extra ? 3 : 2, &fx.job, fx.w, &fx.d);
+}
+
+static void test_no_options_untouched(void **state)
+{
+	const char *env[2] = {"PATH=/bin", "_SLURM_SPANK_OPTION_other_x=1"};
+
+	autosize_job_init(&fx.job);
+	autosize_decide(fx.pol, env, 2, &fx.job, fx.w, &fx.d);
+	assert_int_equal(fx.d.has_options, 0);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "");
+}
+
+static void test_rewrite_within_limits(void **state)
+{
+	autosize_job_init(&fx.job);
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.set_nodes && fx.d.set_gpus && fx.d.set_time);
+	assert_string_equal(fx.d.partition, "gpu");
+	assert_true(fx.d.nodes >= 1 && fx.d.nodes <= 4);
+	assert_true(fx.d.evaluated > 0 &&
+		    fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+}
+
+/* Issue 8: -N 10000000 under keep is refused before any search at that
+ * size, naming the limit, never planned as another size. */
+static void test_huge_explicit_nodes_refused(void **state)
+{
+	autosize_job_init(&fx.job);
+	fx.job.min_nodes = 10000000;
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu");
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "unfit");
+	assert_non_null(strstr(fx.d.message, "10000000 nodes"));
+	assert_non_null(strstr(fx.d.message, "limit of 4 per job"));
+	assert_true(fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+}
+
+/* Issue 8: a partition list of 63 repeated names is planned once. */
+static void test_partition_list_deduplicated(void **state)
+{
+	char list[AUTOSIZE_PART_LIST_MAX];
+	long once;
+
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu");
+	decide_70b(fx.pol, NULL);
+	once = fx.d.evaluated;
+	hostile_partition_list(list, sizeof(list), "gpu");
+	assert_true(strlen(list) > 200);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "%s", list);
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_int_equal(fx.d.evaluated, once);
+	/* a list of two: the better of the two, each planned once */
+	snprintf(fx.job.partition, sizeof(fx.job.partition),
+		 "small,gpu,small");
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+}
+
+static void test_unknown_partition_in_list(void **state)
+{
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu,nope");
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "input");
+	assert_non_null(strstr(fx.d.message, "'nope'"));
+	assert_non_null(strstr(fx.d.message, "autosize partitions: gpu"));
+}
+
+/* Issue 8: GPUs per task / socket are an explicit size, never
+ * rewritten, and planned for. */
+static void test_gpus_per_task_kept(void **state)
+{
+	autosize_job_init(&fx.job);
+	fx.job.gpus_per_task = 1;
+	fx.job.num_tasks = 24;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.explicit_gpus);
+	assert_false(fx.d.set_gpus);
+	assert_int_equal(fx.d.nodes * fx.d.gpus_per_node, 24);
+}
+
+static void test_gpus_per_socket_kept(void **state)
+{
+	autosize_job_init(&fx.job);
+	fx.job.gpus_per_socket = 4;
+	fx.job.sockets_per_node = 2;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_false(fx.d.set_gpus);
+	assert_int_equal(fx.d.gpus_per_node, 8);
+	/* 2 GPUs on one socket cannot hold 70B: refused with the size */
+	fx.job.gpus_per_socket = 2;
+	fx.job.sockets_per_node = 1;
+	fx.job.min_nodes = 1;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "1 node x 2 GPUs"));
+}
+
+static void test_zero_gpus_refused(void **state)
+{
+	autosize_job_init(&fx.job);
+	fx.job.gpus_per_node = autosize_tres_gpus("gres:gpu:0");
+	assert_int_equal(fx.job.gpus_per_node, 0);
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "no GPUs"));
+}
+
+/* Issue 8: a heterogeneous job is never refused for its size nor
+ * resized; its later components get nothing. */
+static void test_het_job(void **state)
+{
+	autosize_job_init(&fx.job);
+	fx.job.het_offset = 0;
+	fx.job.min_nodes = 1;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_false(fx.d.has_plan);
+	assert_non_null(strstr(fx.d.message, "heterogeneous"));
+	fx.job.het_offset = 1;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "");
+	/* bad input is still refused */
+	fx.job.het_offset = 0;
+	decide_70b(fx.pol, P "train_mode=bogus");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "input");
+}
+
+/* Issue 8 item 7: escape sequences in AUTOSIZE_MODEL's name are
+ * refused, never echoed. */
+static void test_model_name_filtered(void **state)
+{
+	const char *env[2] = {"AUTOSIZE_MODEL=mlp=swiglu;layers=32;"
+		"hidden=4096;heads=32;kv_heads=8;ffn=14336;vocab=128256;"
+		"experts=0;experts_active=0;tied=0;name=x\x1b[2Jy",
+		P "train_tokens=1e9"};
+	size_t i;
+
+	autosize_job_init(&fx.job);
+	autosize_decide(fx.pol, env, 2, &fx.job, fx.w, &fx.d);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	for (i = 0; fx.d.message[i]; i++)
+		assert_true((unsigned char)fx.d.message[i] >= 0x20);
+}
+
+static void test_no_policy_is_internal(void **state)
+{
+	autosize_job_init(&fx.job);
+	decide_70b(NULL, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.reason, "internal");
+}
+
+/* Every partition of a full policy, a model that fits none: bounded. */
+static void test_wide_policy_bounded(void **state)
+{
+	char text[16384];
+	size_t len = hostile_policy_text(text, sizeof(text));
+	autosize_error e;
+	autosize_policy *wide = autosize_policy_parse(text, len, "wide",
+						      NULL, &e);
+	const char *env[2] = {P "model_params=50e12", P "train_tokens=1e12"};
+
+	assert_non_null(wide);
+	autosize_job_init(&fx.job);
+	autosize_decide(wide, env, 2, &fx.job, fx.w, &fx.d);
+	assert_true(fx.d.evaluated > 0 &&
+		    fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+	fx.job.min_nodes = 10000000;
+	decide_70b(wide, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_true(fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+	autosize_policy_destroy(wide);
+}
+
+static void test_classify(void **state)
+{
+	assert_int_equal(autosize_err_classify(AUTOSIZE_OK),
+			 AUTOSIZE_CLASS_OK);
+	assert_int_equal(autosize_err_classify(AUTOSIZE_ETOOBIG),
+			 AUTOSIZE_CLASS_USER);
+	assert_int_equal(autosize_err_classify(AUTOSIZE_EIO),
+			 AUTOSIZE_CLASS_USER);
+	assert_int_equal(autosize_err_classify(AUTOSIZE_ENOFIT),
+			 AUTOSIZE_CLASS_NOFIT);
+	assert_int_equal(autosize_err_classify(AUTOSIZE_ENOMEM),
+			 AUTOSIZE_CLASS_INTERNAL);
+	assert_int_equal(autosize_err_classify((autosize_err)99),
+			 AUTOSIZE_CLASS_INTERNAL);
+}
+
+static void test_tres_read(void **state)
+{
+	assert_int_equal(autosize_tres_gpus(NULL), AUTOSIZE_JOB_UNSET);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:8"), 8);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:a100:2"), 2);
+	assert_int_equal(autosize_tres_gpus("gres/gpu=4"), 4);
+	assert_int_equal(autosize_tres_gpus("gpu:8"), 8);
+	assert_int_equal(autosize_tres_gpus("gres:gpu"), 1);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:h100"), 1);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:0"), 0);
+	assert_int_equal(autosize_tres_gpus("gres:shard:2,gres:gpu:4"), 4);
+	assert_int_equal(autosize_tres_gpus("gres:gpufake:4"),
+			 AUTOSIZE_JOB_UNSET);
+	assert_int_equal(autosize_tres_gpus("license:x:1"),
+			 AUTOSIZE_JOB_UNSET);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:2,gres:gpu:4"),
+			 AUTOSIZE_JOB_UNREADABLE);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:a:b:c"),
+			 AUTOSIZE_JOB_UNREADABLE);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:a100:x9"),
+			 AUTOSIZE_JOB_UNREADABLE);
+	assert_int_equal(autosize_tres_gpus("gres:gpu:9999999"),
+			 AUTOSIZE_JOB_UNREADABLE);
+}
+
+static void test_tres_edit(void **state)
+{
+	char out[128];
+
+	assert_int_equal(autosize_tres_set_gpus(NULL, 8, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "gres:gpu:8");
+	assert_int_equal(autosize_tres_set_gpus("gres:gpu:a100:2", 8, out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "gres:gpu:a100:8");
+	assert_int_equal(autosize_tres_set_gpus("gres:shard:1,gres:gpu:2,"
+						"gres:nic:1", 4, out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "gres:shard:1,gres:gpu:4,gres:nic:1");
+	assert_int_equal(autosize_tres_set_gpus("gres:shard:1", 8, out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "gres:gpu:8,gres:shard:1");
+	assert_int_equal(autosize_tres_set_gpus("gres/gpu=4", 2, out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "gres:gpu:2");
+	assert_int_equal(autosize_tres_set_gpus("gres:gpu:2,gres:gpu:4", 8,
+						out, sizeof(out)), -1);
+	assert_int_equal(autosize_tres_set_gpus("gres:gpu:8", 8, out, 6), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_options_untouched),
+		cmocka_unit_test(test_rewrite_within_limits),
+		cmocka_unit_test(test_huge_explicit_nodes_refused),
+		cmocka_unit_test(test_partition_list_deduplicated),
+		cmocka_unit_test(test_unknown_partition_in_list),
+		cmocka_unit_test(test_gpus_per_task_kept),
+		cmocka_unit_test(test_gpus_per_socket_kept),
+		cmocka_unit_test(test_zero_gpus_refused),
+		cmocka_unit_test(test_het_job),
+		cmocka_unit_test(test_model_name_filtered),
+		cmocka_unit_test(test_no_policy_is_internal),
+		cmocka_unit_test(test_wide_policy_bounded),
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_tres_read),
+		cmocka_unit_test(test_tres_edit),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
