@@ -238,7 +238,11 @@ autosize_err autosize_request_from_env(const char *const *env, size_t n,
 		return AUTOSIZE_OK;
 	if (model_line) {
 		r->model_spec[0] = '\0';
-		return autosize_model_decode(model_line, &r->model, e);
+		if ((rc = autosize_model_decode(model_line, &r->model, e)))
+			return rc;
+		/* --train-batch=NUMtok, the default length within the
+		 * model's positions: as on the submit host */
+		return autosize_request_finish(r, e);
 	}
 	if (r->model_spec[0] && (strchr(r->model_spec, '/') ||
 				 strstr(r->model_spec, ".json")))
@@ -247,9 +251,10 @@ autosize_err autosize_request_from_env(const char *const *env, size_t n,
 				     "reaches slurmctld only when the submit "
 				     "host read it (is the autosize SPANK "
 				     "plugin loaded there?)", r->model_spec);
-	if (!r->model_spec[0] && !(r->model_params > 0))
+	if (!r->model_spec[0] && !(r->model_params > 0) && !r->arch_given)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "autosize options without a model: add "
-				     "--model-params (e.g. 70e9) or --model");
+				     "--model-params (e.g. 70e9), --model or "
+				     "the architecture (--layers ...)");
 	return autosize_request_finish(r, e);
 }

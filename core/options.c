@@ -486,7 +486,9 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--model and --layers/--hidden/... both "
 				     "given: use one or the other");
-	if (r->model_spec[0]) {
+	if (!r->model_spec[0] && !r->arch_given && r->model.has_arch) {
+		/* resolved already: AUTOSIZE_MODEL decoded in slurmctld */
+	} else if (r->model_spec[0]) {
 		if (options_is_path(r->model_spec))
 			rc = autosize_model_from_config_json(r->model_spec, m,
 							     e);

@@ -284,6 +284,63 @@ static void test_arch_options(void **state)
 			 AUTOSIZE_EINVAL);
 }
 
+/* sbatch's values reach slurmctld as _SLURM_SPANK_OPTION_autosize_*:
+ * the architecture and expert options and the batch forms too. */
+static void test_options_from_job_env(void **state)
+{
+	static const char *const env[] = {
+		"_SLURM_SPANK_OPTION_autosize_layers=27",
+		"_SLURM_SPANK_OPTION_autosize_hidden=2048",
+		"_SLURM_SPANK_OPTION_autosize_heads=16",
+		"_SLURM_SPANK_OPTION_autosize_vocab=102400",
+		"_SLURM_SPANK_OPTION_autosize_ffn=1408",
+		"_SLURM_SPANK_OPTION_autosize_experts=64",
+		"_SLURM_SPANK_OPTION_autosize_experts_active=6",
+		"_SLURM_SPANK_OPTION_autosize_shared_experts=2",
+		"_SLURM_SPANK_OPTION_autosize_dense_layers=1",
+		"_SLURM_SPANK_OPTION_autosize_dense_ffn=10944",
+		"_SLURM_SPANK_OPTION_autosize_kv_lora_rank=512",
+		"_SLURM_SPANK_OPTION_autosize_qk_nope_head_dim=128",
+		"_SLURM_SPANK_OPTION_autosize_qk_rope_head_dim=64",
+		"_SLURM_SPANK_OPTION_autosize_v_head_dim=128",
+		"_SLURM_SPANK_OPTION_autosize_train_seq_len=8k",
+		"_SLURM_SPANK_OPTION_autosize_train_batch=4Mtok",
+	};
+	autosize_request r;
+	autosize_error e;
+	int found = 0;
+
+	assert_int_equal(autosize_request_from_env(env, sizeof(env) /
+						   sizeof(env[0]), &r,
+						   &found, &e), AUTOSIZE_OK);
+	assert_int_equal(found, 1);
+	assert_true(fabs(r.model.params - 15.7e9) < 0.05e9);
+	assert_int_equal(r.model.experts_shared, 2);
+	assert_int_equal(r.seq_len, 8192);
+	assert_int_equal(r.global_batch, 512);
+}
+
+/* A config.json read on the submit host arrives as AUTOSIZE_MODEL; the
+ * token batch and the default length are resolved there as here. */
+static void test_model_line_from_job_env(void **state)
+{
+	char line[AUTOSIZE_JOBENV_VALUE_MAX + 1], model[1200];
+	const char *env[2];
+	autosize_request r;
+	autosize_error e;
+	int found = 0;
+
+	assert_int_equal(autosize_model_preset("gpt2", &r.model, &e), 0);
+	assert_true(autosize_model_encode(&r.model, line, sizeof(line)) > 0);
+	snprintf(model, sizeof(model), AUTOSIZE_ENV_MODEL "=%s", line);
+	env[0] = model;
+	env[1] = "_SLURM_SPANK_OPTION_autosize_train_batch=1Mtok";
+	assert_int_equal(autosize_request_from_env(env, 2, &r, &found, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(r.seq_len, 1024);       /* GPT-2's positions */
+	assert_int_equal(r.global_batch, 1024);  /* 2^20 / 1024 */
+}
+
 /* Warnings about how inputs were read land in the plan, once. */
 static void test_input_warnings(void **state)
 {
@@ -345,6 +402,8 @@ int main(void)
 		cmocka_unit_test(test_partition_gpu_conflict),
 		cmocka_unit_test(test_batch_tokens_to_sequences),
 		cmocka_unit_test(test_arch_options),
+		cmocka_unit_test(test_options_from_job_env),
+		cmocka_unit_test(test_model_line_from_job_env),
 		cmocka_unit_test(test_input_warnings),
 		cmocka_unit_test(test_default_seq_len_capped),
 	};
