@@ -95,8 +95,8 @@ fail:
 	return rv;
 }
 
-static int gpucheck_expected(const autosize_gpu *gpu, uint16_t vendor,
-			     uint16_t device)
+int autosize_gpucheck_lists(const autosize_gpu *gpu, uint16_t vendor,
+			    uint16_t device)
 {
 	uint32_t id = (uint32_t)vendor << 16 | device;
 	int i;
@@ -119,7 +119,7 @@ static void gpucheck_other(const autosize_gpucheck_scan *scan,
 		const autosize_gpucheck_gpu *g = &scan->gpus[i];
 		int n = 0;
 
-		if (gpucheck_expected(expected, g->vendor, g->device))
+		if (autosize_gpucheck_lists(expected, g->vendor, g->device))
 			continue;
 		for (j = 0; j < scan->n_listed; j++)
 			if (scan->gpus[j].vendor == g->vendor &&
@@ -162,7 +162,7 @@ int autosize_gpucheck_compare(const autosize_gpucheck_scan *scan,
 	if (!expected || expected->n_pci_ids <= 0)
 		return 0;
 	for (i = 0; i < scan->n_listed; i++)
-		if (gpucheck_expected(expected, scan->gpus[i].vendor,
+		if (autosize_gpucheck_lists(expected, scan->gpus[i].vendor,
 				      scan->gpus[i].device))
 			n_match++;
 	/* Past the listed ones, trust the count: a node with more than

@@ -38,6 +38,10 @@ autosize_err autosize_gpucheck_run(const char *xml_path,
 				   autosize_gpucheck_scan *scan,
 				   autosize_error *e);
 
+/* 1 when the catalog entry gpu lists PCI id vendor:device, else 0. */
+int autosize_gpucheck_lists(const autosize_gpu *gpu, uint16_t vendor,
+			    uint16_t device);
+
 /*
  * Compare a scan with what the job was given: allocated GPUs on this node
  * (<= 0: not checked) and the partition's GPU model (NULL, or a model

@@ -10,6 +10,8 @@
 
 #define AUTOSIZE_SPANK_DEFAULT_POLICY "/etc/slurm/autosize/autosize.yaml"
 #define AUTOSIZE_SPANK_DEFAULT_TMPDIR "/tmp"
+/* Slurm's step id of a batch step (slurm.h, 22.05). */
+#define AUTOSIZE_SPANK_STEP_BATCH 0xfffffffbU
 /* Where slurm.conf is when SLURM_CONF is unset (Debian's packages). */
 #define AUTOSIZE_SPANK_DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 
@@ -71,8 +73,9 @@ void autosize_spank_remote_exit(void);
  * this node made it. For files handed to the job (the DeepSpeed JSON; an
  * AUTOSIZE_REPORT later). NULL, warned on the job's stderr, when there is
  * none: never a reason to fail the step. The string lives until
- * autosize_spank_job_dir_exit, which removes the folder (and what is in
- * it) when this step made it.
+ * autosize_spank_job_dir_exit (the step's end, after the step removed its
+ * own files), which removes the folder when it is empty, and at the end
+ * of the batch step (the job's) with all that is in it.
  */
 const char *autosize_spank_job_dir(spank_t sp);
 void autosize_spank_job_dir_exit(void);

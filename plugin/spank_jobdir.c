@@ -9,7 +9,12 @@
  * batch script) uses it: a folder of that name, not a link, owned by the
  * job's user, mode 0700, which nobody else can have made. Anything another
  * user planted under a predictable name is never used, so it cannot break
- * the job. The step that made the folder removes it when it ends.
+ * the job.
+ *
+ * Cleaning up: each step removes its own files (spank_remote.c), then the
+ * folder when it is empty, so the last step on a node removes it while
+ * steps that run at the same time keep theirs. The end of the batch step
+ * is the end of the job: it removes the folder with what is left in it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,7 +32,7 @@
 static struct jobdir_context {
 	char path[AUTOSIZE_PATH_MAX];
 	int known;       /* path is the job's folder */
-	int created;     /* this step made it: remove it at the end */
+	int job_ends;    /* the batch step: its end is the job's */
 	dev_t dev;
 	ino_t ino;
 } jobdir;
@@ -109,7 +114,6 @@ static int jobdir_create(const char *tmpdir, const char *prefix, uid_t uid,
 				"tmpdir %.200s: %s", tmpdir, strerror(errno));
 		return -1;
 	}
-	jobdir.created = 1;
 	if ((geteuid() == 0 && chown(jobdir.path, uid, gid) != 0) ||
 	    chmod(jobdir.path, 0700) != 0 || lstat(jobdir.path, &st) != 0 ||
 	    !jobdir_private(&st, uid)) {
@@ -117,7 +121,6 @@ static int jobdir_create(const char *tmpdir, const char *prefix, uid_t uid,
 				"private to the job's user: not using it",
 				jobdir.path);
 		(void)rmdir(jobdir.path);
-		jobdir.created = 0;
 		return -1;
 	}
 	jobdir.dev = st.st_dev;
@@ -129,13 +132,14 @@ const char *autosize_spank_job_dir(spank_t sp)
 {
 	const autosize_spank_config *cfg = autosize_spank_config_get();
 	char prefix[64];
-	uint32_t job_id;
+	uint32_t job_id, step_id;
 	uid_t uid;
 	gid_t gid;
 
 	if (jobdir.known)
 		return jobdir.path;
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    jobdir_owner(sp, &uid, &gid) != 0) {
 		autosize_spank_warn("cannot read the job id "
 				"and user: no job folder");
@@ -146,42 +150,47 @@ const char *autosize_spank_job_dir(spank_t sp)
 	    jobdir_create(cfg->tmpdir, prefix, uid, gid) != 0)
 		return NULL;
 	jobdir.known = 1;
+	jobdir.job_ends = step_id == AUTOSIZE_SPANK_STEP_BATCH;
 	return jobdir.path;
 }
 
-/* Empty the folder this step made (one level: files, links and empty
- * folders; unlinkat never follows a link) and remove it, only when its
- * name still leads to that very folder. */
-void autosize_spank_job_dir_exit(void)
+/* Remove what is in the folder (one level: files, links and empty
+ * folders; unlinkat never follows a link), only when its name still
+ * leads to that very folder. */
+static void jobdir_empty(void)
 {
 	struct stat st;
 	struct dirent *de;
 	DIR *d = NULL;
-	int fd = -1;
+	int fd;
 
-	if (!jobdir.created)
-		goto out;
 	fd = open(jobdir.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		  O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != jobdir.dev ||
-	    st.st_ino != jobdir.ino)
-		goto out;
-	d = fdopendir(fd);
-	if (!d)
-		goto out;
-	fd = -1; /* closedir closes it */
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || st.st_dev != jobdir.dev ||
+	    st.st_ino != jobdir.ino || !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) != 0 && errno == EISDIR)
+		if (unlinkat(dirfd(d), de->d_name, 0) != 0 &&
+		    (errno == EISDIR || errno == EPERM))
 			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
 	}
-	(void)rmdir(jobdir.path);
-out:
-	if (d)
-		closedir(d);
-	if (fd >= 0)
-		close(fd);
+	closedir(d); /* closes fd */
+}
+
+void autosize_spank_job_dir_exit(void)
+{
+	if (jobdir.known) {
+		if (jobdir.job_ends)
+			jobdir_empty();
+		/* Only when empty: other steps' files keep it. */
+		(void)rmdir(jobdir.path);
+	}
 	memset(&jobdir, 0, sizeof(jobdir));
 }

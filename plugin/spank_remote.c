@@ -46,8 +46,7 @@
 
 #define REMOTE_VALUE_MAX 4096
 #define REMOTE_NODELIST_MAX 65536
-/* Slurm's reserved step ids (slurm.h, 22.05). */
-#define REMOTE_STEP_BATCH 0xfffffffbU
+/* Slurm's other reserved step ids (slurm.h, 22.05). */
 #define REMOTE_STEP_EXTERN 0xfffffffcU
 #define REMOTE_STEP_INTERACTIVE 0xfffffffaU
 
@@ -67,7 +66,7 @@ static struct plugin_context {
 
 /* At the end of the step, remove the DeepSpeed file this step wrote (only
  * when the name still leads to that very file), then the job's folder
- * when this step made it. */
+ * when nothing else is in it (or the job ends: spank_jobdir.c). */
 void autosize_spank_remote_exit(void)
 {
 	struct stat st;
@@ -151,7 +150,7 @@ static int remote_model(spank_t sp)
 /* "batch", "extern", "interactive" or the step number. */
 static void remote_step_name(uint32_t step, char *buf, size_t len)
 {
-	if (step == REMOTE_STEP_BATCH)
+	if (step == AUTOSIZE_SPANK_STEP_BATCH)
 		snprintf(buf, len, "batch");
 	else if (step == REMOTE_STEP_EXTERN)
 		snprintf(buf, len, "extern");

@@ -605,6 +605,15 @@ static int set_int(const char *name)
 	return atoi(v);
 }
 
+/* One remote step of a job with --model-params: user_init never fails;
+ * task_init's result. */
+static int run_step(const char *params)
+{
+	assert_int_equal(give("model-params", params), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	return slurm_spank_task_init(SP, 0, NULL);
+}
+
 static void test_touch(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -769,20 +778,36 @@ static void test_remote_planted(void **state)
 	rm_tree(target);
 }
 
-/* An srun step on the node of the batch step: the job's folder is
- * found again (and left for the step that made it); a step of another
- * job gets its own. */
+/* Step 0 of the job on a node where it has no folder; its folder in dir. */
+static void start_step0(char *dir, size_t len)
+{
+	const char *v;
+
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.step_id = 1 + 0;
+	assert_int_equal(run_step("7e9"), 0);
+	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
+	assert_non_null(v);
+	assert_private(NULL, v);
+	snprintf(dir, len, "%.*s", (int)(strrchr(v, '/') - v), v);
+}
+
+/* An srun step on the node of the batch step finds the job's folder
+ * and leaves it (and the batch step's file) when it ends; a step on a
+ * node without one makes its own and removes it when it is empty; the
+ * batch step's end removes the folder with what is left in it. */
 static void test_remote_job_dir_reused(void **state)
 {
-	char dir[128], file[160];
+	char dir[128], file[160], batch[160];
 	const char *v;
 
 	snprintf(dir, sizeof(dir), "%s/autosize-4242-XXXXXX", tmpdir);
 	assert_non_null(mkdtemp(dir));
+	snprintf(batch, sizeof(batch), "%s/deepspeed-batch.json", dir);
+	test_touch(batch);
 	assert_int_equal(start_remote(policy_off, NULL), 0);
 	stub.step_id = 1 + 3;
-	assert_int_equal(give("model-params", "7e9"), 0);
-	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(run_step("7e9"), 0);
 	assert_int_equal(stub.n_errors + stub.n_warns, 0);
 	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
 	assert_non_null(v);
@@ -791,8 +816,26 @@ static void test_remote_job_dir_reused(void **state)
 	assert_private(dir, v);
 	slurm_spank_exit(SP, 0, NULL);
 	assert_int_equal(access(file, F_OK), -1);
-	assert_int_equal(access(dir, F_OK), 0);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(access(batch, F_OK), 0);
+	/* The batch step's end: all of it goes. */
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	assert_int_equal(run_step("7e9"), 0);
+	assert_string_equal(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), batch);
+	snprintf(file, sizeof(file), "%s/report.jsonl", dir);
+	test_touch(file);
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(dir, F_OK), -1);
+	/* Step 0 on another node: its own folder, gone when empty, kept
+	 * while another step's file is in it. */
+	start_step0(dir, sizeof(dir));
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(dir, F_OK), -1);
+	start_step0(dir, sizeof(dir));
+	snprintf(file, sizeof(file), "%s/deepspeed-1.json", dir);
+	test_touch(file);
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(file, F_OK), 0);
+	rm_tree(dir);
 }
 
 static void test_remote_model_env(void **state)
@@ -936,15 +979,6 @@ static const char no_gpu_xml[] =
 	"gp_index=\"3\"/>\n"
 	" </object>\n"
 	"</topology>\n";
-
-/* One remote step of a job with --model-params: user_init never fails;
- * task_init's result. */
-static int run_step(const char *params)
-{
-	assert_int_equal(give("model-params", params), 0);
-	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	return slurm_spank_task_init(SP, 0, NULL);
-}
 
 /* gpu_check: enforce refuses only a real mismatch, and only from
  * task_init (the task exits; slurmstepd's launch, and so the node, is
