@@ -9,7 +9,7 @@
 #include "autosize/decide.h"
 
 /* Largest GPU count read from one entry (more is unreadable). */
-#define GRES_GPUS_MAX 100000L
+#define GRES_GPUS_MAX 10000000L
 #define GRES_TOKEN_MAX 128
 
 /* One GPU entry, split. */
@@ -36,7 +36,7 @@ static long gres_count(const char *s, size_t n)
 	long v = 0;
 	size_t i;
 
-	if (n == 0 || n > 6)
+	if (n == 0 || n > 8)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')

@@ -267,7 +267,7 @@ static void test_tres_read(void **state)
 			 AUTOSIZE_JOB_UNREADABLE);
 	assert_int_equal(autosize_tres_gpus("gres:gpu:a100:x9"),
 			 AUTOSIZE_JOB_UNREADABLE);
-	assert_int_equal(autosize_tres_gpus("gres:gpu:9999999"),
+	assert_int_equal(autosize_tres_gpus("gres:gpu:99999999"),
 			 AUTOSIZE_JOB_UNREADABLE);
 }
 
