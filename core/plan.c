@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "autosize/options.h"
 #include "autosize/parse.h"
 #include "sizing.h"
 #include "rank.h"
@@ -592,6 +593,11 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	else if (rc == AUTOSIZE_OK && (r->gpus > 0 || r->nodes > 0))
 		plan_check_oversize(c, plan, w);
 	plan->evaluated = c->budget.used;
+	/* what the user may have mistyped (--train-time 30, a token count
+	 * under one step, a sequence past the model's positions): told by
+	 * every front end, the CLI, sbatch and slurmctld alike */
+	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT)
+		autosize_request_warnings(r, plan);
 	return rc;
 }
 

@@ -138,6 +138,12 @@ static int remote_model(spank_t sp)
 		}
 		context.req.model = m;
 		context.req.model_spec[0] = '\0';
+		/* --train-batch=NUMtok and the default length within the
+		 * model's positions: as on the submit host and slurmctld */
+		if (autosize_request_finish(&context.req, &err)) {
+			autosize_spank_warn("%s", err.msg);
+			return -1;
+		}
 		return 0;
 	}
 	if (autosize_request_finish(&context.req, &err)) {
