@@ -403,24 +403,32 @@ local function submit(job_desc, part_list, submit_uid)
 		log_user("autosize: " .. (d.message or "job refused"))
 		return reject_code(d.reason)
 	end
-	-- The submit side (SPANK plugin) already printed the plan and its
-	-- warnings: then only what changes is reported here.
-	local shown = env_has(job_desc.spank_job_env, "AUTOSIZE_SHOWN=1")
+	-- The plan and its warnings are told here, once, for the job as it
+	-- will run (the submit side cannot see -N, -p, -t and says nothing).
 	local function show_plan()
-		if not shown then
-			log_user("autosize: plan: " .. (d.plan or ""))
-		end
+		log_user("autosize: plan: " .. (d.plan or ""))
 	end
 	local unsafe = action == "rewrite" and unsafe_node_change(job_desc, d)
 	if action == "explain" then
-		-- The submit side stops explain jobs; a client that could not
-		-- (plugin missing or optional) gets the plan from here.
-		log_user("autosize: plan: " .. (d.plan or ""))
-		for _, w in ipairs(d.warnings or {}) do
-			log_user("autosize: warning: " .. w)
+		if not env_has(job_desc.spank_job_env, "AUTOSIZE_EXPLAIN=test-only") then
+			-- A client without the plugin: nothing may be queued.
+			show_plan()
+			for _, w in ipairs(d.warnings or {}) do
+				log_user("autosize: warning: " .. w)
+			end
+			log_user("autosize: --autosize=explain: nothing submitted " ..
+				"(use sbatch --test-only to see when it would start)")
+			return slurm.ERROR
 		end
-		log_user("autosize: --autosize=explain: nothing submitted")
-		return slurm.ERROR
+		-- sbatch/srun --test-only (the plugin re-ran the command for
+		-- explain): Slurm queues nothing; the job is sized as it would
+		-- be, so that Slurm's start estimate is for the sized job.
+		local changes = rewrite(job_desc, d)
+		log_user("autosize: --autosize=explain: nothing submitted; " ..
+			"slurmctld would queue this job with " ..
+			(#changes > 0 and table.concat(changes, ", ") or
+			 "no change"))
+		show_plan()
 	elseif unsafe then
 		log_user("autosize: " .. unsafe)
 		show_plan()
@@ -440,10 +448,8 @@ local function submit(job_desc, part_list, submit_uid)
 	elseif d.message then
 		log_user("autosize: " .. d.message)
 	end
-	if not shown then
-		for _, w in ipairs(d.warnings or {}) do
-			log_user("autosize: warning: " .. w)
-		end
+	for _, w in ipairs(d.warnings or {}) do
+		log_user("autosize: warning: " .. w)
 	end
 	return slurm.SUCCESS
 end

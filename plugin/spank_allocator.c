@@ -3,12 +3,22 @@
  * context (srun creating a job): read the model on the submit host, show
  * the plan, pass the model to slurmctld, stop --autosize=explain.
  *
- * The plan shown here is advice: a SPANK plugin cannot change a job's
- * size. slurmctld's job_submit.lua sizes the job with authority, for the
- * partition the job really gets.
+ * Nothing is planned or shown here for a submission: a SPANK plugin
+ * cannot see or change the job's size, so slurmctld's job_submit.lua
+ * plans the job as it will run and tells the user, once. Only
+ * --autosize=explain plans here, by re-running sbatch/srun with
+ * --test-only (slurmctld then shows its plan and Slurm submits nothing),
+ * or, where that cannot be done (salloc, a script on standard input),
+ * by printing the plan for the policy's partition and exiting 0.
  */
+#define _GNU_SOURCE /* program_invocation_short_name */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "spank_common.h"
 
 #define ALLOCATOR_REPORT_MAX 8192
@@ -99,33 +109,107 @@ static void allocator_send_model(spank_t sp)
 			    "slurmctld: %s", spank_strerror(rc));
 }
 
-static void allocator_show(int explain, autosize_err rc)
+/* Print the plan report (explain on the submit host). */
+static void allocator_show(autosize_err rc)
 {
 	int i;
 
-	if (explain) {
-		if (autosize_launch_report(&context.req, &context.plan,
-					   context.report,
-					   sizeof(context.report)) < 0)
-			slurm_error("autosize: warning: the plan report is "
-				    "longer than %d bytes",
-				    ALLOCATOR_REPORT_MAX);
-		else
-			allocator_print(context.report);
+	if (autosize_launch_report(&context.req, &context.plan,
+				   context.report,
+				   sizeof(context.report)) < 0) {
+		slurm_info("autosize: the plan report is longer than %d bytes",
+			   ALLOCATOR_REPORT_MAX);
 		return;
 	}
-	if (rc == AUTOSIZE_ENOFIT) {
-		slurm_info("autosize: no feasible plan: %s",
-			   context.plan.reason);
-	} else if (autosize_launch_summary(&context.plan, context.report,
-					   sizeof(context.report)) >= 0) {
-		/* A suggestion: slurmctld applies it under the site's
-		 * limits and the sizes the user gave, and says so. */
-		slurm_info("autosize: suggested: %s", context.report);
-	}
+	allocator_print(context.report);
+	if (rc == AUTOSIZE_ENOFIT)
+		return;    /* the report says why; warnings are in it */
 	for (i = 0; i < context.plan.n_warnings &&
 	     i < AUTOSIZE_MAX_WARNINGS; i++)
-		slurm_info("autosize: warning: %s", context.plan.warnings[i]);
+		if (!strstr(context.report, context.plan.warnings[i]))
+			slurm_info("autosize: warning: %s",
+				   context.plan.warnings[i]);
+}
+
+void (*autosize_spank_exit)(int status) = exit;
+int (*autosize_spank_execv)(const char *path, char *const argv[]) = execv;
+
+#define ALLOCATOR_CMDLINE_MAX 65536
+#define ALLOCATOR_ARGS_MAX 1024
+
+/* 1 when sbatch/srun got the script in its arguments (a readable file
+ * or --wrap), so that the command line can run again; 0 when the script
+ * came on standard input (already read). */
+static int allocator_script_in_args(char *const argv[], int argc)
+{
+	struct stat st;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--wrap", 6) == 0)
+			return 1;
+		if (argv[i][0] != '-' && stat(argv[i], &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * --autosize=explain with sbatch or srun: run the same command line again
+ * with --test-only, so that slurmctld plans the job as it would queue it
+ * (its -N, -p, -t, GPUs) and says so, and Slurm submits nothing (exit 0).
+ * Returns only when that cannot be done (then the plan is shown here).
+ */
+static void allocator_rerun_test_only(spank_context_t ctx)
+{
+	static char cmdline[ALLOCATOR_CMDLINE_MAX];
+	static char *argv[ALLOCATOR_ARGS_MAX + 2];
+	static char test_only[] = "--test-only";
+	const char *prog = program_invocation_short_name;
+	ssize_t n;
+	size_t i;
+	int fd, argc = 0;
+
+	if (strcmp(prog, "sbatch") != 0 && strcmp(prog, "srun") != 0)
+		return;   /* salloc has no --test-only */
+	if (getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
+		return;
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, cmdline, sizeof(cmdline) - 1);
+	close(fd);
+	if (n <= 0 || (size_t)n >= sizeof(cmdline) - 1)
+		return;
+	cmdline[n] = '\0';
+	argv[argc++] = cmdline;
+	argv[argc++] = test_only;
+	for (i = 0; i + 1 < (size_t)n && argc < ALLOCATOR_ARGS_MAX; i++)
+		if (cmdline[i] == '\0')
+			argv[argc++] = cmdline + i + 1;
+	if (argc >= ALLOCATOR_ARGS_MAX)
+		return;
+	argv[argc] = NULL;
+	if (ctx == S_CTX_ALLOCATOR && !allocator_script_in_args(argv, argc))
+		return;
+	if (setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1) != 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	autosize_spank_execv("/proc/self/exe", argv);
+	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);  /* exec failed */
+}
+
+/* End an explain on the submit host: the plan was printed, nothing is
+ * submitted, status 0 (1 when the input itself was bad). */
+static int allocator_explain_done(int status)
+{
+	slurm_info("autosize: --autosize=explain: nothing submitted");
+	fflush(stdout);
+	fflush(stderr);
+	autosize_spank_exit(status);
+	return -1;  /* only when the exit hook returns (tests) */
 }
 
 int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
@@ -134,7 +218,7 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	autosize_policy *policy = NULL;
 	autosize_error err;
 	autosize_err rc;
-	int explain, rv = -1;
+	int explain, rv = 0;
 
 	if (!autosize_spank_options_given())
 		return 0;
@@ -142,76 +226,80 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	if (context.req.job_mode == AUTOSIZE_JOB_OFF)
 		return 0;
 	explain = context.req.job_mode == AUTOSIZE_JOB_EXPLAIN;
-	/* On failure: explain submits nothing (rv -1); otherwise the job
-	 * goes through and slurmctld decides (rv 0). */
-	rv = explain ? -1 : 0;
 	if (cfg->disabled) {
-		if (explain)
-			slurm_error("autosize: the autosize plugin is disabled "
-				    "on this cluster: nothing to explain, "
-				    "nothing submitted");
-		goto out;
+		if (explain) {
+			slurm_info("autosize: the autosize plugin is disabled "
+				   "on this cluster: nothing to explain");
+			return allocator_explain_done(0);
+		}
+		return 0;
 	}
 	/* srun inside a job: the step is laid out on the compute nodes
 	 * (spank_remote.c); nothing is submitted here. */
 	if (ctx == S_CTX_LOCAL && getenv("SLURM_JOB_ID")) {
-		if (explain)
-			slurm_error("autosize: --autosize=explain applies when "
-				    "submitting a job, not to srun inside "
-				    "one: nothing launched");
-		goto out;
+		if (explain) {
+			slurm_info("autosize: --autosize=explain applies when "
+				   "submitting a job, not to srun inside one");
+			return allocator_explain_done(0);
+		}
+		return 0;
 	}
+	/* The --test-only re-run of an explain: slurmctld shows the plan. */
+	if (explain && getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
+		spank_job_control_setenv(sp, AUTOSIZE_ENV_EXPLAIN, "test-only",
+					 1);
 	autosize_error_clear(&err);
 	rc = autosize_request_finish(&context.req, &err);
-	if (autosize_err_classify(rc) == AUTOSIZE_CLASS_INTERNAL) {
-		slurm_error("autosize: warning: %s", err.msg);
-		goto out;
-	}
 	if (rc != AUTOSIZE_OK) {
-		/* Bad input: the user fixes the options; nothing is sent. */
-		slurm_error("autosize: %s", err.msg);
-		rv = -1;
-		goto out;
+		/*
+		 * Only this host reads a config.json: say what is wrong with
+		 * it here. Other bad input is refused by slurmctld, once,
+		 * with the same words (an optional plugin cannot stop sbatch
+		 * from here).
+		 */
+		if (explain) {
+			slurm_error("autosize: %s", err.msg);
+			return allocator_explain_done(1);
+		}
+		if (autosize_err_classify(rc) == AUTOSIZE_CLASS_INTERNAL ||
+		    strchr(context.req.model_spec, '/') ||
+		    strstr(context.req.model_spec, ".json"))
+			slurm_error("autosize: %s", err.msg);
+		return 0;
 	}
-	if (!explain)
-		allocator_send_model(sp);
+	allocator_send_model(sp);
+	if (!explain || getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
+		return 0;   /* slurmctld plans the job as it will run */
 	policy = autosize_spank_policy_load(cfg->policy, &err);
-	if (!policy) {
-		slurm_error("autosize: warning: %s: the job is not sized "
-			    "here", err.msg);
+	if (policy && autosize_policy_defaults(policy)->mode ==
+		      AUTOSIZE_MODE_OFF) {
+		slurm_info("autosize: autosize is off on this cluster (policy "
+			   "mode: off): jobs are not sized");
+		rv = allocator_explain_done(0);
 		goto out;
 	}
-	if (autosize_policy_partition_count(policy) == 0) {
-		slurm_error("autosize: warning: no partitions in the site "
-			    "policy (%.200s, or the built-in defaults when it "
-			    "is missing): the job cannot be sized here",
-			    cfg->policy);
+	allocator_rerun_test_only(ctx);
+	/* No re-run (salloc, a script on standard input): the plan here,
+	 * for the partition in the environment or the policy's default. */
+	if (!policy || autosize_policy_partition_count(policy) == 0) {
+		slurm_info("autosize: no site policy with partitions (%.200s): "
+			   "nothing to explain", policy ? cfg->policy
+							: err.msg);
+		rv = allocator_explain_done(0);
 		goto out;
 	}
 	allocator_partition(policy, context.req.partition,
 			    sizeof(context.req.partition));
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
-	switch (rc) {
-	case AUTOSIZE_OK:
-	case AUTOSIZE_ENOFIT:
-		/* No fit: slurmctld's policy rejects or warns. */
-		allocator_show(explain, rc);
-		if (explain)
-			slurm_info("autosize: --autosize=explain: nothing "
-				   "submitted");
-		else
-			/* slurmctld then reports only what it changes. */
-			spank_job_control_setenv(sp, AUTOSIZE_ENV_SHOWN, "1",
-						 1);
-		break;
-	case AUTOSIZE_EINVAL:
-	case AUTOSIZE_ENOTFOUND:
+	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) {
+		slurm_info("autosize: the sizes given on the command line "
+			   "(-N, -p, -t, GPUs) are not seen here: "
+			   "`sbatch --test-only` shows slurmctld's plan");
+		allocator_show(rc);
+		rv = allocator_explain_done(0);
+	} else {
 		slurm_error("autosize: %s", err.msg);
-		rv = -1;
-		break;
-	default:
-		slurm_error("autosize: warning: %s", err.msg);
-		break;
+		rv = allocator_explain_done(1);
 	}
 out:
 	autosize_policy_destroy(policy);

@@ -59,6 +59,17 @@ autosize_policy *autosize_spank_policy_load(const char *path,
 int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx);
 void autosize_spank_allocator_exit(void);
 
+/* How --autosize=explain ends sbatch/salloc/srun on the submit host:
+ * exit(0) after printing the plan, or re-running the same command line
+ * with --test-only so that slurmctld shows the plan for the job as it
+ * would be queued. Variables so that the unit tests can watch them. */
+extern void (*autosize_spank_exit)(int status);
+extern int (*autosize_spank_execv)(const char *path, char *const argv[]);
+/* Set in the environment of the --test-only re-run (no second re-run). */
+#define AUTOSIZE_ENV_EXPLAIN_RERUN "AUTOSIZE_EXPLAIN_RERUN"
+/* Sent to slurmctld by that re-run: explain is a test-only request. */
+#define AUTOSIZE_ENV_EXPLAIN "AUTOSIZE_EXPLAIN"
+
 /* spank_remote.c: slurmstepd. user_init never fails the step (the node
  * would be drained); a GPU mismatch under gpu_check: enforce makes
  * task_init fail, so each task exits 1 before it starts. */

@@ -33,6 +33,8 @@ static struct stub_state {
 	int n_set;
 	stub_var jobctl[STUB_MAX];     /* spank_job_control_setenv */
 	int n_jobctl;
+	int exit_status;     /* what the plugin exited sbatch with; -1 */
+	char exec_arg1[64];  /* argv[1] of a re-run; "" */
 	char errors[STUB_MAX][STUB_LEN];
 	int n_errors;
 	char infos[STUB_MAX][STUB_LEN];
@@ -240,6 +242,19 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* sbatch's exit and re-run, watched instead of done. */
+static void stub_exit(int status)
+{
+	stub.exit_status = status;
+}
+
+static int stub_execv(const char *path, char *const argv[])
+{
+	snprintf(stub.exec_arg1, sizeof(stub.exec_arg1), "%s",
+		 argv[1] ? argv[1] : "");
+	return -1;
+}
+
 /* Start one plugin lifetime: slurm_spank_init in ctx with args. */
 static int start(spank_context_t ctx, const char *const *args)
 {
@@ -249,6 +264,9 @@ static int start(spank_context_t ctx, const char *const *args)
 	slurm_spank_exit(SP, 0, NULL);
 	memset(&stub, 0, sizeof(stub));
 	stub.ctx = ctx;
+	stub.exit_status = -1;
+	autosize_spank_exit = stub_exit;
+	autosize_spank_execv = stub_execv;
 	while (args && args[ac] && ac < 8) {
 		av[ac] = (char *)args[ac];
 		ac++;
@@ -399,43 +417,76 @@ static void test_no_options(void **state)
 	assert_int_equal(stub.n_infos + stub.n_errors + stub.n_jobctl, 0);
 }
 
-static void test_plan_shown(void **state)
+/* A submission: nothing planned or printed on the submit host (slurmctld
+ * tells the plan for the job as it will run); the model travels. */
+static void test_submit_silent(void **state)
 {
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(give("train-tokens", "100B"), 0);
 	assert_int_equal(give("train-time", "7d"), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 0);
-	assert_true(stub.n_infos >= 1);
-	assert_true(strncmp(stub.infos[0], "autosize: suggested: ", 21) == 0);
-	assert_non_null(strstr(stub.infos[0], ", TP "));
-	assert_non_null(strstr(stub.infos[0], "time limit "));
-	/* A bare parameter count has no architecture to send; slurmctld
-	 * is told the plan was shown. */
-	assert_int_equal(stub.n_jobctl, 1);
-	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
-				     AUTOSIZE_ENV_SHOWN), "1");
+	assert_int_equal(stub.n_errors + stub.n_infos, 0);
+	assert_int_equal(stub.exit_status, -1);
+	/* a bare parameter count has no architecture to send */
 	assert_null(stub_get(stub.jobctl, stub.n_jobctl, AUTOSIZE_ENV_MODEL));
+	/* bad combinations are refused by slurmctld, once */
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("train-tokens", "2T"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_errors + stub.n_infos, 0);
 }
 
+/* --autosize=explain: the plan, "nothing submitted", exit 0, no error
+ * line; srun re-runs itself with --test-only (slurmctld's plan). */
 static void test_explain(void **state)
 {
+	const char *saved = program_invocation_short_name;
+
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(give("train-tokens", "1e9"), 0);
 	assert_int_equal(give("autosize", "explain"), 0);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), -1);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	assert_int_equal(stub.exit_status, 0);
+	assert_int_equal(stub.n_errors, 0);
 	assert_true(infos_contain("autosize: layout: TP "));
 	assert_true(infos_contain("autosize: memory: "));
 	assert_true(infos_contain("nothing submitted"));
-	assert_int_equal(stub.n_jobctl, 0);
-	/* explain with a model that cannot fit anywhere still stops. */
+	assert_string_equal(stub.exec_arg1, "");
+	/* a model that cannot fit anywhere: said, still exit 0 */
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model-params", "5e12"), 0);
 	assert_int_equal(give("autosize", "explain"), 0);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), -1);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	assert_int_equal(stub.exit_status, 0);
 	assert_true(infos_contain("NOT FEASIBLE"));
+	/* bad input: one error line, exit 1 */
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("train-tokens", "1e9"), 0);
+	assert_int_equal(give("autosize", "explain"), 0);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	assert_int_equal(stub.exit_status, 1);
+	assert_int_equal(stub.n_errors, 1);
+	/* srun: the same command line again with --test-only */
+	program_invocation_short_name = (char *)"srun";
+	assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("autosize", "explain"), 0);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	program_invocation_short_name = (char *)saved;
+	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
+	assert_string_equal(stub.exec_arg1, "--test-only");
+	/* the re-run itself tells slurmctld and prints nothing */
+	setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1);
+	assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("autosize", "explain"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
+	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
+				     AUTOSIZE_ENV_EXPLAIN), "test-only");
+	assert_int_equal(stub.n_infos + stub.n_errors, 0);
 }
 
 static void test_off(void **state)
@@ -493,23 +544,23 @@ static void test_bad_model(void **state)
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model", "llama-99-1t"), -1);
 	assert_non_null(strstr(stub.errors[0], "llama-99-1t"));
+	/* A precision the partition lacks: slurmctld refuses it. */
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(give("train-precision", "fp8"), 0);
 	setenv("SBATCH_PARTITION", "a100", 1);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), -1);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	unsetenv("SBATCH_PARTITION");
-	assert_int_equal(stub.n_errors, 1);
-	assert_non_null(strstr(stub.errors[0], "fp8"));
+	assert_int_equal(stub.n_errors, 0);
 }
 
 static void test_nofit_passes(void **state)
 {
-	/* Too big for every partition: shown, then slurmctld decides. */
+	/* Too big for every partition: slurmctld decides and says. */
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model-params", "5e12"), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	assert_true(infos_contain("autosize: no feasible plan: "));
+	assert_int_equal(stub.n_infos + stub.n_errors, 0);
 }
 
 static void test_policy_problems(void **state)
@@ -522,25 +573,28 @@ static void test_policy_problems(void **state)
 	const char *broken_args[2] = {NULL, NULL};
 	char arg[96];
 
-	/* No policy file: built-in defaults have no partition; the job
-	 * goes through with a warning. */
+	/* No policy file: the job goes through (slurmctld decides);
+	 * explain says there is nothing to explain, exit 0. */
 	assert_int_equal(start(S_CTX_ALLOCATOR, missing), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 1);
-	assert_non_null(strstr(stub.errors[0], "warning"));
-	/* A broken policy: warned, job goes through; explain stops. */
+	assert_int_equal(stub.n_errors, 0);
+	assert_int_equal(start(S_CTX_ALLOCATOR, missing), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("autosize", "explain"), 0);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	assert_int_equal(stub.exit_status, 0);
+	assert_true(infos_contain("nothing to explain"));
+	/* A broken policy: explain stops with the reason. */
 	test_write_tmp(broken, sizeof(broken), "defaults:\n  colour: red\n");
 	snprintf(arg, sizeof(arg), "policy=%s", broken);
 	broken_args[0] = arg;
 	assert_int_equal(start(S_CTX_ALLOCATOR, broken_args), 0);
 	assert_int_equal(give("model-params", "7e9"), 0);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	assert_int_equal(stub.n_errors, 1);
-	assert_int_equal(start(S_CTX_ALLOCATOR, broken_args), 0);
-	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(give("autosize", "explain"), 0);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), -1);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	assert_int_equal(stub.exit_status, 0);
+	assert_true(infos_contain("colour"));
 	unlink(broken);
 	/* disabled=1: options accepted, nothing done. */
 	assert_int_equal(start(S_CTX_ALLOCATOR, disabled), 0);
@@ -1118,7 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_bad_value),
 		cmocka_unit_test(test_plugstack_args),
 		cmocka_unit_test(test_no_options),
-		cmocka_unit_test(test_plan_shown),
+		cmocka_unit_test(test_submit_silent),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_model_env),

@@ -17,8 +17,6 @@
 #define AUTOSIZE_SPANK_PLUGIN "autosize"
 #define AUTOSIZE_SPANK_OPTION_PREFIX "_SLURM_SPANK_OPTION_autosize_"
 #define AUTOSIZE_ENV_MODEL "AUTOSIZE_MODEL"
-/* Set by the submit side once it printed the plan and its warnings. */
-#define AUTOSIZE_ENV_SHOWN "AUTOSIZE_SHOWN"
 /* Cap on one encoded value and on the entries looked at. */
 #define AUTOSIZE_JOBENV_VALUE_MAX 1024
 #define AUTOSIZE_JOBENV_MAX_ENTRIES 4096

@@ -667,15 +667,29 @@ check("explain at slurmctld: refused, plan shown, nothing written",
 	user_text():find("plan: ") and user_text():find("nothing submitted"),
 	user_text())
 
--- The submit side already showed the plan: only the changes here.
+-- explain re-run by the plugin with --test-only: sized as it would be
+-- queued (Slurm queues nothing), told once, SUCCESS.
 reset()
 jd, writes = job_desc({ partition = "h100", script = "x",
 	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11",
-		"AUTOSIZE_SHOWN=1") })
+		P .. "autosize=explain", "AUTOSIZE_EXPLAIN=test-only") })
 rc = slurm_job_submit(jd, {}, 1000)
-check("plan already shown at submit: changes only",
+check("explain --test-only: SUCCESS, sized, plan told once",
 	rc == slurm.SUCCESS and writes.min_nodes and
-	not user_text():find("plan: ") and user_text():find(" %-> "),
+	select(2, user_text():gsub("plan: ", "")) == 1 and
+	user_text():find("nothing submitted; slurmctld would queue"),
+	user_text())
+
+-- A job with an explicit size: the plan told is for that size, with the
+-- time-limit warning (the submit side says nothing).
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x", min_nodes = 4,
+	tres_per_node = "gres:gpu:8", time_limit = 60,
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("explicit size: plan for 4 nodes and the short limit warned",
+	rc == slurm.SUCCESS and user_text():find(": 4 nodes x 8 GPUs") and
+	user_text():find("your time limit %(60 min%) ends before"),
 	user_text())
 
 -- Explicit --gpus replaced under explicit_size rewrite: tres_per_job
