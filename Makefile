@@ -130,8 +130,15 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 	$(CC) -shared -o $@ $(LUAMOD_OBJ) $(LIB) $(LDFLAGS) \
 		-Wl,--version-script=plugin/lua.map $(CORE_LIBS)
 
+# check-config --live and inventory read slurmctld through libslurm when
+# its headers are installed (libslurm-dev); without them the CLI says so.
+SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
+SLURM_LIBS := $(if $(SLURM_H),-lslurm)
+$(BUILD)/contrib/cli/live.o: override CFLAGS += $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
+
 $(CLI): $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
+		$(SLURM_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
@@ -163,6 +170,7 @@ check-unit: $(TEST_BIN) $(CLI)
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
 	@if [ -x tests/integration/run ]; then tests/integration/run $(BUILD); fi
+	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_live.sh
 
 # A few thousand good, bad and option-less submissions against the testbed
 # (SOAK_JOBS, default 3000, under 2 minutes): every one checked, and the
@@ -321,6 +329,14 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PLUGIN_TEST_CFLAGS) -o $@ $< $(BUILD)/plugin/gpucheck.o \
 		$(LIB) $(LDFLAGS) $(CORE_LIBS) $(HWLOC_LIBS) $(CMOCKA_LIBS)
+# test_live reads GRES strings with the CLI's live.o (libslurm linked
+# when the CLI has it).
+$(BUILD)/tests/test_live: tests/test_live.c $(BUILD)/contrib/cli/live.o \
+		$(LIB) tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Icontrib/cli -o $@ $< \
+		$(BUILD)/contrib/cli/live.o $(LIB) $(LDFLAGS) $(CORE_LIBS) \
+		$(SLURM_LIBS) $(CMOCKA_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PLUGIN_TEST_CFLAGS) -o $@ $< $(SPANK_OBJ) \

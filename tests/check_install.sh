@@ -168,7 +168,7 @@ for o in $("$cli" plan --help | grep -o '^ *\*--[a-z0-9-]*' | tr -d ' *'); do
 	grep -q "\\\\fB$esc\\\\fR" man/spank_autosize.8.in && ok ||
 		not_ok "spank_autosize(8) lacks the sbatch option $o"
 done
-for c in plan check-config gpus presets --version; do
+for c in plan check-config gpus presets inventory --live --version; do
 	esc=$(echo "$c" | sed 's/-/\\\\-/g')
 	"$cli" --help | grep -q -- "$c" && grep -q "\\\\fB$esc\\\\fR" man/autosize.1.in && ok ||
 		not_ok "command $c: not in autosize --help or in autosize(1)"

@@ -2,8 +2,10 @@
  * autosize check-config / gpus / presets: what the site has and knows.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "live.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -29,17 +31,52 @@ static int config_which(const char *file, const char *path)
 	return CLI_EXIT_NOFIT;
 }
 
+/* `--live`: the valid policy p against slurmctld's partitions and
+ * nodes; rv is check-config's status so far. */
+static int config_live(const autosize_policy *p, int rv)
+{
+	live_cluster *c = calloc(1, sizeof(*c));
+	char err[256];
+	int live_rv;
+
+	if (!c) {
+		fprintf(stderr, "autosize: out of memory\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (live_load(c, err, sizeof(err))) {
+		fprintf(stderr, "autosize: --live: %s\n", err);
+		free(c);
+		return CLI_EXIT_USAGE;
+	}
+	live_rv = cli_live_compare(p, c);
+	free(c);
+	return rv != CLI_EXIT_OK ? rv : live_rv;
+}
+
 int cli_check_config(int argc, char **argv)
 {
-	const char *file = argc > 1 ? argv[1] : NULL;
+	const char *file = NULL;
 	autosize_policy *p;
 	const autosize_defaults *d;
 	char buf[32];
-	int i, rv;
+	int i, rv, live = 0;
 
-	if (file && strcmp(file, "--help") == 0) {
-		printf("usage: autosize check-config [FILE|none]\n");
-		return CLI_EXIT_OK;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0) {
+			printf("usage: autosize check-config [--live] "
+			       "[FILE|none]\n");
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(argv[i], "--live") == 0) {
+			live = 1;
+		} else if (!file && argv[i][0] != '-') {
+			file = argv[i];
+		} else {
+			fprintf(stderr, "autosize: check-config: unexpected "
+				"argument '%.40s' (expected [--live] "
+				"[FILE|none])\n", argv[i]);
+			return CLI_EXIT_USAGE;
+		}
 	}
 	p = cli_load_policy(file);
 	if (!p)
@@ -84,6 +121,8 @@ int cli_check_config(int argc, char **argv)
 		       : "unlimited", net, pt->price_per_gpu_hour,
 		       pt->currency);
 	}
+	if (live)
+		rv = config_live(p, rv);
 	autosize_policy_destroy(p);
 	return rv;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "live.h"
 
 #ifndef AUTOSIZE_VERSION
 #define AUTOSIZE_VERSION "0.1.0"
@@ -22,7 +23,8 @@ static void main_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n"
-		"       autosize check-config [FILE]\n"
+		"       autosize check-config [--live] [FILE|none]\n"
+		"       autosize inventory [--gpu TYPE]\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
 		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
@@ -82,6 +84,8 @@ int main(int argc, char **argv)
 		return cli_list_gpus(argc - 1, argv + 1);
 	if (strcmp(cmd, "presets") == 0)
 		return cli_list_presets(argc - 1, argv + 1);
+	if (strcmp(cmd, "inventory") == 0)
+		return cli_inventory(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
 		printf("autosize %s\n", AUTOSIZE_VERSION);
 		return CLI_EXIT_OK;
