@@ -71,7 +71,19 @@ static double framework_moment_bytes(autosize_optimizer o)
 	return 2 * FRAMEWORK_FP32_B;
 }
 
+static void framework_state_compute(const sizing_job *job,
+				    framework_state *st);
+
 void framework_state_bytes(const sizing_job *job, framework_state *st)
+{
+	if (job->prepared)
+		*st = job->fw;
+	else
+		framework_state_compute(job, st);
+}
+
+static void framework_state_compute(const sizing_job *job,
+				    framework_state *st)
 {
 	double moments = framework_moment_bytes(job->optimizer);
 	int fp16 = job->precision == AUTOSIZE_PREC_FP16;

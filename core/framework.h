@@ -19,20 +19,6 @@ typedef struct framework_profile {
 	int zero_skip_1;   /* 1: no ZeRO-1 (FSDP shards grads too) */
 } framework_profile;
 
-/* Bytes per parameter of the model states before ZeRO sharding. */
-typedef struct framework_state {
-	double weight_b;   /* parameters as stored; sharded from
-			    * weight_shard_stage on */
-	int weight_shard_stage; /* 3 (ZeRO); 2 under FSDP, whose
-				 * SHARD_GRAD_OP also shards the fp32
-				 * parameters */
-	double grad_b;     /* gradients kept; sharded at ZeRO-2+ */
-	double opt_b;      /* optimizer state with any master copy; ZeRO-1+ */
-	double copy_b;     /* unsharded 16-bit compute copy held between
-			    * forward and backward below ZeRO-3 (FSDP) */
-	double grad_wire_b;  /* bytes per gradient on the wire */
-	double param_wire_b; /* bytes per parameter gathered (ZeRO-3) */
-} framework_state;
 
 /* The profile of f (DEFAULT: the built-in default). Never NULL. */
 const framework_profile *framework_profile_get(autosize_framework f);

@@ -44,6 +44,18 @@ static double memory_layer_params(const autosize_model *m)
 	return p > 0 ? p : 0;
 }
 
+static double memory_layer_params_of(const sizing_job *job)
+{
+	return job->prepared ? job->layer_params
+			     : memory_layer_params(job->model);
+}
+
+static double memory_expert_layer_params(const sizing_job *job)
+{
+	return job->prepared ? job->expert_layer_params
+			     : sizing_expert_params_per_layer(job->model);
+}
+
 double sizing_expert_params_per_layer(const autosize_model *m)
 {
 	double mult = m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2;
@@ -61,8 +73,11 @@ double sizing_expert_params_per_layer(const autosize_model *m)
 static double memory_expert_params_gpu(const sizing_job *job,
 				       const sizing_layout *lay)
 {
-	double e = sizing_expert_params_per_layer(job->model);
-	double layer = memory_layer_params(job->model);
+	double e = memory_expert_layer_params(job), layer;
+
+	if (e <= 0)
+		return 0;
+	layer = memory_layer_params_of(job);
 
 	if (e > layer)
 		e = layer;
@@ -74,9 +89,10 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
 	double emb = (double)m->vocab * m->hidden;
-	double p = memory_layers_per_stage(job, lay) * memory_layer_params(m);
+	double p = memory_layers_per_stage(job, lay) *
+		   memory_layer_params_of(job);
 	double e = memory_layers_per_stage(job, lay) *
-		   sizing_expert_params_per_layer(m);
+		   memory_expert_layer_params(job);
 
 	if (e > p)
 		e = p;
@@ -157,7 +173,9 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
 	/* Q, K, V, attention output; MLP inner tensors. */
 	split = sbh * (2 + 4 * kvr + 2) +
-		s * b * memory_mlp_width(m) * (gelu ? 4 : memory_swiglu_bytes(job));
+		s * b * (job->prepared ? job->mlp_width : memory_mlp_width(m)) *
+		(gelu ? 4 : job->prepared ? job->swiglu_b
+					  : memory_swiglu_bytes(job));
 	if (m->experts > 1)
 		/* MoE: router logits and the permuted (dispatched) copy of
 		 * each token's top-k inputs, 16-bit (Megatron MoE token
@@ -279,9 +297,21 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 			   MEMORY_FRAGMENTATION *
 			   (w + g + o + mem->activations_bytes);
 	mem->other_bytes += framework_buffer_bytes(job, lay,
-		memory_layer_params(job->model) / lay->tp,
-		sizing_trained_params_per_gpu(job, lay));
+		memory_layer_params_of(job) / lay->tp,
+		memory_is_lora(job) ? memory_lora_params(job, lay) : p);
 	mem->total_bytes = w + g + o + mem->activations_bytes +
 			   mem->other_bytes;
 	mem->usable_bytes = job->usable_bytes;
+}
+
+void sizing_job_prepare(sizing_job *job)
+{
+	job->prepared = 0;
+	job->layer_params = memory_layer_params(job->model);
+	job->expert_layer_params = sizing_expert_params_per_layer(job->model);
+	job->mlp_width = memory_mlp_width(job->model);
+	job->swiglu_b = memory_swiglu_bytes(job);
+	framework_state_bytes(job, &job->fw);
+	sizing_perf_prepare(job);
+	job->prepared = 1;
 }

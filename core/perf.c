@@ -93,7 +93,26 @@ static double perf_attn_flops(const sizing_job *job)
 	return 12.0 * m->layers * m->hidden * job->seq_len;
 }
 
+/* Cached per-model numbers when the job is prepared. */
+static double perf_matmul_of(const sizing_job *job)
+{
+	return job->prepared ? job->matmul_params
+			     : perf_matmul_params(job->model);
+}
+
+static double perf_attn_of(const sizing_job *job)
+{
+	return job->prepared ? job->attn_flops_token : perf_attn_flops(job);
+}
+
+static double perf_model_flops(const sizing_job *job);
+
 double sizing_model_flops_per_token(const sizing_job *job)
+{
+	return job->prepared ? job->flops_token : perf_model_flops(job);
+}
+
+static double perf_model_flops(const sizing_job *job)
 {
 	/* 6N for forward + backward plus attention. A frozen base (LoRA)
 	 * skips the weight gradients: 4N. */
@@ -108,15 +127,14 @@ double sizing_model_flops_per_token(const sizing_job *job)
 double sizing_hw_flops_per_token(const sizing_job *job,
 				 autosize_recompute rc)
 {
-	const autosize_model *m = job->model;
 	double f = sizing_model_flops_per_token(job);
-	double attn = perf_attn_flops(job);
+	double attn = perf_attn_of(job);
 
 	/* Full recomputation repeats the forward pass (2N + 4Lhs);
 	 * selective repeats the attention core (Korthikanti et al. 2022,
 	 * eq. 8: 1 + s/3h instead of 1 + s/6h). */
 	if (rc == AUTOSIZE_RECOMPUTE_FULL)
-		return f + 2.0 * perf_matmul_params(m) + attn / 3.0;
+		return f + 2.0 * perf_matmul_of(job) + attn / 3.0;
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && !job->flash_attention)
 		return f + attn;
 	return f;
@@ -143,9 +161,12 @@ static double perf_gemm_eff(const perf_params *pp, double dim)
 static double perf_expert_share(const autosize_model *m)
 {
 	double mult = m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2;
-	double routed, all = perf_matmul_params(m);
+	double routed, all;
 
-	if (m->experts <= 1 || all <= 0)
+	if (m->experts <= 1)
+		return 0;
+	all = perf_matmul_params(m);
+	if (all <= 0)
 		return 0;
 	routed = (double)(m->layers - m->dense_layers) * m->experts_active *
 		 m->ffn * m->hidden * mult;
@@ -180,7 +201,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	double exp_frac = perf_expert_share(m), eff_exp;
 	double peak = perf_base_peak(job);
 	double hbm = job->part->gpu->hbm_gbs * 1e9 * pp->hbm_eff;
-	double attn_model = perf_attn_flops(job);
+	double attn_model = perf_attn_of(job);
 	double hw = sizing_hw_flops_per_token(job, lay->recompute);
 	double attn_hw = attn_model;
 	double dense_hw, dim, eff, t, ew, passes;
@@ -258,9 +279,10 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
  * prefetched under that micro-batch's compute.
  */
 static double perf_dp_exposed_s(const sizing_job *job,
-				const sizing_layout *lay, double t_mb)
+				const sizing_layout *lay, double t_mb,
+				double p)
 {
-	double p = sizing_trained_params_per_gpu(job, lay), grad_bytes;
+	double grad_bytes;
 	double param_bytes, t, window, lat;
 	/* context-parallel ranks hold the same weights: gradients are
 	 * reduced over dp x cp (Megatron-LM) */
@@ -329,8 +351,9 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
  * Attention; Megatron-LM context parallelism), overlapped with the
  * attention it feeds: only the excess is exposed.
  */
-static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay,
-			     double attn_s)
+static double perf_attn_s(const sizing_job *job, const sizing_layout *lay);
+
+static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
 	int cp = SIZING_CP(lay);
@@ -345,8 +368,8 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay,
 		   m->kv_heads * head_dim / lay->tp;
 	comm_link_for(job, lay->tp * cp, &link);
 	t = 3.0 * (cp - 1) * perf_stage_layers(m, lay) *
-	    comm_p2p_s(kv_bytes, &link);
-	return t > attn_s ? t - attn_s : 0;
+	    comm_p2p_s(kv_bytes, &link) - perf_attn_s(job, lay);
+	return t > 0 ? t : 0;
 }
 
 /* Attention compute of one micro-batch on one stage (what CP overlaps). */
@@ -356,7 +379,7 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
 	double tokens = (double)job->seq_len * lay->micro_batch /
 			SIZING_CP(lay);
 
-	return perf_attn_flops(job) * tokens *
+	return perf_attn_of(job) * tokens *
 	       perf_stage_layers(job->model, lay) / job->model->layers /
 	       lay->tp / (perf_base_peak(job) * pp->gemm_eff_max *
 			  pp->attn_share);
@@ -376,8 +399,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	t_mb = perf_microbatch_compute_s(job, lay);
 	tp_mb = perf_tp_comm_s(job, lay);
 	out->ep_comm_s = lay->grad_accum * perf_ep_comm_s(job, lay);
-	out->cp_comm_s = lay->grad_accum *
-			 perf_cp_comm_s(job, lay, perf_attn_s(job, lay));
+	out->cp_comm_s = lay->grad_accum * perf_cp_comm_s(job, lay);
 	/* both ride along with each micro-batch slot, bubble included */
 	tp_mb += (out->ep_comm_s + out->cp_comm_s) / lay->grad_accum;
 	if (lay->pp > 1) {
@@ -400,10 +422,11 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	out->tp_comm_s = steps * tp_mb;
 	out->pp_comm_s = steps * pp_mb;
 	out->bubble_s = bubble * (t_mb + tp_mb + pp_mb);
-	out->dp_comm_s = perf_dp_exposed_s(job, lay, t_mb);
+	/* trained parameters on this rank (before ZeRO sharding) */
+	trained = sizing_trained_params_per_gpu(job, lay);
+	out->dp_comm_s = perf_dp_exposed_s(job, lay, t_mb, trained);
 	/* Optimizer step: a memory-bound pass over this rank's share of the
 	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
-	trained = sizing_trained_params_per_gpu(job, lay);
 	opt_s = trained * 16 * PERF_OPT_PASSES /
 		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1) /
 		(job->part->gpu->hbm_gbs * 1e9);
@@ -422,4 +445,11 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 					    job->peak_flops);
 	out->hfu = out->hw_flops_step / (out->step_s * gpus *
 					 job->peak_flops);
+}
+
+void sizing_perf_prepare(sizing_job *job)
+{
+	job->matmul_params = perf_matmul_params(job->model);
+	job->attn_flops_token = perf_attn_flops(job);
+	job->flops_token = perf_model_flops(job);
 }

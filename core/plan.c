@@ -212,6 +212,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
 	perfdata_resolve(perfdata_default(), part->gpu, r->precision,
 			 &job->perf);
+	sizing_job_prepare(job);
 }
 
 /*

@@ -32,6 +32,21 @@ typedef struct sizing_layout {
 #define SIZING_ETP(lay) \
 	(((lay)->dp * SIZING_CP(lay)) % SIZING_EP(lay) == 0 ? (lay)->tp : 1)
 
+/* Bytes per parameter of the model states before ZeRO sharding. */
+typedef struct framework_state {
+	double weight_b;   /* parameters as stored; sharded from
+			    * weight_shard_stage on */
+	int weight_shard_stage; /* 3 (ZeRO); 2 under FSDP, whose
+				 * SHARD_GRAD_OP also shards the fp32
+				 * parameters */
+	double grad_b;     /* gradients kept; sharded at ZeRO-2+ */
+	double opt_b;      /* optimizer state with any master copy; ZeRO-1+ */
+	double copy_b;     /* unsharded 16-bit compute copy held between
+			    * forward and backward below ZeRO-3 (FSDP) */
+	double grad_wire_b;  /* bytes per gradient on the wire */
+	double param_wire_b; /* bytes per parameter gathered (ZeRO-3) */
+} framework_state;
+
 /* Everything about a job that does not depend on the layout. */
 typedef struct sizing_job {
 	const autosize_model *model;
@@ -50,7 +65,24 @@ typedef struct sizing_job {
 	double usable_bytes; /* GPU memory x (1 - reserve) */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
+	/* Per-model constants the layout loops read, filled once per plan
+	 * by sizing_job_prepare (prepared = 0: computed on every call). */
+	int prepared;
+	double layer_params;        /* per layer, all experts */
+	double expert_layer_params; /* routed experts per layer */
+	double flops_token;         /* model FLOPs per token */
+	double matmul_params;       /* parameters doing matmul work */
+	double attn_flops_token;    /* attention-score FLOPs per token */
+	double mlp_width;           /* MLP width a token's activations span */
+	double swiglu_b;            /* SwiGLU bytes kept per MLP unit */
+	framework_state fw;         /* the framework's bytes per parameter */
 } sizing_job;
+
+/* Fill the per-model constants of job the layout loops read (once per
+ * plan; a job without them computes them on every call). */
+void sizing_job_prepare(sizing_job *job);
+/* perf.c's share of sizing_job_prepare. */
+void sizing_perf_prepare(sizing_job *job);
 
 /* job's performance parameters (never NULL). */
 const perf_params *sizing_perf(const sizing_job *job);
