@@ -20,6 +20,9 @@
 /* Warn below this share of linear scaling and this utilization. */
 #define PLAN_WARN_SCALING 0.60
 #define PLAN_WARN_MFU 0.35
+/* A fixed size is called larger than needed only when a smaller one
+ * saves at least this share of the GPU-hours (and of the money). */
+#define PLAN_OVERSIZE_SAVING 0.10
 
 void autosize_request_init(autosize_request *r)
 {
@@ -550,6 +553,11 @@ static void plan_check_oversize(plan_ctx *c, autosize_plan *plan,
 	plan_unpinned(c->r, &w->free_r);
 	if (plan_on(c, &w->free_r, &plan->part, alt, NULL) != AUTOSIZE_OK ||
 	    alt->gpus >= plan->gpus || plan->gpu_hours <= 0)
+		return;
+	/* Advice must save something worth a resubmission. */
+	if (alt->gpu_hours > plan->gpu_hours * (1 - PLAN_OVERSIZE_SAVING) ||
+	    (plan->cost > 0 &&
+	     alt->cost > plan->cost * (1 - PLAN_OVERSIZE_SAVING)))
 		return;
 	if (plan->cost > 0)
 		autosize_plan_warn(plan, "%d GPUs asked for; %d would do (%d x "
