@@ -13,25 +13,11 @@ cd "$(dirname "$0")/.."
 BUILD=${AUTOSIZE_BUILD:-build}
 system=0
 [ "${1:-}" = --system ] && system=1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-not_ok() {
-	echo "not ok - $*"
-	fail=$((fail + 1))
-}
+TEST_NAME=deb
+. tests/lib.sh
 finish() {
-	echo "deb: $pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
+	summary
 	exit $?
-}
-skip_all() {
-	echo "deb: skipped: $*"
-	[ -z "${CI:-}" ] || {
-		echo "not ok - CI needs this test"
-		exit 1
-	}
-	exit 0
 }
 command -v dpkg-deb >/dev/null 2>&1 || skip_all "dpkg-deb not installed (not Debian?)"
 command -v dpkg-shlibdeps >/dev/null 2>&1 || skip_all "dpkg-shlibdeps not installed (apt-get install dpkg-dev)"

@@ -19,15 +19,8 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-}
-not_ok() {
-	echo "not ok - $*"
-	fail=$((fail + 1))
-}
+TEST_NAME=install
+. tests/lib.sh
 check() {
 	if [ -e "$1" ]; then ok; else not_ok "make install: ${1#"$stage"/*/} missing"; fi
 }
@@ -174,5 +167,4 @@ for c in plan check-config gpus presets inventory --live --version; do
 		not_ok "command $c: not in autosize --help or in autosize(1)"
 done
 
-echo "install: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -10,21 +10,8 @@ cd "$(dirname "$0")/.."
 BUILD=${AUTOSIZE_BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
 CLI=$BUILD/autosize
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-not_ok() {
-	echo "not ok - $*"
-	fail=$((fail + 1))
-}
-skip_all() {
-	echo "live: skipped: $*"
-	[ -z "${CI:-}" ] || {
-		echo "not ok - CI needs this test"
-		exit 1
-	}
-	exit 0
-}
+TEST_NAME=live
+. tests/lib.sh
 [ "$(id -u)" -eq 0 ] || skip_all "not root (the testbed runs slurmd as root)"
 PATH=$PATH:/usr/sbin:/sbin
 for c in munged slurmctld slurmd scontrol; do
@@ -62,7 +49,7 @@ rc=$?
 up=$(AUTOSIZE_TESTBED_DIR=$TB AUTOSIZE_BUILD=$BUILD contrib/testbed/up 2>"$work/up.err") || {
 	cat "$work/up.err"
 	not_ok "contrib/testbed/up failed"
-	echo "live: $pass passed, $fail failed"
+	summary
 	exit 1
 }
 eval "$up"
@@ -123,5 +110,4 @@ out=$("$CLI" inventory --gpu=z100 2>&1)
 [ $? -eq 2 ] && echo "$out" | grep -q "not in the GPU catalog" && ok ||
 	not_ok "inventory --gpu=z100: $out"
 
-echo "live: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
