@@ -16,6 +16,8 @@
 /* dp x micro-batch x accumulation may differ this much from the global
  * batch the user asked for. */
 #define SEARCH_BATCH_TOLERANCE 0.05
+/* A default batch is a multiple of this many sequences where it can be. */
+#define SEARCH_BATCH_ROUND 16
 
 /* Pipeline depths tried past the last one that improved the best plan
  * (deeper pipelines add bubble unless interleaving or less data-parallel
@@ -187,8 +189,9 @@ static int search_fits(search_state *st, const sizing_layout *lay,
 	return 0;
 }
 
-/* Time a layout that fits and keep it if it is the best so far. */
-static void search_time(search_state *st, const sizing_layout *lay,
+/* Time a layout that fits and keep it if it is the best so far; returns
+ * its tokens/s. */
+static double search_time(search_state *st, const sizing_layout *lay,
 			int nodes, int gpn, double total_bytes)
 {
 	search_cand c;
@@ -215,6 +218,40 @@ static void search_time(search_state *st, const sizing_layout *lay,
 		st->ref = c;
 		st->have_ref = 1;
 	}
+	return c.tokens_per_s;
+}
+
+/*
+ * Micro-batches per step per data-parallel rank for a step of batch
+ * sequences taken per_step (dp x micro-batch) at a time; 0 when none
+ * works. A batch the user gave is never changed: per_step must divide it.
+ * The default batch may move within SEARCH_BATCH_TOLERANCE to the nearest
+ * round count (a multiple of SEARCH_BATCH_ROUND) that per_step divides,
+ * so the plan's batch is 1008 on 3 ranks, not 1023.
+ */
+static long search_grad_accum(double batch, long per_step, int exact)
+{
+	long step, total, a, b, t;
+
+	if (per_step < 1 || batch < per_step)
+		return 0;
+	if (exact)
+		return fmod(batch, (double)per_step) == 0
+		       ? (long)(batch / per_step) : 0;
+	for (a = per_step, b = SEARCH_BATCH_ROUND; b; t = a % b, a = b, b = t)
+		;
+	step = per_step / a * SEARCH_BATCH_ROUND;   /* lcm */
+	total = lround(batch / step) * step;
+	if (total < step)
+		total = step;
+	if (fabs((double)total - batch) > SEARCH_BATCH_TOLERANCE * batch) {
+		/* no round count near: the nearest multiple of per_step */
+		total = lround(batch / per_step) * per_step;
+		if (fabs((double)total - batch) >
+		    SEARCH_BATCH_TOLERANCE * batch)
+			return 0;
+	}
+	return total / per_step;
 }
 
 /* ZeRO stages worth trying, lowest first: the pinned one when the
@@ -256,6 +293,27 @@ static int search_vp_max(const search_state *st, int pp)
 	return 1;
 }
 
+/* Time lay with the deepest interleaving up to vp_max that divides the
+ * stage's vp_per layers and fits, where the 1F1B bubble is worth
+ * shrinking. */
+static void search_interleave(search_state *st, const sizing_layout *lay,
+			      int vp_max, int vp_per, int nodes, int gpn)
+{
+	sizing_layout il = *lay;
+	double il_bytes;
+
+	if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE)
+		return;
+	for (il.vp = vp_max; il.vp > 1; il.vp--) {
+		if (vp_per % il.vp)
+			continue;
+		if (search_fits(st, &il, nodes, gpn, &il_bytes)) {
+			search_time(st, &il, nodes, gpn, il_bytes);
+			return;
+		}
+	}
+}
+
 /*
  * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
  * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
@@ -272,6 +330,8 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
 	int vp_max = search_vp_max(st, base->pp);
 	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
+	int best_i = -1;
+	double best_tps = 0;
 	sizing_layout fit[5];
 	double fit_bytes[5];
 
@@ -287,9 +347,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 			st->batch_short |= i == 0;
 			break;
 		}
-		ga = lround(batch / ((double)base->dp * mb));
-		if (fabs((double)base->dp * mb * ga - batch) >
-		    SEARCH_BATCH_TOLERANCE * batch)
+		ga = search_grad_accum(batch, (long)base->dp * mb,
+				       search_pinned(r->global_batch) &&
+				       r->global_batch > 0);
+		if (ga < 1)
 			continue;
 		lay.micro_batch = mb;
 		lay.grad_accum = (int)ga;
@@ -304,27 +365,24 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	}
 	/* Without a pipeline larger micro-batches only help: time the two
 	 * largest; with one, the bubble grows as they do: time them all,
-	 * each also interleaved when that fits. */
+	 * then interleave the fastest and the largest (the largest bubble)
+	 * where that fits. */
 	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++) {
-		sizing_layout il;
-		double il_bytes;
+		double tps;
 
 		if (i < 0)
 			continue;
-		search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
-		il = fit[i];
-		/* the deepest interleaving that fits, where the bubble is
-		 * worth shrinking */
-		if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE)
-			continue;
-		for (il.vp = vp_max; il.vp > 1; il.vp--) {
-			if (vp_per % il.vp)
-				continue;
-			if (search_fits(st, &il, nodes, gpn, &il_bytes)) {
-				search_time(st, &il, nodes, gpn, il_bytes);
-				break;
-			}
+		tps = search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
+		if (tps > best_tps) {
+			best_tps = tps;
+			best_i = i;
 		}
+	}
+	if (best_i >= 0 && vp_max > 1) {
+		search_interleave(st, &fit[best_i], vp_max, vp_per, nodes, gpn);
+		if (best_i != found - 1)
+			search_interleave(st, &fit[found - 1], vp_max, vp_per,
+					  nodes, gpn);
 	}
 	return found > 0;
 }
