@@ -268,6 +268,30 @@ static void test_fixed_and_pinned(void **state)
 }
 
 /* Memory reserve: no plan past (1 - reserve) of the GPU's memory. */
+/* Issue 11: a batch the user gave is the plan's batch; the default one is
+ * a round count the layout divides. */
+static void test_global_batch(void **state)
+{
+	const char *const pinned[] = {"model-params", "7e9", "gpu", "h100",
+		"train-tokens", "1e10", "nodes", "3", "train-batch", "1000",
+		NULL};
+	const char *const dflt[] = {"model-params", "7e9", "gpu", "h100",
+		"train-tokens", "1e10", "nodes", "3", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, pinned);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.global_batch, 1000);
+	assert_int_equal(p.dp * p.micro_batch * p.grad_accum, 1000);
+	req(&r, dflt);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.global_batch % 16, 0);
+	assert_true(fabs(p.global_batch - 1024.0) <= 0.05 * 1024);
+	assert_int_equal(p.global_batch % (p.dp * p.micro_batch), 0);
+}
+
 static void test_memory_reserve_holds(void **state)
 {
 	static const char *const reserves[] = {"0", "0.2", "0.5"};
@@ -300,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_unfit_advice),
 		cmocka_unit_test(test_fixed_and_pinned),
 		cmocka_unit_test(test_memory_reserve_holds),
+		cmocka_unit_test(test_global_batch),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
