@@ -20,6 +20,10 @@
 /* Warn below this share of linear scaling and this utilization. */
 #define PLAN_WARN_SCALING 0.60
 #define PLAN_WARN_MFU 0.35
+/* Warn when the pipeline bubble takes more than this share of a step;
+ * suggest the batch that brings the bubble to PLAN_BUBBLE_OK. */
+#define PLAN_WARN_BUBBLE 0.20
+#define PLAN_BUBBLE_OK 0.10
 /* A fixed size is called larger than needed only when a smaller one
  * saves at least this share of the GPU-hours (and of the money). */
 #define PLAN_OVERSIZE_SAVING 0.10
@@ -318,6 +322,31 @@ static void plan_finish_time(autosize_plan *plan, int fallback)
 	}
 }
 
+/*
+ * The global batch cannot feed this many GPUs: each pipeline gets few
+ * micro-batches per step and the 1F1B bubble, (p - 1) / (m v) of the
+ * compute (Narayanan et al. 2021, section 2.2), eats the step. Say so,
+ * with the batch that would bring it under PLAN_BUBBLE_OK.
+ */
+static void plan_warn_batch(autosize_plan *plan)
+{
+	double vp = plan->vp > 1 ? plan->vp : 1, bubble, m_need;
+
+	if (plan->pp < 2 || plan->grad_accum < 1)
+		return;
+	bubble = (plan->pp - 1.0) / (plan->grad_accum * vp);
+	if (bubble / (1 + bubble) <= PLAN_WARN_BUBBLE)
+		return;
+	m_need = ceil((plan->pp - 1.0) / (PLAN_BUBBLE_OK * vp));
+	autosize_plan_warn(plan, "the global batch of %d sequences gives each "
+			   "pipeline only %d micro-batches: the pipeline "
+			   "bubble takes %.0f%% of every step; raise "
+			   "--train-batch to %.0f or more, or use fewer GPUs "
+			   "and finish later", plan->global_batch,
+			   plan->grad_accum, 100 * bubble / (1 + bubble),
+			   m_need * plan->dp * plan->micro_batch);
+}
+
 static void plan_warnings(const autosize_plan *best_possible,
 			  autosize_plan *plan, double deadline_s)
 {
@@ -334,6 +363,7 @@ static void plan_warnings(const autosize_plan *best_possible,
 				   "peak is below 35%%: check the layout and "
 				   "data loading before adding GPUs",
 				   plan->mfu * 100);
+	plan_warn_batch(plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
 	    plan->gpus > best_possible->gpus) {
 		double per_gpu = plan->tokens_per_s / plan->gpus;
