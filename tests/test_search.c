@@ -292,6 +292,31 @@ static void test_global_batch(void **state)
 	assert_int_equal(p.global_batch % (p.dp * p.micro_batch), 0);
 }
 
+/* Issue 11: a batch too small for the GPUs is said, with a batch that
+ * would feed them. */
+static void test_batch_starved_pipeline(void **state)
+{
+	const char *const starved[] = {"model", "llama-3.1-405b", "gpu",
+		"h100", "train-tokens", "15.6T", "train-seq-len", "8192",
+		"nodes", "4096", "tp", "8", "pp", "16", NULL};
+	const char *const fed[] = {"model", "llama-3.1-405b", "gpu",
+		"h100", "train-tokens", "15.6T", "train-seq-len", "8192",
+		"nodes", "4096", "tp", "8", "pp", "16", "train-batch", "8192",
+		NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, starved);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_true(p.grad_accum <= 4);
+	assert_true(contains_warning(&p, "pipeline bubble"));
+	assert_true(contains_warning(&p, "raise --train-batch"));
+	req(&r, fed);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_false(contains_warning(&p, "pipeline bubble"));
+}
+
 static void test_memory_reserve_holds(void **state)
 {
 	static const char *const reserves[] = {"0", "0.2", "0.5"};
@@ -325,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_and_pinned),
 		cmocka_unit_test(test_memory_reserve_holds),
 		cmocka_unit_test(test_global_batch),
+		cmocka_unit_test(test_batch_starved_pipeline),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
