@@ -51,6 +51,9 @@ struct json_parser {
 	int key1_fits;
 	char key2[JSON_STR_MAX];             /* current key one level in */
 	int key2_fits;
+	int deep;                            /* report depth 3 too */
+	char key3[JSON_STR_MAX];             /* current key two levels in */
+	int key3_fits;
 	char str[JSON_STR_MAX];              /* a reported string value */
 	autosize_json_visit visit;
 	void *ctx;
@@ -416,11 +419,20 @@ static void json_report(struct json_parser *p, autosize_json_kind kind,
 		return;
 	p->member = 0;
 	memset(&m, 0, sizeof(m));
+	m.grandparent = "";
 	m.parent = p->depth <= 1 ? "" : p->key1;
 	m.key = p->depth <= 1 ? p->key1 : p->key2;
 	m.key_fits = p->depth <= 1 ? p->key1_fits : p->key2_fits;
 	if (p->depth > 1 && !p->key1_fits)
 		return;         /* inside an object under an unreadable key */
+	if (p->depth == 3) {
+		if (!p->key2_fits)
+			return;
+		m.grandparent = p->key1;
+		m.parent = p->key2;
+		m.key = p->key3;
+		m.key_fits = p->key3_fits;
+	}
 	m.kind = kind;
 	if (kind == AUTOSIZE_JSON_NUMBER) {
 		m.num = p->text + start;
@@ -483,6 +495,10 @@ static autosize_err json_member_key(struct json_parser *p,
 	} else if (p->depth == 2 && p->stack[1] == '{') {
 		name = p->key2;
 		fits = &p->key2_fits;
+	} else if (p->deep && p->depth == 3 && p->stack[1] == '{' &&
+		   p->stack[2] == '{') {
+		name = p->key3;
+		fits = &p->key3_fits;
 	}
 	rc = json_string(p, name, JSON_STR_MAX, fits ? fits : &scratch, e);
 	if (rc != AUTOSIZE_OK)
@@ -598,17 +614,33 @@ static autosize_err json_parse(struct json_parser *p, autosize_error *e)
 	return rc;
 }
 
-autosize_err autosize_json_scan(const char *text, size_t len,
-				const char *what, autosize_json_visit visit,
-				void *ctx, autosize_error *e)
+static autosize_err json_scan(const char *text, size_t len,
+			      const char *what, autosize_json_visit visit,
+			      void *ctx, int deep, autosize_error *e)
 {
 	struct json_parser p;
 
 	memset(&p, 0, sizeof(p));
+	p.deep = deep;
 	p.text = text ? text : "";
 	p.len = text ? len : 0;
 	p.what = what ? what : "JSON text";
 	p.visit = visit;
 	p.ctx = ctx;
 	return json_parse(&p, e);
+}
+
+autosize_err autosize_json_scan(const char *text, size_t len,
+				const char *what, autosize_json_visit visit,
+				void *ctx, autosize_error *e)
+{
+	return json_scan(text, len, what, visit, ctx, 0, e);
+}
+
+autosize_err autosize_json_scan_deep(const char *text, size_t len,
+				     const char *what,
+				     autosize_json_visit visit, void *ctx,
+				     autosize_error *e)
+{
+	return json_scan(text, len, what, visit, ctx, 1, e);
 }

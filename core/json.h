@@ -27,7 +27,10 @@ typedef enum autosize_json_kind {
 
 typedef struct autosize_json_member {
 	const char *parent;  /* "" at the top level, else the top-level key
-				whose object holds this member */
+				whose object holds this member (deep scan,
+				depth 3: the key one level in) */
+	const char *grandparent; /* deep scan, depth 3: the top-level key;
+				    else "" */
 	const char *key;     /* decoded; "" when longer than STR_MAX - 1 */
 	int key_fits;
 	autosize_json_kind kind;
@@ -49,5 +52,13 @@ typedef void (*autosize_json_visit)(void *ctx,
 autosize_err autosize_json_scan(const char *text, size_t len,
 				const char *what, autosize_json_visit visit,
 				void *ctx, autosize_error *e);
+
+/* As autosize_json_scan, also reporting depth-3 members (an object in
+ * an object in the top-level one: a record's "plan" object's
+ * "memory_per_gpu_bytes"), with parent and grandparent set. */
+autosize_err autosize_json_scan_deep(const char *text, size_t len,
+				     const char *what,
+				     autosize_json_visit visit, void *ctx,
+				     autosize_error *e);
 
 #endif

@@ -12,6 +12,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
+#include "plan_cal.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
  * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */
@@ -299,6 +300,7 @@ static void plan_finish_time(autosize_plan *plan, int fallback)
 	plan->chained_jobs = 1;
 	plan->time_limit_min = 0;
 	plan_interval(plan, fallback);
+	plan_cal_interval(plan);
 	if (plan->train_hours <= 0)
 		return;
 	need_min = plan->train_hours_high * 60;
@@ -393,23 +395,32 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 {
 	sizing_job job;
 	search_result res;
-	double reserve;
+	const autosize_cal_entry *cal;
+	double reserve, usable;
 	autosize_err rc;
 
 	memset(plan, 0, sizeof(*plan));
 	reserve = r->memory_reserve >= 0 ? r->memory_reserve
 					 : c->d->memory_reserve;
 	plan_job(c->p, r, &c->model, part, &job, reserve);
+	/* the site's calibration: search for the corrected speed and
+	 * memory (plan_calibrate.c) */
+	cal = plan_cal_find(c->p, part, job.framework, 0);
+	usable = job.usable_bytes;
+	job.usable_bytes = plan_cal_usable(usable, cal);
 	if (job.peak_flops <= 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--train-precision: %s is not supported "
 				     "by %s (use bf16)",
 				     autosize_precision_name(r->precision),
 				     part->gpu->name);
-	if ((rc = search_run(&job, r, c->deadline_s, c->d->objective,
-			     &c->budget, &res, e)))
+	if ((rc = search_run(&job, r, plan_cal_deadline(c->deadline_s, cal),
+			     c->d->objective, &c->budget, &res, e)))
 		return rc;
 	*plan = res.best;
+	plan_cal_apply(c->p, cal, usable, plan);
+	if (res.have_ref && plan->calibration.applied)
+		plan_cal_scale_speed(&res.ref, plan->calibration.speed_factor);
 	plan->gpus_min = plan_gpus_min(&job, plan, c->deadline_s);
 	plan->memory_reserve = reserve;
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve

@@ -89,6 +89,17 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->time_limit_min, p->chained_jobs,
 		 p->gpu_hours, p->cost);
 	json_string(&o, p->part.currency);
+	if (p->calibration.applied) {
+		const autosize_plan_calibration *c = &p->calibration;
+
+		json_put(&o, ",\"calibration\":{\"jobs\":%d,\"users\":%d,"
+			 "\"speed_factor\":%.4f,\"speed_low\":%.4f,"
+			 "\"speed_high\":%.4f,\"memory_factor\":%.4f,"
+			 "\"regime\":", c->jobs, c->users, c->speed_factor,
+			 c->speed_low, c->speed_high, c->memory_factor);
+		json_string(&o, c->regime);
+		json_put(&o, "}");
+	}
 	json_put(&o, ",\"memory_reserve\":%.3f,\"time_reserve\":%.3f,"
 		 "\"warnings\":[", p->memory_reserve, p->time_reserve);
 	for (i = 0; i < p->n_warnings; i++) {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+#include "autosize/calibration.h"
 #include "autosize/parse.h"
 #include "autosize/policy.h"
 #include "ytree.h"
@@ -29,10 +31,12 @@ struct autosize_policy {
 	/* What is accepted but worth a look (an ambiguous GPU alias). */
 	int n_warnings;
 	char warnings[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_POLICY_WARNING_LEN];
+	autosize_calibration *calibration; /* `calibration:`, or NULL */
+	char calibration_path[PATH_MAX];
 };
 
 static const char *const pol_top_keys[] = {
-	"catalog", "defaults", "partitions", NULL
+	"catalog", "defaults", "partitions", "calibration", NULL
 };
 
 static const char *const pol_default_keys[] = {
@@ -475,6 +479,51 @@ static autosize_err pol_catalog(const autosize_ytree *t, const char *dir,
 	return AUTOSIZE_OK;
 }
 
+/* `calibration:` (relative to dir): the corrections `autosize
+ * calibrate` wrote. Not there yet (before cron's first run): a warning,
+ * plans stay uncorrected; there but unreadable: an error (slurmctld then
+ * keeps its last good policy). */
+static autosize_err pol_calibration(const autosize_ytree *t,
+				    const char *dir, autosize_policy *p,
+				    autosize_error *e)
+{
+	const autosize_ynode *root = autosize_ytree_root(t), *n;
+	char rel[PATH_MAX];
+	autosize_error sub;
+	int found, w;
+	autosize_err rc;
+
+	rc = autosize_ytree_str(t, root, "calibration", AUTOSIZE_Y_OPTIONAL,
+				rel, sizeof(rel), &found, e);
+	if (rc || !found)
+		return rc;
+	n = autosize_ynode_get(root, "calibration");
+	w = rel[0] == '/' ? snprintf(p->calibration_path,
+				     sizeof(p->calibration_path), "%s", rel)
+			  : snprintf(p->calibration_path,
+				     sizeof(p->calibration_path), "%s/%s",
+				     dir && *dir ? dir : ".", rel);
+	if (w < 0 || (size_t)w >= sizeof(p->calibration_path))
+		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+					   "key 'calibration': path too long");
+	if (access(p->calibration_path, F_OK) != 0) {
+		if (p->n_warnings < AUTOSIZE_MAX_PARTITIONS)
+			snprintf(p->warnings[p->n_warnings++],
+				 AUTOSIZE_POLICY_WARNING_LEN, "%s:%d: key "
+				 "'calibration': %.200s does not exist yet "
+				 "(autosize calibrate writes it): plans are "
+				 "not corrected", autosize_ytree_what(t),
+				 n->line, p->calibration_path);
+		return AUTOSIZE_OK;
+	}
+	autosize_error_clear(&sub);
+	p->calibration = autosize_calibration_load(p->calibration_path, &sub);
+	if (!p->calibration)
+		return autosize_ytree_fail(t, n->line, e, sub.code,
+					   "key 'calibration': %s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
 static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 			     autosize_policy *p, autosize_error *e)
 {
@@ -492,6 +541,8 @@ static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 		rc = pol_defaults(t, root, &p->defaults, e);
 	if (!rc)
 		rc = pol_partitions(t, p, e);
+	if (!rc)
+		rc = pol_calibration(t, dir, p, e);
 	if (rc || !p->defaults.partition[0])
 		return rc;
 	if (autosize_policy_find_partition(p, p->defaults.partition))
@@ -598,6 +649,7 @@ void autosize_policy_destroy(autosize_policy *p)
 	if (!p)
 		return;
 	autosize_catalog_destroy(p->catalog);
+	autosize_calibration_destroy(p->calibration);
 	free(p);
 }
 
@@ -704,6 +756,24 @@ const char *autosize_unfit_name(autosize_unfit u)
 const char *autosize_on_error_name(autosize_on_error o)
 {
 	return (unsigned)o < 2 ? pol_on_errors[o] : "?";
+}
+
+const autosize_calibration *autosize_policy_calibration(
+	const autosize_policy *p)
+{
+	return p ? p->calibration : NULL;
+}
+
+const char *autosize_policy_calibration_path(const autosize_policy *p)
+{
+	return p ? p->calibration_path : "";
+}
+
+void autosize_policy_set_calibration(autosize_policy *p,
+				     autosize_calibration *c)
+{
+	autosize_calibration_destroy(p->calibration);
+	p->calibration = c;
 }
 
 const char *autosize_gpu_check_name(autosize_gpu_check g)

@@ -14,5 +14,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/launch.h"
 #include "autosize/decide.h"
+#include "autosize/jobrecord.h"
+#include "autosize/calibration.h"
 
 #endif

@@ -13,6 +13,7 @@ int cli_plan(int argc, char **argv);
 int cli_check_config(int argc, char **argv);
 int cli_list_gpus(int argc, char **argv);
 int cli_list_presets(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 
 /*
  * Load the policy: FILE, "none" (built-in defaults), or without one

@@ -25,6 +25,7 @@ static void main_usage(FILE *f)
 		"usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n"
 		"       autosize check-config [--live] [FILE|none]\n"
 		"       autosize inventory [--gpu TYPE]\n"
+		"       autosize calibrate [--sacct] [-o FILE] [FILE...]\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
 		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 		return cli_list_gpus(argc - 1, argv + 1);
 	if (strcmp(cmd, "presets") == 0)
 		return cli_list_presets(argc - 1, argv + 1);
+	if (strcmp(cmd, "calibrate") == 0)
+		return cli_calibrate(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)
 		return cli_inventory(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {

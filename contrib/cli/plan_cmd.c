@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "autosize/calibration.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define PLAN_JSON_MAX 8192
@@ -22,6 +23,9 @@ static void plan_help(void)
 	printf("  --json\n      print one JSON object\n"
 	       "  --policy=FILE|none\n      site policy (default "
 	       "$AUTOSIZE_POLICY or the installed one)\n"
+	       "  --calibration=FILE|none\n      the site's corrections "
+	       "(autosize calibrate -o FILE;\n      default: the policy's "
+	       "calibration: key)\n"
 	       "\nExit status: 0 a plan, 1 no feasible plan, 2 bad input.\n");
 }
 
@@ -94,7 +98,12 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 	       p->tokens_per_s);
 	if (p->train_hours > 0) {
 		printf("  time       %.1f h", p->train_hours);
-		if (p->train_hours_high > p->train_hours_low)
+		if (p->train_hours_high > p->train_hours_low &&
+		    p->calibration.applied)
+			printf(", likely %.1f-%.1f h (%d finished jobs of this "
+			       "site)", p->train_hours_low,
+			       p->train_hours_high, p->calibration.jobs);
+		else if (p->train_hours_high > p->train_hours_low)
 			printf(", likely %.1f-%.1f h (%s, %d published runs%s)",
 			       p->train_hours_low, p->train_hours_high,
 			       p->perf_generation, p->interval_runs,
@@ -106,6 +115,15 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 		       p->time_reserve * 100);
 		if (p->chained_jobs > 1)
 			printf(" x %d chained jobs", p->chained_jobs);
+		if (p->calibration.applied)
+			printf("\n  calibrated speed x %.2f (likely %.2f-%.2f) "
+			       "and memory x %.2f from %d jobs of %d users "
+			       "on %s", p->calibration.speed_factor,
+			       p->calibration.speed_low,
+			       p->calibration.speed_high,
+			       p->calibration.memory_factor,
+			       p->calibration.jobs, p->calibration.users,
+			       p->calibration.regime);
 		printf("\n  cost       %.0f GPU-hours", p->gpu_hours);
 		if (p->cost > 0)
 			printf(", %.2f %s", p->cost, p->part.currency);
@@ -115,6 +133,21 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 		printf("  NOT FEASIBLE: %s\n", p->reason);
 	for (i = 0; i < p->n_warnings; i++)
 		printf("  warning    %s\n", p->warnings[i]);
+}
+
+/* --calibration FILE (or none) instead of the policy's. */
+static int cli_plan_calibration(autosize_policy *policy, const char *file)
+{
+	autosize_calibration *c = NULL;
+	autosize_error err;
+
+	if (strcmp(file, "none") != 0 &&
+	    !(c = autosize_calibration_load(file, &err))) {
+		fprintf(stderr, "autosize: --calibration: %s\n", err.msg);
+		return -1;
+	}
+	autosize_policy_set_calibration(policy, c);
+	return 0;
 }
 
 /* Split "--name=value" / "--name value"; returns args consumed or -1. */
@@ -145,7 +178,7 @@ int cli_plan(int argc, char **argv)
 	autosize_plan plan;
 	autosize_error err;
 	autosize_policy *policy = NULL;
-	const char *policy_file = NULL, *value;
+	const char *policy_file = NULL, *cal_file = NULL, *value;
 	char name[64], json[PLAN_JSON_MAX];
 	int i, n, as_json = 0, rv = CLI_EXIT_USAGE;
 	autosize_err rc;
@@ -169,7 +202,8 @@ int cli_plan(int argc, char **argv)
 		}
 		n = plan_take(argc, argv, i, name, sizeof(name), &value);
 		if (n < 0 && !autosize_option_find(name) &&
-		    strcmp(name, "policy") != 0) {
+		    strcmp(name, "policy") != 0 &&
+		    strcmp(name, "calibration") != 0) {
 			fprintf(stderr, "autosize: unknown option '%.40s' (see "
 				"autosize plan --help)\n", argv[i]);
 			goto out;
@@ -183,6 +217,10 @@ int cli_plan(int argc, char **argv)
 			policy_file = value;
 			continue;
 		}
+		if (strcmp(name, "calibration") == 0) {
+			cal_file = value;
+			continue;
+		}
 		if (autosize_request_set(&req, name, value, &err)) {
 			fprintf(stderr, "autosize: %s\n", err.msg);
 			goto out;
@@ -193,7 +231,7 @@ int cli_plan(int argc, char **argv)
 		goto out;
 	}
 	policy = cli_load_policy(policy_file);
-	if (!policy)
+	if (!policy || (cal_file && cli_plan_calibration(policy, cal_file)))
 		goto out;
 	if (req.gpu[0]) {
 		char warn[160];

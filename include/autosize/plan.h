@@ -109,6 +109,20 @@ typedef struct autosize_memory {
 #define AUTOSIZE_MAX_WARNINGS 8
 #define AUTOSIZE_WARNING_LEN 256
 
+/* The site's correction a plan used (calibration.h), from its finished
+ * jobs; applied = 0 when none (no file, or too little data for the
+ * plan's partition and GPU). */
+typedef struct autosize_plan_calibration {
+	int applied;
+	int jobs, users;           /* behind the correction */
+	double speed_factor;       /* real / predicted speed, applied */
+	double speed_low;          /* its spread (5th, 95th percentile): */
+	double speed_high;         /* the interval and time limit use it */
+	double memory_factor;      /* real / planned tensor memory; 1 none */
+	char regime[AUTOSIZE_PART_NAME_MAX + AUTOSIZE_GPU_NAME_MAX + 40];
+				   /* "partition/gpu/framework/scale" */
+} autosize_plan_calibration;
+
 typedef struct autosize_plan {
 	int feasible;               /* 1: fits and meets hard limits */
 	char reason[AUTOSIZE_MSG_LEN]; /* why not feasible; "" otherwise */
@@ -157,6 +171,7 @@ typedef struct autosize_plan {
 	char advice_partition[AUTOSIZE_PART_NAME_MAX]; /* another one */
 	int advice_partition_nodes;
 	int advice_partition_gpn;
+	autosize_plan_calibration calibration;
 	int n_warnings;
 	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];
 } autosize_plan;

@@ -123,6 +123,17 @@ const char *autosize_policy_warning_at(const autosize_policy *p, int i);
 /* Partition i, or NULL. Owned by the policy. */
 const autosize_partition *autosize_policy_partition_at(const autosize_policy *p,
 							int i);
+/* The site's calibration (`calibration:` key, calibration.h), or NULL.
+ * Owned by the policy. */
+typedef struct autosize_calibration autosize_calibration;
+const autosize_calibration *autosize_policy_calibration(
+	const autosize_policy *p);
+/* Its path as the policy named it ("" none). */
+const char *autosize_policy_calibration_path(const autosize_policy *p);
+/* Replace the calibration (autosize plan --calibration): p takes c
+ * (NULL: none) and frees the one it had. */
+void autosize_policy_set_calibration(autosize_policy *p,
+				     autosize_calibration *c);
 /* Partition by exact name, or NULL. */
 const autosize_partition *autosize_policy_find_partition(
 	const autosize_policy *p, const char *name);

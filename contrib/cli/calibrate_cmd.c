@@ -1,0 +1,305 @@
+/*
+ * autosize calibrate: learn the site's real speed and memory from
+ * finished jobs (accounting through sacct, or JSON lines) and write the
+ * corrections plans use (calibration.h; README "The closed loop").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "autosize/calibration.h"
+
+#define CAL_LINE_MAX (1024 * 1024)
+/* Bad lines shown on stderr before only counting them. */
+#define CAL_SHOWN_ERRORS 3
+#define CAL_SACCT_ARGS 16
+
+typedef struct cal_cli {
+	autosize_calibrator *k;
+	int shown;
+} cal_cli;
+
+static void cal_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: autosize calibrate [--sacct [--starttime T] "
+		"[--endtime T] [--partition P]]\n"
+		"                          [--min-jobs N] [--min-users N] "
+		"[-o FILE] [FILE.jsonl...]\n\n"
+		"Reads finished jobs (sacct's AdminComment records, or JSON "
+		"lines:\n{\"job_id\":..,\"user\":..,\"plan\":{autosize plan "
+		"--json},\"measured\":{\"tokens_per_s\":..,\n"
+		"\"peak_memory_bytes\":..},\"state\":..,\"elapsed_s\":..}) "
+		"and writes the speed and memory\ncorrections per partition "
+		"and GPU as YAML (policy key calibration:).\n"
+		"--starttime defaults to now-30days. A correction needs "
+		"--min-jobs (%d) jobs\nfrom --min-users (%d) users. One line "
+		"on stderr says what was used and skipped.\n",
+		AUTOSIZE_CAL_MIN_JOBS, AUTOSIZE_CAL_MIN_USERS);
+}
+
+static void cal_bad_line(cal_cli *c, const char *why, const char *msg)
+{
+	autosize_calibrator_skip(c->k, why);
+	if (c->shown++ < CAL_SHOWN_ERRORS)
+		fprintf(stderr, "autosize: warning: %s (skipped)\n", msg);
+}
+
+/* One sacct line: the record in its AdminComment. */
+static void cal_sacct_line(cal_cli *c, char *line)
+{
+	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
+	char what[96], job[32];
+	const char *comment;
+	autosize_record r;
+	autosize_error e;
+	double elapsed;
+	size_t start, n;
+
+	snprintf(job, sizeof(job), "%.*s", (int)strcspn(line, "|"), line);
+	if (autosize_cal_sacct_line(line, user, state, &elapsed, &comment))
+		return;    /* a step, or not a job line: not counted */
+	if (!autosize_record_find(comment, &start, &n)) {
+		autosize_calibrator_skip(c->k, "no autosize record");
+		return;
+	}
+	snprintf(what, sizeof(what), "job %s's AdminComment", job);
+	if (autosize_record_decode(comment + start, n, what, &r, &e)) {
+		cal_bad_line(c, "bad record", e.msg);
+		return;
+	}
+	autosize_calibrator_add(c->k, user, &r, state, elapsed);
+}
+
+static void cal_json_line(cal_cli *c, const char *file, long lineno,
+			  const char *line, size_t len)
+{
+	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
+	char what[AUTOSIZE_PATH_MAX + 32];
+	autosize_record r;
+	autosize_error e;
+	double elapsed;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return;
+	snprintf(what, sizeof(what), "%s:%ld", file, lineno);
+	if (autosize_cal_json_line(line, len, what, &r, user, state,
+				   &elapsed, &e)) {
+		cal_bad_line(c, "bad JSON line", e.msg);
+		return;
+	}
+	autosize_calibrator_add(c->k, user, &r, state[0] ? state : NULL,
+				elapsed);
+}
+
+/* Every line of f; sacct = 1: sacct's format, else JSON lines. */
+static void cal_read(cal_cli *c, FILE *f, const char *name, int sacct)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (n > CAL_LINE_MAX) {
+			cal_bad_line(c, "line too long", "line over 1 MiB");
+			continue;
+		}
+		if (sacct)
+			cal_sacct_line(c, line);
+		else
+			cal_json_line(c, name, lineno, line, (size_t)n);
+	}
+	free(line);
+}
+
+/* Run sacct (argv, no shell) and read its output. */
+static int cal_run_sacct(cal_cli *c, char *const argv[])
+{
+	int fd[2], status;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fd) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "autosize: calibrate: cannot run %s: %s\n",
+			argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	if (!f) {
+		close(fd[0]);
+		waitpid(pid, &status, 0);
+		return -1;
+	}
+	cal_read(c, f, "sacct", 1);
+	fclose(f);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "autosize: calibrate: sacct failed (is "
+			"slurmdbd reachable? AccountingStorageType="
+			"accounting_storage/slurmdbd)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Write the file next to its final name, then rename: slurmctld never
+ * reads half a file. */
+static int cal_write(const autosize_calibration *cal, const char *out,
+		     const char *source)
+{
+	char tmp[AUTOSIZE_PATH_MAX + 16];
+	FILE *f;
+
+	if (!out)
+		return autosize_calibration_write(cal, stdout, source);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "autosize: -o %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	if (autosize_calibration_write(cal, f, source) != 0 ||
+	    fclose(f) != 0 || rename(tmp, out) != 0) {
+		fprintf(stderr, "autosize: -o %s: %s\n", out, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int cal_int_arg(const char *name, const char *v, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < 1 || n > 1000000) {
+		fprintf(stderr, "autosize: %s: '%.40s' is not a count from 1 "
+			"to 1000000\n", name, v);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+int cli_calibrate(int argc, char **argv)
+{
+	char *sacct[CAL_SACCT_ARGS + 1] = {
+		"sacct", "-P", "-n", "-X", "-a", "-o",
+		"JobID,User,Partition,State,Elapsed,AdminComment"
+	};
+	const char *out = NULL, *start = "now-30days";
+	char summary[512], source[256];
+	autosize_cal_options o;
+	autosize_calibration *cal = NULL;
+	autosize_error e;
+	cal_cli c = {NULL, 0};
+	int i, ns = 7, use_sacct = 0, files = 0, rv = CLI_EXIT_USAGE;
+
+	autosize_cal_options_init(&o);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			cal_usage(stdout);
+			return CLI_EXIT_OK;
+		} else if (strcmp(a, "--sacct") == 0) {
+			use_sacct = 1;
+		} else if (a[0] != '-') {
+			files++;
+		} else if (!v) {
+			fprintf(stderr, "autosize: %s needs a value\n", a);
+			return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "-o") == 0) {
+			out = argv[++i];
+		} else if (strcmp(a, "--starttime") == 0) {
+			start = argv[++i];
+		} else if ((strcmp(a, "--endtime") == 0 ||
+			    strcmp(a, "--partition") == 0) &&
+			   ns + 2 < CAL_SACCT_ARGS) {
+			sacct[ns++] = strcmp(a, "--endtime") == 0 ? "-E" : "-r";
+			sacct[ns++] = argv[++i];
+		} else if (strcmp(a, "--min-jobs") == 0) {
+			if (cal_int_arg(a, argv[++i], &o.min_jobs))
+				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--min-users") == 0) {
+			if (cal_int_arg(a, argv[++i], &o.min_users))
+				return CLI_EXIT_USAGE;
+		} else {
+			fprintf(stderr, "autosize: calibrate: unknown option "
+				"'%.40s'\n", a);
+			cal_usage(stderr);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (!use_sacct && !files) {
+		fprintf(stderr, "autosize: calibrate: give --sacct or JSON-lines "
+			"files of finished jobs\n");
+		cal_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	sacct[ns++] = "-S";
+	sacct[ns++] = (char *)start;
+	sacct[ns] = NULL;
+	if (!(c.k = autosize_calibrator_create(&o))) {
+		fprintf(stderr, "autosize: calibrate: out of memory\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (use_sacct && cal_run_sacct(&c, sacct) != 0)
+		goto out;
+	for (i = 1; i < argc; i++) {
+		FILE *f;
+
+		if (argv[i][0] == '-') {
+			i += strcmp(argv[i], "--sacct") != 0;
+			continue;
+		}
+		if (!(f = fopen(argv[i], "r"))) {
+			fprintf(stderr, "autosize: calibrate: %s: %s\n",
+				argv[i], strerror(errno));
+			goto out;
+		}
+		cal_read(&c, f, argv[i], 0);
+		fclose(f);
+	}
+	if (!(cal = autosize_calibrator_result(c.k, &e))) {
+		fprintf(stderr, "autosize: %s\n", e.msg);
+		goto out;
+	}
+	snprintf(source, sizeof(source), "%s%s%s%s",
+		 use_sacct ? "sacct -S " : "", use_sacct ? start : "",
+		 use_sacct && files ? " and " : "",
+		 files ? "JSON-lines files" : "");
+	if (cal_write(cal, out, source) != 0)
+		goto out;
+	autosize_calibrator_summary(c.k, summary, sizeof(summary));
+	fprintf(stderr, "autosize: %s\n", summary);
+	rv = CLI_EXIT_OK;
+out:
+	autosize_calibration_destroy(cal);
+	autosize_calibrator_destroy(c.k);
+	return rv;
+}

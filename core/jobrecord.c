@@ -1,0 +1,322 @@
+/*
+ * autosize: the plan record in a job's AdminComment (jobrecord.h).
+ * One table of keys drives the writer and the reader.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autosize/jobrecord.h"
+
+typedef enum rec_type { REC_DBL, REC_INT, REC_LONG, REC_STR } rec_type;
+
+/* Where a key lives in autosize_record and what it may hold. */
+typedef struct rec_key {
+	const char *name;
+	rec_type type;
+	size_t off;
+	size_t size;       /* REC_STR: the buffer's size */
+	double min, max;   /* numbers */
+	int required;      /* a plan key every record has */
+	int measured;      /* written only with has_measured */
+	int optional;      /* written only when non-zero */
+} rec_key;
+
+#define RK_D(n, f, lo, hi, req) { n, REC_DBL, \
+	offsetof(autosize_record, f), 0, lo, hi, req, 0, 0 }
+#define RK_I(n, f, lo, hi, req) { n, REC_INT, \
+	offsetof(autosize_record, f), 0, lo, hi, req, 0, 0 }
+#define RK_S(n, f) { n, REC_STR, offsetof(autosize_record, f), \
+	sizeof(((autosize_record *)0)->f), 0, 0, 1, 0, 0 }
+#define RK_M(n, f, lo, hi) { n, REC_DBL, \
+	offsetof(autosize_record, f), 0, lo, hi, 0, 1, 0 }
+
+static const rec_key rec_keys[] = {
+	RK_D("params", params, 1e6, 1e16, 1),
+	RK_D("tokens", tokens, 0, 1e18, 1),
+	RK_S("part", partition),
+	RK_S("gpu", gpu),
+	RK_S("fw", framework),
+	RK_I("nodes", nodes, 1, 1e7, 1),
+	RK_I("gpn", gpus_per_node, 1, 1024, 1),
+	RK_I("tp", tp, 1, 1e6, 1),
+	RK_I("pp", pp, 1, 1e6, 1),
+	RK_I("dp", dp, 1, 1e8, 1),
+	RK_I("cp", cp, 0, 1e6, 0),
+	RK_I("ep", ep, 0, 1e6, 0),
+	RK_I("zero", zero_stage, 0, 3, 0),
+	RK_I("mb", micro_batch, 0, 1e6, 0),
+	RK_I("ga", grad_accum, 0, 1e9, 0),
+	RK_I("seq", seq_len, 0, 1e8, 0),
+	RK_I("gbs", global_batch, 0, 1e9, 0),
+	RK_D("tok_s", tokens_per_s, 0, 1e15, 1),
+	RK_D("step_s", step_s, 0, 1e9, 1),
+	RK_D("hours", train_hours, 0, 1e9, 1),
+	RK_D("hours_lo", train_hours_low, 0, 1e9, 0),
+	RK_D("hours_hi", train_hours_high, 0, 1e9, 0),
+	RK_D("mem_b", mem_bytes, 0, 1e15, 1),
+	RK_D("alloc_b", alloc_bytes, 0, 1e15, 0),
+	{ "limit_min", REC_LONG, offsetof(autosize_record, time_limit_min),
+	  0, 0, 1e9, 0, 0, 0 },
+	{ "cal_speed", REC_DBL, offsetof(autosize_record, cal_speed), 0,
+	  0, 100, 0, 0, 1 },
+	{ "cal_jobs", REC_INT, offsetof(autosize_record, cal_jobs), 0,
+	  0, 1e9, 0, 0, 1 },
+	RK_M("m_tok_s", m_tokens_per_s, 0, 1e15),
+	RK_M("m_step_s", m_step_s, 0, 1e9),
+	RK_M("m_mem_b", m_mem_bytes, 0, 1e15),
+	{ "m_lines", REC_INT, offsetof(autosize_record, m_lines), 0, 0, 1e9,
+	  0, 1, 0 },
+};
+
+#define REC_NKEYS (sizeof(rec_keys) / sizeof(rec_keys[0]))
+
+void autosize_record_init(autosize_record *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
+{
+	const autosize_memory *m = &p->mem;
+
+	autosize_record_init(r);
+	r->params = p->params;
+	r->tokens = p->tokens;
+	snprintf(r->partition, sizeof(r->partition), "%s", p->part.name);
+	snprintf(r->gpu, sizeof(r->gpu), "%s",
+		 p->part.gpu ? p->part.gpu->name : "");
+	snprintf(r->framework, sizeof(r->framework), "%s",
+		 autosize_framework_name(p->framework));
+	r->nodes = p->nodes;
+	r->gpus_per_node = p->gpus_per_node;
+	r->tp = p->tp;
+	r->pp = p->pp;
+	r->dp = p->dp;
+	r->cp = p->cp;
+	r->ep = p->ep;
+	r->zero_stage = p->zero_stage;
+	r->micro_batch = p->micro_batch;
+	r->grad_accum = p->grad_accum;
+	r->seq_len = p->seq_len;
+	r->global_batch = p->global_batch;
+	r->tokens_per_s = p->tokens_per_s;
+	r->step_s = p->step_s;
+	r->train_hours = p->train_hours;
+	r->train_hours_low = p->train_hours_low;
+	r->train_hours_high = p->train_hours_high;
+	r->mem_bytes = m->total_bytes;
+	r->alloc_bytes = m->total_bytes - m->other_bytes;
+	if (r->alloc_bytes < 0)
+		r->alloc_bytes = 0;
+	r->time_limit_min = p->time_limit_min;
+	r->cal_speed = p->calibration.applied ? p->calibration.speed_factor
+					       : 0;
+	r->cal_jobs = p->calibration.applied ? p->calibration.jobs : 0;
+}
+
+/* A name the format can carry: [A-Za-z0-9._+-], 1.. bytes. */
+static int rec_name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._+-", *s)))
+			return 0;
+	return 1;
+}
+
+static double rec_get_num(const autosize_record *r, const rec_key *k)
+{
+	const char *base = (const char *)r + k->off;
+
+	if (k->type == REC_INT)
+		return *(const int *)(const void *)base;
+	if (k->type == REC_LONG)
+		return (double)*(const long *)(const void *)base;
+	return *(const double *)(const void *)base;
+}
+
+int autosize_record_encode(const autosize_record *r, char *buf, size_t len)
+{
+	size_t used, i;
+	int n;
+
+	n = snprintf(buf, len, "%s", AUTOSIZE_RECORD_PREFIX);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	used = (size_t)n;
+	for (i = 0; i < REC_NKEYS; i++) {
+		const rec_key *k = &rec_keys[i];
+		const char *sep = used > strlen(AUTOSIZE_RECORD_PREFIX)
+				  ? "," : "";
+		double v;
+
+		if (k->measured && !r->has_measured)
+			continue;
+		if (k->type == REC_STR) {
+			const char *s = (const char *)r + k->off;
+
+			if (!rec_name_ok(s))
+				return -1;
+			n = snprintf(buf + used, len - used, "%s%s=%s", sep,
+				     k->name, s);
+		} else {
+			v = rec_get_num(r, k);
+			if (!isfinite(v) || v < k->min || v > k->max)
+				v = v < k->min || !isfinite(v) ? k->min
+							       : k->max;
+			if (k->optional && v == 0)
+				continue;
+			n = snprintf(buf + used, len - used, "%s%s=%.6g", sep,
+				     k->name, v);
+		}
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return (int)used;
+}
+
+static const rec_key *rec_key_find(const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < REC_NKEYS; i++)
+		if (strlen(rec_keys[i].name) == n &&
+		    memcmp(rec_keys[i].name, name, n) == 0)
+			return &rec_keys[i];
+	return NULL;
+}
+
+/* One value into r; val is NUL-terminated. */
+static autosize_err rec_set(autosize_record *r, const rec_key *k,
+			    const char *val, const char *what,
+			    autosize_error *e)
+{
+	char *base = (char *)r + k->off, *end;
+	double v;
+
+	if (k->type == REC_STR) {
+		if (!rec_name_ok(val) || strlen(val) >= k->size)
+			return autosize_fail(e, AUTOSIZE_EINVAL, "%s: key '%s':"
+					     " not a name of at most %zu "
+					     "letters, digits, '._+-'", what,
+					     k->name, k->size - 1);
+		memcpy(base, val, strlen(val) + 1);
+		return AUTOSIZE_OK;
+	}
+	errno = 0;
+	v = strtod(val, &end);
+	if (!*val || *end || errno || !isfinite(v) || v < k->min ||
+	    v > k->max)
+		return autosize_fail(e, AUTOSIZE_EINVAL, "%s: key '%s': "
+				     "'%.24s' is not a number in %g..%g",
+				     what, k->name, val, k->min, k->max);
+	if (k->type == REC_INT)
+		*(int *)(void *)base = (int)v;
+	else if (k->type == REC_LONG)
+		*(long *)(void *)base = (long)v;
+	else
+		*(double *)(void *)base = v;
+	if (k->measured)
+		r->has_measured = 1;
+	return AUTOSIZE_OK;
+}
+
+autosize_err autosize_record_decode(const char *text, size_t len,
+				    const char *what, autosize_record *r,
+				    autosize_error *e)
+{
+	size_t plen = strlen(AUTOSIZE_RECORD_PREFIX), pos, i;
+	unsigned char seen[REC_NKEYS];
+	char item[96];
+	autosize_err rc;
+
+	autosize_record_init(r);
+	memset(seen, 0, sizeof(seen));
+	if (!text || len < plen || memcmp(text, AUTOSIZE_RECORD_PREFIX, plen))
+		return autosize_fail(e, AUTOSIZE_EINVAL, "%s: no '%s' record",
+				     what, AUTOSIZE_RECORD_PREFIX);
+	if (len > AUTOSIZE_RECORD_MAX)
+		return autosize_fail(e, AUTOSIZE_ETOOBIG, "%s: record longer "
+				     "than %d bytes", what,
+				     AUTOSIZE_RECORD_MAX);
+	for (pos = plen; pos < len;) {
+		const char *s = text + pos, *comma, *eq;
+		size_t n = len - pos;
+		const rec_key *k;
+
+		comma = memchr(s, ',', n);
+		if (comma)
+			n = (size_t)(comma - s);
+		eq = memchr(s, '=', n);
+		if (!eq || eq == s || n >= sizeof(item))
+			return autosize_fail(e, AUTOSIZE_EINVAL, "%s: item %zu "
+					     "is not key=value (expected "
+					     "key=value,key=value)", what,
+					     pos);
+		memcpy(item, s, n);
+		item[n] = '\0';
+		if (strlen(item) != n)
+			return autosize_fail(e, AUTOSIZE_EINVAL, "%s: NUL byte "
+					     "in the record", what);
+		k = rec_key_find(s, (size_t)(eq - s));
+		if (k) {
+			if (seen[k - rec_keys]++)
+				return autosize_fail(e, AUTOSIZE_EINVAL, "%s: "
+						     "key '%s' given twice",
+						     what, k->name);
+			if ((rc = rec_set(r, k, item + (eq - s) + 1, what, e)))
+				return rc;
+		}
+		pos += n + (comma ? 1 : 0);
+		if (comma && pos == len)
+			return autosize_fail(e, AUTOSIZE_EINVAL, "%s: record "
+					     "ends with ','", what);
+	}
+	for (i = 0; i < REC_NKEYS; i++)
+		if (rec_keys[i].required && !seen[i])
+			return autosize_fail(e, AUTOSIZE_EINVAL, "%s: key '%s' "
+					     "missing from the record", what,
+					     rec_keys[i].name);
+	return AUTOSIZE_OK;
+}
+
+int autosize_record_find(const char *comment, size_t *start, size_t *len)
+{
+	const char *s, *hit = NULL;
+	size_t plen = strlen(AUTOSIZE_RECORD_PREFIX);
+
+	if (!comment)
+		return 0;
+	for (s = strstr(comment, AUTOSIZE_RECORD_PREFIX); s;
+	     s = strstr(s + plen, AUTOSIZE_RECORD_PREFIX))
+		if (s == comment || s[-1] == ' ')
+			hit = s;
+	if (!hit)
+		return 0;
+	*start = (size_t)(hit - comment);
+	*len = strcspn(hit, " \t\r\n");
+	return 1;
+}
+
+int autosize_record_attach(const char *comment, const char *token,
+			   char *out, size_t len)
+{
+	size_t start, n;
+	int w;
+
+	if (!comment)
+		comment = "";
+	if (autosize_record_find(comment, &start, &n))
+		w = snprintf(out, len, "%.*s%s%s", (int)start, comment, token,
+			     comment + start + n);
+	else
+		w = snprintf(out, len, "%s%s%s", comment,
+			     comment[0] ? " " : "", token);
+	return w < 0 || (size_t)w >= len ? -1 : w;
+}

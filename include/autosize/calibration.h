@@ -1,0 +1,146 @@
+/*
+ * autosize: the closed loop. Finished jobs (their plan record and what
+ * they measured, jobrecord.h) teach a site's real speed and memory per
+ * partition and GPU; `autosize calibrate` writes the corrections to a
+ * YAML file, the policy's `calibration:` key makes plans use them.
+ *
+ * Robust against bad or hostile reports (README "The closed loop"):
+ * ratios outside plausibility bounds relative to the prediction are
+ * skipped; a correction is the median over users of each user's median
+ * (one user, however many jobs, is one vote), each user's jobs weigh 1
+ * in all for the spread; a correction needs min_jobs jobs from min_users
+ * users; a partition or GPU without one is left as predicted.
+ */
+#ifndef AUTOSIZE_CALIBRATION_H
+#define AUTOSIZE_CALIBRATION_H
+
+#include <stdio.h>
+#include "autosize/jobrecord.h"
+
+#define AUTOSIZE_CAL_MAX_ENTRIES 256
+#define AUTOSIZE_CAL_ANY "any"
+#define AUTOSIZE_CAL_SCALE_MAX 16
+#define AUTOSIZE_CAL_USER_MAX 64
+/* Defaults of `autosize calibrate` (--min-jobs, --min-users). */
+#define AUTOSIZE_CAL_MIN_JOBS 8
+#define AUTOSIZE_CAL_MIN_USERS 3
+/* Plausible real / predicted ratios; outside: a broken or lying report. */
+#define AUTOSIZE_CAL_SPEED_MIN 0.2
+#define AUTOSIZE_CAL_SPEED_MAX 3.0
+#define AUTOSIZE_CAL_MEMORY_MIN 0.3
+#define AUTOSIZE_CAL_MEMORY_MAX 3.0
+
+/* One correction: a partition and GPU, optionally narrowed to a
+ * framework and a scale class (perfdata_scale: small, mid, large). */
+typedef struct autosize_cal_entry {
+	char partition[AUTOSIZE_PART_NAME_MAX];
+	char gpu[AUTOSIZE_GPU_NAME_MAX];
+	char framework[AUTOSIZE_FRAMEWORK_NAME_MAX]; /* or "any" */
+	char scale[AUTOSIZE_CAL_SCALE_MAX];          /* or "any" */
+	int jobs, users;
+	double speed_factor;   /* real / predicted tokens per second */
+	double speed_low;      /* 5th percentile (user-weighted) */
+	double speed_high;     /* 95th */
+	int memory_jobs, memory_users; /* 0: no memory correction */
+	double memory_factor;  /* real / planned tensor memory */
+	double memory_high;    /* 95th percentile */
+} autosize_cal_entry;
+
+typedef struct autosize_calibration autosize_calibration;
+
+/* Read a calibration file (strict, like the policy: errors name the
+ * file, line and key). The caller owns the result. */
+autosize_calibration *autosize_calibration_load(const char *path,
+						autosize_error *e);
+autosize_calibration *autosize_calibration_parse(const char *text,
+						 size_t len, const char *what,
+						 autosize_error *e);
+void autosize_calibration_destroy(autosize_calibration *c);
+
+int autosize_calibration_count(const autosize_calibration *c);
+const autosize_cal_entry *autosize_calibration_at(
+	const autosize_calibration *c, int i);
+
+/*
+ * The most specific correction for a plan: partition and GPU must match;
+ * then framework and scale (of gpus; gpus <= 0: any scale) when an entry
+ * has them, else the broader one. NULL: none (the plan stays as
+ * predicted).
+ */
+const autosize_cal_entry *autosize_calibration_find(
+	const autosize_calibration *c, const char *partition,
+	const char *gpu, const char *framework, int gpus);
+
+/* Write c as YAML (the format autosize_calibration_load reads). */
+int autosize_calibration_write(const autosize_calibration *c, FILE *f,
+			       const char *source);
+
+/* ---- learning it: autosize calibrate ---- */
+
+typedef struct autosize_cal_options {
+	int min_jobs;          /* per correction */
+	int min_users;
+	double speed_min, speed_max;   /* plausibility of real / predicted */
+	double memory_min, memory_max;
+	double min_elapsed_s;  /* a job timed only by its elapsed time must
+				* run this long (start-up is in it) */
+} autosize_cal_options;
+
+void autosize_cal_options_init(autosize_cal_options *o);
+
+typedef struct autosize_calibrator autosize_calibrator;
+
+autosize_calibrator *autosize_calibrator_create(
+	const autosize_cal_options *o);
+void autosize_calibrator_destroy(autosize_calibrator *k);
+
+/*
+ * One finished job: its user, its record (decoded from AdminComment or
+ * a JSON line), Slurm state ("COMPLETED", ...; NULL unknown) and elapsed
+ * seconds (<= 0 unknown). Speed comes from the measured tokens per
+ * second, else from a completed job's elapsed time against its planned
+ * tokens. Returns 1 when the job was used, 0 when skipped (counted by
+ * reason).
+ */
+int autosize_calibrator_add(autosize_calibrator *k, const char *user,
+			    const autosize_record *r, const char *state,
+			    double elapsed_s);
+
+/* Count a record that could not be read at all, under `why` (a short
+ * fixed phrase: "bad JSON", "no autosize record"). */
+void autosize_calibrator_skip(autosize_calibrator *k, const char *why);
+
+/* The corrections the jobs support (entries under min_jobs/min_users are
+ * left out and counted). NULL with *e on failure. */
+autosize_calibration *autosize_calibrator_result(autosize_calibrator *k,
+						 autosize_error *e);
+
+/* "read 40 jobs, used 35, skipped 5 (3 implausible speed, 2 bad JSON);
+ * 2 corrections, 1 group with too few jobs or users" */
+void autosize_calibrator_summary(const autosize_calibrator *k, char *buf,
+				 size_t len);
+
+/* ---- inputs ---- */
+
+/*
+ * One JSON line of a finished job: {"job_id":..,"user":"..","plan":{the
+ * object `autosize plan --json` prints},"measured":{"tokens_per_s":..,
+ * "step_s":..,"peak_memory_bytes":..},"state":"COMPLETED",
+ * "elapsed_s":..} (measured, state, elapsed_s optional). Fills *r and
+ * user, state (buffers of AUTOSIZE_CAL_USER_MAX bytes), *elapsed_s.
+ */
+autosize_err autosize_cal_json_line(const char *line, size_t len,
+				    const char *what, autosize_record *r,
+				    char *user, char *state,
+				    double *elapsed_s, autosize_error *e);
+
+/*
+ * One line of `sacct -P -n -o JobID,User,Partition,State,Elapsed,
+ * AdminComment`: fills user, state and elapsed and points *comment into
+ * line (the rest of it). Returns 0, or -1 for a line of another form.
+ * Job steps (JobID with a '.') return -1 too.
+ */
+int autosize_cal_sacct_line(char *line, char *user, char *state,
+			    double *elapsed_s, const char **comment);
+
+#endif

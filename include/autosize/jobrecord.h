@@ -1,0 +1,95 @@
+/*
+ * autosize: the plan as it travels with a job, in Slurm's AdminComment
+ * (users cannot edit it; slurmdbd keeps it next to the job's elapsed
+ * time, state and allocation), and the figures the job measured.
+ *
+ * Format, version 1: one token without spaces,
+ *   autosize:v1:key=value,key=value,...
+ * keys [a-z_]+, values [A-Za-z0-9._+-]+ (numbers in C's %.6g, names as
+ * the policy spells them). A reader skips keys it does not know (a later
+ * writer may add some) and refuses a malformed token. README "The closed
+ * loop" lists the keys.
+ */
+#ifndef AUTOSIZE_JOBRECORD_H
+#define AUTOSIZE_JOBRECORD_H
+
+#include <stddef.h>
+#include "autosize/plan.h"
+
+#define AUTOSIZE_RECORD_PREFIX "autosize:v1:"
+/* Longest token written (the plan with measured figures). */
+#define AUTOSIZE_RECORD_MAX 640
+/* Longest AdminComment handled (a site's comment plus the token). */
+#define AUTOSIZE_ADMIN_COMMENT_MAX 4096
+#define AUTOSIZE_FRAMEWORK_NAME_MAX 16
+
+typedef struct autosize_record {
+	/* the plan */
+	double params;               /* params= */
+	double tokens;               /* tokens= (0: none given) */
+	char partition[AUTOSIZE_PART_NAME_MAX]; /* part= */
+	char gpu[AUTOSIZE_GPU_NAME_MAX];        /* gpu= */
+	char framework[AUTOSIZE_FRAMEWORK_NAME_MAX]; /* fw= */
+	int nodes, gpus_per_node;    /* nodes=, gpn= */
+	int tp, pp, dp, cp, ep, zero_stage, micro_batch, grad_accum; /* tp=
+				      * pp= dp= cp= ep= zero= mb= ga= */
+	int seq_len, global_batch;   /* seq=, gbs= (sequences) */
+	double tokens_per_s;         /* tok_s=, whole job */
+	double step_s;               /* step_s= */
+	double train_hours;          /* hours= */
+	double train_hours_low;      /* hours_lo= */
+	double train_hours_high;     /* hours_hi= */
+	double mem_bytes;            /* mem_b=: planned peak per GPU */
+	double alloc_bytes;          /* alloc_b=: of it, tensors (what
+				      * torch.cuda.max_memory_allocated
+				      * counts: mem_b less CUDA context,
+				      * NCCL buffers, fragmentation) */
+	long time_limit_min;         /* limit_min= */
+	double cal_speed;            /* cal_speed=: calibration used, 0 none */
+	int cal_jobs;                /* cal_jobs= */
+	/* what the job reported ($AUTOSIZE_REPORT), when it did */
+	int has_measured;
+	double m_tokens_per_s;       /* m_tok_s=: median over the lines */
+	double m_step_s;             /* m_step_s= (0: not reported) */
+	double m_mem_bytes;          /* m_mem_b=: largest (0: not reported) */
+	int m_lines;                 /* m_lines=: lines used */
+} autosize_record;
+
+void autosize_record_init(autosize_record *r);
+
+/* The record of a plan (its numbers, no measured figures). */
+void autosize_record_from_plan(const autosize_plan *plan,
+			       autosize_record *r);
+
+/*
+ * Write r as one token into buf. Returns its length, or -1 when it does
+ * not fit or a name holds a character outside the format (nothing useful
+ * written).
+ */
+int autosize_record_encode(const autosize_record *r, char *buf, size_t len);
+
+/*
+ * Read one token (len bytes, from "autosize:v1:"). Strict: a bad number,
+ * an out-of-range value, a repeated key or a missing plan key is an
+ * error naming the key. `what` names the input ("job 12's AdminComment").
+ */
+autosize_err autosize_record_decode(const char *text, size_t len,
+				    const char *what, autosize_record *r,
+				    autosize_error *e);
+
+/*
+ * Find the record token in an AdminComment: *start, *len of the last
+ * "autosize:v1:" that begins the text or follows a space. Returns 0 when
+ * there is none.
+ */
+int autosize_record_find(const char *comment, size_t *start, size_t *len);
+
+/*
+ * The AdminComment with token in it: the existing record replaced, else
+ * appended after one space to what the site wrote (never clobbered).
+ * Returns the length, or -1 when out (len bytes) is too small.
+ */
+int autosize_record_attach(const char *comment, const char *token,
+			   char *out, size_t len);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * Tests for the closed loop: the AdminComment record (core/jobrecord.c),
+ * the calibrator (core/calibrate.c, calibrate_input.c), the calibration
+ * file (core/calibration.c) and plans that use it (core/plan_calibrate.c).
+ */
+#include "testutil.h"
+#include "autosize.h"
+
+#define POLICY "contrib/testbed/autosize.yaml"
+
+static void cal_test_plan(const char *partition, autosize_policy *p,
+			  autosize_plan *plan)
+{
+	autosize_request r;
+	autosize_error e;
+
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "7e9", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&r, "train-tokens", "2e9", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&r, "partition", partition,
+					      &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+	if (autosize_plan_compute(p, &r, plan, &e) != AUTOSIZE_OK)
+		fail_msg("plan: %s", e.msg);
+}
+
+static autosize_policy *cal_test_policy(void)
+{
+	autosize_error e;
+	autosize_policy *p = autosize_policy_load(POLICY, &e);
+
+	if (!p)
+		fail_msg("%s", e.msg);
+	return p;
+}
+
+static void test_record_roundtrip(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_plan plan;
+	autosize_record r, back;
+	autosize_error e;
+	char buf[AUTOSIZE_RECORD_MAX];
+	int n;
+
+	cal_test_plan("gpu", p, &plan);
+	autosize_record_from_plan(&plan, &r);
+	n = autosize_record_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_null(strchr(buf, ' '));
+	assert_null(strchr(buf, '|'));
+	assert_memory_equal(buf, AUTOSIZE_RECORD_PREFIX, 12);
+	assert_int_equal(autosize_record_decode(buf, (size_t)n, "t", &back,
+						&e), AUTOSIZE_OK);
+	assert_string_equal(back.partition, "gpu");
+	assert_string_equal(back.gpu, plan.part.gpu->name);
+	assert_int_equal(back.nodes, plan.nodes);
+	assert_int_equal(back.tp, plan.tp);
+	assert_true(fabs(back.tokens_per_s / plan.tokens_per_s - 1) < 1e-5);
+	assert_true(back.alloc_bytes > 0 &&
+		    back.alloc_bytes < back.mem_bytes);
+	assert_false(back.has_measured);
+	/* measured figures ride along */
+	back.has_measured = 1;
+	back.m_tokens_per_s = 1234.5;
+	back.m_mem_bytes = 4e10;
+	back.m_lines = 3;
+	n = autosize_record_encode(&back, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(autosize_record_decode(buf, (size_t)n, "t", &r, &e),
+			 AUTOSIZE_OK);
+	assert_true(r.has_measured);
+	assert_true(fabs(r.m_tokens_per_s - 1234.5) < 0.1);
+	/* too small a buffer: -1, never a cut record */
+	assert_int_equal(autosize_record_encode(&back, buf, 40), -1);
+	autosize_policy_destroy(p);
+}
+
+static void test_record_hostile(void **state)
+{
+	static const char *bad[] = {
+		"autosize:v1:",
+		"autosize:v2:params=7e9",
+		"autosize:v1:params=7e9,params=7e9",
+		"autosize:v1:params=abc",
+		"autosize:v1:params=1e300",
+		"autosize:v1:params=7e9,",
+		"autosize:v1:=3",
+		"autosize:v1:part=a;rm -rf,params=7e9",
+		"autosize:v1:params=7e9,tokens=1e9,part=gpu,gpu=H100,fw=megatron,"
+		"nodes=1,gpn=8,tp=1,pp=1,dp=8,tok_s=nan,step_s=1,hours=1,"
+		"mem_b=1e10",
+		NULL
+	};
+	const char *ok = "autosize:v1:params=7e9,tokens=1e9,part=gpu,"
+			 "gpu=H100,fw=megatron,nodes=1,gpn=8,tp=1,pp=1,dp=8,"
+			 "tok_s=1e5,step_s=1,hours=1,mem_b=1e10,future_key=1";
+	autosize_record r;
+	autosize_error e;
+	int i;
+
+	for (i = 0; bad[i]; i++) {
+		autosize_error_clear(&e);
+		if (autosize_record_decode(bad[i], strlen(bad[i]), "job 1", &r,
+					   &e) == AUTOSIZE_OK)
+			fail_msg("accepted: %s", bad[i]);
+		assert_memory_equal(e.msg, "job 1", 5);
+		assert_null(strchr(e.msg, '\n'));
+	}
+	/* an unknown key (a later writer's) is skipped */
+	assert_int_equal(autosize_record_decode(ok, strlen(ok), "t", &r, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(r.dp, 8);
+}
+
+static void test_record_attach(void **state)
+{
+	char out[256];
+	size_t start, n;
+
+	/* the site's comment stays, ours is appended */
+	assert_true(autosize_record_attach("site: project X",
+					   "autosize:v1:a=1", out,
+					   sizeof(out)) > 0);
+	assert_string_equal(out, "site: project X autosize:v1:a=1");
+	/* ours replaced, not doubled */
+	assert_true(autosize_record_attach(out, "autosize:v1:a=2", out + 128,
+					   128) > 0);
+	assert_string_equal(out + 128, "site: project X autosize:v1:a=2");
+	assert_true(autosize_record_attach(NULL, "autosize:v1:a=1", out,
+					   sizeof(out)) > 0);
+	assert_string_equal(out, "autosize:v1:a=1");
+	/* a word that merely contains the prefix is not ours */
+	assert_false(autosize_record_find("xautosize:v1:a=1", &start, &n));
+	assert_true(autosize_record_find("a autosize:v1:b=2 c", &start, &n));
+	assert_int_equal(start, 2);
+	assert_int_equal(n, 15);
+	assert_int_equal(autosize_record_attach("x", "autosize:v1:a=1", out,
+						8), -1);
+}
+
+/* A JSON line of a job that ran at `speed` x the plan. */
+static void cal_test_line(char *buf, size_t len, const char *user,
+			  const char *plan_json, double tok_s)
+{
+	snprintf(buf, len, "{\"job_id\":1,\"user\":\"%s\",\"plan\":%s,"
+		 "\"measured\":{\"tokens_per_s\":%.3f,"
+		 "\"peak_memory_bytes\":null}}", user, plan_json, tok_s);
+}
+
+static void cal_test_feed(autosize_calibrator *k, const char *user,
+			  const char *plan_json, double tok_s)
+{
+	char line[12000], u[AUTOSIZE_CAL_USER_MAX], st[AUTOSIZE_CAL_USER_MAX];
+	autosize_record r;
+	autosize_error e;
+	double el;
+
+	cal_test_line(line, sizeof(line), user, plan_json, tok_s);
+	if (autosize_cal_json_line(line, strlen(line), "t", &r, u, st, &el,
+				   &e))
+		fail_msg("%s", e.msg);
+	assert_string_equal(u, user);
+	autosize_calibrator_add(k, u, &r, NULL, 0);
+}
+
+static void test_calibrator_robust(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibration *c;
+	const autosize_cal_entry *x;
+	autosize_plan plan, other;
+	autosize_error e;
+	static char json[8192];
+	char summary[512], user[16];
+	int i;
+
+	cal_test_plan("gpu", p, &plan);
+	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
+	/* four honest users at 0.7x, one flooding 200 reports at 2.9x */
+	for (i = 0; i < 20; i++) {
+		snprintf(user, sizeof(user), "u%d", i % 4);
+		cal_test_feed(k, user, json,
+			      plan.tokens_per_s * (0.68 + 0.002 * i));
+	}
+	for (i = 0; i < 200; i++)
+		cal_test_feed(k, "mallory", json, plan.tokens_per_s * 2.9);
+	/* implausible and garbage: skipped, counted */
+	cal_test_feed(k, "eve", json, plan.tokens_per_s * 40);
+	autosize_calibrator_skip(k, "bad JSON line");
+	c = autosize_calibrator_result(k, &e);
+	assert_non_null(c);
+	x = autosize_calibration_find(c, "gpu", plan.part.gpu->name,
+				      "megatron", plan.gpus);
+	assert_non_null(x);
+	assert_int_equal(x->users, 5);
+	if (fabs(x->speed_factor - 0.7) > 0.03)
+		fail_msg("speed factor %.3f, want ~0.70 (mallory moved it)",
+			 x->speed_factor);
+	assert_true(x->speed_low <= x->speed_factor &&
+		    x->speed_factor <= x->speed_high);
+	/* the other partition has no data: no correction */
+	cal_test_plan("small", p, &other);
+	assert_null(autosize_calibration_find(c, "small",
+					      other.part.gpu->name,
+					      "megatron", other.gpus));
+	autosize_calibrator_summary(k, summary, sizeof(summary));
+	assert_non_null(strstr(summary, "skipped 2"));
+	assert_non_null(strstr(summary, "implausible speed"));
+	assert_non_null(strstr(summary, "bad JSON line"));
+	autosize_calibration_destroy(c);
+	autosize_calibrator_destroy(k);
+	autosize_policy_destroy(p);
+}
+
+static void test_calibrator_min_users(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibration *c;
+	autosize_plan plan;
+	autosize_error e;
+	static char json[8192];
+	int i;
+
+	cal_test_plan("gpu", p, &plan);
+	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
+	/* 50 jobs of two users: not enough users for a correction */
+	for (i = 0; i < 50; i++)
+		cal_test_feed(k, i % 2 ? "a" : "b", json,
+			      plan.tokens_per_s * 0.5);
+	c = autosize_calibrator_result(k, &e);
+	assert_non_null(c);
+	assert_int_equal(autosize_calibration_count(c), 0);
+	autosize_calibration_destroy(c);
+	autosize_calibrator_destroy(k);
+	autosize_policy_destroy(p);
+}
+
+static void test_calibration_file(void **state)
+{
+	static const char *bad[] = {
+		"version: 2\n",
+		"version: 1\ncorrections:\n  - partition: gpu\n    gpu: H100\n"
+		"    jobs: 9\n    users: 3\n    speed_factor: 0.7\n"
+		"    colour: red\n",
+		"version: 1\ncorrections:\n  - partition: gpu\n    gpu: H100\n"
+		"    jobs: 9\n    users: 3\n    speed_factor: 40\n",
+		"version: 1\ncorrections:\n  - partition: gpu\n    gpu: H100\n"
+		"    jobs: 9\n    users: 3\n    speed_factor: 0.7\n"
+		"    speed_low: 0.9\n",
+		NULL
+	};
+	const char *good = "version: 1\ncorrections:\n"
+		"  - {partition: gpu, gpu: H100, jobs: 9, users: 3, "
+		"speed_factor: 0.7}\n"
+		"  - {partition: gpu, gpu: H100, framework: fsdp, jobs: 9, "
+		"users: 3, speed_factor: 0.5}\n"
+		"  - {partition: gpu, gpu: H100, framework: fsdp, scale: mid, "
+		"jobs: 9, users: 3, speed_factor: 0.4}\n";
+	autosize_calibration *c;
+	autosize_error e;
+	int i;
+
+	for (i = 0; bad[i]; i++) {
+		c = autosize_calibration_parse(bad[i], strlen(bad[i]),
+					       "cal.yaml", &e);
+		if (c)
+			fail_msg("accepted: %s", bad[i]);
+		assert_memory_equal(e.msg, "cal.yaml", 8);
+	}
+	c = autosize_calibration_parse(good, strlen(good), "cal.yaml", &e);
+	if (!c)
+		fail_msg("%s", e.msg);
+	assert_true(fabs(autosize_calibration_find(c, "gpu", "H100",
+		    "megatron", 8)->speed_factor - 0.7) < 1e-9);
+	assert_true(fabs(autosize_calibration_find(c, "gpu", "H100", "fsdp",
+		    8)->speed_factor - 0.5) < 1e-9);
+	assert_true(fabs(autosize_calibration_find(c, "gpu", "H100", "fsdp",
+		    128)->speed_factor - 0.4) < 1e-9);
+	assert_null(autosize_calibration_find(c, "gpu", "A100", "fsdp", 8));
+	assert_null(autosize_calibration_find(c, "small", "H100", "fsdp", 8));
+	autosize_calibration_destroy(c);
+}
+
+static void test_plan_uses_calibration(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_plan before, after, small_before, small_after;
+	autosize_calibration *c;
+	autosize_error e;
+	char text[512], json[8192];
+
+	cal_test_plan("gpu", p, &before);
+	cal_test_plan("small", p, &small_before);
+	snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
+		 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
+		 "speed_factor: 0.7, speed_low: 0.6, speed_high: 0.8}\n",
+		 before.part.gpu->name);
+	c = autosize_calibration_parse(text, strlen(text), "cal", &e);
+	if (!c)
+		fail_msg("%s", e.msg);
+	autosize_policy_set_calibration(p, c);
+	cal_test_plan("gpu", p, &after);
+	cal_test_plan("small", p, &small_after);
+	assert_true(after.calibration.applied);
+	assert_int_equal(after.calibration.jobs, 20);
+	/* same layout: 0.7x the speed, 1/0.7 the time */
+	if (after.gpus == before.gpus)
+		assert_true(fabs(after.tokens_per_s / before.tokens_per_s -
+				 0.7) < 1e-6);
+	assert_true(after.train_hours * after.gpus >
+		    before.train_hours * before.gpus * 1.3);
+	/* the limit now covers the site's spread, not the published one */
+	assert_true(after.time_limit_min != before.time_limit_min);
+	assert_true(after.time_limit_min >= after.train_hours_high * 60);
+	/* the interval is the site's spread: upper end = time x 0.7/0.6 */
+	assert_true(fabs(after.train_hours_high / after.train_hours -
+			 0.7 / 0.6) < 1e-6);
+	assert_true(autosize_plan_to_json(&after, json, sizeof(json)) > 0);
+	assert_non_null(strstr(json, "\"calibration\":{\"jobs\":20"));
+	/* the partition without data is untouched */
+	assert_false(small_after.calibration.applied);
+	assert_true(small_after.tokens_per_s == small_before.tokens_per_s);
+	assert_int_equal(small_after.time_limit_min,
+			 small_before.time_limit_min);
+	assert_null(strstr(json + 0, "\"calibration\":{\"jobs\":0"));
+	autosize_policy_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_roundtrip),
+		cmocka_unit_test(test_record_hostile),
+		cmocka_unit_test(test_record_attach),
+		cmocka_unit_test(test_calibrator_robust),
+		cmocka_unit_test(test_calibrator_min_users),
+		cmocka_unit_test(test_calibration_file),
+		cmocka_unit_test(test_plan_uses_calibration),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
