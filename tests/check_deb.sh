@@ -32,6 +32,8 @@ deb=$(make -s --no-print-directory BUILD="$BUILD" deb 2>"$BUILD/deb.log") || {
 	finish
 }
 work=$(mktemp -d /tmp/autosize-deb-test.XXXXXX)
+# jobs run as nobody load the plugin through links in here
+chmod 0755 "$work"
 trap 'rm -rf "$work"' EXIT
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
 plugins=/usr/lib/$ma/slurm-wlm
@@ -83,7 +85,22 @@ fi
 if [ $system = 1 ]; then
 	[ "$(id -u)" -eq 0 ] || skip_all "--system needs root"
 	r=
-	dpkg_r() { dpkg "$@"; }
+	# another apt or dpkg may hold the lock for a while: wait up to 5 min
+	dpkg_r() {
+		_i=0
+		while :; do
+			dpkg "$@" >"$work/dpkg.try" 2>&1 && {
+				cat "$work/dpkg.try"
+				return 0
+			}
+			grep -q 'lock' "$work/dpkg.try" && [ $_i -lt 60 ] || {
+				cat "$work/dpkg.try"
+				return 1
+			}
+			_i=$((_i + 1))
+			sleep 5
+		done
+	}
 else
 	r=$work/root
 	mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
