@@ -270,6 +270,17 @@ static int decide_explicit(const autosize_defaults *def,
 	return 0;
 }
 
+/* The plan as it travels with the job (AdminComment); "" when a name
+ * cannot be carried. */
+static void decide_record(const autosize_plan *pl, autosize_decision *d)
+{
+	autosize_record rec;
+
+	autosize_record_from_plan(pl, &rec);
+	if (autosize_record_encode(&rec, d->record, sizeof(d->record)) < 0)
+		d->record[0] = '\0';
+}
+
 /* Fill the plan part of d from pl, and what rewrite would write. */
 static void decide_fill(const autosize_request *r, const autosize_job *job,
 			const autosize_defaults *def, const autosize_plan *pl,
@@ -287,6 +298,7 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 	d->time_limit_min = pl->time_limit_min;
 	d->chained_jobs = pl->chained_jobs;
 	decide_summary(r, pl, d->summary, sizeof(d->summary));
+	decide_record(pl, d);
 	for (i = 0; i < pl->n_warnings && i < AUTOSIZE_MAX_WARNINGS; i++)
 		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
 			 "%s", pl->warnings[i]);

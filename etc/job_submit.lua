@@ -354,6 +354,19 @@ local function rewrite(job_desc, d)
 	return changes
 end
 
+-- The plan travels with the job: appended to the AdminComment (users
+-- cannot edit it; slurmdbd keeps it with the job's elapsed time), after
+-- what the site wrote there (README "The closed loop").
+local function attach_record(job_desc, mod, d)
+	if not d.record or not mod.attach_record then
+		return
+	end
+	local comment = mod.attach_record(job_desc.admin_comment, d.record)
+	if comment then
+		job_desc.admin_comment = comment
+	end
+end
+
 local function submit(job_desc, part_list, submit_uid)
 	local env = job_desc.spank_job_env
 	if not has_autosize_option(env) then
@@ -434,6 +447,7 @@ local function submit(job_desc, part_list, submit_uid)
 		show_plan()
 	elseif action == "rewrite" then
 		local changes = rewrite(job_desc, d)
+		attach_record(job_desc, mod, d)
 		if #changes > 0 then
 			log_user("autosize: " .. table.concat(changes, ", "))
 			-- One line per sized job for the admins (job ids are
@@ -446,6 +460,8 @@ local function submit(job_desc, part_list, submit_uid)
 	elseif action == "warn" then
 		log_user("autosize: " .. (d.message or ""))
 	elseif d.message then
+		-- kept size and time: the plan is still this job's
+		attach_record(job_desc, mod, d)
 		log_user("autosize: " .. d.message)
 	end
 	for _, w in ipairs(d.warnings or {}) do

@@ -183,6 +183,7 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 	lua_autosize_set_string(L, "plan", d->summary);
 	lua_autosize_set_string(L, "error", d->error);
 	if (d->has_plan) {
+		lua_autosize_set_string(L, "record", d->record);
 		lua_autosize_set_string(L, "partition", d->partition);
 		lua_autosize_set_number(L, "min_nodes", d->nodes);
 		lua_autosize_set_number(L, "max_nodes", d->nodes);
@@ -362,6 +363,26 @@ static int lua_autosize_load_policy(lua_State *L)
 	return 2;
 }
 
+/* attach_record(admin_comment, record): the AdminComment with the plan
+ * record appended to what the site wrote (or replacing an older one). */
+static int lua_autosize_attach_record(lua_State *L)
+{
+	char out[AUTOSIZE_ADMIN_COMMENT_MAX];
+	const char *comment = lua_isstring(L, 1) ? lua_tostring(L, 1) : "";
+	const char *record = lua_isstring(L, 2) ? lua_tostring(L, 2) : NULL;
+
+	if (!record || strncmp(record, AUTOSIZE_RECORD_PREFIX,
+			       strlen(AUTOSIZE_RECORD_PREFIX)) != 0 ||
+	    autosize_record_attach(comment, record, out, sizeof(out)) < 0) {
+		lua_pushnil(L);
+		lua_pushstring(L, "autosize.attach_record: no record, or the "
+			       "AdminComment would exceed 4096 bytes");
+		return 2;
+	}
+	lua_pushstring(L, out);
+	return 1;
+}
+
 /* The module's hold on the policy cache ends with its Lua state. */
 static int lua_autosize_state_gc(lua_State *L)
 {
@@ -370,6 +391,7 @@ static int lua_autosize_state_gc(lua_State *L)
 }
 
 static const luaL_Reg lua_autosize_functions[] = {
+	{"attach_record", lua_autosize_attach_record},
 	{"load_policy", lua_autosize_load_policy},
 	{"plan", lua_autosize_plan},
 	{"policy_info", lua_autosize_policy_info},

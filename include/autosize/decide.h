@@ -25,6 +25,7 @@
 #define AUTOSIZE_DECIDE_H
 
 #include <stddef.h>
+#include "autosize/jobrecord.h"
 #include "autosize/plan.h"
 #include "autosize/policy.h"
 
@@ -82,6 +83,9 @@ typedef struct autosize_decision {
 	int set_nodes, set_gpus, set_time, set_partition;
 	/* The user's own size, when given (kept or replaced). */
 	int explicit_nodes, explicit_gpus, explicit_time;
+	/* The plan record for the job's AdminComment (jobrecord.h), "" when
+	 * there is no plan or it cannot be written. */
+	char record[AUTOSIZE_RECORD_MAX];
 	long evaluated;      /* layouts evaluated (bounded) */
 	int n_warnings;
 	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];

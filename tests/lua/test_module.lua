@@ -563,6 +563,30 @@ check("rewrite: '%' in messages survives log_user's format",
 	user_text():find("MFU %d+%%") and #fake.error == 0,
 	table.concat(fake.error, "\n"))
 
+-- The plan travels with the job: its record in the AdminComment, after
+-- what the site wrote there (issue 10).
+check("rewrite: the plan record in admin_comment",
+	type(writes.admin_comment) == "string" and
+	writes.admin_comment:find("^autosize:v1:") and
+	writes.admin_comment:find(",part=h100,", 1, true) and
+	writes.admin_comment:find(",nodes=" .. want.nodes .. ",", 1, true) and
+	not writes.admin_comment:find("[ |]"), writes.admin_comment)
+reset()
+jd, writes = job_desc({ partition = "h100", script = "#!/bin/sh",
+	admin_comment = "site: project 42",
+	spank_job_env = env(P .. "model_params=70e9",
+		P .. "train_tokens=2e12") })
+slurm_job_submit(jd, {}, 1000)
+check("a site's AdminComment is kept, the record appended",
+	type(writes.admin_comment) == "string" and
+	writes.admin_comment:find("^site: project 42 autosize:v1:"),
+	writes.admin_comment)
+check("attach_record replaces an older record, never doubles it",
+	autosize.attach_record("x autosize:v1:a=1", "autosize:v1:b=2") ==
+	"x autosize:v1:b=2")
+check("attach_record refuses what is not a record",
+	autosize.attach_record("x", "rm -rf /") == nil)
+
 -- Interactive job (no script): no environment write.
 reset()
 jd, writes, envw = job_desc({ partition = "a100",
