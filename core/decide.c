@@ -281,6 +281,17 @@ static void decide_record(const autosize_plan *pl, autosize_decision *d)
 		d->record[0] = '\0';
 }
 
+/* The summary says when the site's calibration corrected the plan. */
+static void decide_calibrated(const autosize_plan *pl, autosize_decision *d)
+{
+	size_t used = strlen(d->summary);
+
+	if (pl->calibration.applied && used < sizeof(d->summary))
+		snprintf(d->summary + used, sizeof(d->summary) - used,
+			 " (speed x %.2f calibrated on %d jobs of this site)",
+			 pl->calibration.speed_factor, pl->calibration.jobs);
+}
+
 /* Fill the plan part of d from pl, and what rewrite would write. */
 static void decide_fill(const autosize_request *r, const autosize_job *job,
 			const autosize_defaults *def, const autosize_plan *pl,
@@ -299,6 +310,7 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 	d->chained_jobs = pl->chained_jobs;
 	decide_summary(r, pl, d->summary, sizeof(d->summary));
 	decide_record(pl, d);
+	decide_calibrated(pl, d);
 	for (i = 0; i < pl->n_warnings && i < AUTOSIZE_MAX_WARNINGS; i++)
 		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
 			 "%s", pl->warnings[i]);

@@ -5,7 +5,10 @@
  * tells whether the file changed (device, inode, size, mtime). A file that
  * fails to load keeps the last good policy; its error is reported once per
  * version of the file, so slurmctld's log gets one line per broken edit,
- * not one per job. slurmctld runs job_submit.lua under its own lock; the
+ * not one per job. The policy's calibration file (`calibration:`, which
+ * `autosize calibrate` rewrites from cron) is a part of its version: a
+ * new calibration reloads the policy, a broken one keeps the last good
+ * policy and calibration. slurmctld runs job_submit.lua under its own lock; the
  * mutex here only guards against a second Lua state in the same process
  * (a plan holds it while it reads the policy).
  */
@@ -36,8 +39,10 @@ static struct {
 	lua_policy_key good;      /* the version policy was loaded from */
 	int have_bad;
 	lua_policy_key bad;       /* the last version that failed, reported */
+	lua_policy_key good_cal;  /* its calibration file's version */
+	lua_policy_key bad_cal;
 } lua_cache = { PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, "", "", 0, {0}, 0,
-		{0} };
+		{0}, {0}, {0} };
 
 static int lua_policy_key_equal(const lua_policy_key *a,
 				const lua_policy_key *b)
@@ -76,10 +81,26 @@ static void lua_policy_fallback(void)
 	lua_cache.source[0] = '\0';
 }
 
+/* The version of the current policy's calibration file (stat_errno
+ * ENOENT-like when there is none). */
+static void lua_policy_cal_stat(lua_policy_key *k)
+{
+	const char *cal = lua_cache.policy && !lua_cache.builtin
+			  ? autosize_policy_calibration_path(lua_cache.policy)
+			  : "";
+
+	if (!cal[0]) {
+		memset(k, 0, sizeof(*k));
+		k->stat_errno = ENOENT;
+		return;
+	}
+	lua_policy_stat(cal, k);
+}
+
 static int lua_policy_refresh_locked(const char *path, char *msg,
 				     size_t len)
 {
-	lua_policy_key key;
+	lua_policy_key key, cal;
 	autosize_policy *fresh;
 	autosize_error e;
 
@@ -97,12 +118,15 @@ static int lua_policy_refresh_locked(const char *path, char *msg,
 		lua_cache.have_bad = 0;
 	}
 	lua_policy_stat(path, &key);
-	if (lua_cache.have_good && lua_policy_key_equal(&key,
-							&lua_cache.good)) {
+	lua_policy_cal_stat(&cal);
+	if (lua_cache.have_good &&
+	    lua_policy_key_equal(&key, &lua_cache.good) &&
+	    lua_policy_key_equal(&cal, &lua_cache.good_cal)) {
 		lua_cache.have_bad = 0;
 		return 0;
 	}
-	if (lua_cache.have_bad && lua_policy_key_equal(&key, &lua_cache.bad)) {
+	if (lua_cache.have_bad && lua_policy_key_equal(&key, &lua_cache.bad) &&
+	    lua_policy_key_equal(&cal, &lua_cache.bad_cal)) {
 		lua_policy_fallback();
 		return 0;
 	}
@@ -115,11 +139,13 @@ static int lua_policy_refresh_locked(const char *path, char *msg,
 		snprintf(lua_cache.source, sizeof(lua_cache.source), "%s",
 			 path);
 		lua_cache.good = key;
+		lua_policy_cal_stat(&lua_cache.good_cal);
 		lua_cache.have_good = 1;
 		lua_cache.have_bad = 0;
 		return 0;
 	}
 	lua_cache.bad = key;
+	lua_cache.bad_cal = cal;
 	lua_cache.have_bad = 1;
 	lua_policy_fallback();
 	if (key.stat_errno)

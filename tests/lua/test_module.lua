@@ -825,6 +825,41 @@ check("broken autosize_site.lua: script still loads, error logged",
 	loaded and type(slurm_job_submit) == "function" and
 	table.concat(fake.error):find("autosize_site.lua"), lerr)
 
+-- The calibration file (issue 10): reloaded when it changes, like the
+-- policy; a broken one keeps the last good policy and calibration.
+local calp = TMP .. "/calpol.yaml"
+write(calp, POLICY_TEXT .. "\ncalibration: cal.yaml\n")
+local function plan_h100()
+	local t = {}
+	t[0] = P .. "model_params=7e9"
+	t[1] = P .. "train_tokens=2e9"
+	return autosize.plan(t, { partition = "h100",
+		min_nodes = autosize.NO_VAL, max_nodes = autosize.NO_VAL,
+		time_limit = autosize.NO_VAL })
+end
+r, err = autosize.load_policy(calp)
+check("a policy whose calibration is not written yet loads", r == true, err)
+local plain = plan_h100()
+local cal_gpu = cli_plan(calp, "--partition h100 --model-params 7e9 " ..
+	"--train-tokens 2e9").raw:match('"gpu":"([^"]*)"')
+write(TMP .. "/cal.yaml", "version: 1\ncorrections:\n  - {partition: " ..
+	"h100, gpu: \"" .. tostring(cal_gpu) .. "\", jobs: 20, users: 4, " ..
+	"speed_factor: 0.5, speed_low: 0.45, speed_high: 0.55}\n")
+r, err = autosize.load_policy(calp)
+local slow = plan_h100()
+check("a new calibration file is picked up without a policy change",
+	r == true and slow and slow.plan:find("speed x 0.50", 1, true) and
+	plain and slow.time_limit > plain.time_limit,
+	tostring(err) .. " " .. tostring(slow and slow.plan))
+write(TMP .. "/cal.yaml", "version: 1\ncorrections: [{partition: h100}]\n")
+r, err = autosize.load_policy(calp)
+check("a broken calibration is reported once",
+	r == nil and tostring(err):find("calibration"), err)
+local still = plan_h100()
+check("the last good calibration stays in use",
+	still and still.plan:find("speed x 0.50", 1, true),
+	still and still.plan)
+
 -- Lua 5.1 syntax check of the script itself.
 check("job_submit.lua compiles under luac5.1 -p or loadfile",
 	loadfile("etc/job_submit.lua") ~= nil)
