@@ -466,6 +466,7 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 				"(was autosize.yaml loaded?)");
 		return;
 	}
+	w->req.live = job->have_live ? &job->live : NULL;
 	snprintf(w->req.partition, sizeof(w->req.partition), "%s",
 		 job->partition);
 	if (job->het_offset == 0) {

@@ -73,6 +73,73 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 
 /* Add a policy partition to the candidates once (a repeated name in a
  * list is planned once). */
+/* Note what the scheduler's limits changed (told with the plan). */
+static void plan_note(plan_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void plan_note(plan_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->n_notes >= (int)(sizeof(c->notes) / sizeof(c->notes[0])))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->notes[c->n_notes++], sizeof(c->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The notes about the plan's own partition, as its warnings. */
+static void plan_tell_notes(const plan_ctx *c, autosize_plan *plan)
+{
+	size_t n = strlen(plan->part.name);
+	int i;
+
+	for (i = 0; i < c->n_notes; i++)
+		if (strncmp(c->notes[i], "partition ", 10) == 0 &&
+		    strncmp(c->notes[i] + 10, plan->part.name, n) == 0 &&
+		    c->notes[i][10 + n] == ':')
+			autosize_plan_warn(plan, "%s", c->notes[i]);
+}
+
+/*
+ * The scheduler's own limits over a policy partition's (the smaller
+ * wins), noting in c what changed for the plan's warnings. Returns 0 when
+ * the scheduler does not let this job use the partition at all.
+ */
+static int plan_live_limits(plan_ctx *c, autosize_partition *part)
+{
+	const autosize_part_limits *live = c->r->live;
+	const autosize_part_limit *l = NULL;
+	long nodes;
+	int i;
+
+	if (!live)
+		return 1;
+	for (i = 0; i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
+		if (strcmp(live->at[i].name, part->name) == 0)
+			l = &live->at[i];
+	if (!l)
+		return 0;
+	nodes = l->max_nodes;
+	if (l->total_nodes > 0 && (nodes <= 0 || l->total_nodes < nodes))
+		nodes = l->total_nodes;
+	if (nodes > 0 && nodes < part->max_nodes_per_job) {
+		plan_note(c, "partition %s: Slurm allows %ld nodes per job, "
+			  "the site policy %d: planned within %ld", part->name,
+			  nodes, part->max_nodes_per_job, nodes);
+		part->max_nodes_per_job = (int)nodes;
+	}
+	if (l->max_time_s > 0 && (part->max_time_s <= 0 ||
+				  l->max_time_s < part->max_time_s)) {
+		plan_note(c, "partition %s: Slurm's MaxTime is %.0f h, the "
+			  "site policy's %.0f h: time limits kept within "
+			  "Slurm's", part->name, l->max_time_s / 3600,
+			  part->max_time_s / 3600);
+		part->max_time_s = l->max_time_s;
+	}
+	return 1;
+}
+
 static autosize_err plan_add_partition(plan_ctx *c, const char *name,
 				       autosize_error *e)
 {
@@ -94,7 +161,12 @@ static autosize_err plan_add_partition(plan_ctx *c, const char *name,
 				     found->gpus_per_node);
 	if (c->n_parts >= AUTOSIZE_MAX_PARTITIONS)
 		return AUTOSIZE_OK;   /* the policy has no more */
-	c->parts[c->n_parts++] = *found;
+	c->parts[c->n_parts] = *found;
+	/* A partition the scheduler does not let this job use is planned
+	 * only when the user named it (Slurm then refuses it itself). */
+	if (!plan_live_limits(c, &c->parts[c->n_parts]) && !c->named)
+		return AUTOSIZE_OK;
+	c->n_parts++;
 	return AUTOSIZE_OK;
 }
 
@@ -140,6 +212,7 @@ static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 	int i;
 
 	c->n_parts = 0;
+	c->named = r->partition[0] != '\0';
 	if (r->partition[0]) {
 		if ((rc = plan_add_list(c, r->partition, e)))
 			return rc;
@@ -166,7 +239,10 @@ static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 				return rc;
 		if (c->n_parts == 0)
 			return autosize_fail(e, AUTOSIZE_EINVAL,
-					     "no partition: give --partition, "
+					     r->live ? "no partition of the site "
+					     "policy is open to this job in "
+					     "Slurm: give --partition"
+					     : "no partition: give --partition, "
 					     "or --gpu TYPE (e.g. --gpu h100)");
 	}
 	for (i = 0; r->net_set && i < c->n_parts; i++) {
@@ -550,10 +626,11 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 	    alt->nodes > plan->part.max_nodes_per_job)
 		plan->advice_min_nodes = alt->nodes;
 	for (i = 0; i < autosize_policy_partition_count(p); i++) {
-		const autosize_partition *o = autosize_policy_partition_at(p, i);
+		autosize_partition o = *autosize_policy_partition_at(p, i);
 
-		if (strcmp(o->name, plan->part.name) == 0 ||
-		    plan_on(c, &w->free_r, o, alt, NULL) != AUTOSIZE_OK)
+		if (strcmp(o.name, plan->part.name) == 0 ||
+		    !plan_live_limits(c, &o) ||
+		    plan_on(c, &w->free_r, &o, alt, NULL) != AUTOSIZE_OK)
 			continue;
 		if (!have || plan_better(c, alt, best)) {
 			*best = *alt;
@@ -638,6 +715,8 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	    (rc = plan_partitions(c, e)))
 		return rc;
 	rc = plan_choose(c, r, plan, &w->cand, e);
+	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT)
+		plan_tell_notes(c, plan);
 	if (rc == AUTOSIZE_ENOFIT)
 		plan_advise(c, plan, w);
 	else if (rc == AUTOSIZE_OK && (r->gpus > 0 || r->nodes > 0))

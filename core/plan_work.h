@@ -20,6 +20,10 @@ typedef struct plan_ctx {
 	double deadline_s;
 	search_budget budget;
 	int n_parts;
+	int named;            /* the partitions were named by the job */
+	/* What the scheduler's limits changed, told with the plan. */
+	int n_notes;
+	char notes[4][AUTOSIZE_WARNING_LEN];
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
 } plan_ctx;
 

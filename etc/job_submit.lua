@@ -393,7 +393,22 @@ local function submit(job_desc, part_list, submit_uid)
 		sockets_per_node = job_desc.sockets_per_node,
 		het_job_offset = job_desc.het_job_offset,
 	}
-	local d, err = mod.plan(env, job)
+	-- The partitions this job may use, with Slurm's own limits (the
+	-- smaller of Slurm's and the policy's wins).
+	local parts = nil
+	if type(part_list) == "table" then
+		parts = {}
+		for name, p in pairs(part_list) do
+			if type(name) == "string" then
+				parts[name] = {
+					max_nodes = p.max_nodes,
+					total_nodes = p.total_nodes,
+					max_time = p.max_time,
+				}
+			end
+		end
+	end
+	local d, err = mod.plan(env, job, parts)
 	if d == nil then
 		if err == nil then
 			return slurm.SUCCESS  -- not an autosize job after all

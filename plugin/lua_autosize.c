@@ -2,7 +2,7 @@
  * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
  *
  *   autosize.load_policy(path) -> true | nil, errmsg
- *   autosize.plan(env, job)    -> nil (not an autosize job) | table
+ *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
  *   autosize.version
@@ -225,10 +225,58 @@ typedef struct lua_autosize_scratch {
 	/* then autosize_decide_work_size() bytes of work */
 } lua_autosize_scratch;
 
-/* plan(env, job, policy): runs inside lua_pcall with the policy locked. */
+/* A part_list limit: Slurm's INFINITE and NO_VAL are "no limit" (0). */
+static double lua_autosize_limit(lua_State *L, int t, const char *key)
+{
+	long v = lua_autosize_number(L, t, key);
+
+	return v > 0 ? (double)v : 0;
+}
+
+/*
+ * The partitions slurmctld lets this job use with their limits (the
+ * part_list job_submit.lua receives: a table by name of tables with
+ * max_nodes, total_nodes, max_time in minutes), at most
+ * AUTOSIZE_MAX_PARTITIONS of them; anything else is ignored. Not known
+ * (the policy alone) when nil or empty.
+ */
+static void lua_autosize_read_parts(lua_State *L, int t, autosize_job *job)
+{
+	autosize_part_limit *l;
+	size_t len;
+
+	if (!lua_istable(L, t))
+		return;
+	lua_pushnil(L);
+	while (lua_next(L, t) != 0) {
+		if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1) &&
+		    job->live.n < AUTOSIZE_MAX_PARTITIONS) {
+			const char *name = lua_tolstring(L, -2, &len);
+
+			if (len > 0 && len < sizeof(l->name) &&
+			    strlen(name) == len) {
+				l = &job->live.at[job->live.n++];
+				memcpy(l->name, name, len + 1);
+				l->max_nodes = (long)lua_autosize_limit(
+					L, lua_gettop(L), "max_nodes");
+				l->total_nodes = (long)lua_autosize_limit(
+					L, lua_gettop(L), "total_nodes");
+				l->max_time_s = 60 * lua_autosize_limit(
+					L, lua_gettop(L), "max_time");
+			}
+		}
+		lua_pop(L, 1);
+	}
+	/* Slurm always lists at least one partition: an empty table is a
+	 * caller that does not know them. */
+	job->have_live = job->live.n > 0;
+}
+
+/* plan(env, job, parts, policy): runs inside lua_pcall with the policy
+ * locked. */
 static int lua_autosize_plan_protected(lua_State *L)
 {
-	const autosize_policy *p = lua_touserdata(L, 3);
+	const autosize_policy *p = lua_touserdata(L, 4);
 	lua_autosize_scratch *s;
 	autosize_job job;
 	const char *tres = NULL;
@@ -249,6 +297,7 @@ static int lua_autosize_plan_protected(lua_State *L)
 	}
 	if (lua_istable(L, 2))
 		tres = lua_autosize_tres_string(L, 2, "tres_per_node");
+	lua_autosize_read_parts(L, 3, &job);
 	/* Scratch as a userdata: collected whatever happens. */
 	s = lua_newuserdata(L, sizeof(*s) + autosize_decide_work_size());
 	n = lua_autosize_read_env(L, 1, s->env);
@@ -286,7 +335,7 @@ static int lua_autosize_call(lua_State *L, lua_CFunction f, int nargs,
 
 static int lua_autosize_plan(lua_State *L)
 {
-	int n = lua_autosize_call(L, lua_autosize_plan_protected, 2, "plan");
+	int n = lua_autosize_call(L, lua_autosize_plan_protected, 3, "plan");
 
 	/* Prefix argument errors returned as nil, msg. */
 	if (n == 2 && lua_isnil(L, -2) && lua_isstring(L, -1) &&

@@ -230,6 +230,67 @@ static void test_wide_policy_bounded(void **state)
 	autosize_policy_destroy(wide);
 }
 
+/* Issue 12: Slurm's own partition limits (part_list) over the policy's:
+ * the smaller wins, and the user is told; partitions the job may not use
+ * are not chosen. */
+static void live_limit(const char *name, long max_nodes, double max_time_s)
+{
+	autosize_part_limit *l = &fx.job.live.at[fx.job.live.n++];
+
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->max_nodes = max_nodes;
+	l->total_nodes = 4;
+	l->max_time_s = max_time_s;
+	fx.job.have_live = 1;
+}
+
+static void test_live_limits(void **state)
+{
+	int i;
+
+	/* MaxNodes 2 on gpu: a 70B job (3 nodes) no longer fits there */
+	autosize_job_init(&fx.job);
+	live_limit("gpu", 2, 2 * 86400);
+	live_limit("small", 2, 12 * 3600);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu");
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "allows 2 per job"));
+	/* MaxTime 1 h on gpu: the time limit stays within it, and said */
+	autosize_job_init(&fx.job);
+	live_limit("gpu", 4, 3600);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu");
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.time_limit_min <= 60);
+	for (i = 0; i < fx.d.n_warnings; i++)
+		if (strstr(fx.d.warnings[i], "Slurm's MaxTime is 1 h"))
+			break;
+	assert_true(i < fx.d.n_warnings);
+}
+
+/* A policy without a default partition: of its 32, only the one Slurm
+ * lets this job use is chosen. */
+static void test_live_partitions_only(void **state)
+{
+	char text[16384];
+	size_t len = hostile_policy_text(text, sizeof(text));
+	autosize_error e;
+	autosize_policy *wide = autosize_policy_parse(text, len, "wide",
+						      NULL, &e);
+
+	assert_non_null(wide);
+	autosize_job_init(&fx.job);
+	decide_70b(wide, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	autosize_job_init(&fx.job);
+	live_limit("p7", 4096, 30 * 86400.0);
+	decide_70b(wide, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_string_equal(fx.d.partition, "p7");
+	autosize_policy_destroy(wide);
+}
+
 static void test_classify(void **state)
 {
 	assert_int_equal(autosize_err_classify(AUTOSIZE_OK),
@@ -311,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_model_name_filtered),
 		cmocka_unit_test(test_no_policy_is_internal),
 		cmocka_unit_test(test_wide_policy_bounded),
+		cmocka_unit_test(test_live_limits),
+		cmocka_unit_test(test_live_partitions_only),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_tres_read),
 		cmocka_unit_test(test_tres_edit),

@@ -48,6 +48,10 @@ typedef struct autosize_job {
 	long gpus_per_socket; /* --gpus-per-socket */
 	long sockets_per_node; /* UNSET or a count */
 	long het_offset;      /* UNSET: not heterogeneous; 0: first component */
+	/* The partitions the job may use with the scheduler's own limits
+	 * (slurmctld's part_list); have_live 0: not known. */
+	int have_live;
+	autosize_part_limits live;
 } autosize_job;
 
 void autosize_job_init(autosize_job *job);

@@ -53,6 +53,20 @@ typedef enum autosize_job_mode {
 	AUTOSIZE_JOB_EXPLAIN
 } autosize_job_mode;
 
+/* A partition's own limits as the scheduler has them (slurmctld's
+ * part_list), applied over the policy's: the smaller wins. */
+typedef struct autosize_part_limit {
+	char name[AUTOSIZE_PART_NAME_MAX];
+	long max_nodes;      /* MaxNodes; 0 = unlimited */
+	long total_nodes;    /* nodes in the partition; 0 = unknown */
+	double max_time_s;   /* MaxTime; 0 = unlimited */
+} autosize_part_limit;
+
+typedef struct autosize_part_limits {
+	int n;               /* partitions the job may use */
+	autosize_part_limit at[AUTOSIZE_MAX_PARTITIONS];
+} autosize_part_limits;
+
 typedef struct autosize_request {
 	autosize_model model;       /* filled by autosize_request_finish */
 	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset or path */
@@ -91,6 +105,9 @@ typedef struct autosize_request {
 	double mfu;                 /* > 0: plan at this fixed utilization */
 	double memory_reserve;      /* < 0: policy default */
 	double time_reserve;        /* < 0: policy default */
+	/* The scheduler's live partition limits (only the partitions the job
+	 * may use), or NULL (the CLI: the policy alone). Not owned. */
+	const autosize_part_limits *live;
 } autosize_request;
 
 /* Fill a request with "unset" everywhere and the documented defaults. */

@@ -744,6 +744,17 @@ check("rewrite keeps the GPU type and other gres", rc == slurm.SUCCESS and
 	writes.tres_per_node:find("^gres:gpu:h100:%d+,gres:shard:1$"),
 	tostring(writes.tres_per_node) .. " " .. user_text())
 
+-- Issue 12: Slurm's own limits (part_list) over the policy's: MaxTime
+-- 60 minutes on h100 keeps the time limit within it, and the user is told.
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11") })
+rc = slurm_job_submit(jd, { h100 = { max_nodes = 4294967295,
+	total_nodes = 64, max_time = 60 } }, 1000)
+check("part_list MaxTime: time limit within it, told", rc == slurm.SUCCESS and
+	writes.time_limit and writes.time_limit <= 60 and
+	user_text():find("Slurm's MaxTime is 1 h"), user_text())
+
 -- Heterogeneous job: no component resized or refused for its size.
 AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
 slurm_job_submit, slurm_job_modify = nil, nil
