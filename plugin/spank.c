@@ -51,9 +51,13 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
+	int rc;
+
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-	return autosize_spank_remote_user_init(sp);
+	rc = autosize_spank_remote_user_init(sp);
+	autosize_spank_report_user_init(sp);
+	return rc;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -61,6 +65,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 	return autosize_spank_remote_task_init(sp);
+}
+
+/* The batch script's end: what the job measured into its accounting
+ * record (spank_report.c). */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return autosize_spank_report_task_exit(sp);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

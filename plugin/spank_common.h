@@ -91,6 +91,12 @@ void autosize_spank_remote_exit(void);
 const char *autosize_spank_job_dir(spank_t sp);
 void autosize_spank_job_dir_exit(void);
 
+/* spank_report.c: AUTOSIZE_REPORT for every task of an autosize job;
+ * at the batch task's exit its measured figures into the job's
+ * AdminComment record. Never fail a step. */
+void autosize_spank_report_user_init(spank_t sp);
+int autosize_spank_report_task_exit(spank_t sp);
+
 /* spank_plugstack.c: how plugstack.conf loads this plugin. */
 #define AUTOSIZE_PLUGSTACK_UNKNOWN (-1)
 #define AUTOSIZE_PLUGSTACK_OPTIONAL 0

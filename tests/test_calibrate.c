@@ -331,6 +331,63 @@ static void test_plan_uses_calibration(void **state)
 	autosize_policy_destroy(p);
 }
 
+static void test_report_measure(void **state)
+{
+	const char *report =
+		"{\"tokens_per_s\": 700, \"step_s\": 2.0, "
+		"\"peak_memory_bytes\": 3e10, \"step\": 1}\n"
+		"{\"tokens_per_s\": 690, \"peak_memory_bytes\": 3.2e10}\n"
+		"not json\n"
+		"{\"tokens_per_s\": \"fast\"}\n"
+		"{\"tokens_per_s\": 710, \"tokens_per_s\": 9e9}\n"
+		"\n"
+		"{\"tokens_per_s\": 720}\r\n";
+	autosize_record r;
+	int bad, used;
+
+	autosize_record_init(&r);
+	r.tokens_per_s = 1000;
+	r.step_s = 1.4;
+	r.alloc_bytes = 2.5e10;
+	used = autosize_record_measure(&r, report, strlen(report), 0, &bad);
+	assert_int_equal(used, 3);
+	assert_int_equal(bad, 3);
+	assert_true(r.has_measured);
+	assert_true(fabs(r.m_tokens_per_s - 700) < 1e-9);  /* median */
+	assert_true(fabs(r.m_mem_bytes - 3.2e10) < 1);      /* largest */
+	assert_true(fabs(r.m_step_s - 2.0) < 1e-9);
+	/* implausible against the plan (100x): not attached */
+	autosize_record_init(&r);
+	r.tokens_per_s = 1;
+	r.step_s = 1000;
+	r.alloc_bytes = 1e14;
+	used = autosize_record_measure(&r, report, strlen(report), 0, &bad);
+	assert_int_equal(used, 0);
+	assert_false(r.has_measured);
+	/* the tail of a long file: the cut first line is skipped */
+	autosize_record_init(&r);
+	r.tokens_per_s = 1000;
+	used = autosize_record_measure(&r, "_per_s\": 1}\n{\"tokens_per_s\": "
+				       "800}\n", 33, 1, &bad);
+	assert_int_equal(used, 1);
+	assert_int_equal(bad, 0);
+}
+
+static void test_report_admin_comment(void **state)
+{
+	const char *show = "JobId=7 JobName=x UserId=u(1) "
+		"AdminComment=site: p 42 autosize:v1:params=7e9,tokens=1e9 "
+		"Comment=c StdOut=/x\n";
+	char out[256];
+
+	assert_int_equal(autosize_record_admin_comment(show, out,
+						       sizeof(out)), 0);
+	assert_string_equal(out, "site: p 42 autosize:v1:params=7e9,tokens=1e9");
+	assert_int_equal(autosize_record_admin_comment("JobId=7 Comment=x",
+						       out, sizeof(out)), -1);
+	assert_int_equal(autosize_record_admin_comment(show, out, 10), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +398,8 @@ int main(void)
 		cmocka_unit_test(test_calibrator_min_users),
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
+		cmocka_unit_test(test_report_measure),
+		cmocka_unit_test(test_report_admin_comment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,4 +92,32 @@ int autosize_record_find(const char *comment, size_t *start, size_t *len);
 int autosize_record_attach(const char *comment, const char *token,
 			   char *out, size_t len);
 
+/* ---- what the job measured ($AUTOSIZE_REPORT) ---- */
+
+/* Bytes of a report read at most (its last ones when longer). */
+#define AUTOSIZE_REPORT_MAX_BYTES (256 * 1024)
+/* Plausible measured / planned figures; outside: not attached. */
+#define AUTOSIZE_REPORT_RATIO_MIN 0.1
+#define AUTOSIZE_REPORT_RATIO_MAX 10.0
+
+/*
+ * The lines a training loop appended to $AUTOSIZE_REPORT (len bytes;
+ * a partial first line, when the text is a file's tail, is skipped):
+ * each one JSON object with any of tokens_per_s, step_s,
+ * peak_memory_bytes (non-negative numbers; other keys ignored). Bad
+ * lines are skipped and counted in *bad. Sets r's measured figures:
+ * median tokens_per_s and step_s over the lines, largest
+ * peak_memory_bytes, each kept only within RATIO_MIN..MAX of r's plan.
+ * Returns the lines used (0: nothing attached).
+ */
+int autosize_record_measure(autosize_record *r, const char *text, size_t len,
+			    int partial_first, int *bad);
+
+/*
+ * The AdminComment in `scontrol show job -o` output: from "AdminComment="
+ * to the end of the record token (the record is the last thing in it).
+ * Returns 0, or -1 when there is none or out (len bytes) is too small.
+ */
+int autosize_record_admin_comment(const char *show, char *out, size_t len);
+
 #endif

@@ -1,0 +1,266 @@
+/*
+ * autosize SPANK plugin, remote context: AUTOSIZE_REPORT (issue 10).
+ *
+ * Every task gets AUTOSIZE_REPORT, a path in the job's private folder on
+ * the node (spank_jobdir.c); a training loop may append JSON lines there
+ * ({"tokens_per_s":..,"step_s":..,"peak_memory_bytes":..}). When the
+ * batch script's task exits, slurmstepd (root, on the batch node, while
+ * the job is still running in slurmctld) reads the report (its tail, at
+ * most AUTOSIZE_REPORT_MAX_BYTES, owned by the job's user, not a link),
+ * keeps the figures plausible against the job's plan record, and writes
+ * them into the record in the job's AdminComment with `scontrol update`:
+ * AdminComment needs an operator, which root on a Slurm node is; an
+ * update of a running job reaches slurmdbd with the job's record, so
+ * `sacct -o AdminComment` and `autosize calibrate --sacct` see it.
+ * Nothing here fails a step: every problem is a warning at most.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "spank_common.h"
+
+#define REPORT_NAME "report.jsonl"
+#define REPORT_SHOW_MAX (64 * 1024)
+/* scontrol may take this long before it is killed (slurmctld busy). */
+#define REPORT_TIMEOUT_S 20
+
+static const char *const report_scontrol[] = {
+	"/usr/bin/scontrol", "/usr/local/bin/scontrol", NULL
+};
+
+/* The report's path on this node, or NULL. */
+static const char *report_path(spank_t sp, char *buf, size_t len)
+{
+	const char *dir = autosize_spank_job_dir(sp);
+	int n;
+
+	if (!dir)
+		return NULL;
+	n = snprintf(buf, len, "%s/" REPORT_NAME, dir);
+	return n > 0 && (size_t)n < len ? buf : NULL;
+}
+
+/* 1 when the job is autosize's: options given, and neither the job
+ * (--autosize=off) nor the site (mode: off) switched it off. */
+static int report_active(void)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	autosize_request r;
+	autosize_policy *p;
+	autosize_error e;
+	int off;
+
+	if (cfg->disabled || !autosize_spank_options_given())
+		return 0;
+	autosize_spank_options_request(&r);
+	if (r.job_mode == AUTOSIZE_JOB_OFF)
+		return 0;
+	p = autosize_spank_policy_load(cfg->policy, &e);
+	off = !p || autosize_policy_defaults(p)->mode == AUTOSIZE_MODE_OFF;
+	autosize_policy_destroy(p);
+	return !off;
+}
+
+void autosize_spank_report_user_init(spank_t sp)
+{
+	char path[AUTOSIZE_PATH_MAX + 32];
+
+	if (!report_active() || !report_path(sp, path, sizeof(path)))
+		return;
+	if (spank_setenv(sp, "AUTOSIZE_REPORT", path, 1) != ESPANK_SUCCESS)
+		autosize_spank_warn("cannot set AUTOSIZE_REPORT");
+}
+
+/* Read the tail of the report (the job's user's file, not a link): 0,
+ * or -1 when there is none worth reading. *partial: the tail starts
+ * inside a line. */
+static int report_read(const char *path, uid_t uid, char **text,
+		       size_t *len, int *partial)
+{
+	struct stat st;
+	ssize_t got;
+	off_t from;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
+	    st.st_size <= 0) {
+		close(fd);
+		return -1;
+	}
+	from = st.st_size > AUTOSIZE_REPORT_MAX_BYTES
+	       ? st.st_size - AUTOSIZE_REPORT_MAX_BYTES : 0;
+	buf = malloc(AUTOSIZE_REPORT_MAX_BYTES + 1);
+	if (!buf || lseek(fd, from, SEEK_SET) < 0) {
+		free(buf);
+		close(fd);
+		return -1;
+	}
+	got = read(fd, buf, AUTOSIZE_REPORT_MAX_BYTES);
+	close(fd);
+	if (got <= 0) {
+		free(buf);
+		return -1;
+	}
+	buf[got] = '\0';
+	*text = buf;
+	*len = (size_t)got;
+	*partial = from > 0;
+	return 0;
+}
+
+/* Run scontrol with args (no shell); its stdout into out (may be NULL).
+ * Killed after REPORT_TIMEOUT_S. 0 when it exited 0. */
+static int report_scontrol_run(char *const args[], char *out, size_t len)
+{
+	const char *exe = NULL;
+	char *argv[8];
+	int fd[2], status = -1, i;
+	size_t used = 0;
+	time_t end;
+	pid_t pid;
+
+	for (i = 0; report_scontrol[i]; i++)
+		if (access(report_scontrol[i], X_OK) == 0)
+			exe = report_scontrol[i];
+	if (!exe || pipe(fd) != 0)
+		return -1;
+	argv[0] = (char *)exe;
+	for (i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fd[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		close(fd[0]);
+		close(fd[1]);
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	end = time(NULL) + REPORT_TIMEOUT_S;
+	for (;;) {
+		char sink[512];
+		char *dst = out && used + 1 < len ? out + used : sink;
+		size_t room = out && used + 1 < len ? len - 1 - used
+						    : sizeof(sink);
+		ssize_t n = read(fd[0], dst, room);
+
+		if (n > 0) {
+			if (dst != sink)
+				used += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR)
+			break;
+		if (time(NULL) > end) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		usleep(20000);
+	}
+	close(fd[0]);
+	if (out)
+		out[used] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The measured figures into the job's AdminComment. */
+static void report_attach(uint32_t job_id, const char *text, size_t len,
+			  int partial)
+{
+	char id[32], show_arg[] = "show", job_arg[] = "job", one[] = "-o";
+	char upd[] = "update", *show = NULL, *args[5];
+	char comment[AUTOSIZE_ADMIN_COMMENT_MAX], token[AUTOSIZE_RECORD_MAX];
+	char what[64], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
+	char newc[AUTOSIZE_ADMIN_COMMENT_MAX], jobid_arg[48];
+	autosize_record rec;
+	autosize_error e;
+	size_t start, n;
+	int bad, used;
+
+	snprintf(id, sizeof(id), "%u", job_id);
+	snprintf(what, sizeof(what), "job %u's AdminComment", job_id);
+	show = malloc(REPORT_SHOW_MAX);
+	if (!show)
+		return;
+	args[0] = show_arg;
+	args[1] = one;
+	args[2] = job_arg;
+	args[3] = id;
+	args[4] = NULL;
+	if (report_scontrol_run(args, show, REPORT_SHOW_MAX) != 0 ||
+	    autosize_record_admin_comment(show, comment, sizeof(comment)) ||
+	    !autosize_record_find(comment, &start, &n) ||
+	    autosize_record_decode(comment + start, n, what, &rec, &e)) {
+		free(show);
+		return;   /* not a job slurmctld sized: nothing to attach to */
+	}
+	free(show);
+	used = autosize_record_measure(&rec, text, len, partial, &bad);
+	if (bad > 0)
+		autosize_spank_warn("AUTOSIZE_REPORT: %d line%s not read (one "
+				    "JSON object a line: tokens_per_s, step_s, "
+				    "peak_memory_bytes)", bad,
+				    bad == 1 ? "" : "s");
+	if (used == 0 ||
+	    autosize_record_encode(&rec, token, sizeof(token)) < 0 ||
+	    autosize_record_attach(comment, token, newc, sizeof(newc)) < 0)
+		return;
+	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%u", job_id);
+	snprintf(assign, sizeof(assign), "AdminComment=%s", newc);
+	args[0] = upd;
+	args[1] = jobid_arg;
+	args[2] = assign;
+	args[3] = NULL;
+	if (report_scontrol_run(args, NULL, 0) != 0)
+		autosize_spank_warn("AUTOSIZE_REPORT: scontrol update of job "
+				    "%u's AdminComment failed: measured "
+				    "figures not kept", job_id);
+}
+
+int autosize_spank_report_task_exit(spank_t sp)
+{
+	char path[AUTOSIZE_PATH_MAX + 32], *text = NULL;
+	uint32_t job_id, step_id;
+	size_t len;
+	int partial;
+	uid_t uid;
+
+	if (!report_active() ||
+	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+	    step_id != AUTOSIZE_SPANK_STEP_BATCH ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    !report_path(sp, path, sizeof(path)) ||
+	    report_read(path, uid, &text, &len, &partial) != 0)
+		return 0;
+	report_attach(job_id, text, len, partial);
+	free(text);
+	return 0;
+}
