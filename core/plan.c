@@ -463,6 +463,16 @@ static void plan_warnings(const autosize_plan *best_possible,
 				   plan->train_hours / 24);
 }
 
+/* A precision the GPU runs, for the refusal's advice (V100: fp16). */
+static const char *plan_supported_precision(const autosize_gpu *gpu)
+{
+	if (autosize_gpu_peak_flops(gpu, AUTOSIZE_PREC_BF16) > 0)
+		return "bf16";
+	if (autosize_gpu_peak_flops(gpu, AUTOSIZE_PREC_FP16) > 0)
+		return "fp16";
+	return "another GPU";
+}
+
 /* Plan on one resolved partition, with the warnings; no cross-partition
  * advice. r is the request (c->r, or a variant of it for advice). */
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
@@ -487,9 +497,10 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	if (job.peak_flops <= 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--train-precision: %s is not supported "
-				     "by %s (use bf16)",
+				     "by %s (use %s)",
 				     autosize_precision_name(r->precision),
-				     part->gpu->name);
+				     part->gpu->name,
+				     plan_supported_precision(part->gpu));
 	if ((rc = search_run(&job, r, plan_cal_deadline(c->deadline_s, cal),
 			     c->d->objective, &c->budget, &res, e)))
 		return rc;

@@ -8,7 +8,13 @@
 #include <slurm/spank.h>
 #include "autosize.h"
 
+/* make install's $(sysconfdir)/autosize/autosize.yaml (the Makefile
+ * passes it), else Debian's. */
+#ifdef AUTOSIZE_POLICY_PATH
+#define AUTOSIZE_SPANK_DEFAULT_POLICY AUTOSIZE_POLICY_PATH
+#else
 #define AUTOSIZE_SPANK_DEFAULT_POLICY "/etc/slurm/autosize/autosize.yaml"
+#endif
 #define AUTOSIZE_SPANK_DEFAULT_TMPDIR "/tmp"
 /* Slurm's step id of a batch step (slurm.h, 22.05). */
 #define AUTOSIZE_SPANK_STEP_BATCH 0xfffffffbU

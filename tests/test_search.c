@@ -317,6 +317,22 @@ static void test_batch_starved_pipeline(void **state)
 	assert_false(contains_warning(&p, "pipeline bubble"));
 }
 
+/* A precision the GPU lacks is refused naming one it has (V100: no
+ * bf16). */
+static void test_precision_advice(void **state)
+{
+	const char *const v100[] = {"model-params", "7e9", "gpu",
+		"v100-32gb", "train-tokens", "1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, v100);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "(use fp16)"));
+}
+
 static void test_memory_reserve_holds(void **state)
 {
 	static const char *const reserves[] = {"0", "0.2", "0.5"};
@@ -350,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_and_pinned),
 		cmocka_unit_test(test_memory_reserve_holds),
 		cmocka_unit_test(test_global_batch),
+		cmocka_unit_test(test_precision_advice),
 		cmocka_unit_test(test_batch_starved_pipeline),
 	};
 
