@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 sh contrib/deps.sh
 make -s
 echo
-echo '$ build/autosize plan --model-params=70e9 --train-tokens=2e12 --train-time=30d --policy=etc/autosize.yaml --partition=h100'
-build/autosize plan --model-params=70e9 --train-tokens=2e12 \
+echo '$ build/autosize plan --model-params=70e9 --train-tokens=200e9 --train-time=30d --policy=etc/autosize.yaml --partition=h100'
+build/autosize plan --model-params=70e9 --train-tokens=200e9 \
 	--train-time=30d --policy=etc/autosize.yaml --partition=h100
 
 echo
@@ -33,7 +33,9 @@ env | grep '^AUTOSIZE_' | sort
 EOF
 
 if [ -f build/spank_autosize.so ]; then
-	set -- --model-params=70e9 --train-tokens=2e12
+	# A run the testbed's 4 nodes finish within a day (a 2T-token 70B
+	# run would need years there: slurm-autosize says so and refuses).
+	set -- --model-params=70e9 --train-tokens=3e9 --train-time=1d
 else
 	echo "quickstart: build/spank_autosize.so is not built: submitting a plain job"
 	set -- -N2 --gpus-per-node=8 -t 60
