@@ -121,74 +121,144 @@ int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 	return launch_done(&o);
 }
 
+char *autosize_launch_count(double v, char *buf, size_t len)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = {
+		{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
+	};
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]); i++)
+		if (v >= units[i].scale * 0.9995)
+			break;
+	snprintf(buf, len, "%.3g%s", v / units[i].scale, units[i].unit);
+	return buf;
+}
+
+/* Where: a partition, or a GPU's reference server. */
+static void launch_report_where(launch_out *o, const autosize_plan *p)
+{
+	if (p->part.gpu && strcmp(p->part.name, p->part.gpu->name) == 0)
+		launch_put(o, " on %s reference servers (%d GPUs, %s %.0f "
+			   "Gb/s per node)\n", p->part.name,
+			   p->part.gpus_per_node,
+			   autosize_net_name(p->part.net),
+			   p->part.net_gbps_per_node);
+	else
+		launch_put(o, " on partition %s (%s)\n", p->part.name,
+			   p->part.gpu ? p->part.gpu->name : "?");
+}
+
+/* Layout, memory and speed lines of a plan that has a layout. */
+static void launch_report_layout(launch_out *o, const autosize_plan *p)
+{
+	const autosize_memory *m = &p->mem;
+	char n[16];
+
+	launch_put(o, "  layout     TP %d x PP %d x DP %d", p->tp, p->pp,
+		   p->dp);
+	if (p->vp > 1)
+		launch_put(o, " (%d virtual stages per rank)", p->vp);
+	if (p->cp > 1)
+		launch_put(o, ", CP %d", p->cp);
+	if (p->ep > 1)
+		launch_put(o, ", EP %d", p->ep);
+	launch_put(o, ", ZeRO-%d, %s, recompute %s, micro-batch %d, grad "
+		   "accum %d (global batch %d x %d)\n", p->zero_stage,
+		   autosize_framework_name(p->framework),
+		   autosize_recompute_name(p->recompute), p->micro_batch,
+		   p->grad_accum, p->global_batch, p->seq_len);
+	launch_put(o, "  memory     %.1f GiB per GPU of %.1f GiB usable "
+		   "(weights %.1f, gradients %.1f, optimizer %.1f, activations "
+		   "%.1f, other %.1f)\n", m->total_bytes / LAUNCH_GIB,
+		   m->usable_bytes / LAUNCH_GIB, m->weights_bytes / LAUNCH_GIB,
+		   m->gradients_bytes / LAUNCH_GIB,
+		   m->optimizer_bytes / LAUNCH_GIB,
+		   m->activations_bytes / LAUNCH_GIB,
+		   m->other_bytes / LAUNCH_GIB);
+	launch_put(o, "  speed      MFU %.1f%%, %.0f TFLOP/s per GPU, %s "
+		   "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
+		   autosize_launch_count(p->tokens_per_s, n, sizeof(n)));
+}
+
+/* Time and cost lines of a plan with a token budget. */
+static void launch_report_time(launch_out *o, const autosize_plan *p)
+{
+	char limit[32];
+
+	launch_put(o, "  time       %.1f h", p->train_hours);
+	if (p->train_hours_high > p->train_hours_low)
+		launch_put(o, ", likely %.1f-%.1f h (%s, %d published runs%s)",
+			   p->train_hours_low, p->train_hours_high,
+			   p->perf_generation, p->interval_runs,
+			   p->interval_pooled ? " of all regimes: few of this "
+						"one" : "");
+	autosize_format_duration(p->time_limit_min * 60.0, limit,
+				 sizeof(limit));
+	launch_put(o, "; time limit %s (upper end + start-up, at least "
+		   "+%.0f%%)", limit, p->time_reserve * 100);
+	if (p->chained_jobs > 1)
+		launch_put(o, " x %d chained jobs", p->chained_jobs);
+	launch_put(o, "\n  cost       %.0f GPU-hours", p->gpu_hours);
+	if (p->cost > 0)
+		launch_put(o, ", %.2f %s", p->cost, p->part.currency);
+	launch_put(o, "\n");
+}
+
 int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 			   char *buf, size_t len)
 {
-	const autosize_memory *m;
-	const char *model;
-	char limit[32];
+	char n1[16], n2[16];
 	launch_out o;
 	int i;
 
 	launch_init(&o, buf, len);
 	if (!r || !p)
 		return launch_fail(buf, len);
-	m = &p->mem;
-	model = r->model.name[0] ? r->model.name : "model";
-	launch_put(&o, "%s (%.3gB params", model, p->params / 1e9);
-	if (p->params_active < p->params * 0.999)
-		launch_put(&o, ", %.3gB active", p->params_active / 1e9);
+	launch_put(&o, "%s (%s params", r->model.name[0] ? r->model.name
+							 : "model",
+		   autosize_launch_count(p->params, n1, sizeof(n1)));
+	if (p->params_active > 0 && p->params_active < p->params * 0.999)
+		launch_put(&o, ", %s active", autosize_launch_count(
+				   p->params_active, n2, sizeof(n2)));
 	launch_put(&o, ")");
 	if (p->tokens > 0)
-		launch_put(&o, " x %.3gB tokens", p->tokens / 1e9);
-	launch_put(&o, " on %s (%s)\n", p->part.name, launch_gpu_name(p));
-	launch_put(&o, "size: %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
-		   p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node,
-		   p->gpus, p->gpus_min);
-	launch_put(&o, "layout: TP %d x PP %d x DP %d", p->tp, p->pp, p->dp);
-	if (p->vp > 1)
-		launch_put(&o, " (%d virtual stages per rank)", p->vp);
-	if (p->cp > 1)
-		launch_put(&o, ", CP %d", p->cp);
-	if (p->ep > 1)
-		launch_put(&o, ", EP %d", p->ep);
-	launch_put(&o, ", ZeRO-%d, %s, "
-		   "recompute %s, micro-batch %d, grad accum %d (global batch "
-		   "%d x %d)\n", p->zero_stage,
-		   autosize_framework_name(p->framework),
-		   autosize_recompute_name(p->recompute), p->micro_batch,
-		   p->grad_accum, p->global_batch, p->seq_len);
-	launch_put(&o, "memory: %.1f GiB per GPU of %.1f GiB usable (weights "
-		   "%.1f, gradients %.1f, optimizer %.1f, activations %.1f, "
-		   "other %.1f)\n", m->total_bytes / LAUNCH_GIB,
-		   m->usable_bytes / LAUNCH_GIB, m->weights_bytes / LAUNCH_GIB,
-		   m->gradients_bytes / LAUNCH_GIB,
-		   m->optimizer_bytes / LAUNCH_GIB,
-		   m->activations_bytes / LAUNCH_GIB,
-		   m->other_bytes / LAUNCH_GIB);
-	launch_put(&o, "speed: MFU %.1f%%, %.0f TFLOP/s per GPU, %.0f "
-		   "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
-		   p->tokens_per_s);
-	if (p->train_hours > 0) {
-		autosize_format_duration(p->time_limit_min * 60.0, limit,
-					 sizeof(limit));
-		launch_put(&o, "time: %.1f h; time limit %s (+%.0f%%)",
-			   p->train_hours, limit, p->time_reserve * 100);
-		if (p->train_hours_high > p->train_hours_low)
-			launch_put(&o, "; likely %.1f-%.1f h", p->train_hours_low,
-				   p->train_hours_high);
-		if (p->chained_jobs > 1)
-			launch_put(&o, " x %d chained jobs", p->chained_jobs);
-		launch_put(&o, "\ncost: %.0f GPU-hours", p->gpu_hours);
-		if (p->cost > 0)
-			launch_put(&o, ", %.2f %s", p->cost, p->part.currency);
-		launch_put(&o, "\n");
+		launch_put(&o, " x %s tokens", autosize_launch_count(
+				   p->tokens, n1, sizeof(n1)));
+	launch_report_where(&o, p);
+	/* gpus_min: the most of what the deadline needs at the planned
+	 * MFU and what the model states need in memory (plan.c) */
+	launch_put(&o, "  size       %d node%s x %d GPUs = %d GPUs (least "
+		   "that could do: %.0f GPUs, for the deadline at the planned "
+		   "MFU and the model states in memory)\n", p->nodes,
+		   p->nodes == 1 ? "" : "s", p->gpus_per_node, p->gpus,
+		   p->gpus_min);
+	if (p->tp > 0) {
+		launch_report_layout(&o, p);
+		if (p->train_hours > 0)
+			launch_report_time(&o, p);
 	}
 	if (!p->feasible)
-		launch_put(&o, "NOT FEASIBLE: %s\n", p->reason);
+		launch_put(&o, "  NOT FEASIBLE: %s\n", p->reason);
 	for (i = 0; i < p->n_warnings && i < AUTOSIZE_MAX_WARNINGS; i++)
-		launch_put(&o, "warning: %s\n", p->warnings[i]);
+		launch_put(&o, "  warning    %s\n", p->warnings[i]);
 	return launch_done(&o);
+}
+
+int autosize_launch_rdzv_port(unsigned long job_id, unsigned long step_id)
+{
+	unsigned long slot = 0;
+
+	/* the batch or interactive step (a job has one of them), extern
+	 * and the other reserved ids: slot 0; numbered steps 1..7 */
+	if (step_id < AUTOSIZE_LAUNCH_STEP_INTERACTIVE - 5)
+		slot = 1 + step_id % (AUTOSIZE_LAUNCH_PORT_SLOTS - 1);
+	return AUTOSIZE_LAUNCH_PORT_BASE +
+	       (int)(job_id % AUTOSIZE_LAUNCH_PORT_JOBS) *
+	       AUTOSIZE_LAUNCH_PORT_SLOTS + (int)slot;
 }
 
 int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
@@ -200,21 +270,175 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
 	launch_init(&o, buf, len);
 	if (!p || p->nodes < 1 || p->gpus_per_node < 1)
 		return launch_fail(buf, len);
-	if (run_id && run_id[0] && !launch_is_name(run_id))
+	if ((run_id && !launch_is_name(run_id)) ||
+	    (host && !launch_is_name(host)) || port < 0 || port > 65535)
 		return launch_fail(buf, len);
-	launch_put(&o, "--nnodes=%d --nproc-per-node=%d", p->nodes,
-		   p->gpus_per_node);
-	if (p->nodes == 1) {
-		launch_put(&o, " --standalone");
-		return launch_done(&o);
-	}
-	if (!launch_is_name(host) || port < 1 || port > 65535)
+	/* A real step has a port and a run id; a plan not yet running has
+	 * none of the three. */
+	if ((port > 0) != (run_id != NULL) ||
+	    (p->nodes > 1 && (port > 0) != (host != NULL)))
 		return launch_fail(buf, len);
-	launch_put(&o, " --rdzv-backend=c10d --rdzv-endpoint=%s:%d", host,
-		   port);
-	if (run_id && run_id[0])
-		launch_put(&o, " --rdzv-id=%s", run_id);
+	/* torch.distributed.run: the underscore spellings are the ones
+	 * torch 1.x knows, and torch 2.x still accepts them. */
+	launch_put(&o, "--nnodes=%d --nproc_per_node=%d --rdzv_backend=c10d",
+		   p->nodes, p->gpus_per_node);
+	/* One node: a store on this node (the agent whose host matches the
+	 * endpoint serves it; c10d rendezvous backend). */
+	if (p->nodes == 1)
+		launch_put(&o, " --rdzv_endpoint=localhost:");
+	else
+		launch_put(&o, " --rdzv_endpoint=%s:", host ? host
+							     : "FIRST_NODE");
+	if (port > 0)
+		launch_put(&o, "%d --rdzv_id=%s", port, run_id);
+	else
+		launch_put(&o, "PORT --rdzv_id=RUN_ID");
 	return launch_done(&o);
+}
+
+/*
+ * Layers on the first, each middle and the last pipeline stage as
+ * Megatron-LM accepts them (megatron/core/transformer/transformer_config.py,
+ * uneven pipelines): first and last at least one layer each, the middle
+ * stages equal, every count a multiple of the virtual stages per rank.
+ * No stage past the ceil(layers / pp) the plan was sized for (perf.c,
+ * memory.c); the middle ones as full as that allows, the first and last
+ * (which also hold the embedding and the loss) share the rest evenly.
+ * Returns 0 when the stages are even, 1 uneven, -1 when no split exists.
+ */
+static int launch_stage_split(int layers, int pp, int vp, int *first,
+			      int *middle, int *last)
+{
+	int most = (layers + pp - 1) / pp, m, f;
+
+	if (layers < 1 || pp < 1 || vp < 1)
+		return -1;
+	if (layers % pp == 0 && (layers / pp) % vp == 0) {
+		*first = *middle = *last = layers / pp;
+		return 0;
+	}
+	if (pp < 2)
+		return -1;
+	for (m = pp > 2 ? most / vp * vp : 0; pp == 2 || m >= vp; m -= vp) {
+		int rest = layers - (pp - 2) * m, best = -1;
+
+		for (f = vp; f <= most && f < rest; f += vp) {
+			int l = rest - f;
+
+			if (l % vp || l > most || l < f)
+				continue;
+			if (best < 0 || l - f < rest - 2 * best)
+				best = f;
+		}
+		if (best > 0) {
+			*first = best;
+			*middle = m;
+			*last = rest - best;
+			return 1;
+		}
+		if (pp == 2)
+			break;
+	}
+	return -1;
+}
+
+/* The pipeline arguments: uneven stages, interleaving. 0, or -1 with
+ * why when Megatron cannot split the model's layers so. */
+static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
+				  const autosize_request *r, char *why,
+				  size_t why_len)
+{
+	int layers = r->model.layers, vp = p->vp > 1 ? p->vp : 1;
+	int first, middle, last, split;
+
+	if (p->pp <= 1)
+		return 0;
+	split = launch_stage_split(layers, p->pp, vp, &first, &middle, &last);
+	if (split < 0) {
+		if (why)
+			snprintf(why, why_len, "Megatron-LM cannot split %d "
+				 "layers over %d pipeline stages%s%.0d: no "
+				 "Megatron arguments", layers, p->pp,
+				 vp > 1 ? " x virtual stages " : "",
+				 vp > 1 ? vp : 0);
+		return -1;
+	}
+	if (split)
+		launch_put(o, " --decoder-first-pipeline-num-layers %d "
+			   "--decoder-last-pipeline-num-layers %d", first,
+			   last);
+	/* interleaved 1F1B: layers per virtual stage with even stages
+	 * (every Megatron since 2021); uneven ones need the count of
+	 * virtual stages instead (arguments.py refuses the other) */
+	if (vp > 1 && !split)
+		launch_put(o, " --num-layers-per-virtual-pipeline-stage %d",
+			   middle / vp);
+	else if (vp > 1)
+		launch_put(o, " --num-virtual-stages-per-pipeline-rank %d",
+			   vp);
+	return 0;
+}
+
+static int launch_is_megatron(const autosize_plan *p)
+{
+	return p->framework == AUTOSIZE_FRAMEWORK_MEGATRON ||
+	       p->framework == AUTOSIZE_FRAMEWORK_DEFAULT;
+}
+
+/* Megatron arguments into o; why says what stopped them ("" when the
+ * framework is another). */
+static int launch_megatron(launch_out *o, const autosize_plan *p,
+			   const autosize_request *r, char *why,
+			   size_t why_len)
+{
+	/* An FSDP or DeepSpeed plan has no Megatron arguments (a ZeRO-3
+	 * layout is not a Megatron layout). */
+	if (!launch_is_megatron(p))
+		return 0;
+	launch_put(o, "--tensor-model-parallel-size %d "
+		   "--pipeline-model-parallel-size %d --micro-batch-size %d "
+		   "--global-batch-size %d --seq-length %d", p->tp, p->pp,
+		   p->micro_batch, p->global_batch, p->seq_len);
+	/* The search turns sequence parallelism on with TP > 1 unless the
+	 * request pinned it off (search.c). */
+	if (p->tp > 1 && r->sequence_parallel != 0)
+		launch_put(o, " --sequence-parallel");
+	if (p->cp > 1)
+		launch_put(o, " --context-parallel-size %d", p->cp);
+	if (p->ep > 1)
+		/* experts folded over the TP ranks: expert TP 1 */
+		launch_put(o, " --expert-model-parallel-size %d%s", p->ep,
+			   p->dp * p->cp % p->ep
+			   ? " --expert-tensor-parallel-size 1" : "");
+	if (launch_megatron_stages(o, p, r, why, why_len) < 0)
+		return -1;
+	/* Megatron's distributed optimizer shards optimizer state over
+	 * data-parallel ranks: ZeRO stage 1 (Megatron-LM docs,
+	 * dist_optimizer.md). */
+	if (p->zero_stage >= 1)
+		launch_put(o, " --use-distributed-optimizer");
+	/* full: every layer's input kept, the layer recomputed (uniform
+	 * method, one layer per recompute unit; transformer_config.py
+	 * recompute_num_layers) */
+	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL)
+		launch_put(o, " --recompute-granularity full "
+			   "--recompute-method uniform --recompute-num-layers "
+			   "1");
+	else if (p->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE)
+		launch_put(o, " --recompute-granularity selective");
+	switch (r->precision) {
+	case AUTOSIZE_PREC_FP16:
+		launch_put(o, " --fp16");
+		break;
+	case AUTOSIZE_PREC_FP8:
+		/* Transformer Engine FP8 on top of bf16 master weights. */
+		launch_put(o, " --bf16 --fp8-format hybrid");
+		break;
+	default:
+		launch_put(o, " --bf16");
+		break;
+	}
+	return 0;
 }
 
 int autosize_launch_megatron_args(const autosize_plan *p,
@@ -226,51 +450,10 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 	launch_init(&o, buf, len);
 	if (!p || !r)
 		return launch_fail(buf, len);
-	/* An FSDP or DeepSpeed plan has no Megatron arguments: "" (a
-	 * ZeRO-3 layout is not a Megatron layout). */
-	if (p->framework != AUTOSIZE_FRAMEWORK_MEGATRON &&
-	    p->framework != AUTOSIZE_FRAMEWORK_DEFAULT)
-		return launch_done(&o);
-	launch_put(&o, "--tensor-model-parallel-size %d "
-		   "--pipeline-model-parallel-size %d --micro-batch-size %d "
-		   "--global-batch-size %d --seq-length %d", p->tp, p->pp,
-		   p->micro_batch, p->global_batch, p->seq_len);
-	/* The search turns sequence parallelism on with TP > 1 unless the
-	 * request pinned it off (search.c). */
-	if (p->tp > 1 && r->sequence_parallel != 0)
-		launch_put(&o, " --sequence-parallel");
-	if (p->cp > 1)
-		launch_put(&o, " --context-parallel-size %d", p->cp);
-	if (p->ep > 1)
-		/* experts folded over the TP ranks: expert TP 1 */
-		launch_put(&o, " --expert-model-parallel-size %d%s", p->ep,
-			   p->dp * p->cp % p->ep
-			   ? " --expert-tensor-parallel-size 1" : "");
-	/* interleaved 1F1B (Megatron-LM arguments.py) */
-	if (p->vp > 1 && p->pp > 1)
-		launch_put(&o, " --num-virtual-stages-per-pipeline-rank %d",
-			   p->vp);
-	/* Megatron's distributed optimizer shards optimizer state over
-	 * data-parallel ranks: ZeRO stage 1 (Megatron-LM docs,
-	 * dist_optimizer.md). */
-	if (p->zero_stage >= 1)
-		launch_put(&o, " --use-distributed-optimizer");
-	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL)
-		launch_put(&o, " --recompute-granularity full "
-			   "--recompute-method uniform");
-	else if (p->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE)
-		launch_put(&o, " --recompute-granularity selective");
-	switch (r->precision) {
-	case AUTOSIZE_PREC_FP16:
-		launch_put(&o, " --fp16");
-		break;
-	case AUTOSIZE_PREC_FP8:
-		/* Transformer Engine FP8 on top of bf16 master weights. */
-		launch_put(&o, " --bf16 --fp8-format hybrid");
-		break;
-	default:
-		launch_put(&o, " --bf16");
-		break;
+	if (launch_megatron(&o, p, r, NULL, 0) < 0) {
+		if (o.ok)
+			buf[0] = '\0';
+		return o.ok ? 0 : -1;
 	}
 	return launch_done(&o);
 }
@@ -285,10 +468,13 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 	launch_init(&o, buf, len);
 	if (!p || !r)
 		return launch_fail(buf, len);
+	/* DeepSpeed asserts train_batch_size = micro batch x gradient
+	 * accumulation x data-parallel size (runtime/config.py,
+	 * _batch_assertion): a plan that breaks it gets no config. */
+	if ((long)p->micro_batch * p->grad_accum * p->dp != p->global_batch ||
+	    p->micro_batch < 1)
+		return launch_fail(buf, len);
 	fp16 = r->precision == AUTOSIZE_PREC_FP16;
-	/* DeepSpeed requires train_batch_size = micro batch x gradient
-	 * accumulation x data-parallel size; the plan keeps that identity
-	 * (search.c). */
 	launch_put(&o, "{\n"
 		   "  \"train_batch_size\": %d,\n"
 		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
@@ -312,6 +498,123 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 			   "    \"cpu_checkpointing\": false\n"
 			   "  }");
 	launch_put(&o, "\n}\n");
+	return launch_done(&o);
+}
+
+/* A string as JSON: quotes, backslashes and control characters escaped. */
+static void launch_json_string(launch_out *o, const char *s)
+{
+	launch_put(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			launch_put(o, "\\%c", c);
+		else if (c < 0x20)
+			launch_put(o, "\\u%04x", c);
+		else
+			launch_put(o, "%c", c);
+	}
+	launch_put(o, "\"");
+}
+
+int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
+			  const autosize_launch_where *where,
+			  autosize_launch *out)
+{
+	autosize_launch_where none = {NULL, 0, NULL};
+	launch_out o;
+
+	if (!out)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	if (!r || !p)
+		return -1;
+	if (!where)
+		where = &none;
+	if (autosize_launch_torchrun_args(p, where->host, where->port,
+					  where->run_id, out->torchrun,
+					  sizeof(out->torchrun)) < 0)
+		goto fail;
+	launch_init(&o, out->megatron, sizeof(out->megatron));
+	if (launch_megatron(&o, p, r, out->note, sizeof(out->note)) < 0)
+		out->megatron[0] = '\0';
+	else if (launch_done(&o) < 0)
+		goto fail;
+	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
+	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
+					   sizeof(out->deepspeed)) < 0) {
+		snprintf(out->note, sizeof(out->note), "train_batch_size %d "
+			 "is not micro-batch %d x accumulation %d x DP %d: no "
+			 "DeepSpeed configuration", p->global_batch,
+			 p->micro_batch, p->grad_accum, p->dp);
+		out->deepspeed[0] = '\0';
+	}
+	return 0;
+fail:
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
+
+int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
+{
+	launch_out o;
+	const char *s;
+
+	launch_init(&o, buf, len);
+	if (!l)
+		return launch_fail(buf, len);
+	launch_put(&o, "{\"torchrun\":");
+	launch_json_string(&o, l->torchrun);
+	launch_put(&o, ",\"megatron\":");
+	if (l->megatron[0])
+		launch_json_string(&o, l->megatron);
+	else
+		launch_put(&o, "null");
+	/* the configuration as an object, on one line */
+	launch_put(&o, ",\"deepspeed\":");
+	if (!l->deepspeed[0])
+		launch_put(&o, "null");
+	for (s = l->deepspeed; *s; s++)
+		if (*s != '\n' && !(*s == ' ' && (s[1] == ' ' ||
+						   s == l->deepspeed ||
+						   s[-1] == '\n' ||
+						   s[-1] == ' ')))
+			launch_put(&o, "%c", *s);
+	launch_put(&o, ",\"note\":");
+	launch_json_string(&o, l->note);
+	launch_put(&o, "}");
+	return launch_done(&o);
+}
+
+int autosize_launch_plan_json(const autosize_request *r,
+			      const autosize_plan *p, char *buf, size_t len)
+{
+	autosize_launch l;
+	launch_out o;
+	int n;
+
+	if (!r || !p || !buf || len < 2)
+		return launch_fail(buf, len);
+	n = autosize_plan_to_json(p, buf, len);
+	if (n < 2 || buf[n - 1] != '}' || autosize_launch_build(r, p, NULL,
+								 &l) < 0)
+		return launch_fail(buf, len);
+	/* the plan object, its closing brace replaced by the launch */
+	o.buf = buf;
+	o.len = len;
+	o.used = (size_t)n - 1;
+	o.ok = 1;
+	launch_put(&o, ",\"launch\":");
+	if (o.ok) {
+		int m = autosize_launch_to_json(&l, buf + o.used,
+						len - o.used);
+
+		if (m < 0)
+			return launch_fail(buf, len);
+		o.used += (size_t)m;
+	}
+	launch_put(&o, "}");
 	return launch_done(&o);
 }
 

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include "autosize/plan.h"
 
+/* The "schema_version" of the plan JSON (doc/plan-json.md). */
+#define AUTOSIZE_PLAN_JSON_SCHEMA 1
+
 /* Append to buf, tracking the length even past the end (snprintf). */
 typedef struct json_out {
 	char *buf;
@@ -51,8 +54,10 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	const autosize_memory *m = &p->mem;
 	int i;
 
-	json_put(&o, "{\"feasible\":%s,\"reason\":", p->feasible ? "true"
-								  : "false");
+	/* doc/plan-json.md describes every field; schema_version changes
+	 * when a field changes meaning or goes (not when one is added) */
+	json_put(&o, "{\"schema_version\":%d,\"feasible\":%s,\"reason\":",
+		 AUTOSIZE_PLAN_JSON_SCHEMA, p->feasible ? "true" : "false");
 	json_string(&o, p->reason);
 	json_put(&o, ",\"partition\":");
 	json_string(&o, p->part.name);
@@ -66,7 +71,7 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 "\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"
 		 "\"zero_stage\":%d,\"recompute\":\"%s\",\"micro_batch\":%d,"
 		 "\"grad_accum\":%d,\"seq_len\":%d,\"global_batch\":%d,"
-		 "\"params\":%.6g,\"params_active\":%.6g,\"tokens\":%.6g,"
+		 "\"params\":%.0f,\"params_active\":%.0f,\"tokens\":%.0f,"
 		 "\"flops_total\":%.6g,",
 		 p->nodes, p->gpus_per_node, p->gpus, p->gpus_min, p->tp,
 		 p->pp, p->dp, p->zero_stage,

@@ -15,19 +15,25 @@
  * asked for, no layout, a file that cannot be written) is a warning on
  * the job's stderr.
  *
- * The allocation: SLURM_JOB_NUM_NODES (or SLURM_NNODES) x
+ * The allocation: SLURM_STEP_NUM_NODES (the batch step: SLURM_JOB_NUM_NODES
+ * or SLURM_NNODES) x
  * SLURM_GPUS_ON_NODE from the job environment (S_JOB_NNODES reads 0 in the
  * batch step), on SLURM_JOB_PARTITION when the policy lists it, else on
  * the GPU model hwloc identified, else on the policy's default partition.
  *
  * Exported to every task: AUTOSIZE_TP, _PP, _DP, _ZERO_STAGE, _RECOMPUTE,
  * _MICRO_BATCH, _GRAD_ACCUM, _GLOBAL_BATCH, _PLAN (one line),
- * _TORCHRUN_ARGS, _MEGATRON_ARGS and _DEEPSPEED_CONFIG.
- *  - torchrun's rendezvous host is the first node of SLURM_JOB_NODELIST
- *    (where the batch script runs; the same string on every node and in
- *    every step), port 29500, --rdzv-id the job id. That name must resolve
- *    on the nodes (Slurm NodeName = host name, as on most clusters). One
- *    node: --standalone, no host needed.
+ * _TORCHRUN_ARGS, and _MEGATRON_ARGS or _DEEPSPEED_CONFIG as the plan's
+ * framework runs (autosize_launch_build, as `autosize plan --json`
+ * shows them).
+ *  - The layout is for the STEP: SLURM_STEP_NUM_NODES nodes (srun -N1 in
+ *    a 3-node job is one node), the whole job in the batch step.
+ *  - torchrun's rendezvous host is the first node of the step
+ *    (SLURM_STEP_NODELIST; the job's in the batch step), the same string
+ *    on every node of the step; the port comes from the job and step ids
+ *    (autosize_launch_rdzv_port), --rdzv_id is JOB-STEP. That name must
+ *    resolve on the nodes (Slurm NodeName = host name, as on most
+ *    clusters). One node: localhost.
  *  - The DeepSpeed JSON is deepspeed-STEP.json (STEP: "batch" or the step
  *    number) in the job's private folder (spank_jobdir.c), mode 0600,
  *    created by the job's user with O_CREAT|O_EXCL|O_NOFOLLOW and removed
@@ -57,6 +63,7 @@ static struct plugin_context {
 	int have_scan;
 	int refuse;                  /* task_init fails: GPU mismatch */
 	char value[REMOTE_VALUE_MAX];
+	autosize_launch launch;
 	char nodelist[REMOTE_NODELIST_MAX];
 	char path[AUTOSIZE_PATH_MAX];
 	int written;                 /* path is a file we wrote */
@@ -243,57 +250,49 @@ fail:
 	return rv;
 }
 
-/* torchrun's arguments; the rendezvous host is the first node of the
- * job (where the batch script runs), the same on every node. */
-static int remote_torchrun(spank_t sp, uint32_t job_id)
+/* Where the step runs, for torchrun: its first node (more than one node),
+ * the port and run id from the job and step ids. */
+static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
+			     autosize_launch_where *w, char *host,
+			     size_t host_len, char *run_id, size_t id_len)
 {
-	char host[AUTOSIZE_LAUNCH_HOST_MAX + 1], run_id[16];
-	const char *h = NULL;
+	char step[16];
 
-	if (context.plan.nodes > 1) {
-		if (remote_getenv(sp, "SLURM_JOB_NODELIST", context.nodelist,
-				  sizeof(context.nodelist)) != 0 &&
-		    remote_getenv(sp, "SLURM_NODELIST", context.nodelist,
-				  sizeof(context.nodelist)) != 0) {
-			autosize_spank_warn("SLURM_JOB_NODELIST unset or "
-					    "too long: AUTOSIZE_TORCHRUN_ARGS "
-					    "not set");
-			return -1;
-		}
-		if (autosize_launch_first_host(context.nodelist, host,
-					       sizeof(host)) < 0) {
-			autosize_spank_warn("cannot read the first node of "
-					    "'%.100s': AUTOSIZE_TORCHRUN_ARGS "
-					    "not set", context.nodelist);
-			return -1;
-		}
-		h = host;
-	}
-	snprintf(run_id, sizeof(run_id), "%u", job_id);
-	if (autosize_launch_torchrun_args(&context.plan, h,
-					  AUTOSIZE_LAUNCH_RDZV_PORT, run_id,
-					  context.value,
-					  sizeof(context.value)) < 0) {
-		autosize_spank_warn("cannot format the torchrun arguments");
+	remote_step_name(step_id, step, sizeof(step));
+	snprintf(run_id, id_len, "%u-%s", job_id, step);
+	w->run_id = run_id;
+	w->port = autosize_launch_rdzv_port(job_id, step_id);
+	w->host = NULL;
+	if (context.plan.nodes <= 1)
+		return 0;
+	if (remote_getenv(sp, "SLURM_STEP_NODELIST", context.nodelist,
+			  sizeof(context.nodelist)) != 0 &&
+	    remote_getenv(sp, "SLURM_JOB_NODELIST", context.nodelist,
+			  sizeof(context.nodelist)) != 0 &&
+	    remote_getenv(sp, "SLURM_NODELIST", context.nodelist,
+			  sizeof(context.nodelist)) != 0) {
+		autosize_spank_warn("SLURM_STEP_NODELIST unset or too long: "
+				    "AUTOSIZE_TORCHRUN_ARGS not set");
 		return -1;
 	}
-	return remote_setenv(sp, "AUTOSIZE_TORCHRUN_ARGS", context.value);
+	if (autosize_launch_first_host(context.nodelist, host,
+				       host_len) < 0) {
+		autosize_spank_warn("cannot read the first node of '%.100s': "
+				    "AUTOSIZE_TORCHRUN_ARGS not set",
+				    context.nodelist);
+		return -1;
+	}
+	w->host = host;
+	return 0;
 }
 
 /* The DeepSpeed JSON in the job's private folder. */
-static int remote_deepspeed(spank_t sp, uint32_t step_id)
+static int remote_deepspeed(spank_t sp, uint32_t step_id, const char *text)
 {
 	const char *dir;
 	char step[16];
 	int n;
 
-	if (autosize_launch_deepspeed_json(&context.plan, &context.req,
-					   context.value,
-					   sizeof(context.value)) < 0) {
-		autosize_spank_warn("cannot format the DeepSpeed config: "
-				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
-		return -1;
-	}
 	dir = autosize_spank_job_dir(sp);
 	if (!dir) {
 		autosize_spank_warn("no private job folder: "
@@ -308,9 +307,37 @@ static int remote_deepspeed(spank_t sp, uint32_t step_id)
 				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
 		return -1;
 	}
-	if (remote_write_file(sp, context.path, context.value) != 0)
+	if (remote_write_file(sp, context.path, text) != 0)
 		return -1;
 	return remote_setenv(sp, "AUTOSIZE_DEEPSPEED_CONFIG", context.path);
+}
+
+/* torchrun, Megatron and DeepSpeed: what autosize_launch_build makes of
+ * the plan for this step. */
+static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
+{
+	char host[AUTOSIZE_LAUNCH_HOST_MAX + 1], run_id[48];
+	autosize_launch_where w;
+	int rv = 0;
+
+	if (remote_where_step(sp, job_id, step_id, &w, host, sizeof(host),
+			      run_id, sizeof(run_id)) != 0)
+		return -1;
+	if (autosize_launch_build(&context.req, &context.plan, &w,
+				  &context.launch) != 0) {
+		autosize_spank_warn("cannot format the launcher arguments");
+		return -1;
+	}
+	rv |= remote_setenv(sp, "AUTOSIZE_TORCHRUN_ARGS",
+			    context.launch.torchrun);
+	if (context.launch.megatron[0])
+		rv |= remote_setenv(sp, "AUTOSIZE_MEGATRON_ARGS",
+				    context.launch.megatron);
+	if (context.launch.deepspeed[0])
+		rv |= remote_deepspeed(sp, step_id, context.launch.deepspeed);
+	if (context.launch.note[0])
+		autosize_spank_warn("%s", context.launch.note);
+	return rv ? -1 : 0;
 }
 
 /* Every AUTOSIZE_* variable of a computed plan. -1 when any failed. */
@@ -339,14 +366,7 @@ static int remote_export(spank_t sp)
 		rv = -1;
 	else
 		rv |= remote_setenv(sp, "AUTOSIZE_PLAN", context.value);
-	rv |= remote_torchrun(sp, job_id);
-	if (autosize_launch_megatron_args(p, &context.req, context.value,
-					  sizeof(context.value)) < 0)
-		rv = -1;
-	else
-		rv |= remote_setenv(sp, "AUTOSIZE_MEGATRON_ARGS",
-				    context.value);
-	rv |= remote_deepspeed(sp, step_id);
+	rv |= remote_launchers(sp, job_id, step_id);
 	return rv ? -1 : 0;
 }
 
@@ -385,7 +405,11 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 	autosize_err rc;
 	int nodes;
 
-	nodes = remote_getint(sp, "SLURM_JOB_NUM_NODES", 100000);
+	/* the step's nodes (srun -N1 in a 3-node job: 1); the batch step
+	 * has no SLURM_STEP_NUM_NODES and plans for the whole job */
+	nodes = remote_getint(sp, "SLURM_STEP_NUM_NODES", 100000);
+	if (nodes < 0)
+		nodes = remote_getint(sp, "SLURM_JOB_NUM_NODES", 100000);
 	if (nodes < 0)
 		nodes = remote_getint(sp, "SLURM_NNODES", 100000);
 	if (nodes < 0) {

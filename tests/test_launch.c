@@ -26,6 +26,7 @@ static int teardown(void **state)
 static void plan_70b(autosize_plan *p, autosize_request *r)
 {
 	autosize_request_init(r);
+	r->model.layers = 80;
 	memset(p, 0, sizeof(*p));
 	p->feasible = 1;
 	snprintf(p->part.name, sizeof(p->part.name), "h100");
@@ -98,23 +99,72 @@ static void test_torchrun(void **state)
 	char buf[256];
 
 	plan_70b(&p, &r);
-	assert_true(autosize_launch_torchrun_args(&p, "gpu07", 29500, "1234",
+	assert_true(autosize_launch_torchrun_args(&p, "gpu07", 29612, "1234-0",
 						  buf, sizeof(buf)) > 0);
-	assert_string_equal(buf, "--nnodes=2 --nproc-per-node=8 "
-			    "--rdzv-backend=c10d --rdzv-endpoint=gpu07:29500 "
-			    "--rdzv-id=1234");
-	/* Several nodes need a host; shell-unsafe names are refused. */
-	assert_int_equal(autosize_launch_torchrun_args(&p, NULL, 29500, NULL,
+	assert_string_equal(buf, "--nnodes=2 --nproc_per_node=8 "
+			    "--rdzv_backend=c10d --rdzv_endpoint=gpu07:29612 "
+			    "--rdzv_id=1234-0");
+	/* A plan not yet running: the words the job fills in. */
+	assert_true(autosize_launch_torchrun_args(&p, NULL, 0, NULL, buf,
+						  sizeof(buf)) > 0);
+	assert_string_equal(buf, "--nnodes=2 --nproc_per_node=8 "
+			    "--rdzv_backend=c10d "
+			    "--rdzv_endpoint=FIRST_NODE:PORT --rdzv_id=RUN_ID");
+	/* Several nodes need a host with a port; shell-unsafe names are
+	 * refused; a port goes with a run id. */
+	assert_int_equal(autosize_launch_torchrun_args(&p, NULL, 29500, "1-0",
 						       buf, sizeof(buf)), -1);
 	assert_int_equal(autosize_launch_torchrun_args(&p, "a;rm -rf", 29500,
+						       "1-0", buf,
+						       sizeof(buf)), -1);
+	assert_int_equal(autosize_launch_torchrun_args(&p, "gpu07", 29500,
 						       NULL, buf,
 						       sizeof(buf)), -1);
-	assert_int_equal(autosize_launch_torchrun_args(&p, "gpu07", 0, NULL,
-						       buf, sizeof(buf)), -1);
+	assert_int_equal(autosize_launch_torchrun_args(&p, "gpu07", 70000,
+						       "1-0", buf,
+						       sizeof(buf)), -1);
+	/* One node: a store on the node itself, on the step's port (not
+	 * --standalone's fixed 29400). */
 	plan_8b(&p, &r);
-	assert_true(autosize_launch_torchrun_args(&p, NULL, 29500, NULL, buf,
-						  sizeof(buf)) > 0);
-	assert_string_equal(buf, "--nnodes=1 --nproc-per-node=8 --standalone");
+	assert_true(autosize_launch_torchrun_args(&p, NULL, 29501, "7-batch",
+						  buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "--nnodes=1 --nproc_per_node=8 "
+			    "--rdzv_backend=c10d "
+			    "--rdzv_endpoint=localhost:29501 "
+			    "--rdzv_id=7-batch");
+}
+
+static void test_rdzv_port(void **state)
+{
+	unsigned long job, step;
+	int seen[AUTOSIZE_LAUNCH_PORT_SLOTS], port, i;
+
+	/* the batch step and numbered steps of one job: all different */
+	for (job = 1; job < 3000; job += 37) {
+		memset(seen, 0, sizeof(seen));
+		port = autosize_launch_rdzv_port(job,
+						 AUTOSIZE_LAUNCH_STEP_BATCH);
+		seen[(port - AUTOSIZE_LAUNCH_PORT_BASE) %
+		     AUTOSIZE_LAUNCH_PORT_SLOTS] = 1;
+		for (step = 0; step < AUTOSIZE_LAUNCH_PORT_SLOTS - 1; step++) {
+			port = autosize_launch_rdzv_port(job, step);
+			assert_true(port >= 29500 && port < 32768);
+			i = (port - AUTOSIZE_LAUNCH_PORT_BASE) %
+			    AUTOSIZE_LAUNCH_PORT_SLOTS;
+			assert_false(seen[i]);
+			seen[i] = 1;
+		}
+		/* neighbouring jobs on the same first node differ */
+		assert_int_not_equal(autosize_launch_rdzv_port(job, 0),
+				     autosize_launch_rdzv_port(job + 1, 0));
+	}
+	assert_int_equal(autosize_launch_rdzv_port(0,
+						   AUTOSIZE_LAUNCH_STEP_BATCH),
+			 29500);
+	assert_int_equal(autosize_launch_rdzv_port(4294967295UL, 4294967294UL),
+			 29500 + 255 * 8);
+	assert_int_equal(autosize_launch_rdzv_port(5, 0),
+			 autosize_launch_rdzv_port(5 + 256, 0));
 }
 
 static void test_megatron(void **state)
@@ -132,7 +182,8 @@ static void test_megatron(void **state)
 			    "--seq-length 4096 --sequence-parallel "
 			    "--use-distributed-optimizer "
 			    "--recompute-granularity full "
-			    "--recompute-method uniform --bf16");
+			    "--recompute-method uniform "
+			    "--recompute-num-layers 1 --bf16");
 	r.sequence_parallel = 0;
 	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
 	r.precision = AUTOSIZE_PREC_FP8;
@@ -151,6 +202,287 @@ static void test_megatron(void **state)
 			    "--pipeline-model-parallel-size 1 "
 			    "--micro-batch-size 2 --global-batch-size 1024 "
 			    "--seq-length 4096 --fp16");
+}
+
+/* The value of "--name N" in args, or -1. */
+static int arg_value(const char *args, const char *name)
+{
+	char key[96];
+	const char *at;
+
+	snprintf(key, sizeof(key), "%s ", name);
+	at = strstr(args, key);
+	return at ? atoi(at + strlen(key)) : -1;
+}
+
+/*
+ * Megatron-LM's rules for the layers on each stage, written from its
+ * TransformerConfig checks (uneven pipelines) and arguments.py
+ * (even ones): 1 when args describe a split Megatron accepts for layers
+ * on pp stages with vp virtual stages, no stage above ceil(layers / pp).
+ */
+static int megatron_accepts(const char *args, int layers, int pp, int vp)
+{
+	int first = arg_value(args, "--decoder-first-pipeline-num-layers");
+	int last = arg_value(args, "--decoder-last-pipeline-num-layers");
+	int per_vs = arg_value(args, "--num-layers-per-virtual-pipeline-stage");
+	int vs = arg_value(args, "--num-virtual-stages-per-pipeline-rank");
+	int most = (layers + pp - 1) / pp, middle_layers, middle_stages;
+
+	if (first < 0 && last < 0) {
+		if (layers % pp)
+			return 0;
+		if (vp > 1)
+			return vs < 0 && per_vs > 0 &&
+			       (layers / pp) % per_vs == 0 &&
+			       layers / pp / per_vs == vp;
+		return vs < 0 && per_vs < 0;
+	}
+	/* uneven: the layers-per-virtual-stage form is refused */
+	if (first < 1 || last < 1 || per_vs >= 0 || first > most ||
+	    last > most)
+		return 0;
+	if (vp > 1 && (vs != vp || first % vp || last % vp))
+		return 0;
+	if (vp == 1 && vs >= 0)
+		return 0;
+	middle_layers = layers - first - last;
+	middle_stages = pp - 2;
+	if ((middle_layers != 0) != (middle_stages != 0))
+		return 0;
+	if (middle_stages && (middle_layers % middle_stages ||
+			      middle_layers / middle_stages > most ||
+			      (middle_layers / middle_stages) % vp))
+		return 0;
+	return 1;
+}
+
+/* 1 when some split of layers over pp stages x vp obeys Megatron's rules
+ * with no stage above ceil(layers / pp) (by trying them all). */
+static int split_exists(int layers, int pp, int vp)
+{
+	int most = (layers + pp - 1) / pp, m, f, l;
+
+	if (layers % pp == 0 && (layers / pp) % vp == 0)
+		return 1;
+	for (m = pp > 2 ? vp : 0; m <= (pp > 2 ? most : 0); m += vp ? vp : 1)
+		for (f = vp; f <= most; f += vp) {
+			l = layers - (pp - 2) * m - f;
+			if (l >= vp && l <= most && l % vp == 0)
+				return 1;
+		}
+	return 0;
+}
+
+static void test_megatron_uneven(void **state)
+{
+	autosize_plan p;
+	autosize_request r;
+	autosize_launch l;
+	char buf[512];
+	int layers, pp, vp, made = 0, refused = 0;
+
+	/* 80 layers on 12 stages: 5 + 10 x 7 + 5 */
+	plan_70b(&p, &r);
+	p.pp = 12;
+	p.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--pipeline-model-parallel-size 12 "));
+	assert_non_null(strstr(buf, " --decoder-first-pipeline-num-layers 5 "
+			       "--decoder-last-pipeline-num-layers 5 "));
+	/* Llama 3 405B: 126 layers on 16 stages */
+	r.model.layers = 126;
+	p.pp = 16;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_int_equal(arg_value(buf, "--decoder-first-pipeline-num-layers"),
+			 7);
+	assert_int_equal(arg_value(buf, "--decoder-last-pipeline-num-layers"),
+			 7);
+	/* even with interleaving: layers per virtual stage */
+	r.model.layers = 80;
+	p.pp = 4;
+	p.vp = 5;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_int_equal(arg_value(buf,
+				   "--num-layers-per-virtual-pipeline-stage"),
+			 4);
+	assert_null(strstr(buf, "decoder-first"));
+	/* 80 on 12 with 7 virtual stages: no split Megatron accepts */
+	p.pp = 12;
+	p.vp = 7;
+	assert_int_equal(autosize_launch_megatron_args(&p, &r, buf,
+						       sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_string_equal(l.megatron, "");
+	assert_non_null(strstr(l.note, "cannot split 80 layers over 12"));
+	/* Every depth the search can pick (2 pp <= layers, vp dividing
+	 * the busiest stage, as search.c): the arguments Megatron's rules
+	 * accept, or none. */
+	for (layers = 2; layers <= 130; layers++)
+		for (pp = 2; 2 * pp <= layers; pp++)
+			for (vp = 1; vp <= 4; vp++) {
+				int most = (layers + pp - 1) / pp;
+
+				if (most % vp)
+					continue;
+				r.model.layers = layers;
+				p.pp = pp;
+				p.vp = vp;
+				assert_true(autosize_launch_megatron_args(
+					&p, &r, buf, sizeof(buf)) >= 0);
+				if (!buf[0]) {
+					if (split_exists(layers, pp, vp))
+						fail_msg("%d layers, pp %d, vp "
+							 "%d: a split exists",
+							 layers, pp, vp);
+					refused++;
+					continue;
+				}
+				made++;
+				if (!megatron_accepts(buf, layers, pp, vp))
+					fail_msg("%d layers, pp %d, vp %d: %s",
+						 layers, pp, vp, buf);
+			}
+	/* none refused that exists; interleaving makes most impossible
+	 * (every stage a multiple of vp) */
+	assert_true(made > 3000 && refused > 0);
+	r.model.layers = 97;
+	p.pp = 7;
+	p.vp = 1;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+}
+
+/* 1 when name is a line of the list file (comments skipped). */
+static int list_has(const char *file, const char *name)
+{
+	char line[256];
+	FILE *f = fopen(file, "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = line[0] != '#' && strcmp(line, name) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
+static void assert_megatron_names(const char *args)
+{
+	char copy[1024], *tok, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", args);
+	for (tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (strncmp(tok, "--", 2) == 0 &&
+		    !list_has(TEST_DATA "/megatron-args.txt", tok))
+			fail_msg("%s is not a Megatron-LM argument", tok);
+}
+
+static void test_megatron_names(void **state)
+{
+	autosize_plan p;
+	autosize_request r;
+	char buf[1024];
+
+	assert_false(list_has(TEST_DATA "/megatron-args.txt",
+			      "--num-layers-per-stage"));
+	plan_70b(&p, &r);
+	p.cp = 2;
+	p.ep = 8;
+	p.dp = 2;
+	p.pp = 12;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--expert-tensor-parallel-size 1"));
+	assert_non_null(strstr(buf, "--decoder-last-pipeline-num-layers"));
+	assert_megatron_names(buf);
+	p.pp = 4;
+	p.vp = 2;
+	r.precision = AUTOSIZE_PREC_FP8;
+	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--num-layers-per-virtual-pipeline"));
+	assert_megatron_names(buf);
+	p.pp = 12;
+	p.vp = 1;
+	r.model.layers = 60;  /* 60 on 12 x 1: even */
+	p.vp = 1;
+	r.precision = AUTOSIZE_PREC_FP16;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_megatron_names(buf);
+	r.model.layers = 70;  /* uneven with 2 virtual stages */
+	p.vp = 2;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--num-virtual-stages-per-pipeline-rank"));
+	assert_megatron_names(buf);
+}
+
+/*
+ * torchrun's own parser (torch.distributed.run.parse_args and
+ * config_from_args), where torch is installed (Debian: python3-torch):
+ * the nodes, processes per node, backend, endpoint and run id it reads
+ * from our arguments.
+ */
+static void test_torchrun_parser(void **state)
+{
+	static const char *script =
+		"import sys\n"
+		"import torch.distributed.run as run\n"
+		"args = run.parse_args(sys.argv[1].split() + ['train.py'])\n"
+		"cfg, _, _ = run.config_from_args(args)\n"
+		"print(cfg.min_nodes, cfg.max_nodes, cfg.nproc_per_node,\n"
+		"      cfg.rdzv_backend, cfg.rdzv_endpoint, cfg.run_id)\n";
+	const char *python = "/usr/bin/python3";
+	autosize_plan p;
+	autosize_request r;
+	char args[256], cmd[1024], out[256], path[256];
+	FILE *f;
+	size_t i;
+	static const struct {
+		int nodes;
+		const char *host, *want;
+	} cases[] = {
+		{2, "gpu07", "2 2 8 c10d gpu07:29612 1234-0\n"},
+		{1, NULL, "1 1 8 c10d localhost:29612 1234-0\n"},
+		{16, "rack2n01", "16 16 8 c10d rack2n01:29612 1234-0\n"},
+	};
+
+	if (system("/usr/bin/python3 -c 'import torch.distributed.run' "
+		   ">/dev/null 2>&1") != 0) {
+		print_message("torchrun not installed (apt-get install "
+			      "python3-torch): its parser is not tried\n");
+		skip();
+	}
+	assert_non_null(test_write_tmp(path, sizeof(path), script));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		plan_70b(&p, &r);
+		p.nodes = cases[i].nodes;
+		assert_true(autosize_launch_torchrun_args(&p, cases[i].host,
+							  29612, "1234-0",
+							  args,
+							  sizeof(args)) > 0);
+		snprintf(cmd, sizeof(cmd), "%s %s '%s' 2>/dev/null", python,
+			 path, args);
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		out[0] = '\0';
+		if (!fgets(out, sizeof(out), f))
+			out[0] = '\0';
+		pclose(f);
+		assert_string_equal(out, cases[i].want);
+	}
+	unlink(path);
 }
 
 /* A strict little JSON checker (RFC 8259 subset enough for our output:
@@ -280,9 +612,125 @@ static void test_deepspeed(void **state)
 	assert_non_null(strstr(buf, "\"train_micro_batch_size_per_gpu\": 2,"));
 	assert_non_null(strstr(buf, "\"fp16\": {\n    \"enabled\": true"));
 	assert_null(strstr(buf, "activation_checkpointing"));
-	/* train_batch_size = micro batch x accumulation x DP (DeepSpeed). */
-	assert_int_equal(p.global_batch, p.micro_batch * p.grad_accum * p.dp);
 	assert_int_equal(autosize_launch_deepspeed_json(&p, &r, buf, 64), -1);
+	/* train_batch_size = micro batch x accumulation x DP (DeepSpeed's
+	 * batch assertion): a plan breaking it gets no configuration. */
+	p.global_batch = 1035;
+	assert_int_equal(autosize_launch_deepspeed_json(&p, &r, buf,
+							sizeof(buf)), -1);
+	assert_string_equal(buf, "");
+}
+
+/* Every key path of a pretty-printed DeepSpeed config ("a.b" nested) is
+ * one of DeepSpeed's documented keys. */
+static void assert_deepspeed_keys(const char *json)
+{
+	char parents[4][64], key[160];
+	const char *s;
+	int depth = 0;
+
+	for (s = json; *s; s++) {
+		if (*s == '{')
+			depth++;
+		else if (*s == '}')
+			depth--;
+		else if (*s == '"') {
+			const char *end = strchr(s + 1, '"');
+			int n = (int)(end - s - 1);
+
+			assert_non_null(end);
+			assert_true(depth >= 1 && depth <= 4);
+			snprintf(parents[depth - 1], sizeof(parents[0]), "%.*s",
+				 n, s + 1);
+			key[0] = '\0';
+			for (int i = 0; i < depth; i++)
+				snprintf(key + strlen(key),
+					 sizeof(key) - strlen(key), "%s%s",
+					 i ? "." : "", parents[i]);
+			if (!list_has(TEST_DATA "/deepspeed-keys.txt", key))
+				fail_msg("%s is not a DeepSpeed key", key);
+			s = end;
+		}
+	}
+}
+
+static void test_deepspeed_keys(void **state)
+{
+	autosize_plan p;
+	autosize_request r;
+	char buf[2048];
+
+	plan_70b(&p, &r);
+	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+						   sizeof(buf)) > 0);
+	assert_deepspeed_keys(buf);
+	assert_false(list_has(TEST_DATA "/deepspeed-keys.txt",
+			      "zero_optimization.level"));
+}
+
+/* What the tasks get, as one set: torchrun always, Megatron for a
+ * Megatron plan, DeepSpeed for a DeepSpeed plan; JSON with nulls. */
+static void test_build(void **state)
+{
+	autosize_launch_where w = {"gpu07", 29612, "1234-0"};
+	autosize_plan p;
+	autosize_request r;
+	autosize_launch l;
+	char buf[4096];
+
+	plan_70b(&p, &r);
+	p.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	assert_int_equal(autosize_launch_build(&r, &p, &w, &l), 0);
+	assert_non_null(strstr(l.torchrun, "gpu07:29612"));
+	assert_true(strncmp(l.megatron, "--tensor-model-parallel-size 8", 30)
+		    == 0);
+	assert_string_equal(l.deepspeed, "");
+	assert_true(autosize_launch_to_json(&l, buf, sizeof(buf)) > 0);
+	assert_true(json_valid(buf));
+	assert_non_null(strstr(buf, "\"deepspeed\":null"));
+	assert_non_null(strstr(buf, "\"torchrun\":\"--nnodes=2 "));
+	/* DeepSpeed: its configuration, no Megatron arguments */
+	p.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	assert_int_equal(autosize_launch_build(&r, &p, &w, &l), 0);
+	assert_string_equal(l.megatron, "");
+	assert_non_null(strstr(l.deepspeed, "\"train_batch_size\": 1024"));
+	assert_true(autosize_launch_to_json(&l, buf, sizeof(buf)) > 0);
+	assert_true(json_valid(buf));
+	assert_non_null(strstr(buf, "\"megatron\":null"));
+	assert_non_null(strstr(buf, "\"deepspeed\":{\"train_batch_size\": "
+			       "1024,"));
+	/* FSDP: torchrun only */
+	p.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_string_equal(l.megatron, "");
+	assert_string_equal(l.deepspeed, "");
+	assert_non_null(strstr(l.torchrun, "FIRST_NODE:PORT"));
+	/* a batch DeepSpeed refuses: said, not written */
+	p.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	p.grad_accum = 1000;
+	assert_int_equal(autosize_launch_build(&r, &p, &w, &l), 0);
+	assert_string_equal(l.deepspeed, "");
+	assert_non_null(strstr(l.note, "train_batch_size 1024 is not"));
+	assert_int_equal(autosize_launch_to_json(&l, buf, 40), -1);
+}
+
+static void test_count(void **state)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{70.56e9, "70.6B"}, {2e12, "2T"}, {405e9, "405B"},
+		{1.5e6, "1.5M"}, {950, "950"}, {999.9e9, "1T"},
+		{7.06e10, "70.6B"}, {15.6e12, "15.6T"}, {0, "0"},
+	};
+	char buf[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(autosize_launch_count(cases[i].v, buf,
+							  sizeof(buf)),
+				    cases[i].text);
 }
 
 static void test_report(void **state)
@@ -294,15 +742,25 @@ static void test_report(void **state)
 	plan_70b(&p, &r);
 	autosize_plan_warn(&p, "something to know");
 	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
-	assert_non_null(strstr(buf, "size: 2 nodes x 8 GPUs = 16 GPUs"));
-	assert_non_null(strstr(buf, "layout: TP 8 x PP 2 x DP 1, ZeRO-1"));
-	assert_non_null(strstr(buf, "time: 24.9 h; time limit 1-04:36:00"));
-	assert_non_null(strstr(buf, "\nwarning: something to know\n"));
+	assert_non_null(strstr(buf, "  size       2 nodes x 8 GPUs = 16 GPUs "
+			       "(least that could do: "));
+	assert_non_null(strstr(buf, "  layout     TP 8 x PP 2 x DP 1, ZeRO-1"));
+	assert_non_null(strstr(buf, "  time       24.9 h; time limit "
+			       "1-04:36:00"));
+	assert_non_null(strstr(buf, "\n  warning    something to know\n"));
+	/* counts as people write them */
+	p.params = 70.56e9;
+	p.params_active = p.params;
+	p.tokens = 2e12;
+	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
+	assert_true(strncmp(buf, "model (70.6B params) x 2T tokens on ", 36)
+		    == 0);
+	assert_null(strstr(buf, "e+"));
 	assert_null(strstr(buf, "NOT FEASIBLE"));
 	p.feasible = 0;
 	snprintf(p.reason, sizeof(p.reason), "too big");
 	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
-	assert_non_null(strstr(buf, "NOT FEASIBLE: too big\n"));
+	assert_non_null(strstr(buf, "  NOT FEASIBLE: too big\n"));
 }
 
 /* A plan computed by the core gives consistent launcher arguments. */
@@ -379,9 +837,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_torchrun),
+		cmocka_unit_test(test_rdzv_port),
+		cmocka_unit_test(test_torchrun_parser),
 		cmocka_unit_test(test_megatron),
+		cmocka_unit_test(test_megatron_uneven),
+		cmocka_unit_test(test_megatron_names),
 		cmocka_unit_test(test_json_checker),
 		cmocka_unit_test(test_deepspeed),
+		cmocka_unit_test(test_deepspeed_keys),
+		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_count),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_computed_plan),
 		cmocka_unit_test(test_first_host),

@@ -450,8 +450,8 @@ static void test_explain(void **state)
 	slurm_spank_init_post_opt(SP, 0, NULL);
 	assert_int_equal(stub.exit_status, 0);
 	assert_int_equal(stub.n_errors, 0);
-	assert_true(infos_contain("autosize: layout: TP "));
-	assert_true(infos_contain("autosize: memory: "));
+	assert_true(infos_contain("autosize:   layout     TP "));
+	assert_true(infos_contain("autosize:   memory     "));
 	assert_true(infos_contain("nothing submitted"));
 	assert_string_equal(stub.exec_arg1, "");
 	/* a model that cannot fit anywhere: said, still exit 0 */
@@ -661,8 +661,10 @@ static int set_int(const char *name)
 
 /* One remote step of a job with --model-params: user_init never fails;
  * task_init's result. */
+/* A DeepSpeed job (only those get a DeepSpeed configuration file). */
 static int run_step(const char *params)
 {
+	assert_int_equal(give("train-framework", "deepspeed"), 0);
 	assert_int_equal(give("model-params", params), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
 	return slurm_spank_task_init(SP, 0, NULL);
@@ -700,6 +702,45 @@ static void assert_private(const char *dir, const char *file)
 	assert_int_equal(st.st_nlink, 1);
 }
 
+/* Step step of a 3-node job on nodes of nodelist (its environment). */
+static void start_step_of_3(int step, const char *nodes, const char *nodelist)
+{
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.n_env = 0;
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NUM_NODES", "3");
+	stub_put(stub.env, &stub.n_env, "SLURM_NNODES", nodes);
+	stub_put(stub.env, &stub.n_env, "SLURM_STEP_NUM_NODES", nodes);
+	stub_put(stub.env, &stub.n_env, "SLURM_GPUS_ON_NODE", "8");
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_PARTITION", "h100");
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NODELIST", "gpu[07-09]");
+	stub_put(stub.env, &stub.n_env, "SLURM_STEP_NODELIST", nodelist);
+	stub.step_id = 1 + (uint32_t)step;
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_errors + stub.n_warns, 0);
+}
+
+/* srun -N1 (step 3) inside a 3-node job: the layout and torchrun are
+ * for the step's one node; srun -N2 on the job's last two nodes: their
+ * first node is the rendezvous host. */
+static void test_remote_step_nodes(void **state)
+{
+	start_step_of_3(3, "1", "gpu08");
+	assert_string_equal(set_var("AUTOSIZE_TORCHRUN_ARGS"),
+			    "--nnodes=1 --nproc_per_node=8 --rdzv_backend=c10d "
+			    "--rdzv_endpoint=localhost:30672 --rdzv_id=4242-3");
+	assert_int_equal(set_int("AUTOSIZE_TP") * set_int("AUTOSIZE_PP") *
+			 set_int("AUTOSIZE_DP"), 8);
+	slurm_spank_exit(SP, 0, NULL);
+	start_step_of_3(4, "2", "gpu[08-09]");
+	assert_string_equal(set_var("AUTOSIZE_TORCHRUN_ARGS"),
+			    "--nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d "
+			    "--rdzv_endpoint=gpu08:30673 --rdzv_id=4242-4");
+	assert_int_equal(set_int("AUTOSIZE_TP") * set_int("AUTOSIZE_PP") *
+			 set_int("AUTOSIZE_DP"), 16);
+	slurm_spank_exit(SP, 0, NULL);
+}
+
 static void test_remote_export(void **state)
 {
 	char want_path[128], text[2048], dir[128];
@@ -726,18 +767,32 @@ static void test_remote_export(void **state)
 	v = set_var("AUTOSIZE_PLAN");
 	assert_non_null(v);
 	assert_true(strncmp(v, "2 nodes x 8 H100-SXM5-80GB, TP ", 31) == 0);
+	/* the batch step: the job's first node, the port of job 4242's
+	 * batch step (29500 + 4242 mod 256 x 8) */
 	v = set_var("AUTOSIZE_TORCHRUN_ARGS");
 	assert_non_null(v);
-	assert_string_equal(v, "--nnodes=2 --nproc-per-node=8 "
-			    "--rdzv-backend=c10d --rdzv-endpoint=gpu07:29500 "
-			    "--rdzv-id=4242");
+	assert_string_equal(v, "--nnodes=2 --nproc_per_node=8 "
+			    "--rdzv_backend=c10d --rdzv_endpoint=gpu07:30668 "
+			    "--rdzv_id=4242-batch");
 	v = set_var("AUTOSIZE_MEGATRON_ARGS");
 	assert_non_null(v);
 	snprintf(text, sizeof(text), "--tensor-model-parallel-size %d "
 		 "--pipeline-model-parallel-size %d ", tp, pp);
 	assert_true(strncmp(v, text, strlen(text)) == 0);
 	assert_non_null(strstr(v, "--seq-length 4096"));
-	/* The DeepSpeed file: in the job's private folder, user-only. */
+	/* a Megatron plan: no DeepSpeed configuration */
+	assert_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
+	/* The DeepSpeed file of a DeepSpeed plan: in the job's private
+	 * folder, user-only; no Megatron arguments. */
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	assert_int_equal(give("model", "llama-3-8b"), 0);
+	assert_int_equal(give("train-tokens", "1e9"), 0);
+	assert_int_equal(give("train-framework", "deepspeed"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_errors + stub.n_warns, 0);
+	assert_null(set_var("AUTOSIZE_MEGATRON_ARGS"));
 	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
 	assert_non_null(v);
 	snprintf(want_path, sizeof(want_path), "%s/autosize-4242-", tmpdir);
@@ -754,6 +809,11 @@ static void test_remote_export(void **state)
 	snprintf(want_path, sizeof(want_path), "\"train_batch_size\": %d,",
 		 set_int("AUTOSIZE_GLOBAL_BATCH"));
 	assert_non_null(strstr(text, want_path));
+	/* DeepSpeed's batch rule for the plan's DP */
+	assert_int_equal(set_int("AUTOSIZE_MICRO_BATCH") *
+			 set_int("AUTOSIZE_GRAD_ACCUM") *
+			 set_int("AUTOSIZE_DP"),
+			 set_int("AUTOSIZE_GLOBAL_BATCH"));
 	/* The same step again (requeue): the file of ours is rewritten. */
 	stub.n_set = 0;
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
@@ -803,10 +863,8 @@ static void test_remote_planted(void **state)
 		else
 			assert_int_equal(symlink(target, old), 0);
 		assert_int_equal(start_remote(policy_off, NULL), 0);
-		assert_int_equal(give("model-params", "7e9"), 0);
-		assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+		assert_int_equal(run_step("7e9"), 0);
 		assert_int_equal(stub.n_errors + stub.n_warns, 0);
-		assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 		v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
 		if (!v)
 			fail_msg("planted %s: no AUTOSIZE_DEEPSPEED_CONFIG",
@@ -966,7 +1024,9 @@ static void test_remote_failures(void **state)
 	assert_int_equal(give("model-params", "1e9"), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
 	assert_string_equal(set_var("AUTOSIZE_TORCHRUN_ARGS"),
-			    "--nnodes=1 --nproc-per-node=8 --standalone");
+			    "--nnodes=1 --nproc_per_node=8 --rdzv_backend=c10d "
+			    "--rdzv_endpoint=localhost:30668 "
+			    "--rdzv_id=4242-batch");
 }
 
 static void test_remote_gpucheck(void **state)
@@ -1181,6 +1241,7 @@ int main(void)
 		cmocka_unit_test(test_policy_problems),
 		cmocka_unit_test(test_srun_inside_job),
 		cmocka_unit_test(test_remote_export),
+		cmocka_unit_test(test_remote_step_nodes),
 		cmocka_unit_test(test_remote_planted),
 		cmocka_unit_test(test_remote_job_dir_reused),
 		cmocka_unit_test(test_remote_model_env),

@@ -14,10 +14,78 @@
 #include <stddef.h>
 #include "autosize/plan.h"
 
-/* torchrun's default rendezvous port. */
-#define AUTOSIZE_LAUNCH_RDZV_PORT 29500
+/*
+ * The rendezvous port of a step: AUTOSIZE_LAUNCH_PORT_BASE + (job id mod
+ * 256) x 8 + a slot for the step (0 for the batch or interactive step, 1
+ * + step mod 7 for numbered steps): 29500-31547, above the privileged
+ * ports, below Linux's default ephemeral range (32768-60999) and clear
+ * of Slurm's own (6817-6819). Two steps on one first node get the same
+ * port only when their job ids differ by a multiple of 256 or their step
+ * numbers by a multiple of 7.
+ */
+#define AUTOSIZE_LAUNCH_PORT_BASE 29500
+#define AUTOSIZE_LAUNCH_PORT_JOBS 256
+#define AUTOSIZE_LAUNCH_PORT_SLOTS 8
 /* Longest host name accepted (RFC 1035 full name). */
 #define AUTOSIZE_LAUNCH_HOST_MAX 255
+/* Slurm's step ids of the batch and interactive steps (slurm.h). */
+#define AUTOSIZE_LAUNCH_STEP_BATCH 0xfffffffbU
+#define AUTOSIZE_LAUNCH_STEP_INTERACTIVE 0xfffffffaU
+
+#define AUTOSIZE_LAUNCH_TORCHRUN_MAX 512
+#define AUTOSIZE_LAUNCH_MEGATRON_MAX 1024
+#define AUTOSIZE_LAUNCH_DEEPSPEED_MAX 1024
+#define AUTOSIZE_LAUNCH_NOTE_MAX 256
+
+/* The rendezvous port of job_id's step step_id (above). */
+int autosize_launch_rdzv_port(unsigned long job_id, unsigned long step_id);
+
+/*
+ * Where a step runs, for torchrun's rendezvous: the first node of the
+ * step, the port (autosize_launch_rdzv_port) and the run id ("JOB-STEP").
+ * host, port and run_id unset (NULL, 0, NULL): a plan not yet running;
+ * the arguments then hold the words FIRST_NODE, PORT and RUN_ID there.
+ */
+typedef struct autosize_launch_where {
+	const char *host;
+	int port;
+	const char *run_id;
+} autosize_launch_where;
+
+/*
+ * What the tasks of a step get: torchrun's arguments, Megatron-LM's (""
+ * when the plan's framework is not Megatron or Megatron cannot run the
+ * layout: note says why) and a DeepSpeed configuration ("" unless the
+ * plan's framework is DeepSpeed).
+ */
+typedef struct autosize_launch {
+	char torchrun[AUTOSIZE_LAUNCH_TORCHRUN_MAX];
+	char megatron[AUTOSIZE_LAUNCH_MEGATRON_MAX];
+	char deepspeed[AUTOSIZE_LAUNCH_DEEPSPEED_MAX];
+	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
+} autosize_launch;
+
+/*
+ * Fill out for plan p of request r, run at where (NULL: not yet running).
+ * 0, or -1 when an argument is invalid or a string did not fit (out is
+ * then all "").
+ */
+int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
+			  const autosize_launch_where *where,
+			  autosize_launch *out);
+
+/*
+ * The launch as one JSON object: {"torchrun": "...", "megatron": "..." or
+ * null, "deepspeed": {...} or null, "note": "..."}. Length or -1.
+ */
+int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len);
+
+/*
+ * The plan as JSON (autosize_plan_to_json) with "launch" added: what the
+ * tasks of the planned job get (where NULL). Length or -1.
+ */
+int autosize_launch_plan_json(const autosize_request *r,
+			      const autosize_plan *p, char *buf, size_t len);
 
 /*
  * One line: "2 nodes x 8 H100-SXM5-80GB, TP 8 PP 2 DP 1, ZeRO-1,
@@ -27,46 +95,62 @@
  */
 int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len);
 
+/* A count as people write it: 70.6B, 2T, 1.5M, 950 (three digits). */
+char *autosize_launch_count(double v, char *buf, size_t len);
+
 /*
- * The full plan as several lines (each ending in '\n'), as the CLI prints
- * it: model, size, layout, memory, speed, time, cost, feasibility and
- * warnings. r gives the model name.
+ * The full plan as several lines (each ending in '\n'), as the CLI and
+ * the submit side print it: model, size, layout, memory, speed, time,
+ * cost, feasibility and warnings. r gives the model name.
  */
 int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 			   char *buf, size_t len);
 
 /*
- * torchrun arguments for the plan's size. One node: "--nnodes=1
- * --nproc-per-node=8 --standalone". More: "--nnodes=2 --nproc-per-node=8
- * --rdzv-backend=c10d --rdzv-endpoint=HOST:PORT --rdzv-id=RUN_ID"
- * (--rdzv-id only when run_id is given). host and run_id must be made of
- * letters, digits, '.', '_' and '-' (they end up word-split in a shell);
- * host is required with more than one node.
+ * torchrun arguments for the plan's size, in the underscore spelling that
+ * every torchrun accepts (torch 1.x has no dashed forms): "--nnodes=2
+ * --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=HOST:PORT
+ * --rdzv_id=RUN_ID". One node: the endpoint is localhost:PORT (not
+ * --standalone: torch 1.x puts every standalone job on port 29400).
+ * host and run_id must be made of letters, digits, '.', '_' and '-'
+ * (they end up word-split in a shell); host is required with more than
+ * one node. NULL host / run_id and port 0 write FIRST_NODE, RUN_ID and
+ * PORT (a plan not yet running).
  */
 int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
 				  int port, const char *run_id, char *buf,
 				  size_t len);
 
 /*
- * Megatron-LM arguments: "--tensor-model-parallel-size 8
- * --pipeline-model-parallel-size 2 --micro-batch-size 1
- * --global-batch-size 1024 --seq-length 4096 [--sequence-parallel]
- * [--use-distributed-optimizer] [--recompute-granularity full
- * --recompute-method uniform | --recompute-granularity selective]
- * --bf16|--fp16 [--fp8-format hybrid]". --sequence-parallel with TP > 1
- * unless the request turned it off; the distributed optimizer (Megatron's
- * ZeRO-1) for any ZeRO stage >= 1.
+ * Megatron-LM arguments (names as in Megatron-LM's
+ * megatron/training/arguments.py; tests/data/megatron-args.txt):
+ * "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2
+ * --micro-batch-size 1 --global-batch-size 1024 --seq-length 4096
+ * [--sequence-parallel] [--context-parallel-size N]
+ * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]]
+ * [--decoder-first-pipeline-num-layers N --decoder-last-pipeline-num-layers
+ * N] [--num-layers-per-virtual-pipeline-stage N |
+ * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]
+ * [--recompute-granularity full --recompute-method uniform
+ * --recompute-num-layers 1 | --recompute-granularity selective]
+ * --bf16|--fp16 [--fp8-format hybrid]". Layers the pipeline does not
+ * divide go to lighter first and last stages. Returns 0 and "" for a plan
+ * whose framework is not Megatron, or a layout Megatron cannot run (no
+ * split of the layers that Megatron accepts).
  */
 int autosize_launch_megatron_args(const autosize_plan *p,
 				  const autosize_request *r, char *buf,
 				  size_t len);
 
 /*
- * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n'):
+ * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
+ * keys from DeepSpeed's configuration docs, tests/data/deepspeed-keys.txt):
  * train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16
  * enabled (fp8 plans train in bf16 as far as DeepSpeed is concerned), and
- * activation_checkpointing when the plan recomputes.
+ * activation_checkpointing when the plan recomputes. -1 when
+ * train_batch_size = micro batch x accumulation x DP does not hold (as
+ * DeepSpeed requires).
  */
 int autosize_launch_deepspeed_json(const autosize_plan *p,
 				   const autosize_request *r, char *buf,
