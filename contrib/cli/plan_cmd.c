@@ -1,13 +1,14 @@
 /*
  * autosize plan: size one job and print a report or JSON.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
 #include "autosize/calibration.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-#define PLAN_JSON_MAX 8192
+#define PLAN_JSON_MAX 16384
 
 static void plan_help(void)
 {
@@ -172,6 +173,51 @@ static int plan_take(int argc, char **argv, int i, char *name, size_t len,
 	return 2;
 }
 
+/* An error: one line on stderr, or with --json {"error": {"code": ...,
+ * "message": ...}} on stdout (doc/plan-json.md); the exit status is the
+ * same either way. */
+static void plan_error(int as_json, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void plan_error(int as_json, const char *code, const char *fmt, ...)
+{
+	char msg[AUTOSIZE_MSG_LEN + 64];
+	const char *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!as_json) {
+		fprintf(stderr, "autosize: %s\n", msg);
+		return;
+	}
+	printf("{\"schema_version\":1,\"error\":{\"code\":\"%s\","
+	       "\"message\":\"", code);
+	for (s = msg; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	printf("\"}}\n");
+}
+
+/* 1 when --json is among the arguments (errors before it are JSON too). */
+static int plan_wants_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return 1;
+	return 0;
+}
+
 int cli_plan(int argc, char **argv)
 {
 	autosize_request req;
@@ -180,37 +226,35 @@ int cli_plan(int argc, char **argv)
 	autosize_policy *policy = NULL;
 	const char *policy_file = NULL, *cal_file = NULL, *value;
 	char name[64], json[PLAN_JSON_MAX];
-	int i, n, as_json = 0, rv = CLI_EXIT_USAGE;
+	int i, n, as_json = plan_wants_json(argc, argv), rv = CLI_EXIT_USAGE;
 	autosize_err rc;
 
 	autosize_request_init(&req);
 	for (i = 1; i < argc; i += n) {
 		n = 1;
-		if (strcmp(argv[i], "--json") == 0) {
-			as_json = 1;
+		if (strcmp(argv[i], "--json") == 0)
 			continue;
-		}
 		if (strcmp(argv[i], "--help") == 0 ||
 		    strcmp(argv[i], "-h") == 0) {
 			plan_help();
 			return CLI_EXIT_OK;
 		}
 		if (strncmp(argv[i], "--", 2) != 0) {
-			fprintf(stderr, "autosize: unexpected argument "
-				"'%.40s' (options start with --)\n", argv[i]);
+			plan_error(as_json, "usage", "unexpected argument "
+				   "'%.40s' (options start with --)", argv[i]);
 			goto out;
 		}
 		n = plan_take(argc, argv, i, name, sizeof(name), &value);
 		if (n < 0 && !autosize_option_find(name) &&
 		    strcmp(name, "policy") != 0 &&
 		    strcmp(name, "calibration") != 0) {
-			fprintf(stderr, "autosize: unknown option '%.40s' (see "
-				"autosize plan --help)\n", argv[i]);
+			plan_error(as_json, "usage", "unknown option '%.40s' "
+				   "(see autosize plan --help)", argv[i]);
 			goto out;
 		}
 		if (n < 0) {
-			fprintf(stderr, "autosize: %.40s needs a value "
-				"(--name=value)\n", argv[i]);
+			plan_error(as_json, "usage", "%.40s needs a value "
+				   "(--name=value)", argv[i]);
 			goto out;
 		}
 		if (strcmp(name, "policy") == 0) {
@@ -222,17 +266,22 @@ int cli_plan(int argc, char **argv)
 			continue;
 		}
 		if (autosize_request_set(&req, name, value, &err)) {
-			fprintf(stderr, "autosize: %s\n", err.msg);
+			plan_error(as_json, "input", "%s", err.msg);
 			goto out;
 		}
 	}
 	if (autosize_request_finish(&req, &err)) {
-		fprintf(stderr, "autosize: %s\n", err.msg);
+		plan_error(as_json, "input", "%s", err.msg);
 		goto out;
 	}
 	policy = cli_load_policy(policy_file);
-	if (!policy || (cal_file && cli_plan_calibration(policy, cal_file)))
+	if (!policy || (cal_file && cli_plan_calibration(policy, cal_file))) {
+		if (as_json)
+			plan_error(as_json, "policy", "the site policy or "
+				   "calibration could not be read (the reason "
+				   "is on stderr)");
 		goto out;
+	}
 	if (req.gpu[0]) {
 		char warn[160];
 
@@ -243,14 +292,16 @@ int cli_plan(int argc, char **argv)
 	}
 	rc = autosize_plan_compute(policy, &req, &plan, &err);
 	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT) {
-		fprintf(stderr, "autosize: %s\n", err.msg);
+		plan_error(as_json, "input", "%s", err.msg);
 		goto out;
 	}
 	autosize_request_warnings(&req, &plan);
 	if (as_json) {
-		if (autosize_plan_to_json(&plan, json, sizeof(json)) < 0) {
-			fprintf(stderr, "autosize: internal error: JSON "
-				"larger than %d bytes\n", PLAN_JSON_MAX);
+		/* the plan and what its tasks get (launch) */
+		if (autosize_launch_plan_json(&req, &plan, json,
+					      sizeof(json)) < 0) {
+			plan_error(as_json, "internal", "internal error: JSON "
+				   "larger than %d bytes", PLAN_JSON_MAX);
 			goto out;
 		}
 		printf("%s\n", json);
