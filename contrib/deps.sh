@@ -5,6 +5,7 @@ set -eu
 PKGS="build-essential pkg-config libyaml-dev libhwloc-dev libcmocka-dev \
 liblua5.1-0-dev lua5.1 \
 slurmctld slurmd slurm-client munge libslurm-dev \
+slurmdbd mariadb-server \
 clang libclang-rt-14-dev \
 man-db"
 SUDO=""

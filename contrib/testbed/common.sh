@@ -37,11 +37,15 @@ tb_pid() {
 tb_munge_pidfile() { echo "$TB_DIR/run/munged.pid"; }
 tb_ctld_pidfile() { echo "$TB_DIR/run/slurmctld.pid"; }
 tb_slurmd_pidfile() { echo "$TB_DIR/run/slurmd-$1.pid"; }
+tb_mysqld_pidfile() { echo "$TB_DIR/run/mysqld.pid"; }
+tb_dbd_pidfile() { echo "$TB_DIR/run/slurmdbd.pid"; }
 
 # tb_running: status 0 when any of the testbed's daemons is alive.
 tb_running() {
 	tb_pid "$(tb_munge_pidfile)" >/dev/null && return 0
 	tb_pid "$(tb_ctld_pidfile)" >/dev/null && return 0
+	tb_pid "$(tb_mysqld_pidfile)" >/dev/null && return 0
+	tb_pid "$(tb_dbd_pidfile)" >/dev/null && return 0
 	for _n in $TB_NODES; do
 		tb_pid "$(tb_slurmd_pidfile "$_n")" >/dev/null && return 0
 	done
