@@ -25,10 +25,22 @@
  * of state moved, on HBM. */
 #define PERF_OPT_PASSES 2.0
 /* MoE token permutation: each token's top-k copies of the hidden vector
- * are permuted and unpermuted forward and backward, reading and writing
- * 16-bit values: 4 x 2 x 2 bytes per hidden unit (Megatron MoE token
- * dispatcher permute/unpermute kernels). */
-#define PERF_MOE_PERMUTE_BYTES_PER_H 16.0
+ * pass four gather/scatter kernels forward (permute, sort the received
+ * chunks by local expert, unsort, unpermute with the routing weights)
+ * and four backward, each reading and writing 16-bit values: 8 x 2 x 2
+ * bytes per hidden unit (Megatron-Core MoE alltoall token dispatcher). */
+#define PERF_MOE_PERMUTE_BYTES_PER_H 32.0
+/* Router: fp32 logits over the experts written, softmax and top-k read
+ * and write them, and the backward once more: ~6 passes of 4 bytes per
+ * expert per token (Megatron-Core MoE router; HBM-bound). */
+#define PERF_MOE_ROUTER_BYTES_PER_EXPERT 24.0
+/* Expert load imbalance: with expert parallelism the rank whose experts
+ * receive the most tokens sets the pace of the grouped GEMMs and of the
+ * all-to-all. Capacity factor 1.25: the busiest expert's load over the
+ * mean that Switch Transformer trains with (Fedus et al. 2022, JMLR,
+ * section 2.2 and Table 1); dropless routers (Megatron, DeepSeek-V3)
+ * run near it once the balancing loss or bias has converged. */
+#define PERF_MOE_CAPACITY 1.25
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
@@ -82,15 +94,23 @@ static double perf_matmul_params(const autosize_model *m)
 }
 
 /* Attention-score FLOPs per token, 12 L h s (PaLM, Chowdhery et al.
- * 2022, appendix B; Megatron eq. 3); unknown (0) for a model known only
- * by its parameter count, which is then sized by 6ND alone. */
+ * 2022, appendix B; Megatron eq. 3) where h is the attention width:
+ * Q K^T spans heads x the query/key head width, scores x V heads x the
+ * value width, so 6 L s heads (d_qk + d_v) (wider heads in Qwen3, MLA's
+ * 192-wide queries and 128-wide values in DeepSeek-V2/V3); unknown (0)
+ * for a model known only by its parameter count, sized by 6ND alone. */
 static double perf_attn_flops(const sizing_job *job)
 {
 	const autosize_model *m = job->model;
+	double d_qk, d_v;
 
 	if (m->arch_synthetic)
 		return 0;
-	return 12.0 * m->layers * m->hidden * job->seq_len;
+	if (m->heads <= 0 || m->head_dim <= 0)
+		return 12.0 * m->layers * m->hidden * job->seq_len;
+	d_qk = m->head_dim;
+	d_v = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+	return 6.0 * m->layers * job->seq_len * m->heads * (d_qk + d_v);
 }
 
 /* Cached per-model numbers when the job is prepared. */
@@ -224,6 +244,9 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	eff_exp = exp_frac > 0 ? perf_gemm_eff(pp, perf_expert_dim(job, lay,
 								 tokens))
 			       : eff;
+	/* the busiest expert-parallel rank does capacity x the mean */
+	if (exp_frac > 0 && SIZING_EP(lay) > 1)
+		eff_exp /= PERF_MOE_CAPACITY;
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
 	 * shapes), attention at its own share of the GEMM efficiency
 	 * (FlashAttention papers), both 16-bit based. */
@@ -239,8 +262,10 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 		      lay->tp;
 	if (m->experts > 1)
 		ew += tokens * layers * (m->layers - m->dense_layers) /
-		      m->layers * PERF_MOE_PERMUTE_BYTES_PER_H *
-		      m->experts_active * m->hidden * passes /
+		      m->layers * (PERF_MOE_PERMUTE_BYTES_PER_H *
+				   m->experts_active * m->hidden +
+				   PERF_MOE_ROUTER_BYTES_PER_EXPERT *
+				   m->experts) * passes /
 		      (lay->sp ? lay->tp : 1);
 	/* Kernel launches and synchronisation per layer: a fixed cost that
 	 * does not shrink with peak FLOP/s (tens of kernels per layer,
@@ -336,7 +361,8 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 		return 0;
 	tokens = (double)job->seq_len * lay->micro_batch / SIZING_CP(lay) /
 		 (lay->sp ? lay->tp : 1);
-	bytes = 2.0 * tokens * m->experts_active * m->hidden;
+	bytes = 2.0 * tokens * m->experts_active * m->hidden *
+		PERF_MOE_CAPACITY;
 	moe_share = (double)(m->layers - m->dense_layers) / m->layers;
 	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
 	members = gpn / SIZING_ETP(lay);
