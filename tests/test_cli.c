@@ -344,6 +344,67 @@ static void test_lists(void **state)
 	assert_non_null(strstr(out, "qwen2.5-72b"));
 }
 
+/* With --json, errors are JSON on stdout with the same exit status; a
+ * plan carries what its tasks get; --table is a list of plans in rising
+ * GPU count. */
+static void test_json_contract(void **state)
+{
+	const char *const bad[] = {"plan", "--json", "--model-params=70",
+		"--policy=none", NULL};
+	const char *const unknown[] = {"plan", "--bogus", "--json", NULL};
+	const char *const plan[] = {"plan", "--model=llama-3-70b",
+		"--train-tokens=200B", "--gpu=h100", "--pp=12", "--nodes=12",
+		"--policy=none", "--json", NULL};
+	const char *const table[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=100B", "--gpu=h100", "--policy=none", "--table",
+		"--json", NULL};
+	const char *p;
+	int last = 0, rows = 0;
+
+	assert_int_equal(run_cli(bad), 2);
+	assert_json(out);
+	assert_non_null(strstr(out, "{\"schema_version\":1,\"error\":{"
+			       "\"code\":\"input\",\"message\":"
+			       "\"--model-params: 70 "));
+	assert_non_null(strstr(out, "did you mean 70B?"));
+	assert_string_equal(err, "");
+	assert_int_equal(run_cli(unknown), 2);
+	assert_json(out);
+	assert_non_null(strstr(out, "\"code\":\"usage\""));
+	assert_non_null(strstr(out, "unknown option '--bogus'"));
+	/* 80 layers on 12 stages: Megatron's uneven split, counts as
+	 * integers */
+	assert_int_equal(run_cli(plan), 0);
+	assert_json(out);
+	assert_true(strncmp(out, "{\"schema_version\":1,", 20) == 0);
+	assert_non_null(strstr(out, "\"params\":70553706496,"));
+	assert_non_null(strstr(out, ",\"launch\":{\"torchrun\":\"--nnodes=12 "
+			       "--nproc_per_node=8 --rdzv_backend=c10d "
+			       "--rdzv_endpoint=FIRST_NODE:PORT "
+			       "--rdzv_id=RUN_ID\",\"megatron\":\""
+			       "--tensor-model-parallel-size "));
+	assert_non_null(strstr(out, "--pipeline-model-parallel-size 12 "));
+	assert_non_null(strstr(out, "--decoder-first-pipeline-num-layers 5 "
+			       "--decoder-last-pipeline-num-layers 5"));
+	assert_non_null(strstr(out, "\"deepspeed\":null"));
+	/* the menu: plans, GPUs rising */
+	assert_int_equal(run_cli(table), 0);
+	assert_json(out);
+	assert_int_equal(out[0], '[');
+	for (p = strstr(out, "{\"schema_version\""); p;
+	     p = strstr(p + 1, "{\"schema_version\"")) {
+		const char *g = strstr(p, "\"gpus\":");
+		int gpus;
+
+		assert_non_null(g);
+		gpus = atoi(g + 7);
+		assert_true(gpus > last);
+		last = gpus;
+		rows++;
+	}
+	assert_true(rows >= 4 && rows <= 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_pinned_misfit_exit_1),
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_json_contract),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <math.h>
 #include <sys/stat.h>
+#include "autosize.h"
 #include "autosize/jobenv.h"
 #include "autosize/model.h"
+#include "json.h"
 
 #define CONFIGS TEST_DATA "/configs"
 #define BIG_BYTES (2 * 1024 * 1024)
@@ -785,6 +787,119 @@ static void test_bad_paths(void **state)
 	unlink(path);
 }
 
+/* The plan JSON's keys the visitor found missing from the doc. */
+typedef struct doc_check {
+	const char *doc;
+	int keys, missing;
+	char first_missing[64];
+} doc_check;
+
+/* Every key at the top level and in "launch" and
+ * "memory_per_gpu_bytes" is a `key` of doc/plan-json.md. */
+static void doc_visit(void *ctx, const autosize_json_member *m)
+{
+	doc_check *c = ctx;
+	char pat[80];
+
+	if (m->parent[0] && strcmp(m->parent, "launch") != 0 &&
+	    strcmp(m->parent, "memory_per_gpu_bytes") != 0 &&
+	    strcmp(m->parent, "error") != 0)
+		return;
+	if (m->parent[0] && strcmp(m->parent, "launch") == 0 &&
+	    strcmp(m->key, "deepspeed") != 0 && m->kind ==
+	    AUTOSIZE_JSON_OBJECT)
+		return;
+	c->keys++;
+	snprintf(pat, sizeof(pat), "`%s`", m->key);
+	if (!strstr(c->doc, pat)) {
+		if (!c->missing++)
+			snprintf(c->first_missing, sizeof(c->first_missing),
+				 "%s.%s", m->parent, m->key);
+	}
+}
+
+/* Plans of three frameworks (and a MoE model) as JSON: valid, every
+ * field documented, schema_version first, counts as integers. */
+static void test_plan_json_documented(void **state)
+{
+	static const char *const reqs[][4] = {
+		{"llama-3-70b", "megatron", "2T", "h100"},
+		{"llama-3-8b", "deepspeed", "100B", "a100-80gb"},
+		{"mixtral-8x7b", "fsdp", "1T", "h100"},
+	};
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+	char *doc, *json;
+	doc_check c;
+	size_t i;
+	FILE *f;
+	long n;
+
+	f = fopen("doc/plan-json.md", "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	doc = calloc(1, (size_t)n + 1);
+	json = calloc(1, 32768);
+	assert_non_null(doc);
+	assert_non_null(json);
+	assert_int_equal(fread(doc, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	pol = autosize_policy_load("etc/autosize.yaml", &e);
+	assert_non_null(pol);
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model", reqs[i][0],
+						      &e), AUTOSIZE_OK);
+		assert_int_equal(autosize_request_set(&r, "train-framework",
+						      reqs[i][1], &e),
+				 AUTOSIZE_OK);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+						      reqs[i][2], &e),
+				 AUTOSIZE_OK);
+		assert_int_equal(autosize_request_set(&r, "gpu", reqs[i][3],
+						      &e), AUTOSIZE_OK);
+		assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+		assert_true(autosize_plan_compute(pol, &r, &p, &e) !=
+			    AUTOSIZE_EINVAL);
+		assert_true(autosize_launch_plan_json(&r, &p, json, 32768) > 0);
+		assert_true(strncmp(json, "{\"schema_version\":1,", 20) == 0);
+		/* counts as integers, not 7.06e+10 */
+		assert_int_equal(strspn(strstr(json, "\"params\":") + 9,
+					"0123456789"),
+				 strcspn(strstr(json, "\"params\":") + 9, ","));
+		memset(&c, 0, sizeof(c));
+		c.doc = doc;
+		assert_int_equal(autosize_json_scan(json, strlen(json),
+						    "plan JSON", doc_visit, &c,
+						    &e), AUTOSIZE_OK);
+		assert_true(c.keys > 40);
+		if (c.missing)
+			fail_msg("%s plan: %d keys not in doc/plan-json.md, "
+				 "first %s", reqs[i][1], c.missing,
+				 c.first_missing);
+		/* the launcher of the plan's framework, no other */
+		assert_true((strstr(json, "\"megatron\":null") == NULL) ==
+			    (i == 0));
+		assert_true((strstr(json, "\"deepspeed\":null") == NULL) ==
+			    (i == 1));
+	}
+	/* the error object too */
+	memset(&c, 0, sizeof(c));
+	c.doc = doc;
+	snprintf(json, 32768, "{\"schema_version\":1,\"error\":{\"code\":"
+		 "\"input\",\"message\":\"x\"}}");
+	assert_int_equal(autosize_json_scan(json, strlen(json), "error",
+					    doc_visit, &c, &e), AUTOSIZE_OK);
+	assert_int_equal(c.missing, 0);
+	autosize_policy_destroy(pol);
+	free(json);
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_1000),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_bad_paths),
+		cmocka_unit_test(test_plan_json_documented),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,10 @@
 /*
  * autosize plan: size one job and print a report or JSON.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "autosize/calibration.h"
@@ -21,7 +23,11 @@ static void plan_help(void)
 		printf("  %c--%s=%s\n      %s\n",
 		       o->where & AUTOSIZE_OPT_SPANK ? '*' : ' ', o->name,
 		       o->arg, o->help);
-	printf("  --json\n      print one JSON object\n"
+	printf("  --json\n      print one JSON object (doc/plan-json.md; "
+	       "errors too)\n"
+	       "  --table\n      a menu of sizes per partition (GPUs, time, "
+	       "cost, MFU);\n      with --json a JSON list of plans in rising "
+	       "GPU count\n"
 	       "  --policy=FILE|none\n      site policy (default "
 	       "$AUTOSIZE_POLICY or the installed one)\n"
 	       "  --calibration=FILE|none\n      the site's corrections "
@@ -218,6 +224,176 @@ static int plan_wants_json(int argc, char **argv)
 	return 0;
 }
 
+/* --table: sizes to choose from (at most TABLE_ROWS per partition). */
+#define TABLE_ROWS 8
+#define TABLE_MAX 64
+
+typedef struct table_row {
+	autosize_plan plan;
+	int chosen;        /* the plan autosize picks for the request */
+} table_row;
+
+/* Rows in rising GPU count, then cost. */
+static int table_cmp(const void *a, const void *b)
+{
+	const autosize_plan *x = &((const table_row *)a)->plan;
+	const autosize_plan *y = &((const table_row *)b)->plan;
+
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
+/* log2 distance of nodes from the chosen size: the rows kept are the
+ * sizes nearest to it. */
+static double table_dist(int nodes, int chosen)
+{
+	return fabs(log2((double)nodes / chosen));
+}
+
+/*
+ * The sizes of one partition (r's partition or GPU): the plan autosize
+ * picks, and the powers of two nodes up to the partition's limit that
+ * have a layout, the TABLE_ROWS nearest the pick. Appends to rows;
+ * returns the new count.
+ */
+static int table_partition(const autosize_policy *pol,
+			   const autosize_request *r, table_row *rows, int n)
+{
+	autosize_request pin = *r;
+	autosize_error err;
+	table_row *base = rows + n;
+	int k, max, start = n, i, j;
+
+	pin.nodes = pin.gpus = AUTOSIZE_UNSET;
+	if (autosize_plan_compute(pol, &pin, &base->plan, &err) !=
+	    AUTOSIZE_OK && base->plan.tp <= 0)
+		return n;
+	autosize_request_warnings(&pin, &base->plan);
+	base->chosen = 1;
+	n++;
+	max = base->plan.part.max_nodes_per_job > 0
+	      ? base->plan.part.max_nodes_per_job : 4 * base->plan.nodes;
+	for (k = 1; k <= max && n < TABLE_MAX; k *= 2) {
+		pin.nodes = k;
+		rows[n].chosen = 0;
+		if (autosize_plan_compute(pol, &pin, &rows[n].plan, &err) !=
+		    AUTOSIZE_OK && rows[n].plan.tp <= 0)
+			continue;
+		/* a size already in the menu (the pick's) once */
+		for (i = start; i < n; i++)
+			if (rows[i].plan.gpus == rows[n].plan.gpus)
+				break;
+		if (i < n)
+			continue;
+		autosize_request_warnings(&pin, &rows[n].plan);
+		n++;
+	}
+	/* keep the TABLE_ROWS nearest the chosen size */
+	while (n - start > TABLE_ROWS) {
+		for (i = j = start + 1; i < n; i++)
+			if (table_dist(rows[i].plan.nodes, base->plan.nodes) >
+			    table_dist(rows[j].plan.nodes, base->plan.nodes))
+				j = i;
+		rows[j] = rows[--n];
+	}
+	return n;
+}
+
+/* One row of the text menu. */
+static void table_print(const table_row *t)
+{
+	const autosize_plan *p = &t->plan;
+	char limit[32], layout[48], cost[48];
+
+	snprintf(layout, sizeof(layout), "TP %d PP %d DP %d%s", p->tp, p->pp,
+		 p->dp, p->cp > 1 || p->ep > 1 ? " +" : "");
+	if (p->cost > 0)
+		snprintf(cost, sizeof(cost), "%.0f %s", p->cost,
+			 p->part.currency);
+	else
+		snprintf(cost, sizeof(cost), "%.0f GPU-h", p->gpu_hours);
+	autosize_format_duration(p->time_limit_min * 60.0, limit,
+				 sizeof(limit));
+	printf("%c %-16.16s %6d %5d  %-18s %5.1f%% %10.1f h  %-12s %s%s\n",
+	       t->chosen ? '*' : ' ', p->part.name, p->gpus, p->nodes, layout,
+	       p->mfu * 100, p->train_hours, p->train_hours > 0 ? limit : "-",
+	       cost, p->feasible ? "" : "  (not feasible)");
+}
+
+/*
+ * autosize plan --table: each partition the request may use (its list,
+ * all of the policy's when it names none, or the --gpu reference
+ * server), a few sizes each; text, or a JSON list of plan objects in
+ * rising GPU count. Exit 0 when some size is feasible, else 1.
+ */
+static int plan_table(const autosize_policy *pol, const autosize_request *req,
+		      int as_json)
+{
+	table_row *rows = calloc(TABLE_MAX, sizeof(*rows));
+	char list[AUTOSIZE_PART_LIST_MAX], *name, *save = NULL;
+	char json[PLAN_JSON_MAX];
+	autosize_request r = *req;
+	int n = 0, i, feasible = 0, rv = CLI_EXIT_NOFIT;
+
+	if (!rows) {
+		plan_error(as_json, "internal", "out of memory");
+		return CLI_EXIT_USAGE;
+	}
+	if (req->gpu[0] || (!req->partition[0] &&
+			    autosize_policy_partition_count(pol) == 0)) {
+		n = table_partition(pol, &r, rows, n);
+	} else if (!req->partition[0]) {
+		for (i = 0; i < autosize_policy_partition_count(pol) &&
+		     n + TABLE_ROWS < TABLE_MAX; i++) {
+			snprintf(r.partition, sizeof(r.partition), "%s",
+				 autosize_policy_partition_at(pol, i)->name);
+			n = table_partition(pol, &r, rows, n);
+		}
+	} else {
+		snprintf(list, sizeof(list), "%s", req->partition);
+		for (name = strtok_r(list, ",", &save);
+		     name && n + TABLE_ROWS < TABLE_MAX;
+		     name = strtok_r(NULL, ",", &save)) {
+			snprintf(r.partition, sizeof(r.partition), "%s", name);
+			n = table_partition(pol, &r, rows, n);
+		}
+	}
+	qsort(rows, (size_t)n, sizeof(*rows), table_cmp);
+	if (as_json)
+		printf("[");
+	else if (n > 0)
+		printf("autosize: %s: sizes to choose from (* the one "
+		       "autosize picks)\n  %-16s %6s %5s  %-18s %6s %12s  "
+		       "%-12s %s\n", req->model.name[0] ? req->model.name
+							: "model",
+		       "partition", "GPUs", "nodes", "layout", "MFU", "time",
+		       "time limit", "cost");
+	for (i = 0; i < n; i++) {
+		feasible |= rows[i].plan.feasible;
+		if (!as_json) {
+			table_print(&rows[i]);
+			continue;
+		}
+		if (autosize_launch_plan_json(req, &rows[i].plan, json,
+					      sizeof(json)) < 0) {
+			printf("]\n");
+			fprintf(stderr, "autosize: internal error: JSON larger "
+				"than %d bytes\n", PLAN_JSON_MAX);
+			goto out;
+		}
+		printf("%s%s", i ? "," : "", json);
+	}
+	if (as_json)
+		printf("]\n");
+	else if (n == 0)
+		printf("autosize: no partition has a layout for this job\n");
+	rv = feasible ? CLI_EXIT_OK : CLI_EXIT_NOFIT;
+out:
+	free(rows);
+	return rv;
+}
+
 int cli_plan(int argc, char **argv)
 {
 	autosize_request req;
@@ -227,6 +403,7 @@ int cli_plan(int argc, char **argv)
 	const char *policy_file = NULL, *cal_file = NULL, *value;
 	char name[64], json[PLAN_JSON_MAX];
 	int i, n, as_json = plan_wants_json(argc, argv), rv = CLI_EXIT_USAGE;
+	int as_table = 0;
 	autosize_err rc;
 
 	autosize_request_init(&req);
@@ -234,6 +411,10 @@ int cli_plan(int argc, char **argv)
 		n = 1;
 		if (strcmp(argv[i], "--json") == 0)
 			continue;
+		if (strcmp(argv[i], "--table") == 0) {
+			as_table = 1;
+			continue;
+		}
 		if (strcmp(argv[i], "--help") == 0 ||
 		    strcmp(argv[i], "-h") == 0) {
 			plan_help();
@@ -245,7 +426,7 @@ int cli_plan(int argc, char **argv)
 			goto out;
 		}
 		n = plan_take(argc, argv, i, name, sizeof(name), &value);
-		if (n < 0 && !autosize_option_find(name) &&
+		if (!autosize_option_find(name) &&
 		    strcmp(name, "policy") != 0 &&
 		    strcmp(name, "calibration") != 0) {
 			plan_error(as_json, "usage", "unknown option '%.40s' "
@@ -289,6 +470,10 @@ int cli_plan(int argc, char **argv)
 					 req.gpu, warn, sizeof(warn));
 		if (warn[0])
 			fprintf(stderr, "autosize: warning: --gpu: %s\n", warn);
+	}
+	if (as_table) {
+		rv = plan_table(policy, &req, as_json);
+		goto out;
 	}
 	rc = autosize_plan_compute(policy, &req, &plan, &err);
 	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT) {
