@@ -85,7 +85,8 @@ SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
 .PHONY: FORCE all check check-unit check-install check-deb check-integration check-asan check-leaks \
-	fuzz fuzz-build clean install uninstall deb tests validate bench soak
+	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
+	simulate
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
 $(CONFIG_ID): FORCE
@@ -184,6 +185,16 @@ soak: all
 validate: $(BUILD)/tests/test_validation
 	AUTOSIZE_VALIDATE_STRICT=1 AUTOSIZE_REPORT=tests/validation/REPORT.md \
 		$(BUILD)/tests/test_validation
+
+# The closed loop (issue 10): a thousand synthetic finished jobs from a
+# hidden true speed per partition, with noise and lying users; the
+# prediction error before and after calibration and the jobs it takes to
+# converge (tests/sim/simulate.c). Fails when it does not converge.
+$(BUILD)/simulate: tests/sim/simulate.c $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+
+simulate: $(BUILD)/simulate
+	$(BUILD)/simulate etc/autosize.yaml
 
 # Speed of a full search over a corpus of job specs (not a test).
 $(BUILD)/bench: tests/bench/bench.c $(LIB)
