@@ -62,7 +62,7 @@ const framework_profile *framework_profile_get(autosize_framework f)
 
 /* Optimizer moments per parameter: fp32 m and v for AdamW, 8-bit m and
  * v (Dettmers et al. 2021), fp32 momentum for SGD. */
-static double framework_moment_bytes(autosize_optimizer o)
+double framework_moment_bytes(autosize_optimizer o)
 {
 	if (o == AUTOSIZE_OPT_ADAMW_8BIT)
 		return 2;

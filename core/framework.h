@@ -30,6 +30,10 @@ autosize_framework framework_resolve(autosize_framework f);
  * optimizer. */
 void framework_state_bytes(const sizing_job *job, framework_state *st);
 
+/* Optimizer moment bytes per trained parameter (AdamW m and v, 8-bit
+ * Adam, SGD momentum), without any master copy. */
+double framework_moment_bytes(autosize_optimizer o);
+
 /* Extra bytes per GPU the framework allocates for communication on top
  * of the model states (gathered layers, gradient buckets);
  * layer_params_per_gpu: one layer's parameters on this GPU (after TP). */

@@ -12,6 +12,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
+#include "checkpoint.h"
 #include "plan_cal.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
@@ -327,11 +328,14 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 
 #define PLAN_MAX_LIMIT_MIN (100.0 * 365 * 24 * 60)
 
-/* Start-up and first checkpoint, added to every time limit: scheduling
- * to first step (container, NCCL initialisation, model build, data
- * loader warm-up: minutes at scale) plus writing the first checkpoint,
- * which the step-time model does not count. */
+/* Start-up, added to every time limit with the checkpoint writes of the
+ * job (checkpoint.c): scheduling to first step (container, NCCL
+ * initialisation, model build, data loader warm-up, loading the last
+ * checkpoint: minutes at scale), which the step-time model does not
+ * count. */
 #define PLAN_STARTUP_ALLOWANCE_MIN 15.0
+/* Chained jobs counted at most (a max time barely above the start-up). */
+#define PLAN_MAX_CHAINED 1e9
 /* A GPU whose performance data are its generation's: its residual spread
  * is widened by this factor (log scale). */
 #define PLAN_FALLBACK_WIDEN 1.5
@@ -362,28 +366,55 @@ static void plan_interval(autosize_plan *plan, int fallback)
 	plan->train_hours_high = plan->train_hours * exp(hi > 0 ? hi : 0);
 }
 
+/* Training minutes of one job of a chain under the partition's max
+ * time, and the checkpoint writes in it; 0 when the max time holds no
+ * more than the start-up and one checkpoint. */
+static double plan_job_train_min(autosize_plan *plan, double max_min,
+				 const autosize_checkpoint_policy *cp)
+{
+	double job_s = autosize_checkpoint_job_train_s(
+		max_min * 60, PLAN_STARTUP_ALLOWANCE_MIN * 60, cp->interval_s,
+		plan->ckpt.write_s);
+
+	plan->ckpt.job_write_s = autosize_checkpoint_count(job_s,
+							   cp->interval_s) *
+				 plan->ckpt.write_s;
+	return job_s / 60;
+}
+
 /* Time limit, chained jobs, cost from the chosen layout's numbers: the
  * limit covers the upper end of the interval (at least the policy's
- * time reserve over the prediction) plus the start-up allowance. */
-static void plan_finish_time(autosize_plan *plan, int fallback)
+ * time reserve over the prediction) plus the allowance: start-up and
+ * the job's checkpoint writes. Cost follows the partition's price
+ * schedule (price.c) for the predicted hours. */
+static void plan_finish_time(autosize_plan *plan, int fallback,
+			     const autosize_checkpoint_policy *cp)
 {
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
+	double train_min, job_min, chains;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
 	plan->gpu_hours = plan->train_hours * plan->gpus;
-	plan->cost = plan->gpu_hours * plan->part.price_per_gpu_hour;
+	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
+					 plan->gpus_per_node, plan->train_hours,
+					 -1, &plan->price);
 	plan->chained_jobs = 1;
 	plan->time_limit_min = 0;
 	plan_interval(plan, fallback);
 	plan_cal_interval(plan);
+	checkpoint_finish(plan, cp, plan->train_hours * 3600);
 	if (plan->train_hours <= 0)
 		return;
 	need_min = plan->train_hours_high * 60;
 	floor_min = plan->train_hours * 60 * (1 + plan->time_reserve);
 	if (need_min < floor_min)
 		need_min = floor_min;
-	need_min = ceil(need_min + PLAN_STARTUP_ALLOWANCE_MIN);
+	train_min = need_min;
+	plan->ckpt.job_write_s = autosize_checkpoint_count(
+		train_min * 60, cp->interval_s) * plan->ckpt.write_s;
+	need_min = ceil(train_min + PLAN_STARTUP_ALLOWANCE_MIN +
+			plan->ckpt.job_write_s / 60);
 	/* 1e18 tokens on a few GPUs: keep the limit and the chained job
 	 * count representable (100 years, as the longest --train-time) */
 	if (!(need_min <= PLAN_MAX_LIMIT_MIN))
@@ -391,7 +422,19 @@ static void plan_finish_time(autosize_plan *plan, int fallback)
 	plan->time_limit_min = (long)need_min;
 	if (max_min > 0 && need_min > max_min) {
 		plan->time_limit_min = (long)max_min;
-		plan->chained_jobs = (int)ceil(need_min / max_min);
+		/* each job starts, trains and writes its checkpoints */
+		job_min = plan_job_train_min(plan, max_min, cp);
+		chains = job_min > 0
+			 ? ceil(fmin(train_min, PLAN_MAX_LIMIT_MIN) / job_min)
+			 : ceil(need_min / max_min);
+		plan->chained_jobs = (int)fmin(chains, PLAN_MAX_CHAINED);
+		if (!(job_min > 0))
+			autosize_plan_warn(plan, "partition %s max time %.0f "
+					   "min holds no more than the %.0f min "
+					   "start-up and one %.1f min checkpoint",
+					   plan->part.name, max_min,
+					   PLAN_STARTUP_ALLOWANCE_MIN,
+					   plan->ckpt.write_s / 60);
 		autosize_plan_warn(plan, "predicted %.1f h exceeds partition "
 				   "%s max time %.0f h: run %d chained jobs "
 				   "that resume from checkpoints",
@@ -512,7 +555,8 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	plan->memory_reserve = reserve;
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
-	plan_finish_time(plan, job.perf.fallback);
+	checkpoint_size(&job, plan);
+	plan_finish_time(plan, job.perf.fallback, &c->d->checkpoint);
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "

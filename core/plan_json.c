@@ -48,6 +48,30 @@ static void json_string(json_out *o, const char *s)
 	json_put(o, "\"");
 }
 
+/* The checkpoint (checkpoint.h) and price (price.h) objects. */
+static void json_renter(json_out *o, const autosize_plan *p)
+{
+	const autosize_checkpoint *k = &p->ckpt;
+	const autosize_cost *c = &p->price;
+
+	json_put(o, ",\"checkpoint\":{\"bytes\":%.0f,\"shard_bytes\":%.0f,"
+		 "\"bytes_per_param\":%.3g,\"trained_params\":%.6g,"
+		 "\"interval_s\":%.0f,\"need_write_gbs\":%.3f,"
+		 "\"write_s\":%.1f,\"count\":%d,\"hours\":%.3f,"
+		 "\"job_write_s\":%.1f,\"keep\":%d,\"storage_bytes\":%.0f}",
+		 k->bytes, k->shard_bytes, k->bytes_per_param,
+		 k->trained_params, k->interval_s, k->need_write_gbs,
+		 k->write_s, k->count, k->hours, k->job_write_s, k->keep,
+		 k->storage_bytes);
+	json_put(o, ",\"price\":{\"list\":%.2f,\"rate_per_gpu_hour\":%.4f,"
+		 "\"whole_nodes\":%s,\"below_min\":%s,"
+		 "\"off_peak_share\":%.4f,\"rental_discount\":%.4f,"
+		 "\"fee\":%.2f}", c->list, c->rate_per_gpu_hour,
+		 c->whole_nodes ? "true" : "false",
+		 c->below_min ? "true" : "false", c->off_peak_share,
+		 c->rental_discount, c->fee);
+}
+
 int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 {
 	json_out o = {buf, len, 0};
@@ -94,6 +118,7 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->time_limit_min, p->chained_jobs,
 		 p->gpu_hours, p->cost);
 	json_string(&o, p->part.currency);
+	json_renter(&o, p);
 	if (p->calibration.applied) {
 		const autosize_plan_calibration *c = &p->calibration;
 

@@ -12,7 +12,7 @@
 #include "autosize/calibration.h"
 #include "autosize/parse.h"
 #include "autosize/policy.h"
-#include "ytree.h"
+#include "policy_read.h"
 
 #define POL_EXCERPT 48
 #define POL_TEXT_MAX 128
@@ -36,7 +36,8 @@ struct autosize_policy {
 };
 
 static const char *const pol_top_keys[] = {
-	"catalog", "defaults", "partitions", "calibration", NULL
+	"catalog", "defaults", "partitions", "calibration", "checkpoint",
+	NULL
 };
 
 static const char *const pol_default_keys[] = {
@@ -48,7 +49,8 @@ static const char *const pol_default_keys[] = {
 static const char *const pol_part_keys[] = {
 	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
 	"max_time", "intra_node_link", "intra_node_gbs", "network",
-	"network_gbps_per_node", "price_per_gpu_hour", "currency", NULL
+	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
+	"storage_write_gbs", "storage_tb", NULL
 };
 
 /* Same orders as the enums in policy.h and catalog.h. */
@@ -73,6 +75,7 @@ static void pol_defaults_init(autosize_defaults *d)
 	d->objective = AUTOSIZE_OBJECTIVE_COST;
 	d->deadline_s = 0;
 	d->framework = AUTOSIZE_FRAMEWORK_BUILTIN;
+	autosize_checkpoint_policy_init(&d->checkpoint);
 }
 
 /* Slurm's words for no time limit (slurm.conf MaxTime=UNLIMITED;
@@ -85,10 +88,10 @@ static int pol_unlimited(const char *text)
 
 /* An optional duration value (Slurm or human form) into *out seconds;
  * with unlimited_ok, Slurm's UNLIMITED / INFINITE give 0 (no limit). */
-static autosize_err pol_duration(const autosize_ytree *t,
-				 const autosize_ynode *map, const char *key,
-				 int unlimited_ok, double *out,
-				 autosize_error *e)
+autosize_err policy_duration(const autosize_ytree *t,
+			     const autosize_ynode *map, const char *key,
+			     int unlimited_ok, double *out,
+			     autosize_error *e)
 {
 	const autosize_ynode *n = autosize_ynode_get(map, key);
 	char text[POL_TEXT_MAX], what[64];
@@ -114,9 +117,9 @@ static autosize_err pol_duration(const autosize_ytree *t,
 
 /* An optional fraction in [0, max]: a number, or a percentage as the
  * command line takes it ("20%"). */
-static autosize_err pol_fraction(const autosize_ytree *t,
-				 const autosize_ynode *map, const char *key,
-				 double max, double *out, autosize_error *e)
+autosize_err policy_fraction(const autosize_ytree *t,
+			     const autosize_ynode *map, const char *key,
+			     double max, double *out, autosize_error *e)
 {
 	const autosize_ynode *n = autosize_ynode_get(map, key);
 	char text[POL_TEXT_MAX], what[64];
@@ -177,17 +180,17 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
 					   pol_modes, &mode, NULL, e);
 	if (!rc)
-		rc = pol_fraction(t, m, "memory_reserve", 0.9,
-				  &d->memory_reserve, e);
+		rc = policy_fraction(t, m, "memory_reserve", 0.9,
+				     &d->memory_reserve, e);
 	if (!rc)
-		rc = pol_fraction(t, m, "time_reserve", 10, &d->time_reserve,
-				  e);
+		rc = policy_fraction(t, m, "time_reserve", 10,
+				     &d->time_reserve, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "objective",
 					   AUTOSIZE_Y_OPTIONAL, pol_objectives,
 					   &objective, NULL, e);
 	if (!rc)
-		rc = pol_duration(t, m, "deadline", 0, &d->deadline_s, e);
+		rc = policy_duration(t, m, "deadline", 0, &d->deadline_s, e);
 	if (!rc)
 		rc = autosize_ytree_str(t, m, "partition", AUTOSIZE_Y_OPTIONAL,
 					d->partition, sizeof(d->partition),
@@ -350,6 +353,36 @@ static autosize_err pol_currency(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* A warning kept with the policy (check-config shows it). */
+static void pol_warn(autosize_policy *p, const char *text)
+{
+	if (text[0] && p->n_warnings < AUTOSIZE_MAX_PARTITIONS)
+		snprintf(p->warnings[p->n_warnings++],
+			 AUTOSIZE_POLICY_WARNING_LEN, "%s", text);
+}
+
+/* The price schedule (price.c) and the storage checkpoints go to. */
+static autosize_err pol_storage(const autosize_ytree *t, autosize_policy *p,
+				const autosize_ynode *m,
+				autosize_partition *part, autosize_error *e)
+{
+	char warn[AUTOSIZE_POLICY_WARNING_LEN];
+	autosize_err rc;
+
+	rc = price_policy_parse(t, m, part, warn, sizeof(warn), e);
+	if (rc)
+		return rc;
+	pol_warn(p, warn);
+	rc = autosize_ytree_double(t, m, "storage_write_gbs",
+				   AUTOSIZE_Y_GT_MIN, 0, POL_MAX_GBS,
+				   &part->storage_write_gbs, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_double(t, m, "storage_tb",
+					   AUTOSIZE_Y_GT_MIN, 0, 1e9,
+					   &part->storage_tb, NULL, e);
+	return rc;
+}
+
 static autosize_err pol_partition(const autosize_ytree *t,
 				  autosize_policy *p,
 				  const autosize_ynode *m,
@@ -388,7 +421,7 @@ static autosize_err pol_partition(const autosize_ytree *t,
 			AUTOSIZE_EINVAL,
 			"key 'max_nodes_per_job': %d is more than the partition's %d nodes (expected 1 to %d)",
 			part->max_nodes_per_job, part->nodes, part->nodes);
-	rc = pol_duration(t, m, "max_time", 1, &part->max_time_s, e);
+	rc = policy_duration(t, m, "max_time", 1, &part->max_time_s, e);
 	if (!rc)
 		rc = pol_intra(t, m, part, e);
 	if (!rc)
@@ -405,6 +438,8 @@ static autosize_err pol_partition(const autosize_ytree *t,
 	if (!rc)
 		rc = pol_currency(t, m, part, e);
 	part->net = (autosize_net)net;
+	if (!rc)
+		rc = pol_storage(t, p, m, part, e);
 	return rc;
 }
 
@@ -539,6 +574,9 @@ static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 		rc = pol_catalog(t, dir, p, e);
 	if (!rc)
 		rc = pol_defaults(t, root, &p->defaults, e);
+	if (!rc)
+		rc = checkpoint_policy_parse(t, root, &p->defaults.checkpoint,
+					     e);
 	if (!rc)
 		rc = pol_partitions(t, p, e);
 	if (!rc)

@@ -216,7 +216,8 @@ static void test_json_fields(void **state)
 		    0.35 * json_num(out, "params"));
 	/* the interval holds the prediction; the time limit covers its
 	 * upper end (at least wall time x 1.15) plus the 15 min start-up
-	 * allowance, rounded up to minutes */
+	 * allowance and the job's checkpoint writes, rounded up to
+	 * minutes */
 	assert_true(json_num(out, "train_hours_low") <=
 		    json_num(out, "train_hours"));
 	assert_true(json_num(out, "train_hours_high") >=
@@ -224,7 +225,8 @@ static void test_json_fields(void **state)
 	assert_true(fabs(json_num(out, "time_limit_min") -
 			 ceil(fmax(json_num(out, "train_hours_high"),
 				   json_num(out, "train_hours") * 1.15) * 60 +
-			      15)) <= 1);
+			      15 + json_num(out, "job_write_s") / 60)) <= 1);
+	assert_true(json_num(out, "job_write_s") > 0);
 }
 
 static void test_bad_input_exit_2(void **state)

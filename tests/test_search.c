@@ -150,13 +150,14 @@ static void test_deadline_drives_size(void **state)
 	assert_true(b.train_hours <= 2 * 24);
 	assert_true(b.gpus > a.gpus);
 	/* time limit: the interval's upper end, at least wall time x 1.15,
-	 * plus the 15 min start-up allowance, rounded up to minutes */
+	 * plus the 15 min start-up allowance and the checkpoint writes,
+	 * rounded up to minutes */
 	assert_true(b.train_hours_low <= b.train_hours &&
 		    b.train_hours <= b.train_hours_high);
 	assert_int_equal(b.time_limit_min,
 			 (long)ceil(fmax(b.train_hours_high,
-					 b.train_hours * 1.15) * 60 + 15 -
-				    1e-9));
+					 b.train_hours * 1.15) * 60 + 15 +
+				    b.ckpt.job_write_s / 60 - 1e-9));
 	req(&r, never);
 	assert_int_equal(autosize_plan_compute(site, &r, &c, &e), 0);
 	assert_int_equal(c.nodes, c.part.max_nodes_per_job);

@@ -51,6 +51,55 @@ static const char *plan_count(double v, char *buf, size_t len)
 	return buf;
 }
 
+/* What the price schedule did to the plain price (price.h). */
+static void plan_price(const autosize_plan *p)
+{
+	const autosize_cost *c = &p->price;
+
+	printf(", %.2f %s", p->cost, p->part.currency);
+	if (c->whole_nodes)
+		printf("; whole nodes at %.2f per GPU-hour",
+		       c->rate_per_gpu_hour);
+	else if (c->below_min)
+		printf("; under %d GPUs at %.2f per GPU-hour",
+		       p->part.pricing.min_gpus, c->rate_per_gpu_hour);
+	if (c->off_peak_share > 0)
+		printf("; %.0f%% of hours off-peak at -%.0f%%",
+		       c->off_peak_share * 100,
+		       p->part.pricing.off_peak_discount * 100);
+	if (c->rental_discount > 0)
+		printf("; -%.0f%% for the rental length",
+		       c->rental_discount * 100);
+	if (c->fee > 0)
+		printf("; platform fee %.2f", c->fee);
+	if (c->total != c->list)
+		printf(" (%.2f at the plain price)", c->list);
+}
+
+/* One checkpoint, the bandwidth that keeps writing them under the
+ * policy's share, the storage the kept ones take (checkpoint.h). */
+static void plan_checkpoint(const autosize_plan *p)
+{
+	const autosize_checkpoint *k = &p->ckpt;
+	char one[32], rank[32], all[32];
+
+	printf("  checkpoint %s each (%.0f bytes per %sparameter, %s), %s "
+	       "per rank\n", autosize_checkpoint_format_bytes(
+		       k->bytes, one, sizeof(one)), k->bytes_per_param,
+	       k->trained_params < p->params * 0.999 ? "trained " : "",
+	       autosize_framework_name(p->framework),
+	       autosize_checkpoint_format_bytes(k->shard_bytes, rank,
+						sizeof(rank)));
+	printf("             every %.1f h: %.1f GB/s keeps writing under "
+	       "%.0f%% of the run", k->interval_s / 3600, k->need_write_gbs,
+	       100 * k->bytes / (k->need_write_gbs * 1e9) / k->interval_s);
+	if (k->count > 0)
+		printf("; %d writes of %.1f min, %.1f h", k->count,
+		       k->write_s / 60, k->hours);
+	printf("; keep %d: %s\n", k->keep, autosize_checkpoint_format_bytes(
+		       k->storage_bytes, all, sizeof(all)));
+}
+
 static void plan_report(const autosize_request *r, const autosize_plan *p)
 {
 	const autosize_memory *m = &p->mem;
@@ -116,7 +165,8 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 			       p->perf_generation, p->interval_runs,
 			       p->interval_pooled ? " of all regimes: few of "
 						    "this one" : "");
-		printf("; time limit %s (upper end + start-up, at least "
+		printf("; time limit %s (upper end + start-up + "
+		       "checkpoints, at least "
 		       "+%.0f%%)", autosize_format_duration(
 			       p->time_limit_min * 60.0, limit, sizeof(limit)),
 		       p->time_reserve * 100);
@@ -133,9 +183,11 @@ static void plan_report(const autosize_request *r, const autosize_plan *p)
 			       p->calibration.regime);
 		printf("\n  cost       %.0f GPU-hours", p->gpu_hours);
 		if (p->cost > 0)
-			printf(", %.2f %s", p->cost, p->part.currency);
+			plan_price(p);
 		printf("\n");
 	}
+	if (p->ckpt.bytes > 0)
+		plan_checkpoint(p);
 	if (!p->feasible)
 		printf("  NOT FEASIBLE: %s\n", p->reason);
 	for (i = 0; i < p->n_warnings; i++)

@@ -178,7 +178,9 @@ typedef struct autosize_plan {
 	long time_limit_min;        /* upper end + allowance, clamped */
 	int chained_jobs;           /* jobs needed when clamped, else 1 */
 	double gpu_hours;
-	double cost;
+	double cost;                /* price.total: what the schedule asks */
+	autosize_cost price;        /* how cost came about (price.h) */
+	autosize_checkpoint ckpt;   /* checkpoint size, bandwidth, storage */
 	double memory_reserve;
 	double time_reserve;
 	long evaluated;             /* layouts the plan evaluated */

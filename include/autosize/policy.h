@@ -5,8 +5,10 @@
 #define AUTOSIZE_POLICY_H
 
 #include "autosize/catalog.h"
+#include "autosize/checkpoint.h"
 #include "autosize/error.h"
 #include "autosize/framework.h"
+#include "autosize/price.h"
 
 #define AUTOSIZE_MAX_PARTITIONS 32
 #define AUTOSIZE_PART_NAME_MAX 64
@@ -45,6 +47,11 @@ typedef struct autosize_partition {
 	double net_gbps_per_node;   /* Gb/s per node, all ports */
 	double price_per_gpu_hour;  /* 0 = free / unknown */
 	char currency[AUTOSIZE_CURRENCY_MAX];
+	autosize_price_schedule pricing; /* `pricing:`; zero = none */
+	double storage_write_gbs;   /* shared storage, GB/s all nodes
+				     * together; 0 = unknown */
+	double storage_tb;          /* its space for checkpoints, TB (1e12
+				     * bytes); 0 = unknown */
 } autosize_partition;
 
 /* What slurmctld does with a job whose explicit size (--nodes, --gpus...)
@@ -85,6 +92,7 @@ typedef struct autosize_defaults {
 	autosize_on_error on_error;      /* default pass */
 	autosize_gpu_check gpu_check;    /* default warn */
 	autosize_framework framework;    /* default megatron */
+	autosize_checkpoint_policy checkpoint; /* top-level `checkpoint:` */
 } autosize_defaults;
 
 typedef struct autosize_policy autosize_policy;

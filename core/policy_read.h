@@ -1,0 +1,41 @@
+/*
+ * autosize internal: readers shared by the policy loader (policy.c) and
+ * the policy sections parsed beside it: a partition's price schedule
+ * (price.c) and the checkpoint policy (checkpoint.c). Errors name the
+ * file, line and key like every other key of the policy.
+ */
+#ifndef AUTOSIZE_POLICY_READ_H
+#define AUTOSIZE_POLICY_READ_H
+
+#include "autosize/policy.h"
+#include "ytree.h"
+
+/* An optional fraction in [0, max] of map's key: a number or a
+ * percentage ("20%"); absent leaves *out. */
+autosize_err policy_fraction(const autosize_ytree *t,
+			     const autosize_ynode *map, const char *key,
+			     double max, double *out, autosize_error *e);
+
+/* An optional duration (Slurm or human form) into *out seconds; with
+ * unlimited_ok, UNLIMITED / INFINITE give 0. Absent leaves *out. */
+autosize_err policy_duration(const autosize_ytree *t,
+			     const autosize_ynode *map, const char *key,
+			     int unlimited_ok, double *out,
+			     autosize_error *e);
+
+/* A partition's optional `pricing:` map (price.c) into part->pricing;
+ * part's price_per_gpu_hour and gpus_per_node are already read. A
+ * schedule that loads but looks wrong (a whole-node price above the
+ * GPUs' own) leaves a one-line warning in warn ("" when none). */
+autosize_err price_policy_parse(const autosize_ytree *t,
+				const autosize_ynode *part_map,
+				autosize_partition *part, char *warn,
+				size_t warn_len, autosize_error *e);
+
+/* The policy's optional top-level `checkpoint:` map (checkpoint.c). */
+autosize_err checkpoint_policy_parse(const autosize_ytree *t,
+				     const autosize_ynode *root,
+				     autosize_checkpoint_policy *cp,
+				     autosize_error *e);
+
+#endif
