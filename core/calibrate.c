@@ -132,18 +132,20 @@ static double cal_speed(const autosize_calibrator *k,
 			const autosize_record *r, const char *state,
 			double elapsed_s)
 {
-	double ratio;
+	/* a calibrated plan: against the model's own prediction, so that
+	 * calibrating again keeps the correction instead of undoing it */
+	double used = r->cal_speed > 0 ? r->cal_speed : 1, ratio;
 
 	if (r->tokens_per_s <= 0)
 		return NAN;
 	if (r->has_measured && r->m_tokens_per_s > 0)
-		ratio = r->m_tokens_per_s / r->tokens_per_s;
+		ratio = r->m_tokens_per_s / r->tokens_per_s * used;
 	else if (state && strcmp(state, "COMPLETED") == 0 &&
 		 elapsed_s >= k->o.min_elapsed_s && r->tokens > 0 &&
 		 r->train_hours > 0 &&
 		 (r->time_limit_min <= 0 ||
 		  r->train_hours * 60 <= r->time_limit_min))
-		ratio = r->train_hours * 3600 / elapsed_s;
+		ratio = r->train_hours * 3600 / elapsed_s * used;
 	else
 		return NAN;
 	if (!(ratio >= k->o.speed_min && ratio <= k->o.speed_max))
@@ -158,7 +160,8 @@ static double cal_memory(const autosize_calibrator *k,
 
 	if (!r->has_measured || r->m_mem_bytes <= 0 || r->alloc_bytes <= 0)
 		return NAN;
-	ratio = r->m_mem_bytes / r->alloc_bytes;
+	ratio = r->m_mem_bytes / r->alloc_bytes *
+		(r->cal_memory > 0 ? r->cal_memory : 1);
 	if (!(ratio >= k->o.memory_min && ratio <= k->o.memory_max))
 		return -INFINITY;
 	return log(ratio);

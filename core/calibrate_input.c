@@ -144,6 +144,15 @@ static void cal_json_visit(void *ctx, const autosize_json_member *m)
 				c->mem_total = cal_json_num(m, &ok);
 			else if (strcmp(m->key, "other") == 0)
 				c->mem_other = cal_json_num(m, &ok);
+		} else if (strcmp(m->grandparent, "plan") == 0 &&
+			   strcmp(m->parent, "calibration") == 0) {
+			/* the correction this plan already used */
+			if (strcmp(m->key, "speed_factor") == 0)
+				r->cal_speed = cal_json_num(m, &ok);
+			else if (strcmp(m->key, "memory_factor") == 0) {
+				v = cal_json_num(m, &ok);
+				r->cal_memory = v > 1 ? v : 0;
+			}
 		}
 	} else if (strcmp(m->parent, "plan") == 0) {
 		cal_json_plan(c, m);

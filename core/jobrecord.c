@@ -64,6 +64,8 @@ static const rec_key rec_keys[] = {
 	  0, 100, 0, 0, 1 },
 	{ "cal_jobs", REC_INT, offsetof(autosize_record, cal_jobs), 0,
 	  0, 1e9, 0, 0, 1 },
+	{ "cal_mem", REC_DBL, offsetof(autosize_record, cal_memory), 0,
+	  0, 100, 0, 0, 1 },
 	RK_M("m_tok_s", m_tokens_per_s, 0, 1e15),
 	RK_M("m_step_s", m_step_s, 0, 1e9),
 	RK_M("m_mem_b", m_mem_bytes, 0, 1e15),
@@ -115,6 +117,9 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->cal_speed = p->calibration.applied ? p->calibration.speed_factor
 					       : 0;
 	r->cal_jobs = p->calibration.applied ? p->calibration.jobs : 0;
+	r->cal_memory = p->calibration.applied &&
+			p->calibration.memory_factor > 1
+			? p->calibration.memory_factor : 0;
 }
 
 /* A name the format can carry: [A-Za-z0-9._+-], 1.. bytes. */

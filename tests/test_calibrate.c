@@ -388,6 +388,63 @@ static void test_report_admin_comment(void **state)
 	assert_int_equal(autosize_record_admin_comment(show, out, 10), -1);
 }
 
+/* Calibrating again from jobs planned with a correction keeps it (the
+ * ratio is taken against the model's own prediction). */
+static void test_recalibration_stable(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibration *c, *again;
+	const autosize_cal_entry *x;
+	autosize_plan plan;
+	autosize_error e;
+	static char json[8192];
+	char text[512], user[8];
+	int i;
+
+	cal_test_plan("gpu", p, &plan);
+	snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
+		 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
+		 "speed_factor: 0.7}\n", plan.part.gpu->name);
+	c = autosize_calibration_parse(text, strlen(text), "cal", &e);
+	assert_non_null(c);
+	autosize_policy_set_calibration(p, c);
+	cal_test_plan("gpu", p, &plan);
+	assert_true(plan.calibration.applied);
+	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
+	/* the jobs now run exactly as the calibrated plan says */
+	for (i = 0; i < 12; i++) {
+		snprintf(user, sizeof(user), "u%d", i % 4);
+		cal_test_feed(k, user, json, plan.tokens_per_s);
+	}
+	again = autosize_calibrator_result(k, &e);
+	assert_non_null(again);
+	x = autosize_calibration_find(again, "gpu", plan.part.gpu->name,
+				      "megatron", plan.gpus);
+	assert_non_null(x);
+	if (fabs(x->speed_factor - 0.7) > 1e-3)
+		fail_msg("recalibrated %.4f, want 0.70 kept", x->speed_factor);
+	/* and through the AdminComment record */
+	{
+		autosize_record r, back;
+		char tok[AUTOSIZE_RECORD_MAX];
+		int n;
+
+		autosize_record_from_plan(&plan, &r);
+		assert_true(fabs(r.cal_speed - 0.7) < 1e-9);
+		n = autosize_record_encode(&r, tok, sizeof(tok));
+		assert_true(n > 0);
+		assert_non_null(strstr(tok, ",cal_speed=0.7,"));
+		assert_int_equal(autosize_record_decode(tok, (size_t)n, "t",
+							&back, &e),
+				 AUTOSIZE_OK);
+		assert_true(fabs(back.cal_speed - 0.7) < 1e-9);
+	}
+	autosize_calibration_destroy(again);
+	autosize_calibrator_destroy(k);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_plan_uses_calibration),
 		cmocka_unit_test(test_report_measure),
 		cmocka_unit_test(test_report_admin_comment),
+		cmocka_unit_test(test_recalibration_stable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

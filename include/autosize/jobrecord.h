@@ -47,6 +47,7 @@ typedef struct autosize_record {
 	long time_limit_min;         /* limit_min= */
 	double cal_speed;            /* cal_speed=: calibration used, 0 none */
 	int cal_jobs;                /* cal_jobs= */
+	double cal_memory;           /* cal_mem=: memory factor used, 0 none */
 	/* what the job reported ($AUTOSIZE_REPORT), when it did */
 	int has_measured;
 	double m_tokens_per_s;       /* m_tok_s=: median over the lines */
