@@ -277,7 +277,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	double bytes, n_coll;
+	double bytes, n_coll, t;
 	comm_link link;
 
 	if (lay->tp <= 1)
@@ -291,7 +291,17 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
 	n_coll *= perf_stage_layers(m, lay);
 	comm_link_for(job, lay->tp, &link);
-	return n_coll * comm_allreduce_s(bytes, lay->tp, &link);
+	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);
+	/* Megatron with sequence parallelism splits each all-gather /
+	 * reduce-scatter into chunks overlapped with the GEMM that consumes
+	 * or produces them (Transformer Engine userbuffers, NeMo
+	 * tp_comm_overlap; Wang et al. 2023, ASPLOS, "Overlap communication
+	 * with dependent computation via decomposition"): the generation's
+	 * tp_overlap share is hidden. */
+	if (lay->sp && framework_resolve(job->framework) ==
+		       AUTOSIZE_FRAMEWORK_MEGATRON)
+		t *= 1.0 - sizing_perf(job)->tp_overlap;
+	return t;
 }
 
 /*
@@ -333,14 +343,21 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		window = PERF_DP_OVERLAP * t_mb;
 		return lay->grad_accum * (t > window ? t - window : 0);
 	}
-	if (lay->zero_stage >= 1)
-		/* sharded optimizer: reduce-scatter the gradients, all-gather
-		 * the updated 16-bit parameters (Megatron dist_optimizer.md) */
-		t = comm_reduce_scatter_s(grad_bytes, d, &bw_only) +
-		    comm_allgather_s(param_bytes, d, &bw_only) + lat;
-	else
-		t = comm_allreduce_s(grad_bytes, d, &bw_only) + lat;
 	window = PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
+	if (lay->zero_stage >= 1) {
+		/* sharded optimizer: reduce-scatter the gradients under the
+		 * last backward, all-gather the updated 16-bit parameters
+		 * under the next step's first forward (Megatron
+		 * dist_optimizer.md: overlap_grad_reduce and
+		 * overlap_param_gather) */
+		double ag = comm_allgather_s(param_bytes, d, &bw_only);
+		double ag_window = PERF_DP_OVERLAP * t_mb / 3.0;
+
+		t = comm_reduce_scatter_s(grad_bytes, d, &bw_only) + lat;
+		return (t > window ? t - window : 0) +
+		       (ag > ag_window ? ag - ag_window : 0);
+	}
+	t = comm_allreduce_s(grad_bytes, d, &bw_only) + lat;
 	return t > window ? t - window : 0;
 }
 

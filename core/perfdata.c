@@ -41,6 +41,7 @@ static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY(ethernet_latency_s, 0, 1),
 	PERFDATA_KEY(fp8_gemm_speedup, 1, 4),
 	PERFDATA_KEY(fp8_gemm_share, 0, 1),
+	PERFDATA_KEY(tp_overlap, 0, 1),
 	{ NULL, 0, 0, 0 }
 };
 
@@ -62,7 +63,7 @@ static const perf_params perfdata_ampere = {
 	0.75, 190, 0.72, 1.0, 170, 44, 0,
 	0.73, 0.60, 0.80, 0.70, 0.35,
 	5e-6, 8e-6, 12e-6, 60e-6,
-	1.0, 0
+	1.0, 0, 0
 };
 
 const perf_params *perfdata_ampere_builtin(void)

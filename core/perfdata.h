@@ -38,6 +38,8 @@ typedef struct perf_params {
 	double ethernet_latency_s;
 	double fp8_gemm_speedup;   /* FP8 GEMM rate over BF16 */
 	double fp8_gemm_share;     /* share of GEMM FLOPs run in FP8 */
+	double tp_overlap;         /* share of Megatron TP collectives hidden
+				    * behind the GEMMs (sequence parallel) */
 } perf_params;
 
 /* Spread of log(real / predicted) time of one regime (perf.yaml

@@ -19,13 +19,13 @@ static const char good_entry[] =
 	"    ib_eff: 0.8\n    roce_eff: 0.7\n    ethernet_eff: 0.3\n"
 	"    intra_latency_s: 5e-6\n    ib_latency_s: 8e-6\n"
 	"    roce_latency_s: 1e-5\n    ethernet_latency_s: 6e-5\n"
-	"    fp8_gemm_speedup: 1\n    fp8_gemm_share: 0\n"
+	"    fp8_gemm_speedup: 1\n    fp8_gemm_share: 0\n    tp_overlap: 0\n"
 	"    sources: {gemm_eff_max: a, gemm_half_dim: a, attn_share: a,\n"
 	"      hbm_eff: a, elementwise_bytes_per_h: a, scores_bytes: a,\n"
 	"      layer_overhead_s: a, nvlink_eff: a, pcie_eff: a, ib_eff: a,\n"
 	"      roce_eff: a, ethernet_eff: a, intra_latency_s: a,\n"
 	"      ib_latency_s: a, roce_latency_s: a, ethernet_latency_s: a,\n"
-	"      fp8_gemm_speedup: a, fp8_gemm_share: a}\n";
+	"      fp8_gemm_speedup: a, fp8_gemm_share: a, tp_overlap: a}\n";
 
 static void test_shipped_file(void **state)
 {

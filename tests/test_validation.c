@@ -58,7 +58,7 @@ typedef struct vrun {
 	double mem_pub_gib;    /* 0: not published */
 	double mem_pred_gib;
 	double mem_error;
-	char layout[112];
+	char layout[160];
 } vrun;
 
 static vrun *runs;
@@ -315,10 +315,12 @@ static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
 			       r->mem_pub_gib;
 	}
 	snprintf(r->layout, sizeof(r->layout),
-		 "%d GPUs: TP %d PP %d DP %d, ZeRO %d, mb %d, %s, %s%s",
-		 plan.gpus, plan.tp, plan.pp, plan.dp, plan.zero_stage,
-		 plan.micro_batch, autosize_recompute_name(plan.recompute),
-		 r->generation, plan.feasible ? "" : " (over memory)");
+		 "%d GPUs: TP %d PP %d VP %d DP %d CP %d EP %d, ZeRO %d, "
+		 "mb %d, %s, %s%s", plan.gpus, plan.tp, plan.pp,
+		 plan.vp > 1 ? plan.vp : 1, plan.dp, plan.cp > 1 ? plan.cp : 1,
+		 plan.ep > 1 ? plan.ep : 1, plan.zero_stage, plan.micro_batch,
+		 autosize_recompute_name(plan.recompute), r->generation,
+		 plan.feasible ? "" : " (over memory)");
 }
 
 static void load_runs(void)

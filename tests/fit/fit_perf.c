@@ -11,9 +11,9 @@
  *   build/x/fit_perf residuals         # the residuals: block
  *   build/x/fit_perf coverage          # time limits vs real runs
  *
- * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s
- * and the network efficiency (ib_eff, roce_eff taken equal) of one
- * generation's entry (attn_share comes from the
+ * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s,
+ * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup
+ * and tp_overlap of one generation's entry (attn_share comes from the
  * FlashAttention papers, not from the fit), minimising the mean
  * |log(predicted / published)| of that generation's fit-half runs. It
  * prints the values to write into etc/perf.yaml with "fitted on the fit
@@ -31,6 +31,7 @@
 #define FIT_RUNS_FILE "tests/validation/runs.yaml"
 #define FIT_MAX_RUNS 512
 #define FIT_ROUNDS 4
+#define FIT_SLOTS 6
 
 typedef struct fit_run {
 	char id[64];
@@ -196,8 +197,8 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 	return n ? sum / n : 0;
 }
 
-#define FIT_Q_LOW 0.10
-#define FIT_Q_HIGH 0.90
+#define FIT_Q_LOW 0.05
+#define FIT_Q_HIGH 0.95
 #define FIT_MAX_REGIMES 64
 
 static int fit_cmp(const void *a, const void *b)
@@ -346,11 +347,14 @@ int main(int argc, char **argv)
 	static const double overheads[] = {1e-12, 50e-6, 100e-6, 150e-6,
 					   200e-6, 300e-6, 400e-6, 600e-6, 0};
 	static const double nets[] = {0.6, 0.7, 0.8, 0.9, 0.95, 0};
-	const double *grids[4] = {effs, dims, overheads, nets};
+	static const double fp8s[] = {1.3, 1.45, 1.6, 1.75, 1.9, 2.0, 0};
+	static const double tpovs[] = {1e-12, 0.25, 0.5, 0.7, 0.85, 0};
+	const double *grids[FIT_SLOTS] = {effs, dims, overheads, nets, fp8s,
+					  tpovs};
 	autosize_error e;
 	autosize_policy *pol = autosize_policy_default(&e);
 	perf_params *pp = NULL;
-	double *slots[4], best;
+	double *slots[FIT_SLOTS], best;
 	const char *gen = argc > 1 ? argv[1] : "hopper";
 	int i, k, round, n;
 
@@ -374,11 +378,13 @@ int main(int argc, char **argv)
 	slots[1] = &pp->gemm_half_dim;
 	slots[2] = &pp->layer_overhead_s;
 	slots[3] = &pp->ib_eff;    /* RoCE follows: roce_eff = ib_eff */
+	slots[4] = &pp->fp8_gemm_speedup;
+	slots[5] = &pp->tp_overlap;
 	best = fit_score(pol, gen, 0, 0, &n);
 	printf("%s: %d fit-half runs, start mean |log err| %.4f\n", gen, n,
 	       best);
 	for (round = 0; round < FIT_ROUNDS; round++)
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < FIT_SLOTS; k++) {
 			double keep = *slots[k];
 
 			for (i = 0; grids[k][i] > 0; i++) {
@@ -396,10 +402,11 @@ int main(int argc, char **argv)
 			pp->roce_eff = pp->ib_eff;
 		}
 	printf("fitted: gemm_eff_max %.3f gemm_half_dim %.0f "
-	       "layer_overhead_s %.0fe-6 ib_eff = roce_eff %.2f (mean |log "
-	       "err| %.4f)\nfit half:\n", pp->gemm_eff_max,
-	       pp->gemm_half_dim, pp->layer_overhead_s * 1e6, pp->ib_eff,
-	       best);
+	       "layer_overhead_s %.0fe-6 ib_eff = roce_eff %.2f "
+	       "fp8_gemm_speedup %.2f tp_overlap %.2f (mean |log err| "
+	       "%.4f)\nfit half:\n", pp->gemm_eff_max, pp->gemm_half_dim,
+	       pp->layer_overhead_s * 1e6, pp->ib_eff, pp->fp8_gemm_speedup,
+	       pp->tp_overlap, best);
 	fit_score(pol, gen, 0, 1, &n);
 	printf("held-out half (not used to fit):\n");
 	best = fit_score(pol, gen, 1, 1, &n);
