@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "autosize/checkpoint.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
 
@@ -184,13 +185,43 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 		   autosize_launch_count(p->tokens_per_s, n, sizeof(n)));
 }
 
-/* Time and cost lines of a plan with a token budget. */
+/* What the price schedule did to the plain price (price.h). */
+static void launch_report_price(launch_out *o, const autosize_plan *p)
+{
+	const autosize_cost *c = &p->price;
+
+	launch_put(o, ", %.2f %s", p->cost, p->part.currency);
+	if (c->whole_nodes)
+		launch_put(o, "; whole nodes at %.2f per GPU-hour",
+			   c->rate_per_gpu_hour);
+	else if (c->below_min)
+		launch_put(o, "; under %d GPUs at %.2f per GPU-hour",
+			   p->part.pricing.min_gpus, c->rate_per_gpu_hour);
+	if (c->off_peak_share > 0)
+		launch_put(o, "; %.0f%% of hours off-peak at -%.0f%%",
+			   c->off_peak_share * 100,
+			   p->part.pricing.off_peak_discount * 100);
+	if (c->rental_discount > 0)
+		launch_put(o, "; -%.0f%% for the rental length",
+			   c->rental_discount * 100);
+	if (c->fee > 0)
+		launch_put(o, "; platform fee %.2f", c->fee);
+	if (c->total != c->list)
+		launch_put(o, " (%.2f at the plain price)", c->list);
+}
+
+/* Time, calibration and cost lines of a plan with a token budget. */
 static void launch_report_time(launch_out *o, const autosize_plan *p)
 {
+	const autosize_plan_calibration *cal = &p->calibration;
 	char limit[32];
 
 	launch_put(o, "  time       %.1f h", p->train_hours);
-	if (p->train_hours_high > p->train_hours_low)
+	if (p->train_hours_high > p->train_hours_low && cal->applied)
+		launch_put(o, ", likely %.1f-%.1f h (%d finished jobs of this "
+			   "site)", p->train_hours_low, p->train_hours_high,
+			   cal->jobs);
+	else if (p->train_hours_high > p->train_hours_low)
 		launch_put(o, ", likely %.1f-%.1f h (%s, %d published runs%s)",
 			   p->train_hours_low, p->train_hours_high,
 			   p->perf_generation, p->interval_runs,
@@ -198,14 +229,46 @@ static void launch_report_time(launch_out *o, const autosize_plan *p)
 						"one" : "");
 	autosize_format_duration(p->time_limit_min * 60.0, limit,
 				 sizeof(limit));
-	launch_put(o, "; time limit %s (upper end + start-up, at least "
-		   "+%.0f%%)", limit, p->time_reserve * 100);
+	launch_put(o, "; time limit %s (upper end + start-up + checkpoints, "
+		   "at least +%.0f%%)", limit, p->time_reserve * 100);
 	if (p->chained_jobs > 1)
 		launch_put(o, " x %d chained jobs", p->chained_jobs);
+	if (cal->applied)
+		launch_put(o, "\n  calibrated speed x %.2f (likely %.2f-%.2f) "
+			   "and memory x %.2f from %d jobs of %d users on %s",
+			   cal->speed_factor, cal->speed_low, cal->speed_high,
+			   cal->memory_factor, cal->jobs, cal->users,
+			   cal->regime);
 	launch_put(o, "\n  cost       %.0f GPU-hours", p->gpu_hours);
 	if (p->cost > 0)
-		launch_put(o, ", %.2f %s", p->cost, p->part.currency);
+		launch_report_price(o, p);
 	launch_put(o, "\n");
+}
+
+/* One checkpoint, the bandwidth that keeps writing them under the
+ * policy's share, the storage the kept ones take (checkpoint.h). */
+static void launch_report_checkpoint(launch_out *o, const autosize_plan *p)
+{
+	const autosize_checkpoint *k = &p->ckpt;
+	char one[32], rank[32], all[32];
+
+	launch_put(o, "  checkpoint %s each (%.0f bytes per %sparameter, %s), "
+		   "%s per rank\n", autosize_checkpoint_format_bytes(
+			   k->bytes, one, sizeof(one)), k->bytes_per_param,
+		   k->trained_params < p->params * 0.999 ? "trained " : "",
+		   autosize_framework_name(p->framework),
+		   autosize_checkpoint_format_bytes(k->shard_bytes, rank,
+						    sizeof(rank)));
+	launch_put(o, "             every %.1f h: %.1f GB/s keeps writing "
+		   "under %.0f%% of the run", k->interval_s / 3600,
+		   k->need_write_gbs, 100 * k->bytes /
+		   (k->need_write_gbs * 1e9) / k->interval_s);
+	if (k->count > 0)
+		launch_put(o, "; %d writes of %.1f min, %.1f h", k->count,
+			   k->write_s / 60, k->hours);
+	launch_put(o, "; keep %d: %s\n", k->keep,
+		   autosize_checkpoint_format_bytes(k->storage_bytes, all,
+						    sizeof(all)));
 }
 
 int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
@@ -240,6 +303,9 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 		launch_report_layout(&o, p);
 		if (p->train_hours > 0)
 			launch_report_time(&o, p);
+		if (p->ckpt.bytes > 0 && p->ckpt.need_write_gbs > 0 &&
+		    p->ckpt.interval_s > 0)
+			launch_report_checkpoint(&o, p);
 	}
 	if (!p->feasible)
 		launch_put(&o, "  NOT FEASIBLE: %s\n", p->reason);

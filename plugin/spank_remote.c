@@ -340,6 +340,26 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 	return rv ? -1 : 0;
 }
 
+/* The variables a step exports. */
+static const char *const remote_vars[] = {
+	"AUTOSIZE_TP", "AUTOSIZE_PP", "AUTOSIZE_DP", "AUTOSIZE_ZERO_STAGE",
+	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_MICRO_BATCH", "AUTOSIZE_GRAD_ACCUM",
+	"AUTOSIZE_GLOBAL_BATCH", "AUTOSIZE_PLAN", "AUTOSIZE_TORCHRUN_ARGS",
+	"AUTOSIZE_MEGATRON_ARGS", "AUTOSIZE_DEEPSPEED_CONFIG", NULL,
+};
+
+/* A step inherits the batch step's values through srun's environment:
+ * unset them first, so that a step this plugin cannot lay out (srun -N1
+ * of a model that needs more nodes) runs without them rather than with
+ * another step's torchrun arguments. */
+static void remote_clear(spank_t sp)
+{
+	int i;
+
+	for (i = 0; remote_vars[i]; i++)
+		(void)spank_unsetenv(sp, remote_vars[i]);
+}
+
 /* Every AUTOSIZE_* variable of a computed plan. -1 when any failed. */
 static int remote_export(spank_t sp)
 {
@@ -506,6 +526,7 @@ int autosize_spank_remote_user_init(spank_t sp)
 				    "layout exported");
 		return 0;
 	}
+	remote_clear(sp);
 	policy = autosize_spank_policy_load(cfg->policy, &err);
 	if (!policy) {
 		autosize_spank_warn("%s: no GPU check, no layout", err.msg);

@@ -757,6 +757,38 @@ static void test_report(void **state)
 		    == 0);
 	assert_null(strstr(buf, "e+"));
 	assert_null(strstr(buf, "NOT FEASIBLE"));
+	assert_null(strstr(buf, "\n  checkpoint "));
+	/* what the CLI showed alone before: the price schedule's doing,
+	 * the checkpoints, the calibration */
+	p.cost = 100;
+	snprintf(p.part.currency, sizeof(p.part.currency), "USD");
+	p.price.total = 100;
+	p.price.list = 120;
+	p.price.fee = 5;
+	p.ckpt.bytes = 988e9;
+	p.ckpt.shard_bytes = 1e9;
+	p.ckpt.bytes_per_param = 14;
+	p.ckpt.trained_params = p.params;
+	p.ckpt.interval_s = 3600;
+	p.ckpt.need_write_gbs = 5.5;
+	p.ckpt.keep = 3;
+	p.ckpt.storage_bytes = 3e12;
+	p.calibration.applied = 1;
+	p.calibration.jobs = 12;
+	p.calibration.users = 3;
+	p.calibration.speed_factor = 0.9;
+	snprintf(p.calibration.regime, sizeof(p.calibration.regime), "x");
+	p.train_hours_low = 20;
+	p.train_hours_high = 30;
+	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\n  cost       "));
+	assert_non_null(strstr(buf, ", 100.00 USD; platform fee 5.00 (120.00 "
+			       "at the plain price)\n"));
+	assert_non_null(strstr(buf, "\n  checkpoint 988 GB each (14 bytes "
+			       "per parameter, "));
+	assert_non_null(strstr(buf, "; keep 3: 3.0 TB\n"));
+	assert_non_null(strstr(buf, "likely 20.0-30.0 h (12 finished jobs"));
+	assert_non_null(strstr(buf, "\n  calibrated speed x 0.90 "));
 	p.feasible = 0;
 	snprintf(p.reason, sizeof(p.reason), "too big");
 	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);

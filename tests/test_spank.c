@@ -108,6 +108,22 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val,
 	return ESPANK_SUCCESS;
 }
 
+/* Unset in the task environment: gone from what the job had and from what
+ * the plugin set. */
+spank_err_t spank_unsetenv(spank_t sp, const char *var)
+{
+	stub_var *lists[] = {stub.env, stub.set};
+	int *counts[] = {&stub.n_env, &stub.n_set}, i, j;
+
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < *counts[j]; i++)
+			if (strcmp(lists[j][i].name, var) == 0) {
+				lists[j][i] = lists[j][--*counts[j]];
+				break;
+			}
+	return ESPANK_SUCCESS;
+}
+
 spank_err_t spank_job_control_setenv(spank_t sp, const char *name,
 				     const char *value, int overwrite)
 {
@@ -702,6 +718,8 @@ static void assert_private(const char *dir, const char *file)
 	assert_int_equal(st.st_nlink, 1);
 }
 
+static int warns_contain(const char *text);
+
 /* Step step of a 3-node job on nodes of nodelist (its environment). */
 static void start_step_of_3(int step, const char *nodes, const char *nodelist)
 {
@@ -731,6 +749,25 @@ static void test_remote_step_nodes(void **state)
 			    "--rdzv_endpoint=localhost:30672 --rdzv_id=4242-3");
 	assert_int_equal(set_int("AUTOSIZE_TP") * set_int("AUTOSIZE_PP") *
 			 set_int("AUTOSIZE_DP"), 8);
+	slurm_spank_exit(SP, 0, NULL);
+	/* a step with no layout (a model too big for one node) does not
+	 * keep the batch step's values it inherited */
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.n_env = 0;
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NUM_NODES", "3");
+	stub_put(stub.env, &stub.n_env, "SLURM_STEP_NUM_NODES", "1");
+	stub_put(stub.env, &stub.n_env, "SLURM_GPUS_ON_NODE", "8");
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_PARTITION", "h100");
+	stub_put(stub.env, &stub.n_env, "AUTOSIZE_TORCHRUN_ARGS",
+		 "--nnodes=3 --nproc_per_node=8");
+	stub_put(stub.env, &stub.n_env, "AUTOSIZE_TP", "8");
+	stub.step_id = 1 + 5;
+	assert_int_equal(give("model-params", "200e9"), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_true(warns_contain("no layout fits 1 node"));
+	assert_null(stub_get(stub.env, stub.n_env, "AUTOSIZE_TORCHRUN_ARGS"));
+	assert_null(stub_get(stub.env, stub.n_env, "AUTOSIZE_TP"));
+	assert_null(set_var("AUTOSIZE_TORCHRUN_ARGS"));
 	slurm_spank_exit(SP, 0, NULL);
 	start_step_of_3(4, "2", "gpu[08-09]");
 	assert_string_equal(set_var("AUTOSIZE_TORCHRUN_ARGS"),

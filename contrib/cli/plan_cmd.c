@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "autosize/calibration.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
+#define PLAN_REPORT_MAX 16384
 #define PLAN_JSON_MAX 16384
 
 static void plan_help(void)
@@ -36,162 +36,17 @@ static void plan_help(void)
 	       "\nExit status: 0 a plan, 1 no feasible plan, 2 bad input.\n");
 }
 
-/* A count as people write it: 70B, 2T, 1.5M. */
-static const char *plan_count(double v, char *buf, size_t len)
-{
-	static const struct { double scale; const char *unit; } units[] = {
-		{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}, {1, ""},
-	};
-	size_t i;
-
-	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]); i++)
-		if (v >= units[i].scale)
-			break;
-	snprintf(buf, len, "%.3g%s", v / units[i].scale, units[i].unit);
-	return buf;
-}
-
-/* What the price schedule did to the plain price (price.h). */
-static void plan_price(const autosize_plan *p)
-{
-	const autosize_cost *c = &p->price;
-
-	printf(", %.2f %s", p->cost, p->part.currency);
-	if (c->whole_nodes)
-		printf("; whole nodes at %.2f per GPU-hour",
-		       c->rate_per_gpu_hour);
-	else if (c->below_min)
-		printf("; under %d GPUs at %.2f per GPU-hour",
-		       p->part.pricing.min_gpus, c->rate_per_gpu_hour);
-	if (c->off_peak_share > 0)
-		printf("; %.0f%% of hours off-peak at -%.0f%%",
-		       c->off_peak_share * 100,
-		       p->part.pricing.off_peak_discount * 100);
-	if (c->rental_discount > 0)
-		printf("; -%.0f%% for the rental length",
-		       c->rental_discount * 100);
-	if (c->fee > 0)
-		printf("; platform fee %.2f", c->fee);
-	if (c->total != c->list)
-		printf(" (%.2f at the plain price)", c->list);
-}
-
-/* One checkpoint, the bandwidth that keeps writing them under the
- * policy's share, the storage the kept ones take (checkpoint.h). */
-static void plan_checkpoint(const autosize_plan *p)
-{
-	const autosize_checkpoint *k = &p->ckpt;
-	char one[32], rank[32], all[32];
-
-	printf("  checkpoint %s each (%.0f bytes per %sparameter, %s), %s "
-	       "per rank\n", autosize_checkpoint_format_bytes(
-		       k->bytes, one, sizeof(one)), k->bytes_per_param,
-	       k->trained_params < p->params * 0.999 ? "trained " : "",
-	       autosize_framework_name(p->framework),
-	       autosize_checkpoint_format_bytes(k->shard_bytes, rank,
-						sizeof(rank)));
-	printf("             every %.1f h: %.1f GB/s keeps writing under "
-	       "%.0f%% of the run", k->interval_s / 3600, k->need_write_gbs,
-	       100 * k->bytes / (k->need_write_gbs * 1e9) / k->interval_s);
-	if (k->count > 0)
-		printf("; %d writes of %.1f min, %.1f h", k->count,
-		       k->write_s / 60, k->hours);
-	printf("; keep %d: %s\n", k->keep, autosize_checkpoint_format_bytes(
-		       k->storage_bytes, all, sizeof(all)));
-}
-
+/* The core's report (core/launch.c), as the submit side prints it. */
 static void plan_report(const autosize_request *r, const autosize_plan *p)
 {
-	const autosize_memory *m = &p->mem;
-	const char *model = r->model.name[0] ? r->model.name : "model";
-	char limit[32], n1[16], n2[16];
-	int i;
+	char text[PLAN_REPORT_MAX];
 
-	printf("autosize: %s (%s params", model,
-	       plan_count(p->params, n1, sizeof(n1)));
-	if (p->params_active < p->params * 0.999)
-		printf(", %s active", plan_count(p->params_active, n2,
-						 sizeof(n2)));
-	printf(")");
-	if (p->tokens > 0)
-		printf(" x %s tokens", plan_count(p->tokens, n1, sizeof(n1)));
-	if (p->part.gpu && strcmp(p->part.name, p->part.gpu->name) == 0)
-		printf(" on %s reference servers (%d GPUs, %s %.0f Gb/s per "
-		       "node)\n", p->part.name, p->part.gpus_per_node,
-		       autosize_net_name(p->part.net),
-		       p->part.net_gbps_per_node);
-	else
-		printf(" on partition %s (%s)\n", p->part.name,
-		       p->part.gpu ? p->part.gpu->name : "?");
-	printf("  size       %d node%s x %d GPUs = %d GPUs (need %.0f)\n",
-	       p->nodes, p->nodes == 1 ? "" : "s", p->gpus_per_node, p->gpus,
-	       p->gpus_min);
-	if (p->tp <= 0) {
-		/* A pinned size with no layout at all: only why. */
-		printf("  NOT FEASIBLE: %s\n", p->reason);
+	if (autosize_launch_report(r, p, text, sizeof(text)) < 0) {
+		fprintf(stderr, "autosize: internal error: report larger than "
+			"%d bytes\n", PLAN_REPORT_MAX);
 		return;
 	}
-	printf("  layout     TP %d x PP %d x DP %d", p->tp, p->pp, p->dp);
-	if (p->vp > 1)
-		printf(" (%d virtual stages per rank)", p->vp);
-	if (p->cp > 1)
-		printf(", CP %d", p->cp);
-	if (p->ep > 1)
-		printf(", EP %d", p->ep);
-	printf(", ZeRO-%d, %s, recompute %s, micro-batch %d, grad accum %d "
-	       "(global batch %d x %d)\n", p->zero_stage,
-	       autosize_framework_name(p->framework),
-	       autosize_recompute_name(p->recompute), p->micro_batch,
-	       p->grad_accum, p->global_batch, p->seq_len);
-	printf("  memory     %.1f GiB per GPU of %.1f GiB usable "
-	       "(weights %.1f, gradients %.1f, optimizer %.1f, activations "
-	       "%.1f, other %.1f)\n", m->total_bytes / GIB,
-	       m->usable_bytes / GIB, m->weights_bytes / GIB,
-	       m->gradients_bytes / GIB, m->optimizer_bytes / GIB,
-	       m->activations_bytes / GIB, m->other_bytes / GIB);
-	printf("  speed      MFU %.1f%%, %.0f TFLOP/s per GPU, %.0f "
-	       "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
-	       p->tokens_per_s);
-	if (p->train_hours > 0) {
-		printf("  time       %.1f h", p->train_hours);
-		if (p->train_hours_high > p->train_hours_low &&
-		    p->calibration.applied)
-			printf(", likely %.1f-%.1f h (%d finished jobs of this "
-			       "site)", p->train_hours_low,
-			       p->train_hours_high, p->calibration.jobs);
-		else if (p->train_hours_high > p->train_hours_low)
-			printf(", likely %.1f-%.1f h (%s, %d published runs%s)",
-			       p->train_hours_low, p->train_hours_high,
-			       p->perf_generation, p->interval_runs,
-			       p->interval_pooled ? " of all regimes: few of "
-						    "this one" : "");
-		printf("; time limit %s (upper end + start-up + "
-		       "checkpoints, at least "
-		       "+%.0f%%)", autosize_format_duration(
-			       p->time_limit_min * 60.0, limit, sizeof(limit)),
-		       p->time_reserve * 100);
-		if (p->chained_jobs > 1)
-			printf(" x %d chained jobs", p->chained_jobs);
-		if (p->calibration.applied)
-			printf("\n  calibrated speed x %.2f (likely %.2f-%.2f) "
-			       "and memory x %.2f from %d jobs of %d users "
-			       "on %s", p->calibration.speed_factor,
-			       p->calibration.speed_low,
-			       p->calibration.speed_high,
-			       p->calibration.memory_factor,
-			       p->calibration.jobs, p->calibration.users,
-			       p->calibration.regime);
-		printf("\n  cost       %.0f GPU-hours", p->gpu_hours);
-		if (p->cost > 0)
-			plan_price(p);
-		printf("\n");
-	}
-	if (p->ckpt.bytes > 0)
-		plan_checkpoint(p);
-	if (!p->feasible)
-		printf("  NOT FEASIBLE: %s\n", p->reason);
-	for (i = 0; i < p->n_warnings; i++)
-		printf("  warning    %s\n", p->warnings[i]);
+	printf("autosize: %s", text);
 }
 
 /* --calibration FILE (or none) instead of the policy's. */
