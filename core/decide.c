@@ -171,6 +171,17 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 		   AUTOSIZE_UNFIT_WARN;
 
 	decide_model_name(r, pl, model, sizeof(model));
+	if (pl->too_long) {
+		/* it fits, but takes longer than the site accepts */
+		decide_text(d->message, sizeof(d->message), "%s on partition "
+			 "%s: %.400s%s", model, part->name, pl->reason,
+			 warn ? " (submitted unchanged)" : "");
+		d->action = warn ? AUTOSIZE_ACTION_WARN
+				 : AUTOSIZE_ACTION_REJECT;
+		d->reason = "unfit";
+		d->has_plan = 0;
+		return;
+	}
 	if (decide_has_explicit_size(r) && pl->advice_here_nodes > 0)
 		decide_text(head, sizeof(head), "%s does not fit the size you "
 			 "asked for on partition %s (%d node%s x %d GPUs: "

@@ -65,11 +65,33 @@ void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The deadline of a request and who set it (for the plan's words). */
+static double plan_deadline(const autosize_policy *p,
+			    const autosize_request *r, const char **from)
+{
+	const autosize_defaults *d = autosize_policy_defaults(p);
+	double h = d->horizon_s;
+
+	*from = "--train-time";
+	if (r->deadline_s > 0)
+		return r->deadline_s;
+	*from = "the site's default deadline";
+	if (d->deadline_s > 0)
+		return d->deadline_s;
+	/* no deadline: a plan a person would wait for, not the smallest
+	 * size that fits whatever it takes */
+	*from = "the site's horizon for jobs without --train-time";
+	if (d->max_train_s > 0 && h > d->max_train_s)
+		h = d->max_train_s;
+	return h;
+}
+
 double autosize_plan_deadline_s(const autosize_policy *p,
 				const autosize_request *r)
 {
-	return r->deadline_s > 0 ? r->deadline_s
-				 : autosize_policy_defaults(p)->deadline_s;
+	const char *from;
+
+	return plan_deadline(p, r, &from);
 }
 
 /* Add a policy partition to the candidates once (a repeated name in a
@@ -292,6 +314,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 			       ? r->flash_attention : 1;
 	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
 	job->tokens = r->tokens;
+	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
@@ -468,10 +491,11 @@ static void plan_warn_batch(autosize_plan *plan)
 			   m_need * plan->dp * plan->micro_batch);
 }
 
-static void plan_warnings(const autosize_plan *best_possible,
-			  autosize_plan *plan, double deadline_s)
+static void plan_warnings(const plan_ctx *c,
+			  const autosize_plan *best_possible,
+			  autosize_plan *plan)
 {
-	char buf[32];
+	double deadline_s = c->deadline_s;
 
 	if (plan->gpus > 1 && plan->nodes > 1 &&
 	    plan->part.net == AUTOSIZE_NET_ETHERNET)
@@ -499,11 +523,38 @@ static void plan_warnings(const autosize_plan *best_possible,
 					   plan->gpus, best_possible->gpus);
 	}
 	if (deadline_s > 0 && plan->train_hours * 3600 > deadline_s)
-		autosize_plan_warn(plan, "deadline %s cannot be met within "
-				   "the limits: predicted %.1f days",
-				   autosize_format_duration(deadline_s, buf,
-							    sizeof(buf)),
-				   plan->train_hours / 24);
+		autosize_plan_warn(plan, "deadline %.3g days (%s) cannot be "
+				   "met within the limits: predicted %.1f days "
+				   "on %d GPUs; it needs about %.0f GPUs "
+				   "(partition %s has %d per job)",
+				   deadline_s / 86400, c->deadline_from, plan->train_hours / 24,
+				   plan->gpus, plan->gpus_min, plan->part.name,
+				   plan->part.max_nodes_per_job *
+				   plan->part.gpus_per_node);
+}
+
+/*
+ * A plan predicted past the site's max_train_time is no plan (a cluster
+ * is rented, hardware and code change, nobody waits two years):
+ * infeasible, with the best time within the limits and the GPUs the
+ * deadline needs. Returns 1 when it is.
+ */
+static int plan_too_long(const plan_ctx *c, autosize_plan *plan)
+{
+	double max_s = c->d->max_train_s;
+
+	if (max_s <= 0 || !(plan->train_hours * 3600 > max_s))
+		return 0;
+	plan->feasible = 0;
+	plan->too_long = 1;
+	snprintf(plan->reason, sizeof(plan->reason), "predicted %.0f days "
+		 "on %d GPUs is longer than the site's maximum training time "
+		 "of %.3g days (max_train_time); finishing in %.3g days needs "
+		 "about %.0f GPUs: use a larger partition or train on fewer "
+		 "tokens", plan->train_hours / 24, plan->gpus, max_s / 86400,
+		 (c->deadline_s > 0 ? c->deadline_s : max_s) / 86400,
+		 plan->gpus_min);
+	return 1;
 }
 
 /* A precision the GPU runs, for the refusal's advice (V100: fp16). */
@@ -562,14 +613,24 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "step time from the %s generation's "
 				   "(etc/perf.yaml), less certain",
 				   part->gpu->name, job.perf.generation);
+	if (res.capped_gpus > 0)
+		autosize_plan_warn(plan, "more GPUs would not help: %d GPUs "
+				   "would each run at %.0f%% of the best speed "
+				   "per GPU (the site's floor is %.0f%%, "
+				   "min_scaling_efficiency): the global batch "
+				   "of %d sequences cannot feed them; planned "
+				   "on %d GPUs, or raise --train-batch",
+				   res.capped_gpus, 100 * res.capped_eff,
+				   100 * job.min_scaling, plan->global_batch,
+				   plan->gpus);
 	if (res.over_budget)
 		autosize_plan_warn(plan, "the search stopped at its work "
 				   "budget (%ld layouts): a cheaper layout "
 				   "may exist", c->budget.limit);
 	if (!plan->feasible)
 		return AUTOSIZE_ENOFIT;
-	plan_warnings(res.have_ref ? &res.ref : NULL, plan, c->deadline_s);
-	return AUTOSIZE_OK;
+	plan_warnings(c, res.have_ref ? &res.ref : NULL, plan);
+	return plan_too_long(c, plan) ? AUTOSIZE_ENOFIT : AUTOSIZE_OK;
 }
 
 /* 1 when plan a is better than plan b (rank.c, across partitions). */
@@ -764,7 +825,7 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	c->p = p;
 	c->d = autosize_policy_defaults(p);
 	c->r = r;
-	c->deadline_s = autosize_plan_deadline_s(p, r);
+	c->deadline_s = plan_deadline(p, r, &c->deadline_from);
 	c->budget.limit = AUTOSIZE_PLAN_MAX_LAYOUTS;
 	if ((rc = plan_model(r, &c->model, e)) ||
 	    (rc = plan_partitions(c, e)))
@@ -772,7 +833,7 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	rc = plan_choose(c, r, plan, &w->cand, e);
 	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT)
 		plan_tell_notes(c, plan);
-	if (rc == AUTOSIZE_ENOFIT)
+	if (rc == AUTOSIZE_ENOFIT && !plan->too_long)
 		plan_advise(c, plan, w);
 	else if (rc == AUTOSIZE_OK && (r->gpus > 0 || r->nodes > 0))
 		plan_check_oversize(c, plan, w);

@@ -18,6 +18,7 @@ typedef struct plan_ctx {
 	const autosize_request *r;
 	autosize_model model;
 	double deadline_s;
+	const char *deadline_from; /* who set it: "--train-time", ... */
 	search_budget budget;
 	int n_parts;
 	int named;            /* the partitions were named by the job */

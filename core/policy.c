@@ -15,6 +15,13 @@
 #include "policy_read.h"
 
 #define POL_EXCERPT 48
+/* A plan a person would accept: a job with no deadline finishes within
+ * a month; one predicted past half a year is no plan (a cluster is
+ * rented, hardware and code change); GPUs that add less than 60% of
+ * the best size's speed per GPU are not added for a deadline. */
+#define POL_HORIZON_S (30 * 86400.0)
+#define POL_MAX_TRAIN_S (180 * 86400.0)
+#define POL_MIN_SCALING 0.60
 #define POL_TEXT_MAX 128
 /* Bandwidths above this are typos (1 PB/s). */
 #define POL_MAX_GBS 1e6
@@ -42,6 +49,7 @@ static const char *const pol_top_keys[] = {
 
 static const char *const pol_default_keys[] = {
 	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
+	"horizon", "max_train_time", "min_scaling_efficiency",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
 	"framework", NULL
 };
@@ -74,6 +82,9 @@ static void pol_defaults_init(autosize_defaults *d)
 	d->time_reserve = 0.15;
 	d->objective = AUTOSIZE_OBJECTIVE_COST;
 	d->deadline_s = 0;
+	d->horizon_s = POL_HORIZON_S;
+	d->max_train_s = POL_MAX_TRAIN_S;
+	d->min_scaling = POL_MIN_SCALING;
 	d->framework = AUTOSIZE_FRAMEWORK_BUILTIN;
 	autosize_checkpoint_policy_init(&d->checkpoint);
 }
@@ -159,6 +170,29 @@ static autosize_err pol_network(const autosize_ytree *t,
 				     pol_nets, net, NULL, e);
 }
 
+/* The deadline and horizon a site sets are within its maximum training
+ * time (a plan for them would be refused). */
+static autosize_err pol_horizon_check(const autosize_ytree *t,
+				      const autosize_ynode *m,
+				      const autosize_defaults *d,
+				      autosize_error *e)
+{
+	static const char *const keys[] = { "deadline", "horizon" };
+	double v[2] = { d->deadline_s, d->horizon_s };
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (d->max_train_s > 0 && v[i] > d->max_train_s &&
+		    autosize_ynode_get(m, keys[i]))
+			return autosize_ytree_fail(
+				t, autosize_ynode_get(m, keys[i])->line, e,
+				AUTOSIZE_EINVAL, "key '%s': %.3g days is longer "
+				"than max_train_time, %.3g days (raise "
+				"max_train_time or shorten %s)", keys[i],
+				v[i] / 86400, d->max_train_s / 86400, keys[i]);
+	return AUTOSIZE_OK;
+}
+
 static autosize_err pol_defaults(const autosize_ytree *t,
 				 const autosize_ynode *root,
 				 autosize_defaults *d, autosize_error *e)
@@ -191,6 +225,16 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 					   &objective, NULL, e);
 	if (!rc)
 		rc = policy_duration(t, m, "deadline", 0, &d->deadline_s, e);
+	if (!rc)
+		rc = policy_duration(t, m, "horizon", 1, &d->horizon_s, e);
+	if (!rc)
+		rc = policy_duration(t, m, "max_train_time", 1,
+				     &d->max_train_s, e);
+	if (!rc)
+		rc = pol_horizon_check(t, m, d, e);
+	if (!rc)
+		rc = policy_fraction(t, m, "min_scaling_efficiency", 1,
+				     &d->min_scaling, e);
 	if (!rc)
 		rc = autosize_ytree_str(t, m, "partition", AUTOSIZE_Y_OPTIONAL,
 					d->partition, sizeof(d->partition),

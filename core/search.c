@@ -27,8 +27,14 @@
 #define SEARCH_GROWTH 1.25
 #define SEARCH_NEIGHBOURS 3
 /* Context parallelism is tried from this sequence length (tokens) on, up
- * to SEARCH_MAX_CP ranks; expert parallelism up to SEARCH_MAX_EP. */
-#define SEARCH_CP_MIN_SEQ 32768
+ * to SEARCH_MAX_CP ranks; expert parallelism up to SEARCH_MAX_EP. 8k:
+ * NVIDIA's Llama 3.1 405B recipe on H100 runs CP 2 at 8192 tokens
+ * (dgxc-benchmarking llama3.1: TP 8, PP 8, CP 2, VP 8), which halves the
+ * activations that 1F1B keeps for a whole model's layers in flight. */
+#define SEARCH_CP_MIN_SEQ 8192
+/* ...keeping at least this many tokens on each CP rank (32k over 16
+ * ranks; ring attention's exchanges hide behind the chunk's compute). */
+#define SEARCH_CP_MIN_CHUNK 2048
 #define SEARCH_MAX_CP 16
 #define SEARCH_MAX_EP 256
 /* Interleaved (virtual) pipeline stages: at most this many per rank, and
@@ -485,7 +491,8 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 	if (st->job->seq_len < SEARCH_CP_MIN_SEQ || !fp->cp_ok)
 		return n;
 	for (cp = 2; cp <= SEARCH_MAX_CP && n < 4; cp *= 2)
-		if ((gpus / tp) % cp == 0 && st->job->seq_len % (2 * cp) == 0)
+		if ((gpus / tp) % cp == 0 && st->job->seq_len % (2 * cp) == 0 &&
+		    st->job->seq_len / cp >= SEARCH_CP_MIN_CHUNK)
 			out[n++] = cp;
 	return n;
 }
@@ -642,8 +649,37 @@ static void search_neighbours(search_state *st, int n, int gpn)
 		search_at(st, n + i * st->n_step, gpn);
 }
 
+/*
+ * The smallest node count >= n of the form m x 2^k, m in 4..7 (4, 5, 6,
+ * 7, 8, 10, 12, 14, 16, 20, ...: steps of 14-25%). Probing such counts
+ * keeps the GPUs divisible by TP x PP x CP and the batch: 2012 nodes
+ * (4 x 503) hold few layouts where 2048 holds them all.
+ */
+static int search_round_up(int n)
+{
+	int k = 0;
+
+	if (n <= 4)
+		return n < 1 ? 1 : n;
+	while ((n >> k) > 7)
+		k++;
+	return ((n + (1 << k) - 1) >> k) << k;
+}
+
+/* The largest count <= n of that form. */
+static int search_round_down(int n)
+{
+	int k = 0;
+
+	if (n <= 4)
+		return n;
+	while ((n >> k) > 7)
+		k++;
+	return (n >> k) << k;
+}
+
 /* Cheapest meeting the deadline: skip sizes that cannot meet it even at
- * the best utilization the model allows, grow geometrically until one
+ * the best utilization the model allows, grow by round counts until one
  * meets it, then bisect back. */
 static void search_cost_deadline(search_state *st, int gpn)
 {
@@ -653,7 +689,8 @@ static void search_cost_deadline(search_state *st, int gpn)
 	double g_lo = flops / (job->peak_flops * sizing_mfu_upper_bound(job) *
 			       st->deadline_s);
 
-	n = search_snap(st, (int)fmin(max_n, fmax(1, floor(g_lo / gpn))));
+	n = search_snap(st, (int)fmin(max_n, search_round_down((int)fmin(
+		max_n, fmax(1, floor(g_lo / gpn))))));
 	prev = n - st->n_step;
 	for (;;) {
 		search_probe(st, n, gpn);
@@ -661,7 +698,7 @@ static void search_cost_deadline(search_state *st, int gpn)
 			break;
 		prev = n;
 		n = search_snap(st, (int)fmin(max_n, fmax(n + st->n_step,
-						ceil(n * SEARCH_GROWTH))));
+						search_round_up(n + 1))));
 	}
 	if (search_met(st)) {
 		n = search_bisect(st, prev, st->best.nodes, gpn, search_met);
@@ -669,9 +706,9 @@ static void search_cost_deadline(search_state *st, int gpn)
 		return;
 	}
 	/* Nothing meets it: the fastest, near the largest size. */
-	for (n = (int)(max_n / SEARCH_GROWTH); n >= 1 &&
+	for (n = search_round_down(max_n - 1); n >= 1 &&
 	     n > max_n / (SEARCH_GROWTH * SEARCH_GROWTH * SEARCH_GROWTH);
-	     n = (int)(n / SEARCH_GROWTH))
+	     n = search_round_down(n - 1))
 		search_probe(st, n, gpn);
 }
 
@@ -853,6 +890,60 @@ static autosize_err search_framework_pins(const sizing_job *job,
 	return AUTOSIZE_OK;
 }
 
+/* Speed per GPU of c as a share of the best speed per GPU seen. */
+static double search_eff(const search_state *st, const search_cand *c)
+{
+	double ref = st->have_ref ? st->ref.tokens_per_s /
+				    (st->ref.nodes * st->ref.gpn) : 0;
+
+	return ref > 0 ? c->tokens_per_s / (c->nodes * c->gpn) / ref : 1;
+}
+
+/*
+ * The cost objective grows the size until the deadline is met; past the
+ * size where each GPU runs below the job's min_scaling of the best speed
+ * per GPU (the global batch cannot feed more: few micro-batches per
+ * pipeline, the bubble, communication), more GPUs mostly wait. Keep the
+ * largest size that scales, bisecting between the best-scaling size and
+ * the chosen one, and say what was wanted in res.
+ */
+static void search_cap(search_state *st, int gpn, search_result *res)
+{
+	search_cand chosen = st->best, keep;
+	int s = st->n_step, lo_u, hi_u, mid_u, k;
+
+	if (st->job->min_scaling <= 0)
+		return;
+	/* the search started near the deadline's size: the speed per GPU
+	 * of a few smaller sizes, where the batch feeds every GPU */
+	for (k = 4; k <= 64; k *= 4)
+		if (chosen.nodes / k >= 1)
+			search_at(st, search_snap(st, search_round_down(
+					      chosen.nodes / k)), gpn);
+	st->best = chosen;
+	if (!st->have_ref || search_eff(st, &chosen) >= st->job->min_scaling)
+		return;
+	keep = st->ref;
+	lo_u = st->ref.gpn < gpn ? 0 : st->ref.nodes / s;
+	hi_u = chosen.nodes / s;
+	while (hi_u - lo_u > 1) {
+		mid_u = lo_u + (hi_u - lo_u) / 2;
+		st->have_best = 0;
+		search_at(st, mid_u * s, gpn);
+		if (st->have_best &&
+		    search_eff(st, &st->best) >= st->job->min_scaling) {
+			keep = st->best;
+			lo_u = mid_u;
+		} else {
+			hi_u = mid_u;
+		}
+	}
+	st->best = keep;
+	st->have_best = 1;
+	res->capped_gpus = chosen.nodes * chosen.gpn;
+	res->capped_eff = search_eff(st, &chosen);
+}
+
 static void search_fill(const search_state *st, const search_cand *c,
 			autosize_plan *plan)
 {
@@ -927,6 +1018,9 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 		     g <= job->part->max_nodes_per_job &&
 		     g <= SEARCH_SCAN_NODES; g++)
 			search_at(&st, g, gpn);
+		if (st.have_best && job->tokens > 0 &&
+		    objective == AUTOSIZE_OBJECTIVE_COST)
+			search_cap(&st, gpn, res);
 	}
 	if (!st.have_best && !st.have_miss)
 		return autosize_fail(e, AUTOSIZE_EINVAL,

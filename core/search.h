@@ -19,6 +19,10 @@ typedef struct search_result {
 	autosize_plan ref;   /* feasible plan with the best per-GPU speed */
 	long evaluated;      /* layouts evaluated */
 	int over_budget;     /* 1: stopped at the budget (best so far) */
+	/* The size the deadline wanted, when it scaled below the job's
+	 * min_scaling (best is then the largest size that scales): */
+	int capped_gpus;     /* 0: not capped */
+	double capped_eff;   /* its speed per GPU / the best size's */
 } search_result;
 
 /*

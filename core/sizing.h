@@ -63,6 +63,8 @@ typedef struct sizing_job {
 	double peak_flops;   /* dense peak of the GPU at this precision */
 	double mfu_fixed;    /* > 0: back-of-envelope fixed utilization */
 	double usable_bytes; /* GPU memory x (1 - reserve) */
+	double min_scaling;  /* policy min_scaling_efficiency: the cost
+			      * objective adds no GPUs below it; 0 = off */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan

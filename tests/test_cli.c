@@ -322,6 +322,22 @@ static void test_pinned_misfit_exit_1(void **state)
 	assert_true(json_num(out, "weights") > 130e9);
 }
 
+/* The quickstart's job on the testbed without a deadline: 1.5 years on
+ * 4 nodes is no plan. Exit 1, saying the best time and what the 30-day
+ * horizon needs. */
+static void test_too_long_exit_1(void **state)
+{
+	const char *const args[] = {"plan", "--model-params=70e9",
+		"--train-tokens=2e12",
+		"--policy=contrib/testbed/autosize.yaml", NULL};
+
+	assert_int_equal(run_cli(args), 1);
+	assert_non_null(strstr(out, "NOT FEASIBLE"));
+	assert_non_null(strstr(out, "maximum training time of 180 days"));
+	assert_non_null(strstr(out, "finishing in 30 days needs about"));
+	assert_non_null(strstr(out, "site's horizon"));
+}
+
 static void test_check_config(void **state)
 {
 	const char *const good[] = {"check-config", "etc/autosize.yaml", NULL};
@@ -417,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_as_written),
 		cmocka_unit_test(test_moe_config_json),
 		cmocka_unit_test(test_pinned_misfit_exit_1),
+		cmocka_unit_test(test_too_long_exit_1),
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),

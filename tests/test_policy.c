@@ -72,6 +72,9 @@ static void assert_documented_defaults(const autosize_defaults *d)
 	assert_true(d->time_reserve == 0.15);
 	assert_int_equal(d->objective, AUTOSIZE_OBJECTIVE_COST);
 	assert_true(d->deadline_s == 0);
+	assert_true(d->horizon_s == 30 * 86400.0);
+	assert_true(d->max_train_s == 180 * 86400.0);
+	assert_true(d->min_scaling == 0.60);
 	assert_string_equal(d->partition, "");
 	assert_int_equal(d->explicit_size, AUTOSIZE_EXPLICIT_KEEP);
 	assert_int_equal(d->on_unfit, AUTOSIZE_UNFIT_REJECT);
@@ -278,6 +281,36 @@ static void test_ambiguous_gpu(void **state)
 	assert_null(autosize_policy_warning_at(NULL, 0));
 }
 
+/* The horizon, the maximum training time and the scaling floor: Slurm's
+ * UNLIMITED turns the first two off, a percentage sets the third. */
+static void test_horizon_keys(void **state)
+{
+	static const char text[] =
+		"defaults:\n"
+		"  horizon: 14d\n"
+		"  max_train_time: UNLIMITED\n"
+		"  min_scaling_efficiency: 50%\n"
+		"partitions:\n"
+		"  - name: p\n"
+		"    gpu: h100\n"
+		"    gpus_per_node: 8\n"
+		"    nodes: 4\n"
+		"    network: ib\n"
+		"    network_gbps_per_node: 3200\n";
+	autosize_error e;
+	autosize_policy *p = parse_str(text, &e);
+	const autosize_defaults *d;
+
+	(void)state;
+	if (!p)
+		fail_msg("horizon keys: %s", e.msg);
+	d = autosize_policy_defaults(p);
+	assert_true(d->horizon_s == 14 * 86400.0);
+	assert_true(d->max_train_s == 0);
+	assert_true(d->min_scaling == 0.5);
+	autosize_policy_destroy(p);
+}
+
 static void test_default_policy(void **state)
 {
 	autosize_error e;
@@ -410,6 +443,15 @@ static const ytest_case broken_cases[] = {
 	{ 14, "    max_time: 0\n", AUTOSIZE_EINVAL, 14, "key 'max_time'" },
 	{ 6, "  deadline: soon\n", AUTOSIZE_EINVAL, 6,
 	  "key 'deadline': 'soon' is not a duration" },
+	{ 6, "  max_train_time: forever\n", AUTOSIZE_EINVAL, 6,
+	  "key 'max_train_time': 'forever' is not a duration" },
+	{ 6, "  horizon: 200d\n", AUTOSIZE_EINVAL, 6,
+	  "key 'horizon': 200 days is longer than max_train_time, 180 days" },
+	{ 6, "  deadline: 10d\n  max_train_time: 5d\n", AUTOSIZE_EINVAL, 6,
+	  "key 'deadline': 10 days is longer than max_train_time, 5 days" },
+	{ 6, "  min_scaling_efficiency: 1.5\n", AUTOSIZE_EINVAL, 6,
+	  "key 'min_scaling_efficiency': 1.5 is out of range (expected a "
+	  "number from 0 to 1)" },
 	/* enums and names */
 	{ 2, "  mode: yes\n", AUTOSIZE_EINVAL, 2,
 	  "key 'mode': 'yes' is not valid (expected rewrite, warn or off)" },
@@ -686,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_policy),
 		cmocka_unit_test(test_good_policy),
 		cmocka_unit_test(test_minimal_policy),
+		cmocka_unit_test(test_horizon_keys),
 		cmocka_unit_test(test_default_policy),
 		cmocka_unit_test(test_slurm_spellings),
 		cmocka_unit_test(test_ambiguous_gpu),

@@ -105,9 +105,9 @@ static void test_search_vs_exhaustive(void **state)
 static void test_ethernet_collapse(void **state)
 {
 	const char *const ib[] = {"model", "llama-2-70b", "train-tokens",
-		"1e12", "gpu", "h100", "gpus", "256", NULL};
+		"1e11", "gpu", "h100", "gpus", "256", NULL};
 	const char *const eth[] = {"model", "llama-2-70b", "train-tokens",
-		"1e12", "gpu", "h100", "gpus", "256", "network",
+		"1e11", "gpu", "h100", "gpus", "256", "network",
 		"ethernet:25", NULL};
 	autosize_request r;
 	autosize_plan a, b, c;
@@ -168,7 +168,7 @@ static void test_deadline_drives_size(void **state)
 static void test_max_time_chained(void **state)
 {
 	const char *const opts[] = {"model", "llama-2-70b", "train-tokens",
-		"1e12", "partition", "a100", NULL};
+		"1e11", "partition", "a100", NULL};
 	autosize_request r;
 	autosize_plan p;
 	autosize_error e;
@@ -299,11 +299,11 @@ static void test_batch_starved_pipeline(void **state)
 {
 	const char *const starved[] = {"model", "llama-3.1-405b", "gpu",
 		"h100", "train-tokens", "15.6T", "train-seq-len", "8192",
-		"nodes", "4096", "tp", "8", "pp", "16", NULL};
+		"nodes", "4096", "tp", "8", "pp", "16", "cp", "1", NULL};
 	const char *const fed[] = {"model", "llama-3.1-405b", "gpu",
 		"h100", "train-tokens", "15.6T", "train-seq-len", "8192",
-		"nodes", "4096", "tp", "8", "pp", "16", "train-batch", "8192",
-		NULL};
+		"nodes", "4096", "tp", "8", "pp", "16", "cp", "1",
+		"train-batch", "8192", NULL};
 	autosize_request r;
 	autosize_plan p;
 	autosize_error e;
@@ -316,6 +316,126 @@ static void test_batch_starved_pipeline(void **state)
 	req(&r, fed);
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
 	assert_false(contains_warning(&p, "pipeline bubble"));
+}
+
+/* No deadline: the policy's horizon (30 days) sizes the job, not the
+ * smallest size that fits whatever it takes; without a horizon the
+ * smallest size comes back. */
+static void test_horizon(void **state)
+{
+	const char *const none[] = {"model", "llama-3-8b", "train-tokens",
+		"2e11", "gpu", "h100", NULL};
+	const char *const month[] = {"model", "llama-3-8b", "train-tokens",
+		"2e11", "gpu", "h100", "train-time", "30d", NULL};
+	static const char unlimited[] = "defaults:\n  horizon: UNLIMITED\n"
+		"partitions:\n  - name: p\n    gpu: h100\n    gpus_per_node: "
+		"8\n    nodes: 64\n    network: ib\n    "
+		"network_gbps_per_node: 3200\n";
+	autosize_policy *open_ended;
+	autosize_request r;
+	autosize_plan a, b, c;
+	autosize_error e;
+
+	req(&r, none);
+	assert_int_equal(autosize_plan_compute(bare, &r, &a, &e), 0);
+	assert_true(a.train_hours <= 30 * 24);
+	req(&r, month);
+	assert_int_equal(autosize_plan_compute(bare, &r, &b, &e), 0);
+	assert_int_equal(a.gpus, b.gpus);
+	open_ended = autosize_policy_parse(unlimited, strlen(unlimited),
+					   "t.yaml", ".", &e);
+	assert_non_null(open_ended);
+	req(&r, none);
+	assert_int_equal(autosize_plan_compute(open_ended, &r, &c, &e), 0);
+	printf("  8B x 200B: %d GPUs, %.0f days in the 30-day horizon; %d "
+	       "GPUs, %.0f days without one\n", a.gpus, a.train_hours / 24,
+	       c.gpus, c.train_hours / 24);
+	assert_true(c.gpus < a.gpus);
+	assert_true(c.train_hours > 30 * 24);
+	autosize_policy_destroy(open_ended);
+}
+
+/* The quickstart's 70B x 2T on the testbed's 4 nodes: 1.5 years is no
+ * plan. Infeasible past max_train_time, saying the best time within the
+ * partition and the GPUs the horizon needs. */
+static void test_max_train_time(void **state)
+{
+	const char *const opts[] = {"model-params", "70e9", "train-tokens",
+		"2e12", NULL};
+	autosize_policy *testbed;
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	testbed = autosize_policy_load("contrib/testbed/autosize.yaml", &e);
+	assert_non_null(testbed);
+	req(&r, opts);
+	assert_int_equal(autosize_plan_compute(testbed, &r, &p, &e),
+			 AUTOSIZE_ENOFIT);
+	printf("  70B x 2T on 32 GPUs: %s\n", p.reason);
+	assert_false(p.feasible);
+	assert_true(p.too_long);
+	assert_int_equal(p.gpus, 32);
+	assert_true(p.train_hours > 180 * 24);
+	assert_non_null(strstr(p.reason, "maximum training time of 180 "
+				"days"));
+	assert_true(p.gpus_min > 500);
+	assert_true(contains_warning(&p, "cannot be met"));
+	/* a deadline-free plan that fits the maximum stays feasible */
+	r.tokens = 1e11;
+	assert_int_equal(autosize_plan_compute(testbed, &r, &p, &e), 0);
+	assert_true(p.feasible && !p.too_long);
+	autosize_policy_destroy(testbed);
+}
+
+/* The cost objective stops adding GPUs that no longer help: 405B x
+ * 15.6T on H100 with the default 4M-token batch took all 32,768 GPUs
+ * at 20% MFU for a 90-day deadline (and 32,768 with --train-batch=2048
+ * where 1,664 nodes meet it for less). */
+static void test_no_gpus_past_scaling(void **state)
+{
+	const char *const d90[] = {"model", "llama-3.1-405b", "gpu", "h100",
+		"train-tokens", "15.6T", "train-seq-len", "8192",
+		"train-time", "90d", NULL};
+	const char *const b2048[] = {"model", "llama-3.1-405b", "gpu", "h100",
+		"train-tokens", "15.6T", "train-seq-len", "8192",
+		"train-time", "90d", "train-batch", "2048", NULL};
+	const char *const all2048[] = {"model", "llama-3.1-405b", "gpu",
+		"h100", "train-tokens", "15.6T", "train-seq-len", "8192",
+		"train-time", "90d", "train-batch", "2048", "nodes", "4096",
+		NULL};
+	const char *const d30[] = {"model", "llama-3.1-405b", "gpu", "h100",
+		"train-tokens", "15.6T", "train-seq-len", "8192",
+		"train-time", "30d", NULL};
+	autosize_request r;
+	autosize_plan p, all;
+	autosize_error e;
+
+	req(&r, d90);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	printf("  405B, 90 days: %d GPUs, MFU %.0f%%, %.0f days\n", p.gpus,
+	       100 * p.mfu, p.train_hours / 24);
+	assert_true(p.gpus < 32768);
+	assert_true(p.mfu > 0.30);
+	assert_true(p.train_hours <= 90 * 24);
+	req(&r, b2048);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	req(&r, all2048);
+	assert_int_equal(autosize_plan_compute(bare, &r, &all, &e), 0);
+	printf("  405B, batch 2048: %d GPUs, %.0f GPU-hours (all 32768: "
+	       "%.0f)\n", p.gpus, p.gpu_hours, all.gpu_hours);
+	assert_int_equal(p.global_batch, 2048);
+	assert_true(p.train_hours <= 90 * 24);
+	assert_true(p.gpu_hours < 0.95 * all.gpu_hours);
+	/* 30 days cannot be met at a speed per GPU worth paying for: the
+	 * plan stops where GPUs still scale and says why */
+	req(&r, d30);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	printf("  405B, 30 days: %d GPUs, MFU %.0f%%, %.0f days\n", p.gpus,
+	       100 * p.mfu, p.train_hours / 24);
+	assert_true(p.gpus < 32768);
+	assert_true(contains_warning(&p, "more GPUs would not help"));
+	assert_true(contains_warning(&p, "cannot be met"));
 }
 
 /* A precision the GPU lacks is refused naming one it has (V100: no
@@ -368,6 +488,9 @@ int main(void)
 		cmocka_unit_test(test_memory_reserve_holds),
 		cmocka_unit_test(test_global_batch),
 		cmocka_unit_test(test_precision_advice),
+		cmocka_unit_test(test_horizon),
+		cmocka_unit_test(test_max_train_time),
+		cmocka_unit_test(test_no_gpus_past_scaling),
 		cmocka_unit_test(test_batch_starved_pipeline),
 	};
 

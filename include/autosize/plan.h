@@ -142,6 +142,8 @@ typedef struct autosize_plan_calibration {
 
 typedef struct autosize_plan {
 	int feasible;               /* 1: fits and meets hard limits */
+	int too_long;               /* not feasible: predicted past the
+				     * policy's max_train_time */
 	char reason[AUTOSIZE_MSG_LEN]; /* why not feasible; "" otherwise */
 	autosize_partition part;    /* partition (or reference server) used */
 	int nodes;
@@ -206,8 +208,9 @@ autosize_err autosize_plan_compute(const autosize_policy *p,
 				   const autosize_request *r,
 				   autosize_plan *plan, autosize_error *e);
 
-/* The deadline a request is planned for: its own, else the policy's (0:
- * none). */
+/* The deadline a request is planned for: its own, else the policy's
+ * deadline, else the policy's horizon (at most its max_train_time); 0:
+ * none. */
 double autosize_plan_deadline_s(const autosize_policy *p,
 				const autosize_request *r);
 

@@ -86,6 +86,13 @@ typedef struct autosize_defaults {
 	double time_reserve;    /* fraction added to wall time, 0..10 */
 	autosize_objective objective;
 	double deadline_s;      /* default deadline, 0 = none */
+	double horizon_s;       /* a job with no deadline is planned to
+				 * finish within this; 0 = none (30 days) */
+	double max_train_s;     /* a plan predicted to train longer is
+				 * infeasible; 0 = none (180 days) */
+	double min_scaling;     /* the cost objective adds no GPUs whose
+				 * speed per GPU is below this share of the
+				 * best size's; 0 = off (0.60) */
 	char partition[AUTOSIZE_PART_NAME_MAX]; /* default partition */
 	autosize_explicit explicit_size; /* default keep */
 	autosize_unfit on_unfit;         /* default reject */

@@ -317,17 +317,18 @@ check("no partition: one of the policy's, written", d and
 	d.action == "rewrite" and limits[d.partition] ~= nil and
 	d.set.partition, d and d.message)
 
--- Explicit sizes, policy keep (the example policy).
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+-- Explicit sizes, policy keep (the example policy); 200B tokens: 2T on
+-- 4 nodes is past max_train_time.
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e11"),
 	{ partition = "h100", min_nodes = 4, max_nodes = 4,
 	  time_limit = autosize.NO_VAL })
 want = cli_plan(good, "--partition h100 --model llama-3-70b " ..
-	"--train-tokens 2e12 --nodes 4")
+	"--train-tokens 2e11 --nodes 4")
 check("keep: -N 4 kept, time planned for 4 nodes", d and
 	d.action == "rewrite" and not d.set.nodes and d.explicit.nodes and
 	d.min_nodes == 4 and d.set.time and d.time_limit == want.time_limit,
 	d and d.message)
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e11"),
 	{ partition = "h100", min_nodes = 4, tres_per_node = "gres:gpu:8",
 	  time_limit = 600 })
 check("keep: everything given, nothing written", d and
@@ -345,10 +346,10 @@ d = autosize.plan(env(P .. "model=llama-3-8b", P .. "train_tokens=1e10"),
 check("keep: typed gres GPU count kept", d and d.action == "rewrite" and
 	d.gpus_per_node == 4 and not d.set.gpus and d.set.nodes,
 	d and d.message)
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e11"),
 	{ partition = "h100", tres_per_job = "gres:gpu:32" })
 want = cli_plan(good, "--partition h100 --model llama-3-70b " ..
-	"--train-tokens 2e12 --gpus 32")
+	"--train-tokens 2e11 --gpus 32")
 check("keep: --gpus 32 kept as 4 nodes x 8", d and
 	d.action == "rewrite" and d.min_nodes == want.nodes and
 	d.time_limit == want.time_limit and not d.set.gpus, d and d.message)
@@ -633,7 +634,7 @@ check("warn: nothing written, suggestion told", rc == slurm.SUCCESS and
 reset()
 jd, writes = job_desc({ partition = "h100", script = "x", min_nodes = 4,
 	max_nodes = 4, tres_per_node = "gres:gpu:8",
-	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e11") })
 rc = slurm_job_submit(jd, {}, 1000)
 check("keep: only the time written", rc == slurm.SUCCESS and
 	writes.time_limit ~= nil and writes.min_nodes == nil and
@@ -778,7 +779,7 @@ reset()
 jd, writes = job_desc({ partition = "h100", script = "x", num_tasks = 24,
 	tres_per_task = "gres:gpu:1",
 	spank_job_env = env(P .. "model_params=70e9",
-		P .. "train_tokens=2e12") })
+		P .. "train_tokens=2e11") })
 rc = slurm_job_submit(jd, {}, 1000)
 check("--gpus-per-task: no tres_per_node written", rc == slurm.SUCCESS and
 	writes.tres_per_node == nil and writes.tres_per_task == nil,
