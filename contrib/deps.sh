@@ -28,3 +28,12 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing \
 		>/dev/null
 fi
+# torchrun's own argument parser checks AUTOSIZE_TORCHRUN_ARGS
+# (tests/test_launch.c; skipped without it): Debian's torch, ~50 MB
+# without its recommendations.
+dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "ok installed" || {
+	echo "autosize: installing python3-torch (torchrun's parser, for the tests)"
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+		--no-install-recommends python3-torch >/dev/null
+}
