@@ -250,6 +250,18 @@ fail:
 	return rv;
 }
 
+/* 1 for the batch step and the interactive step: they plan for the
+ * job's nodes (the sruns they start span them), not their own one. */
+static int remote_whole_job(spank_t sp)
+{
+	uint32_t step = 0;
+
+	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+		return 0;
+	return step == AUTOSIZE_SPANK_STEP_BATCH ||
+	       step == REMOTE_STEP_INTERACTIVE;
+}
+
 /* Where the step runs, for torchrun: its first node (more than one node),
  * the port and run id from the job and step ids. */
 static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
@@ -265,8 +277,9 @@ static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
 	w->host = NULL;
 	if (context.plan.nodes <= 1)
 		return 0;
-	if (remote_getenv(sp, "SLURM_STEP_NODELIST", context.nodelist,
-			  sizeof(context.nodelist)) != 0 &&
+	if ((remote_whole_job(sp) ||
+	     remote_getenv(sp, "SLURM_STEP_NODELIST", context.nodelist,
+			   sizeof(context.nodelist)) != 0) &&
 	    remote_getenv(sp, "SLURM_JOB_NODELIST", context.nodelist,
 			  sizeof(context.nodelist)) != 0 &&
 	    remote_getenv(sp, "SLURM_NODELIST", context.nodelist,
@@ -426,8 +439,11 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 	int nodes;
 
 	/* the step's nodes (srun -N1 in a 3-node job: 1); the batch step
-	 * has no SLURM_STEP_NUM_NODES and plans for the whole job */
-	nodes = remote_getint(sp, "SLURM_STEP_NUM_NODES", 100000);
+	 * and salloc's interactive step (LaunchParameters=
+	 * use_interactive_step: a shell on the first node) plan for the
+	 * whole job, where the sruns they start run */
+	nodes = remote_whole_job(sp) ? -1
+		: remote_getint(sp, "SLURM_STEP_NUM_NODES", 100000);
 	if (nodes < 0)
 		nodes = remote_getint(sp, "SLURM_JOB_NUM_NODES", 100000);
 	if (nodes < 0)

@@ -769,6 +769,14 @@ static void test_remote_step_nodes(void **state)
 	assert_null(stub_get(stub.env, stub.n_env, "AUTOSIZE_TP"));
 	assert_null(set_var("AUTOSIZE_TORCHRUN_ARGS"));
 	slurm_spank_exit(SP, 0, NULL);
+	/* salloc's interactive step (a shell on the first node): the
+	 * whole job, the job's first node, slot 0 */
+	start_step_of_3((int)(0xfffffffaU), "1", "gpu07");
+	assert_string_equal(set_var("AUTOSIZE_TORCHRUN_ARGS"),
+			    "--nnodes=3 --nproc_per_node=8 --rdzv_backend=c10d "
+			    "--rdzv_endpoint=gpu07:30668 "
+			    "--rdzv_id=4242-interactive");
+	slurm_spank_exit(SP, 0, NULL);
 	start_step_of_3(4, "2", "gpu[08-09]");
 	assert_string_equal(set_var("AUTOSIZE_TORCHRUN_ARGS"),
 			    "--nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d "
