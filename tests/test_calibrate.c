@@ -4,6 +4,7 @@
  * file (core/calibration.c) and plans that use it (core/plan_calibrate.c).
  */
 #include "testutil.h"
+#include <sys/wait.h>
 #include "autosize.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
@@ -445,6 +446,88 @@ static void test_recalibration_stable(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Run a shell command; its exit status. */
+static int cal_test_sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* autosize calibrate end to end: JSON lines with garbage, the summary
+ * line, the file a policy loads; bad options exit 2. */
+static void test_cli_calibrate(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_calibration *c;
+	autosize_plan plan;
+	autosize_error e;
+	static char json[8192], line[12000];
+	char dir[] = "/tmp/autosize-cal-XXXXXX", cmd[1024], path[128];
+	const char *cli = test_build_dir();
+	FILE *f;
+	char err[1024] = "";
+	int i;
+
+	assert_non_null(mkdtemp(dir));
+	cal_test_plan("gpu", p, &plan);
+	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
+	snprintf(path, sizeof(path), "%s/jobs.jsonl", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (i = 0; i < 9; i++) {
+		char user[8];
+
+		snprintf(user, sizeof(user), "u%d", i % 3);
+		cal_test_line(line, sizeof(line), user, json,
+			      plan.tokens_per_s * 0.8);
+		fprintf(f, "%s\n", line);
+	}
+	fprintf(f, "{\"user\": \"x\", \"plan\": 3}\n\x01\xff garbage\n\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/autosize calibrate --min-jobs 3 -o "
+		 "%s/cal.yaml %s 2>%s/err", cli, dir, path, dir);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	snprintf(path, sizeof(path), "%s/err", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "calibrate: read"))
+			snprintf(err, sizeof(err), "%.1000s", line);
+	fclose(f);
+	if (!strstr(err, "read 11 jobs, used 9, skipped 2 (2 bad JSON line)"))
+		fail_msg("summary: %s", err);
+	snprintf(path, sizeof(path), "%s/cal.yaml", dir);
+	c = autosize_calibration_load(path, &e);
+	if (!c)
+		fail_msg("%s", e.msg);
+	assert_true(fabs(autosize_calibration_at(c, 0)->speed_factor - 0.8) <
+		    1e-3);
+	autosize_calibration_destroy(c);
+	/* usage errors */
+	snprintf(cmd, sizeof(cmd), "%s/autosize calibrate 2>/dev/null", cli);
+	assert_int_equal(cal_test_sh(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s/autosize calibrate --min-jobs 0 x "
+		 "2>/dev/null", cli);
+	assert_int_equal(cal_test_sh(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s/autosize calibrate %s/none.jsonl "
+		 "2>/dev/null", cli, dir);
+	assert_int_equal(cal_test_sh(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s/autosize plan --policy " POLICY
+		 " --model-params=7e9 --calibration %s/none.yaml >/dev/null "
+		 "2>&1", cli, dir);
+	assert_int_equal(cal_test_sh(cmd), 2);
+	/* the file it wrote, through the CLI: a calibrated plan says so */
+	snprintf(cmd, sizeof(cmd), "%s/autosize plan --policy " POLICY
+		 " --partition gpu --model-params=7e9 --train-tokens=2e9 "
+		 "--calibration %s/cal.yaml | grep -q 'calibrated speed x "
+		 "0.80'", cli, dir);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_report_measure),
 		cmocka_unit_test(test_report_admin_comment),
 		cmocka_unit_test(test_recalibration_stable),
+		cmocka_unit_test(test_cli_calibrate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
