@@ -8,6 +8,7 @@
 #include "autosize/checkpoint.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
+#include "stages.h"
 
 #define LAUNCH_GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -362,52 +363,6 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
 	return launch_done(&o);
 }
 
-/*
- * Layers on the first, each middle and the last pipeline stage as
- * Megatron-LM accepts them (megatron/core/transformer/transformer_config.py,
- * uneven pipelines): first and last at least one layer each, the middle
- * stages equal, every count a multiple of the virtual stages per rank.
- * No stage past the ceil(layers / pp) the plan was sized for (perf.c,
- * memory.c); the middle ones as full as that allows, the first and last
- * (which also hold the embedding and the loss) share the rest evenly.
- * Returns 0 when the stages are even, 1 uneven, -1 when no split exists.
- */
-static int launch_stage_split(int layers, int pp, int vp, int *first,
-			      int *middle, int *last)
-{
-	int most = (layers + pp - 1) / pp, m, f;
-
-	if (layers < 1 || pp < 1 || vp < 1)
-		return -1;
-	if (layers % pp == 0 && (layers / pp) % vp == 0) {
-		*first = *middle = *last = layers / pp;
-		return 0;
-	}
-	if (pp < 2)
-		return -1;
-	for (m = pp > 2 ? most / vp * vp : 0; pp == 2 || m >= vp; m -= vp) {
-		int rest = layers - (pp - 2) * m, best = -1;
-
-		for (f = vp; f <= most && f < rest; f += vp) {
-			int l = rest - f;
-
-			if (l % vp || l > most || l < f)
-				continue;
-			if (best < 0 || l - f < rest - 2 * best)
-				best = f;
-		}
-		if (best > 0) {
-			*first = best;
-			*middle = m;
-			*last = rest - best;
-			return 1;
-		}
-		if (pp == 2)
-			break;
-	}
-	return -1;
-}
-
 /* The pipeline arguments: uneven stages, interleaving. 0, or -1 with
  * why when Megatron cannot split the model's layers so. */
 static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
@@ -419,7 +374,8 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 
 	if (p->pp <= 1)
 		return 0;
-	split = launch_stage_split(layers, p->pp, vp, &first, &middle, &last);
+	split = stages_megatron_split(layers, p->pp, vp, &first, &middle,
+				      &last);
 	if (split < 0) {
 		if (why)
 			snprintf(why, why_len, "Megatron-LM cannot split %d "

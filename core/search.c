@@ -7,6 +7,7 @@
 #include "rank.h"
 #include "search.h"
 #include "framework.h"
+#include "stages.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define SEARCH_MAX_PP 128
@@ -285,6 +286,19 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
  * traffic and more activations in flight). 1 when pinned, without a
  * pipeline, or where the framework has no interleaved schedule.
  */
+/* 1 when Megatron can split the model's layers over pp stages of vp
+ * virtual stages each (other frameworks: always). */
+static int search_split_ok(const search_state *st, int pp, int vp)
+{
+	int first, middle, last;
+
+	if (pp <= 1 || framework_resolve(st->job->framework) !=
+		       AUTOSIZE_FRAMEWORK_MEGATRON)
+		return 1;
+	return stages_megatron_split(st->job->model->layers, pp, vp, &first,
+				     &middle, &last) >= 0;
+}
+
 static int search_vp_max(const search_state *st, int pp)
 {
 	const framework_profile *fp = framework_profile_get(
@@ -311,7 +325,7 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 	if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE)
 		return;
 	for (il.vp = vp_max; il.vp > 1; il.vp--) {
-		if (vp_per % il.vp)
+		if (vp_per % il.vp || !search_split_ok(st, il.pp, il.vp))
 			continue;
 		if (search_fits(st, &il, nodes, gpn, &il_bytes)) {
 			search_time(st, &il, nodes, gpn, il_bytes);
@@ -465,7 +479,8 @@ static int search_pp_ok(const search_state *st, int pp)
 
 	if (search_pinned(pin))
 		return pp == pin;
-	return pp == 1 || 2 * pp <= st->job->model->layers;
+	return pp == 1 || (2 * pp <= st->job->model->layers &&
+			   search_split_ok(st, pp, 1));
 }
 
 /*

@@ -4,6 +4,7 @@
  */
 #include "testutil.h"
 #include "autosize.h"
+#include "stages.h"
 
 static autosize_policy *site;   /* etc/autosize.yaml */
 static autosize_policy *bare;   /* built-in defaults, no partitions */
@@ -454,6 +455,33 @@ static void test_precision_advice(void **state)
 	assert_non_null(strstr(e.msg, "(use fp16)"));
 }
 
+/* Megatron can run every pipeline the search picks: its stage split
+ * exists for the layers, pp and interleaving (launch notes, issue 11). */
+static void test_megatron_split_exists(void **state)
+{
+	static const char *const layers[] = {"19", "23", "30", "61", "95",
+					     "126"};
+	size_t i;
+
+	for (i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+		const char *const opts[] = {"layers", layers[i], "hidden",
+			"12288", "heads", "96", "train-tokens", "1e11", "gpu",
+			"h100", "train-framework", "megatron", NULL};
+		autosize_request r;
+		autosize_plan p;
+		autosize_error e;
+		int f, m, l;
+
+		req(&r, opts);
+		if (autosize_plan_compute(bare, &r, &p, &e) != AUTOSIZE_OK)
+			continue;
+		if (p.pp > 1)
+			assert_true(stages_megatron_split(r.model.layers, p.pp,
+							  p.vp > 1 ? p.vp : 1,
+							  &f, &m, &l) >= 0);
+	}
+}
+
 static void test_memory_reserve_holds(void **state)
 {
 	static const char *const reserves[] = {"0", "0.2", "0.5"};
@@ -488,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_memory_reserve_holds),
 		cmocka_unit_test(test_global_batch),
 		cmocka_unit_test(test_precision_advice),
+		cmocka_unit_test(test_megatron_split_exists),
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_max_train_time),
 		cmocka_unit_test(test_no_gpus_past_scaling),
