@@ -258,7 +258,7 @@ check-leaks: $(BUILD)/leaks
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
 FUZZ_SECONDS ?= 24
-FUZZ_TARGETS := parse json yaml jobenv plan decide
+FUZZ_TARGETS := parse json yaml jobenv plan decide record
 FUZZ_BIN := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -268,6 +268,7 @@ FUZZ_MAXLEN_yaml := 8192
 FUZZ_MAXLEN_jobenv := 2048
 FUZZ_MAXLEN_plan := 512
 FUZZ_MAXLEN_decide := 2048
+FUZZ_MAXLEN_record := 8192
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h tests/bench/hostile.h $(LIB)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(LIB) \
@@ -286,6 +287,7 @@ fuzz: fuzz-build
 		parse) len=$(FUZZ_MAXLEN_parse);; json) len=$(FUZZ_MAXLEN_json);; \
 		yaml) len=$(FUZZ_MAXLEN_yaml);; jobenv) len=$(FUZZ_MAXLEN_jobenv);; \
 		decide) len=$(FUZZ_MAXLEN_decide);; \
+		record) len=$(FUZZ_MAXLEN_record);; \
 		*) len=$(FUZZ_MAXLEN_plan);; esac; \
 		echo "== fuzz_$$t: $(FUZZ_SECONDS) s, -max_len=$$len"; \
 		if ! $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \

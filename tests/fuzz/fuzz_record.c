@@ -1,0 +1,119 @@
+/*
+ * libFuzzer harness (issue 10): the closed loop's untrusted inputs. The
+ * input's first byte picks the reader, the rest is its text:
+ *   0: an AdminComment (autosize_record_find + decode, then re-encode and
+ *      attach: a decoded record encodes and decodes to the same plan);
+ *   1: a JSON line of `autosize calibrate` (then fed to a calibrator);
+ *   2: an AUTOSIZE_REPORT file (median and largest within the bounds).
+ * Invariants: errors are one non-empty line naming the input; nothing
+ * decoded is out of its documented range.
+ */
+#include "targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_record_msg(const autosize_error *e, const char *what)
+{
+	if (!e->msg[0] || strchr(e->msg, '\n') ||
+	    strncmp(e->msg, what, strlen(what)) != 0)
+		FUZZ_FAIL("bad error message: '%s'", e->msg);
+}
+
+static void fuzz_record_comment(const char *s)
+{
+	char token[AUTOSIZE_RECORD_MAX], out[AUTOSIZE_ADMIN_COMMENT_MAX];
+	autosize_record r, back;
+	autosize_error e;
+	size_t start, n;
+	int len;
+
+	if (!autosize_record_find(s, &start, &n))
+		return;
+	if (autosize_record_decode(s + start, n, "job 1", &r, &e)) {
+		fuzz_record_msg(&e, "job 1");
+		return;
+	}
+	if (!r.partition[0] || !r.gpu[0] || r.nodes < 1 || r.params < 1e6 ||
+	    !(r.tokens_per_s >= 0))
+		FUZZ_FAIL("decoded out of range: part '%s' nodes %d",
+			  r.partition, r.nodes);
+	len = autosize_record_encode(&r, token, sizeof(token));
+	if (len < 0)
+		return;   /* a record that does not fit again: refused */
+	if (autosize_record_decode(token, (size_t)len, "again", &back, &e))
+		FUZZ_FAIL("re-encoded record refused: %s", e.msg);
+	if (back.nodes != r.nodes || strcmp(back.partition, r.partition))
+		FUZZ_FAIL("re-encoded record differs");
+	if (autosize_record_attach(s, token, out, sizeof(out)) >= 0 &&
+	    !strstr(out, token))
+		FUZZ_FAIL("attach lost the record");
+}
+
+static void fuzz_record_json(const char *s, size_t len)
+{
+	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
+	autosize_calibrator *k;
+	autosize_calibration *c;
+	autosize_record r;
+	autosize_error e;
+	double elapsed;
+
+	if (autosize_cal_json_line(s, len, "jobs:1", &r, user, state,
+				   &elapsed, &e)) {
+		fuzz_record_msg(&e, "jobs:1");
+		return;
+	}
+	k = autosize_calibrator_create(NULL);
+	if (!k)
+		FUZZ_FAIL("out of memory");
+	autosize_calibrator_add(k, user, &r, state, elapsed);
+	c = autosize_calibrator_result(k, &e);
+	if (!c)
+		FUZZ_FAIL("calibrator failed: %s", e.msg);
+	if (autosize_calibration_count(c) != 0)
+		FUZZ_FAIL("one job made a correction");
+	autosize_calibration_destroy(c);
+	autosize_calibrator_destroy(k);
+}
+
+static void fuzz_record_report(const char *s, size_t len)
+{
+	autosize_record r;
+	int bad, used;
+
+	autosize_record_init(&r);
+	r.tokens_per_s = 1e5;
+	r.step_s = 10;
+	r.alloc_bytes = 4e10;
+	used = autosize_record_measure(&r, s, len, 0, &bad);
+	if (used < 0 || bad < 0)
+		FUZZ_FAIL("negative counts");
+	if (r.m_tokens_per_s != 0 &&
+	    (r.m_tokens_per_s < 1e5 * AUTOSIZE_REPORT_RATIO_MIN ||
+	     r.m_tokens_per_s > 1e5 * AUTOSIZE_REPORT_RATIO_MAX))
+		FUZZ_FAIL("implausible speed kept: %g", r.m_tokens_per_s);
+	if (used == 0 && r.has_measured)
+		FUZZ_FAIL("measured with no line used");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s;
+
+	if (size < 1)
+		return 0;
+	s = fuzz_strndup(data + 1, size - 1);
+	switch (data[0] % 3) {
+	case 0:
+		fuzz_record_comment(s);
+		break;
+	case 1:
+		fuzz_record_json(s, size - 1);
+		break;
+	default:
+		fuzz_record_report(s, size - 1);
+		break;
+	}
+	free(s);
+	return 0;
+}
