@@ -38,6 +38,21 @@ static const framework_profile framework_profiles[] = {
 	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 0, 1, 3, 1, 0},
 };
 
+/*
+ * PEFT stacks: Hugging Face PEFT with bitsandbytes 4-bit base weights
+ * (QLoRA, Dettmers et al. 2023), and LoRA under plain FSDP or DeepSpeed,
+ * wrap a transformers model and run it data parallel only, sharded by
+ * ZeRO or FSDP (PEFT docs, "DeepSpeed" and "Fully Sharded Data
+ * Parallel" guides, ZeRO-3 / FSDP with QLoRA; Answer.AI FSDP-QLoRA): no
+ * tensor, pipeline, context or expert parallelism. LoRA under Megatron
+ * (NeMo's PEFT) keeps Megatron's dimensions.
+ */
+static const framework_profile framework_peft_profiles[] = {
+	{AUTOSIZE_FRAMEWORK_MEGATRON, 0, 0, 0, 0, 0, 1, 1, 0},
+	{AUTOSIZE_FRAMEWORK_FSDP, 0, 0, 0, 0, 0, 3, 3, 1},
+	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 0, 0, 0, 0, 0, 3, 1, 0},
+};
+
 autosize_framework framework_resolve(autosize_framework f)
 {
 	if (f < AUTOSIZE_FRAMEWORK_MEGATRON || f > AUTOSIZE_FRAMEWORK_DEEPSPEED)
@@ -58,6 +73,22 @@ const framework_profile *framework_profile_get(autosize_framework f)
 {
 	return &framework_profiles[framework_resolve(f) -
 				   AUTOSIZE_FRAMEWORK_MEGATRON];
+}
+
+int framework_dp_only(const sizing_job *job)
+{
+	if (job->train_mode == AUTOSIZE_TRAIN_QLORA)
+		return 1;
+	return job->train_mode == AUTOSIZE_TRAIN_LORA &&
+	       framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
+const framework_profile *framework_profile_job(const sizing_job *job)
+{
+	if (framework_dp_only(job))
+		return &framework_peft_profiles[framework_resolve(
+			job->framework) - AUTOSIZE_FRAMEWORK_MEGATRON];
+	return framework_profile_get(job->framework);
 }
 
 /* Optimizer moments per parameter: fp32 m and v for AdamW, 8-bit m and
@@ -188,7 +219,7 @@ static int framework_zero_ok(const framework_profile *fp,
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 			  int *out)
 {
-	const framework_profile *fp = framework_profile_get(job->framework);
+	const framework_profile *fp = framework_profile_job(job);
 	int n = 0, z;
 
 	if (lay->dp <= 1) {
@@ -206,7 +237,7 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 
 int framework_layout_ok(const sizing_job *job, const sizing_layout *lay)
 {
-	const framework_profile *fp = framework_profile_get(job->framework);
+	const framework_profile *fp = framework_profile_job(job);
 
 	return framework_dims_ok(fp, lay) &&
 	       framework_zero_ok(fp, lay, lay->zero_stage);

@@ -23,6 +23,14 @@ typedef struct framework_profile {
 /* The profile of f (DEFAULT: the built-in default). Never NULL. */
 const framework_profile *framework_profile_get(autosize_framework f);
 
+/* The profile job runs under: its framework's, narrowed to data
+ * parallel (+ ZeRO/FSDP sharding) where the training mode runs on a PEFT
+ * stack (QLoRA anywhere, LoRA under FSDP or DeepSpeed). Never NULL. */
+const framework_profile *framework_profile_job(const sizing_job *job);
+
+/* 1 when job runs data parallel only (PEFT, above). */
+int framework_dp_only(const sizing_job *job);
+
 /* f with DEFAULT resolved to the built-in default. */
 autosize_framework framework_resolve(autosize_framework f);
 

@@ -19,6 +19,12 @@
  * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */
 #define PLAN_DEFAULT_BATCH_TOKENS (4.0 * 1024 * 1024)
 #define PLAN_DEFAULT_LORA_RANK 16
+/* Sequences per step when a fine-tuning job (full, LoRA or QLoRA) gives
+ * no --train-batch: 128, the batch of the LoRA paper's GPT-3 175B runs
+ * (Hu et al. 2021, table 12) and of Stanford Alpaca's fine-tuning; the
+ * pretraining batch (~4M tokens) would make a 100M-token fine-tune 24
+ * optimizer steps. */
+#define PLAN_DEFAULT_FINETUNE_BATCH 128
 /* Warn below this share of linear scaling and this utilization. */
 #define PLAN_WARN_SCALING 0.60
 #define PLAN_WARN_MFU 0.35
@@ -308,6 +314,8 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);
 	job->global_batch = r->global_batch > 0 ? r->global_batch
+		: r->train_mode != AUTOSIZE_TRAIN_PRETRAIN
+		? PLAN_DEFAULT_FINETUNE_BATCH
 		: (int)fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS /
 				     job->seq_len));
 	job->flash_attention = r->flash_attention != AUTOSIZE_UNSET

@@ -74,6 +74,8 @@ typedef struct search_state {
 	int batch_short;     /* 1: a size's DP alone exceeded the batch */
 	int n_step;          /* node counts probed are multiples of this */
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
+	double size_fastest; /* tokens/s of the fastest layout of the size
+			      * search_at is trying */
 } search_state;
 
 void search_evaluate(const sizing_job *job, const sizing_layout *lay,
@@ -213,7 +215,16 @@ static double search_time(search_state *st, const sizing_layout *lay,
 				      : 0;
 	c.train_s = st->job->tokens > 0 && c.tokens_per_s > 0
 		    ? st->job->tokens / c.tokens_per_s : 0;
-	if (!st->have_best || search_better(st, &c, &st->best)) {
+	if (c.tokens_per_s > st->size_fastest)
+		st->size_fastest = c.tokens_per_s;
+	/* A tie (within RANK_TIE) goes to less memory, but ties must not
+	 * chain: each layout within 0.5% of the last, the best drifts to
+	 * one well behind the fastest of its size (PP 4 for DP 4 on 4
+	 * GPUs, and 4 -> 8 GPUs looks superlinear). */
+	if (!st->have_best ||
+	    (search_better(st, &c, &st->best) &&
+	     !(c.nodes == st->best.nodes && c.gpn == st->best.gpn &&
+	       c.tokens_per_s < st->size_fastest * (1 - RANK_TIE)))) {
 		st->best = c;
 		st->best_updates++;
 		st->have_best = 1;
@@ -301,8 +312,7 @@ static int search_split_ok(const search_state *st, int pp, int vp)
 
 static int search_vp_max(const search_state *st, int pp)
 {
-	const framework_profile *fp = framework_profile_get(
-		st->job->framework);
+	const framework_profile *fp = framework_profile_job(st->job);
 	int per = (st->job->model->layers + pp - 1) / pp, v;
 
 	if (search_pinned(st->req->interleave) || pp <= 1 || !fp->vp_ok)
@@ -457,6 +467,10 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 							: m->heads), d;
 	int n = 0, pin = st->req->tp;
 
+	if (!framework_profile_job(st->job)->tp_ok) {
+		out[n++] = 1;     /* data parallel only (PEFT) */
+		return n;
+	}
 	if (search_pinned(pin)) {
 		if (pin >= 1 && gpus % pin == 0)
 			out[n++] = pin;
@@ -477,6 +491,8 @@ static int search_pp_ok(const search_state *st, int pp)
 {
 	int pin = st->req->pp;
 
+	if (!framework_profile_job(st->job)->pp_ok)
+		return pp == 1;
 	if (search_pinned(pin))
 		return pp == pin;
 	return pp == 1 || (2 * pp <= st->job->model->layers &&
@@ -493,8 +509,7 @@ static int search_pp_ok(const search_state *st, int pp)
  */
 static int search_cps(const search_state *st, int tp, int gpus, int *out)
 {
-	const framework_profile *fp = framework_profile_get(
-		st->job->framework);
+	const framework_profile *fp = framework_profile_job(st->job);
 	int pin = st->req->cp, n = 0, cp;
 
 	if (search_pinned(pin)) {
@@ -522,8 +537,7 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 static int search_eps(const search_state *st, const sizing_layout *l,
 		      int gpn, int *out)
 {
-	const framework_profile *fp = framework_profile_get(
-		st->job->framework);
+	const framework_profile *fp = framework_profile_job(st->job);
 	int experts = st->job->model->experts, pin = st->req->ep;
 	int d = l->tp * l->dp * SIZING_CP(l), n = 0, e, in_node = 1, any = 1;
 
@@ -565,6 +579,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 		return 0;
 	}
 	memset(&lay, 0, sizeof(lay));
+	st->size_fastest = 0;
 	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
 	n_tp = search_tp_candidates(st, gpus, gpn, tps);
 	for (i = 0; i < n_tp; i++) {
@@ -866,8 +881,26 @@ static autosize_err search_framework_pins(const sizing_job *job,
 					  const autosize_request *r,
 					  autosize_error *e)
 {
-	const framework_profile *fp = framework_profile_get(job->framework);
+	const framework_profile *fp = framework_profile_job(job);
 	const char *name = autosize_framework_name(fp->id);
+
+	if (framework_dp_only(job) &&
+	    ((search_pinned(r->tp) && r->tp > 1) ||
+	     (search_pinned(r->pp) && r->pp > 1) ||
+	     (search_pinned(r->cp) && r->cp > 1) ||
+	     (search_pinned(r->ep) && r->ep > 1)))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--tp/--pp/--cp/--ep: %s under %s runs "
+				     "data parallel only (PEFT%s: no tensor, "
+				     "pipeline, context or expert "
+				     "parallelism); shard with --zero 3%s",
+				     autosize_train_mode_name(job->train_mode),
+				     name, job->train_mode ==
+				     AUTOSIZE_TRAIN_QLORA ? " with bitsandbytes"
+							  : "",
+				     job->train_mode == AUTOSIZE_TRAIN_LORA
+				     ? ", or --train-framework=megatron"
+				     : " (--train-framework=fsdp or deepspeed)");
 
 	if (search_pinned(r->zero_stage) &&
 	    (r->zero_stage > fp->zero_max ||

@@ -439,6 +439,63 @@ static void test_no_gpus_past_scaling(void **state)
 	assert_true(contains_warning(&p, "cannot be met"));
 }
 
+/* LoRA and QLoRA: a fine-tuning batch (128 sequences, not the 4M-token
+ * pretraining one: 100M tokens were 24 steps); QLoRA and LoRA under
+ * FSDP/DeepSpeed run data parallel only, as PEFT stacks do; 4 -> 8 GPUs
+ * is never predicted faster than linear. */
+static void test_lora_plans(void **state)
+{
+	const char *const qlora[] = {"model", "llama-2-70b", "gpu",
+		"a100-80gb", "train-mode", "qlora", "train-tokens", "100M",
+		NULL};
+	const char *const qlora_tp[] = {"model", "llama-2-70b", "gpu",
+		"a100-80gb", "train-mode", "qlora", "train-tokens", "100M",
+		"tp", "2", NULL};
+	const char *const lora_fsdp[] = {"model", "llama-2-70b", "gpu",
+		"a100-80gb", "train-mode", "lora", "train-framework", "fsdp",
+		"train-tokens", "100M", "gpus", "8", NULL};
+	static const char *const gpus[] = {"4", "8"};
+	/* the pretraining batch: where ties once drifted to PP 4 */
+	static const char *const modes[][3] = {
+		{"llama-3-8b", "h100", "1024"}, {"llama-2-70b", "a100-80gb",
+		"128"}, {"llama-2-13b", "l40s", "128"}};
+	autosize_request r;
+	autosize_plan p, at[2];
+	autosize_error e;
+	size_t m, g;
+
+	req(&r, qlora);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.global_batch, 128);
+	assert_true(p.tokens / (p.global_batch * p.seq_len) > 150);
+	assert_true(p.tp == 1 && p.pp == 1 && p.cp == 1);
+	req(&r, qlora_tp);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "data parallel only"));
+	req(&r, lora_fsdp);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_true(p.tp == 1 && p.pp == 1 && p.dp == 8);
+	assert_true(p.zero_stage >= 1);
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		for (g = 0; g < 2; g++) {
+			const char *const opts[] = {"model", modes[m][0],
+				"gpu", modes[m][1], "train-mode", m ? "qlora"
+				: "lora", "train-tokens", "100M",
+				"train-batch", modes[m][2], "gpus", gpus[g],
+				NULL};
+
+			req(&r, opts);
+			assert_int_equal(autosize_plan_compute(bare, &r,
+							       &at[g], &e), 0);
+		}
+		printf("  %s on %s: 4 -> 8 GPUs x%.3f\n", modes[m][0],
+		       modes[m][1], at[1].tokens_per_s / at[0].tokens_per_s);
+		assert_true(at[1].tokens_per_s <=
+			    2 * at[0].tokens_per_s * 1.01);
+	}
+}
+
 /* A precision the GPU lacks is refused naming one it has (V100: no
  * bf16). */
 static void test_precision_advice(void **state)
@@ -520,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_max_train_time),
 		cmocka_unit_test(test_no_gpus_past_scaling),
+		cmocka_unit_test(test_lora_plans),
 		cmocka_unit_test(test_batch_starved_pipeline),
 	};
 
