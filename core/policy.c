@@ -840,6 +840,11 @@ const char *autosize_on_error_name(autosize_on_error o)
 	return (unsigned)o < 2 ? pol_on_errors[o] : "?";
 }
 
+const char *autosize_gpu_check_name(autosize_gpu_check g)
+{
+	return (unsigned)g < 3 ? pol_gpu_checks[g] : "?";
+}
+
 const autosize_calibration *autosize_policy_calibration(
 	const autosize_policy *p)
 {
@@ -856,9 +861,4 @@ void autosize_policy_set_calibration(autosize_policy *p,
 {
 	autosize_calibration_destroy(p->calibration);
 	p->calibration = c;
-}
-
-const char *autosize_gpu_check_name(autosize_gpu_check g)
-{
-	return (unsigned)g < 3 ? pol_gpu_checks[g] : "?";
 }
