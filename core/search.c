@@ -696,6 +696,17 @@ static int search_round_up(int n)
 	return ((n + (1 << k) - 1) >> k) << k;
 }
 
+/* The place of such a count (>= 4) in that list: 4 is 0, 5 is 1, 8 is
+ * 4; the count of place i is (4 + i % 4) << (i / 4). */
+static int search_round_index(int n)
+{
+	int k = 0;
+
+	while ((n >> k) > 7)
+		k++;
+	return 4 * k + (n >> k) - 4;
+}
+
 /* The largest count <= n of that form. */
 static int search_round_down(int n)
 {
@@ -958,7 +969,7 @@ static double search_eff(const search_state *st, const search_cand *c)
 static void search_cap(search_state *st, int gpn, search_result *res)
 {
 	search_cand chosen = st->best, keep;
-	int s = st->n_step, lo_u, hi_u, mid_u, k;
+	int lo, hi, mid, n, k;
 
 	if (st->job->min_scaling <= 0)
 		return;
@@ -971,19 +982,24 @@ static void search_cap(search_state *st, int gpn, search_result *res)
 	st->best = chosen;
 	if (!st->have_ref || search_eff(st, &chosen) >= st->job->min_scaling)
 		return;
+	/* bisect over the round counts between them (search_round_up) */
 	keep = st->ref;
-	lo_u = st->ref.gpn < gpn ? 0 : st->ref.nodes / s;
-	hi_u = chosen.nodes / s;
-	while (hi_u - lo_u > 1) {
-		mid_u = lo_u + (hi_u - lo_u) / 2;
+	lo = st->ref.gpn < gpn || st->ref.nodes < 4
+	     ? -1 : search_round_index(search_round_down(st->ref.nodes));
+	hi = search_round_index(search_round_up(chosen.nodes > 4
+						? chosen.nodes : 4));
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		n = search_snap(st, (4 + mid % 4) << (mid / 4));
 		st->have_best = 0;
-		search_at(st, mid_u * s, gpn);
-		if (st->have_best &&
+		if (n < chosen.nodes)
+			search_at(st, n, gpn);
+		if (n < chosen.nodes && st->have_best &&
 		    search_eff(st, &st->best) >= st->job->min_scaling) {
 			keep = st->best;
-			lo_u = mid_u;
+			lo = mid;
 		} else {
-			hi_u = mid_u;
+			hi = mid;
 		}
 	}
 	st->best = keep;
