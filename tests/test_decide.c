@@ -85,6 +85,36 @@ static void test_huge_explicit_nodes_refused(void **state)
 	assert_true(fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
 }
 
+/* Issue 11: the quickstart's 70B x 2T on the testbed's 4 nodes is 1.5
+ * years: past max_train_time, on_unfit applies (reject; warn lets it
+ * through), saying why in time, not in memory. */
+static void test_too_long_on_unfit(void **state)
+{
+	static const char warn_text[] =
+		"defaults:\n  on_unfit: warn\npartitions:\n"
+		"  - {name: gpu, gpu: h100, gpus_per_node: 8, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 3200}\n";
+	const char *env[2] = {P "model_params=70e9", P "train_tokens=2e12"};
+	autosize_policy *warn;
+	autosize_error e;
+
+	autosize_job_init(&fx.job);
+	autosize_decide(fx.pol, env, 2, &fx.job, fx.w, &fx.d);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "unfit");
+	assert_non_null(strstr(fx.d.message, "on partition gpu"));
+	assert_non_null(strstr(fx.d.message, "maximum training time"));
+	assert_null(strstr(fx.d.message, "memory"));
+	warn = autosize_policy_parse(warn_text, strlen(warn_text), "w.yaml",
+				     ".", &e);
+	assert_non_null(warn);
+	autosize_job_init(&fx.job);
+	autosize_decide(warn, env, 2, &fx.job, fx.w, &fx.d);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_WARN);
+	assert_non_null(strstr(fx.d.message, "(submitted unchanged)"));
+	autosize_policy_destroy(warn);
+}
+
 /* Issue 8: a partition list of 63 repeated names is planned once. */
 static void test_partition_list_deduplicated(void **state)
 {
@@ -374,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_wide_policy_bounded),
 		cmocka_unit_test(test_live_limits),
 		cmocka_unit_test(test_live_partitions_only),
+		cmocka_unit_test(test_too_long_on_unfit),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_tres_read),
 		cmocka_unit_test(test_tres_edit),
