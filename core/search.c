@@ -145,14 +145,19 @@ static double search_tokens_step(const search_state *st,
 	       lay->dp;
 }
 
-static void search_key(const search_cand *c, rank_key *k)
+static void search_key(const search_state *st, const search_cand *c,
+		       rank_key *k)
 {
 	k->feasible = 1;
 	k->train_s = c->train_s;
 	k->nodes = c->nodes;
 	k->gpus = c->nodes * c->gpn;
 	k->gpu_hours = c->train_s * k->gpus / 3600;
-	k->cost = 0;      /* one partition, one price: GPU-hours decide */
+	/* what the partition's price schedule asks for this size (a
+	 * whole node may cost less per GPU than a part of one); no price:
+	 * GPU-hours decide */
+	k->cost = autosize_price_cost(st->job->part, c->nodes, c->gpn,
+				      c->train_s / 3600, -1, NULL);
 	k->total_bytes = c->total_bytes;
 	k->tokens_per_s = c->tokens_per_s;
 }
@@ -163,8 +168,8 @@ static int search_better(const search_state *st, const search_cand *c,
 {
 	rank_key kc, kb;
 
-	search_key(c, &kc);
-	search_key(b, &kb);
+	search_key(st, c, &kc);
+	search_key(st, b, &kb);
 	return rank_better(&kc, &kb, st->objective, st->deadline_s);
 }
 

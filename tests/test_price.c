@@ -301,6 +301,48 @@ static void test_plan_cost(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* The search itself pays the schedule: with whole nodes at half the
+ * price per GPU, a small job takes a whole node rather than one GPU for
+ * the same GPU-hours; at the plain price it takes the one GPU. */
+static void test_search_pays_schedule(void **state)
+{
+	static const char *const node_priced =
+		"partitions:\n"
+		"  - name: rent\n"
+		"    gpu: h100\n"
+		"    gpus_per_node: 8\n"
+		"    nodes: 64\n"
+		"    network: ib\n"
+		"    network_gbps_per_node: 3200\n"
+		"    price_per_gpu_hour: 10\n"
+		"    pricing:\n"
+		"      price_per_node_hour: 40\n";
+	static const char *const small[] = {"model-params", "1e9",
+		"train-tokens", "10B", NULL};
+	char plain[1024];
+	autosize_error e;
+	autosize_policy *p = plantest_parse(node_priced, &e);
+	autosize_plan a, b;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(plantest_plan(p, small, &a), AUTOSIZE_OK);
+	autosize_policy_destroy(p);
+	snprintf(plain, sizeof(plain), "%.*s", (int)(strstr(node_priced,
+		 "    pricing:") - node_priced), node_priced);
+	p = plantest_parse(plain, &e);
+	assert_non_null(p);
+	assert_int_equal(plantest_plan(p, small, &b), AUTOSIZE_OK);
+	autosize_policy_destroy(p);
+	assert_int_equal(a.gpus_per_node, 8);
+	assert_true(a.price.whole_nodes);
+	assert_true(b.gpus < 8);
+	assert_false(b.price.whole_nodes);
+	/* about the same GPU-hours, half the money */
+	assert_true(a.gpu_hours < 1.1 * b.gpu_hours);
+	assert_true(a.cost < 0.6 * b.cost);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_broken_schedules),
 		cmocka_unit_test(test_schedule_warnings),
 		cmocka_unit_test(test_plan_cost),
+		cmocka_unit_test(test_search_pays_schedule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
