@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "autosize/calibration.h"
 #include "live.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -53,6 +54,26 @@ static int config_live(const autosize_policy *p, int rv)
 	return rv != CLI_EXIT_OK ? rv : live_rv;
 }
 
+/* The corrections in force (policy calibration:, autosize calibrate). */
+static void config_calibration(const autosize_policy *p)
+{
+	const autosize_calibration *c = autosize_policy_calibration(p);
+	const autosize_cal_entry *x;
+	int i;
+
+	if (!c)
+		return;
+	printf("  calibration %s: %d correction%s\n",
+	       autosize_policy_calibration_path(p),
+	       autosize_calibration_count(c),
+	       autosize_calibration_count(c) == 1 ? "" : "s");
+	for (i = 0; (x = autosize_calibration_at(c, i)); i++)
+		printf("    %s/%s/%s/%s: speed x %.2f (%.2f-%.2f), memory x "
+		       "%.2f, %d jobs of %d users\n", x->partition, x->gpu,
+		       x->framework, x->scale, x->speed_factor, x->speed_low,
+		       x->speed_high, x->memory_factor, x->jobs, x->users);
+}
+
 int cli_check_config(int argc, char **argv)
 {
 	const char *file = NULL;
@@ -85,6 +106,7 @@ int cli_check_config(int argc, char **argv)
 	rv = config_which(file, cli_policy_file(file));
 	for (i = 0; i < autosize_policy_warning_count(p); i++)
 		printf("  warning: %s\n", autosize_policy_warning_at(p, i));
+	config_calibration(p);
 	printf("  mode %s, objective %s, memory reserve %.0f%%, time "
 	       "reserve %.0f%%, deadline %s, default partition %s\n",
 	       autosize_mode_name(d->mode),
