@@ -547,6 +547,54 @@ static void test_cli_calibrate(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* A job without a report counts by its elapsed time when it completed
+ * in one piece after at least an hour; others are skipped and counted. */
+static void test_calibrator_elapsed(void **state)
+{
+	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibration *c;
+	autosize_record r;
+	autosize_error e;
+	char user[8], summary[512];
+	int i;
+
+	autosize_record_init(&r);
+	snprintf(r.partition, sizeof(r.partition), "gpu");
+	snprintf(r.gpu, sizeof(r.gpu), "H100");
+	snprintf(r.framework, sizeof(r.framework), "megatron");
+	r.nodes = 2;
+	r.gpus_per_node = 8;
+	r.tokens = 1e10;
+	r.tokens_per_s = 1e10 / (1.4 * 3600);
+	r.train_hours = 1.4;
+	r.time_limit_min = 180;
+	for (i = 0; i < 9; i++) {
+		snprintf(user, sizeof(user), "u%d", i % 3);
+		/* planned 1.4 h, ran 2 h: 0.7x */
+		assert_int_equal(autosize_calibrator_add(k, user, &r,
+							 "COMPLETED", 7200), 1);
+	}
+	assert_int_equal(autosize_calibrator_add(k, "u1", &r, "FAILED", 7200),
+			 0);
+	assert_int_equal(autosize_calibrator_add(k, "u1", &r, "COMPLETED",
+						 1800), 0);
+	assert_int_equal(autosize_calibrator_add(k, "u1", &r, "COMPLETED",
+						 100000), 0);
+	assert_int_equal(autosize_calibrator_add(k, "", &r, "COMPLETED",
+						 7200), 0);
+	c = autosize_calibrator_result(k, &e);
+	assert_non_null(c);
+	assert_int_equal(autosize_calibration_count(c), 1);
+	assert_true(fabs(autosize_calibration_at(c, 0)->speed_factor - 0.7) <
+		    1e-9);
+	autosize_calibrator_summary(k, summary, sizeof(summary));
+	if (!strstr(summary, "read 13 jobs, used 9, skipped 4 (2 nothing "
+		    "measured, 1 implausible speed, 1 no user)"))
+		fail_msg("summary: %s", summary);
+	autosize_calibration_destroy(c);
+	autosize_calibrator_destroy(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_record_attach),
 		cmocka_unit_test(test_calibrator_robust),
 		cmocka_unit_test(test_calibrator_min_users),
+		cmocka_unit_test(test_calibrator_elapsed),
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
 		cmocka_unit_test(test_report_measure),
