@@ -3,6 +3,7 @@
  * state, activations, other).
  */
 #include <math.h>
+#include <string.h>
 #include "framework.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -19,6 +20,9 @@
 /* QLoRA NF4 with double quantization: 4.127 bits per base weight
  * (Dettmers et al. 2023, QLoRA, section 3). */
 #define MEMORY_NF4_BYTES (4.127 / 8.0)
+/* Slots of the per-thread memos of model states (one per ZeRO stage)
+ * and activations (one per recomputation setting); a power of two. */
+#define MEMORY_MEMO 4
 
 static int memory_is_lora(const sizing_job *job)
 {
@@ -197,6 +201,64 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	return rep / rep_div + (split + scores) / t;
 }
 
+/* Per-layer activation bytes of a layout at micro-batch 1 (every term is
+ * linear in the micro-batch), and of one layer rebuilt in full under
+ * full recomputation; the last few of this thread are kept for prepared
+ * jobs, like the model states. */
+typedef struct memory_act_key {
+	const sizing_job *job;
+	int tp, cp, sp, recompute;
+} memory_act_key;
+
+static __thread struct {
+	memory_act_key key[MEMORY_MEMO];
+	double per_layer[MEMORY_MEMO], rebuilt[MEMORY_MEMO];
+	int valid[MEMORY_MEMO];
+} memory_act_memo;
+
+static void memory_layer_bytes(const sizing_job *job,
+			       const sizing_layout *lay, double *per_layer,
+			       double *rebuilt)
+{
+	sizing_layout one = *lay;
+	memory_act_key k;
+	int i;
+
+	k.job = job;
+	k.tp = lay->tp;
+	k.cp = SIZING_CP(lay);
+	k.sp = lay->sp;
+	k.recompute = lay->recompute;
+	i = (int)k.recompute & (MEMORY_MEMO - 1);
+	if (job->prepared && memory_act_memo.valid[i]) {
+		const memory_act_key *c = &memory_act_memo.key[i];
+
+		if (c->job == k.job && c->tp == k.tp && c->cp == k.cp &&
+		    c->sp == k.sp && c->recompute == k.recompute) {
+			*per_layer = memory_act_memo.per_layer[i] *
+				     lay->micro_batch;
+			*rebuilt = memory_act_memo.rebuilt[i] *
+				   lay->micro_batch;
+			return;
+		}
+	}
+	one.micro_batch = 1;
+	*per_layer = sizing_layer_activation_bytes(job, &one);
+	*rebuilt = 0;
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
+		one.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+		*rebuilt = sizing_layer_activation_bytes(job, &one);
+	}
+	if (job->prepared) {
+		memory_act_memo.key[i] = k;
+		memory_act_memo.per_layer[i] = *per_layer;
+		memory_act_memo.rebuilt[i] = *rebuilt;
+		memory_act_memo.valid[i] = 1;
+	}
+	*per_layer *= lay->micro_batch;
+	*rebuilt *= lay->micro_batch;
+}
+
 static double memory_activations(const sizing_job *job,
 				 const sizing_layout *lay)
 {
@@ -204,8 +266,10 @@ static double memory_activations(const sizing_job *job,
 	double s = (double)job->seq_len / SIZING_CP(lay);
 	double b = lay->micro_batch, h = m->hidden;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
-	double per_layer = sizing_layer_activation_bytes(job, lay);
+	double per_layer, rebuilt;
 	double inflight = 1, interleave = 1, acts;
+
+	memory_layer_bytes(job, lay, &per_layer, &rebuilt);
 
 	/* 1F1B: the first stage holds up to pp micro-batches in flight
 	 * (Korthikanti et al. 2022, section 4.2.3); interleaving adds
@@ -222,13 +286,8 @@ static double memory_activations(const sizing_job *job,
 	if (lay->pp == 1)
 		/* fp32 logits 4sbv/t, final norm and head input 4sbh/t */
 		acts += 4 * s * b * m->vocab / t + 4 * s * b * h / t;
-	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
-		/* one layer is rebuilt in full during its backward */
-		sizing_layout one = *lay;
-
-		one.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
-		acts += sizing_layer_activation_bytes(job, &one);
-	}
+	/* full recomputation: one layer is rebuilt during its backward */
+	acts += rebuilt;
 	return acts;
 }
 
@@ -248,12 +307,21 @@ static double memory_state(double b, double p, double p_exp,
 	return b * ((p - p_exp) / d + p_exp / (d_exp > 1 ? d_exp : 1));
 }
 
-void sizing_memory(const sizing_job *job, const sizing_layout *lay,
-		   autosize_memory *mem)
+/* The model-state part of a layout's memory: it depends on the sharding
+ * (tp, pp, dp, cp, ep, ZeRO stage), not on the micro-batch,
+ * recomputation or interleaving the search varies most. */
+typedef struct memory_states {
+	double w, g, o;     /* weights (with any compute copy), grads, opt */
+	double buffer;      /* the framework's communication buffers */
+} memory_states;
+
+static void memory_states_compute(const sizing_job *job,
+				  const sizing_layout *lay, memory_states *ms)
 {
 	double p = sizing_params_per_gpu(job, lay);
 	double p_exp = memory_expert_params_gpu(job, lay);
-	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0, gpus;
+	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0;
+	double lora = 0;
 	framework_state st;
 
 	framework_state_bytes(job, &st);
@@ -262,6 +330,7 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		double base_b = job->train_mode == AUTOSIZE_TRAIN_QLORA
 				? MEMORY_NF4_BYTES : 2;
 
+		lora = a;
 		w = p * base_b + 2 * a;        /* frozen base + adapters */
 		g = 2 * a;
 		o = 12 * a;
@@ -296,26 +365,99 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 			g += st.grad_b * p;
 		}
 	}
-	w += copy;
-	mem->weights_bytes = w;
-	mem->gradients_bytes = g;
-	mem->optimizer_bytes = o;
+	ms->w = w + copy;
+	ms->g = g;
+	ms->o = o;
+	ms->buffer = framework_buffer_bytes(job, lay,
+		memory_layer_params_of(job) / lay->tp,
+		memory_is_lora(job) ? lora : p);
+}
+
+/* What the model states of a prepared job depend on: the job (its
+ * per-model constants are fixed by sizing_job_prepare, which empties
+ * the memo) and the sharding of the layout. */
+typedef struct memory_key {
+	const sizing_job *job;
+	int tp, pp, dp, cp, ep, zero;
+	int framework, train_mode;
+} memory_key;
+
+/* The last model states of this thread per ZeRO stage: the search
+ * tries each sharding with up to five micro-batches and three
+ * recomputation settings, so most calls repeat one (no allocation, no
+ * locking). */
+static __thread struct {
+	memory_key key[MEMORY_MEMO];
+	memory_states val[MEMORY_MEMO];
+	int valid[MEMORY_MEMO];
+} memory_memo;
+
+static int memory_key_eq(const memory_key *a, const memory_key *b)
+{
+	return a->job == b->job && a->tp == b->tp && a->pp == b->pp &&
+	       a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
+	       a->zero == b->zero && a->framework == b->framework &&
+	       a->train_mode == b->train_mode;
+}
+
+static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
+			     memory_states *ms)
+{
+	memory_key k;
+	int i;
+
+	if (!job->prepared) {
+		memory_states_compute(job, lay, ms);
+		return;
+	}
+	k.job = job;
+	k.tp = lay->tp;
+	k.pp = lay->pp;
+	k.dp = lay->dp;
+	k.cp = SIZING_CP(lay);
+	k.ep = SIZING_EP(lay);
+	k.zero = lay->zero_stage;
+	k.framework = job->framework;
+	k.train_mode = job->train_mode;
+	i = k.zero & (MEMORY_MEMO - 1);
+	if (memory_memo.valid[i] && memory_key_eq(&memory_memo.key[i], &k)) {
+		*ms = memory_memo.val[i];
+		return;
+	}
+	memory_states_compute(job, lay, ms);
+	memory_memo.key[i] = k;
+	memory_memo.val[i] = *ms;
+	memory_memo.valid[i] = 1;
+}
+
+void sizing_memory(const sizing_job *job, const sizing_layout *lay,
+		   autosize_memory *mem)
+{
+	memory_states ms;
+	double gpus;
+
+	memory_states_of(job, lay, &ms);
+	mem->weights_bytes = ms.w;
+	mem->gradients_bytes = ms.g;
+	mem->optimizer_bytes = ms.o;
 	mem->activations_bytes = memory_activations(job, lay);
 	gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
 	mem->other_bytes = MEMORY_CUDA_CONTEXT_BYTES +
 			   (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
 			   MEMORY_FRAGMENTATION *
-			   (w + g + o + mem->activations_bytes);
-	mem->other_bytes += framework_buffer_bytes(job, lay,
-		memory_layer_params_of(job) / lay->tp,
-		memory_is_lora(job) ? memory_lora_params(job, lay) : p);
-	mem->total_bytes = w + g + o + mem->activations_bytes +
+			   (ms.w + ms.g + ms.o + mem->activations_bytes) +
+			   ms.buffer;
+	mem->total_bytes = ms.w + ms.g + ms.o + mem->activations_bytes +
 			   mem->other_bytes;
 	mem->usable_bytes = job->usable_bytes;
 }
 
 void sizing_job_prepare(sizing_job *job)
 {
+	/* a job (re)prepared, perhaps where another was: forget the
+	 * model states and activations of this thread's earlier jobs */
+	memset(&memory_memo, 0, sizeof(memory_memo));
+	memset(&memory_act_memo, 0, sizeof(memory_act_memo));
 	job->prepared = 0;
 	job->layer_params = memory_layer_params(job->model);
 	job->expert_layer_params = sizing_expert_params_per_layer(job->model);

@@ -209,7 +209,7 @@ static double perf_expert_dim(const sizing_job *job, const sizing_layout *lay,
 
 /* Compute time of one micro-batch on one pipeline stage. */
 static double perf_microbatch_compute_s(const sizing_job *job,
-					const sizing_layout *lay)
+					const sizing_layout *lay, double hw)
 {
 	const autosize_model *m = job->model;
 	const perf_params *pp = sizing_perf(job);
@@ -222,7 +222,6 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	double peak = perf_base_peak(job);
 	double hbm = job->part->gpu->hbm_gbs * 1e9 * pp->hbm_eff;
 	double attn_model = perf_attn_of(job);
-	double hw = sizing_hw_flops_per_token(job, lay->recompute);
 	double attn_hw = attn_model;
 	double dense_hw, dim, eff, t, ew, passes;
 
@@ -437,9 +436,10 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
 	double t_mb, tp_mb, pp_mb = 0, steps, bubble;
 	double opt_s, trained;
+	double hw = sizing_hw_flops_per_token(job, lay->recompute);
 	comm_link link;
 
-	t_mb = perf_microbatch_compute_s(job, lay);
+	t_mb = perf_microbatch_compute_s(job, lay, hw);
 	tp_mb = perf_tp_comm_s(job, lay);
 	out->ep_comm_s = lay->grad_accum * perf_ep_comm_s(job, lay);
 	out->cp_comm_s = lay->grad_accum * perf_cp_comm_s(job, lay);
@@ -477,8 +477,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      out->bubble_s + out->dp_comm_s + opt_s;
 	out->model_flops_step = sizing_model_flops_per_token(job) *
 				tokens_step;
-	out->hw_flops_step = sizing_hw_flops_per_token(job, lay->recompute) *
-			     tokens_step;
+	out->hw_flops_step = hw * tokens_step;
 	if (job->mfu_fixed > 0) {
 		/* Back-of-envelope: a fixed share of peak. */
 		out->step_s = out->model_flops_step /
