@@ -9,6 +9,7 @@
 
 #include "autosize/catalog.h"
 #include "autosize/plan.h"
+#include "autosize/policy.h"
 
 #define PERFDATA_NAME_MAX 16
 #define PERFDATA_MAX_ENTRIES 12
@@ -77,6 +78,10 @@ typedef struct perfdata_table {
  */
 autosize_err perfdata_parse(const char *text, size_t len, const char *what,
 			    perfdata_table *t, autosize_error *e);
+
+/* The table plans under policy p use: the site's `perf:` file, else the
+ * compiled-in one (p may be NULL). Defined in policy.c. */
+const perfdata_table *perfdata_for(const autosize_policy *p);
 
 /* The compiled-in table (etc/perf.yaml), parsed once per process. Never
  * NULL: should the embedded file not parse, a table with the A100

@@ -326,7 +326,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
-	perfdata_resolve(perfdata_default(), part->gpu, r->precision,
+	perfdata_resolve(perfdata_for(p), part->gpu, r->precision,
 			 &job->perf);
 	sizing_job_prepare(job);
 }
@@ -374,7 +374,8 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 /* Interval of the predicted time from the residuals of the plan's regime
  * (etc/perf.yaml residuals:, from make validate): prediction x
  * exp(quantiles of log(real / predicted)). */
-static void plan_interval(autosize_plan *plan, int fallback)
+static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
+			  int fallback)
 {
 	perfdata_regime g;
 	int pooled;
@@ -382,7 +383,7 @@ static void plan_interval(autosize_plan *plan, int fallback)
 
 	plan->train_hours_low = plan->train_hours;
 	plan->train_hours_high = plan->train_hours;
-	if (!perfdata_interval(perfdata_default(), plan->perf_generation,
+	if (!perfdata_interval(tab, plan->perf_generation,
 			       plan->framework, plan->gpus, &g, &pooled))
 		return;
 	lo = g.q_low;
@@ -418,7 +419,8 @@ static double plan_job_train_min(autosize_plan *plan, double max_min,
  * time reserve over the prediction) plus the allowance: start-up and
  * the job's checkpoint writes. Cost follows the partition's price
  * schedule (price.c) for the predicted hours. */
-static void plan_finish_time(autosize_plan *plan, int fallback,
+static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
+			     int fallback,
 			     const autosize_checkpoint_policy *cp)
 {
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
@@ -432,7 +434,7 @@ static void plan_finish_time(autosize_plan *plan, int fallback,
 					 -1, &plan->price);
 	plan->chained_jobs = 1;
 	plan->time_limit_min = 0;
-	plan_interval(plan, fallback);
+	plan_interval(tab, plan, fallback);
 	plan_cal_interval(plan);
 	checkpoint_finish(plan, cp, plan->train_hours * 3600);
 	if (plan->train_hours <= 0)
@@ -615,7 +617,8 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
-	plan_finish_time(plan, job.perf.fallback, &c->d->checkpoint);
+	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
+			 &c->d->checkpoint);
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "

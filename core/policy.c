@@ -12,6 +12,8 @@
 #include "autosize/calibration.h"
 #include "autosize/parse.h"
 #include "autosize/policy.h"
+#include "perfdata.h"
+#include "readfile.h"
 #include "policy_read.h"
 
 #define POL_EXCERPT 48
@@ -40,11 +42,12 @@ struct autosize_policy {
 	char warnings[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_POLICY_WARNING_LEN];
 	autosize_calibration *calibration; /* `calibration:`, or NULL */
 	char calibration_path[PATH_MAX];
+	perfdata_table *perf;              /* `perf:`, or NULL */
 };
 
 static const char *const pol_top_keys[] = {
 	"catalog", "defaults", "partitions", "calibration", "checkpoint",
-	NULL
+	"perf", NULL
 };
 
 static const char *const pol_default_keys[] = {
@@ -603,6 +606,56 @@ static autosize_err pol_calibration(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* A site's perf.yaml cap (the shipped one is ~12 KiB). */
+#define POL_PERF_MAX_BYTES (1024 * 1024)
+
+/* `perf:` (relative to dir): the site's performance file, read as
+ * strictly as the compiled-in etc/perf.yaml and used instead of it, so a
+ * new GPU is an entry there, without a rebuild. */
+static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
+			     autosize_policy *p, autosize_error *e)
+{
+	const autosize_ynode *root = autosize_ytree_root(t), *n;
+	char rel[PATH_MAX], path[PATH_MAX], *text = NULL;
+	size_t len = 0;
+	autosize_error sub;
+	int found, w;
+	autosize_err rc;
+
+	rc = autosize_ytree_str(t, root, "perf", AUTOSIZE_Y_OPTIONAL, rel,
+				sizeof(rel), &found, e);
+	if (rc || !found)
+		return rc;
+	n = autosize_ynode_get(root, "perf");
+	w = rel[0] == '/' ? snprintf(path, sizeof(path), "%s", rel)
+			  : snprintf(path, sizeof(path), "%s/%s",
+				     dir && *dir ? dir : ".", rel);
+	if (w < 0 || (size_t)w >= sizeof(path))
+		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+					   "key 'perf': path too long");
+	autosize_error_clear(&sub);
+	p->perf = calloc(1, sizeof(*p->perf));
+	if (!p->perf)
+		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_ENOMEM,
+					   "key 'perf': out of memory");
+	rc = autosize_read_regular_file(path, POL_PERF_MAX_BYTES,
+					"YAML file", &text, &len, &sub);
+	if (!rc)
+		rc = perfdata_parse(text, len, path, p->perf, &sub);
+	free(text);
+	if (rc)
+		return autosize_ytree_fail(t, n->line, e, rc,
+					   "key 'perf' (a copy of "
+					   "etc/perf.yaml with the site's "
+					   "entries): %s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
+const perfdata_table *perfdata_for(const autosize_policy *p)
+{
+	return p && p->perf ? p->perf : perfdata_default();
+}
+
 static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 			     autosize_policy *p, autosize_error *e)
 {
@@ -625,6 +678,8 @@ static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 		rc = pol_partitions(t, p, e);
 	if (!rc)
 		rc = pol_calibration(t, dir, p, e);
+	if (!rc)
+		rc = pol_perf(t, dir, p, e);
 	if (rc || !p->defaults.partition[0])
 		return rc;
 	if (autosize_policy_find_partition(p, p->defaults.partition))
@@ -732,6 +787,7 @@ void autosize_policy_destroy(autosize_policy *p)
 		return;
 	autosize_catalog_destroy(p->catalog);
 	autosize_calibration_destroy(p->calibration);
+	free(p->perf);
 	free(p);
 }
 

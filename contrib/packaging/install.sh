@@ -128,6 +128,7 @@ man_files="man/autosize.1.in man/autosize.yaml.5.in man/spank_autosize.8.in"
 $file 0755 "$bindir/autosize" copy "$BUILD/autosize"
 $file 0644 "$pkgdatadir/gpus.yaml" copy etc/gpus.yaml
 $file 0644 "$pkgdatadir/models.yaml" copy etc/models.yaml
+$file 0644 "$pkgdatadir/perf.yaml" copy etc/perf.yaml
 $file 0644 "$pkgdatadir/autosize.yaml" example_policy
 for m in $man_files; do
 	page=$(basename "$m" .in)
