@@ -78,9 +78,6 @@ static int fit_options(const autosize_ynode *opts, autosize_request *req)
 		key[o->key_len] = '\0';
 		if (strcmp(key, "vp") == 0)
 			snprintf(key, sizeof(key), "interleave");
-		if ((strcmp(key, "cp") == 0 || strcmp(key, "ep") == 0) &&
-		    strcmp(o->value, "1") == 0)
-			continue;
 		if (autosize_request_set(req, key, o->value, &e))
 			return 0;
 	}
