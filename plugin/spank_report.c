@@ -134,7 +134,13 @@ static int report_scontrol_run(char *const args[], char *out, size_t len)
 	for (i = 0; report_scontrol[i]; i++)
 		if (access(report_scontrol[i], X_OK) == 0)
 			exe = report_scontrol[i];
-	if (!exe || pipe(fd) != 0)
+	if (!exe) {
+		autosize_spank_warn("AUTOSIZE_REPORT: no scontrol on this node "
+				    "(install slurm-client): measured figures "
+				    "not kept");
+		return -1;
+	}
+	if (pipe(fd) != 0)
 		return -1;
 	argv[0] = (char *)exe;
 	for (i = 0; args[i] && i < 6; i++)
