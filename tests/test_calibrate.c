@@ -595,6 +595,52 @@ static void test_calibrator_elapsed(void **state)
 	autosize_calibrator_destroy(k);
 }
 
+/* A memory factor above 1 leaves that room: the corrected peak stays
+ * within the usable memory; below 1 never plans closer to the edge. */
+static void test_plan_memory_factor(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_plan before, after, under;
+	autosize_calibration *c;
+	autosize_error e;
+	char text[512];
+
+	cal_test_plan("gpu", p, &before);
+	snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
+		 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
+		 "speed_factor: 1.0, memory_jobs: 20, memory_users: 4, "
+		 "memory_factor: 1.4}\n", before.part.gpu->name);
+	c = autosize_calibration_parse(text, strlen(text), "cal", &e);
+	assert_non_null(c);
+	autosize_policy_set_calibration(p, c);
+	cal_test_plan("gpu", p, &after);
+	assert_true(after.calibration.applied);
+	assert_true(after.mem.usable_bytes == before.mem.usable_bytes);
+	assert_true(after.mem.total_bytes <= after.mem.usable_bytes);
+	/* the tensors grew by the factor, the rest did not */
+	assert_true(fabs((after.mem.total_bytes - after.mem.other_bytes) /
+			 (after.mem.weights_bytes + after.mem.gradients_bytes +
+			  after.mem.optimizer_bytes +
+			  after.mem.activations_bytes) - 1) < 1e-9);
+	if (after.gpus == before.gpus && after.tp == before.tp &&
+	    after.pp == before.pp && after.recompute == before.recompute &&
+	    after.micro_batch == before.micro_batch)
+		assert_true(fabs((after.mem.total_bytes - after.mem.other_bytes) /
+				 (before.mem.total_bytes -
+				  before.mem.other_bytes) - 1.4) < 1e-6);
+	snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
+		 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
+		 "speed_factor: 1.0, memory_jobs: 20, memory_users: 4, "
+		 "memory_factor: 0.5}\n", before.part.gpu->name);
+	c = autosize_calibration_parse(text, strlen(text), "cal", &e);
+	assert_non_null(c);
+	autosize_policy_set_calibration(p, c);
+	cal_test_plan("gpu", p, &under);
+	assert_true(under.mem.total_bytes == before.mem.total_bytes);
+	assert_int_equal(under.gpus, before.gpus);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_calibrator_elapsed),
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
+		cmocka_unit_test(test_plan_memory_factor),
 		cmocka_unit_test(test_report_measure),
 		cmocka_unit_test(test_report_admin_comment),
 		cmocka_unit_test(test_recalibration_stable),
