@@ -641,6 +641,45 @@ static void test_plan_memory_factor(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Under a deadline the search aims at the corrected speed: a site
+ * that runs at half the model's speed gets more GPUs. */
+static void test_plan_deadline_uses_speed(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_plan before, after;
+	autosize_calibration *c;
+	autosize_request r;
+	autosize_error e;
+	char text[512];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model-params",
+						      "7e9", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+						      "2e10", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-time", "1d",
+						      &e), 0);
+		assert_int_equal(autosize_request_set(&r, "partition", "gpu",
+						      &e), 0);
+		assert_int_equal(autosize_request_finish(&r, &e), 0);
+		assert_int_equal(autosize_plan_compute(p, &r, i ? &after
+						       : &before, &e), 0);
+		if (i)
+			break;
+		snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
+			 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
+			 "speed_factor: 0.5}\n", before.part.gpu->name);
+		c = autosize_calibration_parse(text, strlen(text), "cal", &e);
+		assert_non_null(c);
+		autosize_policy_set_calibration(p, c);
+	}
+	assert_true(before.train_hours <= 24);
+	assert_true(after.gpus > before.gpus);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -653,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
 		cmocka_unit_test(test_plan_memory_factor),
+		cmocka_unit_test(test_plan_deadline_uses_speed),
 		cmocka_unit_test(test_report_measure),
 		cmocka_unit_test(test_report_admin_comment),
 		cmocka_unit_test(test_recalibration_stable),
