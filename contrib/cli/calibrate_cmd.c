@@ -123,38 +123,22 @@ static void cal_read(cal_cli *c, FILE *f, const char *name, int sacct)
 /* Run sacct (argv, no shell) and read its output. */
 static int cal_run_sacct(cal_cli *c, char *const argv[])
 {
-	int fd[2], status;
 	pid_t pid;
 	FILE *f;
+	int fd;
 
-	if (pipe(fd) != 0)
+	pid = cli_spawn(argv, &fd);
+	if (pid < 0)
 		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "autosize: calibrate: cannot run %s: %s\n",
-			argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	f = fdopen(fd[0], "r");
+	f = fdopen(fd, "r");
 	if (!f) {
-		close(fd[0]);
-		waitpid(pid, &status, 0);
+		close(fd);
+		cli_reap(pid);
 		return -1;
 	}
 	cal_read(c, f, "sacct", 1);
 	fclose(f);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
+	if (cli_reap(pid) != 0) {
 		fprintf(stderr, "autosize: calibrate: sacct failed (is "
 			"slurmdbd reachable? AccountingStorageType="
 			"accounting_storage/slurmdbd)\n");

@@ -2,6 +2,7 @@
 #ifndef AUTOSIZE_CLI_H
 #define AUTOSIZE_CLI_H
 
+#include <sys/types.h>
 #include "autosize.h"
 
 /* Exit codes: a plan; no feasible plan; bad input. */
@@ -14,6 +15,7 @@ int cli_check_config(int argc, char **argv);
 int cli_list_gpus(int argc, char **argv);
 int cli_list_presets(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_probe(int argc, char **argv);
 
 /*
  * Load the policy: FILE, "none" (built-in defaults), or without one
@@ -27,5 +29,12 @@ const char *cli_policy_file(const char *file);
 const char *cli_installed_policy(void);
 /* The shipped example policy (the Makefile's pkgdatadir). */
 const char *cli_example_policy(void);
+
+/* Run argv (no shell: argv[0] from PATH) with its standard output on a
+ * pipe, *out_fd its read end (the caller closes it); stderr passes
+ * through. Returns the child's pid, or -1. */
+pid_t cli_spawn(char *const argv[], int *out_fd);
+/* Wait for pid: its exit status, -1 when it did not exit normally. */
+int cli_reap(pid_t pid);
 
 #endif

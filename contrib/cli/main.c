@@ -26,6 +26,8 @@ static void main_usage(FILE *f)
 		"       autosize check-config [--live] [FILE|none]\n"
 		"       autosize inventory [--gpu TYPE]\n"
 		"       autosize calibrate [--sacct] [-o FILE] [FILE...]\n"
+		"       autosize probe [PLAN OPTIONS] -- [SBATCH OPTIONS] "
+		"SCRIPT\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
 		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
@@ -87,6 +89,8 @@ int main(int argc, char **argv)
 		return cli_list_presets(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return cli_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "probe") == 0)
+		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)
 		return cli_inventory(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
