@@ -349,6 +349,55 @@ static void test_check_config(void **state)
 	assert_non_null(strstr(err, "/nonexistent.yaml"));
 }
 
+/* check-config shows the checkpoint policy and a partition's price
+ * schedule and storage; autosize probe refuses what it cannot run. */
+static void test_renter_config(void **state)
+{
+	static const char policy[] =
+		"checkpoint: {interval: 30m, max_share: 10%, keep: 2}\n"
+		"partitions:\n"
+		"  - name: rent\n"
+		"    gpu: h100\n"
+		"    gpus_per_node: 8\n"
+		"    nodes: 4\n"
+		"    network: ib\n"
+		"    network_gbps_per_node: 3200\n"
+		"    price_per_gpu_hour: 2.5\n"
+		"    pricing:\n"
+		"      price_per_node_hour: 17\n"
+		"      off_peak: 22:00-06:00\n"
+		"      off_peak_discount: 40%\n"
+		"      rental_discounts: [{min_rental: 7d, discount: 10%}]\n"
+		"      platform_fee: 5%\n"
+		"    storage_write_gbs: 4\n"
+		"    storage_tb: 2\n";
+	char path[64];
+	const char *args[] = {"check-config", NULL, NULL};
+	const char *const no_script[] = {"probe", "--model-params=7e9",
+		"--policy=none", NULL};
+	const char *const one_id[] = {"probe", "--collect", "12",
+		"--policy=none", NULL};
+	const char *const bad_steps[] = {"probe", "--steps=0",
+		"--policy=none", "--", "train.sh", NULL};
+
+	(void)state;
+	args[1] = test_write_tmp(path, sizeof(path), policy);
+	assert_int_equal(run_cli(args), 0);
+	unlink(path);
+	assert_non_null(strstr(out, "checkpoints every 00:30:00, at most 10% "
+			       "of the run writing them, 2 kept"));
+	assert_non_null(strstr(out, "rent pricing: whole node 17.00/h (2.12 "
+			       "per GPU-hour); off-peak 22:00-06:00 -40%; "
+			       "from 168 h -10%; fee 5%; USD"));
+	assert_non_null(strstr(out, "rent storage: 4.0 GB/s, 2.0 TB"));
+	assert_int_equal(run_cli(no_script), 2);
+	assert_non_null(strstr(err, "no script"));
+	assert_int_equal(run_cli(one_id), 2);
+	assert_non_null(strstr(err, "expected 2 or 3 job ids"));
+	assert_int_equal(run_cli(bad_steps), 2);
+	assert_non_null(strstr(err, "--steps=0"));
+}
+
 static void test_lists(void **state)
 {
 	const char *const gpus[] = {"gpus", NULL};
@@ -435,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_pinned_misfit_exit_1),
 		cmocka_unit_test(test_too_long_exit_1),
 		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_renter_config),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),
 	};

@@ -55,6 +55,42 @@ static int config_live(const autosize_policy *p, int rv)
 }
 
 /* The corrections in force (policy calibration:, autosize calibrate). */
+/* A partition's price schedule and storage, when the policy states
+ * them (price.h, checkpoint.h); nothing otherwise. */
+static void config_renter(const autosize_partition *pt)
+{
+	const autosize_price_schedule *s = &pt->pricing;
+	int i;
+
+	if (s->per_node_hour > 0 || s->min_gpus > 0 || s->off_peak ||
+	    s->n_rental > 0 || s->platform_fee > 0) {
+		printf("    %s pricing:", pt->name);
+		if (s->per_node_hour > 0)
+			printf(" whole node %.2f/h (%.2f per GPU-hour);",
+			       s->per_node_hour,
+			       s->per_node_hour / pt->gpus_per_node);
+		if (s->min_gpus > 0)
+			printf(" under %d GPUs %.2f per GPU-hour;",
+			       s->min_gpus, s->below_min_per_gpu_hour);
+		if (s->off_peak)
+			printf(" off-peak %02d:%02d-%02d:%02d -%.0f%%;",
+			       (int)s->off_peak_from_h,
+			       (int)(s->off_peak_from_h * 60) % 60,
+			       (int)s->off_peak_to_h,
+			       (int)(s->off_peak_to_h * 60) % 60,
+			       s->off_peak_discount * 100);
+		for (i = 0; i < s->n_rental; i++)
+			printf(" from %.0f h -%.0f%%;", s->rental[i].min_hours,
+			       s->rental[i].discount * 100);
+		if (s->platform_fee > 0)
+			printf(" fee %.0f%%;", s->platform_fee * 100);
+		printf(" %s\n", pt->currency);
+	}
+	if (pt->storage_write_gbs > 0 || pt->storage_tb > 0)
+		printf("    %s storage: %.1f GB/s, %.1f TB (0: not stated)\n",
+		       pt->name, pt->storage_write_gbs, pt->storage_tb);
+}
+
 static void config_calibration(const autosize_policy *p)
 {
 	const autosize_calibration *c = autosize_policy_calibration(p);
@@ -116,6 +152,10 @@ int cli_check_config(int argc, char **argv)
 							    sizeof(buf))
 				 : "none",
 	       d->partition[0] ? d->partition : "(best)");
+	printf("  checkpoints every %s, at most %.0f%% of the run writing "
+	       "them, %d kept\n", autosize_format_duration(
+		       d->checkpoint.interval_s, buf, sizeof(buf)),
+	       d->checkpoint.max_share * 100, d->checkpoint.keep);
 	printf("  explicit sizes: %s, unfit jobs: %s, internal errors: %s, "
 	       "GPU check: %s\n", autosize_explicit_name(d->explicit_size),
 	       autosize_unfit_name(d->on_unfit),
@@ -142,6 +182,7 @@ int cli_check_config(int argc, char **argv)
 						  sizeof(buf))
 		       : "unlimited", net, pt->price_per_gpu_hour,
 		       pt->currency);
+		config_renter(pt);
 	}
 	if (live)
 		rv = config_live(p, rv);
