@@ -59,7 +59,8 @@ static void probe_help(void)
 	       "\"peak_memory_bytes\": ...} lines\nto $AUTOSIZE_REPORT. The "
 	       "measurements are written as a calibration\n(--calibration-out, "
 	       "default autosize-probe.yaml) for autosize plan --calibration.\n"
-	       "--no-wait prints the job ids; --collect reads them later.\n"
+	       "--no-wait prints the job ids; --collect reads them later (any "
+	       "order).\n"
 	       "Exit status: 0 scaling holds, 1 a rule failed, 2 bad input or "
 	       "a failed submission.\n", AUTOSIZE_PROBE_STEPS);
 }
@@ -356,6 +357,25 @@ static int probe_calibration(probe_cli *c)
 	return 0;
 }
 
+/* The probes from the fewest GPUs up (--collect takes any order). */
+static void probe_sort(probe_cli *c)
+{
+	autosize_probe_run run;
+	autosize_record rec;
+	int i, j;
+
+	for (i = 1; i < c->n_runs; i++)
+		for (j = i; j > 0 && c->runs[j].gpus < c->runs[j - 1].gpus;
+		     j--) {
+			run = c->runs[j];
+			c->runs[j] = c->runs[j - 1];
+			c->runs[j - 1] = run;
+			rec = c->rec[j];
+			c->rec[j] = c->rec[j - 1];
+			c->rec[j - 1] = rec;
+		}
+}
+
 /* Read, judge and print every probe. Exit status. */
 static int probe_report(probe_cli *c)
 {
@@ -364,6 +384,7 @@ static int probe_report(probe_cli *c)
 
 	for (i = 0; i < c->n_runs; i++)
 		probe_read_job(c, i);
+	probe_sort(c);
 	printf("autosize: probe of %d sizes\n", c->n_runs);
 	for (i = 0; i < c->n_runs; i++)
 		probe_print_run(&c->runs[i]);
@@ -535,7 +556,7 @@ int cli_probe(int argc, char **argv)
 	if (c.collect) {
 		if (c.n_runs < 2) {
 			fprintf(stderr, "autosize: probe --collect: expected "
-				"2 or 3 job ids, smallest probe first\n");
+				"2 or 3 job ids\n");
 			goto out;
 		}
 		rv = probe_report(&c);
