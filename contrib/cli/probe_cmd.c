@@ -36,6 +36,7 @@ typedef struct probe_cli {
 	const char *cal_out;
 	char part[AUTOSIZE_PART_NAME_MAX]; /* the plan's partition, "" for
 					    * a GPU's reference server */
+	int have_req;                     /* plan options were given */
 	autosize_probe_run runs[PROBE_MAX_RUNS];
 	int gpn[PROBE_MAX_RUNS], nodes[PROBE_MAX_RUNS];
 	autosize_record rec[PROBE_MAX_RUNS];
@@ -308,6 +309,29 @@ static void probe_print_run(const autosize_probe_run *r)
 	printf("\n");
 }
 
+/* The real job sized from the measurements: the request planned under
+ * the probe's calibration (the policy takes it), as sbatch options. */
+static void probe_real_job(probe_cli *c, autosize_calibration *cal)
+{
+	autosize_plan plan;
+	autosize_error e;
+	char limit[32];
+
+	autosize_policy_set_calibration(c->policy, cal);
+	if (autosize_plan_compute(c->policy, &c->req, &plan, &e) !=
+	    AUTOSIZE_OK || plan.time_limit_min <= 0)
+		return;
+	printf("  real job   %d node%s x %d GPUs, %.1f h predicted from the "
+	       "measured speed: sbatch --nodes=%d --gpus-per-node=%d "
+	       "--time=%s%s%s [the plan options] SCRIPT\n", plan.nodes,
+	       plan.nodes == 1 ? "" : "s", plan.gpus_per_node,
+	       plan.train_hours, plan.nodes, plan.gpus_per_node,
+	       autosize_format_duration(plan.time_limit_min * 60.0, limit,
+					sizeof(limit)),
+	       plan.chained_jobs > 1 ? " (chained: the run needs " : "",
+	       plan.chained_jobs > 1 ? "more than one job)" : "");
+}
+
 /* The calibration of what the probes measured, for this user. */
 static int probe_calibration(probe_cli *c)
 {
@@ -350,10 +374,13 @@ static int probe_calibration(probe_cli *c)
 		return -1;
 	}
 	fclose(f);
-	autosize_calibration_destroy(cal);
 	printf("  calibration %s (%s): autosize plan ... --calibration=%s "
 	       "sizes the real job from these measurements\n", out, summary,
 	       out);
+	if (c->have_req)
+		probe_real_job(c, cal);   /* the policy owns cal now */
+	else
+		autosize_calibration_destroy(cal);
 	return 0;
 }
 
@@ -520,6 +547,7 @@ static int probe_start(probe_cli *c)
 		fprintf(stderr, "autosize: %s\n", e.msg);
 		return -1;
 	}
+	c->have_req = 1;
 	rc = autosize_plan_compute(c->policy, &c->req, &plan, &e);
 	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT) {
 		fprintf(stderr, "autosize: %s\n", e.msg);
