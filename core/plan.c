@@ -579,6 +579,32 @@ static const char *plan_supported_precision(const autosize_gpu *gpu)
 
 /* Plan on one resolved partition, with the warnings; no cross-partition
  * advice. r is the request (c->r, or a variant of it for advice). */
+/* A pinned TP must split the heads and keep each tensor-parallel group on
+ * one node's link: it divides the GPUs per node (or, across nodes, is a
+ * multiple of them). */
+static autosize_err plan_check_tp(const autosize_request *r,
+				  const autosize_model *m,
+				  const autosize_partition *part,
+				  autosize_error *e)
+{
+	int tp = r->tp, kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	int gpn = r->gpus_per_node > 0 ? r->gpus_per_node
+				       : part->gpus_per_node;
+
+	if (tp == AUTOSIZE_UNSET || tp <= 1)
+		return AUTOSIZE_OK;
+	if (m->heads % tp || kv % tp)
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
+				     "divide the model's %d attention heads "
+				     "(%d key/value heads)", tp, m->heads, kv);
+	if (gpn > 0 && (tp <= gpn ? gpn % tp : tp % gpn))
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
+				     "divide the %d GPUs per node of %s (a "
+				     "tensor-parallel group sits on one "
+				     "node's link)", tp, gpn, part->name);
+	return AUTOSIZE_OK;
+}
+
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			    const autosize_partition *part,
 			    autosize_plan *plan, autosize_error *e)
@@ -593,6 +619,8 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	reserve = r->memory_reserve >= 0 ? r->memory_reserve
 					 : c->d->memory_reserve;
 	plan_job(c->p, r, &c->model, part, &job, reserve);
+	if ((rc = plan_check_tp(r, &c->model, part, e)))
+		return rc;
 	/* the site's calibration: search for the corrected speed and
 	 * memory (plan_calibrate.c) */
 	cal = plan_cal_find(c->p, part, job.framework, 0);

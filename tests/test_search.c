@@ -539,6 +539,34 @@ static void test_megatron_split_exists(void **state)
 	}
 }
 
+/* Issue 11: a pinned TP that does not divide the GPUs per node or the
+ * heads is refused, naming why. */
+static void test_tp_pin_checked(void **state)
+{
+	const char *const three[] = {"model-params", "13e9", "gpu",
+		"a100-80gb", "train-tokens", "1e10", "tp", "3", NULL};
+	const char *const heads[] = {"layers", "32", "hidden", "4096",
+		"heads", "32", "kv-heads", "8", "gpu", "h100", "train-tokens",
+		"1e10", "tp", "16", NULL};
+	const char *const good[] = {"model-params", "13e9", "gpu",
+		"a100-80gb", "train-tokens", "1e10", "tp", "4", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+
+	req(&r, three);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--tp: 3 does not divide"));
+	req(&r, heads);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "key/value heads"));
+	req(&r, good);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.tp, 4);
+}
+
 static void test_memory_reserve_holds(void **state)
 {
 	static const char *const reserves[] = {"0", "0.2", "0.5"};
@@ -573,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_memory_reserve_holds),
 		cmocka_unit_test(test_global_batch),
 		cmocka_unit_test(test_precision_advice),
+		cmocka_unit_test(test_tp_pin_checked),
 		cmocka_unit_test(test_megatron_split_exists),
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_max_train_time),
