@@ -168,11 +168,14 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 		launch_put(o, ", CP %d", p->cp);
 	if (p->ep > 1)
 		launch_put(o, ", EP %d", p->ep);
-	launch_put(o, ", ZeRO-%d, %s, recompute %s, micro-batch %d, grad "
-		   "accum %d (global batch %d x %d)\n", p->zero_stage,
+	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
-		   autosize_recompute_name(p->recompute), p->micro_batch,
-		   p->grad_accum, p->global_batch, p->seq_len);
+		   autosize_recompute_name(p->recompute));
+	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL && p->recompute_layers > 0)
+		launch_put(o, " (%d layers per stage)", p->recompute_layers);
+	launch_put(o, ", micro-batch %d, grad accum %d (global batch %d x "
+		   "%d)\n", p->micro_batch, p->grad_accum, p->global_batch,
+		   p->seq_len);
 	launch_put(o, "  memory     %.1f GiB per GPU of %.1f GiB usable "
 		   "(weights %.1f, gradients %.1f, optimizer %.1f, activations "
 		   "%.1f, other %.1f)\n", m->total_bytes / LAUNCH_GIB,
@@ -441,8 +444,14 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		launch_put(o, " --use-distributed-optimizer");
 	/* full: every layer's input kept, the layer recomputed (uniform
 	 * method, one layer per recompute unit; transformer_config.py
-	 * recompute_num_layers) */
-	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL)
+	 * recompute_num_layers); partial: the block method recomputes the
+	 * first N layers of each virtual stage and keeps the rest whole
+	 * (uniform would recompute every layer in groups of N) */
+	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL && p->recompute_layers > 0)
+		launch_put(o, " --recompute-granularity full "
+			   "--recompute-method block --recompute-num-layers "
+			   "%d", p->recompute_layers / (p->vp > 1 ? p->vp : 1));
+	else if (p->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		launch_put(o, " --recompute-granularity full "
 			   "--recompute-method uniform --recompute-num-layers "
 			   "1");

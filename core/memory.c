@@ -202,8 +202,9 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 }
 
 /* Per-layer activation bytes of a layout at micro-batch 1 (every term is
- * linear in the micro-batch), and of one layer rebuilt in full under
- * full recomputation; the last few of this thread are kept for prepared
+ * linear in the micro-batch), of one layer rebuilt in full under full
+ * recomputation, and of a layer that recomputation leaves alone (partial
+ * recomputation); the last few of this thread are kept for prepared
  * jobs, like the model states. */
 typedef struct memory_act_key {
 	const sizing_job *job;
@@ -213,12 +214,13 @@ typedef struct memory_act_key {
 static __thread struct {
 	memory_act_key key[MEMORY_MEMO];
 	double per_layer[MEMORY_MEMO], rebuilt[MEMORY_MEMO];
+	double kept[MEMORY_MEMO];
 	int valid[MEMORY_MEMO];
 } memory_act_memo;
 
 static void memory_layer_bytes(const sizing_job *job,
 			       const sizing_layout *lay, double *per_layer,
-			       double *rebuilt)
+			       double *rebuilt, double *kept)
 {
 	sizing_layout one = *lay;
 	memory_act_key k;
@@ -239,24 +241,30 @@ static void memory_layer_bytes(const sizing_job *job,
 				     lay->micro_batch;
 			*rebuilt = memory_act_memo.rebuilt[i] *
 				   lay->micro_batch;
+			*kept = memory_act_memo.kept[i] * lay->micro_batch;
 			return;
 		}
 	}
 	one.micro_batch = 1;
 	*per_layer = sizing_layer_activation_bytes(job, &one);
 	*rebuilt = 0;
+	*kept = *per_layer;
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
 		one.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
 		*rebuilt = sizing_layer_activation_bytes(job, &one);
+		one.recompute = AUTOSIZE_RECOMPUTE_NONE;
+		*kept = sizing_layer_activation_bytes(job, &one);
 	}
 	if (job->prepared) {
 		memory_act_memo.key[i] = k;
 		memory_act_memo.per_layer[i] = *per_layer;
 		memory_act_memo.rebuilt[i] = *rebuilt;
+		memory_act_memo.kept[i] = *kept;
 		memory_act_memo.valid[i] = 1;
 	}
 	*per_layer *= lay->micro_batch;
 	*rebuilt *= lay->micro_batch;
+	*kept *= lay->micro_batch;
 }
 
 static double memory_activations(const sizing_job *job,
@@ -266,10 +274,14 @@ static double memory_activations(const sizing_job *job,
 	double s = (double)job->seq_len / SIZING_CP(lay);
 	double b = lay->micro_batch, h = m->hidden;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
-	double per_layer, rebuilt;
+	double per_layer, rebuilt, kept, layers, redone;
 	double inflight = 1, interleave = 1, acts;
 
-	memory_layer_bytes(job, lay, &per_layer, &rebuilt);
+	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
+	/* partial recomputation (Megatron block method): the recomputed
+	 * layers keep their input, the others everything */
+	layers = memory_layers_per_stage(job, lay);
+	redone = sizing_recompute_share(job, lay) * layers;
 
 	/* 1F1B: the first stage holds up to pp micro-batches in flight
 	 * (Korthikanti et al. 2022, section 4.2.3); interleaving adds
@@ -280,7 +292,7 @@ static double memory_activations(const sizing_job *job,
 		if (lay->vp > 1)
 			interleave = 1 + (lay->pp - 1.0) / (lay->pp * lay->vp);
 	}
-	acts = per_layer * memory_layers_per_stage(job, lay) * inflight *
+	acts = (per_layer * redone + kept * (layers - redone)) * inflight *
 	       interleave;
 	acts += s * b * h * inflight / rep_div;     /* embedding output */
 	if (lay->pp == 1)

@@ -169,6 +169,36 @@ static double perf_stage_layers(const autosize_model *m,
 	return (double)((m->layers + lay->pp - 1) / lay->pp);
 }
 
+/* Megatron's block method recomputes recompute_layers of a stage's
+ * layers and keeps the rest (--recompute-method block,
+ * --recompute-num-layers; Korthikanti et al. 2022, section 5: "only
+ * checkpoint some of the layers"): the forward is repeated for that
+ * share of the stage's work. */
+double sizing_recompute_share(const sizing_job *job,
+			      const sizing_layout *lay)
+{
+	double per;
+
+	if (lay->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		return 0;
+	if (lay->recompute_layers <= 0)
+		return 1;
+	per = perf_stage_layers(job->model, lay);
+	return lay->recompute_layers < per ? lay->recompute_layers / per : 1;
+}
+
+/* Hardware FLOPs per token of a layout: the model's, plus the share of
+ * the forward (2N + 4Lhs) a partial or full recomputation repeats. */
+static double perf_hw_flops(const sizing_job *job, const sizing_layout *lay,
+			    double share)
+{
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
+		return sizing_model_flops_per_token(job) +
+		       share * (2.0 * perf_matmul_of(job) +
+				perf_attn_of(job) / 3.0);
+	return sizing_hw_flops_per_token(job, lay->recompute);
+}
+
 /* Share of peak a GEMM reaches: rises with its smallest dimension and
  * saturates (roofline of a tiled GEMM: small tiles waste the tensor
  * cores; faster GPUs need larger shapes, hence a larger half_dim). */
@@ -223,10 +253,11 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	double hbm = job->part->gpu->hbm_gbs * 1e9 * pp->hbm_eff;
 	double attn_model = perf_attn_of(job);
 	double attn_hw = attn_model;
+	double share = sizing_recompute_share(job, lay);
 	double dense_hw, dim, eff, t, ew, passes;
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
-		attn_hw += attn_model / 3.0;
+		attn_hw += share * attn_model / 3.0;
 	else if (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE &&
 		 !job->flash_attention)
 		attn_hw += attn_model;
@@ -253,7 +284,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	    ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp)) +
 	    attn_hw / (peak * eff * pp->attn_share);
 	/* Element-wise kernels are bound by HBM bandwidth. */
-	passes = lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0;
+	passes = 1.0 + share / 3.0;
 	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
 	     passes / (lay->sp ? lay->tp : 1);
 	if (!job->flash_attention)
@@ -287,7 +318,7 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * (Narayanan et al. 2021, section 3.3). */
 	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden /
 		SIZING_CP(lay);
-	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
+	n_coll = 4 + 2 * sizing_recompute_share(job, lay);
 	n_coll *= perf_stage_layers(m, lay);
 	comm_link_for(job, lay->tp, &link);
 	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);
@@ -380,7 +411,7 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	bytes = 2.0 * tokens * m->experts_active * m->hidden *
 		PERF_MOE_CAPACITY;
 	moe_share = (double)(m->layers - m->dense_layers) / m->layers;
-	n_coll = 4 + (lay->recompute == AUTOSIZE_RECOMPUTE_FULL ? 2 : 0);
+	n_coll = 4 + 2 * sizing_recompute_share(job, lay);
 	members = gpn / SIZING_ETP(lay);
 	return n_coll * perf_stage_layers(m, lay) * moe_share *
 	       comm_alltoall_s(job, bytes, ep, members > 1 ? members : 1);
@@ -436,7 +467,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
 	double t_mb, tp_mb, pp_mb = 0, steps, bubble;
 	double opt_s, trained;
-	double hw = sizing_hw_flops_per_token(job, lay->recompute);
+	double hw = perf_hw_flops(job, lay, sizing_recompute_share(job, lay));
 	comm_link link;
 
 	t_mb = perf_microbatch_compute_s(job, lay, hw);

@@ -342,7 +342,7 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 	double mfu = job->mfu_fixed > 0 ? job->mfu_fixed : plan->mfu;
 	double need = 0, states;
 	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
-			     1, 1};
+			     1, 1, 0};
 	autosize_memory mem;
 
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)

@@ -96,6 +96,8 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->micro_batch = lay->micro_batch;
 	plan->grad_accum = lay->grad_accum;
 	plan->recompute = lay->recompute;
+	plan->recompute_layers = lay->recompute == AUTOSIZE_RECOMPUTE_FULL
+				 ? lay->recompute_layers : 0;
 	plan->framework = framework_resolve(job->framework);
 	plan->vp = lay->vp > 1 ? lay->vp : 1;
 	plan->cp = SIZING_CP(lay);
@@ -328,24 +330,73 @@ static int search_vp_max(const search_state *st, int pp)
 	return 1;
 }
 
+/*
+ * lay fits with every layer recomputed: the fewest layers per pipeline
+ * rank (a multiple of vp) Megatron's block method must recompute for it
+ * to fit, into lay and *total_bytes. Memory falls linearly with each
+ * layer recomputed, so one probe at the fewest places the count (a few
+ * layouts at most). Only where recomputation is free and the framework
+ * has the block method.
+ */
+static void search_recompute_least(search_state *st, sizing_layout *lay,
+				   int nodes, int gpn, double *total_bytes)
+{
+	int vp = lay->vp > 1 ? lay->vp : 1, r;
+	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
+	sizing_layout t = *lay;
+	double lo_bytes = 0, b = 0;
+
+	lay->recompute_layers = 0;
+	if (lay->recompute != AUTOSIZE_RECOMPUTE_FULL ||
+	    search_pinned(st->req->recompute) || per <= vp ||
+	    framework_resolve(st->job->framework) !=
+	    AUTOSIZE_FRAMEWORK_MEGATRON)
+		return;
+	t.recompute_layers = vp;
+	if (search_fits(st, &t, nodes, gpn, &lo_bytes)) {
+		*lay = t;
+		*total_bytes = lo_bytes;
+		return;
+	}
+	if (lo_bytes <= *total_bytes)
+		return;
+	r = vp + (int)ceil((lo_bytes - st->job->usable_bytes) /
+			   (lo_bytes - *total_bytes) * (per - vp));
+	for (r = (r + vp - 1) / vp * vp; r < per && !st->over_budget;
+	     r += vp) {
+		t.recompute_layers = r;
+		if (search_fits(st, &t, nodes, gpn, &b)) {
+			*lay = t;
+			*total_bytes = b;
+			return;
+		}
+	}
+}
+
 /* Time lay with the deepest interleaving up to vp_max that divides the
  * stage's vp_per layers and fits, where the 1F1B bubble is worth
- * shrinking. */
+ * shrinking. Under partial recomputation a shallower interleaving may
+ * recompute fewer layers: shallower ones are timed too while they are
+ * faster. */
 static void search_interleave(search_state *st, const sizing_layout *lay,
 			      int vp_max, int vp_per, int nodes, int gpn)
 {
 	sizing_layout il = *lay;
-	double il_bytes;
+	double il_bytes, tps, last = 0;
 
 	if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE)
 		return;
 	for (il.vp = vp_max; il.vp > 1; il.vp--) {
 		if (vp_per % il.vp || !search_split_ok(st, il.pp, il.vp))
 			continue;
-		if (search_fits(st, &il, nodes, gpn, &il_bytes)) {
-			search_time(st, &il, nodes, gpn, il_bytes);
+		il.recompute_layers = 0;
+		if (!search_fits(st, &il, nodes, gpn, &il_bytes))
+			continue;
+		search_recompute_least(st, &il, nodes, gpn, &il_bytes);
+		tps = search_time(st, &il, nodes, gpn, il_bytes);
+		if (il.recompute != AUTOSIZE_RECOMPUTE_FULL || tps < last)
 			return;
-		}
+		last = tps;
 	}
 }
 
@@ -395,6 +446,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 		}
 		if (!ok)
 			break;      /* larger micro-batches need more memory */
+		search_recompute_least(st, &lay, nodes, gpn, &total);
 		fit[found] = lay;
 		fit_bytes[found++] = total;
 	}

@@ -21,6 +21,9 @@ typedef struct sizing_layout {
 	int cp;          /* context parallel: the sequence split over cp */
 	int ep;          /* expert parallel: experts split over ep ranks
 			  * carved out of dp x cp (Megatron MoE) */
+	int recompute_layers; /* full recompute of this many layers per
+			       * pipeline rank (all its virtual stages; a
+			       * multiple of vp), the rest kept; 0: all */
 } sizing_layout;
 
 /* cp and ep of a layout, 1 when unset (0). */
@@ -132,6 +135,12 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 /* Highest model FLOPs utilization the time model can predict for job: a
  * bound for pruning sizes that cannot meet a deadline. */
 double sizing_mfu_upper_bound(const sizing_job *job);
+
+/* Share of a stage's layers lay recomputes in full: 0 without full
+ * recomputation, else recompute_layers over the stage's layers (1 when
+ * 0: all). */
+double sizing_recompute_share(const sizing_job *job,
+			      const sizing_layout *lay);
 
 /* Time of one step of the layout on job->part. */
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,

@@ -184,6 +184,16 @@ static void test_megatron(void **state)
 			    "--recompute-granularity full "
 			    "--recompute-method uniform "
 			    "--recompute-num-layers 1 --bf16");
+	/* partial: the block method, the layers per virtual stage */
+	p.recompute_layers = 8;
+	p.vp = 2;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --recompute-granularity full "
+			       "--recompute-method block "
+			       "--recompute-num-layers 4 "));
+	p.recompute_layers = 0;
+	p.vp = 1;
 	r.sequence_parallel = 0;
 	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
 	r.precision = AUTOSIZE_PREC_FP8;

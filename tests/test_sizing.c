@@ -45,7 +45,7 @@ static void job_for(sizing_job *job, const autosize_model *m,
 static sizing_layout layout(int tp, int pp, int dp, int zero, int mb,
 			    autosize_recompute rc)
 {
-	sizing_layout l = {tp, pp, dp, 1, zero, mb, 1, tp > 1, rc, 1, 1};
+	sizing_layout l = {tp, pp, dp, 1, zero, mb, 1, tp > 1, rc, 1, 1, 0};
 
 	return l;
 }
@@ -231,6 +231,55 @@ static void test_flops(void **state)
 
 /* Time terms move the right way: a slower network, a deeper pipeline
  * with few micro-batches, tensor parallelism across nodes. */
+/* Partial recomputation (Megatron's block method): recomputing half a
+ * stage's layers lands between none and all, in memory and in time, and
+ * its recomputed work is half of full recomputation's. */
+static void test_partial_recompute(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_memory mem_none, mem_half, mem_all;
+	sizing_time t_none, t_half, t_all;
+	autosize_error e;
+	sizing_layout l = layout(8, 8, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.flash_attention = 1;
+	job.seq_len = 4096;
+	l.grad_accum = 16;          /* 8 micro-batches in flight, 10 layers */
+	sizing_memory(&job, &l, &mem_none);
+	sizing_step_time(&job, &l, &t_none);
+	l.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	sizing_memory(&job, &l, &mem_all);
+	sizing_step_time(&job, &l, &t_all);
+	l.recompute_layers = 5;
+	assert_true(fabs(sizing_recompute_share(&job, &l) - 0.5) < 1e-12);
+	sizing_memory(&job, &l, &mem_half);
+	sizing_step_time(&job, &l, &t_half);
+	assert_true(mem_half.activations_bytes < mem_none.activations_bytes);
+	assert_true(mem_half.activations_bytes > mem_all.activations_bytes);
+	/* the 5 layers kept hold what no recomputation holds for them */
+	assert_true(fabs(mem_half.activations_bytes -
+			 (mem_none.activations_bytes +
+			  mem_all.activations_bytes) / 2) <
+		    0.05 * mem_none.activations_bytes);
+	assert_true(t_half.step_s > t_none.step_s);
+	assert_true(t_half.step_s < t_all.step_s);
+	assert_true(fabs((t_half.hw_flops_step - t_none.hw_flops_step) /
+			 (t_all.hw_flops_step - t_none.hw_flops_step) - 0.5) <
+		    1e-9);
+	/* as many layers as the stage has, or 0, is all of them */
+	l.recompute_layers = 10;
+	assert_true(sizing_recompute_share(&job, &l) == 1);
+	l.recompute_layers = 0;
+	assert_true(sizing_recompute_share(&job, &l) == 1);
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	l.recompute_layers = 5;
+	assert_true(sizing_recompute_share(&job, &l) == 0);
+}
+
 static void test_time_terms(void **state)
 {
 	autosize_model m;
@@ -281,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_pipeline_first_stage),
 		cmocka_unit_test(test_lora_memory),
 		cmocka_unit_test(test_flops),
+		cmocka_unit_test(test_partial_recompute),
 		cmocka_unit_test(test_time_terms),
 	};
 

@@ -316,10 +316,11 @@ static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
 	}
 	snprintf(r->layout, sizeof(r->layout),
 		 "%d GPUs: TP %d PP %d VP %d DP %d CP %d EP %d, ZeRO %d, "
-		 "mb %d, %s, %s%s", plan.gpus, plan.tp, plan.pp,
+		 "mb %d, %s%s, %s%s", plan.gpus, plan.tp, plan.pp,
 		 plan.vp > 1 ? plan.vp : 1, plan.dp, plan.cp > 1 ? plan.cp : 1,
 		 plan.ep > 1 ? plan.ep : 1, plan.zero_stage, plan.micro_batch,
-		 autosize_recompute_name(plan.recompute), r->generation,
+		 autosize_recompute_name(plan.recompute),
+		 plan.recompute_layers > 0 ? " (part)" : "", r->generation,
 		 plan.feasible ? "" : " (over memory)");
 }
 

@@ -152,6 +152,10 @@ typedef struct autosize_plan {
 	double gpus_min;            /* compute need before rounding */
 	int tp, pp, dp, zero_stage, micro_batch, grad_accum;
 	autosize_recompute recompute;
+	int recompute_layers;       /* full: layers recomputed per pipeline
+				     * rank (0: all; Megatron's block
+				     * method, recompute_layers / vp per
+				     * virtual stage) */
 	autosize_framework framework; /* what the layout runs under */
 	int vp;                     /* interleaved pipeline stages per rank */
 	int cp;                     /* context parallel (sequence split) */
