@@ -8,7 +8,12 @@
  * the job is still running in slurmctld) reads the report (its tail, at
  * most AUTOSIZE_REPORT_MAX_BYTES, owned by the job's user, not a link),
  * keeps the figures plausible against the job's plan record, and writes
- * them into the record in the job's AdminComment with `scontrol update`:
+ * them into the record in the job's AdminComment with `scontrol update`
+ * (the current AdminComment is read with `squeue -O admin_comment`, that
+ * field alone: `scontrol show job` also prints the job's name, command
+ * and folder, which the user chooses and which may spell a fake
+ * " AdminComment=..."; the whole comment is kept, the site's text after
+ * the record included):
  * AdminComment needs an operator, which root on a Slurm node is; an
  * update of a running job reaches slurmdbd with the job's record, so
  * `sacct -o AdminComment` and `autosize calibrate --sacct` see it.
@@ -34,6 +39,9 @@
 
 static const char *const report_scontrol[] = {
 	"/usr/bin/scontrol", "/usr/local/bin/scontrol", NULL
+};
+static const char *const report_squeue[] = {
+	"/usr/bin/squeue", "/usr/local/bin/squeue", NULL
 };
 
 /* The report's path on this node, or NULL. */
@@ -120,9 +128,11 @@ static int report_read(const char *path, uid_t uid, char **text,
 	return 0;
 }
 
-/* Run scontrol with args (no shell); its stdout into out (may be NULL).
- * Killed after REPORT_TIMEOUT_S. 0 when it exited 0. */
-static int report_scontrol_run(char *const args[], char *out, size_t len)
+/* Run a Slurm command (one of the paths in exes) with args (no shell);
+ * its stdout into out (may be NULL). Killed after REPORT_TIMEOUT_S. 0
+ * when it exited 0. */
+static int report_slurm_run(const char *const exes[], char *const args[],
+			    char *out, size_t len)
 {
 	const char *exe = NULL;
 	char *argv[8];
@@ -131,13 +141,13 @@ static int report_scontrol_run(char *const args[], char *out, size_t len)
 	time_t end;
 	pid_t pid;
 
-	for (i = 0; report_scontrol[i]; i++)
-		if (access(report_scontrol[i], X_OK) == 0)
-			exe = report_scontrol[i];
+	for (i = 0; exes[i]; i++)
+		if (access(exes[i], X_OK) == 0)
+			exe = exes[i];
 	if (!exe) {
-		autosize_spank_warn("AUTOSIZE_REPORT: no scontrol on this node "
+		autosize_spank_warn("AUTOSIZE_REPORT: no %s on this node "
 				    "(install slurm-client): measured figures "
-				    "not kept");
+				    "not kept", strrchr(exes[0], '/') + 1);
 		return -1;
 	}
 	if (pipe(fd) != 0)
@@ -196,12 +206,45 @@ static int report_scontrol_run(char *const args[], char *out, size_t len)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* The job's whole AdminComment, as slurmctld holds it, into comment:
+ * squeue's admin_comment field alone (width 0: neither cut nor padded),
+ * without the line's end. 0, or -1 (no job, too long). */
+static int report_admin_comment(const char *id, char *comment, size_t len)
+{
+	char noheader[] = "-h", all[] = "-a", job_arg[] = "-j";
+	char format_arg[] = "-O", field[] = "admin_comment:0";
+	char *args[7], *show;
+	size_t n;
+	int rc = -1;
+
+	show = malloc(REPORT_SHOW_MAX);
+	if (!show)
+		return -1;
+	args[0] = noheader;
+	args[1] = all;
+	args[2] = job_arg;
+	args[3] = (char *)id;
+	args[4] = format_arg;
+	args[5] = field;
+	args[6] = NULL;
+	if (report_slurm_run(report_squeue, args, show, REPORT_SHOW_MAX) == 0) {
+		n = strlen(show);
+		if (n > 0 && show[n - 1] == '\n')
+			show[--n] = '\0';
+		if (n < len && !memchr(show, '\n', n)) {
+			memcpy(comment, show, n + 1);
+			rc = 0;
+		}
+	}
+	free(show);
+	return rc;
+}
+
 /* The measured figures into the job's AdminComment. */
 static void report_attach(uint32_t job_id, const char *text, size_t len,
 			  int partial)
 {
-	char id[32], show_arg[] = "show", job_arg[] = "job", one[] = "-o";
-	char upd[] = "update", *show = NULL, *args[5];
+	char id[32], upd[] = "update", *args[4];
 	char comment[AUTOSIZE_ADMIN_COMMENT_MAX], token[AUTOSIZE_RECORD_MAX];
 	char what[64], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
 	char newc[AUTOSIZE_ADMIN_COMMENT_MAX], jobid_arg[48];
@@ -212,22 +255,10 @@ static void report_attach(uint32_t job_id, const char *text, size_t len,
 
 	snprintf(id, sizeof(id), "%u", job_id);
 	snprintf(what, sizeof(what), "job %u's AdminComment", job_id);
-	show = malloc(REPORT_SHOW_MAX);
-	if (!show)
-		return;
-	args[0] = show_arg;
-	args[1] = one;
-	args[2] = job_arg;
-	args[3] = id;
-	args[4] = NULL;
-	if (report_scontrol_run(args, show, REPORT_SHOW_MAX) != 0 ||
-	    autosize_record_admin_comment(show, comment, sizeof(comment)) ||
+	if (report_admin_comment(id, comment, sizeof(comment)) != 0 ||
 	    !autosize_record_find(comment, &start, &n) ||
-	    autosize_record_decode(comment + start, n, what, &rec, &e)) {
-		free(show);
+	    autosize_record_decode(comment + start, n, what, &rec, &e))
 		return;   /* not a job slurmctld sized: nothing to attach to */
-	}
-	free(show);
 	used = autosize_record_measure(&rec, text, len, partial, &bad);
 	if (bad > 0)
 		autosize_spank_warn("AUTOSIZE_REPORT: %d line%s not read (one "
@@ -244,7 +275,7 @@ static void report_attach(uint32_t job_id, const char *text, size_t len,
 	args[1] = jobid_arg;
 	args[2] = assign;
 	args[3] = NULL;
-	if (report_scontrol_run(args, NULL, 0) != 0)
+	if (report_slurm_run(report_scontrol, args, NULL, 0) != 0)
 		autosize_spank_warn("AUTOSIZE_REPORT: scontrol update of job "
 				    "%u's AdminComment failed: measured "
 				    "figures not kept", job_id);
