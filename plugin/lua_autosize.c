@@ -50,8 +50,9 @@ static long lua_autosize_number16(lua_State *L, int t, const char *key)
 	return v >= LUA_AUTOSIZE_NO_VAL16 ? AUTOSIZE_JOB_UNSET : v;
 }
 
-/* job[key] as a tres string (NULL when absent, not a string, or too long
- * to be a real request); owned by the job table. */
+/* job[key] as a tres string (NULL when absent or not a string; an
+ * unreadable GPU entry when too long or with a NUL, never rewritten);
+ * owned by the job table. */
 static const char *lua_autosize_tres_string(lua_State *L, int t,
 					    const char *key)
 {
@@ -62,7 +63,7 @@ static const char *lua_autosize_tres_string(lua_State *L, int t,
 	if (lua_type(L, -1) == LUA_TSTRING) {
 		s = lua_tolstring(L, -1, &len);
 		if (len > LUA_AUTOSIZE_TRES_MAX || strlen(s) != len)
-			s = "gpu:unreadable";
+			s = "gpu=unreadable"; /* a GPU entry, not a count */
 	}
 	lua_pop(L, 1);   /* the table keeps the string alive */
 	return s;

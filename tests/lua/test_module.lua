@@ -366,9 +366,30 @@ check("junk numbers are unset, unreadable GPU spec is kept", d and
 	d.action == "rewrite" and not d.explicit.nodes and d.explicit.gpus and
 	not d.set.gpus, d and d.message)
 
+-- A tres list too long to read (over 1024 bytes) is an unreadable GPU
+-- request: not one GPU of a type named "unreadable" (planned at 1 GPU per
+-- node, its nodes multiplied while the job keeps its own GPUs).
+local long_tres = "gres:gpu:8" .. (",gres:shard:1"):rep(90)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e11"),
+	{ partition = "h100", tres_per_node = long_tres })
+local short_unreadable = autosize.plan(env(P .. "model=llama-3-70b",
+	P .. "train_tokens=2e11"),
+	{ partition = "h100", tres_per_node = "gres:gpu:zzz:x9" })
+check("keep: an over-long tres is unreadable, not 1 GPU per node", d and
+	short_unreadable and d.explicit.gpus and not d.set.gpus and
+	d.gpus_per_node == short_unreadable.gpus_per_node and
+	d.gpus_per_node > 1 and d.min_nodes == short_unreadable.min_nodes,
+	d and d.message)
+
 -- Explicit sizes, policy rewrite.
 local rw = policy_with(TMP .. "/rewrite.yaml", { explicit_size = "rewrite" })
 check("load explicit_size rewrite", autosize.load_policy(rw) == true)
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e11"),
+	{ partition = "h100", tres_per_node = long_tres })
+check("rewrite: an over-long tres is never replaced by a made-up GPU type",
+	d and (d.tres_per_node == nil or
+	       not d.tres_per_node:find("unreadable")),
+	d and d.tres_per_node)
 d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
 	{ partition = "h100", min_nodes = 1, tres_per_node = "gres:gpu:2",
 	  time_limit = 60 })
