@@ -5,6 +5,7 @@
 #ifndef AUTOSIZE_SPANK_COMMON_H
 #define AUTOSIZE_SPANK_COMMON_H
 
+#include <sys/types.h>
 #include <slurm/spank.h>
 #include "autosize.h"
 
@@ -96,6 +97,11 @@ void autosize_spank_remote_exit(void);
  */
 const char *autosize_spank_job_dir(spank_t sp);
 void autosize_spank_job_dir_exit(void);
+/* Remove name from the job's folder when it is still the regular file
+ * dev/ino: through the folder opened without following a link and
+ * checked to be the very one made or found (slurm_spank_exit runs as
+ * root; the job's user may have swapped the folder's name for a link). */
+void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino);
 
 /* spank_report.c: AUTOSIZE_REPORT for every task of an autosize job;
  * at the batch task's exit its measured figures into the job's

@@ -154,22 +154,51 @@ const char *autosize_spank_job_dir(spank_t sp)
 	return jobdir.path;
 }
 
-/* Remove what is in the folder (one level: files, links and empty
- * folders; unlinkat never follows a link), only when its name still
- * leads to that very folder. */
-static void jobdir_empty(void)
+/* The job's folder opened, only when its name still leads to that very
+ * folder (not a link, the same device and inode); -1 when not. */
+static int jobdir_open(void)
 {
 	struct stat st;
-	struct dirent *de;
-	DIR *d = NULL;
 	int fd;
 
 	fd = open(jobdir.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		  O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return -1;
 	if (fstat(fd, &st) != 0 || st.st_dev != jobdir.dev ||
-	    st.st_ino != jobdir.ino || !(d = fdopendir(fd))) {
+	    st.st_ino != jobdir.ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	int fd;
+
+	if (!jobdir.known || strchr(name, '/') || (fd = jobdir_open()) < 0)
+		return;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino)
+		(void)unlinkat(fd, name, 0);
+	close(fd);
+}
+
+/* Remove what is in the folder (one level: files, links and empty
+ * folders; unlinkat never follows a link), only when its name still
+ * leads to that very folder. */
+static void jobdir_empty(void)
+{
+	struct dirent *de;
+	DIR *d = NULL;
+	int fd;
+
+	fd = jobdir_open();
+	if (fd < 0)
+		return;
+	if (!(d = fdopendir(fd))) {
 		close(fd);
 		return;
 	}

@@ -71,17 +71,17 @@ static struct plugin_context {
 	ino_t written_ino;
 } context;
 
-/* At the end of the step, remove the DeepSpeed file this step wrote (only
- * when the name still leads to that very file), then the job's folder
- * when nothing else is in it (or the job ends: spank_jobdir.c). */
+/* At the end of the step (as root), remove the DeepSpeed file this step
+ * wrote (only when it is still that very file, in that very folder:
+ * spank_jobdir.c), then the job's folder when nothing else is in it (or
+ * the job ends). */
 void autosize_spank_remote_exit(void)
 {
-	struct stat st;
+	const char *name = strrchr(context.path, '/');
 
-	if (context.written && lstat(context.path, &st) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_dev == context.written_dev &&
-	    st.st_ino == context.written_ino)
-		(void)unlink(context.path);
+	if (context.written && name)
+		autosize_spank_job_dir_unlink(name + 1, context.written_dev,
+					      context.written_ino);
 	autosize_spank_job_dir_exit();
 	memset(&context, 0, sizeof(context));
 }

@@ -995,6 +995,35 @@ static void test_remote_job_dir_reused(void **state)
 	rm_tree(dir);
 }
 
+/* slurm_spank_exit runs as root: the step's file is removed through its
+ * folder, never through the folder's name once the job's user has moved
+ * the folder away and put a link to another folder in its place (here
+ * one holding a hard link to that very file). */
+static void test_remote_exit_swapped_dir(void **state)
+{
+	char dir[128], moved[160], other[160], link_file[192];
+	const char *v;
+
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.step_id = 1 + 3;
+	assert_int_equal(run_step("7e9"), 0);
+	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
+	assert_non_null(v);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(v, '/') - v), v);
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	snprintf(other, sizeof(other), "%s/other", tmpdir);
+	snprintf(link_file, sizeof(link_file), "%s/deepspeed-3.json", other);
+	assert_int_equal(mkdir(other, 0700), 0);
+	assert_int_equal(link(v, link_file), 0);
+	assert_int_equal(rename(dir, moved), 0);
+	assert_int_equal(symlink(other, dir), 0);
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(link_file, F_OK), 0);
+	assert_int_equal(unlink(dir), 0);
+	rm_tree(moved);
+	rm_tree(other);
+}
+
 static void test_remote_model_env(void **state)
 {
 	autosize_model m;
@@ -1289,6 +1318,7 @@ int main(void)
 		cmocka_unit_test(test_remote_step_nodes),
 		cmocka_unit_test(test_remote_planted),
 		cmocka_unit_test(test_remote_job_dir_reused),
+		cmocka_unit_test(test_remote_exit_swapped_dir),
 		cmocka_unit_test(test_remote_model_env),
 		cmocka_unit_test(test_remote_off_and_none),
 		cmocka_unit_test(test_remote_failures),
