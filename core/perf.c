@@ -21,6 +21,9 @@
 /* Share of the last backward pass that overlaps gradient reduction
  * (fitted once on the 21 original A100 runs). */
 #define PERF_DP_OVERLAP 0.72
+/* Share of each pass that hides ZeRO-3 / FSDP parameter gathers and
+ * gradient reduce-scatters, prefetched a layer ahead. */
+#define PERF_FSDP_OVERLAP 0.85
 /* Optimizer step reads and writes its state once: bytes per parameter
  * of state moved, on HBM. */
 #define PERF_OPT_PASSES 2.0
@@ -367,11 +370,22 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
 	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
 	if (lay->zero_stage >= 3) {
-		t = 2 * comm_allgather_s(param_bytes, d, &bw_only) +
-		    comm_reduce_scatter_s(grad_bytes, d, &bw_only) +
-		    1.5 * lat;
-		window = PERF_DP_OVERLAP * t_mb;
-		return lay->grad_accum * (t > window ? t - window : 0);
+		/* each phase hides its own traffic: the forward the
+		 * parameter gathers of the next layers, the backward (with
+		 * any recomputed forward: 2 + share of 3 + share parts) the
+		 * gathers and the gradient reduce-scatters (FSDP
+		 * forward/backward prefetch; Zhao et al. 2023, PyTorch FSDP,
+		 * section 3.3) */
+		double share = sizing_recompute_share(job, lay);
+		double ag = comm_allgather_s(param_bytes, d, &bw_only);
+		double rs = comm_reduce_scatter_s(grad_bytes, d, &bw_only);
+		double fwd = PERF_FSDP_OVERLAP * t_mb / (3.0 + share);
+		double bwd = PERF_FSDP_OVERLAP * t_mb * (2.0 + share) /
+			     (3.0 + share);
+		double e_fwd = ag + 0.5 * lat - fwd, e_bwd = ag + rs + lat - bwd;
+
+		return lay->grad_accum * ((e_fwd > 0 ? e_fwd : 0) +
+					  (e_bwd > 0 ? e_bwd : 0));
 	}
 	window = PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
 	if (lay->zero_stage >= 1) {

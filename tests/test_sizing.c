@@ -4,6 +4,7 @@
 #include "testutil.h"
 #include "autosize.h"
 #include "sizing.h"
+#include "comm.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -280,6 +281,46 @@ static void test_partial_recompute(void **state)
 	assert_true(sizing_recompute_share(&job, &l) == 0);
 }
 
+/* FSDP / ZeRO-3: the forward hides only the gathers of the next layers,
+ * the backward the gathers and the gradient reduce-scatters; what each
+ * pass cannot hide is exposed, even when the whole step's compute could
+ * have hidden the whole traffic. */
+static void test_fsdp_phases(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time t, t_fast;
+	comm_link net;
+	autosize_error e;
+	sizing_layout l = layout(1, 1, 64, 3, 1, AUTOSIZE_RECOMPUTE_FULL);
+	double p, ag, rs, t_mb;
+
+	assert_int_equal(autosize_model_preset("llama-2-7b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	job.flash_attention = 1;
+	part.net = AUTOSIZE_NET_ETHERNET;
+	part.net_gbps_per_node = 800;
+	l.grad_accum = 2;
+	sizing_step_time(&job, &l, &t);
+	comm_link_net(&job, &net);
+	net.latency_s = 0;
+	p = sizing_params_per_gpu(&job, &l);
+	ag = comm_allgather_s(2 * p, 64, &net);       /* bf16 parameters */
+	rs = comm_reduce_scatter_s(4 * p, 64, &net);  /* fp32 gradients */
+	t_mb = t.compute_s / l.grad_accum;
+	/* forward: a quarter of a fully recomputed micro-batch */
+	assert_true(ag > t_mb / 4);
+	assert_true(t.dp_comm_s >= l.grad_accum * (ag - t_mb / 4) +
+		    l.grad_accum * (ag + rs > 0.75 * t_mb
+				    ? ag + rs - 0.75 * t_mb : 0) - 1e-9);
+	/* a network four times faster exposes less than half as much */
+	part.net_gbps_per_node = 3200;
+	sizing_step_time(&job, &l, &t_fast);
+	assert_true(t_fast.dp_comm_s < t.dp_comm_s / 2);
+}
+
 static void test_time_terms(void **state)
 {
 	autosize_model m;
@@ -331,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_lora_memory),
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_partial_recompute),
+		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_time_terms),
 	};
 
