@@ -231,6 +231,17 @@ static long decide_socket_gpus(const autosize_job *job)
 	return job->gpus_per_socket * job->sockets_per_node;
 }
 
+/* 1 when a GPU request of the job cannot be read (two GPU entries, a
+ * count out of range): no plan can be made around it, and none may
+ * replace it. */
+static int decide_gpus_unreadable(const autosize_job *job)
+{
+	return job->gpus_per_node == AUTOSIZE_JOB_UNREADABLE ||
+	       job->gpus_per_job == AUTOSIZE_JOB_UNREADABLE ||
+	       job->gpus_per_task == AUTOSIZE_JOB_UNREADABLE ||
+	       job->gpus_per_socket == AUTOSIZE_JOB_UNREADABLE;
+}
+
 /*
  * The user's explicit size: recorded in d, and put into the request when
  * the policy keeps it. GPUs per task or per socket are kept whatever the
@@ -482,6 +493,15 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		 job->partition);
 	if (job->het_offset == 0) {
 		decide_het(p, job, w, d);
+		return;
+	}
+	if (decide_gpus_unreadable(job)) {
+		/* Sized with a GPU count of the plan's choosing, the job
+		 * would get the plan's nodes and time with its own GPUs. */
+		decide_text(d->message, sizeof(d->message), "not sized: the "
+			 "job's GPU request cannot be read (one GPU entry with "
+			 "a count, e.g. --gpus-per-node=8, is sized); it goes "
+			 "through as submitted");
 		return;
 	}
 	if (decide_explicit(def, job, &w->req, d) != 0)

@@ -181,6 +181,28 @@ static void test_gpus_per_socket_kept(void **state)
 	assert_non_null(strstr(fx.d.message, "1 node x 2 GPUs"));
 }
 
+/* A GPU request that cannot be read (two GPU entries) is never sized: a
+ * plan at a GPU count of its own choosing would give the job the plan's
+ * nodes and time with the job's own GPUs. Passed unchanged, and said. */
+static void test_unreadable_gpus_not_sized(void **state)
+{
+	autosize_job_init(&fx.job);
+	fx.job.gpus_per_node = autosize_tres_gpus("gres:gpu:a100:2,"
+						  "gres:gpu:h100:2");
+	assert_int_equal(fx.job.gpus_per_node, AUTOSIZE_JOB_UNREADABLE);
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.has_options, 1);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_false(fx.d.has_plan);
+	assert_false(fx.d.set_nodes || fx.d.set_gpus || fx.d.set_time);
+	assert_non_null(strstr(fx.d.message, "cannot be read"));
+	autosize_job_init(&fx.job);
+	fx.job.gpus_per_job = AUTOSIZE_JOB_UNREADABLE;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_false(fx.d.has_plan);
+}
+
 static void test_zero_gpus_refused(void **state)
 {
 	autosize_job_init(&fx.job);
@@ -397,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_partition_in_list),
 		cmocka_unit_test(test_gpus_per_task_kept),
 		cmocka_unit_test(test_gpus_per_socket_kept),
+		cmocka_unit_test(test_unreadable_gpus_not_sized),
 		cmocka_unit_test(test_zero_gpus_refused),
 		cmocka_unit_test(test_het_job),
 		cmocka_unit_test(test_model_name_filtered),

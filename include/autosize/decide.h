@@ -12,7 +12,9 @@
  *      the job's --autosize overrides the policy (explain acts as warn);
  *   4. a heterogeneous job is never resized nor refused for its size: its
  *      first component gets the suggestion, the others nothing;
- *   5. explicit size (-N, --gpus-per-node/--gres=gpu:N, --gpus, -t) with
+ *   5. a GPU request that cannot be read (two GPU entries, a count out
+ *      of range): not sized, said, passed as submitted; an
+ *      explicit size (-N, --gpus-per-node/--gres=gpu:N, --gpus, -t) with
  *      explicit_size keep: kept, the rest planned around it (a size above
  *      the partition's limits is refused before any search); with rewrite
  *      replaced. GPUs per task or per socket are always kept;
