@@ -25,6 +25,7 @@ static int spank_options_matter(spank_context_t ctx)
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
+	int rc;
 
 	/* A bad plugstack line disables the plugin (logged); only sbatch,
 	 * salloc and srun are stopped by it. */
@@ -37,7 +38,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	 * that use them keep working. */
 	if (!spank_options_matter(ctx))
 		return 0;
-	return autosize_spank_options_register(sp);
+	rc = autosize_spank_options_register(sp);
+	/* Logged; in slurmstepd a failed init of a required plugin fails
+	 * every step's launch and drains the node: there the options are
+	 * simply not seen (the job goes without a layout). */
+	return ctx == S_CTX_REMOTE ? 0 : rc;
 }
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)

@@ -82,8 +82,14 @@ const char *spank_strerror(spank_err_t err)
 	return "stub error";
 }
 
+/* What spank_option_register answers (Slurm: ESPANK_BAD_ARG for an
+ * option name another plugin of the node registered first). */
+static spank_err_t stub_register_rc = ESPANK_SUCCESS;
+
 spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 {
+	if (stub_register_rc != ESPANK_SUCCESS)
+		return stub_register_rc;
 	assert_true(stub.n_opts < STUB_MAX);
 	stub.opts[stub.n_opts++] = opt;
 	return ESPANK_SUCCESS;
@@ -346,7 +352,7 @@ static void test_register(void **state)
 		"model-params", "model", "train-tokens", "train-time",
 		"train-mode", "train-seq-len", "train-batch",
 		"train-precision", "train-optimizer", "train-framework",
-		"autosize", NULL};
+		"grad-reduce", "autosize", NULL};
 	int i;
 
 	assert_int_equal(start(S_CTX_ALLOCATOR, NULL), 0);
@@ -1238,6 +1244,22 @@ static void test_remote_bad_plugstack_line(void **state)
 	assert_int_equal(stub.n_set + stub.n_warns, 0);
 }
 
+/* Options that cannot be registered stop sbatch, never a step: a
+ * required plugin whose init fails in slurmstepd fails the launch and
+ * drains the node. */
+static void test_remote_register_fails(void **state)
+{
+	stub_register_rc = ESPANK_BAD_ARG;
+	assert_int_equal(start(S_CTX_ALLOCATOR, NULL), -1);
+	assert_int_equal(start(S_CTX_REMOTE, NULL), 0);
+	assert_true(stub.n_errors >= 1);
+	stub_register_rc = ESPANK_SUCCESS;
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_set, 0);
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -1325,6 +1347,7 @@ int main(void)
 		cmocka_unit_test(test_remote_gpucheck),
 		cmocka_unit_test(test_remote_enforce),
 		cmocka_unit_test(test_remote_bad_plugstack_line),
+		cmocka_unit_test(test_remote_register_fails),
 		cmocka_unit_test(test_plugstack_mode),
 	};
 
