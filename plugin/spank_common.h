@@ -102,6 +102,9 @@ void autosize_spank_job_dir_exit(void);
  * checked to be the very one made or found (slurm_spank_exit runs as
  * root; the job's user may have swapped the folder's name for a link). */
 void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino);
+/* open(2) of name in the job's folder, the same way (O_NOFOLLOW added);
+ * -1 when the folder is not that very one any more. */
+int autosize_spank_job_dir_openat(const char *name, int flags);
 
 /* spank_report.c: AUTOSIZE_REPORT for every task of an autosize job;
  * at the batch task's exit its measured figures into the job's

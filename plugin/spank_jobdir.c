@@ -186,6 +186,17 @@ void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino)
 	close(fd);
 }
 
+int autosize_spank_job_dir_openat(const char *name, int flags)
+{
+	int dir, fd;
+
+	if (!jobdir.known || strchr(name, '/') || (dir = jobdir_open()) < 0)
+		return -1;
+	fd = openat(dir, name, flags | O_NOFOLLOW);
+	close(dir);
+	return fd;
+}
+
 /* Remove what is in the folder (one level: files, links and empty
  * folders; unlinkat never follows a link), only when its name still
  * leads to that very folder. */

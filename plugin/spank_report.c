@@ -87,11 +87,11 @@ void autosize_spank_report_user_init(spank_t sp)
 		autosize_spank_warn("cannot set AUTOSIZE_REPORT");
 }
 
-/* Read the tail of the report (the job's user's file, not a link): 0,
- * or -1 when there is none worth reading. *partial: the tail starts
- * inside a line. */
-static int report_read(const char *path, uid_t uid, char **text,
-		       size_t *len, int *partial)
+/* Read the tail of the report (the job's user's file, not a link, in
+ * the job's very folder: root never follows a link the user put in the
+ * folder's place to a file elsewhere): 0, or -1 when there is none worth
+ * reading. *partial: the tail starts inside a line. */
+static int report_read(uid_t uid, char **text, size_t *len, int *partial)
 {
 	struct stat st;
 	ssize_t got;
@@ -99,7 +99,8 @@ static int report_read(const char *path, uid_t uid, char **text,
 	char *buf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = autosize_spank_job_dir_openat(REPORT_NAME, O_RDONLY |
+					   O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
@@ -295,7 +296,7 @@ int autosize_spank_report_task_exit(spank_t sp)
 	    step_id != AUTOSIZE_SPANK_STEP_BATCH ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    !report_path(sp, path, sizeof(path)) ||
-	    report_read(path, uid, &text, &len, &partial) != 0)
+	    report_read(uid, &text, &len, &partial) != 0)
 		return 0;
 	report_attach(job_id, text, len, partial);
 	free(text);
