@@ -157,6 +157,17 @@ static void framework_state_compute(const sizing_job *job,
 		st->grad_wire_b = fp16 ? FRAMEWORK_HALF_B : FRAMEWORK_FP32_B;
 		break;
 	}
+	if (job->grad_reduce_b <= 0)
+		return;
+	/* a stated reduction precision: on the wire, and Megatron's
+	 * gradient buffer is kept in it (megatron-core DDP: the buffer is
+	 * fp32 only with grad_reduce_in_fp32; NeMo grad_sync_dtype bf16,
+	 * Megatron-LM --grad-reduce-in-bf16); FSDP and DeepSpeed cast the
+	 * reduced shard back to their own gradient precision */
+	st->grad_wire_b = job->grad_reduce_b;
+	if (framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON &&
+	    !fp16)
+		st->grad_b = job->grad_reduce_b;
 }
 
 double framework_buffer_bytes(const sizing_job *job, const sizing_layout *lay,

@@ -469,6 +469,10 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		launch_put(o, " --bf16");
 		break;
 	}
+	/* --grad-reduce bf16: Megatron-LM otherwise reduces bf16 runs'
+	 * gradients in fp32 (arguments.py) */
+	if (r->precision != AUTOSIZE_PREC_FP16 && r->grad_reduce_b == 2)
+		launch_put(o, " --grad-reduce-in-bf16");
 	return 0;
 }
 

@@ -63,6 +63,9 @@ static const autosize_option options_table[] = {
 	{"train-framework", "megatron|fsdp|deepspeed",
 	 "training framework (default: the site policy's, else megatron)",
 	 OPT_BOTH},
+	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
+	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
+	 OPT_BOTH},
 	{"autosize", "rewrite|warn|off|explain",
 	 "size the job, only warn, leave it, or print the plan and stop",
 	 AUTOSIZE_OPT_SPANK},
@@ -392,6 +395,14 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		if ((rc = autosize_parse_choice(value, what, opts, &k, e)))
 			return rc;
 		r->optimizer = (autosize_optimizer)k;
+		return AUTOSIZE_OK;
+	}
+	if (strcmp(name, "grad-reduce") == 0) {
+		static const char *const widths[] = {"fp32", "bf16", NULL};
+
+		if ((rc = autosize_parse_choice(value, what, widths, &k, e)))
+			return rc;
+		r->grad_reduce_b = k == 0 ? 4 : 2;
 		return AUTOSIZE_OK;
 	}
 	if (strcmp(name, "train-framework") == 0) {

@@ -43,6 +43,7 @@ void autosize_request_init(autosize_request *r)
 	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
 	r->precision = AUTOSIZE_PREC_BF16;
 	r->optimizer = AUTOSIZE_OPT_ADAMW;
+	r->grad_reduce_b = AUTOSIZE_UNSET;
 	r->seq_len = AUTOSIZE_UNSET;
 	r->global_batch = AUTOSIZE_UNSET;
 	r->gpus_per_node = AUTOSIZE_UNSET;
@@ -306,6 +307,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->train_mode = r->train_mode;
 	job->precision = r->precision;
 	job->optimizer = r->optimizer;
+	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	/* stated by the user, else the site's default: never inferred */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework

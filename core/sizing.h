@@ -58,6 +58,8 @@ typedef struct sizing_job {
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* DEFAULT resolves to the built-in */
+	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
+			      * framework's */
 	int seq_len;
 	int global_batch;    /* sequences per step */
 	int flash_attention; /* 1: no s x s score tensor is stored */

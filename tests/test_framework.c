@@ -362,6 +362,18 @@ static void test_cp_ep_plan(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* r from "name", "value" pairs (NULL-terminated), not finished. */
+static void request_of(autosize_request *r, const char *const *opts)
+{
+	autosize_error e;
+	int i;
+
+	autosize_request_init(r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(r, opts[i], opts[i + 1],
+						      &e), 0);
+}
+
 /* Megatron's block method: Llama 3 405B on 8192 H100s (Meta's layout,
  * TP 8 PP 16, 8k sequences) fits with part of each stage recomputed, is
  * faster than with every layer recomputed, and the launcher says how
@@ -378,13 +390,9 @@ static void test_partial_recompute_plan(void **state)
 	autosize_error e;
 	autosize_policy *p = autosize_policy_default(&e);
 	char buf[1024], want[64];
-	int i;
 
 	assert_non_null(p);
-	autosize_request_init(&r);
-	for (i = 0; opts[i]; i += 2)
-		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
-						      &e), 0);
+	request_of(&r, opts);
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
 	assert_true(plan.feasible);
@@ -405,6 +413,51 @@ static void test_partial_recompute_plan(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* --grad-reduce: parsed and refused by name; bf16 halves Megatron's
+ * gradient buffer and its data-parallel traffic, and the launcher asks
+ * Megatron-LM for it. */
+static void test_grad_reduce(void **state)
+{
+	static const char *const opts[] = {"layers", "44", "hidden", "6144",
+		"heads", "48", "vocab", "50304", "mlp", "gelu", "gpu", "h100",
+		"gpus", "64", "tp", "2", "pp", "1", "micro-batch", "2",
+		"train-seq-len", "2048", "train-batch", "256",
+		"train-framework", "megatron", "recompute", "full",
+		"memory-reserve", "0", "train-tokens", "1e12", NULL};
+	autosize_request r;
+	autosize_plan fp32, bf16;
+	autosize_error e;
+	autosize_policy *p = autosize_policy_default(&e);
+	char buf[1024];
+
+	assert_non_null(p);
+	request_of(&r, opts);
+	assert_int_not_equal(autosize_request_set(&r, "grad-reduce", "fp16",
+						  &e), 0);
+	assert_non_null(strstr(e.msg, "--grad-reduce"));
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &fp32, &e), AUTOSIZE_OK);
+	assert_true(autosize_launch_megatron_args(&fp32, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_null(strstr(buf, "--grad-reduce-in-bf16"));
+	assert_int_equal(autosize_request_set(&r, "grad-reduce", "bf16", &e),
+			 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &bf16, &e), AUTOSIZE_OK);
+	assert_true(fabs(bf16.mem.gradients_bytes -
+			 fp32.mem.gradients_bytes / 2) <
+		    1e-6 * fp32.mem.gradients_bytes);
+	assert_true(bf16.tokens_per_s > fp32.tokens_per_s);
+	assert_true(autosize_launch_megatron_args(&bf16, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --grad-reduce-in-bf16"));
+	/* fp32 stated is the Megatron default */
+	assert_int_equal(autosize_request_set(&r, "grad-reduce", "fp32", &e),
+			 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &bf16, &e), AUTOSIZE_OK);
+	assert_true(bf16.mem.gradients_bytes == fp32.mem.gradients_bytes);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_cp_ep_terms),
 		cmocka_unit_test(test_cp_ep_plan),
 		cmocka_unit_test(test_partial_recompute_plan),
+		cmocka_unit_test(test_grad_reduce),
 	};
 
 	return cmocka_run_group_tests_name("framework", tests, setup,

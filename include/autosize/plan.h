@@ -86,6 +86,9 @@ typedef struct autosize_request {
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* --train-framework; DEFAULT = policy */
+	int grad_reduce_b;          /* --grad-reduce: bytes per gradient
+				     * reduced (4 fp32, 2 bf16); UNSET = the
+				     * framework's */
 	char partition[AUTOSIZE_PART_LIST_MAX]; /* a name or a comma list
 					     * (each planned once); "" =
 					     * policy default */
