@@ -237,14 +237,18 @@ static double lua_autosize_limit(lua_State *L, int t, const char *key)
 /*
  * The partitions slurmctld lets this job use with their limits (the
  * part_list job_submit.lua receives: a table by name of tables with
- * max_nodes, total_nodes, max_time in minutes), at most
- * AUTOSIZE_MAX_PARTITIONS of them; anything else is ignored. Not known
- * (the policy alone) when nil or empty.
+ * max_nodes, total_nodes, max_time in minutes). Only those of the policy
+ * p (at most AUTOSIZE_MAX_PARTITIONS) are kept: a large site lists far
+ * more, which must not crowd them out. Anything else is ignored. Not
+ * known (the policy alone) when nil or empty.
  */
-static void lua_autosize_read_parts(lua_State *L, int t, autosize_job *job)
+static void lua_autosize_read_parts(lua_State *L, int t,
+				    const autosize_policy *p,
+				    autosize_job *job)
 {
 	autosize_part_limit *l;
 	size_t len;
+	int listed = 0;
 
 	if (!lua_istable(L, t))
 		return;
@@ -254,8 +258,10 @@ static void lua_autosize_read_parts(lua_State *L, int t, autosize_job *job)
 		    job->live.n < AUTOSIZE_MAX_PARTITIONS) {
 			const char *name = lua_tolstring(L, -2, &len);
 
+			listed = 1;
 			if (len > 0 && len < sizeof(l->name) &&
-			    strlen(name) == len) {
+			    strlen(name) == len &&
+			    (!p || autosize_policy_find_partition(p, name))) {
 				l = &job->live.at[job->live.n++];
 				memcpy(l->name, name, len + 1);
 				l->max_nodes = (long)lua_autosize_limit(
@@ -269,8 +275,9 @@ static void lua_autosize_read_parts(lua_State *L, int t, autosize_job *job)
 		lua_pop(L, 1);
 	}
 	/* Slurm always lists at least one partition: an empty table is a
-	 * caller that does not know them. */
-	job->have_live = job->live.n > 0;
+	 * caller that does not know them (one listing none of the policy's
+	 * knows them all closed). */
+	job->have_live = job->live.n > 0 || (listed && p);
 }
 
 /* plan(env, job, parts, policy): runs inside lua_pcall with the policy
@@ -298,7 +305,7 @@ static int lua_autosize_plan_protected(lua_State *L)
 	}
 	if (lua_istable(L, 2))
 		tres = lua_autosize_tres_string(L, 2, "tres_per_node");
-	lua_autosize_read_parts(L, 3, &job);
+	lua_autosize_read_parts(L, 3, p, &job);
 	/* Scratch as a userdata: collected whatever happens. */
 	s = lua_newuserdata(L, sizeof(*s) + autosize_decide_work_size());
 	n = lua_autosize_read_env(L, 1, s->env);

@@ -377,6 +377,29 @@ check("keep: an over-long tres is unreadable, not 1 GPU per node", d and
 	d.action == "none" and d.min_nodes == nil and
 	d.message:find("cannot be read"), d and d.message)
 
+-- slurmctld's part_list holds every partition the user may use, on a
+-- large site far more than the policy's 32 at most: the policy's own are
+-- never crowded out by the others (taken in pairs() order, they were).
+do
+	local parts, only = {}, {}
+	for _, name in ipairs(autosize.policy_info().partitions) do
+		parts[name] = { max_nodes = 64, total_nodes = 64,
+			max_time = 2880 }
+		only[name] = parts[name]
+	end
+	for i = 1, 1000 do
+		parts["other" .. i] = { max_nodes = 1, total_nodes = 1,
+			max_time = 60 }
+	end
+	local e = env(P .. "model=llama-3-70b", P .. "train_tokens=2e11")
+	local want_d = autosize.plan(e, {}, only)
+	d = autosize.plan(e, {}, parts)
+	check("part_list of 1000 other partitions: the policy's still planned",
+		d and want_d and want_d.action == "rewrite" and
+		d.action == "rewrite" and d.partition == want_d.partition and
+		d.min_nodes == want_d.min_nodes, d and d.message)
+end
+
 -- Explicit sizes, policy rewrite.
 local rw = policy_with(TMP .. "/rewrite.yaml", { explicit_size = "rewrite" })
 check("load explicit_size rewrite", autosize.load_policy(rw) == true)
