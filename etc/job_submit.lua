@@ -467,8 +467,11 @@ local function submit(job_desc, part_list, submit_uid)
 			log_user("autosize: " .. table.concat(changes, ", "))
 			-- One line per sized job for the admins (job ids are
 			-- not known yet at submit time).
+			-- The name is the user's: no control characters
+			-- (a newline would forge slurmctld log lines).
 			log_info(string.format("autosize: uid %s job %s: %s",
-				tostring(submit_uid), tostring(job_desc.name),
+				tostring(submit_uid),
+				(tostring(job_desc.name):gsub("%c", "?")),
 				table.concat(changes, ", ")))
 		end
 		show_plan()

@@ -496,7 +496,7 @@ end
 check("200 plans in a row", true)
 
 -- ------------------------------------------------------- job_submit.lua
-local fake = { user = {}, error = {} }
+local fake = { user = {}, error = {}, info = {} }
 slurm = {
 	SUCCESS = 0, ERROR = -1, FAILURE = -1,
 	ESLURM_INVALID_NODE_COUNT = 2006, ESLURM_ACCESS_DENIED = 2002,
@@ -508,7 +508,9 @@ slurm = {
 	log_error = function(...)
 		fake.error[#fake.error + 1] = string.format(...)
 	end,
-	log_info = function() end,
+	log_info = function(...)
+		fake.info[#fake.info + 1] = string.format(...)
+	end,
 }
 
 -- A job_desc like Slurm's: reads through __index, writes recorded.
@@ -756,6 +758,19 @@ check("explicit size: plan for 4 nodes and the short limit warned",
 	rc == slurm.SUCCESS and user_text():find(": 4 nodes x 8 GPUs") and
 	user_text():find("your time limit %(60 min%) ends before"),
 	user_text())
+
+-- The admins' line names the job by the name its user chose: one line
+-- in slurmctld's log, whatever the name holds (no forged log lines).
+fake.info = {}
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	name = "x\n[2026-01-01T00:00:00.000] error: forged\r",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=1e11") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("admins' line: the job name cannot break slurmctld's log line",
+	rc == slurm.SUCCESS and #fake.info == 1 and
+	not fake.info[1]:find("[\r\n]") and fake.info[1]:find("forged"),
+	fake.info[1])
 
 -- Explicit --gpus replaced under explicit_size rewrite: tres_per_job
 -- loses its GPU entry.
