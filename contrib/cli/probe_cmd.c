@@ -88,36 +88,90 @@ static int probe_exec(char *const argv[], char *out, size_t len)
 	return cli_reap(pid);
 }
 
-/* One field of `scontrol show job -o` output ("JobState"). */
-static void probe_field(const char *show, const char *key, char *buf,
-			size_t len)
+/* The first line of text, without its line end. */
+static void probe_first_line(char *text)
 {
-	char pat[64];
-	const char *p;
-	size_t n;
-
-	buf[0] = '\0';
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(show, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	n = strcspn(p, " \n");
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
+	text[strcspn(text, "\n")] = '\0';
 }
 
-static int probe_show(long id, char *show, size_t len)
+/*
+ * One field of a job, read alone: squeue's (`-O FIELD:0`, neither cut
+ * nor padded), else, once the job has left slurmctld, sacct's. Never out
+ * of `scontrol show job` text, where the job's name (chosen by whoever
+ * submitted it) could forge "JobState=..." or "AdminComment=...".
+ */
+static void probe_job_field(long id, const char *squeue_field,
+			    const char *sacct_field, char *buf, size_t len)
 {
-	char idbuf[24];
-	char *argv[] = {"scontrol", "show", "job", "-o", idbuf, NULL};
+	char idbuf[24], fmt[64];
+	char *sq[] = {"squeue", "-h", "-a", "-t", "all", "-j", idbuf, "-O",
+		      fmt, NULL};
+	char *sa[] = {"sacct", "-n", "-X", "-P", "-j", idbuf, "-o",
+		      (char *)sacct_field, NULL};
 
 	snprintf(idbuf, sizeof(idbuf), "%ld", id);
-	/* a leading space so that every field has one before it */
-	show[0] = ' ';
-	return probe_exec(argv, show + 1, len - 1);
+	snprintf(fmt, sizeof(fmt), "%s:0", squeue_field);
+	if (probe_exec(sq, buf, len) == 0) {
+		probe_first_line(buf);
+		if (buf[0])
+			return;
+	}
+	buf[0] = '\0';
+	if (sacct_field && probe_exec(sa, buf, len) == 0)
+		probe_first_line(buf);
+}
+
+/*
+ * The job's output file: squeue prints the pattern as submitted
+ * (`--output=dir/%j.out`); expand Slurm's %j / %A (the id), %x (the
+ * job's name) and %%. "" when another pattern is in it.
+ */
+static void probe_stdout(long id, char *buf, size_t len)
+{
+	char pattern[1024], name[256];
+	size_t used = 0, i;
+	int n;
+
+	probe_job_field(id, "stdout", NULL, pattern, sizeof(pattern));
+	name[0] = '\0';
+	if (strstr(pattern, "%x"))
+		probe_job_field(id, "name", NULL, name, sizeof(name));
+	buf[0] = '\0';
+	for (i = 0; pattern[i] && used + 1 < len; i++) {
+		if (pattern[i] != '%') {
+			buf[used++] = pattern[i];
+			continue;
+		}
+		switch (pattern[++i]) {
+		case 'j':
+		case 'A':
+			n = snprintf(buf + used, len - used, "%ld", id);
+			break;
+		case 'x':
+			n = snprintf(buf + used, len - used, "%s", name);
+			break;
+		case '%':
+			n = snprintf(buf + used, len - used, "%%");
+			break;
+		default:
+			buf[0] = '\0';
+			return;
+		}
+		if (n < 0 || (size_t)n >= len - used) {
+			buf[0] = '\0';
+			return;
+		}
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+}
+
+/* The job's state ("COMPLETED"; sacct's "CANCELLED by 0" cut to its
+ * first word), "" when unknown. */
+static void probe_state(long id, char *buf, size_t len)
+{
+	probe_job_field(id, "state", "State", buf, len);
+	buf[strcspn(buf, " ")] = '\0';
 }
 
 static int probe_terminal(const char *state)
@@ -157,22 +211,21 @@ static int probe_output_oom(const char *path)
 /* Read a finished probe job: state, OOM, its record. */
 static void probe_read_job(probe_cli *c, int i)
 {
-	static char show[PROBE_SHOW_MAX];
 	char comment[AUTOSIZE_ADMIN_COMMENT_MAX], out[1024], what[64];
 	autosize_probe_run *run = &c->runs[i];
 	const autosize_gpu *gpu;
 	autosize_error e;
 	size_t start, len;
 
-	if (probe_show(run->job_id, show, sizeof(show)) != 0)
+	probe_state(run->job_id, run->state, sizeof(run->state));
+	if (!run->state[0])
 		return;
-	probe_field(show, "JobState", run->state, sizeof(run->state));
-	probe_field(show, "StdOut", out, sizeof(out));
+	probe_stdout(run->job_id, out, sizeof(out));
 	run->oom = strcmp(run->state, "OUT_OF_MEMORY") == 0 ||
 		   probe_output_oom(out);
-	if (autosize_record_admin_comment(show + 1, comment,
-					  sizeof(comment)) != 0 ||
-	    !autosize_record_find(comment, &start, &len))
+	probe_job_field(run->job_id, "admin_comment", "AdminComment", comment,
+			sizeof(comment));
+	if (!autosize_record_find(comment, &start, &len))
 		return;
 	snprintf(what, sizeof(what), "job %ld's AdminComment", run->job_id);
 	if (autosize_record_decode(comment + start, len, what, &c->rec[i],
@@ -188,7 +241,6 @@ static void probe_read_job(probe_cli *c, int i)
 /* Wait for every probe, one progress line on stderr. */
 static int probe_wait(probe_cli *c)
 {
-	static char show[PROBE_SHOW_MAX];
 	time_t until = time(NULL) + (time_t)(c->time_min + 10) * 60 * 2;
 	const char *poll = getenv("AUTOSIZE_PROBE_POLL_S");
 	int i, left, poll_s = poll ? atoi(poll) : 5;
@@ -200,11 +252,7 @@ static int probe_wait(probe_cli *c)
 		left = 0;
 		fprintf(stderr, "\rautosize: probe:");
 		for (i = 0; i < c->n_runs; i++) {
-			state[0] = '\0';
-			if (probe_show(c->runs[i].job_id, show,
-				       sizeof(show)) == 0)
-				probe_field(show, "JobState", state,
-					    sizeof(state));
+			probe_state(c->runs[i].job_id, state, sizeof(state));
 			if (!probe_terminal(state))
 				left++;
 			fprintf(stderr, " job %ld (%d GPUs) %s%s",
