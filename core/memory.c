@@ -267,6 +267,31 @@ static void memory_layer_bytes(const sizing_job *job,
 	*kept *= lay->micro_batch;
 }
 
+/* Micro-batches the first stage holds in flight and the interleaving
+ * factor on them: 1F1B keeps up to pp (Korthikanti et al. 2022, section
+ * 4.2.3); interleaving adds (p - 1) / (p v). */
+static double memory_inflight(const sizing_layout *lay)
+{
+	double inflight;
+
+	if (lay->pp <= 1)
+		return 1;
+	inflight = lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
+	if (lay->vp > 1)
+		inflight *= 1 + (lay->pp - 1.0) / (lay->pp * lay->vp);
+	return inflight;
+}
+
+double sizing_recompute_saving_bytes(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	double per_layer, rebuilt, kept;
+
+	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
+	return (kept - per_layer) * memory_inflight(lay) *
+	       (1 + MEMORY_FRAGMENTATION);
+}
+
 static double memory_activations(const sizing_job *job,
 				 const sizing_layout *lay)
 {
@@ -275,7 +300,7 @@ static double memory_activations(const sizing_job *job,
 	double b = lay->micro_batch, h = m->hidden;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double per_layer, rebuilt, kept, layers, redone;
-	double inflight = 1, interleave = 1, acts;
+	double inflight = memory_inflight(lay), acts;
 
 	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
 	/* partial recomputation (Megatron block method): the recomputed
@@ -283,18 +308,11 @@ static double memory_activations(const sizing_job *job,
 	layers = memory_layers_per_stage(job, lay);
 	redone = sizing_recompute_share(job, lay) * layers;
 
-	/* 1F1B: the first stage holds up to pp micro-batches in flight
-	 * (Korthikanti et al. 2022, section 4.2.3); interleaving adds
-	 * (p - 1) / (p v). */
-	if (lay->pp > 1) {
-		inflight = lay->pp < lay->grad_accum ? lay->pp
-						     : lay->grad_accum;
-		if (lay->vp > 1)
-			interleave = 1 + (lay->pp - 1.0) / (lay->pp * lay->vp);
-	}
-	acts = (per_layer * redone + kept * (layers - redone)) * inflight *
-	       interleave;
-	acts += s * b * h * inflight / rep_div;     /* embedding output */
+	acts = (per_layer * redone + kept * (layers - redone)) * inflight;
+	/* embedding output (in flight, without the interleaving factor) */
+	acts += s * b * h * (lay->pp > 1 ? (lay->pp < lay->grad_accum
+					    ? lay->pp : lay->grad_accum) : 1) /
+		rep_div;
 	if (lay->pp == 1)
 		/* fp32 logits 4sbv/t, final norm and head input 4sbh/t */
 		acts += 4 * s * b * m->vocab / t + 4 * s * b * h / t;

@@ -240,6 +240,24 @@ static double perf_expert_dim(const sizing_job *job, const sizing_layout *lay,
 	return dim < m->hidden ? dim : m->hidden;
 }
 
+double sizing_microbatch_bound_s(const sizing_job *job,
+				 const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	const perf_params *pp = sizing_perf(job);
+	double tokens = (double)job->seq_len * lay->micro_batch /
+			SIZING_CP(lay);
+	double dim = (double)m->hidden / lay->tp, eff;
+
+	if (tokens < dim)
+		dim = tokens;
+	/* routed experts may run wider GEMMs than the dense ones */
+	eff = m->experts > 1 ? pp->gemm_eff_max : perf_gemm_eff(pp, dim);
+	return sizing_model_flops_per_token(job) * tokens *
+	       perf_stage_layers(m, lay) / m->layers / lay->tp *
+	       perf_fp8_factor(pp) / (perf_base_peak(job) * eff);
+}
+
 /* Compute time of one micro-batch on one pipeline stage. */
 static double perf_microbatch_compute_s(const sizing_job *job,
 					const sizing_layout *lay, double hw)

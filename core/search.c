@@ -76,6 +76,9 @@ typedef struct search_state {
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
+	const framework_profile *fp; /* the job's framework profile */
+	/* Megatron stage splits seen: 1 exists, -1 none, 0 not asked */
+	signed char split[SEARCH_MAX_PP + 1][SEARCH_MAX_VP + 1];
 } search_state;
 
 void search_evaluate(const sizing_job *job, const sizing_layout *lay,
@@ -229,9 +232,9 @@ static double search_time(search_state *st, const sizing_layout *lay,
 	 * one well behind the fastest of its size (PP 4 for DP 4 on 4
 	 * GPUs, and 4 -> 8 GPUs looks superlinear). */
 	if (!st->have_best ||
-	    (search_better(st, &c, &st->best) &&
-	     !(c.nodes == st->best.nodes && c.gpn == st->best.gpn &&
-	       c.tokens_per_s < st->size_fastest * (1 - RANK_TIE)))) {
+	    (!(c.nodes == st->best.nodes && c.gpn == st->best.gpn &&
+	       c.tokens_per_s < st->size_fastest * (1 - RANK_TIE)) &&
+	     search_better(st, &c, &st->best))) {
 		st->best = c;
 		st->best_updates++;
 		st->have_best = 1;
@@ -266,12 +269,12 @@ static long search_grad_accum(double batch, long per_step, int exact)
 	for (a = per_step, b = SEARCH_BATCH_ROUND; b; t = a % b, a = b, b = t)
 		;
 	step = per_step / a * SEARCH_BATCH_ROUND;   /* lcm */
-	total = lround(batch / step) * step;
+	total = (long)(batch / step + 0.5) * step;   /* positive: rounds */
 	if (total < step)
 		total = step;
 	if (fabs((double)total - batch) > SEARCH_BATCH_TOLERANCE * batch) {
 		/* no round count near: the nearest multiple of per_step */
-		total = lround(batch / per_step) * per_step;
+		total = (long)(batch / per_step + 0.5) * per_step;
 		if (fabs((double)total - batch) >
 		    SEARCH_BATCH_TOLERANCE * batch)
 			return 0;
@@ -306,20 +309,25 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
  */
 /* 1 when Megatron can split the model's layers over pp stages of vp
  * virtual stages each (other frameworks: always). */
-static int search_split_ok(const search_state *st, int pp, int vp)
+static int search_split_ok(search_state *st, int pp, int vp)
 {
-	int first, middle, last;
+	int first, middle, last, ok;
 
 	if (pp <= 1 || framework_resolve(st->job->framework) !=
 		       AUTOSIZE_FRAMEWORK_MEGATRON)
 		return 1;
-	return stages_megatron_split(st->job->model->layers, pp, vp, &first,
-				     &middle, &last) >= 0;
+	if (pp <= SEARCH_MAX_PP && vp <= SEARCH_MAX_VP && st->split[pp][vp])
+		return st->split[pp][vp] > 0;
+	ok = stages_megatron_split(st->job->model->layers, pp, vp, &first,
+				   &middle, &last) >= 0;
+	if (pp <= SEARCH_MAX_PP && vp <= SEARCH_MAX_VP)
+		st->split[pp][vp] = ok ? 1 : -1;
+	return ok;
 }
 
 static int search_vp_max(const search_state *st, int pp)
 {
-	const framework_profile *fp = framework_profile_job(st->job);
+	const framework_profile *fp = st->fp;
 	int per = (st->job->model->layers + pp - 1) / pp, v;
 
 	if (search_pinned(st->req->interleave) || pp <= 1 || !fp->vp_ok)
@@ -330,13 +338,26 @@ static int search_vp_max(const search_state *st, int pp)
 	return 1;
 }
 
+/* 1 when the search may recompute part of lay's layers: full
+ * recomputation it chose itself, under a framework with Megatron's block
+ * method, more layers on a stage than virtual stages. */
+static int search_partial_ok(const search_state *st, const sizing_layout *lay)
+{
+	int vp = lay->vp > 1 ? lay->vp : 1;
+
+	return lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
+	       !search_pinned(st->req->recompute) &&
+	       (st->job->model->layers + lay->pp - 1) / lay->pp > vp &&
+	       framework_resolve(st->job->framework) ==
+	       AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
 /*
  * lay fits with every layer recomputed: the fewest layers per pipeline
  * rank (a multiple of vp) Megatron's block method must recompute for it
  * to fit, into lay and *total_bytes. Memory falls linearly with each
- * layer recomputed, so one probe at the fewest places the count (a few
- * layouts at most). Only where recomputation is free and the framework
- * has the block method.
+ * layer recomputed (sizing_recompute_saving_bytes), so the count is
+ * placed directly and checked (a layout or two).
  */
 static void search_recompute_least(search_state *st, sizing_layout *lay,
 				   int nodes, int gpn, double *total_bytes)
@@ -344,26 +365,17 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 	int vp = lay->vp > 1 ? lay->vp : 1, r;
 	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
 	sizing_layout t = *lay;
-	double lo_bytes = 0, b = 0;
+	double save, b = 0;
 
 	lay->recompute_layers = 0;
-	if (lay->recompute != AUTOSIZE_RECOMPUTE_FULL ||
-	    search_pinned(st->req->recompute) || per <= vp ||
-	    framework_resolve(st->job->framework) !=
-	    AUTOSIZE_FRAMEWORK_MEGATRON)
+	if (!search_partial_ok(st, lay))
 		return;
-	t.recompute_layers = vp;
-	if (search_fits(st, &t, nodes, gpn, &lo_bytes)) {
-		*lay = t;
-		*total_bytes = lo_bytes;
+	save = sizing_recompute_saving_bytes(st->job, lay);
+	if (save <= 0)
 		return;
-	}
-	if (lo_bytes <= *total_bytes)
-		return;
-	r = vp + (int)ceil((lo_bytes - st->job->usable_bytes) /
-			   (lo_bytes - *total_bytes) * (per - vp));
-	for (r = (r + vp - 1) / vp * vp; r < per && !st->over_budget;
-	     r += vp) {
+	r = per - (int)floor((st->job->usable_bytes - *total_bytes) / save);
+	r = r < vp ? vp : (r + vp - 1) / vp * vp;
+	for (; r < per && !st->over_budget; r += vp) {
 		t.recompute_layers = r;
 		if (search_fits(st, &t, nodes, gpn, &b)) {
 			*lay = t;
@@ -371,6 +383,41 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 			return;
 		}
 	}
+}
+
+/*
+ * 1 when lay cannot become the best plan nor the best speed per GPU,
+ * unmeasured: even at its compute bound (sizing_microbatch_bound_s, the
+ * bubble of the deepest interleaving, no memory) it is slower than the
+ * fastest of its size by more than the tie when the best is of this size
+ * (search_time refuses those), or ranks below the best (rank.c ranks
+ * faster and smaller never worse).
+ */
+static int search_dominated(const search_state *st, const sizing_layout *lay,
+			    int nodes, int gpn, int vp_max)
+{
+	double slots = lay->grad_accum, step_lb;
+	search_cand c;
+
+	if (!st->have_best || st->job->mfu_fixed > 0)
+		return 0;
+	if (lay->pp > 1)
+		slots += (lay->pp - 1.0) / vp_max;
+	step_lb = slots * sizing_microbatch_bound_s(st->job, lay);
+	if (step_lb <= 0)
+		return 0;
+	c.tokens_per_s = search_tokens_step(st, lay) / step_lb;
+	if (st->best.nodes == nodes && st->best.gpn == gpn)
+		return c.tokens_per_s < st->size_fastest * (1 - RANK_TIE);
+	if (!st->have_ref || c.tokens_per_s / (nodes * gpn) >
+	    st->ref.tokens_per_s / (st->ref.nodes * st->ref.gpn))
+		return 0;
+	c.lay = *lay;
+	c.nodes = nodes;
+	c.gpn = gpn;
+	c.total_bytes = 0;
+	c.train_s = st->job->tokens > 0 ? st->job->tokens / c.tokens_per_s : 0;
+	return !search_better(st, &c, &st->best);
 }
 
 /* Time lay with the deepest interleaving up to vp_max that divides the
@@ -392,6 +439,8 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 		il.recompute_layers = 0;
 		if (!search_fits(st, &il, nodes, gpn, &il_bytes))
 			continue;
+		if (search_dominated(st, &il, nodes, gpn, il.vp))
+			return;
 		search_recompute_least(st, &il, nodes, gpn, &il_bytes);
 		tps = search_time(st, &il, nodes, gpn, il_bytes);
 		if (il.recompute != AUTOSIZE_RECOMPUTE_FULL || tps < last)
@@ -446,7 +495,6 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 		}
 		if (!ok)
 			break;      /* larger micro-batches need more memory */
-		search_recompute_least(st, &lay, nodes, gpn, &total);
 		fit[found] = lay;
 		fit_bytes[found++] = total;
 	}
@@ -457,8 +505,9 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++) {
 		double tps;
 
-		if (i < 0)
+		if (i < 0 || search_dominated(st, &fit[i], nodes, gpn, vp_max))
 			continue;
+		search_recompute_least(st, &fit[i], nodes, gpn, &fit_bytes[i]);
 		tps = search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
 		if (tps > best_tps) {
 			best_tps = tps;
@@ -524,7 +573,7 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 							: m->heads), d;
 	int n = 0, pin = st->req->tp;
 
-	if (!framework_profile_job(st->job)->tp_ok) {
+	if (!st->fp->tp_ok) {
 		out[n++] = 1;     /* data parallel only (PEFT) */
 		return n;
 	}
@@ -544,11 +593,11 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 
 /* 1 when pp is a candidate: pinned, or at least two layers a stage
  * (uneven stages are allowed; the time model charges the busiest). */
-static int search_pp_ok(const search_state *st, int pp)
+static int search_pp_ok(search_state *st, int pp)
 {
 	int pin = st->req->pp;
 
-	if (!framework_profile_job(st->job)->pp_ok)
+	if (!st->fp->pp_ok)
 		return pp == 1;
 	if (search_pinned(pin))
 		return pp == pin;
@@ -566,7 +615,7 @@ static int search_pp_ok(const search_state *st, int pp)
  */
 static int search_cps(const search_state *st, int tp, int gpus, int *out)
 {
-	const framework_profile *fp = framework_profile_job(st->job);
+	const framework_profile *fp = st->fp;
 	int pin = st->req->cp, n = 0, cp;
 
 	if (search_pinned(pin)) {
@@ -594,7 +643,7 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 static int search_eps(const search_state *st, const sizing_layout *l,
 		      int gpn, int *out)
 {
-	const framework_profile *fp = framework_profile_job(st->job);
+	const framework_profile *fp = st->fp;
 	int experts = st->job->model->experts, pin = st->req->ep;
 	int d = l->tp * l->dp * SIZING_CP(l), n = 0, e, in_node = 1, any = 1;
 
@@ -1096,6 +1145,7 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	memset(&st, 0, sizeof(st));
 	memset(res, 0, sizeof(*res));
 	st.job = job;
+	st.fp = framework_profile_job(job);
 	st.req = r;
 	st.deadline_s = deadline_s;
 	st.objective = objective;

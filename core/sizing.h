@@ -144,6 +144,18 @@ double sizing_mfu_upper_bound(const sizing_job *job);
 double sizing_recompute_share(const sizing_job *job,
 			      const sizing_layout *lay);
 
+/* Bytes per GPU that lay (full recomputation) saves for each further
+ * layer per pipeline rank it recomputes, fragmentation included: memory
+ * is linear in recompute_layers. */
+double sizing_recompute_saving_bytes(const sizing_job *job,
+				     const sizing_layout *lay);
+
+/* A lower bound on the time of one micro-batch on one stage of lay: the
+ * model FLOPs (no recomputation) at the dense GEMM rate of its shape,
+ * the FP8 share faster; for pruning layouts that cannot win. */
+double sizing_microbatch_bound_s(const sizing_job *job,
+				 const sizing_layout *lay);
+
 /* Time of one step of the layout on job->part. */
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      sizing_time *t);

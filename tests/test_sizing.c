@@ -271,6 +271,18 @@ static void test_partial_recompute(void **state)
 	assert_true(fabs((t_half.hw_flops_step - t_none.hw_flops_step) /
 			 (t_all.hw_flops_step - t_none.hw_flops_step) - 0.5) <
 		    1e-9);
+	/* memory is linear in the layers recomputed, by the saving the
+	 * search places the count with */
+	l.recompute_layers = 6;
+	sizing_memory(&job, &l, &mem_all);
+	assert_true(fabs(mem_half.total_bytes - mem_all.total_bytes -
+			 sizing_recompute_saving_bytes(&job, &l)) <
+		    1e-6 * mem_half.total_bytes);
+	/* the pruning bound never exceeds the modelled compute */
+	assert_true(l.grad_accum * sizing_microbatch_bound_s(&job, &l) <=
+		    t_half.compute_s);
+	assert_true(l.grad_accum * sizing_microbatch_bound_s(&job, &l) >
+		    0.3 * t_none.compute_s);
 	/* as many layers as the stage has, or 0, is all of them */
 	l.recompute_layers = 10;
 	assert_true(sizing_recompute_share(&job, &l) == 1);
