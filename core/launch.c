@@ -457,6 +457,10 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 			   "1");
 	else if (p->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE)
 		launch_put(o, " --recompute-granularity selective");
+	else if (p->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP)
+		/* megatron-core recompute_modules: the MLP too */
+		launch_put(o, " --recompute-granularity selective "
+			   "--recompute-modules core_attn mlp");
 	switch (r->precision) {
 	case AUTOSIZE_PREC_FP16:
 		launch_put(o, " --fp16");

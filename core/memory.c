@@ -170,13 +170,16 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	int gelu = m->mlp == AUTOSIZE_MLP_GELU;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double rep, split, scores = 0;
+	/* selective-mlp: the MLP is recomputed from its input (kept with
+	 * the norm inputs), so its inner tensors are not stored */
+	int mlp_kept = lay->recompute != AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		return 2 * sbh / rep_div;      /* layer input only */
 	/* Two norm inputs, QKV input, MLP input, dropout masks. */
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
 	/* Q, K, V, attention output; MLP inner tensors. */
-	split = sbh * (2 + 4 * kvr + 2) +
+	split = sbh * (2 + 4 * kvr + 2) + mlp_kept *
 		s * b * (job->prepared ? job->mlp_width : memory_mlp_width(m)) *
 		(gelu ? 4 : job->prepared ? job->swiglu_b
 					  : memory_swiglu_bytes(job));
@@ -192,7 +195,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		 * float8): QKV and MLP inputs, the attention output
 		 * projection's and the second MLP GEMM's inputs. */
 		rep -= sbh * 2;
-		split -= sbh + s * b * m->ffn;
+		split -= sbh + mlp_kept * s * b * m->ffn;
 	}
 	if (!job->flash_attention &&
 	    lay->recompute == AUTOSIZE_RECOMPUTE_NONE)

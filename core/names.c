@@ -25,7 +25,8 @@ const char *autosize_optimizer_name(autosize_optimizer o)
 
 const char *autosize_recompute_name(autosize_recompute r)
 {
-	static const char *const names[] = {"none", "selective", "full"};
+	static const char *const names[] = {"none", "selective", "full",
+					    "selective-mlp"};
 
-	return (unsigned)r < 3 ? names[r] : "?";
+	return (unsigned)r < 4 ? names[r] : "?";
 }

@@ -82,7 +82,8 @@ static const autosize_option options_table[] = {
 	{"pp", "N", "pin pipeline parallel size", AUTOSIZE_OPT_CLI},
 	{"dp", "N", "pin data parallel size", AUTOSIZE_OPT_CLI},
 	{"zero", "0-3", "pin ZeRO stage", AUTOSIZE_OPT_CLI},
-	{"recompute", "none|selective|full", "pin activation recomputation",
+	{"recompute", "none|selective|full|selective-mlp",
+	 "pin activation recomputation",
 	 AUTOSIZE_OPT_CLI},
 	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI},
 	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",
@@ -245,7 +246,8 @@ static autosize_err options_pin(autosize_request *r, const char *name,
 				const char *value, const char *what,
 				autosize_error *e)
 {
-	static const char *const rcs[] = {"none", "selective", "full", NULL};
+	static const char *const rcs[] = {"none", "selective", "full",
+					  "selective-mlp", NULL};
 	/* even index: off, odd: on */
 	static const char *const onoff[] = {"off", "on", "0", "1", "no", "yes",
 					    "false", "true", NULL};

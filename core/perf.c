@@ -158,6 +158,13 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 	 * eq. 8: 1 + s/3h instead of 1 + s/6h). */
 	if (rc == AUTOSIZE_RECOMPUTE_FULL)
 		return f + 2.0 * perf_matmul_of(job) + attn / 3.0;
+	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP)
+		/* the MLP forward again: 2 FLOPs per MLP parameter a token
+		 * passes (its width x hidden x 2 or 3 matrices per layer) */
+		return f + (job->flash_attention ? 0 : attn) +
+		       2.0 * job->model->layers * job->model->hidden *
+		       (job->prepared ? job->mlp_width : job->model->ffn) *
+		       (job->model->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && !job->flash_attention)
 		return f + attn;
 	return f;
@@ -279,7 +286,8 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		attn_hw += share * attn_model / 3.0;
-	else if (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE &&
+	else if ((lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE ||
+		  lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) &&
 		 !job->flash_attention)
 		attn_hw += attn_model;
 	dense_hw = hw - attn_hw;
@@ -339,7 +347,8 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * (Narayanan et al. 2021, section 3.3). */
 	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden /
 		SIZING_CP(lay);
-	n_coll = 4 + 2 * sizing_recompute_share(job, lay);
+	n_coll = 4 + 2 * sizing_recompute_share(job, lay) +
+		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
 	n_coll *= perf_stage_layers(m, lay);
 	comm_link_for(job, lay->tp, &link);
 	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);

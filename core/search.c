@@ -527,19 +527,36 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 static int search_shape(search_state *st, const sizing_layout *base,
 			int nodes, int gpn)
 {
+	static const autosize_recompute order[] = {
+		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
+		AUTOSIZE_RECOMPUTE_FULL, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP};
 	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
-	int rc, any = 0;
+	int i, rc, any = 0, none_fits = 0, full_fits = 0;
 
-	for (rc = 0; rc <= 2; rc++) {
-		/* With FlashAttention selective saves nothing. */
+	for (i = 0; i < 4; i++) {
+		rc = order[i];
+		/* With FlashAttention selective saves nothing; the MLP too
+		 * (Megatron's recompute modules) only where nothing fits
+		 * without recomputation and something with it. */
 		if (search_pinned(r->recompute)
 		    ? rc != r->recompute
 		    : (st->job->flash_attention &&
-		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE))
+		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE) ||
+		      (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP &&
+		       (none_fits || !full_fits ||
+			framework_resolve(st->job->framework) !=
+			AUTOSIZE_FRAMEWORK_MEGATRON)))
 			continue;
 		lay.recompute = (autosize_recompute)rc;
-		any |= search_micro_batches(st, &lay, nodes, gpn);
+		if (rc == AUTOSIZE_RECOMPUTE_NONE)
+			any |= none_fits = search_micro_batches(st, &lay,
+								nodes, gpn);
+		else if (rc == AUTOSIZE_RECOMPUTE_FULL)
+			any |= full_fits = search_micro_batches(st, &lay,
+								nodes, gpn);
+		else
+			any |= search_micro_batches(st, &lay, nodes, gpn);
 	}
 	return any;
 }

@@ -194,6 +194,11 @@ static void test_megatron(void **state)
 			       "--recompute-num-layers 4 "));
 	p.recompute_layers = 0;
 	p.vp = 1;
+	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --recompute-granularity selective "
+			       "--recompute-modules core_attn mlp "));
 	r.sequence_parallel = 0;
 	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
 	r.precision = AUTOSIZE_PREC_FP8;

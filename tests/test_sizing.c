@@ -283,6 +283,17 @@ static void test_partial_recompute(void **state)
 		    t_half.compute_s);
 	assert_true(l.grad_accum * sizing_microbatch_bound_s(&job, &l) >
 		    0.3 * t_none.compute_s);
+	/* selective-mlp: the MLP rebuilt from its input lands between none
+	 * and full recomputation too */
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	l.recompute_layers = 0;
+	sizing_memory(&job, &l, &mem_half);
+	sizing_step_time(&job, &l, &t_half);
+	assert_true(mem_half.activations_bytes < 0.6 *
+		    mem_none.activations_bytes);
+	assert_true(t_half.step_s > t_none.step_s);
+	assert_true(t_half.hw_flops_step < t_all.hw_flops_step);
+	l.recompute = AUTOSIZE_RECOMPUTE_FULL;
 	/* as many layers as the stage has, or 0, is all of them */
 	l.recompute_layers = 10;
 	assert_true(sizing_recompute_share(&job, &l) == 1);

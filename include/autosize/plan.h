@@ -29,7 +29,8 @@ typedef enum autosize_optimizer {
 typedef enum autosize_recompute {
 	AUTOSIZE_RECOMPUTE_NONE = 0,
 	AUTOSIZE_RECOMPUTE_SELECTIVE,
-	AUTOSIZE_RECOMPUTE_FULL
+	AUTOSIZE_RECOMPUTE_FULL,
+	AUTOSIZE_RECOMPUTE_SELECTIVE_MLP /* the attention core and the MLP */
 } autosize_recompute;
 
 /* Unset integer / enum fields of a request are AUTOSIZE_UNSET. */
