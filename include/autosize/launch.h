@@ -132,8 +132,11 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * N] [--num-layers-per-virtual-pipeline-stage N |
  * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]
  * [--recompute-granularity full --recompute-method uniform
- * --recompute-num-layers 1 | --recompute-granularity selective]
- * --bf16|--fp16 [--fp8-format hybrid]". Layers the pipeline does not
+ * --recompute-num-layers 1 | --recompute-granularity full
+ * --recompute-method block --recompute-num-layers N (part of each virtual
+ * stage) | --recompute-granularity selective [--recompute-modules
+ * core_attn mlp]] --bf16|--fp16 [--fp8-format hybrid]
+ * [--grad-reduce-in-bf16]". Layers the pipeline does not
  * divide go to lighter first and last stages. Returns 0 and "" for a plan
  * whose framework is not Megatron, or a layout Megatron cannot run (no
  * split of the layers that Megatron accepts).
