@@ -39,7 +39,16 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 {
-	if (span_gpus <= job->part->gpus_per_node)
+	int net = span_gpus > job->part->gpus_per_node;
+
+	if (job->prepared) {
+		/* the two links of a prepared job (sizing_perf_prepare) */
+		l->bw_bytes_s = job->link_bw[net];
+		l->latency_s = job->link_lat[net];
+		l->crosses_nodes = net;
+		return;
+	}
+	if (!net)
 		comm_link_intra(job, l);
 	else
 		comm_link_net(job, l);

@@ -563,6 +563,14 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 
 void sizing_perf_prepare(sizing_job *job)
 {
+	comm_link l;
+
+	comm_link_intra(job, &l);
+	job->link_bw[0] = l.bw_bytes_s;
+	job->link_lat[0] = l.latency_s;
+	comm_link_net(job, &l);
+	job->link_bw[1] = l.bw_bytes_s;
+	job->link_lat[1] = l.latency_s;
 	job->matmul_params = perf_matmul_params(job->model);
 	job->attn_flops_token = perf_attn_flops(job);
 	job->flops_token = perf_model_flops(job);

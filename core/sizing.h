@@ -83,6 +83,8 @@ typedef struct sizing_job {
 	double mlp_width;           /* MLP width a token's activations span */
 	double swiglu_b;            /* SwiGLU bytes kept per MLP unit */
 	framework_state fw;         /* the framework's bytes per parameter */
+	double link_bw[2];          /* comm_link_intra / _net bytes/s */
+	double link_lat[2];         /* and their step latencies */
 } sizing_job;
 
 /* Fill the per-model constants of job the layout loops read (once per
