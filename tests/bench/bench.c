@@ -11,6 +11,19 @@
 
 #define BENCH_SPECS 10000
 
+/* AUTOSIZE_BENCH_DUMP=path writes every plan's key fields there (one line
+ * per spec, %a doubles) so a speed change can be checked byte-identical;
+ * AUTOSIZE_BENCH_SPECS=n plans only the first n specs (callgrind). */
+static void bench_dump(FILE *f, int i, const autosize_plan *p)
+{
+	fprintf(f, "%d f%d n%d g%d tp%d pp%d dp%d vp%d cp%d ep%d z%d mb%d "
+		"ga%d rc%d rl%d %a %a %ld\n", i, p->feasible, p->nodes,
+		p->gpus_per_node, p->tp, p->pp, p->dp, p->vp, p->cp, p->ep,
+		p->zero_stage, p->micro_batch, p->grad_accum, (int)p->recompute,
+		p->recompute_layers, p->tokens_per_s, p->train_hours,
+		p->time_limit_min);
+}
+
 /* Heap allocations, counted through the linker's --wrap. */
 static long bench_allocs;
 void *__real_malloc(size_t n);
@@ -94,8 +107,19 @@ int main(void)
 	autosize_plan plan;
 	double t0, total = 0;
 	long allocs0, fits = 0;
+	const char *dump_path = getenv("AUTOSIZE_BENCH_DUMP");
+	const char *nspecs = getenv("AUTOSIZE_BENCH_SPECS");
+	int n = nspecs ? atoi(nspecs) : BENCH_SPECS;
+	FILE *dump = NULL;
 	int i;
 
+	if (n < 1 || n > BENCH_SPECS)
+		n = BENCH_SPECS;
+	if (dump_path && !(dump = fopen(dump_path, "w"))) {
+		fprintf(stderr, "autosize: bench cannot write AUTOSIZE_BENCH_DUMP "
+			"%s; name a writable file\n", dump_path);
+		return 1;
+	}
 	if (!pol || !reqs || !us || !layouts) {
 		fprintf(stderr, "autosize: bench setup failed\n");
 		return 1;
@@ -103,13 +127,15 @@ int main(void)
 	for (i = 0; i < BENCH_SPECS; i++)
 		bench_spec((unsigned)i, autosize_policy_catalog(pol), &reqs[i]);
 	allocs0 = bench_allocs;
-	for (i = 0; i < BENCH_SPECS; i++) {
+	for (i = 0; i < n; i++) {
 		t0 = bench_now_us();
 		if (autosize_plan_compute(pol, &reqs[i], &plan, &e) ==
 		    AUTOSIZE_OK)
 			fits++;
 		us[i] = bench_now_us() - t0;
 		layouts[i] = (double)plan.evaluated;
+		if (dump)
+			bench_dump(dump, i, &plan);
 		if (getenv("AUTOSIZE_BENCH_DEBUG") && plan.feasible == 0)
 			fprintf(stderr, "infeasible %d: %s %.3g params, %s, "
 				"mode %d, %.3g tokens, %.0f d: %s\n", i,
@@ -118,21 +144,21 @@ int main(void)
 				reqs[i].deadline_s / 86400, plan.reason);
 		total += us[i];
 	}
-	qsort(us, BENCH_SPECS, sizeof(double), bench_cmp);
-	qsort(layouts, BENCH_SPECS, sizeof(double), bench_cmp);
+	if (dump)
+		fclose(dump);
+	qsort(us, (size_t)n, sizeof(double), bench_cmp);
+	qsort(layouts, (size_t)n, sizeof(double), bench_cmp);
 	printf("autosize bench: %d job specs (125M-1T params, %d GPU types, "
-	       "4 modes), %ld feasible\n", BENCH_SPECS,
+	       "4 modes), %ld feasible\n", n,
 	       autosize_catalog_count(autosize_policy_catalog(pol)), fits);
 	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us\n",
-	       us[BENCH_SPECS / 2], us[BENCH_SPECS * 99 / 100],
-	       us[BENCH_SPECS - 1]);
+	       us[n / 2], us[n * 99 / 100], us[n - 1]);
 	printf("  layouts evaluated per plan: median %.0f, p99 %.0f, max %.0f "
-	       "(budget %ld)\n", layouts[BENCH_SPECS / 2],
-	       layouts[BENCH_SPECS * 99 / 100], layouts[BENCH_SPECS - 1],
-	       AUTOSIZE_PLAN_MAX_LAYOUTS);
-	printf("  plans per second: %.0f\n", BENCH_SPECS / (total / 1e6));
+	       "(budget %ld)\n", layouts[n / 2], layouts[n * 99 / 100],
+	       layouts[n - 1], AUTOSIZE_PLAN_MAX_LAYOUTS);
+	printf("  plans per second: %.0f\n", n / (total / 1e6));
 	printf("  heap allocations per plan: %.3f\n",
-	       (double)(bench_allocs - allocs0) / BENCH_SPECS);
+	       (double)(bench_allocs - allocs0) / n);
 	autosize_policy_destroy(pol);
 	free(reqs);
 	free(us);
