@@ -19,6 +19,8 @@
 #define SEARCH_BATCH_TOLERANCE 0.05
 /* A default batch is a multiple of this many sequences where it can be. */
 #define SEARCH_BATCH_ROUND 16
+_Static_assert((SEARCH_BATCH_ROUND & (SEARCH_BATCH_ROUND - 1)) == 0,
+	       "search_grad_accum takes the gcd of a power of two");
 
 /* Pipeline depths tried past the last one that improved the best plan
  * (deeper pipelines add bubble unless interleaving or less data-parallel
@@ -77,6 +79,9 @@ typedef struct search_state {
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
 	const framework_profile *fp; /* the job's framework profile */
+	int have_best_key;   /* best_key is the rank key of best_key_of */
+	search_cand best_key_of;
+	rank_key best_key;
 	/* Megatron stage splits seen: 1 exists, -1 none, 0 not asked */
 	signed char split[SEARCH_MAX_PP + 1][SEARCH_MAX_VP + 1];
 } search_state;
@@ -168,14 +173,21 @@ static void search_key(const search_state *st, const search_cand *c,
 }
 
 /* 1 when candidate c is better than the current best b (rank.c). */
-static int search_better(const search_state *st, const search_cand *c,
+static int search_better(search_state *st, const search_cand *c,
 			 const search_cand *b)
 {
-	rank_key kc, kb;
+	rank_key kc;
 
 	search_key(st, c, &kc);
-	search_key(st, b, &kb);
-	return rank_better(&kc, &kb, st->objective, st->deadline_s);
+	/* b is the best, compared with every timed layout: its key (a
+	 * price look-up) is kept while b stays the same */
+	if (!st->have_best_key ||
+	    memcmp(&st->best_key_of, b, sizeof(*b)) != 0) {
+		search_key(st, b, &st->best_key);
+		st->best_key_of = *b;
+		st->have_best_key = 1;
+	}
+	return rank_better(&kc, &st->best_key, st->objective, st->deadline_s);
 }
 
 /* Memory check of a layout; a miss is remembered when nothing fits yet.
@@ -259,16 +271,21 @@ static double search_time(search_state *st, const sizing_layout *lay,
  */
 static long search_grad_accum(double batch, long per_step, int exact)
 {
-	long step, total, a, b, t;
+	long step, total, a;
 
 	if (per_step < 1 || batch < per_step)
 		return 0;
 	if (exact)
 		return fmod(batch, (double)per_step) == 0
 		       ? (long)(batch / per_step) : 0;
-	for (a = per_step, b = SEARCH_BATCH_ROUND; b; t = a % b, a = b, b = t)
-		;
-	step = per_step / a * SEARCH_BATCH_ROUND;   /* lcm */
+	/* lcm(per_step, SEARCH_BATCH_ROUND), a power of two: the gcd is
+	 * per_step's lowest set bit capped at it (no division: this runs
+	 * for every micro-batch of every shape) */
+	a = per_step & -per_step;
+	if (a > SEARCH_BATCH_ROUND)
+		a = SEARCH_BATCH_ROUND;
+	step = (per_step >> __builtin_ctzl((unsigned long)a)) *
+	       SEARCH_BATCH_ROUND;
 	total = (long)(batch / step + 0.5) * step;   /* positive: rounds */
 	if (total < step)
 		total = step;
@@ -393,7 +410,7 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
  * (search_time refuses those), or ranks below the best (rank.c ranks
  * faster and smaller never worse).
  */
-static int search_dominated(const search_state *st, const sizing_layout *lay,
+static int search_dominated(search_state *st, const sizing_layout *lay,
 			    int nodes, int gpn, int vp_max)
 {
 	double slots = lay->grad_accum, step_lb;
@@ -691,6 +708,23 @@ static int search_eps(const search_state *st, const sizing_layout *l,
  * depths stop SEARCH_PP_EXTRA fitting depths past the last one that
  * improved the best plan. Returns 1 when something fits.
  */
+/* The divisors of q up to max, ascending (the pipeline depths a TP
+ * degree leaves): trial division to sqrt(q) only. */
+static int search_divisors(int q, int max, int *out)
+{
+	int hi[SEARCH_MAX_PP], n = 0, nh = 0, d;
+
+	for (d = 1; d <= max && d * d <= q; d++)
+		if (q % d == 0) {
+			out[n++] = d;
+			if (q / d != d && q / d <= max)
+				hi[nh++] = q / d;
+		}
+	while (nh > 0)
+		out[n++] = hi[--nh];
+	return n;
+}
+
 static int search_at(search_state *st, int nodes, int gpn)
 {
 	const autosize_request *r = st->req;
@@ -711,10 +745,14 @@ static int search_at(search_state *st, int nodes, int gpn)
 
 		int cps[4], n_cp = search_cps(st, tp, gpus, cps), c;
 
-		for (pp = 1; pp <= SEARCH_MAX_PP && tp * pp <= gpus; pp++) {
+		int pps[SEARCH_MAX_PP], n_pp = search_divisors(gpus / tp,
+			SEARCH_MAX_PP, pps), j;
+
+		for (j = 0; j < n_pp; j++) {
 			int fit = 0;
 
-			if ((gpus / tp) % pp || !search_pp_ok(st, pp))
+			pp = pps[j];
+			if (!search_pp_ok(st, pp))
 				continue;
 			lay.tp = tp;
 			lay.pp = pp;
