@@ -603,8 +603,10 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 				 int *out)
 {
 	const autosize_model *m = st->job->model;
-	long g = search_gcd(m->heads, m->kv_heads > 0 ? m->kv_heads
-							: m->heads), d;
+	/* int, not long: 32-bit divisions in the loop below (heads and
+	 * GPU counts are ints) */
+	int g = (int)search_gcd(m->heads, m->kv_heads > 0 ? m->kv_heads
+							 : m->heads), d;
 	int n = 0, pin = st->req->tp;
 
 	if (!st->fp->tp_ok) {
@@ -620,7 +622,7 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 		if (g % d || gpus % d)
 			continue;
 		if (d <= gpn ? gpn % d == 0 : st->wide_tp && d % gpn == 0)
-			out[n++] = (int)d;
+			out[n++] = d;
 	}
 	return n;
 }
