@@ -86,17 +86,30 @@ typedef struct search_state {
 	signed char split[SEARCH_MAX_PP + 1][SEARCH_MAX_VP + 1];
 } search_state;
 
+/* A fresh plan with what does not depend on the layout: the size, the
+ * model and its FLOPs. */
+static void search_plan_size(const sizing_job *job, int nodes, int gpn,
+			     autosize_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->part = *job->part;
+	plan->nodes = nodes;
+	plan->gpus_per_node = gpn;
+	plan->gpus = nodes * gpn;
+	plan->seq_len = job->seq_len;
+	plan->params = job->model->params;
+	plan->params_active = job->model->params_active;
+	plan->tokens = job->tokens;
+	plan->flops_total = sizing_model_flops_per_token(job) * job->tokens;
+}
+
 void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 		     int nodes, int gpus_per_node, autosize_plan *plan)
 {
 	sizing_time t;
 	double tokens_step;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->part = *job->part;
-	plan->nodes = nodes;
-	plan->gpus_per_node = gpus_per_node;
-	plan->gpus = nodes * gpus_per_node;
+	search_plan_size(job, nodes, gpus_per_node, plan);
 	plan->tp = lay->tp;
 	plan->pp = lay->pp;
 	plan->dp = lay->dp;
@@ -112,12 +125,7 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->ep = SIZING_EP(lay);
 	snprintf(plan->perf_generation, sizeof(plan->perf_generation), "%s",
 		 sizing_perf(job)->generation);
-	plan->seq_len = job->seq_len;
 	plan->global_batch = lay->dp * lay->micro_batch * lay->grad_accum;
-	plan->params = job->model->params;
-	plan->params_active = job->model->params_active;
-	plan->tokens = job->tokens;
-	plan->flops_total = sizing_model_flops_per_token(job) * job->tokens;
 	sizing_memory(job, lay, &plan->mem);
 	sizing_step_time(job, lay, &t);
 	tokens_step = (double)plan->global_batch * job->seq_len;
@@ -1016,17 +1024,8 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
 {
 	const sizing_job *job = st->job;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->part = *job->part;
-	plan->nodes = nodes;
-	plan->gpus_per_node = gpn;
-	plan->gpus = nodes * gpn;
-	plan->seq_len = job->seq_len;
+	search_plan_size(job, nodes, gpn, plan);
 	plan->global_batch = job->global_batch;
-	plan->params = job->model->params;
-	plan->params_active = job->model->params_active;
-	plan->tokens = job->tokens;
-	plan->flops_total = sizing_model_flops_per_token(job) * job->tokens;
 	plan->mem.usable_bytes = job->usable_bytes;
 	if (nodes > job->part->max_nodes_per_job)
 		snprintf(plan->reason, sizeof(plan->reason),
