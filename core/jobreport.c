@@ -145,20 +145,3 @@ out:
 	free(scratch);
 	return r->has_measured ? used : 0;
 }
-
-int autosize_record_admin_comment(const char *show, char *out, size_t len)
-{
-	const char *v = show ? strstr(show, " AdminComment=") : NULL;
-	size_t start, n;
-	int w;
-
-	if (!v && show && strncmp(show, "AdminComment=", 13) == 0)
-		v = show - 1;
-	if (!v)
-		return -1;
-	v += strlen(" AdminComment=");
-	if (!autosize_record_find(v, &start, &n))
-		return -1;
-	w = snprintf(out, len, "%.*s", (int)(start + n), v);
-	return w < 0 || (size_t)w >= len ? -1 : 0;
-}

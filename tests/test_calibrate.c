@@ -374,21 +374,6 @@ static void test_report_measure(void **state)
 	assert_int_equal(bad, 0);
 }
 
-static void test_report_admin_comment(void **state)
-{
-	const char *show = "JobId=7 JobName=x UserId=u(1) "
-		"AdminComment=site: p 42 autosize:v1:params=7e9,tokens=1e9 "
-		"Comment=c StdOut=/x\n";
-	char out[256];
-
-	assert_int_equal(autosize_record_admin_comment(show, out,
-						       sizeof(out)), 0);
-	assert_string_equal(out, "site: p 42 autosize:v1:params=7e9,tokens=1e9");
-	assert_int_equal(autosize_record_admin_comment("JobId=7 Comment=x",
-						       out, sizeof(out)), -1);
-	assert_int_equal(autosize_record_admin_comment(show, out, 10), -1);
-}
-
 /* Calibrating again from jobs planned with a correction keeps it (the
  * ratio is taken against the model's own prediction). */
 static void test_recalibration_stable(void **state)
@@ -694,7 +679,6 @@ int main(void)
 		cmocka_unit_test(test_plan_memory_factor),
 		cmocka_unit_test(test_plan_deadline_uses_speed),
 		cmocka_unit_test(test_report_measure),
-		cmocka_unit_test(test_report_admin_comment),
 		cmocka_unit_test(test_recalibration_stable),
 		cmocka_unit_test(test_cli_calibrate),
 	};

@@ -19,7 +19,6 @@
 
 #define PROBE_MAX_RUNS 3
 #define PROBE_MAX_ARGS 256
-#define PROBE_SHOW_MAX 16384
 #define PROBE_OUT_MAX (256 * 1024)
 #define PROBE_GIB (1024.0 * 1024.0 * 1024.0)
 /* Default time limit of a probe job, minutes (100 steps and start-up). */

@@ -114,11 +114,4 @@ int autosize_record_attach(const char *comment, const char *token,
 int autosize_record_measure(autosize_record *r, const char *text, size_t len,
 			    int partial_first, int *bad);
 
-/*
- * The AdminComment in `scontrol show job -o` output: from "AdminComment="
- * to the end of the record token (the record is the last thing in it).
- * Returns 0, or -1 when there is none or out (len bytes) is too small.
- */
-int autosize_record_admin_comment(const char *show, char *out, size_t len);
-
 #endif
