@@ -435,6 +435,14 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		launch_put(o, " --expert-model-parallel-size %d%s", p->ep,
 			   p->dp * p->cp % p->ep
 			   ? " --expert-tensor-parallel-size 1" : "");
+	/* --moe-overlap: DeepEP's fused dispatch and the batch-level
+	 * overlap of the all-to-all (Megatron Core MoE README, v0.12 and
+	 * v0.14) */
+	if (p->ep > 1 && r->moe_overlap == 1)
+		launch_put(o, " --moe-token-dispatcher-type flex "
+			   "--moe-enable-deepep "
+			   "--overlap-moe-expert-parallel-comm "
+			   "--delay-wgrad-compute");
 	if (launch_megatron_stages(o, p, r, why, why_len) < 0)
 		return -1;
 	/* Megatron's distributed optimizer shards optimizer state over

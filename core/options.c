@@ -66,6 +66,10 @@ static const autosize_option options_table[] = {
 	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH},
+	{"moe-overlap", "on|off", "MoE all-to-all hidden behind another "
+	 "micro-batch, experts issued without a host sync per layer "
+	 "(DeepSeek DualPipe; Megatron-Core EP overlap with DeepEP; off)",
+	 OPT_BOTH},
 	{"autosize", "rewrite|warn|off|explain",
 	 "size the job, only warn, leave it, or print the plan and stop",
 	 AUTOSIZE_OPT_SPANK},
@@ -242,15 +246,16 @@ static int options_arch(autosize_request *r, const char *name,
 	return 1;
 }
 
+/* even index: off, odd: on */
+static const char *const onoff[] = {"off", "on", "0", "1", "no", "yes",
+				    "false", "true", NULL};
+
 static autosize_err options_pin(autosize_request *r, const char *name,
 				const char *value, const char *what,
 				autosize_error *e)
 {
 	static const char *const rcs[] = {"none", "selective", "full",
 					  "selective-mlp", NULL};
-	/* even index: off, odd: on */
-	static const char *const onoff[] = {"off", "on", "0", "1", "no", "yes",
-					    "false", "true", NULL};
 	int k;
 	autosize_err rc;
 
@@ -405,6 +410,12 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		if ((rc = autosize_parse_choice(value, what, widths, &k, e)))
 			return rc;
 		r->grad_reduce_b = k == 0 ? 4 : 2;
+		return AUTOSIZE_OK;
+	}
+	if (strcmp(name, "moe-overlap") == 0) {
+		if ((rc = autosize_parse_choice(value, what, onoff, &k, e)))
+			return rc;
+		r->moe_overlap = k % 2;
 		return AUTOSIZE_OK;
 	}
 	if (strcmp(name, "train-framework") == 0) {

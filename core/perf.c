@@ -44,6 +44,19 @@
  * section 2.2 and Table 1); dropless routers (Megatron, DeepSeek-V3)
  * run near it once the balancing loss or bias has converged. */
 #define PERF_MOE_CAPACITY 1.25
+/* Host time to issue one local expert's kernels in one pass unit (the
+ * forward is one unit, the backward two, a recomputed forward one more)
+ * where the framework issues experts one at a time after a host sync
+ * (framework_profile.expert_issue: Megatron-Core's alltoall dispatcher
+ * copies the tokens per expert to the host every MoE layer and its
+ * grouped MLP launches each expert's GEMMs and FP8 casts; Megatron Core
+ * MoE report, arXiv:2603.07685, section 4.3), so the GPU cannot run
+ * ahead: it adds to each MoE layer. Host-side, so one value for every
+ * GPU generation. Fitted once on the four MoE runs of the fit half of
+ * tests/validation (mean |log error| over 0-200 us in 10 us steps; the
+ * bound is ~5 launches of up to 40 us per expert and pass unit, and
+ * the fit half's optimum sits on it). */
+#define PERF_MOE_EXPERT_HOST_S 200e-6
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
@@ -265,6 +278,23 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	       perf_fp8_factor(pp) / (perf_base_peak(job) * eff);
 }
 
+/* Exposed host issue time of the routed experts of one micro-batch on
+ * one stage: each MoE layer issues its local experts one at a time
+ * (PERF_MOE_EXPERT_HOST_S), forward, backward and any recomputation. */
+static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
+			      double layers, double share)
+{
+	const autosize_model *m = job->model;
+	double local;
+
+	if (m->experts <= 1 || m->layers <= 0 || job->moe_overlap ||
+	    !framework_profile_job(job)->expert_issue)
+		return 0;
+	local = (double)m->experts / SIZING_EP(lay);
+	return layers * (m->layers - m->dense_layers) / m->layers * local *
+	       (3.0 + share) * PERF_MOE_EXPERT_HOST_S;
+}
+
 /* Compute time of one micro-batch on one pipeline stage. */
 static double perf_microbatch_compute_s(const sizing_job *job,
 					const sizing_layout *lay, double hw)
@@ -329,7 +359,8 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* Kernel launches and synchronisation per layer: a fixed cost that
 	 * does not shrink with peak FLOP/s (tens of kernels per layer,
 	 * forward and backward, a few us each). */
-	return t + ew / hbm + layers * pp->layer_overhead_s * passes;
+	return t + ew / hbm + layers * pp->layer_overhead_s * passes +
+	       perf_moe_host_s(job, lay, layers, share);
 }
 
 /* Tensor-parallel collectives of one micro-batch on one stage. */
@@ -513,7 +544,15 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 
 	t_mb = perf_microbatch_compute_s(job, lay, hw);
 	tp_mb = perf_tp_comm_s(job, lay);
-	out->ep_comm_s = lay->grad_accum * perf_ep_comm_s(job, lay);
+	out->ep_comm_s = perf_ep_comm_s(job, lay);
+	/* --moe-overlap: one micro-batch's all-to-all runs under another's
+	 * computation (DeepSeek-V3 DualPipe, arXiv:2412.19437 section
+	 * 3.2.1; Megatron-Core --overlap-moe-expert-parallel-comm): only
+	 * the excess over the computation is exposed */
+	if (job->moe_overlap)
+		out->ep_comm_s = out->ep_comm_s > t_mb ? out->ep_comm_s - t_mb
+						      : 0;
+	out->ep_comm_s *= lay->grad_accum;
 	out->cp_comm_s = lay->grad_accum * perf_cp_comm_s(job, lay);
 	/* both ride along with each micro-batch slot, bubble included */
 	tp_mb += (out->ep_comm_s + out->cp_comm_s) / lay->grad_accum;
@@ -524,10 +563,22 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 			       m->hidden / (lay->sp ? lay->tp : 1);
 
 		/* forward activations and backward gradients at each of
-		 * the v virtual stage boundaries of a rank */
-		comm_link_for(job, lay->tp * lay->pp, &link);
-		pp_mb = 2.0 * (lay->vp > 1 ? lay->vp : 1) *
-			comm_p2p_s(bytes, &link);
+		 * the v virtual stage boundaries of a rank; the pipeline
+		 * is the outermost dimension of Megatron's rank order
+		 * (tp-cp-ep-dp-pp, parallel_state.py), so once the job
+		 * spans nodes its stage boundaries cross them */
+		comm_link_for(job, lay->tp * lay->pp * lay->dp * SIZING_CP(lay),
+			      &link);
+		double p2p = comm_p2p_s(bytes, &link);
+
+		/* Megatron's interleaved schedule sends while the next
+		 * chunk computes (--overlap-p2p-comm, on with virtual
+		 * stages): only the excess over a chunk's compute is
+		 * exposed */
+		if (lay->vp > 1 && framework_resolve(job->framework) ==
+				   AUTOSIZE_FRAMEWORK_MEGATRON)
+			p2p = p2p > t_mb / lay->vp ? p2p - t_mb / lay->vp : 0;
+		pp_mb = 2.0 * (lay->vp > 1 ? lay->vp : 1) * p2p;
 	}
 	/* 1F1B: (m + (p - 1) / v) micro-batch slots per step. */
 	steps = lay->grad_accum;

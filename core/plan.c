@@ -308,6 +308,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->precision = r->precision;
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
+	job->moe_overlap = r->moe_overlap == 1;
 	/* stated by the user, else the site's default: never inferred */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework

@@ -60,6 +60,7 @@ typedef struct sizing_job {
 	autosize_framework framework; /* DEFAULT resolves to the built-in */
 	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
 			      * framework's */
+	int moe_overlap;     /* --moe-overlap (request) */
 	int seq_len;
 	int global_batch;    /* sequences per step */
 	int flash_attention; /* 1: no s x s score tensor is stored */

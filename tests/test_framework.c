@@ -321,6 +321,100 @@ static void test_cp_ep_terms(void **state)
 	assert_true(t1.ep_comm_s == 0);
 }
 
+/* r from "name", "value" pairs (NULL-terminated), not finished. */
+static void request_of(autosize_request *r, const char *const *opts)
+{
+	autosize_error e;
+	int i;
+
+	autosize_request_init(r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(r, opts[i], opts[i + 1],
+						      &e), 0);
+}
+
+/* MoE host issue: Megatron issues each local expert in turn after a
+ * host sync (more local experts, more time; none under torchtitan's
+ * grouped GEMM); --moe-overlap removes it and hides the all-to-all
+ * behind the micro-batch's computation; the launcher asks for it. */
+static void test_moe_overlap(void **state)
+{
+	static const char *const opts[] = {"model", "mixtral-8x7b", "gpu",
+		"h100", "gpus", "64", "ep", "8", "tp", "1", "pp", "1",
+		"train-tokens", "1e12", "memory-reserve", "0", NULL};
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	autosize_request r;
+	autosize_plan plan, over;
+	autosize_policy *p = autosize_policy_default(&e);
+	sizing_job job;
+	sizing_layout l = shape(1, 1, 16, 1);
+	sizing_time t8, t2, tf, to;
+	char buf[1024];
+
+	assert_non_null(p);
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	l.grad_accum = 16;
+	l.ep = 8;	/* one local expert */
+	sizing_step_time(&job, &l, &t8);
+	l.ep = 2;	/* four: three more issued per layer and pass */
+	sizing_step_time(&job, &l, &t2);
+	assert_true(t2.compute_s - t8.compute_s >
+		    16 * m.layers * 3 * 3 * 100e-6);
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	sizing_step_time(&job, &l, &tf);
+	assert_true(tf.compute_s < t2.compute_s - 16 * m.layers * 3 * 3 *
+					       100e-6);
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	job.moe_overlap = 1;
+	sizing_step_time(&job, &l, &to);
+	assert_true(fabs(to.compute_s - tf.compute_s) < 1e-9 * tf.compute_s);
+	assert_true(to.ep_comm_s < t2.ep_comm_s);
+
+	request_of(&r, opts);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_null(strstr(buf, "--overlap-moe-expert-parallel-comm"));
+	assert_int_equal(autosize_request_set(&r, "moe-overlap", "maybe",
+					      &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--moe-overlap"));
+	assert_int_equal(autosize_request_set(&r, "moe-overlap", "on", &e),
+			 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &over, &e), AUTOSIZE_OK);
+	assert_true(over.tokens_per_s > plan.tokens_per_s);
+	assert_true(autosize_launch_megatron_args(&over, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --moe-token-dispatcher-type flex "
+			       "--moe-enable-deepep "
+			       "--overlap-moe-expert-parallel-comm"));
+	autosize_policy_destroy(p);
+}
+
+/* Pipeline stage boundaries cross nodes once the job spans them
+ * (Megatron's rank order puts the pipeline outermost): the same TP 1
+ * PP 2 shape pays more p2p time on two nodes than on one. */
+static void test_pp_link(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout one = shape(1, 2, 4, 1), two = shape(1, 2, 8, 1);
+	sizing_time t1, t2;
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	one.recompute = two.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	one.grad_accum = two.grad_accum = 8;
+	sizing_step_time(&job, &one, &t1);
+	sizing_step_time(&job, &two, &t2);
+	assert_true(t1.pp_comm_s > 0);
+	assert_true(t2.pp_comm_s > 2 * t1.pp_comm_s);
+}
+
 /* Pins: --ep must divide the experts, --cp needs a framework with it;
  * the plan and the Megatron arguments carry both. */
 static void test_cp_ep_plan(void **state)
@@ -360,18 +454,6 @@ static void test_cp_ep_plan(void **state)
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--cp"));
 	autosize_policy_destroy(p);
-}
-
-/* r from "name", "value" pairs (NULL-terminated), not finished. */
-static void request_of(autosize_request *r, const char *const *opts)
-{
-	autosize_error e;
-	int i;
-
-	autosize_request_init(r);
-	for (i = 0; opts[i]; i += 2)
-		assert_int_equal(autosize_request_set(r, opts[i], opts[i + 1],
-						      &e), 0);
 }
 
 /* Megatron's block method: Llama 3 405B on 8192 H100s (Meta's layout,
@@ -471,6 +553,8 @@ int main(void)
 		cmocka_unit_test(test_cp_ep_plan),
 		cmocka_unit_test(test_partial_recompute_plan),
 		cmocka_unit_test(test_grad_reduce),
+		cmocka_unit_test(test_moe_overlap),
+		cmocka_unit_test(test_pp_link),
 	};
 
 	return cmocka_run_group_tests_name("framework", tests, setup,

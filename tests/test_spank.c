@@ -352,7 +352,7 @@ static void test_register(void **state)
 		"model-params", "model", "train-tokens", "train-time",
 		"train-mode", "train-seq-len", "train-batch",
 		"train-precision", "train-optimizer", "train-framework",
-		"grad-reduce", "autosize", NULL};
+		"grad-reduce", "moe-overlap", "autosize", NULL};
 	int i;
 
 	assert_int_equal(start(S_CTX_ALLOCATOR, NULL), 0);

@@ -127,7 +127,9 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2
  * --micro-batch-size 1 --global-batch-size 1024 --seq-length 4096
  * [--sequence-parallel] [--context-parallel-size N]
- * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]]
+ * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]
+ * [--moe-token-dispatcher-type flex --moe-enable-deepep
+ *  --overlap-moe-expert-parallel-comm --delay-wgrad-compute]]
  * [--decoder-first-pipeline-num-layers N --decoder-last-pipeline-num-layers
  * N] [--num-layers-per-virtual-pipeline-stage N |
  * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]

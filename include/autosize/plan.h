@@ -90,6 +90,11 @@ typedef struct autosize_request {
 	int grad_reduce_b;          /* --grad-reduce: bytes per gradient
 				     * reduced (4 fp32, 2 bf16); UNSET = the
 				     * framework's */
+	int moe_overlap;            /* --moe-overlap: 1 = expert all-to-all
+				     * overlapped with another micro-batch
+				     * and no host sync per MoE layer
+				     * (DualPipe, Megatron EP overlap +
+				     * DeepEP); 0 = off (the default) */
 	char partition[AUTOSIZE_PART_LIST_MAX]; /* a name or a comma list
 					     * (each planned once); "" =
 					     * policy default */
