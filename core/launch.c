@@ -388,6 +388,16 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 				 vp > 1 ? vp : 0);
 		return -1;
 	}
+	if (split == 2) {
+		/* Megatron-Core 0.13+: the whole split as one layout */
+		char layout[STAGES_LAYOUT_MAX];
+
+		if (stages_megatron_layout(layers, p->pp, vp, layout,
+					   sizeof(layout)) < 0)
+			return -1;
+		launch_put(o, " --pipeline-model-parallel-layout %s", layout);
+		return 0;
+	}
 	if (split)
 		launch_put(o, " --decoder-first-pipeline-num-layers %d "
 			   "--decoder-last-pipeline-num-layers %d", first,

@@ -572,9 +572,8 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		double p2p = comm_p2p_s(bytes, &link);
 
 		/* Megatron's interleaved schedule sends while the next
-		 * chunk computes (--overlap-p2p-comm, on with virtual
-		 * stages): only the excess over a chunk's compute is
-		 * exposed */
+		 * chunk computes (on unless --no-overlap-p2p-communication):
+		 * only the excess over a chunk's compute is exposed */
 		if (lay->vp > 1 && framework_resolve(job->framework) ==
 				   AUTOSIZE_FRAMEWORK_MEGATRON)
 			p2p = p2p > t_mb / lay->vp ? p2p - t_mb / lay->vp : 0;

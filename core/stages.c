@@ -15,13 +15,10 @@
  * (which also hold the embedding and the loss) share the rest evenly.
  * Returns 0 when the stages are even, 1 uneven, -1 when no split exists.
  */
-int stages_megatron_split(int layers, int pp, int vp, int *first,
-			   int *middle, int *last)
+static int stages_classic(int layers, int pp, int vp, int *first,
+			  int *middle, int *last)
 {
 	int most = (layers + pp - 1) / pp, m, f;
-
-	if (layers < 1 || pp < 1 || vp < 1)
-		return -1;
 	if (layers % pp == 0 && (layers / pp) % vp == 0) {
 		*first = *middle = *last = layers / pp;
 		return 0;
@@ -49,4 +46,75 @@ int stages_megatron_split(int layers, int pp, int vp, int *first,
 			break;
 	}
 	return -1;
+}
+
+/* Layers on pipeline rank r of pp for a custom layout: ceil(layers / pp)
+ * each, the ranks short of that taken from both ends inwards (the first
+ * and last also hold the embedding and the loss). */
+static int stages_rank_layers(int layers, int pp, int r)
+{
+	int most = (layers + pp - 1) / pp, short_ranks = most * pp - layers;
+	int from_end = r < pp - 1 - r ? r : pp - 1 - r;
+	/* ranks 0, pp-1, 1, pp-2, ... in that order */
+	int order = 2 * from_end + (r > pp - 1 - r);
+
+	return order < short_ranks ? most - 1 : most;
+}
+
+int stages_megatron_split(int layers, int pp, int vp, int *first,
+			  int *middle, int *last)
+{
+	if (layers < 1 || pp < 1 || vp < 1)
+		return -1;
+	if (stages_classic(layers, pp, vp, first, middle, last) >= 0)
+		return *first == *middle && *last == *middle ? 0 : 1;
+	/* Megatron-Core 0.13+ --pipeline-model-parallel-layout: any split
+	 * with at least one layer per virtual stage */
+	if (pp < 2 || layers / pp < vp ||
+	    (size_t)layers + (size_t)pp * vp + 2 > STAGES_LAYOUT_MAX)
+		return -1;
+	*first = stages_rank_layers(layers, pp, 0);
+	*middle = (layers + pp - 1) / pp;
+	*last = stages_rank_layers(layers, pp, pp - 1);
+	return 2;
+}
+
+/* Layers of virtual stage c of rank r: the rank's share split evenly,
+ * the lighter chunks where the embedding (rank 0, chunk 0) and the loss
+ * (last rank, last chunk) sit. */
+static int stages_chunk_layers(int layers, int pp, int vp, int r, int c)
+{
+	int n = stages_rank_layers(layers, pp, r), extra = n % vp;
+	int k = r == 0 ? vp - 1 - c : c;
+
+	return n / vp + (k < extra);
+}
+
+int stages_megatron_layout(int layers, int pp, int vp, char *buf,
+			   size_t len)
+{
+	size_t at = 0;
+	int i, k;
+
+	if (!buf || pp < 2 || vp < 1 || layers / pp < vp ||
+	    (size_t)layers + (size_t)pp * vp + 2 > len ||
+	    (size_t)layers + (size_t)pp * vp + 2 > STAGES_LAYOUT_MAX)
+		return -1;
+	/* segments in Megatron's order, virtual stage major (chunk c of
+	 * rank r is segment c * pp + r), written out in full: only E, t,
+	 * L and '|', nothing a shell expands */
+	for (i = 0; i < pp * vp; i++) {
+		int r = i % pp, c = i / pp;
+
+		if (i > 0)
+			buf[at++] = '|';
+		if (i == 0)
+			buf[at++] = 'E';
+		for (k = stages_chunk_layers(layers, pp, vp, r, c); k > 0; k--)
+			buf[at++] = 't';
+		if (i == pp * vp - 1)
+			buf[at++] = 'L';
+	}
+	buf[at] = '\0';
+	return 0;
 }

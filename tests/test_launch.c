@@ -236,6 +236,55 @@ static int arg_value(const char *args, const char *name)
  * (even ones): 1 when args describe a split Megatron accepts for layers
  * on pp stages with vp virtual stages, no stage above ceil(layers / pp).
  */
+static int split_exists(int layers, int pp, int vp);
+
+/* The same for --pipeline-model-parallel-layout (Megatron-Core's
+ * pipeline_parallel_layout.md): pp x vp segments split by '|', E first,
+ * L last, every layer once, at least one per virtual stage, no rank
+ * above ceil(layers / pp), and only where the classic arguments cannot
+ * split them. */
+static int layout_accepts(const char *args, int layers, int pp, int vp)
+{
+	const char *s = strstr(args, "--pipeline-model-parallel-layout ");
+	int most = (layers + pp - 1) / pp, seg = 0, n = 0, total = 0, r;
+	int rank[1024] = {0};
+
+	if (!s || pp > 1024 || split_exists(layers, pp, vp))
+		return 0;
+	s += strlen("--pipeline-model-parallel-layout ");
+	if (*s != 'E' || strstr(s, "--num-virtual") ||
+	    strstr(s, "--decoder-first"))
+		return 0;
+	for (s++;; s++) {
+		if (*s == 't') {
+			n++;
+		} else if (*s == '|' || *s == 'L' || *s == ' ' || !*s) {
+			if (*s == '|' || *s == 'L') {
+				if (n < 1)
+					return 0;
+				rank[seg % pp] += n;
+				total += n;
+				seg++;
+				n = 0;
+			}
+			if (*s == 'L') {
+				s++;
+				break;
+			}
+			if (*s != '|')
+				return 0;
+		} else {
+			return 0;
+		}
+	}
+	if ((*s != ' ' && *s) || seg != pp * vp || total != layers)
+		return 0;
+	for (r = 0; r < pp; r++)
+		if (rank[r] > most)
+			return 0;
+	return 1;
+}
+
 static int megatron_accepts(const char *args, int layers, int pp, int vp)
 {
 	int first = arg_value(args, "--decoder-first-pipeline-num-layers");
@@ -244,6 +293,8 @@ static int megatron_accepts(const char *args, int layers, int pp, int vp)
 	int vs = arg_value(args, "--num-virtual-stages-per-pipeline-rank");
 	int most = (layers + pp - 1) / pp, middle_layers, middle_stages;
 
+	if (strstr(args, "--pipeline-model-parallel-layout "))
+		return layout_accepts(args, layers, pp, vp);
 	if (first < 0 && last < 0) {
 		if (layers % pp)
 			return 0;
@@ -315,6 +366,15 @@ static void test_megatron_uneven(void **state)
 			 7);
 	assert_int_equal(arg_value(buf, "--decoder-last-pipeline-num-layers"),
 			 7);
+	/* and with 4 virtual stages (Meta interleaved them): 7 layers on
+	 * the end stages fit no multiple of 4, so one custom layout */
+	p.vp = 4;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --pipeline-model-parallel-layout Et|tt|"));
+	assert_non_null(strstr(buf, "|tt|tL"));
+	assert_true(megatron_accepts(buf, 126, 16, 4));
+	p.vp = 1;
 	/* even with interleaving: layers per virtual stage */
 	r.model.layers = 80;
 	p.pp = 4;
@@ -325,7 +385,8 @@ static void test_megatron_uneven(void **state)
 				   "--num-layers-per-virtual-pipeline-stage"),
 			 4);
 	assert_null(strstr(buf, "decoder-first"));
-	/* 80 on 12 with 7 virtual stages: no split Megatron accepts */
+	/* 80 on 12 with 7 virtual stages: a rank of 6 layers cannot hold
+	 * 7 virtual stages, no split Megatron accepts */
 	p.pp = 12;
 	p.vp = 7;
 	assert_int_equal(autosize_launch_megatron_args(&p, &r, buf,
@@ -362,8 +423,9 @@ static void test_megatron_uneven(void **state)
 					fail_msg("%d layers, pp %d, vp %d: %s",
 						 layers, pp, vp, buf);
 			}
-	/* none refused that exists; interleaving makes most impossible
-	 * (every stage a multiple of vp) */
+	/* none refused that exists; a custom layout splits most of what
+	 * the classic arguments cannot, not a rank with fewer layers than
+	 * virtual stages */
 	assert_true(made > 3000 && refused > 0);
 	r.model.layers = 97;
 	p.pp = 7;
