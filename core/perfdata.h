@@ -50,8 +50,9 @@ typedef struct perfdata_regime {
 	char framework[PERFDATA_NAME_MAX];
 	char scale[PERFDATA_NAME_MAX];   /* gpus bucket: small, mid, large */
 	int runs;
-	double q_low;    /* lower quantile of log(real / predicted) */
-	double q_high;   /* upper quantile */
+	double q_low;    /* lower 90% prediction bound of log(real /
+			  * predicted) for a new run (tests/fit) */
+	double q_high;   /* upper bound */
 } perfdata_regime;
 
 typedef struct perfdata_entry {

@@ -222,21 +222,60 @@ typedef struct fit_regime {
 	double logs[FIT_MAX_RUNS];
 } fit_regime;
 
+/* One-sided 95% Student t quantile for df degrees of freedom (tables). */
+static double fit_t95(int df)
+{
+	static const double t[] = {0, 6.314, 2.920, 2.353, 2.132, 2.015,
+				   1.943, 1.895, 1.860, 1.833, 1.812};
+
+	if (df < 1)
+		return t[1];
+	if (df <= 10)
+		return t[df];
+	return df <= 20 ? 1.725 : df <= 30 ? 1.697 : 1.645;
+}
+
+/*
+ * Bounds for the NEXT run of a regime, not for the n seen: a 90%
+ * prediction interval of a normal sample, mean -/+ t(0.95, n-1) s
+ * sqrt(1 + 1/n) (the sample 5%/95% quantiles of a handful of runs are
+ * about their extremes and cover a new run less often than they claim),
+ * never narrower than those quantiles.
+ */
+static void fit_bounds(const double *v, int n, double *lo, double *hi)
+{
+	double mean = 0, ss = 0, half;
+	int i;
+
+	*lo = fit_quantile(v, n, FIT_Q_LOW);
+	*hi = fit_quantile(v, n, FIT_Q_HIGH);
+	if (n < 2)
+		return;
+	for (i = 0; i < n; i++)
+		mean += v[i] / n;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - mean) * (v[i] - mean);
+	half = fit_t95(n - 1) * sqrt(ss / (n - 1)) * sqrt(1.0 + 1.0 / n);
+	if (mean - half < *lo)
+		*lo = mean - half;
+	if (mean + half > *hi)
+		*hi = mean + half;
+}
+
 static void fit_print_regime(const char *indent, const fit_regime *g,
 			     int named)
 {
-	double v[FIT_MAX_RUNS];
+	double v[FIT_MAX_RUNS], lo, hi;
 
 	memcpy(v, g->logs, sizeof(double) * g->n);
 	qsort(v, g->n, sizeof(double), fit_cmp);
+	fit_bounds(v, g->n, &lo, &hi);
 	if (named)
 		printf("%s- {generation: %s, framework: %s, scale: %s, ",
 		       indent, g->key[0], g->key[1], g->key[2]);
 	else
 		printf("%s{", indent);
-	printf("runs: %d, q_low: %.3f, q_high: %.3f}\n", g->n,
-	       fit_quantile(v, g->n, FIT_Q_LOW),
-	       fit_quantile(v, g->n, FIT_Q_HIGH));
+	printf("runs: %d, q_low: %.3f, q_high: %.3f}\n", g->n, lo, hi);
 }
 
 /*
@@ -284,10 +323,9 @@ static int fit_residuals(autosize_policy *pol)
 	}
 	if (!pooled.n)
 		return 1;
-	printf("residuals:\n  note: \"fit half of tests/validation/runs.yaml, %d runs "
-	       "(quantiles %.0f%%/%.0f%% of log(real/predicted) time), "
-	       "tests/fit/fit_perf.c residuals\"\n  pooled: ", pooled.n,
-	       100 * FIT_Q_LOW, 100 * FIT_Q_HIGH);
+	printf("residuals:\n  note: \"fit half, %d runs, 90%% prediction "
+	       "bounds of log(real/predicted) time (tests/fit/fit_perf.c "
+	       "residuals)\"\n  pooled: ", pooled.n);
 	fit_print_regime("", &pooled, 0);
 	printf("  regimes:\n");
 	for (j = 0; j < n_regimes; j++)
