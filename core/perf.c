@@ -333,6 +333,13 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	eff_exp = exp_frac > 0 ? perf_gemm_eff(pp, perf_expert_dim(job, lay,
 								 tokens))
 			       : eff;
+	/* PyTorch-native stacks (FSDP as torchtitan and llm-foundry run it,
+	 * DeepSpeed) without Transformer Engine's fused kernels and cuDNN
+	 * attention: the generation's torch_eff of Megatron-Core's rate */
+	if (framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON) {
+		eff *= pp->torch_eff;
+		eff_exp *= pp->torch_eff;
+	}
 	/* the busiest expert-parallel rank does capacity x the mean */
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
 		eff_exp /= PERF_MOE_CAPACITY;

@@ -11,16 +11,22 @@
 #include "embedded.h"
 #include "ytree.h"
 
-/* One number of an entry: its key, where it goes, its range. */
+/* One number of an entry: its key, where it goes, its range; an
+ * optional one (added after sites wrote their own files) takes def when
+ * absent, and needs a source only when given. */
 typedef struct perfdata_key {
 	const char *key;
 	size_t offset;
 	double min;
 	double max;
+	int optional;
+	double def;
 } perfdata_key;
 
 #define PERFDATA_KEY(name, lo, hi) \
-	{ #name, offsetof(perf_params, name), lo, hi }
+	{ #name, offsetof(perf_params, name), lo, hi, 0, 0 }
+#define PERFDATA_KEY_OPT(name, lo, hi, d) \
+	{ #name, offsetof(perf_params, name), lo, hi, 1, d }
 
 static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY(gemm_eff_max, 0.05, 1),
@@ -42,7 +48,8 @@ static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY(fp8_gemm_speedup, 1, 4),
 	PERFDATA_KEY(fp8_gemm_share, 0, 1),
 	PERFDATA_KEY(tp_overlap, 0, 1),
-	{ NULL, 0, 0, 0 }
+	PERFDATA_KEY_OPT(torch_eff, 0.05, 1, 1),
+	{ NULL, 0, 0, 0, 0, 0 }
 };
 
 #define PERFDATA_N_KEYS \
@@ -63,7 +70,7 @@ static const perf_params perfdata_ampere = {
 	0.75, 190, 0.72, 1.0, 170, 44, 0,
 	0.73, 0.60, 0.80, 0.70, 0.35,
 	5e-6, 8e-6, 12e-6, 60e-6,
-	1.0, 0, 0
+	1.0, 0, 0, 1
 };
 
 const perf_params *perfdata_ampere_builtin(void)
@@ -118,9 +125,16 @@ static autosize_err perfdata_numbers(const autosize_ytree *t,
 	if (!rc)
 		rc = autosize_ytree_check_keys(t, src, "sources", src_keys, e);
 	for (k = perfdata_keys; !rc && k->key; k++) {
-		rc = autosize_ytree_double(t, m, k->key, AUTOSIZE_Y_REQUIRED,
+		int found = 1;
+
+		*perfdata_slot(p, k) = k->def;
+		rc = autosize_ytree_double(t, m, k->key,
+					   k->optional ? AUTOSIZE_Y_OPTIONAL
+						       : AUTOSIZE_Y_REQUIRED,
 					   k->min, k->max,
-					   perfdata_slot(p, k), NULL, e);
+					   perfdata_slot(p, k), &found, e);
+		if (!rc && !found)
+			continue;
 		if (!rc)
 			rc = autosize_ytree_text(t, src, k->key, e);
 		n = rc ? NULL : autosize_ynode_get(src, k->key);

@@ -41,6 +41,10 @@ typedef struct perf_params {
 	double fp8_gemm_share;     /* share of GEMM FLOPs run in FP8 */
 	double tp_overlap;         /* share of Megatron TP collectives hidden
 				    * behind the GEMMs (sequence parallel) */
+	double torch_eff;          /* share of Megatron-Core's GEMM and
+				    * attention rate the PyTorch-native
+				    * stacks reach (FSDP, DeepSpeed);
+				    * optional, 1 when absent */
 } perf_params;
 
 /* Spread of log(real / predicted) time of one regime (perf.yaml

@@ -144,6 +144,66 @@ static void test_strict(void **state)
 	assert_int_not_equal(parse_edited("    layer_overhead_s: 0\n", "",
 					  &e), AUTOSIZE_OK);
 	assert_non_null(strstr(e.msg, "layer_overhead_s"));
+	/* torch_eff came later: a site's file without it still loads, at
+	 * 1 (Megatron's rate); given, it needs a source and a range */
+	assert_true(t.entries[0].p.torch_eff == 1);
+	assert_int_equal(parse_edited("tp_overlap: 0\n",
+				      "tp_overlap: 0\n    torch_eff: 0.8\n",
+				      &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "torch_eff"));
+	assert_int_equal(parse_edited("tp_overlap: a}",
+				      "tp_overlap: a, torch_eff: a}", &e),
+			 AUTOSIZE_OK);
+	assert_int_not_equal(parse_edited("tp_overlap: 0\n",
+					  "tp_overlap: 0\n    torch_eff: 0\n",
+					  &e), AUTOSIZE_OK);
+}
+
+/* The shipped Hopper entry runs PyTorch-native stacks below Megatron's
+ * rate: the same plain data-parallel layout on 8 H100s is slower under
+ * fsdp than under megatron; on A100 (torch_eff 1) it is not. */
+static void test_torch_eff(void **state)
+{
+	static const char *const opts[] = {"model-params", "1.5e9",
+		"train-tokens", "1e10", "gpus", "8", "tp", "1", "pp", "1",
+		"zero", "0", "micro-batch", "1", "recompute", "full",
+		"grad-reduce", "bf16", "memory-reserve", "0", NULL};
+	const perfdata_table *t = perfdata_default();
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan meg, fsdp;
+	autosize_error e;
+	int i, hopper = -1;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->entries[i].p.generation, "hopper") == 0)
+			hopper = i;
+	assert_true(hopper >= 0);
+	assert_true(t->entries[hopper].p.torch_eff < 1);
+	assert_true(t->entries[hopper].p.torch_eff >= 0.7);
+	assert_true(t->entries[0].p.torch_eff == 1);
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	autosize_request_init(&r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
+						      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "megatron", &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &meg, &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
+					      &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &fsdp, &e), 0);
+	assert_true(fsdp.tokens_per_s < 0.95 * meg.tokens_per_s);
+	assert_int_equal(autosize_request_set(&r, "gpu", "a100-80gb", &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &fsdp, &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "megatron", &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &meg, &e), 0);
+	assert_true(fsdp.tokens_per_s > 0.98 * meg.tokens_per_s);
+	autosize_policy_destroy(pol);
 }
 
 /* A GPU without numbers of its own: the plan says whose it used. */
@@ -290,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_plan_says_fallback),
+		cmocka_unit_test(test_torch_eff),
 		cmocka_unit_test(test_interval_lookup),
 		cmocka_unit_test(test_plan_interval),
 	};

@@ -12,8 +12,8 @@
  *   build/x/fit_perf coverage          # time limits vs real runs
  *
  * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s,
- * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup
- * and tp_overlap of one generation's entry (attn_share comes from the
+ * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup,
+ * tp_overlap and torch_eff of one generation's entry (attn_share comes from the
  * FlashAttention papers, not from the fit), minimising the mean
  * |log(predicted / published)| of that generation's fit-half runs. It
  * prints the values to write into etc/perf.yaml with "fitted on the fit
@@ -31,7 +31,7 @@
 #define FIT_RUNS_FILE "tests/validation/runs.yaml"
 #define FIT_MAX_RUNS 512
 #define FIT_ROUNDS 4
-#define FIT_SLOTS 6
+#define FIT_SLOTS 7
 
 typedef struct fit_run {
 	char id[64];
@@ -384,8 +384,10 @@ int main(int argc, char **argv)
 	static const double nets[] = {0.6, 0.7, 0.8, 0.9, 0.95, 0};
 	static const double fp8s[] = {1.3, 1.45, 1.6, 1.75, 1.9, 2.0, 0};
 	static const double tpovs[] = {1e-12, 0.25, 0.5, 0.7, 0.85, 0};
+	static const double torchs[] = {0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0,
+					0};
 	const double *grids[FIT_SLOTS] = {effs, dims, overheads, nets, fp8s,
-					  tpovs};
+					  tpovs, torchs};
 	autosize_error e;
 	autosize_policy *pol = autosize_policy_default(&e);
 	perf_params *pp = NULL;
@@ -415,6 +417,7 @@ int main(int argc, char **argv)
 	slots[3] = &pp->ib_eff;    /* RoCE follows: roce_eff = ib_eff */
 	slots[4] = &pp->fp8_gemm_speedup;
 	slots[5] = &pp->tp_overlap;
+	slots[6] = &pp->torch_eff;
 	best = fit_score(pol, gen, 0, 0, &n);
 	printf("%s: %d fit-half runs, start mean |log err| %.4f\n", gen, n,
 	       best);
@@ -438,10 +441,10 @@ int main(int argc, char **argv)
 		}
 	printf("fitted: gemm_eff_max %.3f gemm_half_dim %.0f "
 	       "layer_overhead_s %.0fe-6 ib_eff = roce_eff %.2f "
-	       "fp8_gemm_speedup %.2f tp_overlap %.2f (mean |log err| "
-	       "%.4f)\nfit half:\n", pp->gemm_eff_max, pp->gemm_half_dim,
-	       pp->layer_overhead_s * 1e6, pp->ib_eff, pp->fp8_gemm_speedup,
-	       pp->tp_overlap, best);
+	       "fp8_gemm_speedup %.2f tp_overlap %.2f torch_eff %.2f (mean "
+	       "|log err| %.4f)\nfit half:\n", pp->gemm_eff_max,
+	       pp->gemm_half_dim, pp->layer_overhead_s * 1e6, pp->ib_eff,
+	       pp->fp8_gemm_speedup, pp->tp_overlap, pp->torch_eff, best);
 	fit_score(pol, gen, 0, 1, &n);
 	printf("held-out half (not used to fit):\n");
 	best = fit_score(pol, gen, 1, 1, &n);
