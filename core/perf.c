@@ -580,10 +580,14 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 
 		/* Megatron's interleaved schedule sends while the next
 		 * chunk computes (on unless --no-overlap-p2p-communication):
-		 * only the excess over a chunk's compute is exposed */
+		 * each of the 2v transfers hides under one of the 2v chunk
+		 * passes, so a micro-batch takes max(compute, transfers) */
 		if (lay->vp > 1 && framework_resolve(job->framework) ==
-				   AUTOSIZE_FRAMEWORK_MEGATRON)
-			p2p = p2p > t_mb / lay->vp ? p2p - t_mb / lay->vp : 0;
+				   AUTOSIZE_FRAMEWORK_MEGATRON) {
+			double chunk = t_mb / (2.0 * lay->vp);
+
+			p2p = p2p > chunk ? p2p - chunk : 0;
+		}
 		pp_mb = 2.0 * (lay->vp > 1 ? lay->vp : 1) * p2p;
 	}
 	/* 1F1B: (m + (p - 1) / v) micro-batch slots per step. */
