@@ -76,6 +76,13 @@ typedef struct search_state {
 	int batch_short;     /* 1: a size's DP alone exceeded the batch */
 	int n_step;          /* node counts probed are multiples of this */
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
+	int tight;           /* 1: prune with the compute time itself
+			      * (search_tight) */
+	/* search_dominated_at's answers against one best at one size:
+	 * tokens/s known dominated up to dom_yes, known not from dom_no */
+	int dom_nodes, dom_gpn;
+	search_cand dom_best;
+	double dom_yes, dom_no;
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
 	const framework_profile *fp; /* the job's framework profile */
@@ -384,23 +391,37 @@ static int search_partial_ok(const search_state *st, const sizing_layout *lay)
  * layer recomputed (sizing_recompute_saving_bytes), so the count is
  * placed directly and checked (a layout or two).
  */
-static void search_recompute_least(search_state *st, sizing_layout *lay,
-				   int nodes, int gpn, double *total_bytes)
+/* The first count search_recompute_least tries for lay (total_bytes with
+ * every layer recomputed), or 0 when it tries none and lay keeps them
+ * all: the layers recomputed are never fewer. */
+static int search_recompute_start(const search_state *st,
+				  const sizing_layout *lay, double total_bytes)
 {
 	int vp = lay->vp > 1 ? lay->vp : 1, r;
 	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
-	sizing_layout t = *lay;
-	double save, b = 0;
+	double save;
 
-	lay->recompute_layers = 0;
 	if (!search_partial_ok(st, lay))
-		return;
+		return 0;
 	save = sizing_recompute_saving_bytes(st->job, lay);
 	if (save <= 0)
-		return;
-	r = per - (int)floor((st->job->usable_bytes - *total_bytes) / save);
+		return 0;
+	r = per - (int)floor((st->job->usable_bytes - total_bytes) / save);
 	r = r < vp ? vp : (r + vp - 1) / vp * vp;
-	for (; r < per && !st->over_budget; r += vp) {
+	return r < per ? r : 0;
+}
+
+static void search_recompute_least(search_state *st, sizing_layout *lay,
+				   int nodes, int gpn, double *total_bytes)
+{
+	int vp = lay->vp > 1 ? lay->vp : 1;
+	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
+	int r = search_recompute_start(st, lay, *total_bytes);
+	sizing_layout t = *lay;
+	double b = 0;
+
+	lay->recompute_layers = 0;
+	for (; r > 0 && r < per && !st->over_budget; r += vp) {
 		t.recompute_layers = r;
 		if (search_fits(st, &t, nodes, gpn, &b)) {
 			*lay = t;
@@ -411,38 +432,136 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 }
 
 /*
- * 1 when lay cannot become the best plan nor the best speed per GPU,
- * unmeasured: even at its compute bound (sizing_microbatch_bound_s, the
- * bubble of the deepest interleaving, no memory) it is slower than the
- * fastest of its size by more than the tie when the best is of this size
- * (search_time refuses those), or ranks below the best (rank.c ranks
- * faster and smaller never worse).
+ * Tokens/s lay cannot beat: its step for grad_accum micro-batches and
+ * the bubble of vp_max interleaving at the compute bound
+ * (sizing_microbatch_bound_s), no memory; 0 when there is none.
+ * recompute_lb >= 0 (search_tight): at the compute itself instead
+ * (sizing_microbatch_compute_s), with lay recomputing recompute_lb
+ * layers of a stage under full recomputation (0: all), as many as it
+ * ever may: sizing_step_time charges that compute grad_accum times plus
+ * once per bubble slot, and every other term it adds is >= 0. A
+ * relative 1e-12 below it keeps the bound under the step's rounding.
  */
-static int search_dominated(search_state *st, const sizing_layout *lay,
-			    int nodes, int gpn, int vp_max)
+static double search_bound_tps(const search_state *st,
+			       const sizing_layout *lay, int vp_max,
+			       int recompute_lb)
 {
-	double slots = lay->grad_accum, step_lb;
-	search_cand c;
+	double slots = lay->grad_accum, mb_s, step_lb;
+	sizing_layout lb = *lay;
 
-	if (!st->have_best || st->job->mfu_fixed > 0)
-		return 0;
 	if (lay->pp > 1)
 		slots += (lay->pp - 1.0) / vp_max;
-	step_lb = slots * sizing_microbatch_bound_s(st->job, lay);
-	if (step_lb <= 0)
+	if (recompute_lb < 0) {
+		mb_s = sizing_microbatch_bound_s(st->job, lay);
+	} else {
+		lb.recompute_layers = lay->recompute ==
+				      AUTOSIZE_RECOMPUTE_FULL ? recompute_lb
+							      : 0;
+		mb_s = sizing_microbatch_compute_s(st->job, &lb) *
+		       (1 - 1e-12);
+	}
+	step_lb = slots * mb_s;
+	return step_lb > 0 ? search_tokens_step(st, lay) / step_lb : 0;
+}
+
+/*
+ * 1 when a layout of nodes x gpn that runs at most tps tokens/s
+ * (search_bound_tps of lay) cannot become the best plan nor the best
+ * speed per GPU: it is slower than the fastest of its size by more than
+ * the tie when the best is of this size (search_time refuses those), or
+ * ranks below the best (rank.c ranks faster and smaller never worse).
+ */
+static int search_dominated_at(search_state *st, const sizing_layout *lay,
+			       int nodes, int gpn, double tps)
+{
+	search_cand c;
+
+	if (!st->have_best || st->job->mfu_fixed > 0 || tps <= 0)
 		return 0;
-	c.tokens_per_s = search_tokens_step(st, lay) / step_lb;
+	c.tokens_per_s = tps;
 	if (st->best.nodes == nodes && st->best.gpn == gpn)
 		return c.tokens_per_s < st->size_fastest * (1 - RANK_TIE);
 	if (!st->have_ref || c.tokens_per_s / (nodes * gpn) >
 	    st->ref.tokens_per_s / (st->ref.nodes * st->ref.gpn))
 		return 0;
+	/* search_tight: the rank is monotone in tokens/s, so answers
+	 * against the same best at the same size bracket the next */
+	if (st->tight && nodes == st->dom_nodes && gpn == st->dom_gpn &&
+	    memcmp(&st->dom_best, &st->best, sizeof(st->best)) == 0) {
+		if (tps <= st->dom_yes)
+			return 1;
+		if (tps >= st->dom_no)
+			return 0;
+	} else {
+		st->dom_nodes = nodes;
+		st->dom_gpn = gpn;
+		st->dom_best = st->best;
+		st->dom_yes = 0;
+		st->dom_no = HUGE_VAL;
+	}
 	c.lay = *lay;
 	c.nodes = nodes;
 	c.gpn = gpn;
 	c.total_bytes = 0;
 	c.train_s = st->job->tokens > 0 ? st->job->tokens / c.tokens_per_s : 0;
-	return !search_better(st, &c, &st->best);
+	if (!search_better(st, &c, &st->best)) {
+		st->dom_yes = fmax(st->dom_yes, tps);
+		return 1;
+	}
+	st->dom_no = fmin(st->dom_no, tps);
+	return 0;
+}
+
+/* 1 when lay, unmeasured, cannot win even at its compute bound with the
+ * bubble of vp_max interleaving (search_bound_tps). */
+static int search_dominated(search_state *st, const sizing_layout *lay,
+			    int nodes, int gpn, int vp_max)
+{
+	return st->have_best && search_dominated_at(st, lay, nodes, gpn,
+		search_bound_tps(st, lay, vp_max, -1));
+}
+
+/*
+ * search_tight: besides the compute bound, prune with the compute itself
+ * (search_bound_tps, recompute_lb >= 0) where that provably changes no
+ * plan. A layout dominated at a speed it cannot beat changes nothing
+ * when timed (search_dominated_at), provided ranking never prefers the
+ * slower of two layouts of one size: not so under the cost objective
+ * with rental discounts (a longer rental may cost less), nor where a
+ * pinned interleaving runs deeper than the vp_max the bounds assume.
+ *
+ * One micro-batch setting's fitting sizes (search_micro_batches): where
+ * interleaving follows, the fastest one timed is interleaved, so a size
+ * skipped only by the compute must not be the one that would have been
+ * fastest: its bound is no faster than one already timed.
+ */
+static int search_mb_pruned(search_state *st, const sizing_layout *lay,
+			    double total_bytes, int nodes, int gpn,
+			    int vp_max, double fastest_tps)
+{
+	double tps;
+
+	if (search_dominated(st, lay, nodes, gpn, vp_max))
+		return 1;
+	if (!st->tight || !st->have_best)
+		return 0;
+	tps = search_bound_tps(st, lay, vp_max, search_recompute_start(st,
+		lay, total_bytes));
+	return (vp_max <= 1 || tps <= fastest_tps) &&
+	       search_dominated_at(st, lay, nodes, gpn, tps);
+}
+
+/* An interleaved layout (search_interleave) that cannot win, nor can any
+ * shallower one after it: each has more bubble, and under full
+ * recomputation recomputes at least its vp >= 2 layers of a stage, or
+ * all (search_recompute_start). */
+static int search_il_pruned(search_state *st, const sizing_layout *il,
+			    int nodes, int gpn)
+{
+	return search_dominated(st, il, nodes, gpn, il->vp) ||
+	       (st->tight && st->have_best &&
+		search_dominated_at(st, il, nodes, gpn,
+				    search_bound_tps(st, il, il->vp, 2)));
 }
 
 /* Time lay with the deepest interleaving up to vp_max that divides the
@@ -464,7 +583,7 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 		il.recompute_layers = 0;
 		if (!search_fits(st, &il, nodes, gpn, &il_bytes))
 			continue;
-		if (search_dominated(st, &il, nodes, gpn, il.vp))
+		if (search_il_pruned(st, &il, nodes, gpn))
 			return;
 		search_recompute_least(st, &il, nodes, gpn, &il_bytes);
 		tps = search_time(st, &il, nodes, gpn, il_bytes);
@@ -474,46 +593,132 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 	}
 }
 
+/* Micro-batch sizes tried, ascending (SEARCH_MBS of them at most). */
+static const int search_free_mbs[] = {1, 2, 4, 8, 16};
+#define SEARCH_MBS ((int)(sizeof(search_free_mbs) / sizeof(int)))
+
+/* The micro-batch sizes of a data-parallel degree whose steps add up to
+ * the batch, ascending, with their accumulation. */
+typedef struct search_mbs {
+	int n;
+	int mb[SEARCH_MBS];
+	int ga[SEARCH_MBS];
+	int short_first;     /* 1: dp sequences alone exceed the batch */
+} search_mbs;
+
+/*
+ * The micro-batch sizes tried at dp, into out: those where dp x mb
+ * sequences per micro-step fit the global batch and the steps add up to
+ * it (within 5%). A larger size past the batch is never tried.
+ */
+static void search_mb_list(const search_state *st, int dp, search_mbs *out)
+{
+	const autosize_request *r = st->req;
+	double batch = st->job->global_batch;
+	int pinned = search_pinned(r->micro_batch);
+	int n = pinned ? 1 : SEARCH_MBS, i, mb;
+	long ga;
+
+	out->n = 0;
+	out->short_first = 0;
+	for (i = 0; i < n; i++) {
+		mb = pinned ? r->micro_batch : search_free_mbs[i];
+		if ((double)dp * mb > batch) {
+			out->short_first = i == 0;
+			return;
+		}
+		ga = search_grad_accum(batch, (long)dp * mb,
+				       search_pinned(r->global_batch) &&
+				       r->global_batch > 0);
+		if (ga < 1)
+			continue;
+		out->mb[out->n] = mb;
+		out->ga[out->n++] = (int)ga;
+	}
+}
+
+/* base at the i-th size of mbs. */
+static void search_mb_layout(const sizing_layout *base, const search_mbs *mbs,
+			     int i, sizing_layout *lay)
+{
+	*lay = *base;
+	lay->micro_batch = mbs->mb[i];
+	lay->grad_accum = mbs->ga[i];
+}
+
+/*
+ * search_tight, before any memory: 1 when no layout of one recomputation
+ * setting of a shape can win, whatever its micro-batch size, ZeRO stage
+ * and interleaving (each bound with vp_max's bubble), nor the layers it
+ * recomputes under full recomputation (at least vp >= 1 of a stage, or
+ * all: search_recompute_start). Nothing that setting times then changes
+ * the search (search_dominated_at).
+ */
+static int search_mbs_dominated(search_state *st, const sizing_layout *base,
+				const search_mbs *mbs, int nodes, int gpn,
+				int vp_max)
+{
+	sizing_layout lay;
+	int i;
+
+	if (!st->tight || !st->have_best)
+		return 0;
+	for (i = mbs->n - 1; i >= 0; i--) {
+		search_mb_layout(base, mbs, i, &lay);
+		if (!search_dominated_at(st, &lay, nodes, gpn,
+				search_bound_tps(st, &lay, vp_max, 1)))
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when one recomputation setting of a shape fits at all, as
+ * search_micro_batches finds it: its smallest micro-batch size fits at
+ * one of the ZeRO stages (larger ones need more memory). */
+static int search_mbs_fit(search_state *st, const sizing_layout *base,
+			  const search_mbs *mbs, const int *zs, int nz,
+			  int nodes, int gpn)
+{
+	sizing_layout lay;
+	double total;
+	int j;
+
+	if (mbs->n < 1)
+		return 0;
+	search_mb_layout(base, mbs, 0, &lay);
+	for (j = 0; j < nz; j++) {
+		lay.zero_stage = zs[j];
+		if (search_fits(st, &lay, nodes, gpn, &total))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
  * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
  * Returns 1 when something fits.
  */
 static int search_micro_batches(search_state *st, const sizing_layout *base,
-				int nodes, int gpn)
+				const search_mbs *mbs, int nodes, int gpn)
 {
-	static const int free_mbs[] = {1, 2, 4, 8, 16};
-	const autosize_request *r = st->req;
-	double batch = st->job->global_batch;
-	int pinned = search_pinned(r->micro_batch);
-	int n = pinned ? 1 : (int)(sizeof(free_mbs) / sizeof(free_mbs[0]));
 	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
 	int vp_max = search_vp_max(st, base->pp);
 	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
 	int best_i = -1;
 	double best_tps = 0;
-	sizing_layout fit[5];
-	double fit_bytes[5];
+	sizing_layout fit[SEARCH_MBS];
+	double fit_bytes[SEARCH_MBS];
 
-	for (i = 0; i < n; i++) {
-		sizing_layout lay = *base;
-		int mb = pinned ? r->micro_batch : free_mbs[i], ok = 0;
+	st->batch_short |= mbs->short_first;
+	if (search_mbs_dominated(st, base, mbs, nodes, gpn, vp_max))
+		return search_mbs_fit(st, base, mbs, zs, nz, nodes, gpn);
+	for (i = 0; i < mbs->n; i++) {
+		sizing_layout lay;
+		int ok = 0;
 		double total = 0;
-		long ga;
 
-		/* dp x mb sequences per micro-step must fit the global
-		 * batch, and the steps must add up to it (within 5%). */
-		if ((double)base->dp * mb > batch) {
-			st->batch_short |= i == 0;
-			break;
-		}
-		ga = search_grad_accum(batch, (long)base->dp * mb,
-				       search_pinned(r->global_batch) &&
-				       r->global_batch > 0);
-		if (ga < 1)
-			continue;
-		lay.micro_batch = mb;
-		lay.grad_accum = (int)ga;
+		search_mb_layout(base, mbs, i, &lay);
 		for (j = 0; j < nz && !ok; j++) {
 			lay.zero_stage = zs[j];
 			ok = search_fits(st, &lay, nodes, gpn, &total);
@@ -530,7 +735,8 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++) {
 		double tps;
 
-		if (i < 0 || search_dominated(st, &fit[i], nodes, gpn, vp_max))
+		if (i < 0 || search_mb_pruned(st, &fit[i], fit_bytes[i], nodes,
+					      gpn, vp_max, best_tps))
 			continue;
 		search_recompute_least(st, &fit[i], nodes, gpn, &fit_bytes[i]);
 		tps = search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
@@ -548,9 +754,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	return found > 0;
 }
 
-/* Recomputation settings of a (tp, pp, dp) shape. */
+/* Recomputation settings of a (tp, pp, dp) shape, at the micro-batch
+ * sizes mbs of its dp. */
 static int search_shape(search_state *st, const sizing_layout *base,
-			int nodes, int gpn)
+			const search_mbs *mbs, int nodes, int gpn)
 {
 	static const autosize_recompute order[] = {
 		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
@@ -575,13 +782,14 @@ static int search_shape(search_state *st, const sizing_layout *base,
 			continue;
 		lay.recompute = (autosize_recompute)rc;
 		if (rc == AUTOSIZE_RECOMPUTE_NONE)
-			any |= none_fits = search_micro_batches(st, &lay,
+			any |= none_fits = search_micro_batches(st, &lay, mbs,
 								nodes, gpn);
 		else if (rc == AUTOSIZE_RECOMPUTE_FULL)
-			any |= full_fits = search_micro_batches(st, &lay,
+			any |= full_fits = search_micro_batches(st, &lay, mbs,
 								nodes, gpn);
 		else
-			any |= search_micro_batches(st, &lay, nodes, gpn);
+			any |= search_micro_batches(st, &lay, mbs, nodes,
+						    gpn);
 	}
 	return any;
 }
@@ -770,6 +978,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 			updates = st->best_updates;
 			for (c = 0; c < n_cp; c++) {
 				int eps[3], n_ep, k;
+				search_mbs mbs;
 
 				if ((gpus / tp / pp) % cps[c])
 					continue;
@@ -778,10 +987,11 @@ static int search_at(search_state *st, int nodes, int gpn)
 				if (search_pinned(r->dp) && lay.dp != r->dp)
 					continue;
 				n_ep = search_eps(st, &lay, gpn, eps);
+				search_mb_list(st, lay.dp, &mbs);
 				for (k = 0; k < n_ep; k++) {
 					lay.ep = eps[k];
-					fit |= search_shape(st, &lay, nodes,
-							    gpn);
+					fit |= search_shape(st, &lay, &mbs,
+							    nodes, gpn);
 				}
 			}
 			if (fit)
@@ -1209,6 +1419,9 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
 	st.n_step = search_node_step(r, gpn);
+	st.tight = !search_pinned(r->interleave) &&
+		   !(objective == AUTOSIZE_OBJECTIVE_COST &&
+		     job->part->pricing.n_rental > 0);
 	if ((rc = search_framework_pins(job, r, e)) ||
 	    (rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
 		return rc;
