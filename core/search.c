@@ -521,36 +521,6 @@ static int search_dominated(search_state *st, const sizing_layout *lay,
 		search_bound_tps(st, lay, vp_max, -1));
 }
 
-/*
- * search_tight: besides the compute bound, prune with the compute itself
- * (search_bound_tps, recompute_lb >= 0) where that provably changes no
- * plan. A layout dominated at a speed it cannot beat changes nothing
- * when timed (search_dominated_at), provided ranking never prefers the
- * slower of two layouts of one size: not so under the cost objective
- * with rental discounts (a longer rental may cost less), nor where a
- * pinned interleaving runs deeper than the vp_max the bounds assume.
- *
- * One micro-batch setting's fitting sizes (search_micro_batches): where
- * interleaving follows, the fastest one timed is interleaved, so a size
- * skipped only by the compute must not be the one that would have been
- * fastest: its bound is no faster than one already timed.
- */
-static int search_mb_pruned(search_state *st, const sizing_layout *lay,
-			    double total_bytes, int nodes, int gpn,
-			    int vp_max, double fastest_tps)
-{
-	double tps;
-
-	if (search_dominated(st, lay, nodes, gpn, vp_max))
-		return 1;
-	if (!st->tight || !st->have_best)
-		return 0;
-	tps = search_bound_tps(st, lay, vp_max, search_recompute_start(st,
-		lay, total_bytes));
-	return (vp_max <= 1 || tps <= fastest_tps) &&
-	       search_dominated_at(st, lay, nodes, gpn, tps);
-}
-
 /* An interleaved layout (search_interleave) that cannot win, nor can any
  * shallower one after it: each has more bubble, and under full
  * recomputation recomputes at least its vp >= 2 layers of a stage, or
@@ -647,30 +617,135 @@ static void search_mb_layout(const sizing_layout *base, const search_mbs *mbs,
 }
 
 /*
+ * The speeds a shape (tp, pp, dp, cp, ep) cannot beat at each of its
+ * micro-batch sizes mbs, whatever its recomputation, ZeRO stage and
+ * interleaving: search_bound_tps with vp_max's bubble and the compute
+ * without recomputation, the least any setting has (recomputing only
+ * adds work; test_compute_bound). Filled as asked (search_tight).
+ */
+typedef struct search_mb_lb {
+	const sizing_layout *base;
+	const search_mbs *mbs;
+	int vp_max;
+	double tps[SEARCH_MBS];  /* < 0: not yet */
+	double all;              /* at every size at once; < 0: not yet */
+} search_mb_lb;
+
+/*
+ * A speed no micro-batch size of the shape beats, from the compute of
+ * the largest alone: a micro-batch's compute per sequence never grows
+ * with its size (GEMMs run at least as efficiently on more tokens, the
+ * per-layer overheads are shared; test_compute_bound), so the largest M
+ * bounds every mb's from below by mb / M of its own, and the bubble's
+ * share is least at the most micro-batches.
+ */
+static double search_mb_lb_all(const search_state *st, search_mb_lb *lb)
+{
+	const search_mbs *mbs = lb->mbs;
+	sizing_layout lay;
+	double mb_s, slots;
+	int i, ga = 0;
+
+	if (lb->all >= 0)
+		return lb->all;
+	lb->all = 0;
+	if (mbs->n < 1)
+		return 0;
+	for (i = 0; i < mbs->n; i++)
+		if (mbs->ga[i] > ga)
+			ga = mbs->ga[i];
+	search_mb_layout(lb->base, mbs, mbs->n - 1, &lay);
+	lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	lay.recompute_layers = 0;
+	slots = ga + (lay.pp > 1 ? (lay.pp - 1.0) / lb->vp_max : 0);
+	mb_s = sizing_microbatch_compute_s(st->job, &lay) * (1 - 1e-12);
+	if (mb_s > 0)
+		lb->all = (double)st->job->seq_len * lay.micro_batch * ga *
+			  lay.dp / (slots * mb_s);
+	return lb->all;
+}
+
+static double search_mb_lb_tps(const search_state *st, search_mb_lb *lb,
+			       int i)
+{
+	sizing_layout lay;
+
+	if (lb->tps[i] < 0) {
+		search_mb_layout(lb->base, lb->mbs, i, &lay);
+		lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
+		lay.recompute_layers = 0;
+		lb->tps[i] = search_bound_tps(st, &lay, lb->vp_max, 0);
+	}
+	return lb->tps[i];
+}
+
+/*
  * search_tight, before any memory: 1 when no layout of one recomputation
- * setting of a shape can win, whatever its micro-batch size, ZeRO stage
- * and interleaving (each bound with vp_max's bubble), nor the layers it
- * recomputes under full recomputation (at least vp >= 1 of a stage, or
- * all: search_recompute_start). Nothing that setting times then changes
- * the search (search_dominated_at).
+ * setting base of a shape can win, whatever its micro-batch size: at the
+ * shape's bound (lb), else at its own compute with the fewest layers it
+ * may recompute (vp >= 1 of a stage where search_recompute_least may
+ * place a count, else all). Nothing that setting times then changes the
+ * search (search_dominated_at).
  */
 static int search_mbs_dominated(search_state *st, const sizing_layout *base,
-				const search_mbs *mbs, int nodes, int gpn,
-				int vp_max)
+				const search_mbs *mbs, search_mb_lb *lb,
+				int nodes, int gpn)
 {
 	sizing_layout lay;
 	int i;
 
 	if (!st->tight || !st->have_best)
 		return 0;
+	if (search_dominated_at(st, base, nodes, gpn, search_mb_lb_all(st, lb)))
+		return 1;
 	for (i = mbs->n - 1; i >= 0; i--) {
+		if (search_dominated_at(st, base, nodes, gpn,
+					search_mb_lb_tps(st, lb, i)))
+			continue;
+		if (base->recompute == AUTOSIZE_RECOMPUTE_NONE)
+			return 0;
 		search_mb_layout(base, mbs, i, &lay);
 		if (!search_dominated_at(st, &lay, nodes, gpn,
-				search_bound_tps(st, &lay, vp_max, 1)))
+				search_bound_tps(st, &lay, lb->vp_max,
+					search_partial_ok(st, &lay))))
 			return 0;
 	}
 	return 1;
 }
+/*
+ * search_tight: besides the compute bound, prune with the compute itself
+ * (search_bound_tps, recompute_lb >= 0) where that provably changes no
+ * plan. A layout dominated at a speed it cannot beat changes nothing
+ * when timed (search_dominated_at), provided ranking never prefers the
+ * slower of two layouts of one size: not so under the cost objective
+ * with rental discounts (a longer rental may cost less), nor where a
+ * pinned interleaving runs deeper than the vp_max the bounds assume.
+ *
+ * The i-th fitting size lay of one micro-batch setting
+ * (search_micro_batches): where interleaving follows, the fastest one
+ * timed is interleaved, so a size skipped only by the compute must not
+ * be the one that would have been fastest: its bound is no faster than
+ * one already timed. Without recomputation its bound is lb's.
+ */
+static int search_mb_pruned(search_state *st, const sizing_layout *lay,
+			    double total_bytes, int nodes, int gpn,
+			    int vp_max, double fastest_tps,
+			    search_mb_lb *lb, int i)
+{
+	double tps;
+
+	if (search_dominated(st, lay, nodes, gpn, vp_max))
+		return 1;
+	if (!st->tight || !st->have_best)
+		return 0;
+	tps = lay->recompute == AUTOSIZE_RECOMPUTE_NONE
+	      ? search_mb_lb_tps(st, lb, i)
+	      : search_bound_tps(st, lay, vp_max, search_recompute_start(st,
+			lay, total_bytes));
+	return (vp_max <= 1 || tps <= fastest_tps) &&
+	       search_dominated_at(st, lay, nodes, gpn, tps);
+}
+
 
 /* 1 when one recomputation setting of a shape fits at all, as
  * search_micro_batches finds it: its smallest micro-batch size fits at
@@ -700,7 +775,8 @@ static int search_mbs_fit(search_state *st, const sizing_layout *base,
  * Returns 1 when something fits.
  */
 static int search_micro_batches(search_state *st, const sizing_layout *base,
-				const search_mbs *mbs, int nodes, int gpn)
+				const search_mbs *mbs, search_mb_lb *lb,
+				int nodes, int gpn)
 {
 	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
 	int vp_max = search_vp_max(st, base->pp);
@@ -711,7 +787,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	double fit_bytes[SEARCH_MBS];
 
 	st->batch_short |= mbs->short_first;
-	if (search_mbs_dominated(st, base, mbs, nodes, gpn, vp_max))
+	if (search_mbs_dominated(st, base, mbs, lb, nodes, gpn))
 		return search_mbs_fit(st, base, mbs, zs, nz, nodes, gpn);
 	for (i = 0; i < mbs->n; i++) {
 		sizing_layout lay;
@@ -736,7 +812,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 		double tps;
 
 		if (i < 0 || search_mb_pruned(st, &fit[i], fit_bytes[i], nodes,
-					      gpn, vp_max, best_tps))
+					      gpn, vp_max, best_tps, lb, i))
 			continue;
 		search_recompute_least(st, &fit[i], nodes, gpn, &fit_bytes[i]);
 		tps = search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
@@ -765,6 +841,14 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
 	int i, rc, any = 0, none_fits = 0, full_fits = 0;
+	search_mb_lb lb;
+
+	lb.base = base;
+	lb.mbs = mbs;
+	lb.vp_max = search_vp_max(st, base->pp);
+	for (i = 0; i < SEARCH_MBS; i++)
+		lb.tps[i] = -1;
+	lb.all = -1;
 
 	for (i = 0; i < 4; i++) {
 		rc = order[i];
@@ -783,12 +867,12 @@ static int search_shape(search_state *st, const sizing_layout *base,
 		lay.recompute = (autosize_recompute)rc;
 		if (rc == AUTOSIZE_RECOMPUTE_NONE)
 			any |= none_fits = search_micro_batches(st, &lay, mbs,
-								nodes, gpn);
+								&lb, nodes, gpn);
 		else if (rc == AUTOSIZE_RECOMPUTE_FULL)
 			any |= full_fits = search_micro_batches(st, &lay, mbs,
-								nodes, gpn);
+								&lb, nodes, gpn);
 		else
-			any |= search_micro_batches(st, &lay, mbs, nodes,
+			any |= search_micro_batches(st, &lay, mbs, &lb, nodes,
 						    gpn);
 	}
 	return any;

@@ -306,7 +306,8 @@ static void test_partial_recompute(void **state)
 
 /* The search prunes layouts with the compute of one micro-batch: it is
  * what the step charges grad_accum times and once per bubble slot, for
- * every recomputation setting, dense and MoE. */
+ * every recomputation setting, dense and MoE; recomputing never makes it
+ * faster, nor does a larger micro-batch per sequence. */
 static void test_compute_bound(void **state)
 {
 	static const char *const models[] = {"llama-2-70b", "mixtral-8x7b"};
@@ -340,6 +341,19 @@ static void test_compute_bound(void **state)
 			assert_true(slots * mb_s < t.step_s);
 			assert_true(sizing_microbatch_bound_s(&job, &l) <=
 				    mb_s);
+			l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+			assert_true(sizing_microbatch_compute_s(&job, &l) <=
+				    mb_s);
+			for (l.micro_batch = 1; l.micro_batch < 32;
+			     l.micro_batch *= 2) {
+				double one = sizing_microbatch_compute_s(&job,
+									 &l);
+
+				l.micro_batch *= 2;
+				assert_true(sizing_microbatch_compute_s(&job,
+					&l) <= 2 * one);
+				l.micro_batch /= 2;
+			}
 		}
 	}
 }
