@@ -47,6 +47,22 @@ _Static_assert((SEARCH_BATCH_ROUND & (SEARCH_BATCH_ROUND - 1)) == 0,
 /* Node counts scanned one by one when the staged probes found nothing. */
 #define SEARCH_SCAN_NODES 256
 
+/* Micro-batch sizes tried, ascending (SEARCH_MBS of them at most). */
+static const int search_free_mbs[] = {1, 2, 4, 8, 16};
+#define SEARCH_MBS ((int)(sizeof(search_free_mbs) / sizeof(int)))
+
+/* The micro-batch sizes of a data-parallel degree whose steps add up to
+ * the batch, ascending, with their accumulation. */
+typedef struct search_mbs {
+	int n;
+	int mb[SEARCH_MBS];
+	int ga[SEARCH_MBS];
+	int short_first;     /* 1: dp sequences alone exceed the batch */
+} search_mbs;
+
+/* search_mb_list's answers kept per search (a power of two). */
+#define SEARCH_MBS_CACHE 32
+
 /* A layout under consideration: just what ranking needs. */
 typedef struct search_cand {
 	sizing_layout lay;
@@ -78,11 +94,15 @@ typedef struct search_state {
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
 	int tight;           /* 1: prune with the compute time itself
 			      * (search_tight) */
-	/* search_dominated_at's answers against one best at one size:
-	 * tokens/s known dominated up to dom_yes, known not from dom_no */
+	/* search_dominated_at's answers against one best (what ranks it)
+	 * at one size: tokens/s known dominated up to dom_yes, known not
+	 * from dom_no */
 	int dom_nodes, dom_gpn;
 	search_cand dom_best;
 	double dom_yes, dom_no;
+	/* search_mb_list's answers, by dp (0: none) */
+	int mbs_dp[SEARCH_MBS_CACHE];
+	struct search_mbs mbs[SEARCH_MBS_CACHE];
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
 	const framework_profile *fp; /* the job's framework profile */
@@ -464,6 +484,14 @@ static double search_bound_tps(const search_state *st,
 	return step_lb > 0 ? search_tokens_step(st, lay) / step_lb : 0;
 }
 
+/* 1 when a and b rank alike against any layout (search_key). */
+static int search_same_rank(const search_cand *a, const search_cand *b)
+{
+	return a->tokens_per_s == b->tokens_per_s && a->train_s == b->train_s &&
+	       a->total_bytes == b->total_bytes && a->nodes == b->nodes &&
+	       a->gpn == b->gpn;
+}
+
 /*
  * 1 when a layout of nodes x gpn that runs at most tps tokens/s
  * (search_bound_tps of lay) cannot become the best plan nor the best
@@ -487,7 +515,7 @@ static int search_dominated_at(search_state *st, const sizing_layout *lay,
 	/* search_tight: the rank is monotone in tokens/s, so answers
 	 * against the same best at the same size bracket the next */
 	if (st->tight && nodes == st->dom_nodes && gpn == st->dom_gpn &&
-	    memcmp(&st->dom_best, &st->best, sizeof(st->best)) == 0) {
+	    search_same_rank(&st->dom_best, &st->best)) {
 		if (tps <= st->dom_yes)
 			return 1;
 		if (tps >= st->dom_no)
@@ -563,25 +591,13 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 	}
 }
 
-/* Micro-batch sizes tried, ascending (SEARCH_MBS of them at most). */
-static const int search_free_mbs[] = {1, 2, 4, 8, 16};
-#define SEARCH_MBS ((int)(sizeof(search_free_mbs) / sizeof(int)))
-
-/* The micro-batch sizes of a data-parallel degree whose steps add up to
- * the batch, ascending, with their accumulation. */
-typedef struct search_mbs {
-	int n;
-	int mb[SEARCH_MBS];
-	int ga[SEARCH_MBS];
-	int short_first;     /* 1: dp sequences alone exceed the batch */
-} search_mbs;
-
 /*
  * The micro-batch sizes tried at dp, into out: those where dp x mb
  * sequences per micro-step fit the global batch and the steps add up to
  * it (within 5%). A larger size past the batch is never tried.
  */
-static void search_mb_list(const search_state *st, int dp, search_mbs *out)
+static void search_mb_list_of(const search_state *st, int dp,
+			      search_mbs *out)
 {
 	const autosize_request *r = st->req;
 	double batch = st->job->global_batch;
@@ -607,6 +623,19 @@ static void search_mb_list(const search_state *st, int dp, search_mbs *out)
 	}
 }
 
+/* search_mb_list_of, kept by dp for the rest of the search (the same dp
+ * recurs at many sizes and shapes). */
+static void search_mb_list(search_state *st, int dp, search_mbs *out)
+{
+	int slot = dp & (SEARCH_MBS_CACHE - 1);
+
+	if (st->mbs_dp[slot] != dp) {
+		search_mb_list_of(st, dp, &st->mbs[slot]);
+		st->mbs_dp[slot] = dp;
+	}
+	*out = st->mbs[slot];
+}
+
 /* base at the i-th size of mbs. */
 static void search_mb_layout(const sizing_layout *base, const search_mbs *mbs,
 			     int i, sizing_layout *lay)
@@ -626,7 +655,8 @@ static void search_mb_layout(const sizing_layout *base, const search_mbs *mbs,
 typedef struct search_mb_lb {
 	const sizing_layout *base;
 	const search_mbs *mbs;
-	int vp_max;
+	int vp_max;              /* search_vp_max of its pp */
+	int zs[4], nz;           /* its ZeRO stages (search_zero_stages) */
 	double tps[SEARCH_MBS];  /* < 0: not yet */
 	double all;              /* at every size at once; < 0: not yet */
 } search_mb_lb;
@@ -772,14 +802,15 @@ static int search_mbs_fit(search_state *st, const sizing_layout *base,
 /*
  * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
  * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
- * Returns 1 when something fits.
+ * Returns 1 when something fits; where nothing can win, 0 unless need_fit
+ * (whether it fits decides nothing more).
  */
 static int search_micro_batches(search_state *st, const sizing_layout *base,
 				const search_mbs *mbs, search_mb_lb *lb,
-				int nodes, int gpn)
+				int need_fit, int nodes, int gpn)
 {
-	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
-	int vp_max = search_vp_max(st, base->pp);
+	int i, j, found = 0, nz = lb->nz, vp_max = lb->vp_max;
+	const int *zs = lb->zs;
 	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
 	int best_i = -1;
 	double best_tps = 0;
@@ -788,7 +819,8 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 
 	st->batch_short |= mbs->short_first;
 	if (search_mbs_dominated(st, base, mbs, lb, nodes, gpn))
-		return search_mbs_fit(st, base, mbs, zs, nz, nodes, gpn);
+		return need_fit && search_mbs_fit(st, base, mbs, zs, nz, nodes,
+						  gpn);
 	for (i = 0; i < mbs->n; i++) {
 		sizing_layout lay;
 		int ok = 0;
@@ -846,6 +878,7 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	lb.base = base;
 	lb.mbs = mbs;
 	lb.vp_max = search_vp_max(st, base->pp);
+	lb.nz = search_zero_stages(st, base, lb.zs);
 	for (i = 0; i < SEARCH_MBS; i++)
 		lb.tps[i] = -1;
 	lb.all = -1;
@@ -865,15 +898,20 @@ static int search_shape(search_state *st, const sizing_layout *base,
 			AUTOSIZE_FRAMEWORK_MEGATRON)))
 			continue;
 		lay.recompute = (autosize_recompute)rc;
+		/* whether a setting fits counts towards any, and full
+		 * recomputation's decides the MLP's where nothing fits
+		 * without */
 		if (rc == AUTOSIZE_RECOMPUTE_NONE)
 			any |= none_fits = search_micro_batches(st, &lay, mbs,
-								&lb, nodes, gpn);
+								&lb, 1, nodes,
+								gpn);
 		else if (rc == AUTOSIZE_RECOMPUTE_FULL)
 			any |= full_fits = search_micro_batches(st, &lay, mbs,
-								&lb, nodes, gpn);
+								&lb, !none_fits,
+								nodes, gpn);
 		else
-			any |= search_micro_batches(st, &lay, mbs, &lb, nodes,
-						    gpn);
+			any |= search_micro_batches(st, &lay, mbs, &lb, !any,
+						    nodes, gpn);
 	}
 	return any;
 }
