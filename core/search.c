@@ -102,7 +102,7 @@ typedef struct search_state {
 	double dom_yes, dom_no;
 	/* search_mb_list's answers, by dp (0: none) */
 	int mbs_dp[SEARCH_MBS_CACHE];
-	struct search_mbs mbs[SEARCH_MBS_CACHE];
+	search_mbs mbs[SEARCH_MBS_CACHE];
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
 	const framework_profile *fp; /* the job's framework profile */
@@ -411,37 +411,23 @@ static int search_partial_ok(const search_state *st, const sizing_layout *lay)
  * layer recomputed (sizing_recompute_saving_bytes), so the count is
  * placed directly and checked (a layout or two).
  */
-/* The first count search_recompute_least tries for lay (total_bytes with
- * every layer recomputed), or 0 when it tries none and lay keeps them
- * all: the layers recomputed are never fewer. */
-static int search_recompute_start(const search_state *st,
-				  const sizing_layout *lay, double total_bytes)
-{
-	int vp = lay->vp > 1 ? lay->vp : 1, r;
-	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
-	double save;
-
-	if (!search_partial_ok(st, lay))
-		return 0;
-	save = sizing_recompute_saving_bytes(st->job, lay);
-	if (save <= 0)
-		return 0;
-	r = per - (int)floor((st->job->usable_bytes - total_bytes) / save);
-	r = r < vp ? vp : (r + vp - 1) / vp * vp;
-	return r < per ? r : 0;
-}
-
 static void search_recompute_least(search_state *st, sizing_layout *lay,
 				   int nodes, int gpn, double *total_bytes)
 {
-	int vp = lay->vp > 1 ? lay->vp : 1;
+	int vp = lay->vp > 1 ? lay->vp : 1, r;
 	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
-	int r = search_recompute_start(st, lay, *total_bytes);
 	sizing_layout t = *lay;
-	double b = 0;
+	double save, b = 0;
 
 	lay->recompute_layers = 0;
-	for (; r > 0 && r < per && !st->over_budget; r += vp) {
+	if (!search_partial_ok(st, lay))
+		return;
+	save = sizing_recompute_saving_bytes(st->job, lay);
+	if (save <= 0)
+		return;
+	r = per - (int)floor((st->job->usable_bytes - *total_bytes) / save);
+	r = r < vp ? vp : (r + vp - 1) / vp * vp;
+	for (; r < per && !st->over_budget; r += vp) {
 		t.recompute_layers = r;
 		if (search_fits(st, &t, nodes, gpn, &b)) {
 			*lay = t;
@@ -451,36 +437,17 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 	}
 }
 
-/*
- * Tokens/s lay cannot beat: its step for grad_accum micro-batches and
- * the bubble of vp_max interleaving at the compute bound
- * (sizing_microbatch_bound_s), no memory; 0 when there is none.
- * recompute_lb >= 0 (search_tight): at the compute itself instead
- * (sizing_microbatch_compute_s), with lay recomputing recompute_lb
- * layers of a stage under full recomputation (0: all), as many as it
- * ever may: sizing_step_time charges that compute grad_accum times plus
- * once per bubble slot, and every other term it adds is >= 0. A
- * relative 1e-12 below it keeps the bound under the step's rounding.
- */
+/* Tokens/s lay cannot beat: its step at the compute bound
+ * (sizing_microbatch_bound_s, the bubble of vp_max interleaving, no
+ * memory); 0 when there is none. */
 static double search_bound_tps(const search_state *st,
-			       const sizing_layout *lay, int vp_max,
-			       int recompute_lb)
+			       const sizing_layout *lay, int vp_max)
 {
-	double slots = lay->grad_accum, mb_s, step_lb;
-	sizing_layout lb = *lay;
+	double slots = lay->grad_accum, step_lb;
 
 	if (lay->pp > 1)
 		slots += (lay->pp - 1.0) / vp_max;
-	if (recompute_lb < 0) {
-		mb_s = sizing_microbatch_bound_s(st->job, lay);
-	} else {
-		lb.recompute_layers = lay->recompute ==
-				      AUTOSIZE_RECOMPUTE_FULL ? recompute_lb
-							      : 0;
-		mb_s = sizing_microbatch_compute_s(st->job, &lb) *
-		       (1 - 1e-12);
-	}
-	step_lb = slots * mb_s;
+	step_lb = slots * sizing_microbatch_bound_s(st->job, lay);
 	return step_lb > 0 ? search_tokens_step(st, lay) / step_lb : 0;
 }
 
@@ -493,8 +460,8 @@ static int search_same_rank(const search_cand *a, const search_cand *b)
 }
 
 /*
- * 1 when a layout of nodes x gpn that runs at most tps tokens/s
- * (search_bound_tps of lay) cannot become the best plan nor the best
+ * 1 when a layout of nodes x gpn that runs at most tps tokens/s (a bound
+ * of its speed, unmeasured) cannot become the best plan nor the best
  * speed per GPU: it is slower than the fastest of its size by more than
  * the tie when the best is of this size (search_time refuses those), or
  * ranks below the best (rank.c ranks faster and smaller never worse).
@@ -546,20 +513,7 @@ static int search_dominated(search_state *st, const sizing_layout *lay,
 			    int nodes, int gpn, int vp_max)
 {
 	return st->have_best && search_dominated_at(st, lay, nodes, gpn,
-		search_bound_tps(st, lay, vp_max, -1));
-}
-
-/* An interleaved layout (search_interleave) that cannot win, nor can any
- * shallower one after it: each has more bubble, and under full
- * recomputation recomputes at least its vp >= 2 layers of a stage, or
- * all (search_recompute_start). */
-static int search_il_pruned(search_state *st, const sizing_layout *il,
-			    int nodes, int gpn)
-{
-	return search_dominated(st, il, nodes, gpn, il->vp) ||
-	       (st->tight && st->have_best &&
-		search_dominated_at(st, il, nodes, gpn,
-				    search_bound_tps(st, il, il->vp, 2)));
+		search_bound_tps(st, lay, vp_max));
 }
 
 /* Time lay with the deepest interleaving up to vp_max that divides the
@@ -581,7 +535,7 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 		il.recompute_layers = 0;
 		if (!search_fits(st, &il, nodes, gpn, &il_bytes))
 			continue;
-		if (search_il_pruned(st, &il, nodes, gpn))
+		if (search_dominated(st, &il, nodes, gpn, il.vp))
 			return;
 		search_recompute_least(st, &il, nodes, gpn, &il_bytes);
 		tps = search_time(st, &il, nodes, gpn, il_bytes);
@@ -646,136 +600,83 @@ static void search_mb_layout(const sizing_layout *base, const search_mbs *mbs,
 }
 
 /*
- * The speeds a shape (tp, pp, dp, cp, ep) cannot beat at each of its
- * micro-batch sizes mbs, whatever its recomputation, ZeRO stage and
- * interleaving: search_bound_tps with vp_max's bubble and the compute
- * without recomputation, the least any setting has (recomputing only
- * adds work; test_compute_bound). Filled as asked (search_tight).
- */
-typedef struct search_mb_lb {
-	const sizing_layout *base;
-	const search_mbs *mbs;
-	int vp_max;              /* search_vp_max of its pp */
-	int zs[4], nz;           /* its ZeRO stages (search_zero_stages) */
-	double tps[SEARCH_MBS];  /* < 0: not yet */
-	double all;              /* at every size at once; < 0: not yet */
-} search_mb_lb;
-
-/*
- * A speed no micro-batch size of the shape beats, from the compute of
- * the largest alone: a micro-batch's compute per sequence never grows
- * with its size (GEMMs run at least as efficiently on more tokens, the
- * per-layer overheads are shared; test_compute_bound), so the largest M
+ * A speed no layout of setting (its shape, recomputation and layers
+ * recomputed) beats at any micro-batch size of mbs, ZeRO stage or
+ * interleaving up to vp_max, unmeasured (search_tight): sizing_step_time
+ * charges the compute of a micro-batch (sizing_microbatch_compute_s)
+ * grad_accum times plus once per bubble slot, every other term it adds
+ * is >= 0, and the ZeRO stage does not change it. From the compute of
+ * the largest size M alone: a micro-batch's compute per sequence never
+ * grows with its size (GEMMs run at least as efficiently on more
+ * tokens, the per-layer overheads are shared; test_compute_bound), so M
  * bounds every mb's from below by mb / M of its own, and the bubble's
- * share is least at the most micro-batches.
+ * share is least at the most micro-batches. A relative 1e-12 below it
+ * keeps the bound under the step's own rounding.
  */
-static double search_mb_lb_all(const search_state *st, search_mb_lb *lb)
+static double search_mbs_bound_tps(const search_state *st,
+				   const sizing_layout *setting,
+				   const search_mbs *mbs, int vp_max)
 {
-	const search_mbs *mbs = lb->mbs;
 	sizing_layout lay;
 	double mb_s, slots;
 	int i, ga = 0;
 
-	if (lb->all >= 0)
-		return lb->all;
-	lb->all = 0;
 	if (mbs->n < 1)
 		return 0;
 	for (i = 0; i < mbs->n; i++)
 		if (mbs->ga[i] > ga)
 			ga = mbs->ga[i];
-	search_mb_layout(lb->base, mbs, mbs->n - 1, &lay);
-	lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
-	lay.recompute_layers = 0;
-	slots = ga + (lay.pp > 1 ? (lay.pp - 1.0) / lb->vp_max : 0);
+	search_mb_layout(setting, mbs, mbs->n - 1, &lay);
+	slots = ga + (lay.pp > 1 ? (lay.pp - 1.0) / vp_max : 0);
 	mb_s = sizing_microbatch_compute_s(st->job, &lay) * (1 - 1e-12);
-	if (mb_s > 0)
-		lb->all = (double)st->job->seq_len * lay.micro_batch * ga *
-			  lay.dp / (slots * mb_s);
-	return lb->all;
+	return mb_s > 0 ? (double)st->job->seq_len * lay.micro_batch * ga *
+			  lay.dp / (slots * mb_s) : 0;
 }
 
-static double search_mb_lb_tps(const search_state *st, search_mb_lb *lb,
-			       int i)
-{
-	sizing_layout lay;
-
-	if (lb->tps[i] < 0) {
-		search_mb_layout(lb->base, lb->mbs, i, &lay);
-		lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
-		lay.recompute_layers = 0;
-		lb->tps[i] = search_bound_tps(st, &lay, lb->vp_max, 0);
-	}
-	return lb->tps[i];
-}
+/* What the recomputation settings of a shape share. */
+typedef struct search_shape_ctx {
+	const search_mbs *mbs;   /* its micro-batch sizes */
+	int vp_max;              /* search_vp_max of its pp */
+	int zs[4], nz;           /* its ZeRO stages (search_zero_stages) */
+	double none_tps;         /* search_mbs_bound_tps without
+				  * recomputation; < 0: not yet */
+} search_shape_ctx;
 
 /*
- * search_tight, before any memory: 1 when no layout of one recomputation
- * setting base of a shape can win, whatever its micro-batch size: at the
- * shape's bound (lb), else at its own compute with the fewest layers it
- * may recompute (vp >= 1 of a stage where search_recompute_least may
- * place a count, else all). Nothing that setting times then changes the
- * search (search_dominated_at).
+ * search_tight: 1 when no layout of one recomputation setting base of a
+ * shape can win, before any memory: at the shape's bound without
+ * recomputation (the least compute any setting has: recomputing only
+ * adds work; test_compute_bound), else at the setting's own with the
+ * fewest layers it may recompute (one of a stage where
+ * search_recompute_least places a count, else all). Nothing that
+ * setting would time could change the search (search_dominated_at),
+ * provided ranking never prefers the slower of two layouts of one size:
+ * not so under the cost objective with rental discounts (a longer rental
+ * may cost less), nor where a pinned interleaving runs deeper than the
+ * vp_max the bound assumes.
  */
 static int search_mbs_dominated(search_state *st, const sizing_layout *base,
-				const search_mbs *mbs, search_mb_lb *lb,
-				int nodes, int gpn)
+				search_shape_ctx *sh, int nodes, int gpn)
 {
-	sizing_layout lay;
-	int i;
+	sizing_layout lay = *base;
 
 	if (!st->tight || !st->have_best)
 		return 0;
-	if (search_dominated_at(st, base, nodes, gpn, search_mb_lb_all(st, lb)))
-		return 1;
-	for (i = mbs->n - 1; i >= 0; i--) {
-		if (search_dominated_at(st, base, nodes, gpn,
-					search_mb_lb_tps(st, lb, i)))
-			continue;
-		if (base->recompute == AUTOSIZE_RECOMPUTE_NONE)
-			return 0;
-		search_mb_layout(base, mbs, i, &lay);
-		if (!search_dominated_at(st, &lay, nodes, gpn,
-				search_bound_tps(st, &lay, lb->vp_max,
-					search_partial_ok(st, &lay))))
-			return 0;
+	if (sh->none_tps < 0) {
+		lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
+		lay.recompute_layers = 0;
+		sh->none_tps = search_mbs_bound_tps(st, &lay, sh->mbs,
+						    sh->vp_max);
+		lay = *base;
 	}
-	return 1;
-}
-/*
- * search_tight: besides the compute bound, prune with the compute itself
- * (search_bound_tps, recompute_lb >= 0) where that provably changes no
- * plan. A layout dominated at a speed it cannot beat changes nothing
- * when timed (search_dominated_at), provided ranking never prefers the
- * slower of two layouts of one size: not so under the cost objective
- * with rental discounts (a longer rental may cost less), nor where a
- * pinned interleaving runs deeper than the vp_max the bounds assume.
- *
- * The i-th fitting size lay of one micro-batch setting
- * (search_micro_batches): where interleaving follows, the fastest one
- * timed is interleaved, so a size skipped only by the compute must not
- * be the one that would have been fastest: its bound is no faster than
- * one already timed. Without recomputation its bound is lb's.
- */
-static int search_mb_pruned(search_state *st, const sizing_layout *lay,
-			    double total_bytes, int nodes, int gpn,
-			    int vp_max, double fastest_tps,
-			    search_mb_lb *lb, int i)
-{
-	double tps;
-
-	if (search_dominated(st, lay, nodes, gpn, vp_max))
+	if (search_dominated_at(st, base, nodes, gpn, sh->none_tps))
 		return 1;
-	if (!st->tight || !st->have_best)
+	if (base->recompute == AUTOSIZE_RECOMPUTE_NONE)
 		return 0;
-	tps = lay->recompute == AUTOSIZE_RECOMPUTE_NONE
-	      ? search_mb_lb_tps(st, lb, i)
-	      : search_bound_tps(st, lay, vp_max, search_recompute_start(st,
-			lay, total_bytes));
-	return (vp_max <= 1 || tps <= fastest_tps) &&
-	       search_dominated_at(st, lay, nodes, gpn, tps);
+	lay.recompute_layers = search_partial_ok(st, &lay);
+	return search_dominated_at(st, base, nodes, gpn,
+		search_mbs_bound_tps(st, &lay, sh->mbs, sh->vp_max));
 }
-
 
 /* 1 when one recomputation setting of a shape fits at all, as
  * search_micro_batches finds it: its smallest micro-batch size fits at
@@ -806,11 +707,12 @@ static int search_mbs_fit(search_state *st, const sizing_layout *base,
  * (whether it fits decides nothing more).
  */
 static int search_micro_batches(search_state *st, const sizing_layout *base,
-				const search_mbs *mbs, search_mb_lb *lb,
-				int need_fit, int nodes, int gpn)
+				search_shape_ctx *sh, int need_fit, int nodes,
+				int gpn)
 {
-	int i, j, found = 0, nz = lb->nz, vp_max = lb->vp_max;
-	const int *zs = lb->zs;
+	const search_mbs *mbs = sh->mbs;
+	int i, j, found = 0, nz = sh->nz, vp_max = sh->vp_max;
+	const int *zs = sh->zs;
 	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
 	int best_i = -1;
 	double best_tps = 0;
@@ -818,7 +720,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	double fit_bytes[SEARCH_MBS];
 
 	st->batch_short |= mbs->short_first;
-	if (search_mbs_dominated(st, base, mbs, lb, nodes, gpn))
+	if (search_mbs_dominated(st, base, sh, nodes, gpn))
 		return need_fit && search_mbs_fit(st, base, mbs, zs, nz, nodes,
 						  gpn);
 	for (i = 0; i < mbs->n; i++) {
@@ -843,8 +745,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	for (i = base->pp > 1 ? 0 : found - 2; i < found; i++) {
 		double tps;
 
-		if (i < 0 || search_mb_pruned(st, &fit[i], fit_bytes[i], nodes,
-					      gpn, vp_max, best_tps, lb, i))
+		if (i < 0 || search_dominated(st, &fit[i], nodes, gpn, vp_max))
 			continue;
 		search_recompute_least(st, &fit[i], nodes, gpn, &fit_bytes[i]);
 		tps = search_time(st, &fit[i], nodes, gpn, fit_bytes[i]);
@@ -873,15 +774,12 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
 	int i, rc, any = 0, none_fits = 0, full_fits = 0;
-	search_mb_lb lb;
+	search_shape_ctx sh;
 
-	lb.base = base;
-	lb.mbs = mbs;
-	lb.vp_max = search_vp_max(st, base->pp);
-	lb.nz = search_zero_stages(st, base, lb.zs);
-	for (i = 0; i < SEARCH_MBS; i++)
-		lb.tps[i] = -1;
-	lb.all = -1;
+	sh.mbs = mbs;
+	sh.vp_max = search_vp_max(st, base->pp);
+	sh.nz = search_zero_stages(st, base, sh.zs);
+	sh.none_tps = -1;
 
 	for (i = 0; i < 4; i++) {
 		rc = order[i];
@@ -902,15 +800,14 @@ static int search_shape(search_state *st, const sizing_layout *base,
 		 * recomputation's decides the MLP's where nothing fits
 		 * without */
 		if (rc == AUTOSIZE_RECOMPUTE_NONE)
-			any |= none_fits = search_micro_batches(st, &lay, mbs,
-								&lb, 1, nodes,
-								gpn);
+			any |= none_fits = search_micro_batches(st, &lay, &sh,
+								1, nodes, gpn);
 		else if (rc == AUTOSIZE_RECOMPUTE_FULL)
-			any |= full_fits = search_micro_batches(st, &lay, mbs,
-								&lb, !none_fits,
+			any |= full_fits = search_micro_batches(st, &lay, &sh,
+								!none_fits,
 								nodes, gpn);
 		else
-			any |= search_micro_batches(st, &lay, mbs, &lb, !any,
+			any |= search_micro_batches(st, &lay, &sh, !any,
 						    nodes, gpn);
 	}
 	return any;

@@ -341,9 +341,7 @@ static void test_compute_bound(void **state)
 			assert_true(slots * mb_s < t.step_s);
 			assert_true(sizing_microbatch_bound_s(&job, &l) <=
 				    mb_s);
-			l.recompute = AUTOSIZE_RECOMPUTE_NONE;
-			assert_true(sizing_microbatch_compute_s(&job, &l) <=
-				    mb_s);
+			/* per sequence, a larger micro-batch is no slower */
 			for (l.micro_batch = 1; l.micro_batch < 32;
 			     l.micro_batch *= 2) {
 				double one = sizing_microbatch_compute_s(&job,
@@ -354,6 +352,16 @@ static void test_compute_bound(void **state)
 					&l) <= 2 * one);
 				l.micro_batch /= 2;
 			}
+			l.micro_batch = 2;
+			/* fewer layers recomputed, or none, is no slower */
+			if (l.recompute == AUTOSIZE_RECOMPUTE_FULL) {
+				l.recompute_layers = 1;
+				assert_true(sizing_microbatch_compute_s(&job,
+					&l) <= mb_s);
+			}
+			l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+			assert_true(sizing_microbatch_compute_s(&job, &l) <=
+				    mb_s);
 		}
 	}
 }
