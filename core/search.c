@@ -876,6 +876,19 @@ static int search_pp_ok(search_state *st, int pp)
 			   search_split_ok(st, pp, 1));
 }
 
+/* The deepest pipeline search_pp_ok may allow (the candidates are the
+ * divisors up to it). */
+static int search_pp_max(const search_state *st)
+{
+	int pin = st->req->pp, most = st->job->model->layers / 2;
+
+	if (!st->fp->pp_ok)
+		return 1;
+	if (search_pinned(pin))
+		most = pin;
+	return most < 1 ? 1 : most < SEARCH_MAX_PP ? most : SEARCH_MAX_PP;
+}
+
 /*
  * Context-parallel sizes for a TP degree on `gpus` GPUs, into out (at most
  * 4): the pinned one; 1 for sequences below SEARCH_CP_MIN_SEQ or where
@@ -983,7 +996,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 		int cps[4], n_cp = search_cps(st, tp, gpus, cps), c;
 
 		int pps[SEARCH_MAX_PP], n_pp = search_divisors(gpus / tp,
-			SEARCH_MAX_PP, pps), j;
+			search_pp_max(st), pps), j;
 
 		for (j = 0; j < n_pp; j++) {
 			int fit = 0;
