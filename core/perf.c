@@ -636,3 +636,14 @@ void sizing_perf_prepare(sizing_job *job)
 	job->attn_flops_token = perf_attn_flops(job);
 	job->flops_token = perf_model_flops(job);
 }
+
+/* The micro-batch compute of sizing_step_time as it charges it
+ * (perf_microbatch_compute_s at lay's recomputation), grad_accum times
+ * plus once per bubble slot: with every other term of a step >= 0, a
+ * lower bound that follows any change to the compute itself. */
+double sizing_microbatch_compute_s(const sizing_job *job,
+				   const sizing_layout *lay)
+{
+	return perf_microbatch_compute_s(job, lay, perf_hw_flops(job, lay,
+		sizing_recompute_share(job, lay)));
+}

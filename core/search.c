@@ -47,6 +47,22 @@ _Static_assert((SEARCH_BATCH_ROUND & (SEARCH_BATCH_ROUND - 1)) == 0,
 /* Node counts scanned one by one when the staged probes found nothing. */
 #define SEARCH_SCAN_NODES 256
 
+/* Micro-batch sizes tried, ascending (SEARCH_MBS of them at most). */
+static const int search_free_mbs[] = {1, 2, 4, 8, 16};
+#define SEARCH_MBS ((int)(sizeof(search_free_mbs) / sizeof(int)))
+
+/* The micro-batch sizes of a data-parallel degree whose steps add up to
+ * the batch, ascending, with their accumulation. */
+typedef struct search_mbs {
+	int n;
+	int mb[SEARCH_MBS];
+	int ga[SEARCH_MBS];
+	int short_first;     /* 1: dp sequences alone exceed the batch */
+} search_mbs;
+
+/* search_mb_list's answers kept per search (a power of two). */
+#define SEARCH_MBS_CACHE 32
+
 /* A layout under consideration: just what ranking needs. */
 typedef struct search_cand {
 	sizing_layout lay;
@@ -76,6 +92,17 @@ typedef struct search_state {
 	int batch_short;     /* 1: a size's DP alone exceeded the batch */
 	int n_step;          /* node counts probed are multiples of this */
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
+	int tight;           /* 1: prune with the compute time itself
+			      * (search_tight) */
+	/* search_dominated_at's answers against one best (what ranks it)
+	 * at one size: tokens/s known dominated up to dom_yes, known not
+	 * from dom_no */
+	int dom_nodes, dom_gpn;
+	search_cand dom_best;
+	double dom_yes, dom_no;
+	/* search_mb_list's answers, by dp (0: none) */
+	int mbs_dp[SEARCH_MBS_CACHE];
+	search_mbs mbs[SEARCH_MBS_CACHE];
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
 	const framework_profile *fp; /* the job's framework profile */
@@ -410,39 +437,83 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 	}
 }
 
-/*
- * 1 when lay cannot become the best plan nor the best speed per GPU,
- * unmeasured: even at its compute bound (sizing_microbatch_bound_s, the
- * bubble of the deepest interleaving, no memory) it is slower than the
- * fastest of its size by more than the tie when the best is of this size
- * (search_time refuses those), or ranks below the best (rank.c ranks
- * faster and smaller never worse).
- */
-static int search_dominated(search_state *st, const sizing_layout *lay,
-			    int nodes, int gpn, int vp_max)
+/* Tokens/s lay cannot beat: its step at the compute bound
+ * (sizing_microbatch_bound_s, the bubble of vp_max interleaving, no
+ * memory); 0 when there is none. */
+static double search_bound_tps(const search_state *st,
+			       const sizing_layout *lay, int vp_max)
 {
 	double slots = lay->grad_accum, step_lb;
-	search_cand c;
 
-	if (!st->have_best || st->job->mfu_fixed > 0)
-		return 0;
 	if (lay->pp > 1)
 		slots += (lay->pp - 1.0) / vp_max;
 	step_lb = slots * sizing_microbatch_bound_s(st->job, lay);
-	if (step_lb <= 0)
+	return step_lb > 0 ? search_tokens_step(st, lay) / step_lb : 0;
+}
+
+/* 1 when a and b rank alike against any layout (search_key). */
+static int search_same_rank(const search_cand *a, const search_cand *b)
+{
+	return a->tokens_per_s == b->tokens_per_s && a->train_s == b->train_s &&
+	       a->total_bytes == b->total_bytes && a->nodes == b->nodes &&
+	       a->gpn == b->gpn;
+}
+
+/*
+ * 1 when a layout of nodes x gpn that runs at most tps tokens/s (a bound
+ * of its speed, unmeasured) cannot become the best plan nor the best
+ * speed per GPU: it is slower than the fastest of its size by more than
+ * the tie when the best is of this size (search_time refuses those), or
+ * ranks below the best (rank.c ranks faster and smaller never worse).
+ */
+static int search_dominated_at(search_state *st, const sizing_layout *lay,
+			       int nodes, int gpn, double tps)
+{
+	search_cand c;
+
+	if (!st->have_best || st->job->mfu_fixed > 0 || tps <= 0)
 		return 0;
-	c.tokens_per_s = search_tokens_step(st, lay) / step_lb;
+	c.tokens_per_s = tps;
 	if (st->best.nodes == nodes && st->best.gpn == gpn)
 		return c.tokens_per_s < st->size_fastest * (1 - RANK_TIE);
 	if (!st->have_ref || c.tokens_per_s / (nodes * gpn) >
 	    st->ref.tokens_per_s / (st->ref.nodes * st->ref.gpn))
 		return 0;
+	/* search_tight: the rank is monotone in tokens/s, so answers
+	 * against the same best at the same size bracket the next */
+	if (st->tight && nodes == st->dom_nodes && gpn == st->dom_gpn &&
+	    search_same_rank(&st->dom_best, &st->best)) {
+		if (tps <= st->dom_yes)
+			return 1;
+		if (tps >= st->dom_no)
+			return 0;
+	} else {
+		st->dom_nodes = nodes;
+		st->dom_gpn = gpn;
+		st->dom_best = st->best;
+		st->dom_yes = 0;
+		st->dom_no = HUGE_VAL;
+	}
 	c.lay = *lay;
 	c.nodes = nodes;
 	c.gpn = gpn;
 	c.total_bytes = 0;
 	c.train_s = st->job->tokens > 0 ? st->job->tokens / c.tokens_per_s : 0;
-	return !search_better(st, &c, &st->best);
+	if (!search_better(st, &c, &st->best)) {
+		st->dom_yes = fmax(st->dom_yes, tps);
+		return 1;
+	}
+	st->dom_no = fmin(st->dom_no, tps);
+	return 0;
+}
+
+/* 1 when lay, unmeasured, cannot win even at its compute bound with the
+ * bubble of vp_max interleaving (search_bound_tps). */
+static int search_dominated(search_state *st, const sizing_layout *lay,
+			    int nodes, int gpn, int vp_max)
+{
+	return st->have_best && search_dominated_at(st, lay, nodes, gpn,
+		search_bound_tps(st, lay, vp_max));
 }
 
 /* Time lay with the deepest interleaving up to vp_max that divides the
@@ -475,45 +546,189 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 }
 
 /*
- * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
- * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
- * Returns 1 when something fits.
+ * The micro-batch sizes tried at dp, into out: those where dp x mb
+ * sequences per micro-step fit the global batch and the steps add up to
+ * it (within 5%). A larger size past the batch is never tried.
  */
-static int search_micro_batches(search_state *st, const sizing_layout *base,
-				int nodes, int gpn)
+static void search_mb_list_of(const search_state *st, int dp,
+			      search_mbs *out)
 {
-	static const int free_mbs[] = {1, 2, 4, 8, 16};
 	const autosize_request *r = st->req;
 	double batch = st->job->global_batch;
 	int pinned = search_pinned(r->micro_batch);
-	int n = pinned ? 1 : (int)(sizeof(free_mbs) / sizeof(free_mbs[0]));
-	int zs[4], nz = search_zero_stages(st, base, zs), i, j, found = 0;
-	int vp_max = search_vp_max(st, base->pp);
-	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
-	int best_i = -1;
-	double best_tps = 0;
-	sizing_layout fit[5];
-	double fit_bytes[5];
+	int n = pinned ? 1 : SEARCH_MBS, i, mb;
+	long ga;
 
+	out->n = 0;
+	out->short_first = 0;
 	for (i = 0; i < n; i++) {
-		sizing_layout lay = *base;
-		int mb = pinned ? r->micro_batch : free_mbs[i], ok = 0;
-		double total = 0;
-		long ga;
-
-		/* dp x mb sequences per micro-step must fit the global
-		 * batch, and the steps must add up to it (within 5%). */
-		if ((double)base->dp * mb > batch) {
-			st->batch_short |= i == 0;
-			break;
+		mb = pinned ? r->micro_batch : search_free_mbs[i];
+		if ((double)dp * mb > batch) {
+			out->short_first = i == 0;
+			return;
 		}
-		ga = search_grad_accum(batch, (long)base->dp * mb,
+		ga = search_grad_accum(batch, (long)dp * mb,
 				       search_pinned(r->global_batch) &&
 				       r->global_batch > 0);
 		if (ga < 1)
 			continue;
-		lay.micro_batch = mb;
-		lay.grad_accum = (int)ga;
+		out->mb[out->n] = mb;
+		out->ga[out->n++] = (int)ga;
+	}
+}
+
+/* search_mb_list_of, kept by dp for the rest of the search (the same dp
+ * recurs at many sizes and shapes). */
+static void search_mb_list(search_state *st, int dp, search_mbs *out)
+{
+	int slot = dp & (SEARCH_MBS_CACHE - 1);
+
+	if (st->mbs_dp[slot] != dp) {
+		search_mb_list_of(st, dp, &st->mbs[slot]);
+		st->mbs_dp[slot] = dp;
+	}
+	*out = st->mbs[slot];
+}
+
+/* base at the i-th size of mbs. */
+static void search_mb_layout(const sizing_layout *base, const search_mbs *mbs,
+			     int i, sizing_layout *lay)
+{
+	*lay = *base;
+	lay->micro_batch = mbs->mb[i];
+	lay->grad_accum = mbs->ga[i];
+}
+
+/*
+ * A speed no layout of setting (its shape, recomputation and layers
+ * recomputed) beats at any micro-batch size of mbs, ZeRO stage or
+ * interleaving up to vp_max, unmeasured (search_tight): sizing_step_time
+ * charges the compute of a micro-batch (sizing_microbatch_compute_s)
+ * grad_accum times plus once per bubble slot, every other term it adds
+ * is >= 0, and the ZeRO stage does not change it. From the compute of
+ * the largest size M alone: a micro-batch's compute per sequence never
+ * grows with its size (GEMMs run at least as efficiently on more
+ * tokens, the per-layer overheads are shared; test_compute_bound), so M
+ * bounds every mb's from below by mb / M of its own, and the bubble's
+ * share is least at the most micro-batches. A relative 1e-12 below it
+ * keeps the bound under the step's own rounding.
+ */
+static double search_mbs_bound_tps(const search_state *st,
+				   const sizing_layout *setting,
+				   const search_mbs *mbs, int vp_max)
+{
+	sizing_layout lay;
+	double mb_s, slots;
+	int i, ga = 0;
+
+	if (mbs->n < 1)
+		return 0;
+	for (i = 0; i < mbs->n; i++)
+		if (mbs->ga[i] > ga)
+			ga = mbs->ga[i];
+	search_mb_layout(setting, mbs, mbs->n - 1, &lay);
+	slots = ga + (lay.pp > 1 ? (lay.pp - 1.0) / vp_max : 0);
+	mb_s = sizing_microbatch_compute_s(st->job, &lay) * (1 - 1e-12);
+	return mb_s > 0 ? (double)st->job->seq_len * lay.micro_batch * ga *
+			  lay.dp / (slots * mb_s) : 0;
+}
+
+/* What the recomputation settings of a shape share. */
+typedef struct search_shape_ctx {
+	const search_mbs *mbs;   /* its micro-batch sizes */
+	int vp_max;              /* search_vp_max of its pp */
+	int zs[4], nz;           /* its ZeRO stages (search_zero_stages) */
+	double none_tps;         /* search_mbs_bound_tps without
+				  * recomputation; < 0: not yet */
+} search_shape_ctx;
+
+/*
+ * search_tight: 1 when no layout of one recomputation setting base of a
+ * shape can win, before any memory: at the shape's bound without
+ * recomputation (the least compute any setting has: recomputing only
+ * adds work; test_compute_bound), else at the setting's own with the
+ * fewest layers it may recompute (one of a stage where
+ * search_recompute_least places a count, else all). Nothing that
+ * setting would time could change the search (search_dominated_at),
+ * provided ranking never prefers the slower of two layouts of one size:
+ * not so under the cost objective with rental discounts (a longer rental
+ * may cost less), nor where a pinned interleaving runs deeper than the
+ * vp_max the bound assumes.
+ */
+static int search_mbs_dominated(search_state *st, const sizing_layout *base,
+				search_shape_ctx *sh, int nodes, int gpn)
+{
+	sizing_layout lay = *base;
+
+	if (!st->tight || !st->have_best)
+		return 0;
+	if (sh->none_tps < 0) {
+		lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
+		lay.recompute_layers = 0;
+		sh->none_tps = search_mbs_bound_tps(st, &lay, sh->mbs,
+						    sh->vp_max);
+		lay = *base;
+	}
+	if (search_dominated_at(st, base, nodes, gpn, sh->none_tps))
+		return 1;
+	if (base->recompute == AUTOSIZE_RECOMPUTE_NONE)
+		return 0;
+	lay.recompute_layers = search_partial_ok(st, &lay);
+	return search_dominated_at(st, base, nodes, gpn,
+		search_mbs_bound_tps(st, &lay, sh->mbs, sh->vp_max));
+}
+
+/* 1 when one recomputation setting of a shape fits at all, as
+ * search_micro_batches finds it: its smallest micro-batch size fits at
+ * one of the ZeRO stages (larger ones need more memory). */
+static int search_mbs_fit(search_state *st, const sizing_layout *base,
+			  const search_mbs *mbs, const int *zs, int nz,
+			  int nodes, int gpn)
+{
+	sizing_layout lay;
+	double total;
+	int j;
+
+	if (mbs->n < 1)
+		return 0;
+	search_mb_layout(base, mbs, 0, &lay);
+	for (j = 0; j < nz; j++) {
+		lay.zero_stage = zs[j];
+		if (search_fits(st, &lay, nodes, gpn, &total))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * One recomputation setting of a (tp, pp, dp) shape: for each micro-batch
+ * size the lowest ZeRO stage that fits, then the fitting sizes are timed.
+ * Returns 1 when something fits; where nothing can win, 0 unless need_fit
+ * (whether it fits decides nothing more).
+ */
+static int search_micro_batches(search_state *st, const sizing_layout *base,
+				search_shape_ctx *sh, int need_fit, int nodes,
+				int gpn)
+{
+	const search_mbs *mbs = sh->mbs;
+	int i, j, found = 0, nz = sh->nz, vp_max = sh->vp_max;
+	const int *zs = sh->zs;
+	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
+	int best_i = -1;
+	double best_tps = 0;
+	sizing_layout fit[SEARCH_MBS];
+	double fit_bytes[SEARCH_MBS];
+
+	st->batch_short |= mbs->short_first;
+	if (search_mbs_dominated(st, base, sh, nodes, gpn))
+		return need_fit && search_mbs_fit(st, base, mbs, zs, nz, nodes,
+						  gpn);
+	for (i = 0; i < mbs->n; i++) {
+		sizing_layout lay;
+		int ok = 0;
+		double total = 0;
+
+		search_mb_layout(base, mbs, i, &lay);
 		for (j = 0; j < nz && !ok; j++) {
 			lay.zero_stage = zs[j];
 			ok = search_fits(st, &lay, nodes, gpn, &total);
@@ -548,9 +763,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	return found > 0;
 }
 
-/* Recomputation settings of a (tp, pp, dp) shape. */
+/* Recomputation settings of a (tp, pp, dp) shape, at the micro-batch
+ * sizes mbs of its dp. */
 static int search_shape(search_state *st, const sizing_layout *base,
-			int nodes, int gpn)
+			const search_mbs *mbs, int nodes, int gpn)
 {
 	static const autosize_recompute order[] = {
 		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
@@ -558,6 +774,12 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
 	int i, rc, any = 0, none_fits = 0, full_fits = 0;
+	search_shape_ctx sh;
+
+	sh.mbs = mbs;
+	sh.vp_max = search_vp_max(st, base->pp);
+	sh.nz = search_zero_stages(st, base, sh.zs);
+	sh.none_tps = -1;
 
 	for (i = 0; i < 4; i++) {
 		rc = order[i];
@@ -574,14 +796,19 @@ static int search_shape(search_state *st, const sizing_layout *base,
 			AUTOSIZE_FRAMEWORK_MEGATRON)))
 			continue;
 		lay.recompute = (autosize_recompute)rc;
+		/* whether a setting fits counts towards any, and full
+		 * recomputation's decides the MLP's where nothing fits
+		 * without */
 		if (rc == AUTOSIZE_RECOMPUTE_NONE)
-			any |= none_fits = search_micro_batches(st, &lay,
-								nodes, gpn);
+			any |= none_fits = search_micro_batches(st, &lay, &sh,
+								1, nodes, gpn);
 		else if (rc == AUTOSIZE_RECOMPUTE_FULL)
-			any |= full_fits = search_micro_batches(st, &lay,
+			any |= full_fits = search_micro_batches(st, &lay, &sh,
+								!none_fits,
 								nodes, gpn);
 		else
-			any |= search_micro_batches(st, &lay, nodes, gpn);
+			any |= search_micro_batches(st, &lay, &sh, !any,
+						    nodes, gpn);
 	}
 	return any;
 }
@@ -647,6 +874,19 @@ static int search_pp_ok(search_state *st, int pp)
 		return pp == pin;
 	return pp == 1 || (2 * pp <= st->job->model->layers &&
 			   search_split_ok(st, pp, 1));
+}
+
+/* The deepest pipeline search_pp_ok may allow (the candidates are the
+ * divisors up to it). */
+static int search_pp_max(const search_state *st)
+{
+	int pin = st->req->pp, most = st->job->model->layers / 2;
+
+	if (!st->fp->pp_ok)
+		return 1;
+	if (search_pinned(pin))
+		most = pin;
+	return most < 1 ? 1 : most < SEARCH_MAX_PP ? most : SEARCH_MAX_PP;
 }
 
 /*
@@ -756,7 +996,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 		int cps[4], n_cp = search_cps(st, tp, gpus, cps), c;
 
 		int pps[SEARCH_MAX_PP], n_pp = search_divisors(gpus / tp,
-			SEARCH_MAX_PP, pps), j;
+			search_pp_max(st), pps), j;
 
 		for (j = 0; j < n_pp; j++) {
 			int fit = 0;
@@ -770,6 +1010,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 			updates = st->best_updates;
 			for (c = 0; c < n_cp; c++) {
 				int eps[3], n_ep, k;
+				search_mbs mbs;
 
 				if ((gpus / tp / pp) % cps[c])
 					continue;
@@ -778,10 +1019,11 @@ static int search_at(search_state *st, int nodes, int gpn)
 				if (search_pinned(r->dp) && lay.dp != r->dp)
 					continue;
 				n_ep = search_eps(st, &lay, gpn, eps);
+				search_mb_list(st, lay.dp, &mbs);
 				for (k = 0; k < n_ep; k++) {
 					lay.ep = eps[k];
-					fit |= search_shape(st, &lay, nodes,
-							    gpn);
+					fit |= search_shape(st, &lay, &mbs,
+							    nodes, gpn);
 				}
 			}
 			if (fit)
@@ -1209,6 +1451,9 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
 	st.n_step = search_node_step(r, gpn);
+	st.tight = !search_pinned(r->interleave) &&
+		   !(objective == AUTOSIZE_OBJECTIVE_COST &&
+		     job->part->pricing.n_rental > 0);
 	if ((rc = search_framework_pins(job, r, e)) ||
 	    (rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
 		return rc;

@@ -159,6 +159,13 @@ double sizing_recompute_saving_bytes(const sizing_job *job,
 double sizing_microbatch_bound_s(const sizing_job *job,
 				 const sizing_layout *lay);
 
+/* The compute time of one micro-batch on one stage of lay, recomputation
+ * included, as sizing_step_time charges it (grad_accum times, and once
+ * per bubble slot): a tighter bound than sizing_microbatch_bound_s, at
+ * the cost of the compute model itself. */
+double sizing_microbatch_compute_s(const sizing_job *job,
+				   const sizing_layout *lay);
+
 /* Time of one step of the layout on job->part. */
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      sizing_time *t);

@@ -304,6 +304,68 @@ static void test_partial_recompute(void **state)
 	assert_true(sizing_recompute_share(&job, &l) == 0);
 }
 
+/* The search prunes layouts with the compute of one micro-batch: it is
+ * what the step charges grad_accum times and once per bubble slot, for
+ * every recomputation setting, dense and MoE; recomputing never makes it
+ * faster, nor does a larger micro-batch per sequence. */
+static void test_compute_bound(void **state)
+{
+	static const char *const models[] = {"llama-2-70b", "mixtral-8x7b"};
+	static const autosize_recompute rcs[] = {AUTOSIZE_RECOMPUTE_NONE,
+		AUTOSIZE_RECOMPUTE_SELECTIVE, AUTOSIZE_RECOMPUTE_FULL,
+		AUTOSIZE_RECOMPUTE_SELECTIVE_MLP};
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time t;
+	autosize_error e;
+	int i, k;
+
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(autosize_model_preset(models[i], &m, &e), 0);
+		job_for(&job, &m, &part, "H100");
+		for (k = 0; k < 5; k++) {
+			sizing_layout l = layout(2, 4, 4, 1, 2,
+						 rcs[k < 4 ? k : 2]);
+			double mb_s, slots;
+
+			l.vp = 2;
+			l.grad_accum = 16;
+			l.ep = i ? 2 : 1;
+			l.recompute_layers = k == 4 ? 2 : 0;  /* partial */
+			mb_s = sizing_microbatch_compute_s(&job, &l);
+			sizing_step_time(&job, &l, &t);
+			slots = l.grad_accum + (l.pp - 1.0) / l.vp;
+			assert_true(fabs(l.grad_accum * mb_s - t.compute_s) <=
+				    1e-12 * t.compute_s);
+			assert_true(slots * mb_s < t.step_s);
+			assert_true(sizing_microbatch_bound_s(&job, &l) <=
+				    mb_s);
+			/* per sequence, a larger micro-batch is no slower */
+			for (l.micro_batch = 1; l.micro_batch < 32;
+			     l.micro_batch *= 2) {
+				double one = sizing_microbatch_compute_s(&job,
+									 &l);
+
+				l.micro_batch *= 2;
+				assert_true(sizing_microbatch_compute_s(&job,
+					&l) <= 2 * one);
+				l.micro_batch /= 2;
+			}
+			l.micro_batch = 2;
+			/* fewer layers recomputed, or none, is no slower */
+			if (l.recompute == AUTOSIZE_RECOMPUTE_FULL) {
+				l.recompute_layers = 1;
+				assert_true(sizing_microbatch_compute_s(&job,
+					&l) <= mb_s);
+			}
+			l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+			assert_true(sizing_microbatch_compute_s(&job, &l) <=
+				    mb_s);
+		}
+	}
+}
+
 /* FSDP / ZeRO-3: the forward hides only the gathers of the next layers,
  * the backward the gathers and the gradient reduce-scatters; what each
  * pass cannot hide is exposed, even when the whole step's compute could
@@ -395,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_lora_memory),
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_partial_recompute),
+		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_time_terms),
 	};
