@@ -296,6 +296,42 @@ static autosize_err plan_model(const autosize_request *r, autosize_model *m,
 	return autosize_model_synthesize(m, e);
 }
 
+/* More GPUs would have met the deadline but scale below the site's
+ * floor: say by how much and what they would lose their time to. */
+static void plan_capped_warning(autosize_plan *plan, const search_result *res,
+				double floor)
+{
+	char cause[160];
+
+	switch (res->capped_loss) {
+	case SEARCH_LOSS_PIPELINE:
+		snprintf(cause, sizeof(cause), "pipeline transfers between "
+			 "stages on other nodes");
+		break;
+	case SEARCH_LOSS_GRADIENTS:
+		snprintf(cause, sizeof(cause), "gradient reduction over the "
+			 "network");
+		break;
+	case SEARCH_LOSS_MODEL:
+		snprintf(cause, sizeof(cause), "tensor, expert or context "
+			 "parallel traffic");
+		break;
+	default:
+		snprintf(cause, sizeof(cause), "the pipeline bubble: the "
+			 "global batch of %d sequences cannot feed them",
+			 plan->global_batch);
+		break;
+	}
+	autosize_plan_warn(plan, "more GPUs would not help: %d GPUs would "
+			   "each run at %.0f%% of the best speed per GPU (the "
+			   "site's floor is %.0f%%, min_scaling_efficiency), "
+			   "most of the rest lost to %s; planned on %d GPUs%s",
+			   res->capped_gpus, 100 * res->capped_eff,
+			   100 * floor, cause, plan->gpus,
+			   res->capped_loss == SEARCH_LOSS_BUBBLE
+			   ? ", or raise --train-batch" : "");
+}
+
 /* Fill the layout-independent part of a job. */
 static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
@@ -656,15 +692,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "(etc/perf.yaml), less certain",
 				   part->gpu->name, job.perf.generation);
 	if (res.capped_gpus > 0)
-		autosize_plan_warn(plan, "more GPUs would not help: %d GPUs "
-				   "would each run at %.0f%% of the best speed "
-				   "per GPU (the site's floor is %.0f%%, "
-				   "min_scaling_efficiency): the global batch "
-				   "of %d sequences cannot feed them; planned "
-				   "on %d GPUs, or raise --train-batch",
-				   res.capped_gpus, 100 * res.capped_eff,
-				   100 * job.min_scaling, plan->global_batch,
-				   plan->gpus);
+		plan_capped_warning(plan, &res, job.min_scaling);
 	if (res.over_budget)
 		autosize_plan_warn(plan, "the search stopped at its work "
 				   "budget (%ld layouts): a cheaper layout "

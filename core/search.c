@@ -1354,6 +1354,29 @@ static autosize_err search_framework_pins(const sizing_job *job,
 }
 
 /* Speed per GPU of c as a share of the best speed per GPU seen. */
+/* What a layout's step loses most to besides its compute. */
+static search_loss search_loss_of(const sizing_job *job,
+				  const sizing_layout *lay)
+{
+	sizing_time t;
+	search_loss loss = SEARCH_LOSS_BUBBLE;
+	double most;
+
+	sizing_step_time(job, lay, &t);
+	most = t.bubble_s;
+	if (t.pp_comm_s > most) {
+		most = t.pp_comm_s;
+		loss = SEARCH_LOSS_PIPELINE;
+	}
+	if (t.dp_comm_s > most) {
+		most = t.dp_comm_s;
+		loss = SEARCH_LOSS_GRADIENTS;
+	}
+	if (t.tp_comm_s > most)
+		loss = SEARCH_LOSS_MODEL;
+	return loss;
+}
+
 static double search_eff(const search_state *st, const search_cand *c)
 {
 	double ref = st->have_ref ? st->ref.tokens_per_s /
@@ -1410,6 +1433,7 @@ static void search_cap(search_state *st, int gpn, search_result *res)
 	st->have_best = 1;
 	res->capped_gpus = chosen.nodes * chosen.gpn;
 	res->capped_eff = search_eff(st, &chosen);
+	res->capped_loss = search_loss_of(st->job, &chosen.lay);
 }
 
 static void search_fill(const search_state *st, const search_cand *c,

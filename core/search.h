@@ -13,6 +13,15 @@ typedef struct search_budget {
 	long used;
 } search_budget;
 
+/* The largest part of a step besides the compute, for saying why more
+ * GPUs would not help. */
+typedef enum search_loss {
+	SEARCH_LOSS_BUBBLE,   /* pipeline bubble: too few micro-batches */
+	SEARCH_LOSS_PIPELINE, /* pipeline transfers between stages */
+	SEARCH_LOSS_GRADIENTS,/* data-parallel gradient reduction */
+	SEARCH_LOSS_MODEL     /* tensor, expert or context parallel traffic */
+} search_loss;
+
 typedef struct search_result {
 	autosize_plan best;  /* chosen plan, or the closest miss */
 	int have_ref;
@@ -23,6 +32,7 @@ typedef struct search_result {
 	 * min_scaling (best is then the largest size that scales): */
 	int capped_gpus;     /* 0: not capped */
 	double capped_eff;   /* its speed per GPU / the best size's */
+	search_loss capped_loss; /* what that size's step loses most to */
 } search_result;
 
 /*

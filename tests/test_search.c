@@ -159,9 +159,15 @@ static void test_deadline_drives_size(void **state)
 			 (long)ceil(fmax(b.train_hours_high,
 					 b.train_hours * 1.15) * 60 + 15 +
 				    b.ckpt.job_write_s / 60 - 1e-9));
+	/* out of reach on 4 nodes of L40S: the partition's most nodes, or
+	 * fewer where more would scale below the site's floor (100 Gb/s
+	 * Ethernet for 8 GPUs), and the plan names what they would lose
+	 * their time to; the deadline is said missed either way */
 	req(&r, never);
 	assert_int_equal(autosize_plan_compute(site, &r, &c, &e), 0);
-	assert_int_equal(c.nodes, c.part.max_nodes_per_job);
+	if (c.nodes < c.part.max_nodes_per_job)
+		assert_true(contains_warning(&c, "most of the rest lost "
+					     "to"));
 	assert_true(contains_warning(&c, "cannot be met"));
 }
 
@@ -436,6 +442,7 @@ static void test_no_gpus_past_scaling(void **state)
 	       100 * p.mfu, p.train_hours / 24);
 	assert_true(p.gpus < 32768);
 	assert_true(contains_warning(&p, "more GPUs would not help"));
+	assert_true(contains_warning(&p, "most of the rest lost to"));
 	assert_true(contains_warning(&p, "cannot be met"));
 }
 
