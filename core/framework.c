@@ -91,6 +91,13 @@ int framework_dp_only(const sizing_job *job)
 	       framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;
 }
 
+int framework_op_sac(const sizing_job *job)
+{
+	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP &&
+	       !framework_dp_only(job) && job->model->experts <= 1 &&
+	       job->model->kv_lora_rank == 0 && !job->model->arch_synthetic;
+}
+
 const framework_profile *framework_profile_job(const sizing_job *job)
 {
 	if (framework_dp_only(job))

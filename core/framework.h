@@ -34,6 +34,15 @@ const framework_profile *framework_profile_job(const sizing_job *job);
 /* 1 when job runs data parallel only (PEFT, above). */
 int framework_dp_only(const sizing_job *job);
 
+/* 1 when "selective" recomputation means torchtitan's op-level selective
+ * checkpointing (FSDP, a dense transformer of known shape, not PEFT):
+ * each block keeps its input and the outputs of its matmuls and of the
+ * attention kernel, except every second matmul, which it recomputes
+ * (torchtitan parallelize_llama.py, selective_ac_option "op": _save_list
+ * and the mm count). In a Llama block the recomputed ones are wk, wo and
+ * w3 (or a GELU MLP's second matmul). */
+int framework_op_sac(const sizing_job *job);
+
 /* f with DEFAULT resolved to the built-in default. */
 autosize_framework framework_resolve(autosize_framework f);
 

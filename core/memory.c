@@ -140,6 +140,17 @@ static double memory_swiglu_bytes(const sizing_job *job)
 	       AUTOSIZE_FRAMEWORK_MEGATRON ? 6 : 8;
 }
 
+/* Bytes per logit at the loss: Megatron's fused vocab-parallel cross
+ * entropy works on fp32 logits in place (4); PyTorch-native stacks call
+ * F.cross_entropy on logits.float() (torchtitan, Hugging Face models):
+ * the 16-bit logits, their fp32 copy and the fp32 log-softmax kept for
+ * the backward (2 + 4 + 4). */
+static double memory_logit_bytes(const sizing_job *job)
+{
+	return framework_resolve(job->framework) ==
+	       AUTOSIZE_FRAMEWORK_MEGATRON ? 4 : 10;
+}
+
 /* MLP width a token's activations span: its top-k routed experts and
  * the shared ones for MoE (averaged over dense leading layers), else the
  * dense width. */
@@ -176,6 +187,16 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		return 2 * sbh / rep_div;      /* layer input only */
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE &&
+	    framework_op_sac(job)) {
+		/* 16-bit: the block input; wq, wv, attention and w2 outputs;
+		 * w1's (framework.h, framework_op_sac) */
+		double q = (double)m->heads * m->head_dim;
+		double kv = (double)m->kv_heads * m->head_dim;
+
+		return 2 * sbh / rep_div +
+		       2 * s * b * (2 * q + kv + h + m->ffn) / t;
+	}
 	/* Two norm inputs, QKV input, MLP input, dropout masks. */
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
 	/* Q, K, V, attention output; MLP inner tensors. */
@@ -253,7 +274,13 @@ static void memory_layer_bytes(const sizing_job *job,
 	*rebuilt = 0;
 	*kept = *per_layer;
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
-		one.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+		/* the layer being recomputed holds all it stores without
+		 * recomputation, but attention scores (FlashAttention or
+		 * Megatron's selective); torchtitan's selective stores less
+		 * than that, so its rebuilt layer is the whole one */
+		one.recompute = framework_op_sac(job)
+				? AUTOSIZE_RECOMPUTE_NONE
+				: AUTOSIZE_RECOMPUTE_SELECTIVE;
 		*rebuilt = sizing_layer_activation_bytes(job, &one);
 		one.recompute = AUTOSIZE_RECOMPUTE_NONE;
 		*kept = sizing_layer_activation_bytes(job, &one);
@@ -317,8 +344,10 @@ static double memory_activations(const sizing_job *job,
 					    ? lay->pp : lay->grad_accum) : 1) /
 		rep_div;
 	if (lay->pp == 1)
-		/* fp32 logits 4sbv/t, final norm and head input 4sbh/t */
-		acts += 4 * s * b * m->vocab / t + 4 * s * b * h / t;
+		/* logits (memory_logit_bytes), final norm and head input
+		 * 4sbh/t */
+		acts += memory_logit_bytes(job) * s * b * m->vocab / t +
+			4 * s * b * h / t;
 	/* full recomputation: one layer is rebuilt during its backward */
 	acts += rebuilt;
 	return acts;

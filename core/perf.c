@@ -178,6 +178,17 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 		       2.0 * job->model->layers * job->model->hidden *
 		       (job->prepared ? job->mlp_width : job->model->ffn) *
 		       (job->model->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
+	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && framework_op_sac(job)) {
+		/* torchtitan's op-level selective checkpointing recomputes
+		 * wk, wo and w3 (framework_op_sac): 2 FLOPs per weight */
+		const autosize_model *m = job->model;
+		double q = (double)m->heads * m->head_dim;
+		double kv = (double)m->kv_heads * m->head_dim;
+
+		return f + 2.0 * m->layers * ((double)m->hidden * kv +
+					      q * m->hidden +
+					      (double)m->hidden * m->ffn);
+	}
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && !job->flash_attention)
 		return f + attn;
 	return f;

@@ -395,6 +395,60 @@ static void test_moe_overlap(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* "selective" under FSDP is torchtitan's op-level checkpointing: it keeps
+ * less than Megatron's selective (the block input and every other
+ * matmul's output) and recomputes wk, wo and w3; its loss holds 10 bytes
+ * per logit (F.cross_entropy on logits.float()) to Megatron's 4. */
+static void test_op_sac(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job meg, fsdp;
+	sizing_layout l = shape(1, 1, 8, 3);
+	double a_meg, a_fsdp, s, b, h, want;
+	autosize_memory mm, mf;
+
+	autosize_error e;
+
+	job_for(&meg, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	fsdp = meg;
+	fsdp.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+	l.micro_batch = 2;
+	a_meg = sizing_layer_activation_bytes(&meg, &l);
+	a_fsdp = sizing_layer_activation_bytes(&fsdp, &l);
+	s = fsdp.seq_len;
+	b = l.micro_batch;
+	h = m.hidden;
+	want = 2 * s * b * h + 2 * s * b * (2.0 * m.heads * m.head_dim +
+					    (double)m.kv_heads * m.head_dim +
+					    h + m.ffn);
+	assert_true(fabs(a_fsdp - want) < 1e-6 * want);
+	assert_true(a_fsdp < 0.7 * a_meg);
+	/* recomputed matmuls cost FLOPs: more than none, less than full */
+	assert_true(sizing_hw_flops_per_token(&fsdp,
+		    AUTOSIZE_RECOMPUTE_SELECTIVE) >
+		    1.05 * sizing_hw_flops_per_token(&fsdp,
+						     AUTOSIZE_RECOMPUTE_NONE));
+	assert_true(sizing_hw_flops_per_token(&fsdp,
+		    AUTOSIZE_RECOMPUTE_SELECTIVE) <
+		    sizing_hw_flops_per_token(&fsdp, AUTOSIZE_RECOMPUTE_FULL));
+	/* Megatron's selective adds no FLOPs with FlashAttention */
+	assert_true(sizing_hw_flops_per_token(&meg,
+		    AUTOSIZE_RECOMPUTE_SELECTIVE) ==
+		    sizing_hw_flops_per_token(&meg, AUTOSIZE_RECOMPUTE_NONE));
+	/* the loss: 6 more bytes per logit under FSDP (pp 1, full
+	 * recomputation: the same layers in both) */
+	l.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	l.zero_stage = 1;
+	sizing_memory(&meg, &l, &mm);
+	fsdp.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	sizing_memory(&fsdp, &l, &mf);
+	assert_true(mf.activations_bytes - mm.activations_bytes >
+		    0.9 * (6 * s * b * m.vocab));
+}
+
 /* Pipeline stage boundaries cross nodes once the job spans them
  * (Megatron's rank order puts the pipeline outermost): the same TP 1
  * PP 2 shape pays more p2p time on two nodes than on one. */
@@ -555,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
 		cmocka_unit_test(test_pp_link),
+		cmocka_unit_test(test_op_sac),
 	};
 
 	return cmocka_run_group_tests_name("framework", tests, setup,
