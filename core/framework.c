@@ -24,25 +24,26 @@ const char *const autosize_framework_names[] = {"megatron", "fsdp",
 
 static const framework_profile framework_profiles[] = {
 	/* Megatron-LM: TP/PP/VP/CP/EP; its distributed optimizer shards
-	 * the optimizer state (ZeRO-1 like); no ZeRO-2/3 (Megatron-LM
-	 * docs, dist_optimizer.md; Megatron Core parallelism guide). Its
-	 * alltoall dispatcher syncs with the host every MoE layer and the
-	 * grouped expert MLP issues its experts one by one (Megatron Core
-	 * MoE report, arXiv:2603.07685, section 4.3: per-expert launches,
-	 * host-device syncs). */
-	{AUTOSIZE_FRAMEWORK_MEGATRON, 1, 1, 1, 1, 1, 1, 1, 0, 1},
+	 * the optimizer state (ZeRO-1 like; dist_optimizer.md), and
+	 * Megatron-FSDP (Megatron-Core 0.14+, --use-megatron-fsdp
+	 * optim_grads_params) shards parameters too (ZeRO-3) with TP, CP
+	 * and EP but no pipeline (Megatron Core user guide, Megatron
+	 * FSDP). Its alltoall dispatcher syncs with the host every MoE
+	 * layer and the grouped expert MLP issues its experts one by one
+	 * (Megatron Core MoE report, arXiv:2603.07685, section 4.3). */
+	{AUTOSIZE_FRAMEWORK_MEGATRON, 1, 1, 1, 1, 1, 3, 1, 0, 1, 1},
 	/* PyTorch FSDP2 as in torchtitan: FULL_SHARD (ZeRO-3), or
 	 * reshard_after_forward=False (ZeRO-2 like), or plain DDP; 2-D/3-D
 	 * with TP, PP (incl. interleaved schedules), CP and EP
 	 * (torchtitan docs, composability and fsdp.md); its MoE runs all
 	 * local experts in one grouped GEMM (torch._grouped_mm) with the
 	 * token counts on the device. */
-	{AUTOSIZE_FRAMEWORK_FSDP, 1, 1, 1, 1, 1, 3, 3, 1, 0},
+	{AUTOSIZE_FRAMEWORK_FSDP, 1, 1, 1, 1, 1, 3, 3, 1, 0, 0},
 	/* DeepSpeed: ZeRO 0-3; TP/PP only through Megatron-DeepSpeed, whose
 	 * pipeline engine runs ZeRO-1 at most (DeepSpeed pipeline docs);
 	 * DeepSpeed-MoE expert parallelism (a module per local expert,
 	 * called in turn); no interleaving, no CP. */
-	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 0, 1, 3, 1, 0, 1},
+	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 0, 1, 3, 1, 0, 0, 1},
 };
 
 /*
@@ -55,10 +56,10 @@ static const framework_profile framework_profiles[] = {
  * (NeMo's PEFT) keeps Megatron's dimensions.
  */
 static const framework_profile framework_peft_profiles[] = {
-	{AUTOSIZE_FRAMEWORK_MEGATRON, 0, 0, 0, 0, 0, 1, 1, 0, 1},
+	{AUTOSIZE_FRAMEWORK_MEGATRON, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1},
 	/* transformers' MoE blocks loop over their experts in Python */
-	{AUTOSIZE_FRAMEWORK_FSDP, 0, 0, 0, 0, 0, 3, 3, 1, 1},
-	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 0, 0, 0, 0, 0, 3, 1, 0, 1},
+	{AUTOSIZE_FRAMEWORK_FSDP, 0, 0, 0, 0, 0, 3, 3, 1, 0, 1},
+	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 0, 0, 0, 0, 0, 3, 1, 0, 0, 1},
 };
 
 autosize_framework framework_resolve(autosize_framework f)
@@ -239,7 +240,7 @@ static int framework_zero_ok(const framework_profile *fp,
 		return 0;
 	if (lay->pp > 1 && z > fp->zero_max_pp)
 		return 0;
-	return !(z == 1 && fp->zero_skip_1);
+	return !(z == 1 && fp->zero_skip_1) && !(z == 2 && fp->zero_skip_2);
 }
 
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,

@@ -17,6 +17,9 @@ typedef struct framework_profile {
 	int zero_max;      /* highest ZeRO stage over data parallel ranks */
 	int zero_max_pp;   /* highest ZeRO stage with pp > 1 */
 	int zero_skip_1;   /* 1: no ZeRO-1 (FSDP shards grads too) */
+	int zero_skip_2;   /* 1: no ZeRO-2 offered (Megatron: its
+			    * distributed optimizer, or Megatron-FSDP's
+			    * full sharding) */
 	int expert_issue;  /* 1: the host issues each local expert's MoE
 			    * kernels one at a time after a host sync
 			    * (perf.c PERF_MOE_EXPERT_HOST_S) */

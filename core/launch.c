@@ -460,6 +460,14 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * dist_optimizer.md). */
 	if (p->zero_stage >= 1)
 		launch_put(o, " --use-distributed-optimizer");
+	/* ZeRO-3: Megatron-FSDP shards the parameters too (Megatron Core
+	 * user guide, Megatron FSDP: these four flags, and its DTensor
+	 * checkpoints) */
+	if (p->zero_stage >= 3)
+		launch_put(o, " --use-megatron-fsdp "
+			   "--data-parallel-sharding-strategy optim_grads_params "
+			   "--no-gradient-accumulation-fusion "
+			   "--ckpt-format fsdp_dtensor");
 	/* full: every layer's input kept, the layer recomputed (uniform
 	 * method, one layer per recompute unit; transformer_config.py
 	 * recompute_num_layers); partial: the block method recomputes the

@@ -73,6 +73,15 @@ typedef struct search_cand {
 	double train_s;
 } search_cand;
 
+/* The ZeRO stages a pass of search_at offers: all, those a pipeline
+ * could run too (the depth scan), or those the framework runs only
+ * without a pipeline (its last pass). */
+typedef enum search_zero_pass {
+	SEARCH_ZERO_ALL,
+	SEARCH_ZERO_PIPELINED,
+	SEARCH_ZERO_SOLO
+} search_zero_pass;
+
 typedef struct search_state {
 	const sizing_job *job;
 	const autosize_request *req;
@@ -94,6 +103,11 @@ typedef struct search_state {
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
 	int tight;           /* 1: prune with the compute time itself
 			      * (search_tight) */
+	search_zero_pass zero_pass; /* which ZeRO stages search_zero_stages
+				     * offers (search_at) */
+	int solo_needed;     /* 1: without a pipeline, some micro-batch
+			      * size did not fit at the depth scan's
+			      * stages (search_micro_batches) */
 	/* search_dominated_at's answers against one best (what ranks it)
 	 * at one size: tokens/s known dominated up to dom_yes, known not
 	 * from dom_no */
@@ -342,10 +356,25 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
 {
 	sizing_layout pinned = *l;
 
-	if (!search_pinned(st->req->zero_stage))
-		return framework_zero_stages(st->job, l, out);
+	if (!search_pinned(st->req->zero_stage)) {
+		int all[4], n = framework_zero_stages(st->job, l, all), k, m = 0;
+		int pipe_max = st->fp->zero_max_pp;
+
+		/* the depth scan takes the stages a pipeline could run too,
+		 * its last pass the others (search_at) */
+		for (k = 0; k < n; k++)
+			if (st->zero_pass == SEARCH_ZERO_ALL ||
+			    (st->zero_pass == SEARCH_ZERO_PIPELINED) ==
+			    (all[k] <= pipe_max))
+				out[m++] = all[k];
+		return m;
+	}
+	if (st->zero_pass == SEARCH_ZERO_SOLO)
+		return 0;   /* the pinned stage had its turn */
 	pinned.zero_stage = st->req->zero_stage;
-	if (l->dp > 1 && !framework_layout_ok(st->job, &pinned))
+	/* with dp 1 too: a stage the framework cannot run with this
+	 * pipeline is no plan, even with nothing to shard */
+	if (!framework_layout_ok(st->job, &pinned))
 		return 0;
 	out[0] = st->req->zero_stage;
 	return 1;
@@ -738,6 +767,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 		fit[found] = lay;
 		fit_bytes[found++] = total;
 	}
+	/* a stage the depth scan did not offer could fit what did not */
+	if (found < mbs->n && base->pp == 1 &&
+	    st->zero_pass == SEARCH_ZERO_PIPELINED)
+		st->solo_needed = 1;
 	/* Without a pipeline larger micro-batches only help: time the two
 	 * largest; with one, the bubble grows as they do: time them all,
 	 * then interleave the fastest and the largest (the largest bubble)
@@ -975,6 +1008,21 @@ static int search_divisors(int q, int max, int *out)
 	return n;
 }
 
+/* 1 when the framework runs ZeRO stages without a pipeline that it
+ * cannot run with one, and the request leaves the stage to the search. */
+static int search_solo_stages(const search_state *st)
+{
+	const framework_profile *fp = st->fp;
+	int z;
+
+	if (search_pinned(st->req->zero_stage))
+		return 0;
+	for (z = fp->zero_max_pp + 1; z <= fp->zero_max; z++)
+		if (!(z == 1 && fp->zero_skip_1) && !(z == 2 && fp->zero_skip_2))
+			return 1;
+	return 0;
+}
+
 static int search_at(search_state *st, int nodes, int gpn)
 {
 	const autosize_request *r = st->req;
@@ -998,10 +1046,22 @@ static int search_at(search_state *st, int nodes, int gpn)
 		int pps[SEARCH_MAX_PP], n_pp = search_divisors(gpus / tp,
 			search_pp_max(st), pps), j;
 
-		for (j = 0; j < n_pp; j++) {
+		st->zero_pass = SEARCH_ZERO_PIPELINED;
+		st->solo_needed = 0;
+		for (j = 0; j <= n_pp; j++) {
 			int fit = 0;
 
-			pp = pps[j];
+			/* last, past the depth scan: no pipeline again, at
+			 * the ZeRO stages the framework runs only without
+			 * one (Megatron-FSDP): a mode of their own that must
+			 * neither stop the scan early nor be skipped by it */
+			if (j == n_pp) {
+				if (pps[0] != 1 || !st->solo_needed ||
+				    !search_solo_stages(st))
+					break;
+				st->zero_pass = SEARCH_ZERO_SOLO;
+			}
+			pp = pps[j < n_pp ? j : 0];
 			if (!search_pp_ok(st, pp))
 				continue;
 			lay.tp = tp;
@@ -1029,9 +1089,10 @@ static int search_at(search_state *st, int nodes, int gpn)
 			if (fit)
 				fitting_pps = st->best_updates != updates
 					      ? 0 : fitting_pps + 1;
-			if (fitting_pps > SEARCH_PP_EXTRA)
-				break;
+			if (fitting_pps > SEARCH_PP_EXTRA && j < n_pp)
+				j = n_pp - 1;
 		}
+		st->zero_pass = SEARCH_ZERO_ALL;
 	}
 	return any | (st->have_best && st->best.nodes == nodes);
 }
@@ -1319,13 +1380,15 @@ static autosize_err search_framework_pins(const sizing_job *job,
 
 	if (search_pinned(r->zero_stage) &&
 	    (r->zero_stage > fp->zero_max ||
-	     (r->zero_stage == 1 && fp->zero_skip_1)))
+	     (r->zero_stage == 1 && fp->zero_skip_1) ||
+	     (r->zero_stage == 2 && fp->zero_skip_2)))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--zero: %s does not run ZeRO-%d (use "
 				     "--train-framework=%s)", name,
 				     r->zero_stage, r->zero_stage == 1
 				     ? "megatron or deepspeed"
-				     : "fsdp or deepspeed");
+				     : r->zero_stage == 2 ? "fsdp or deepspeed"
+				     : "megatron, fsdp or deepspeed");
 	if (search_pinned(r->zero_stage) && search_pinned(r->pp) &&
 	    r->pp > 1 && r->zero_stage > fp->zero_max_pp)
 		return autosize_fail(e, AUTOSIZE_EINVAL,

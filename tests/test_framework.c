@@ -76,12 +76,21 @@ static void test_zero_stages(void **state)
 	int z[4];
 
 	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
-	assert_int_equal(framework_zero_stages(&job, &dp8, z), 1);
-	assert_int_equal(z[0], 1);   /* distributed optimizer */
+	/* the distributed optimizer, or Megatron-FSDP without a pipeline */
+	assert_int_equal(framework_zero_stages(&job, &dp8, z), 2);
+	assert_int_equal(z[0], 1);
+	assert_int_equal(z[1], 3);
+	assert_int_equal(framework_zero_stages(&job, &pp2, z), 1);
+	assert_int_equal(z[0], 1);
 	assert_int_equal(framework_zero_stages(&job, &one, z), 1);
 	assert_int_equal(z[0], 0);
+	dp8.zero_stage = 2;
+	assert_false(framework_layout_ok(&job, &dp8));   /* no ZeRO-2 */
 	dp8.zero_stage = 3;
-	assert_false(framework_layout_ok(&job, &dp8));   /* no ZeRO-3 */
+	assert_true(framework_layout_ok(&job, &dp8));
+	pp2.zero_stage = 3;
+	assert_false(framework_layout_ok(&job, &pp2));
+	pp2.zero_stage = 0;
 
 	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
 	assert_int_equal(framework_zero_stages(&job, &dp8, z), 2);
@@ -245,11 +254,38 @@ static void test_plan_pins(void **state)
 			 0);
 	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
 	assert_int_equal(autosize_request_set(&r, "gpus", "16", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "zero", "3", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "zero", "2", &e), 0);
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
 			 AUTOSIZE_EINVAL);
-	assert_non_null(strstr(e.msg, "megatron does not run ZeRO-3"));
+	assert_non_null(strstr(e.msg, "megatron does not run ZeRO-2"));
+	/* ZeRO-3 under Megatron: Megatron-FSDP, no pipeline, and the
+	 * launcher asks for it */
+	assert_int_equal(autosize_request_set(&r, "zero", "3", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(plan.zero_stage, 3);
+	assert_int_equal(plan.pp, 1);
+	{
+		char args[1024];
+
+		assert_true(autosize_launch_megatron_args(&plan, &r, args,
+							  sizeof(args)) > 0);
+		assert_non_null(strstr(args, " --use-megatron-fsdp "
+				       "--data-parallel-sharding-strategy "
+				       "optim_grads_params"));
+	}
+	assert_int_equal(autosize_request_set(&r, "pp", "2", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "ZeRO-1 at most with pipeline"));
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "7e9", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpus", "16", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "zero", "3", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
 					      &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);

@@ -171,6 +171,42 @@ static void test_deadline_drives_size(void **state)
 	assert_true(contains_warning(&c, "cannot be met"));
 }
 
+/* Megatron-FSDP (ZeRO-3) runs only without a pipeline: finding such a
+ * layout must not end the pipeline-depth scan before the deep pipelines
+ * that win (GPT-3 175B on 4608 H100s: TP 4 PP 24 at ZeRO-1). Leaving the
+ * stage to the search is never slower than pinning either stage. */
+static void test_solo_zero_stages(void **state)
+{
+	const char *const free_zero[] = {"train-framework", "megatron",
+		"model", "gpt3-175b", "gpu", "h100", "gpus", "4608",
+		"train-seq-len", "2048", "train-batch", "1152",
+		"memory-reserve", "0", "train-tokens", "1e12", NULL};
+	const char *const small[] = {"train-framework", "megatron", "model",
+		"llama-3-8b", "gpu", "h100", "gpus", "8", "train-tokens",
+		"2e11", NULL};
+	autosize_request r;
+	autosize_plan any, z1, z3;
+	autosize_error e;
+
+	req(&r, free_zero);
+	assert_int_equal(autosize_plan_compute(bare, &r, &any, &e), 0);
+	assert_int_equal(autosize_request_set(&r, "zero", "1", &e), 0);
+	assert_int_equal(autosize_plan_compute(bare, &r, &z1, &e), 0);
+	assert_true(any.tokens_per_s >= z1.tokens_per_s * (1 - 1e-9));
+	assert_true(any.pp > 1);
+	/* 8B on one node of H100 at the default reserve: ZeRO-1 needs a
+	 * pipeline, Megatron-FSDP does not; the search weighs both */
+	req(&r, small);
+	assert_int_equal(autosize_plan_compute(bare, &r, &any, &e), 0);
+	assert_int_equal(autosize_request_set(&r, "zero", "1", &e), 0);
+	assert_int_equal(autosize_plan_compute(bare, &r, &z1, &e), 0);
+	assert_int_equal(autosize_request_set(&r, "zero", "3", &e), 0);
+	assert_int_equal(autosize_plan_compute(bare, &r, &z3, &e), 0);
+	assert_int_equal(z3.pp, 1);
+	assert_true(any.tokens_per_s >= z1.tokens_per_s * (1 - 1e-9));
+	assert_true(any.tokens_per_s >= z3.tokens_per_s * (1 - 1e-9));
+}
+
 /* Partition max time: the time limit is clamped and chained jobs said. */
 static void test_max_time_chained(void **state)
 {
@@ -601,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_search_vs_exhaustive),
 		cmocka_unit_test(test_ethernet_collapse),
 		cmocka_unit_test(test_deadline_drives_size),
+		cmocka_unit_test(test_solo_zero_stages),
 		cmocka_unit_test(test_max_time_chained),
 		cmocka_unit_test(test_partition_choice),
 		cmocka_unit_test(test_unfit_advice),

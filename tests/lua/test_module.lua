@@ -297,9 +297,11 @@ d = autosize.plan(env(P .. "model=llama-3.1-405b", P .. "train_tokens=2e12"),
 	{ partition = "a100" })
 check("405b on a100 rejected", d and d.action == "reject" and
 	d.reason == "unfit", d and d.message)
-check("405b message: nodes needed, limit, nothing fits", d and
+check("405b message: nodes needed, limit, what fits", d and
 	d.message:find("llama%-3%.1%-405b needs at least %d+ nodes of A100") and
-	d.message:find("allows 8") and d.message:find("no partition"),
+	d.message:find("allows 8") and
+	(d.message:find("no partition") or
+	 d.message:find("partition %w+ fits it with %d+ nodes")),
 	d and d.message)
 d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
 	{ partition = "l40s" })
