@@ -92,6 +92,19 @@ int framework_dp_only(const sizing_job *job)
 	       framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;
 }
 
+int framework_torch_native(const sizing_job *job)
+{
+	return framework_resolve(job->framework) !=
+	       AUTOSIZE_FRAMEWORK_MEGATRON || framework_dp_only(job);
+}
+
+int framework_moe_overlap_ok(autosize_framework f, int pp, int vp,
+			     autosize_recompute rc)
+{
+	return framework_resolve(f) == AUTOSIZE_FRAMEWORK_MEGATRON &&
+	       (pp <= 1 || vp > 1) && rc != AUTOSIZE_RECOMPUTE_FULL;
+}
+
 int framework_op_sac(const sizing_job *job)
 {
 	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP &&

@@ -37,6 +37,18 @@ const framework_profile *framework_profile_job(const sizing_job *job);
 /* 1 when job runs data parallel only (PEFT, above). */
 int framework_dp_only(const sizing_job *job);
 
+/* 1 when job runs on a PyTorch-native stack (FSDP, DeepSpeed, or the
+ * PEFT stack that QLoRA, and LoRA outside Megatron, run on): no
+ * Transformer Engine kernels, F.cross_entropy on fp32 logits. */
+int framework_torch_native(const sizing_job *job);
+
+/* 1 when a layout of framework f can run the MoE overlap of
+ * --moe-overlap: Megatron-Core's --overlap-moe-expert-parallel-comm
+ * needs interleaving with a pipeline and no full recomputation
+ * (transformer_config.py); no other framework offers it. */
+int framework_moe_overlap_ok(autosize_framework f, int pp, int vp,
+			     autosize_recompute rc);
+
 /* 1 when "selective" recomputation means torchtitan's op-level selective
  * checkpointing (FSDP, a dense transformer of known shape, not PEFT):
  * each block keeps its input and the outputs of its matmuls and of the

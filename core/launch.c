@@ -8,6 +8,7 @@
 #include "autosize/checkpoint.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
+#include "framework.h"
 #include "stages.h"
 
 #define LAUNCH_GIB (1024.0 * 1024.0 * 1024.0)
@@ -448,7 +449,9 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	/* --moe-overlap: DeepEP's fused dispatch and the batch-level
 	 * overlap of the all-to-all (Megatron Core MoE README, v0.12 and
 	 * v0.14) */
-	if (p->ep > 1 && r->moe_overlap == 1)
+	if (p->ep > 1 && r->moe_overlap == 1 &&
+	    framework_moe_overlap_ok(p->framework, p->pp, p->vp,
+				     p->recompute))
 		launch_put(o, " --moe-token-dispatcher-type flex "
 			   "--moe-enable-deepep "
 			   "--overlap-moe-expert-parallel-comm "

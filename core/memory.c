@@ -147,8 +147,7 @@ static double memory_swiglu_bytes(const sizing_job *job)
  * the backward (2 + 4 + 4). */
 static double memory_logit_bytes(const sizing_job *job)
 {
-	return framework_resolve(job->framework) ==
-	       AUTOSIZE_FRAMEWORK_MEGATRON ? 4 : 10;
+	return framework_torch_native(job) ? 10 : 4;
 }
 
 /* MLP width a token's activations span: its top-k routed experts and
@@ -189,13 +188,20 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		return 2 * sbh / rep_div;      /* layer input only */
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE &&
 	    framework_op_sac(job)) {
-		/* 16-bit: the block input; wq, wv, attention and w2 outputs;
-		 * w1's (framework.h, framework_op_sac) */
+		/* 16-bit: the block input; wq, wv, attention and w1
+		 * outputs; SwiGLU's w2 output (its 7th matmul), which under
+		 * TP with sequence parallelism is the full-width partial
+		 * sum before its reduce-scatter, and the outputs of the
+		 * two reduce-scatters (in the save list too); a GELU MLP's
+		 * second matmul is the 6th: recomputed (framework.h,
+		 * framework_op_sac) */
 		double q = (double)m->heads * m->head_dim;
 		double kv = (double)m->kv_heads * m->head_dim;
+		double w2 = gelu ? 0 : 2 * sbh / (lay->sp ? 1 : t);
 
-		return 2 * sbh / rep_div +
-		       2 * s * b * (2 * q + kv + h + m->ffn) / t;
+		return 2 * sbh / rep_div + w2 +
+		       (t > 1 && lay->sp ? 4 * sbh / t : 0) +
+		       2 * s * b * (2 * q + kv + m->ffn) / t;
 	}
 	/* Two norm inputs, QKV input, MLP input, dropout masks. */
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));

@@ -289,6 +289,14 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	       perf_fp8_factor(pp) / (perf_base_peak(job) * eff);
 }
 
+/* 1 when --moe-overlap applies to lay (framework_moe_overlap_ok). */
+static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
+{
+	return job->moe_overlap && SIZING_EP(lay) > 1 &&
+	       framework_moe_overlap_ok(job->framework, lay->pp, lay->vp,
+					lay->recompute);
+}
+
 /* Exposed host issue time of the routed experts of one micro-batch on
  * one stage: each MoE layer issues its local experts one at a time
  * (PERF_MOE_EXPERT_HOST_S), forward, backward and any recomputation. */
@@ -298,7 +306,8 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	const autosize_model *m = job->model;
 	double local;
 
-	if (m->experts <= 1 || m->layers <= 0 || job->moe_overlap ||
+	if (m->experts <= 1 || m->layers <= 0 ||
+	    perf_moe_overlap(job, lay) ||
 	    !framework_profile_job(job)->expert_issue)
 		return 0;
 	local = (double)m->experts / SIZING_EP(lay);
@@ -347,7 +356,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* PyTorch-native stacks (FSDP as torchtitan and llm-foundry run it,
 	 * DeepSpeed) without Transformer Engine's fused kernels and cuDNN
 	 * attention: the generation's torch_eff of Megatron-Core's rate */
-	if (framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON) {
+	if (framework_torch_native(job)) {
 		eff *= pp->torch_eff;
 		eff_exp *= pp->torch_eff;
 	}
@@ -420,7 +429,8 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
  * micro-batch, in the framework's wire precision (framework.c). ZeRO-3 /
  * FSDP gathers the parameters for the forward and the backward of every
  * micro-batch and reduce-scatters its gradients (ZeRO paper section 7.2),
- * prefetched under that micro-batch's compute.
+ * prefetched under that micro-batch's compute. t_mb: the compute of a
+ * micro-batch that other overlapped transfers left free.
  */
 static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb,
@@ -555,7 +565,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	double tokens_step = (double)job->seq_len * lay->micro_batch *
 			     lay->grad_accum * lay->dp;
 	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
-	double t_mb, tp_mb, pp_mb = 0, steps, bubble;
+	double t_mb, tp_mb, pp_mb = 0, steps, bubble, hide;
 	double opt_s, trained;
 	double hw = perf_hw_flops(job, lay, sizing_recompute_share(job, lay));
 	comm_link link;
@@ -563,13 +573,18 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	t_mb = perf_microbatch_compute_s(job, lay, hw);
 	tp_mb = perf_tp_comm_s(job, lay);
 	out->ep_comm_s = perf_ep_comm_s(job, lay);
+	/* the micro-batch's compute that transfers can still hide under */
+	hide = t_mb;
 	/* --moe-overlap: one micro-batch's all-to-all runs under another's
 	 * computation (DeepSeek-V3 DualPipe, arXiv:2412.19437 section
 	 * 3.2.1; Megatron-Core --overlap-moe-expert-parallel-comm): only
 	 * the excess over the computation is exposed */
-	if (job->moe_overlap)
-		out->ep_comm_s = out->ep_comm_s > t_mb ? out->ep_comm_s - t_mb
-						      : 0;
+	if (perf_moe_overlap(job, lay)) {
+		double a2a = out->ep_comm_s;
+
+		out->ep_comm_s = a2a > hide ? a2a - hide : 0;
+		hide = a2a > hide ? 0 : hide - a2a;
+	}
 	out->ep_comm_s *= lay->grad_accum;
 	out->cp_comm_s = lay->grad_accum * perf_cp_comm_s(job, lay);
 	/* both ride along with each micro-batch slot, bubble included */
@@ -592,12 +607,16 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		/* Megatron's interleaved schedule sends while the next
 		 * chunk computes (on unless --no-overlap-p2p-communication):
 		 * each of the 2v transfers hides under one of the 2v chunk
-		 * passes, so a micro-batch takes max(compute, transfers) */
+		 * passes, so a micro-batch takes max(compute, transfers);
+		 * what the all-to-all took of the compute is not there
+		 * twice */
 		if (lay->vp > 1 && framework_resolve(job->framework) ==
 				   AUTOSIZE_FRAMEWORK_MEGATRON) {
-			double chunk = t_mb / (2.0 * lay->vp);
+			double chunk = hide / (2.0 * lay->vp);
+			double under = p2p < chunk ? p2p : chunk;
 
-			p2p = p2p > chunk ? p2p - chunk : 0;
+			hide -= 2.0 * lay->vp * under;
+			p2p -= under;
 		}
 		pp_mb = 2.0 * (lay->vp > 1 ? lay->vp : 1) * p2p;
 	}
@@ -611,7 +630,9 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	out->bubble_s = bubble * (t_mb + tp_mb + pp_mb);
 	/* trained parameters on this rank (before ZeRO sharding) */
 	trained = sizing_trained_params_per_gpu(job, lay);
-	out->dp_comm_s = perf_dp_exposed_s(job, lay, t_mb, trained);
+	/* gradient reduction hides under what compute the last
+	 * micro-batch has left over the transfers above */
+	out->dp_comm_s = perf_dp_exposed_s(job, lay, hide, trained);
 	/* Optimizer step: a memory-bound pass over this rank's share of the
 	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
 	opt_s = trained * 16 * PERF_OPT_PASSES /

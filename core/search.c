@@ -556,7 +556,10 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 	sizing_layout il = *lay;
 	double il_bytes, tps, last = 0;
 
-	if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE)
+	/* --moe-overlap under Megatron needs interleaving with a pipeline
+	 * (framework_moe_overlap_ok): worth trying whatever the bubble */
+	if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE &&
+	    !(st->job->moe_overlap && SIZING_EP(&il) > 1))
 		return;
 	for (il.vp = vp_max; il.vp > 1; il.vp--) {
 		if (vp_per % il.vp || !search_split_ok(st, il.pp, il.vp))
@@ -822,7 +825,8 @@ static int search_shape(search_state *st, const sizing_layout *base,
 		if (search_pinned(r->recompute)
 		    ? rc != r->recompute
 		    : (st->job->flash_attention &&
-		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE) ||
+		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE &&
+		       !framework_op_sac(st->job)) ||
 		      (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP &&
 		       (none_fits || !full_fits ||
 			framework_resolve(st->job->framework) !=

@@ -7,8 +7,9 @@
 #include <stddef.h>
 
 /* Longest custom layout string, its NUL included: the layers, E, L and
- * a '|' between virtual stages (the Megatron arguments hold 1024). */
-#define STAGES_LAYOUT_MAX 512
+ * a '|' between virtual stages. The Megatron arguments hold 1024 and
+ * every other flag together takes up to ~560. */
+#define STAGES_LAYOUT_MAX 400
 
 /*
  * Layers on the first, each middle and the last pipeline stage as

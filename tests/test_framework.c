@@ -369,6 +369,20 @@ static void request_of(autosize_request *r, const char *const *opts)
 						      &e), 0);
 }
 
+/* Plan opts (finished) under p into plan; its Megatron arguments into
+ * buf. */
+static void plan_megatron_args(const autosize_policy *p,
+			       const char *const *opts, autosize_request *r,
+			       autosize_plan *plan, char *buf, size_t len)
+{
+	autosize_error e;
+
+	request_of(r, opts);
+	assert_int_equal(autosize_request_finish(r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, r, plan, &e), AUTOSIZE_OK);
+	assert_true(autosize_launch_megatron_args(plan, r, buf, len) > 0);
+}
+
 /* MoE host issue: Megatron issues each local expert in turn after a
  * host sync (more local experts, more time; none under torchtitan's
  * grouped GEMM); --moe-overlap removes it and hides the all-to-all
@@ -410,11 +424,7 @@ static void test_moe_overlap(void **state)
 	assert_true(fabs(to.compute_s - tf.compute_s) < 1e-9 * tf.compute_s);
 	assert_true(to.ep_comm_s < t2.ep_comm_s);
 
-	request_of(&r, opts);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
-	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
-						  sizeof(buf)) > 0);
+	plan_megatron_args(p, opts, &r, &plan, buf, sizeof(buf));
 	assert_null(strstr(buf, "--overlap-moe-expert-parallel-comm"));
 	assert_int_equal(autosize_request_set(&r, "moe-overlap", "maybe",
 					      &e), AUTOSIZE_EINVAL);
@@ -483,6 +493,60 @@ static void test_op_sac(void **state)
 	sizing_memory(&fsdp, &l, &mf);
 	assert_true(mf.activations_bytes - mm.activations_bytes >
 		    0.9 * (6 * s * b * m.vocab));
+}
+
+/* --moe-overlap where Megatron cannot run it (a pipeline without
+ * interleaving, full recomputation): neither priced nor asked for. Where
+ * it runs, the all-to-all and the pipeline transfers hide under one
+ * compute, not twice: more compute never makes the step shorter. */
+static void test_moe_overlap_limits(void **state)
+{
+	static const char *const opts[] = {"model", "mixtral-8x22b", "gpu",
+		"h100", "gpus", "64", "ep", "8", "tp", "4", "pp", "8",
+		"interleave", "1", "train-tokens", "1e12", "moe-overlap", "on",
+		NULL};
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	autosize_request r;
+	autosize_plan plan;
+	autosize_policy *p = autosize_policy_default(&e);
+	sizing_job job;
+	sizing_layout l = shape(1, 8, 8, 1);
+	sizing_time on, off, more;
+	char buf[1024];
+
+	assert_non_null(p);
+	plan_megatron_args(p, opts, &r, &plan, buf, sizeof(buf));
+	assert_null(strstr(buf, "--overlap-moe-expert-parallel-comm"));
+	autosize_policy_destroy(p);
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	/* one GPU a node on 25 Gb/s Ethernet: transfers beyond compute */
+	part.gpus_per_node = 1;
+	part.net = AUTOSIZE_NET_ETHERNET;
+	part.net_gbps_per_node = 25;
+	l.ep = 8;
+	l.grad_accum = 32;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	sizing_step_time(&job, &l, &off);
+	job.moe_overlap = 1;
+	sizing_step_time(&job, &l, &on);
+	/* vp 1 with a pipeline: no overlap */
+	assert_true(fabs(on.step_s - off.step_s) < 1e-9 * off.step_s);
+	l.vp = 4;
+	sizing_step_time(&job, &l, &on);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	sizing_step_time(&job, &l, &more);
+	assert_true(more.compute_s > on.compute_s);
+	assert_true(more.step_s >= on.step_s * (1 - 1e-9));
+	/* full recomputation: no overlap either */
+	l.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	sizing_step_time(&job, &l, &on);
+	job.moe_overlap = 0;
+	sizing_step_time(&job, &l, &off);
+	assert_true(fabs(on.step_s - off.step_s) < 1e-9 * off.step_s);
 }
 
 /* Pipeline stage boundaries cross nodes once the job spans them
@@ -645,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
 		cmocka_unit_test(test_pp_link),
+		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),
 	};
 
