@@ -98,10 +98,11 @@ int framework_torch_native(const sizing_job *job)
 	       AUTOSIZE_FRAMEWORK_MEGATRON || framework_dp_only(job);
 }
 
-int framework_moe_overlap_ok(autosize_framework f, int pp, int vp,
-			     autosize_recompute rc)
+int framework_moe_overlap_ok(int requested, autosize_framework f, int ep,
+			     int pp, int vp, autosize_recompute rc)
 {
-	return framework_resolve(f) == AUTOSIZE_FRAMEWORK_MEGATRON &&
+	return requested == 1 && ep > 1 &&
+	       framework_resolve(f) == AUTOSIZE_FRAMEWORK_MEGATRON &&
 	       (pp <= 1 || vp > 1) && rc != AUTOSIZE_RECOMPUTE_FULL;
 }
 
@@ -246,14 +247,17 @@ static int framework_dims_ok(const framework_profile *fp,
 	return 1;
 }
 
+int framework_stage_ok(const framework_profile *fp, int z)
+{
+	return z >= 0 && z <= fp->zero_max && !(z == 1 && fp->zero_skip_1) &&
+	       !(z == 2 && fp->zero_skip_2);
+}
+
 static int framework_zero_ok(const framework_profile *fp,
 			     const sizing_layout *lay, int z)
 {
-	if (z < 0 || z > fp->zero_max)
-		return 0;
-	if (lay->pp > 1 && z > fp->zero_max_pp)
-		return 0;
-	return !(z == 1 && fp->zero_skip_1) && !(z == 2 && fp->zero_skip_2);
+	return framework_stage_ok(fp, z) &&
+	       !(lay->pp > 1 && z > fp->zero_max_pp);
 }
 
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,

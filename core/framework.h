@@ -26,6 +26,9 @@ typedef struct framework_profile {
 } framework_profile;
 
 
+/* 1 when the profile runs ZeRO stage z at all (with some layout). */
+int framework_stage_ok(const framework_profile *fp, int z);
+
 /* The profile of f (DEFAULT: the built-in default). Never NULL. */
 const framework_profile *framework_profile_get(autosize_framework f);
 
@@ -42,12 +45,14 @@ int framework_dp_only(const sizing_job *job);
  * Transformer Engine kernels, F.cross_entropy on fp32 logits. */
 int framework_torch_native(const sizing_job *job);
 
-/* 1 when a layout of framework f can run the MoE overlap of
- * --moe-overlap: Megatron-Core's --overlap-moe-expert-parallel-comm
- * needs interleaving with a pipeline and no full recomputation
- * (transformer_config.py); no other framework offers it. */
-int framework_moe_overlap_ok(autosize_framework f, int pp, int vp,
-			     autosize_recompute rc);
+/* 1 when --moe-overlap (requested: 1) applies to a layout of framework
+ * f with expert parallelism ep: Megatron-Core's
+ * --overlap-moe-expert-parallel-comm needs interleaving with a pipeline
+ * and no full recomputation (transformer_config.py); no other framework
+ * offers it. perf.c prices it and launch.c asks for it by this one
+ * test. */
+int framework_moe_overlap_ok(int requested, autosize_framework f, int ep,
+			     int pp, int vp, autosize_recompute rc);
 
 /* 1 when "selective" recomputation means torchtitan's op-level selective
  * checkpointing (FSDP, a dense transformer of known shape, not PEFT):

@@ -449,9 +449,8 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	/* --moe-overlap: DeepEP's fused dispatch and the batch-level
 	 * overlap of the all-to-all (Megatron Core MoE README, v0.12 and
 	 * v0.14) */
-	if (p->ep > 1 && r->moe_overlap == 1 &&
-	    framework_moe_overlap_ok(p->framework, p->pp, p->vp,
-				     p->recompute))
+	if (framework_moe_overlap_ok(r->moe_overlap, p->framework, p->ep,
+				     p->pp, p->vp, p->recompute))
 		launch_put(o, " --moe-token-dispatcher-type flex "
 			   "--moe-enable-deepep "
 			   "--overlap-moe-expert-parallel-comm "

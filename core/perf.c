@@ -292,8 +292,8 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 /* 1 when --moe-overlap applies to lay (framework_moe_overlap_ok). */
 static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
 {
-	return job->moe_overlap && SIZING_EP(lay) > 1 &&
-	       framework_moe_overlap_ok(job->framework, lay->pp, lay->vp,
+	return framework_moe_overlap_ok(job->moe_overlap, job->framework,
+					SIZING_EP(lay), lay->pp, lay->vp,
 					lay->recompute);
 }
 

@@ -1016,13 +1016,12 @@ static int search_divisors(int q, int max, int *out)
  * cannot run with one, and the request leaves the stage to the search. */
 static int search_solo_stages(const search_state *st)
 {
-	const framework_profile *fp = st->fp;
 	int z;
 
 	if (search_pinned(st->req->zero_stage))
 		return 0;
-	for (z = fp->zero_max_pp + 1; z <= fp->zero_max; z++)
-		if (!(z == 1 && fp->zero_skip_1) && !(z == 2 && fp->zero_skip_2))
+	for (z = st->fp->zero_max_pp + 1; z <= st->fp->zero_max; z++)
+		if (framework_stage_ok(st->fp, z))
 			return 1;
 	return 0;
 }
@@ -1060,12 +1059,11 @@ static int search_at(search_state *st, int nodes, int gpn)
 			 * one (Megatron-FSDP): a mode of their own that must
 			 * neither stop the scan early nor be skipped by it */
 			if (j == n_pp) {
-				if (pps[0] != 1 || !st->solo_needed ||
-				    !search_solo_stages(st))
+				if (!st->solo_needed || !search_solo_stages(st))
 					break;
 				st->zero_pass = SEARCH_ZERO_SOLO;
 			}
-			pp = pps[j < n_pp ? j : 0];
+			pp = j < n_pp ? pps[j] : 1;
 			if (!search_pp_ok(st, pp))
 				continue;
 			lay.tp = tp;
@@ -1383,9 +1381,7 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     : " (--train-framework=fsdp or deepspeed)");
 
 	if (search_pinned(r->zero_stage) &&
-	    (r->zero_stage > fp->zero_max ||
-	     (r->zero_stage == 1 && fp->zero_skip_1) ||
-	     (r->zero_stage == 2 && fp->zero_skip_2)))
+	    !framework_stage_ok(fp, r->zero_stage))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--zero: %s does not run ZeRO-%d (use "
 				     "--train-framework=%s)", name,
@@ -1420,7 +1416,6 @@ static autosize_err search_framework_pins(const sizing_job *job,
 	return AUTOSIZE_OK;
 }
 
-/* Speed per GPU of c as a share of the best speed per GPU seen. */
 /* What a layout's step loses most to besides its compute. */
 static search_loss search_loss_of(const sizing_job *job,
 				  const sizing_layout *lay)
@@ -1444,6 +1439,7 @@ static search_loss search_loss_of(const sizing_job *job,
 	return loss;
 }
 
+/* Speed per GPU of c as a share of the best speed per GPU seen. */
 static double search_eff(const search_state *st, const search_cand *c)
 {
 	double ref = st->have_ref ? st->ref.tokens_per_s /
