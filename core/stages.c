@@ -61,6 +61,21 @@ static int stages_rank_layers(int layers, int pp, int r)
 	return order < short_ranks ? most - 1 : most;
 }
 
+/* Bytes of the custom layout string, its NUL included: the layers, E,
+ * L and a '|' between the pp x vp virtual stages. */
+static size_t stages_layout_len(int layers, int pp, int vp)
+{
+	return (size_t)layers + (size_t)pp * vp + 2;
+}
+
+/* 1 when a custom layout splits layers over pp x vp: a pipeline, at
+ * least one layer per virtual stage, within STAGES_LAYOUT_MAX. */
+static int stages_layout_ok(int layers, int pp, int vp)
+{
+	return pp >= 2 && vp >= 1 && layers / pp >= vp &&
+	       stages_layout_len(layers, pp, vp) <= STAGES_LAYOUT_MAX;
+}
+
 int stages_megatron_split(int layers, int pp, int vp, int *first,
 			  int *middle, int *last)
 {
@@ -70,8 +85,7 @@ int stages_megatron_split(int layers, int pp, int vp, int *first,
 		return *first == *middle && *last == *middle ? 0 : 1;
 	/* Megatron-Core 0.13+ --pipeline-model-parallel-layout: any split
 	 * with at least one layer per virtual stage */
-	if (pp < 2 || layers / pp < vp ||
-	    (size_t)layers + (size_t)pp * vp + 2 > STAGES_LAYOUT_MAX)
+	if (!stages_layout_ok(layers, pp, vp))
 		return -1;
 	*first = stages_rank_layers(layers, pp, 0);
 	*middle = (layers + pp - 1) / pp;
@@ -96,9 +110,8 @@ int stages_megatron_layout(int layers, int pp, int vp, char *buf,
 	size_t at = 0;
 	int i, k;
 
-	if (!buf || pp < 2 || vp < 1 || layers / pp < vp ||
-	    (size_t)layers + (size_t)pp * vp + 2 > len ||
-	    (size_t)layers + (size_t)pp * vp + 2 > STAGES_LAYOUT_MAX)
+	if (!buf || !stages_layout_ok(layers, pp, vp) ||
+	    stages_layout_len(layers, pp, vp) > len)
 		return -1;
 	/* segments in Megatron's order, virtual stage major (chunk c of
 	 * rank r is segment c * pp + r), written out in full: only E, t,
