@@ -185,6 +185,9 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 		   m->optimizer_bytes / LAUNCH_GIB,
 		   m->activations_bytes / LAUNCH_GIB,
 		   m->other_bytes / LAUNCH_GIB);
+	if (p->pp > 1 && m->last_stage)
+		launch_put(o, "             on the last pipeline stage, which "
+			   "holds the loss's logits\n");
 	launch_put(o, "  speed      MFU %.1f%%, %.0f TFLOP/s per GPU, %s "
 		   "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
 		   autosize_launch_count(p->tokens_per_s, n, sizeof(n)));

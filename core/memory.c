@@ -303,60 +303,88 @@ static void memory_layer_bytes(const sizing_job *job,
 	*kept *= lay->micro_batch;
 }
 
-/* Micro-batches the first stage holds in flight and the interleaving
- * factor on them: 1F1B keeps up to pp (Korthikanti et al. 2022, section
- * 4.2.3); interleaving adds (p - 1) / (p v). */
-static double memory_inflight(const sizing_layout *lay)
+/* Which pipeline stage's activations: the first holds the embedding and
+ * the most micro-batches in flight, the last the loss's logits. A layout
+ * without a pipeline has one stage, both at once. */
+enum { MEMORY_STAGE_FIRST = 1, MEMORY_STAGE_LAST = 2,
+       MEMORY_STAGE_ONLY = MEMORY_STAGE_FIRST | MEMORY_STAGE_LAST };
+
+/* Micro-batches a stage holds in flight, in units of its layers x one
+ * micro-batch. 1F1B keeps up to pp on the first stage and one on the
+ * last, which runs each backward right after its forward (Narayanan et
+ * al. 2021, section 2.2.1); interleaving v chunks (Megatron's warm-up of
+ * (pp - rank - 1) x 2 + (v - 1) x pp chunk passes) makes that
+ * pp + (pp - 1) / v on the first (Korthikanti et al. 2022, section 4.2.3)
+ * and pp - (pp - 1) / v on the last. */
+static double memory_inflight(const sizing_layout *lay, int stage)
 {
-	double inflight;
+	double n, skew;
 
 	if (lay->pp <= 1)
 		return 1;
-	inflight = lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
-	if (lay->vp > 1)
-		inflight *= 1 + (lay->pp - 1.0) / (lay->pp * lay->vp);
-	return inflight;
+	n = lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
+	skew = lay->vp > 1 ? (lay->pp - 1.0) / (lay->pp * lay->vp) : 0;
+	if (stage == MEMORY_STAGE_FIRST)
+		return n * (1 + skew);
+	return lay->vp > 1 ? n * (1 - skew) : 1;
 }
 
-double sizing_recompute_saving_bytes(const sizing_job *job,
-				     const sizing_layout *lay)
-{
-	double per_layer, rebuilt, kept;
-
-	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
-	return (kept - per_layer) * memory_inflight(lay) *
-	       (1 + MEMORY_FRAGMENTATION);
-}
-
-static double memory_activations(const sizing_job *job,
-				 const sizing_layout *lay)
+/* Activations of one stage with the per-layer bytes of
+ * memory_layer_bytes: its layers (the share recomputed under Megatron's
+ * block method keeps only its input), the embedding output on the first,
+ * the loss on the last, and the layer full recomputation rebuilds. */
+static double memory_stage_activations(const sizing_job *job,
+				       const sizing_layout *lay, int stage,
+				       double per_layer, double rebuilt,
+				       double kept)
 {
 	const autosize_model *m = job->model;
 	double s = (double)job->seq_len / SIZING_CP(lay);
 	double b = lay->micro_batch, h = m->hidden;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
-	double per_layer, rebuilt, kept, layers, redone;
-	double inflight = memory_inflight(lay), acts;
+	double layers = memory_layers_per_stage(job, lay);
+	double redone = sizing_recompute_share(job, lay) * layers;
+	double acts;
 
-	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
-	/* partial recomputation (Megatron block method): the recomputed
-	 * layers keep their input, the others everything */
-	layers = memory_layers_per_stage(job, lay);
-	redone = sizing_recompute_share(job, lay) * layers;
-
-	acts = (per_layer * redone + kept * (layers - redone)) * inflight;
-	/* embedding output (in flight, without the interleaving factor) */
-	acts += s * b * h * (lay->pp > 1 ? (lay->pp < lay->grad_accum
-					    ? lay->pp : lay->grad_accum) : 1) /
-		rep_div;
-	if (lay->pp == 1)
-		/* logits (memory_logit_bytes), final norm and head input
-		 * 4sbh/t */
+	acts = (per_layer * redone + kept * (layers - redone)) *
+	       memory_inflight(lay, stage);
+	if (stage & MEMORY_STAGE_FIRST)
+		/* embedding output (in flight, without the interleaving
+		 * factor) */
+		acts += s * b * h * (lay->pp > 1 ? (lay->pp < lay->grad_accum
+						    ? lay->pp
+						    : lay->grad_accum) : 1) /
+			rep_div;
+	if (stage & MEMORY_STAGE_LAST)
+		/* logits (memory_logit_bytes) of the one micro-batch at the
+		 * loss, final norm and head input 4sbh/t */
 		acts += memory_logit_bytes(job) * s * b * m->vocab / t +
 			4 * s * b * h / t;
-	/* full recomputation: one layer is rebuilt during its backward */
-	acts += rebuilt;
-	return acts;
+	return acts + rebuilt;
+}
+
+/* Activations of the stage that holds the most: with a pipeline the
+ * first (more micro-batches in flight) or the last (a large vocabulary's
+ * logits); *last says which. The stages' model states are the same
+ * (sizing_params_per_gpu: the embedding on the first, the output head or
+ * Megatron's copy of tied embeddings on the last), so this stage's total
+ * is the GPU's peak. */
+static double memory_activations(const sizing_job *job,
+				 const sizing_layout *lay, int *last)
+{
+	double per_layer, rebuilt, kept, first_b, last_b;
+
+	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
+	*last = 0;
+	if (lay->pp <= 1)
+		return memory_stage_activations(job, lay, MEMORY_STAGE_ONLY,
+						per_layer, rebuilt, kept);
+	first_b = memory_stage_activations(job, lay, MEMORY_STAGE_FIRST,
+					   per_layer, rebuilt, kept);
+	last_b = memory_stage_activations(job, lay, MEMORY_STAGE_LAST,
+					  per_layer, rebuilt, kept);
+	*last = last_b > first_b;
+	return *last ? last_b : first_b;
 }
 
 /* Bytes of one kind of model state on a GPU: b bytes per parameter, the
@@ -498,26 +526,69 @@ static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
 	memory_memo.valid[i] = 1;
 }
 
+/* Bytes beside the model states and activations: CUDA context, NCCL
+ * buffers, the framework's communication buffers and fragmentation of
+ * what the job allocates. */
+static double memory_other(const sizing_layout *lay, const memory_states *ms,
+			   double acts)
+{
+	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
+
+	return MEMORY_CUDA_CONTEXT_BYTES + (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
+	       MEMORY_FRAGMENTATION * (ms->w + ms->g + ms->o + acts) +
+	       ms->buffer;
+}
+
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		   autosize_memory *mem)
 {
 	memory_states ms;
-	double gpus;
 
 	memory_states_of(job, lay, &ms);
 	mem->weights_bytes = ms.w;
 	mem->gradients_bytes = ms.g;
 	mem->optimizer_bytes = ms.o;
-	mem->activations_bytes = memory_activations(job, lay);
-	gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
-	mem->other_bytes = MEMORY_CUDA_CONTEXT_BYTES +
-			   (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
-			   MEMORY_FRAGMENTATION *
-			   (ms.w + ms.g + ms.o + mem->activations_bytes) +
-			   ms.buffer;
+	mem->activations_bytes = memory_activations(job, lay,
+						    &mem->last_stage);
+	mem->other_bytes = memory_other(lay, &ms, mem->activations_bytes);
 	mem->total_bytes = ms.w + ms.g + ms.o + mem->activations_bytes +
 			   mem->other_bytes;
 	mem->usable_bytes = job->usable_bytes;
+}
+
+double sizing_recompute_keep_layers(const sizing_job *job,
+				    const sizing_layout *lay)
+{
+	sizing_layout all = *lay;
+	memory_states ms;
+	double per_layer, rebuilt, kept, keep = HUGE_VAL;
+	int stage;
+
+	all.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	all.recompute_layers = 0;
+	memory_states_of(job, &all, &ms);
+	memory_layer_bytes(job, &all, &per_layer, &rebuilt, &kept);
+	for (stage = MEMORY_STAGE_FIRST; stage <= MEMORY_STAGE_LAST;
+	     stage++) {
+		int which = all.pp > 1 ? stage : MEMORY_STAGE_ONLY;
+		double acts = memory_stage_activations(job, &all, which,
+						       per_layer, rebuilt,
+						       kept);
+		double slack = job->usable_bytes - ms.w - ms.g - ms.o - acts -
+			       memory_other(&all, &ms, acts);
+		/* each layer kept whole adds (kept - input) per micro-batch
+		 * in flight, and its fragmentation */
+		double save = (kept - per_layer) * memory_inflight(&all, which) *
+			      (1 + MEMORY_FRAGMENTATION);
+
+		if (save > 0 && slack / save < keep)
+			keep = slack / save;
+		else if (save <= 0 && slack < 0)
+			keep = -HUGE_VAL;
+		if (which == MEMORY_STAGE_ONLY)
+			break;
+	}
+	return keep;
 }
 
 void sizing_job_prepare(sizing_job *job)

@@ -110,6 +110,8 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 m->weights_bytes, m->gradients_bytes, m->optimizer_bytes,
 		 m->activations_bytes, m->other_bytes, m->total_bytes,
 		 m->usable_bytes);
+	json_put(&o, "\"memory_stage\":\"%s\",",
+		 p->pp <= 1 ? "only" : m->last_stage ? "last" : "first");
 	json_put(&o, "\"mfu\":%.4f,\"hfu\":%.4f,\"tflops_per_gpu\":%.2f,"
 		 "\"tokens_per_s\":%.1f,\"step_s\":%.4f,\"train_hours\":%.3f,"
 		 "\"train_hours_low\":%.3f,\"train_hours_high\":%.3f,"

@@ -436,9 +436,9 @@ static int search_partial_ok(const search_state *st, const sizing_layout *lay)
 /*
  * lay fits with every layer recomputed: the fewest layers per pipeline
  * rank (a multiple of vp) Megatron's block method must recompute for it
- * to fit, into lay and *total_bytes. Memory falls linearly with each
- * layer recomputed (sizing_recompute_saving_bytes), so the count is
- * placed directly and checked (a layout or two).
+ * to fit, into lay and *total_bytes. Each stage's memory falls linearly
+ * with each layer recomputed (sizing_recompute_keep_layers), so the count
+ * is placed directly and checked (a layout or two).
  */
 static void search_recompute_least(search_state *st, sizing_layout *lay,
 				   int nodes, int gpn, double *total_bytes)
@@ -446,15 +446,15 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 	int vp = lay->vp > 1 ? lay->vp : 1, r;
 	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
 	sizing_layout t = *lay;
-	double save, b = 0;
+	double keep, b = 0;
 
 	lay->recompute_layers = 0;
 	if (!search_partial_ok(st, lay))
 		return;
-	save = sizing_recompute_saving_bytes(st->job, lay);
-	if (save <= 0)
+	keep = sizing_recompute_keep_layers(st->job, lay);
+	if (keep < 1 || keep == HUGE_VAL)
 		return;
-	r = per - (int)floor((st->job->usable_bytes - *total_bytes) / save);
+	r = keep < per ? per - (int)floor(keep) : vp;
 	r = r < vp ? vp : (r + vp - 1) / vp * vp;
 	for (; r < per && !st->over_budget; r += vp) {
 		t.recompute_layers = r;

@@ -147,11 +147,14 @@ double sizing_mfu_upper_bound(const sizing_job *job);
 double sizing_recompute_share(const sizing_job *job,
 			      const sizing_layout *lay);
 
-/* Bytes per GPU that lay (full recomputation) saves for each further
- * layer per pipeline rank it recomputes, fragmentation included: memory
- * is linear in recompute_layers. */
-double sizing_recompute_saving_bytes(const sizing_job *job,
-				     const sizing_layout *lay);
+/* Layers per pipeline rank lay may keep whole (not recompute) under full
+ * recomputation and still fit in the job's usable bytes: each stage's
+ * memory is linear in them (fragmentation included), so this is the least
+ * over the first and the last stage of slack / bytes per kept layer;
+ * HUGE_VAL when keeping costs nothing, negative when lay does not fit
+ * even with every layer recomputed. */
+double sizing_recompute_keep_layers(const sizing_job *job,
+				    const sizing_layout *lay);
 
 /* A lower bound on the time of one micro-batch on one stage of lay: the
  * model FLOPs (no recomputation) at the dense GEMM rate of its shape,

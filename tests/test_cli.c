@@ -185,7 +185,8 @@ static void test_json_fields(void **state)
 		"recompute", "micro_batch", "grad_accum", "params",
 		"params_active", "tokens", "flops_total",
 		"memory_per_gpu_bytes", "weights", "gradients", "optimizer",
-		"activations", "other", "total", "usable", "mfu", "hfu",
+		"activations", "other", "total", "usable", "memory_stage",
+		"mfu", "hfu",
 		"tflops_per_gpu", "tokens_per_s", "train_hours",
 		"train_hours_low", "train_hours_high",
 		"time_limit_min", "gpu_hours", "cost", "currency", "warnings"};

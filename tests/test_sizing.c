@@ -180,6 +180,54 @@ static void test_pipeline_first_stage(void **state)
 	assert_true(m4.weights_bytes < m1.weights_bytes / 3);
 }
 
+/* The last pipeline stage holds one micro-batch in flight (1F1B), or
+ * pp - (pp - 1) / v with v interleaved chunks, and the loss's logits: a
+ * large vocabulary's logits make it the stage that binds. */
+static void test_pipeline_last_stage(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_memory m1, m4, m4v;
+	autosize_error e;
+	sizing_layout l1 = layout(1, 1, 8, 0, 1, AUTOSIZE_RECOMPUTE_FULL);
+	sizing_layout l4 = layout(1, 4, 2, 0, 1, AUTOSIZE_RECOMPUTE_FULL);
+	double logits_bytes, first_share;
+
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;  /* 10 bytes per logit */
+	job.flash_attention = 1;
+	job.seq_len = 8192;
+	l1.grad_accum = l4.grad_accum = 8;
+	sizing_memory(&job, &l1, &m1);
+	sizing_memory(&job, &l4, &m4);
+	logits_bytes = 10.0 * 8192 * m.vocab;
+	/* without a pipeline the one stage is both; with one the last
+	 * stage keeps all the logits, so a quarter of the layers does not
+	 * shrink the activations below them */
+	assert_int_equal(m1.last_stage, 0);
+	assert_int_equal(m4.last_stage, 1);
+	assert_true(m4.activations_bytes > logits_bytes);
+	assert_true(m1.activations_bytes - m4.activations_bytes <
+		    0.25 * m1.activations_bytes);
+	/* interleaving: the last stage now holds almost pp micro-batches;
+	 * what it adds over 1F1B is its layers' (pp - 1 - (pp - 1) / v)
+	 * micro-batches of checkpointed inputs */
+	l4.vp = 2;
+	sizing_memory(&job, &l4, &m4v);
+	assert_int_equal(m4v.last_stage, 1);
+	first_share = m4v.activations_bytes - m4.activations_bytes;
+	assert_true(first_share > 0);
+	assert_true(fabs(first_share / (1.5 * 8 * 2.0 * 8192 * m.hidden) -
+			 1) < 1e-9);
+	/* a small vocabulary: the first stage binds again */
+	m.vocab = 1024;
+	l4.vp = 1;
+	sizing_memory(&job, &l4, &m4);
+	assert_int_equal(m4.last_stage, 0);
+}
+
 /* LoRA and QLoRA: frozen base in 16 or ~4 bits, tiny trainable state. */
 static void test_lora_memory(void **state)
 {
@@ -271,13 +319,15 @@ static void test_partial_recompute(void **state)
 	assert_true(fabs((t_half.hw_flops_step - t_none.hw_flops_step) /
 			 (t_all.hw_flops_step - t_none.hw_flops_step) - 0.5) <
 		    1e-9);
-	/* memory is linear in the layers recomputed, by the saving the
-	 * search places the count with */
+	/* memory is linear in the layers recomputed: where 6 of 10 just
+	 * fit, the search is told it may keep 4 whole */
 	l.recompute_layers = 6;
 	sizing_memory(&job, &l, &mem_all);
-	assert_true(fabs(mem_half.total_bytes - mem_all.total_bytes -
-			 sizing_recompute_saving_bytes(&job, &l)) <
-		    1e-6 * mem_half.total_bytes);
+	assert_true(mem_half.total_bytes > mem_all.total_bytes);
+	job.usable_bytes = mem_all.total_bytes;
+	assert_true(fabs(sizing_recompute_keep_layers(&job, &l) - 4) < 1e-6);
+	job.usable_bytes = mem_half.total_bytes;
+	assert_true(fabs(sizing_recompute_keep_layers(&job, &l) - 5) < 1e-6);
 	/* the pruning bound never exceeds the modelled compute */
 	assert_true(l.grad_accum * sizing_microbatch_bound_s(&job, &l) <=
 		    t_half.compute_s);
@@ -454,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_bytes_per_param),
 		cmocka_unit_test(test_korthikanti_per_layer),
 		cmocka_unit_test(test_pipeline_first_stage),
+		cmocka_unit_test(test_pipeline_last_stage),
 		cmocka_unit_test(test_lora_memory),
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_partial_recompute),

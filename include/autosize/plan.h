@@ -130,6 +130,8 @@ typedef struct autosize_memory {
 	double other_bytes;
 	double total_bytes;
 	double usable_bytes;  /* GPU memory x (1 - memory reserve) */
+	int last_stage;       /* 1: the last pipeline stage holds the most
+			       * (the loss's logits), else the first */
 } autosize_memory;
 
 #define AUTOSIZE_MAX_WARNINGS 8
