@@ -329,38 +329,44 @@ static double memory_inflight(const sizing_layout *lay, int stage)
 	return lay->vp > 1 ? n * (1 - skew) : 1;
 }
 
-/* Activations of one stage with the per-layer bytes of
- * memory_layer_bytes: its layers (the share recomputed under Megatron's
- * block method keeps only its input), the embedding output on the first,
- * the loss on the last, and the layer full recomputation rebuilds. */
-static double memory_stage_activations(const sizing_job *job,
-				       const sizing_layout *lay, int stage,
-				       double per_layer, double rebuilt,
-				       double kept)
+/* The parts of a stage's activations (memory_stage_acts): its layers
+ * per micro-batch in flight (the share recomputed under Megatron's block
+ * method keeps only its input), the embedding output the first stage
+ * holds, the loss the last stage holds, and the layer full recomputation
+ * rebuilds. */
+typedef struct memory_acts {
+	double body, embedding, loss, rebuilt;
+	double per_layer, kept;      /* memory_layer_bytes */
+} memory_acts;
+
+static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
+			      memory_acts *a)
 {
 	const autosize_model *m = job->model;
 	double s = (double)job->seq_len / SIZING_CP(lay);
-	double b = lay->micro_batch, h = m->hidden;
+	double sbh = s * lay->micro_batch * m->hidden;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double layers = memory_layers_per_stage(job, lay);
 	double redone = sizing_recompute_share(job, lay) * layers;
-	double acts;
 
-	acts = (per_layer * redone + kept * (layers - redone)) *
-	       memory_inflight(lay, stage);
-	if (stage & MEMORY_STAGE_FIRST)
-		/* embedding output (in flight, without the interleaving
-		 * factor) */
-		acts += s * b * h * (lay->pp > 1 ? (lay->pp < lay->grad_accum
-						    ? lay->pp
-						    : lay->grad_accum) : 1) /
-			rep_div;
-	if (stage & MEMORY_STAGE_LAST)
-		/* logits (memory_logit_bytes) of the one micro-batch at the
-		 * loss, final norm and head input 4sbh/t */
-		acts += memory_logit_bytes(job) * s * b * m->vocab / t +
-			4 * s * b * h / t;
-	return acts + rebuilt;
+	memory_layer_bytes(job, lay, &a->per_layer, &a->rebuilt, &a->kept);
+	a->body = a->per_layer * redone + a->kept * (layers - redone);
+	/* embedding output (in flight, without the interleaving factor) */
+	a->embedding = sbh * (lay->pp > 1 ? (lay->pp < lay->grad_accum
+					     ? lay->pp : lay->grad_accum)
+					  : 1) / rep_div;
+	/* logits (memory_logit_bytes) of the one micro-batch at the loss,
+	 * final norm and head input 4sbh/t */
+	a->loss = (job->prepared ? job->logit_b : memory_logit_bytes(job)) *
+		  s * lay->micro_batch * m->vocab / t + 4 * sbh / t;
+}
+
+static double memory_stage_acts(const sizing_layout *lay,
+				const memory_acts *a, int stage)
+{
+	return a->body * memory_inflight(lay, stage) + a->rebuilt +
+	       (stage & MEMORY_STAGE_FIRST ? a->embedding : 0) +
+	       (stage & MEMORY_STAGE_LAST ? a->loss : 0);
 }
 
 /* Activations of the stage that holds the most: with a pipeline the
@@ -372,17 +378,15 @@ static double memory_stage_activations(const sizing_job *job,
 static double memory_activations(const sizing_job *job,
 				 const sizing_layout *lay, int *last)
 {
-	double per_layer, rebuilt, kept, first_b, last_b;
+	memory_acts a;
+	double first_b, last_b;
 
-	memory_layer_bytes(job, lay, &per_layer, &rebuilt, &kept);
+	memory_acts_parts(job, lay, &a);
 	*last = 0;
 	if (lay->pp <= 1)
-		return memory_stage_activations(job, lay, MEMORY_STAGE_ONLY,
-						per_layer, rebuilt, kept);
-	first_b = memory_stage_activations(job, lay, MEMORY_STAGE_FIRST,
-					   per_layer, rebuilt, kept);
-	last_b = memory_stage_activations(job, lay, MEMORY_STAGE_LAST,
-					  per_layer, rebuilt, kept);
+		return memory_stage_acts(lay, &a, MEMORY_STAGE_ONLY);
+	first_b = memory_stage_acts(lay, &a, MEMORY_STAGE_FIRST);
+	last_b = memory_stage_acts(lay, &a, MEMORY_STAGE_LAST);
 	*last = last_b > first_b;
 	return *last ? last_b : first_b;
 }
@@ -561,24 +565,24 @@ double sizing_recompute_keep_layers(const sizing_job *job,
 {
 	sizing_layout all = *lay;
 	memory_states ms;
-	double per_layer, rebuilt, kept, keep = HUGE_VAL;
+	memory_acts a;
+	double keep = HUGE_VAL;
 	int stage;
 
 	all.recompute = AUTOSIZE_RECOMPUTE_FULL;
 	all.recompute_layers = 0;
 	memory_states_of(job, &all, &ms);
-	memory_layer_bytes(job, &all, &per_layer, &rebuilt, &kept);
+	memory_acts_parts(job, &all, &a);
 	for (stage = MEMORY_STAGE_FIRST; stage <= MEMORY_STAGE_LAST;
 	     stage++) {
 		int which = all.pp > 1 ? stage : MEMORY_STAGE_ONLY;
-		double acts = memory_stage_activations(job, &all, which,
-						       per_layer, rebuilt,
-						       kept);
+		double acts = memory_stage_acts(&all, &a, which);
 		double slack = job->usable_bytes - ms.w - ms.g - ms.o - acts -
 			       memory_other(&all, &ms, acts);
 		/* each layer kept whole adds (kept - input) per micro-batch
 		 * in flight, and its fragmentation */
-		double save = (kept - per_layer) * memory_inflight(&all, which) *
+		double save = (a.kept - a.per_layer) *
+			      memory_inflight(&all, which) *
 			      (1 + MEMORY_FRAGMENTATION);
 
 		if (save > 0 && slack / save < keep)
@@ -602,6 +606,7 @@ void sizing_job_prepare(sizing_job *job)
 	job->expert_layer_params = sizing_expert_params_per_layer(job->model);
 	job->mlp_width = memory_mlp_width(job->model);
 	job->swiglu_b = memory_swiglu_bytes(job);
+	job->logit_b = memory_logit_bytes(job);
 	framework_state_bytes(job, &job->fw);
 	sizing_perf_prepare(job);
 	job->prepared = 1;

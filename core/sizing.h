@@ -83,6 +83,7 @@ typedef struct sizing_job {
 	double attn_flops_token;    /* attention-score FLOPs per token */
 	double mlp_width;           /* MLP width a token's activations span */
 	double swiglu_b;            /* SwiGLU bytes kept per MLP unit */
+	double logit_b;             /* bytes per logit at the loss */
 	framework_state fw;         /* the framework's bytes per parameter */
 	double link_bw[2];          /* comm_link_intra / _net bytes/s */
 	double link_lat[2];         /* and their step latencies */
