@@ -10,6 +10,10 @@
 #include "autosize.h"
 
 #define BENCH_SPECS 10000
+/* Passes over the corpus; each spec's time is its fastest pass. A shared
+ * host's neighbours only ever add time to a plan, so the fastest of a
+ * few spaced-out runs measures the search rather than them. */
+#define BENCH_PASSES 3
 
 /* AUTOSIZE_BENCH_DUMP=path writes every plan's key fields there (one line
  * per spec, %a doubles) so a speed change can be checked byte-identical;
@@ -111,7 +115,8 @@ int main(void)
 	const char *nspecs = getenv("AUTOSIZE_BENCH_SPECS");
 	int n = nspecs ? atoi(nspecs) : BENCH_SPECS;
 	FILE *dump = NULL;
-	int i;
+	int i, pass;
+	autosize_err rc;
 
 	if (n < 1 || n > BENCH_SPECS)
 		n = BENCH_SPECS;
@@ -127,22 +132,31 @@ int main(void)
 	for (i = 0; i < BENCH_SPECS; i++)
 		bench_spec((unsigned)i, autosize_policy_catalog(pol), &reqs[i]);
 	allocs0 = bench_allocs;
-	for (i = 0; i < n; i++) {
-		t0 = bench_now_us();
-		if (autosize_plan_compute(pol, &reqs[i], &plan, &e) ==
-		    AUTOSIZE_OK)
-			fits++;
-		us[i] = bench_now_us() - t0;
-		layouts[i] = (double)plan.evaluated;
-		if (dump)
-			bench_dump(dump, i, &plan);
-		if (getenv("AUTOSIZE_BENCH_DEBUG") && plan.feasible == 0)
-			fprintf(stderr, "infeasible %d: %s %.3g params, %s, "
-				"mode %d, %.3g tokens, %.0f d: %s\n", i,
-				reqs[i].model.name, reqs[i].model.params,
-				reqs[i].gpu, reqs[i].train_mode, reqs[i].tokens,
-				reqs[i].deadline_s / 86400, plan.reason);
-		total += us[i];
+	for (pass = 0; pass < BENCH_PASSES; pass++) {
+		for (i = 0; i < n; i++) {
+			double t;
+
+			t0 = bench_now_us();
+			rc = autosize_plan_compute(pol, &reqs[i], &plan, &e);
+			t = bench_now_us() - t0;
+			total += t;
+			us[i] = pass == 0 || t < us[i] ? t : us[i];
+			if (pass > 0)
+				continue;
+			fits += rc == AUTOSIZE_OK;
+			layouts[i] = (double)plan.evaluated;
+			if (dump)
+				bench_dump(dump, i, &plan);
+			if (getenv("AUTOSIZE_BENCH_DEBUG") &&
+			    plan.feasible == 0)
+				fprintf(stderr, "infeasible %d: %s %.3g "
+					"params, %s, mode %d, %.3g tokens, "
+					"%.0f d: %s\n", i, reqs[i].model.name,
+					reqs[i].model.params, reqs[i].gpu,
+					reqs[i].train_mode, reqs[i].tokens,
+					reqs[i].deadline_s / 86400,
+					plan.reason);
+		}
 	}
 	if (dump)
 		fclose(dump);
@@ -151,14 +165,16 @@ int main(void)
 	printf("autosize bench: %d job specs (125M-1T params, %d GPU types, "
 	       "4 modes), %ld feasible\n", n,
 	       autosize_catalog_count(autosize_policy_catalog(pol)), fits);
-	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us\n",
-	       us[n / 2], us[n * 99 / 100], us[n - 1]);
+	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us "
+	       "(each spec's fastest of %d passes)\n", us[n / 2],
+	       us[n * 99 / 100], us[n - 1], BENCH_PASSES);
 	printf("  layouts evaluated per plan: median %.0f, p99 %.0f, max %.0f "
 	       "(budget %ld)\n", layouts[n / 2], layouts[n * 99 / 100],
 	       layouts[n - 1], AUTOSIZE_PLAN_MAX_LAYOUTS);
-	printf("  plans per second: %.0f\n", n / (total / 1e6));
+	printf("  plans per second: %.0f\n",
+	       n * BENCH_PASSES / (total / 1e6));
 	printf("  heap allocations per plan: %.3f\n",
-	       (double)(bench_allocs - allocs0) / n);
+	       (double)(bench_allocs - allocs0) / (n * BENCH_PASSES));
 	autosize_policy_destroy(pol);
 	free(reqs);
 	free(us);
