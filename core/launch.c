@@ -233,8 +233,8 @@ static void launch_report_time(launch_out *o, const autosize_plan *p)
 		launch_put(o, ", likely %.1f-%.1f h (%s, %d published runs%s)",
 			   p->train_hours_low, p->train_hours_high,
 			   p->perf_generation, p->interval_runs,
-			   p->interval_pooled ? " of all regimes: few of this "
-						"one" : "");
+			   p->interval_pooled ? " of all regimes, widened: few "
+						"of this one" : "");
 	autosize_format_duration(p->time_limit_min * 60.0, limit,
 				 sizeof(limit));
 	launch_put(o, "; time limit %s (upper end + start-up + checkpoints, "

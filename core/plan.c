@@ -406,8 +406,12 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 #define PLAN_STARTUP_ALLOWANCE_MIN 15.0
 /* Chained jobs counted at most (a max time barely above the start-up). */
 #define PLAN_MAX_CHAINED 1e9
-/* A GPU whose performance data are its generation's: its residual spread
- * is widened by this factor (log scale). */
+/* Where the interval stands on less than its own data, its residual
+ * spread is widened by this factor (log scale): a GPU whose performance
+ * data are its generation's, and a regime with too few validation runs
+ * of its own, which takes the pooled spread of all regimes (the fit is
+ * extrapolated there: the held-out runs such regimes missed were the
+ * ones their time limits did not cover). */
 #define PLAN_FALLBACK_WIDEN 1.5
 
 /* Interval of the predicted time from the residuals of the plan's regime
@@ -427,7 +431,7 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 		return;
 	lo = g.q_low;
 	hi = g.q_high;
-	if (fallback) {
+	if (fallback || pooled) {
 		lo *= PLAN_FALLBACK_WIDEN;
 		hi *= PLAN_FALLBACK_WIDEN;
 	}
