@@ -131,13 +131,12 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 
 /* Bytes per token per MLP unit a SwiGLU MLP keeps for the backward pass:
  * gate and up outputs, the activation and the product (4 x 2 bytes) as
- * written in PyTorch (torchtitan, Hugging Face); Megatron's fused
- * bias-SwiGLU keeps the first GEMM's output and recomputes the
- * activation (3 x 2 bytes; Megatron-LM fused_bias_swiglu). */
+ * written in PyTorch (torchtitan, Hugging Face, the PEFT stack QLoRA runs
+ * on); Megatron's fused bias-SwiGLU keeps the first GEMM's output and
+ * recomputes the activation (3 x 2 bytes; Megatron-LM fused_bias_swiglu). */
 static double memory_swiglu_bytes(const sizing_job *job)
 {
-	return framework_resolve(job->framework) ==
-	       AUTOSIZE_FRAMEWORK_MEGATRON ? 6 : 8;
+	return framework_torch_native(job) ? 8 : 6;
 }
 
 /* Bytes per logit at the loss: Megatron's fused vocab-parallel cross
