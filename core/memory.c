@@ -113,8 +113,9 @@ static double memory_lora_params(const sizing_job *job,
 {
 	const autosize_model *m = job->model;
 	double h = m->hidden, f = m->ffn, r = job->lora_rank;
-	double kv = (double)m->kv_heads * (h / m->heads);
-	double attn = r * (2 * (h + h) + 2 * (h + kv));
+	double q = autosize_model_q_width(m), kv = autosize_model_kv_width(m);
+	/* wq h -> q, wo q -> h, wk and wv h -> kv */
+	double attn = r * (2 * (h + q) + 2 * (h + kv));
 	double mlp = r * (h + f) * (m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
 	int e = m->experts > 1 ? m->experts : 1;
 
@@ -194,8 +195,8 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		 * two reduce-scatters (in the save list too); a GELU MLP's
 		 * second matmul is the 6th: recomputed (framework.h,
 		 * framework_op_sac) */
-		double q = (double)m->heads * m->head_dim;
-		double kv = (double)m->kv_heads * m->head_dim;
+		double q = autosize_model_q_width(m);
+		double kv = autosize_model_kv_width(m);
 		double w2 = gelu ? 0 : 2 * sbh / (lay->sp ? 1 : t);
 
 		return 2 * sbh / rep_div + w2 +

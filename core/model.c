@@ -44,11 +44,21 @@ static double model_mla_params(const autosize_model *m)
 	       n * v * h;
 }
 
+double autosize_model_q_width(const autosize_model *m)
+{
+	return (double)m->heads * m->head_dim;
+}
+
+double autosize_model_kv_width(const autosize_model *m)
+{
+	return (double)m->kv_heads * m->head_dim;
+}
+
 static double model_attn_params(const autosize_model *m)
 {
 	double h = m->hidden;
-	double q_dim = (double)m->heads * m->head_dim;
-	double kv_dim = (double)m->kv_heads * m->head_dim;
+	double q_dim = autosize_model_q_width(m);
+	double kv_dim = autosize_model_kv_width(m);
 	double p;
 
 	if (m->kv_lora_rank > 0)

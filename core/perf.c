@@ -182,8 +182,8 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 		/* torchtitan's op-level selective checkpointing recomputes
 		 * wk, wo and w3 (framework_op_sac): 2 FLOPs per weight */
 		const autosize_model *m = job->model;
-		double q = (double)m->heads * m->head_dim;
-		double kv = (double)m->kv_heads * m->head_dim;
+		double q = autosize_model_q_width(m);
+		double kv = autosize_model_kv_width(m);
 
 		return f + 2.0 * m->layers * ((double)m->hidden * kv +
 					      q * m->hidden +

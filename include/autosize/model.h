@@ -127,4 +127,9 @@ autosize_err autosize_model_synthesize(autosize_model *m, autosize_error *e);
 double autosize_model_layer_params(const autosize_model *m);
 double autosize_model_embedding_params(const autosize_model *m);
 
+/* Widths of the attention projections: the queries (heads x head_dim) and
+ * the keys, or the values (kv_heads x head_dim: GQA). */
+double autosize_model_q_width(const autosize_model *m);
+double autosize_model_kv_width(const autosize_model *m);
+
 #endif
