@@ -321,7 +321,9 @@ static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
 		 plan.ep > 1 ? plan.ep : 1, plan.zero_stage, plan.micro_batch,
 		 autosize_recompute_name(plan.recompute),
 		 plan.recompute_layers > 0 ? " (part)" : "", r->generation,
-		 plan.feasible ? "" : " (over memory)");
+		 plan.mem.total_bytes > plan.mem.usable_bytes
+		 ? " (over memory)"
+		 : plan.feasible ? "" : " (over a policy limit)");
 }
 
 static void load_runs(void)
