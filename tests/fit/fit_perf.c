@@ -8,6 +8,8 @@
  *   cc -std=gnu11 -O2 -Iinclude -Icore -o build/x/fit_perf \
  *      tests/fit/fit_perf.c build/x/libautosize.a -lyaml -lm
  *   build/x/fit_perf hopper            # from the repository root
+ *   build/x/fit_perf cdna3             # runs.yaml's label of entry cdna
+ *   build/x/fit_perf cdna3 gemm_eff_max ib_eff   # only these constants
  *   build/x/fit_perf residuals         # the residuals: block
  *   build/x/fit_perf coverage          # time limits vs real runs
  *
@@ -50,6 +52,52 @@ static perfdata_table fit_table;
 static const char *const fit_metrics[] = {"hfu_tflops", "mfu", "hfu",
 					  "tokens_per_s_per_gpu", "step_s",
 					  "gpu_hours", NULL};
+
+/*
+ * The etc/perf.yaml entry a runs.yaml gpu_generation label uses: the
+ * same name, except CDNA 3 (MI300X) runs, which use the cdna entry.
+ */
+static const char *fit_entry_name(const char *label)
+{
+	return strcmp(label, "cdna3") == 0 ? "cdna" : label;
+}
+
+static const char *const fit_slot_names[FIT_SLOTS] = {
+	"gemm_eff_max", "gemm_half_dim", "layer_overhead_s", "ib_eff",
+	"fp8_gemm_speedup", "tp_overlap", "torch_eff"};
+
+/* Is constant k among the names after the generation (all when none)? */
+static int fit_slot_wanted(int k, int argc, char **argv)
+{
+	int i;
+
+	if (argc <= 2)
+		return 1;
+	for (i = 2; i < argc; i++)
+		if (strcmp(argv[i], fit_slot_names[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* 0 when every name after the generation is a constant fit_perf fits. */
+static int fit_slots_check(int argc, char **argv)
+{
+	int i, k;
+
+	for (i = 2; i < argc; i++) {
+		for (k = 0; k < FIT_SLOTS; k++)
+			if (strcmp(argv[i], fit_slot_names[k]) == 0)
+				break;
+		if (k == FIT_SLOTS) {
+			fprintf(stderr, "fit_perf: unknown constant '%s' "
+				"(gemm_eff_max gemm_half_dim layer_overhead_s "
+				"ib_eff fp8_gemm_speedup tp_overlap "
+				"torch_eff)\n", argv[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 static uint32_t fit_fnv1a(const char *s)
 {
@@ -404,10 +452,13 @@ int main(int argc, char **argv)
 	}
 	fit_table = *perfdata_default();
 	for (i = 0; i < fit_table.n; i++)
-		if (strcmp(fit_table.entries[i].p.generation, gen) == 0)
+		if (strcmp(fit_table.entries[i].p.generation,
+			   fit_entry_name(gen)) == 0)
 			pp = &fit_table.entries[i].p;
-	if (!pp || !pol) {
-		fprintf(stderr, "no entry %s in etc/perf.yaml\n", gen);
+	if (!pp || !pol || fit_slots_check(argc, argv)) {
+		if (!pp)
+			fprintf(stderr, "no entry %s in etc/perf.yaml\n", gen);
+		autosize_policy_destroy(pol);
 		return 1;
 	}
 	perfdata_use(&fit_table);
@@ -425,11 +476,14 @@ int main(int argc, char **argv)
 		for (k = 0; k < FIT_SLOTS; k++) {
 			double keep = *slots[k];
 
+			if (!fit_slot_wanted(k, argc, argv))
+				continue;
 			for (i = 0; grids[k][i] > 0; i++) {
 				double s;
 
 				*slots[k] = grids[k][i];
-				pp->roce_eff = pp->ib_eff;
+				if (k == 3)
+					pp->roce_eff = pp->ib_eff;
 				s = fit_score(pol, gen, 0, 0, &n);
 				if (s < best - 1e-6) {
 					best = s;
@@ -437,7 +491,8 @@ int main(int argc, char **argv)
 				}
 			}
 			*slots[k] = keep;
-			pp->roce_eff = pp->ib_eff;
+			if (k == 3)
+				pp->roce_eff = pp->ib_eff;
 		}
 	printf("fitted: gemm_eff_max %.3f gemm_half_dim %.0f "
 	       "layer_overhead_s %.0fe-6 ib_eff = roce_eff %.2f "
