@@ -106,6 +106,29 @@ int framework_moe_overlap_ok(int requested, autosize_framework f, int ep,
 	       (pp <= 1 || vp > 1) && rc != AUTOSIZE_RECOMPUTE_FULL;
 }
 
+int framework_vp_group(autosize_framework f, int pp, int vp, int m)
+{
+	int g, rounds;
+
+	if (pp <= 1 || vp <= 1)
+		return pp > 1 ? pp : 1;
+	if (m < pp)
+		return 0;
+	switch (framework_resolve(f)) {
+	case AUTOSIZE_FRAMEWORK_MEGATRON:
+		/* m % g == m - g >= pp once g <= m - pp: a few steps */
+		for (g = pp; g <= m; g++)
+			if (m % g == 0 || m % g >= pp)
+				return g;
+		return m;
+	case AUTOSIZE_FRAMEWORK_FSDP:
+		rounds = m / pp;
+		return m % rounds ? 0 : m / rounds;
+	default:
+		return 0;
+	}
+}
+
 int framework_op_sac(const sizing_job *job)
 {
 	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP &&

@@ -54,6 +54,17 @@ int framework_torch_native(const sizing_job *job);
 int framework_moe_overlap_ok(int requested, autosize_framework f, int ep,
 			     int pp, int vp, autosize_recompute rc);
 
+/* Micro-batches an interleaved schedule of framework f runs at a time on
+ * a virtual stage, with pp stages of vp virtual stages each and m
+ * micro-batches per step; 0 when it cannot run them. Megatron
+ * (schedules.py): a group size G in [pp, m], m % G zero or at least pp,
+ * pp by default (--microbatch-group-size-per-virtual-pipeline-stage):
+ * the smallest such G. torch's Interleaved1F1B (FSDP): rounds of
+ * max(1, m / pp), so m / rounds when that divides m. A rank warms up
+ * (vp - 1) x G + 2 (pp - rank - 1) chunk passes (memory.c). Without
+ * interleaving: pp. */
+int framework_vp_group(autosize_framework f, int pp, int vp, int m);
+
 /* 1 when "selective" recomputation means torchtitan's op-level selective
  * checkpointing (FSDP, a dense transformer of known shape, not PEFT):
  * each block keeps its input and the outputs of its matmuls and of the

@@ -370,6 +370,19 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
 	return launch_done(&o);
 }
 
+/* Interleaving with micro-batches per step that are no multiple of pp:
+ * the group size Megatron's schedule runs them in (framework_vp_group;
+ * the default, pp, would be refused). */
+static void launch_vp_group(launch_out *o, const autosize_plan *p, int vp)
+{
+	int g = framework_vp_group(AUTOSIZE_FRAMEWORK_MEGATRON, p->pp, vp,
+				   p->grad_accum);
+
+	if (vp > 1 && g > 0 && g != p->pp)
+		launch_put(o, " --microbatch-group-size-per-virtual-pipeline-"
+			   "stage %d", g);
+}
+
 /* The pipeline arguments: uneven stages, interleaving. 0, or -1 with
  * why when Megatron cannot split the model's layers so. */
 static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
@@ -400,6 +413,7 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 					   sizeof(layout)) < 0)
 			return -1;
 		launch_put(o, " --pipeline-model-parallel-layout %s", layout);
+		launch_vp_group(o, p, vp);
 		return 0;
 	}
 	if (split)
@@ -415,6 +429,7 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 	else if (vp > 1)
 		launch_put(o, " --num-virtual-stages-per-pipeline-rank %d",
 			   vp);
+	launch_vp_group(o, p, vp);
 	return 0;
 }
 

@@ -312,21 +312,28 @@ enum { MEMORY_STAGE_FIRST = 1, MEMORY_STAGE_LAST = 2,
 /* Micro-batches a stage holds in flight, in units of its layers x one
  * micro-batch. 1F1B keeps up to pp on the first stage and one on the
  * last, which runs each backward right after its forward (Narayanan et
- * al. 2021, section 2.2.1); interleaving v chunks (Megatron's warm-up of
- * (pp - rank - 1) x 2 + (v - 1) x pp chunk passes) makes that
- * pp + (pp - 1) / v on the first (Korthikanti et al. 2022, section 4.2.3)
- * and pp - (pp - 1) / v on the last. */
-static double memory_inflight(const sizing_layout *lay, int stage)
+ * al. 2021, section 2.2.1). Interleaving v chunks, g micro-batches at a
+ * time (framework_vp_group), warms a rank up by (pp - rank - 1) x 2 +
+ * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
+ * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
+ * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
+static double memory_inflight(const sizing_layout *lay, int group,
+			      int stage)
 {
-	double n, skew;
+	double n, warm;
 
 	if (lay->pp <= 1)
 		return 1;
 	n = lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
-	skew = lay->vp > 1 ? (lay->pp - 1.0) / (lay->pp * lay->vp) : 0;
-	if (stage == MEMORY_STAGE_FIRST)
-		return n * (1 + skew);
-	return lay->vp > 1 ? n * (1 - skew) : 1;
+	if (lay->vp <= 1)
+		return stage == MEMORY_STAGE_FIRST ? n : 1;
+	if (group <= 0)
+		group = lay->pp;   /* not a schedule that runs: as pp */
+	warm = (lay->vp - 1.0) * group + 1 +
+	       (stage == MEMORY_STAGE_FIRST ? 2.0 * (lay->pp - 1) : 0);
+	if (warm > (double)lay->grad_accum * lay->vp)
+		warm = (double)lay->grad_accum * lay->vp;
+	return warm / lay->vp;
 }
 
 /* The parts of a stage's activations (memory_stage_acts): its layers
@@ -337,6 +344,7 @@ static double memory_inflight(const sizing_layout *lay, int stage)
 typedef struct memory_acts {
 	double body, embedding, loss, rebuilt;
 	double per_layer, kept;      /* memory_layer_bytes */
+	int group;                   /* framework_vp_group */
 } memory_acts;
 
 static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
@@ -350,6 +358,9 @@ static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
 	double redone = sizing_recompute_share(job, lay) * layers;
 
 	memory_layer_bytes(job, lay, &a->per_layer, &a->rebuilt, &a->kept);
+	a->group = lay->vp > 1 && lay->pp > 1
+		   ? framework_vp_group(job->framework, lay->pp, lay->vp,
+					lay->grad_accum) : lay->pp;
 	a->body = a->per_layer * redone + a->kept * (layers - redone);
 	/* embedding output (in flight, without the interleaving factor) */
 	a->embedding = sbh * (lay->pp > 1 ? (lay->pp < lay->grad_accum
@@ -364,7 +375,7 @@ static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
 static double memory_stage_acts(const sizing_layout *lay,
 				const memory_acts *a, int stage)
 {
-	return a->body * memory_inflight(lay, stage) + a->rebuilt +
+	return a->body * memory_inflight(lay, a->group, stage) + a->rebuilt +
 	       (stage & MEMORY_STAGE_FIRST ? a->embedding : 0) +
 	       (stage & MEMORY_STAGE_LAST ? a->loss : 0);
 }
@@ -582,7 +593,7 @@ double sizing_recompute_keep_layers(const sizing_job *job,
 		/* each layer kept whole adds (kept - input) per micro-batch
 		 * in flight, and its fragmentation */
 		double save = (a.kept - a.per_layer) *
-			      memory_inflight(&all, which) *
+			      memory_inflight(&all, a.group, which) *
 			      (1 + MEMORY_FRAGMENTATION);
 
 		if (save > 0 && slack / save < keep)

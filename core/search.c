@@ -99,6 +99,8 @@ typedef struct search_state {
 	search_budget *budget; /* shared by every search of one plan */
 	int over_budget;     /* 1: stopped at the work budget */
 	int batch_short;     /* 1: a size's DP alone exceeded the batch */
+	int vp_batch_skip;   /* 1: a pinned --interleave skipped a size
+			      * (search_vp_batch_ok) */
 	int n_step;          /* node counts probed are multiples of this */
 	int wide_tp;         /* 1: TP may span nodes (nothing else fit) */
 	int tight;           /* 1: prune with the compute time itself
@@ -406,6 +408,18 @@ static int search_split_ok(search_state *st, int pp, int vp)
 	return ok;
 }
 
+/* 1 when the framework's interleaved schedule can run lay's
+ * micro-batches (framework_vp_group: Megatron refuses fewer than pp, or
+ * a remainder no group size absorbs; torch's Interleaved1F1B a count its
+ * rounds do not divide). */
+static int search_vp_batch_ok(const search_state *st,
+			      const sizing_layout *lay)
+{
+	return lay->vp <= 1 || lay->pp <= 1 ||
+	       framework_vp_group(st->job->framework, lay->pp, lay->vp,
+				  lay->grad_accum) > 0;
+}
+
 static int search_vp_max(const search_state *st, int pp)
 {
 	const framework_profile *fp = st->fp;
@@ -454,7 +468,8 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 	keep = sizing_recompute_keep_layers(st->job, lay);
 	if (keep < 1 || keep == HUGE_VAL)
 		return;
-	r = keep < per ? per - (int)floor(keep) : vp;
+	/* a hair over floor: keep is exact where a count just fits */
+	r = keep < per ? per - (int)floor(keep + 1e-9) : vp;
 	r = r < vp ? vp : (r + vp - 1) / vp * vp;
 	for (; r < per && !st->over_budget; r += vp) {
 		t.recompute_layers = r;
@@ -560,6 +575,9 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 	 * (framework_moe_overlap_ok): worth trying whatever the bubble */
 	if ((il.pp - 1.0) / il.grad_accum < SEARCH_VP_MIN_BUBBLE &&
 	    !(st->job->moe_overlap && SIZING_EP(&il) > 1))
+		return;
+	il.vp = vp_max;
+	if (!search_vp_batch_ok(st, &il))
 		return;
 	for (il.vp = vp_max; il.vp > 1; il.vp--) {
 		if (vp_per % il.vp || !search_split_ok(st, il.pp, il.vp))
@@ -761,6 +779,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 		double total = 0;
 
 		search_mb_layout(base, mbs, i, &lay);
+		if (!search_vp_batch_ok(st, &lay)) {
+			st->vp_batch_skip = 1;  /* a pinned --interleave */
+			continue;
+		}
 		for (j = 0; j < nz && !ok; j++) {
 			lay.zero_stage = zs[j];
 			ok = search_fits(st, &lay, nodes, gpn, &total);
@@ -1337,6 +1359,13 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
 			 "the %d nodes asked for exceed partition %s's limit "
 			 "of %d per job", nodes, job->part->name,
 			 job->part->max_nodes_per_job);
+	else if (st->vp_batch_skip)
+		snprintf(plan->reason, sizeof(plan->reason),
+			 "--interleave %d needs at least as many "
+			 "micro-batches per step as pipeline stages on %d "
+			 "GPUs (global batch %d): raise --train-batch or use "
+			 "--interleave 1", st->req->interleave, nodes * gpn,
+			 job->global_batch);
 	else if (st->batch_short)
 		snprintf(plan->reason, sizeof(plan->reason),
 			 "%d GPUs cannot share a global batch of %d "

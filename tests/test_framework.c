@@ -685,6 +685,92 @@ static void test_grad_reduce(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Interleaving's micro-batch groups (framework_vp_group): which counts
+ * each framework's schedule runs, what a group holds in flight, and no
+ * searched plan with virtual stages the schedule would refuse. */
+static void test_vp_group(void **state)
+{
+	static const char *const models[] = {"llama-3.1-70b", "llama-3-8b"};
+	static const autosize_framework fws[] = {AUTOSIZE_FRAMEWORK_MEGATRON,
+						 AUTOSIZE_FRAMEWORK_FSDP};
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout l = shape(1, 4, 2, 1);
+	autosize_memory m8, m6;
+	autosize_policy *p;
+	autosize_error e;
+	int i, batch, vp_plans = 0;
+
+	/* Megatron: the least group in [pp, m] leaving no remainder, or one
+	 * of at least pp; never fewer micro-batches than stages */
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_MEGATRON, 4, 5,
+					    8), 4);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_MEGATRON, 4, 5,
+					    6), 6);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_MEGATRON, 4, 5,
+					    3), 0);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_MEGATRON, 16,
+					    2, 120), 20);
+	/* torch's Interleaved1F1B: rounds of m / pp dividing m */
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_FSDP, 4, 8, 12),
+			 4);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_FSDP, 4, 8, 7),
+			 7);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_FSDP, 4, 8, 14),
+			 0);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_DEEPSPEED, 4, 2,
+					    8), 0);
+	assert_int_equal(framework_vp_group(AUTOSIZE_FRAMEWORK_DEEPSPEED, 4, 1,
+					    8), 4);
+	/* a group of 6 warms up two more chunk passes than one of 4: a
+	 * sixth more of the first stage's layers in flight (5.5 -> 6.5) */
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	l.vp = 2;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	l.grad_accum = 8;
+	sizing_memory(&job, &l, &m8);
+	l.grad_accum = 6;
+	sizing_memory(&job, &l, &m6);
+	assert_true(m6.activations_bytes > m8.activations_bytes * 1.05);
+	/* every searched plan with virtual stages runs under its schedule */
+	p = autosize_policy_default(&e);
+	assert_non_null(p);
+	for (i = 0; i < 2; i++)
+		for (batch = 1; batch <= 40; batch++) {
+			autosize_request r;
+			autosize_plan plan;
+			char b[16];
+
+			autosize_request_init(&r);
+			snprintf(b, sizeof(b), "%d", batch);
+			assert_int_equal(autosize_request_set(&r, "model",
+							      models[i], &e),
+					 0);
+			assert_int_equal(autosize_request_set(&r, "train-batch",
+							      b, &e), 0);
+			assert_int_equal(autosize_request_set(&r, "nodes",
+							      "4", &e), 0);
+			assert_int_equal(autosize_request_set(&r, "gpu",
+							      "h100", &e), 0);
+			assert_int_equal(autosize_request_set(&r,
+				"train-tokens", "1e8", &e), 0);
+			r.framework = fws[i];
+			assert_int_equal(autosize_request_finish(&r, &e), 0);
+			if (autosize_plan_compute(p, &r, &plan, &e) !=
+			    AUTOSIZE_OK || plan.vp <= 1)
+				continue;
+			vp_plans++;
+			if (framework_vp_group(plan.framework, plan.pp,
+					       plan.vp, plan.grad_accum) <= 0)
+				fail_msg("%s, batch %d: pp %d vp %d with %d "
+					 "micro-batches", models[i], batch,
+					 plan.pp, plan.vp, plan.grad_accum);
+		}
+	assert_true(vp_plans > 10);
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_pp_link),
 		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),
+		cmocka_unit_test(test_vp_group),
 	};
 
 	return cmocka_run_group_tests_name("framework", tests, setup,

@@ -434,6 +434,54 @@ static void test_megatron_uneven(void **state)
 						  sizeof(buf)) > 0);
 }
 
+/* Megatron's interleaved schedule (schedules.py) runs the m micro-batches
+ * of a step in groups of g (--microbatch-group-size-per-virtual-pipeline-
+ * stage, pp by default): pp <= g <= m, and m % g is 0 or at least pp. The
+ * arguments ask for a group only where the default would be refused. */
+static void test_megatron_vp_group(void **state)
+{
+	static const int pps[] = {2, 4, 5, 8};
+	autosize_plan p;
+	autosize_request r;
+	char buf[512];
+	int i, vp, m, g, grouped = 0;
+
+	plan_70b(&p, &r);
+	p.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	for (i = 0; i < 4; i++)
+		for (vp = 2; vp <= 4; vp += 2)
+			for (m = pps[i]; m <= 3 * pps[i] + 3; m++) {
+				if (80 / pps[i] % vp)
+					continue;
+				p.pp = pps[i];
+				p.vp = vp;
+				p.grad_accum = p.global_batch = m;
+				assert_true(autosize_launch_megatron_args(
+					&p, &r, buf, sizeof(buf)) > 0);
+				g = arg_value(buf, "--microbatch-group-size-"
+					      "per-virtual-pipeline-stage");
+				if (m % p.pp == 0)
+					assert_int_equal(g, -1);
+				if (g < 0)
+					g = p.pp;
+				else
+					grouped++;
+				if (g < p.pp || g > m ||
+				    (m % g != 0 && m % g < p.pp))
+					fail_msg("pp %d vp %d, %d micro-batches: "
+						 "%s", p.pp, vp, m, buf);
+			}
+	assert_true(grouped > 20);
+	/* 6 micro-batches on 4 stages: only all six at once */
+	p.pp = 4;
+	p.vp = 5;
+	p.grad_accum = p.global_batch = 6;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_int_equal(arg_value(buf, "--microbatch-group-size-per-"
+				   "virtual-pipeline-stage"), 6);
+}
+
 /* 1 when name is a line of the list file (comments skipped). */
 static int list_has(const char *file, const char *name)
 {
@@ -950,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_torchrun_parser),
 		cmocka_unit_test(test_megatron),
 		cmocka_unit_test(test_megatron_uneven),
+		cmocka_unit_test(test_megatron_vp_group),
 		cmocka_unit_test(test_megatron_names),
 		cmocka_unit_test(test_json_checker),
 		cmocka_unit_test(test_deepspeed),

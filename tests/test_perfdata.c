@@ -340,6 +340,23 @@ static void test_plan_interval(void **state)
 	assert_int_equal(b.interval_pooled, a.interval_pooled);
 	assert_true(fabs(hi_b - 1.5 * hi_a) < 1e-3);
 	assert_true(fabs(lo_b - 1.5 * lo_a) < 1e-3);
+	/* a regime with too few runs of its own (DeepSpeed on A100): the
+	 * pooled spread, widened 1.5x as well; a GPU borrowing its numbers
+	 * there (A800) is widened once, not twice */
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "deepspeed", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "a100-80gb", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &a, &e), AUTOSIZE_OK);
+	assert_int_equal(a.interval_pooled, 1);
+	assert_true(fabs(log(a.train_hours_high / a.train_hours) -
+			 1.5 * perfdata_default()->pooled.q_high) < 1e-3);
+	assert_true(fabs(log(a.train_hours_low / a.train_hours) -
+			 1.5 * perfdata_default()->pooled.q_low) < 1e-3);
+	assert_int_equal(autosize_request_set(&r, "gpu", "a800", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &b, &e), AUTOSIZE_OK);
+	assert_int_equal(b.interval_pooled, 1);
+	assert_true(fabs(log(b.train_hours_high / b.train_hours) -
+			 log(a.train_hours_high / a.train_hours)) < 1e-3);
 	autosize_policy_destroy(p);
 }
 

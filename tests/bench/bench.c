@@ -12,12 +12,15 @@
 #define BENCH_SPECS 10000
 /* Passes over the corpus; each spec's time is its fastest pass. A shared
  * host's neighbours only ever add time to a plan, so the fastest of a
- * few spaced-out runs measures the search rather than them. */
+ * few spaced-out runs measures the search rather than them.
+ * AUTOSIZE_BENCH_PASSES=n changes it (1 under callgrind). */
 #define BENCH_PASSES 3
+#define BENCH_PASSES_MAX 10
 
 /* AUTOSIZE_BENCH_DUMP=path writes every plan's key fields there (one line
  * per spec, %a doubles) so a speed change can be checked byte-identical;
- * AUTOSIZE_BENCH_SPECS=n plans only the first n specs (callgrind). */
+ * AUTOSIZE_BENCH_SPECS=n plans only the first n specs and
+ * AUTOSIZE_BENCH_PASSES=1 one pass over them (callgrind). */
 static void bench_dump(FILE *f, int i, const autosize_plan *p)
 {
 	fprintf(f, "%d f%d n%d g%d tp%d pp%d dp%d vp%d cp%d ep%d z%d mb%d "
@@ -113,13 +116,17 @@ int main(void)
 	long allocs0, fits = 0;
 	const char *dump_path = getenv("AUTOSIZE_BENCH_DUMP");
 	const char *nspecs = getenv("AUTOSIZE_BENCH_SPECS");
+	const char *npasses = getenv("AUTOSIZE_BENCH_PASSES");
 	int n = nspecs ? atoi(nspecs) : BENCH_SPECS;
+	int passes = npasses ? atoi(npasses) : BENCH_PASSES;
 	FILE *dump = NULL;
 	int i, pass;
 	autosize_err rc;
 
 	if (n < 1 || n > BENCH_SPECS)
 		n = BENCH_SPECS;
+	if (passes < 1 || passes > BENCH_PASSES_MAX)
+		passes = BENCH_PASSES;
 	if (dump_path && !(dump = fopen(dump_path, "w"))) {
 		fprintf(stderr, "autosize: bench cannot write AUTOSIZE_BENCH_DUMP "
 			"%s; name a writable file\n", dump_path);
@@ -132,7 +139,7 @@ int main(void)
 	for (i = 0; i < BENCH_SPECS; i++)
 		bench_spec((unsigned)i, autosize_policy_catalog(pol), &reqs[i]);
 	allocs0 = bench_allocs;
-	for (pass = 0; pass < BENCH_PASSES; pass++) {
+	for (pass = 0; pass < passes; pass++) {
 		for (i = 0; i < n; i++) {
 			double t;
 
@@ -167,14 +174,14 @@ int main(void)
 	       autosize_catalog_count(autosize_policy_catalog(pol)), fits);
 	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us "
 	       "(each spec's fastest of %d passes)\n", us[n / 2],
-	       us[n * 99 / 100], us[n - 1], BENCH_PASSES);
+	       us[n * 99 / 100], us[n - 1], passes);
 	printf("  layouts evaluated per plan: median %.0f, p99 %.0f, max %.0f "
 	       "(budget %ld)\n", layouts[n / 2], layouts[n * 99 / 100],
 	       layouts[n - 1], AUTOSIZE_PLAN_MAX_LAYOUTS);
-	printf("  plans per second: %.0f\n",
-	       n * BENCH_PASSES / (total / 1e6));
+	printf("  plans per second: %.0f (all passes)\n",
+	       n * passes / (total / 1e6));
 	printf("  heap allocations per plan: %.3f\n",
-	       (double)(bench_allocs - allocs0) / (n * BENCH_PASSES));
+	       (double)(bench_allocs - allocs0) / (n * passes));
 	autosize_policy_destroy(pol);
 	free(reqs);
 	free(us);
