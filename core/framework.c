@@ -116,7 +116,8 @@ int framework_vp_group(autosize_framework f, int pp, int vp, int m)
 		return 0;
 	switch (framework_resolve(f)) {
 	case AUTOSIZE_FRAMEWORK_MEGATRON:
-		/* m % g == m - g >= pp once g <= m - pp: a few steps */
+		/* ends by g = m (m % m == 0); past m / 2, m % g = m - g,
+		 * at least pp while g <= m - pp */
 		for (g = pp; g <= m; g++)
 			if (m % g == 0 || m % g >= pp)
 				return g;

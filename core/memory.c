@@ -317,16 +317,25 @@ enum { MEMORY_STAGE_FIRST = 1, MEMORY_STAGE_LAST = 2,
  * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
  * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
  * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
+/* Micro-batches the first stage holds under 1F1B: up to pp, fewer when
+ * the step has fewer (1 without a pipeline). */
+static double memory_first_inflight(const sizing_layout *lay)
+{
+	if (lay->pp <= 1)
+		return 1;
+	return lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
+}
+
 static double memory_inflight(const sizing_layout *lay, int group,
 			      int stage)
 {
-	double n, warm;
+	double warm;
 
 	if (lay->pp <= 1)
 		return 1;
-	n = lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
 	if (lay->vp <= 1)
-		return stage == MEMORY_STAGE_FIRST ? n : 1;
+		return stage == MEMORY_STAGE_FIRST ? memory_first_inflight(lay)
+						   : 1;
 	if (group <= 0)
 		group = lay->pp;   /* not a schedule that runs: as pp */
 	warm = (lay->vp - 1.0) * group + 1 +
@@ -358,14 +367,11 @@ static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
 	double redone = sizing_recompute_share(job, lay) * layers;
 
 	memory_layer_bytes(job, lay, &a->per_layer, &a->rebuilt, &a->kept);
-	a->group = lay->vp > 1 && lay->pp > 1
-		   ? framework_vp_group(job->framework, lay->pp, lay->vp,
-					lay->grad_accum) : lay->pp;
+	a->group = framework_vp_group(job->framework, lay->pp, lay->vp,
+				      lay->grad_accum);
 	a->body = a->per_layer * redone + a->kept * (layers - redone);
 	/* embedding output (in flight, without the interleaving factor) */
-	a->embedding = sbh * (lay->pp > 1 ? (lay->pp < lay->grad_accum
-					     ? lay->pp : lay->grad_accum)
-					  : 1) / rep_div;
+	a->embedding = sbh * memory_first_inflight(lay) / rep_div;
 	/* logits (memory_logit_bytes) of the one micro-batch at the loss,
 	 * final norm and head input 4sbh/t */
 	a->loss = (job->prepared ? job->logit_b : memory_logit_bytes(job)) *

@@ -415,8 +415,7 @@ static int search_split_ok(search_state *st, int pp, int vp)
 static int search_vp_batch_ok(const search_state *st,
 			      const sizing_layout *lay)
 {
-	return lay->vp <= 1 || lay->pp <= 1 ||
-	       framework_vp_group(st->job->framework, lay->pp, lay->vp,
+	return framework_vp_group(st->job->framework, lay->pp, lay->vp,
 				  lay->grad_accum) > 0;
 }
 
