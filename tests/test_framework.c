@@ -691,8 +691,7 @@ static void test_grad_reduce(void **state)
 static void test_vp_group(void **state)
 {
 	static const char *const models[] = {"llama-3.1-70b", "llama-3-8b"};
-	static const autosize_framework fws[] = {AUTOSIZE_FRAMEWORK_MEGATRON,
-						 AUTOSIZE_FRAMEWORK_FSDP};
+	static const char *const fws[] = {"megatron", "fsdp"};
 	autosize_model m;
 	autosize_partition part;
 	sizing_job job;
@@ -741,21 +740,13 @@ static void test_vp_group(void **state)
 			autosize_request r;
 			autosize_plan plan;
 			char b[16];
+			const char *const opts[] = {"model", models[i],
+				"train-framework", fws[i], "train-batch", b,
+				"nodes", "4", "gpu", "h100", "train-tokens",
+				"1e8", NULL};
 
-			autosize_request_init(&r);
 			snprintf(b, sizeof(b), "%d", batch);
-			assert_int_equal(autosize_request_set(&r, "model",
-							      models[i], &e),
-					 0);
-			assert_int_equal(autosize_request_set(&r, "train-batch",
-							      b, &e), 0);
-			assert_int_equal(autosize_request_set(&r, "nodes",
-							      "4", &e), 0);
-			assert_int_equal(autosize_request_set(&r, "gpu",
-							      "h100", &e), 0);
-			assert_int_equal(autosize_request_set(&r,
-				"train-tokens", "1e8", &e), 0);
-			r.framework = fws[i];
+			request_of(&r, opts);
 			assert_int_equal(autosize_request_finish(&r, &e), 0);
 			if (autosize_plan_compute(p, &r, &plan, &e) !=
 			    AUTOSIZE_OK || plan.vp <= 1)
