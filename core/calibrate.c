@@ -1,13 +1,32 @@
 /*
- * autosize: learning corrections from finished jobs (calibration.h).
+ * autosize: learning corrections from finished jobs (calibration.h):
+ * which jobs count. Reports come from users' jobs, so each figure must
+ * be one a real job could have produced:
  *
- * Each job gives log(real / predicted) of its speed and memory. A
- * group (partition x GPU, then x framework, then x scale class) gets a
- * correction when it has min_jobs jobs from min_users users: the median
- * over users of each user's median (a user flooding reports is still one
- * vote; Rousseeuw & Croux's breakdown argument for medians: under half
- * of the users lying cannot move it past the honest users' range), and
- * the 5th/95th percentiles with each user's jobs weighing 1 in all.
+ * - a sane end (COMPLETED, TIMEOUT, CANCELLED, PREEMPTED; a FAILED or
+ *   OUT_OF_MEMORY job's speed is not the cluster's) after min_run_s (5
+ *   minutes: start-up, compilation and the first steps are in it);
+ * - an elapsed time that covers the steps reported: each report line
+ *   measures at least one optimizer step of gbs x seq tokens, so
+ *   lines x step tokens / tokens per second (and lines x step_s) must
+ *   fit in it;
+ * - a model FLOPs utilization (6 x params x tokens/s over the GPUs'
+ *   dense BF16 peak, the 6ND rule) at most max_mfu, 0.8: a training step
+ *   is mostly GEMMs and no GEMM sustains more than ~80% of dense peak
+ *   (cuBLAS on H100 SXM reaches ~750-800 of 989 TFLOP/s BF16 on large
+ *   square shapes, NVIDIA's GEMM benchmarks), while the best published
+ *   whole-job MFUs are 40-60% (PaLM 46%, MegaScale 55%, Llama 3 38-43%).
+ *   The record carries neither the active parameters of an MoE nor an
+ *   FP8 plan's precision, so a plan whose own 6ND MFU is already above
+ *   the ceiling is not checked this way (its ratio bounds still hold);
+ * - a ratio to the prediction inside speed_min..speed_max.
+ *
+ * A job without a report counts by its elapsed time against its planned
+ * time: exactly when it COMPLETED, as an upper bound when it hit its
+ * time limit (TIMEOUT: it would have needed at least that long). Left
+ * out, the slow jobs that time out would make the site look faster than
+ * it is; kept as a bound, the median is exact whenever the bounds fall
+ * below it, as a slow job's do.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,50 +34,14 @@
 #include "calibrate.h"
 #include "perfdata.h"
 
-/* Jobs one run reads at most (a bounded memory footprint). */
-#define CAL_MAX_SAMPLES 2000000
-#define CAL_MAX_REASONS 16
-#define CAL_LEVELS 3
-#define CAL_Q_LOW 0.05
-#define CAL_Q_HIGH 0.95
-
-typedef struct cal_sample {
-	char user[AUTOSIZE_CAL_USER_MAX];
-	char partition[AUTOSIZE_PART_NAME_MAX];
-	char gpu[AUTOSIZE_GPU_NAME_MAX];
-	char framework[AUTOSIZE_FRAMEWORK_NAME_MAX];
-	char scale[AUTOSIZE_CAL_SCALE_MAX];
-	double v[2];            /* log speed, log memory ratio; NAN: none */
-	int group;              /* scratch: current group or -1 */
-} cal_sample;
-
-/* One value of a group, for the statistics. */
-typedef struct cal_point {
-	const char *user;
-	double v;
-	double w;
-} cal_point;
-
-typedef struct cal_stats {
-	int jobs, users;
-	double median, low, high;  /* as ratios */
-} cal_stats;
-
-struct autosize_calibrator {
-	autosize_cal_options o;
-	cal_sample *s;
-	size_t n, cap;
-	cal_point *pts;           /* scratch, n of them */
-	long read, used;
-	int n_reasons;
-	const char *why[CAL_MAX_REASONS];
-	long count[CAL_MAX_REASONS];
-	int short_groups;
-	int made;
+/* Job states whose measured figures are the cluster's speed. */
+static const char *const cal_states[] = {
+	"COMPLETED", "TIMEOUT", "CANCELLED", "PREEMPTED", NULL
 };
 
 void autosize_cal_options_init(autosize_cal_options *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->min_jobs = AUTOSIZE_CAL_MIN_JOBS;
 	o->min_users = AUTOSIZE_CAL_MIN_USERS;
 	o->speed_min = AUTOSIZE_CAL_SPEED_MIN;
@@ -66,6 +49,11 @@ void autosize_cal_options_init(autosize_cal_options *o)
 	o->memory_min = AUTOSIZE_CAL_MEMORY_MIN;
 	o->memory_max = AUTOSIZE_CAL_MEMORY_MAX;
 	o->min_elapsed_s = 3600;
+	o->min_run_s = AUTOSIZE_CAL_MIN_RUN_S;
+	o->require_state = 1;
+	o->max_mfu = AUTOSIZE_CAL_MAX_MFU;
+	o->shrink_users = AUTOSIZE_CAL_SHRINK_USERS;
+	o->max_step = AUTOSIZE_CAL_MAX_STEP;
 }
 
 autosize_calibrator *autosize_calibrator_create(
@@ -86,8 +74,10 @@ void autosize_calibrator_destroy(autosize_calibrator *k)
 {
 	if (!k)
 		return;
-	free(k->s);
+	cal_sample_free(k);
+	free(k->all);
 	free(k->pts);
+	free(k->change);
 	free(k);
 }
 
@@ -108,295 +98,188 @@ void autosize_calibrator_skip(autosize_calibrator *k, const char *why)
 	k->count[i]++;
 }
 
-static cal_sample *cal_new_sample(autosize_calibrator *k)
+static int cal_state_ok(const char *state)
 {
-	cal_sample *grown;
-	size_t cap;
+	int i;
 
-	if (k->n == k->cap) {
-		if (k->cap >= CAL_MAX_SAMPLES)
-			return NULL;
-		cap = k->cap ? k->cap * 2 : 256;
-		grown = realloc(k->s, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		k->s = grown;
-		k->cap = cap;
-	}
-	return memset(&k->s[k->n], 0, sizeof(k->s[0]));
+	for (i = 0; state && cal_states[i]; i++)
+		if (strcmp(state, cal_states[i]) == 0)
+			return 1;
+	return 0;
 }
 
-/* log(real / predicted) of the job's speed, NAN when it has none; -INF
- * for an implausible one. */
-static double cal_speed(const autosize_calibrator *k,
-			const autosize_record *r, const char *state,
-			double elapsed_s)
+/* 6ND model FLOPs utilization of tok_s on the record's GPUs; 0 when the
+ * GPU or the sizes are unknown. */
+static double cal_mfu(const autosize_calibrator *k, const autosize_record *r,
+		      double tok_s)
+{
+	const autosize_gpu *g;
+	double peak;
+	int gpus = r->nodes * r->gpus_per_node;
+
+	if (!k->o.catalog || gpus <= 0 || r->params <= 0)
+		return 0;
+	g = autosize_catalog_find(k->o.catalog, r->gpu);
+	peak = g ? autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) : 0;
+	if (!(peak > 0))
+		return 0;
+	return 6 * r->params * tok_s / (gpus * peak);
+}
+
+/* Why a real speed of tok_s is impossible for the record's job, or NULL:
+ * above the MFU ceiling (when the plan itself is under it). */
+static const char *cal_physical(const autosize_calibrator *k,
+				const autosize_record *r, double tok_s)
+{
+	double planned = cal_mfu(k, r, r->tokens_per_s);
+
+	if (planned > 0 && planned <= k->o.max_mfu &&
+	    cal_mfu(k, r, tok_s) > k->o.max_mfu)
+		return "speed above the GPU's MFU ceiling";
+	return NULL;
+}
+
+/* Why the report cannot come from a run of elapsed_s, or NULL: each
+ * line is at least one optimizer step. */
+static const char *cal_covered(const autosize_record *r, double elapsed_s)
+{
+	double lines = r->m_lines > 0 ? r->m_lines : 1, need_s = 0;
+	double step_tokens = (double)r->global_batch * r->seq_len;
+
+	if (elapsed_s <= 0)
+		return NULL;
+	if (step_tokens > 0)
+		need_s = lines * step_tokens / r->m_tokens_per_s;
+	if (r->m_step_s > 0)
+		need_s = fmax(need_s, lines * r->m_step_s);
+	return need_s > elapsed_s ? "elapsed time shorter than the steps "
+				    "reported" : NULL;
+}
+
+/*
+ * log(real / predicted) of the job's speed into *v (NAN when it has
+ * none; *censored when an upper bound). Returns why the job is not
+ * usable, or NULL.
+ */
+static const char *cal_speed(const autosize_calibrator *k,
+			     const autosize_record *r, const char *state,
+			     double elapsed_s, double *v, int *censored)
 {
 	/* a calibrated plan: against the model's own prediction, so that
 	 * calibrating again keeps the correction instead of undoing it */
-	double used = r->cal_speed > 0 ? r->cal_speed : 1, ratio;
+	double used = r->cal_speed > 0 ? r->cal_speed : 1, ratio, tok_s;
+	const char *why;
+	int timeout = state && strcmp(state, "TIMEOUT") == 0;
 
+	*v = NAN;
+	*censored = 0;
 	if (r->tokens_per_s <= 0)
-		return NAN;
-	if (r->has_measured && r->m_tokens_per_s > 0)
-		ratio = r->m_tokens_per_s / r->tokens_per_s * used;
-	else if (state && strcmp(state, "COMPLETED") == 0 &&
-		 elapsed_s >= k->o.min_elapsed_s && r->tokens > 0 &&
-		 r->train_hours > 0 &&
-		 (r->time_limit_min <= 0 ||
-		  r->train_hours * 60 <= r->time_limit_min))
-		ratio = r->train_hours * 3600 / elapsed_s * used;
-	else
-		return NAN;
+		return NULL;
+	if (r->has_measured && r->m_tokens_per_s > 0) {
+		if ((why = cal_covered(r, elapsed_s)))
+			return why;
+		tok_s = r->m_tokens_per_s;
+	} else if (state && (strcmp(state, "COMPLETED") == 0 || timeout) &&
+		   elapsed_s >= k->o.min_elapsed_s && r->tokens > 0 &&
+		   r->train_hours > 0 &&
+		   (r->time_limit_min <= 0 ||
+		    r->train_hours * 60 <= r->time_limit_min)) {
+		/* a TIMEOUT job trained for elapsed_s and was not done:
+		 * at most this fast */
+		tok_s = r->tokens / elapsed_s;
+		*censored = timeout;
+	} else {
+		return NULL;
+	}
+	ratio = tok_s / r->tokens_per_s * used;
 	if (!(ratio >= k->o.speed_min && ratio <= k->o.speed_max))
-		return -INFINITY;
-	return log(ratio);
+		return "implausible speed";
+	if (!*censored && (why = cal_physical(k, r, tok_s)))
+		return why;
+	*v = log(ratio);
+	return NULL;
 }
 
-static double cal_memory(const autosize_calibrator *k,
-			 const autosize_record *r)
+/* log(real / planned) of the job's tensor memory into *v (NAN: none);
+ * more than the GPU holds is impossible. */
+static const char *cal_memory(const autosize_calibrator *k,
+			      const autosize_record *r, double *v)
 {
+	const autosize_gpu *g;
 	double ratio;
 
+	*v = NAN;
 	if (!r->has_measured || r->m_mem_bytes <= 0 || r->alloc_bytes <= 0)
-		return NAN;
+		return NULL;
+	g = k->o.catalog ? autosize_catalog_find(k->o.catalog, r->gpu) : NULL;
+	if (g && g->mem_bytes > 0 && r->m_mem_bytes > g->mem_bytes)
+		return "memory above the GPU's";
 	ratio = r->m_mem_bytes / r->alloc_bytes *
 		(r->cal_memory > 0 ? r->cal_memory : 1);
 	if (!(ratio >= k->o.memory_min && ratio <= k->o.memory_max))
-		return -INFINITY;
-	return log(ratio);
+		return "implausible memory";
+	*v = log(ratio);
+	return NULL;
+}
+
+/* Why the job as a whole does not count (its state and run time), or
+ * NULL. */
+static const char *cal_job_ok(const autosize_calibrator *k,
+			      const char *user, const char *state,
+			      double elapsed_s)
+{
+	if (!user || !user[0] || strlen(user) >= AUTOSIZE_CAL_USER_MAX)
+		return "no user";
+	if (k->o.require_state && !cal_state_ok(state))
+		return state && state[0] ? "job state not COMPLETED, TIMEOUT, "
+					   "CANCELLED or PREEMPTED"
+					 : "no job state";
+	if (k->o.min_run_s > 0 && !(elapsed_s >= k->o.min_run_s))
+		return elapsed_s > 0 ? "ran under --min-run" : "no elapsed "
+							      "time";
+	return NULL;
 }
 
 int autosize_calibrator_add(autosize_calibrator *k, const char *user,
 			    const autosize_record *r, const char *state,
 			    double elapsed_s)
 {
-	double speed, mem;
-	cal_sample *s;
+	const char *why;
+	cal_sample s;
+	int rc;
 
 	if (!r) {
 		autosize_calibrator_skip(k, "no autosize record");
 		return 0;
 	}
-	if (!user || !user[0] || strlen(user) >= AUTOSIZE_CAL_USER_MAX) {
-		autosize_calibrator_skip(k, "no user");
+	memset(&s, 0, sizeof(s));
+	if ((why = cal_job_ok(k, user, state, elapsed_s)) ||
+	    (why = cal_speed(k, r, state, elapsed_s, &s.v[0], &s.censored)) ||
+	    (why = cal_memory(k, r, &s.v[1]))) {
+		autosize_calibrator_skip(k, why);
 		return 0;
 	}
-	speed = cal_speed(k, r, state, elapsed_s);
-	mem = cal_memory(k, r);
-	if (speed == -INFINITY) {
-		autosize_calibrator_skip(k, "implausible speed");
-		return 0;
-	}
-	if (mem == -INFINITY) {
-		autosize_calibrator_skip(k, "implausible memory");
-		return 0;
-	}
-	if (isnan(speed) && isnan(mem)) {
+	if (isnan(s.v[0]) && isnan(s.v[1])) {
 		autosize_calibrator_skip(k, "nothing measured");
 		return 0;
 	}
-	if (!(s = cal_new_sample(k))) {
-		autosize_calibrator_skip(k, "over the job limit or out of "
-					 "memory");
+	snprintf(s.framework, sizeof(s.framework), "%s", r->framework);
+	snprintf(s.scale, sizeof(s.scale), "%s",
+		 perfdata_scale(r->nodes * r->gpus_per_node));
+	rc = cal_sample_offer(k, user, r->partition, r->gpu, &s);
+	if (rc <= 0) {
+		autosize_calibrator_skip(k, rc < 0 ? "out of memory" :
+			"over the user x partition limit (16384)");
 		return 0;
 	}
-	k->n++;
 	k->read++;
 	k->used++;
-	snprintf(s->user, sizeof(s->user), "%s", user);
-	snprintf(s->partition, sizeof(s->partition), "%s", r->partition);
-	snprintf(s->gpu, sizeof(s->gpu), "%s", r->gpu);
-	snprintf(s->framework, sizeof(s->framework), "%s", r->framework);
-	snprintf(s->scale, sizeof(s->scale), "%s",
-		 perfdata_scale(r->nodes * r->gpus_per_node));
-	s->v[0] = speed;
-	s->v[1] = mem;
 	return 1;
 }
 
-static int cal_point_cmp_user(const void *a, const void *b)
+const char *autosize_calibrator_change(const autosize_calibrator *k, int i)
 {
-	const cal_point *x = a, *y = b;
-	int c = strcmp(x->user, y->user);
-
-	if (c)
-		return c;
-	return (x->v > y->v) - (x->v < y->v);
-}
-
-static int cal_point_cmp_value(const void *a, const void *b)
-{
-	const cal_point *x = a, *y = b;
-
-	return (x->v > y->v) - (x->v < y->v);
-}
-
-static double cal_median_sorted(const cal_point *p, int n)
-{
-	return n % 2 ? p[n / 2].v : (p[n / 2 - 1].v + p[n / 2].v) / 2;
-}
-
-/* Weighted quantile q of points sorted by value (weights sum to wsum). */
-static double cal_quantile(const cal_point *p, int n, double wsum, double q)
-{
-	double acc = 0;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		acc += p[i].w;
-		if (acc >= q * wsum)
-			return p[i].v;
-	}
-	return p[n - 1].v;
-}
-
-/*
- * Statistics of value `which` over the samples of group g: each user's
- * median, the median of those; the spread from the median absolute
- * deviation with each user's jobs weighing 1 in all (a user holds at
- * most 1/users of it), scaled to the normal distribution's 5th and 95th
- * percentiles (1.4826 x MAD = sigma; +-1.645 sigma).
- */
-static void cal_group_stats(autosize_calibrator *k, int g, int which,
-			    cal_stats *st)
-{
-	cal_point *p = k->pts, *med = k->pts + k->n;
-	double center, sigma;
-	int n = 0, m = 0, i, j, t;
-
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < (int)k->n; i++)
-		if (k->s[i].group == g && !isnan(k->s[i].v[which])) {
-			p[n].user = k->s[i].user;
-			p[n].v = k->s[i].v[which];
-			n++;
-		}
-	if (n == 0)
-		return;
-	qsort(p, (size_t)n, sizeof(*p), cal_point_cmp_user);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && strcmp(p[j].user, p[i].user) == 0; j++)
-			;
-		med[m].user = p[i].user;
-		med[m].v = cal_median_sorted(p + i, j - i);
-		med[m].w = 1;
-		m++;
-		for (t = i; t < j; t++)
-			p[t].w = 1.0 / (j - i);
-	}
-	qsort(med, (size_t)m, sizeof(*med), cal_point_cmp_value);
-	center = cal_median_sorted(med, m);
-	for (i = 0; i < n; i++)
-		p[i].v = fabs(p[i].v - center);
-	qsort(p, (size_t)n, sizeof(*p), cal_point_cmp_value);
-	sigma = 1.4826 * cal_quantile(p, n, m, 0.5);
-	st->jobs = n;
-	st->users = m;
-	st->median = exp(center);
-	st->low = exp(center - 1.645 * sigma);
-	st->high = exp(center + 1.645 * sigma);
-}
-
-/* Key of a sample at a level: partition/gpu, + framework, + scale. */
-static int cal_same_group(const cal_sample *a, const cal_sample *b,
-			  int level)
-{
-	if (strcmp(a->partition, b->partition) || strcmp(a->gpu, b->gpu))
-		return 0;
-	if (level >= 1 && strcmp(a->framework, b->framework))
-		return 0;
-	return level < 2 || strcmp(a->scale, b->scale) == 0;
-}
-
-/* The correction of group g (its first sample is s) at level, when the
- * jobs support one. */
-static int cal_make_entry(autosize_calibrator *k, int g, int level,
-			  const cal_sample *s, autosize_cal_entry *x)
-{
-	cal_stats sp, mem;
-
-	cal_group_stats(k, g, 0, &sp);
-	if (sp.jobs < k->o.min_jobs || sp.users < k->o.min_users)
-		return 0;
-	cal_group_stats(k, g, 1, &mem);
-	memset(x, 0, sizeof(*x));
-	snprintf(x->partition, sizeof(x->partition), "%s", s->partition);
-	snprintf(x->gpu, sizeof(x->gpu), "%s", s->gpu);
-	snprintf(x->framework, sizeof(x->framework), "%s",
-		 level >= 1 ? s->framework : AUTOSIZE_CAL_ANY);
-	snprintf(x->scale, sizeof(x->scale), "%s",
-		 level >= 2 ? s->scale : AUTOSIZE_CAL_ANY);
-	x->jobs = sp.jobs;
-	x->users = sp.users;
-	x->speed_factor = sp.median;
-	x->speed_low = fmax(sp.low, k->o.speed_min);
-	x->speed_high = fmin(sp.high, k->o.speed_max);
-	x->memory_factor = x->memory_high = 1;
-	if (mem.jobs >= k->o.min_jobs && mem.users >= k->o.min_users) {
-		x->memory_jobs = mem.jobs;
-		x->memory_users = mem.users;
-		x->memory_factor = mem.median;
-		x->memory_high = fmin(mem.high, k->o.memory_max);
-	}
-	return 1;
-}
-
-/* 1 when entry x says nothing the entry a plan would use without it
- * does not (within a percent): it is left out. */
-static int cal_redundant(const autosize_calibration *c,
-			 const autosize_cal_entry *x)
-{
-	const autosize_cal_entry *up;
-
-	up = autosize_calibration_find_scale(c, x->partition, x->gpu,
-		x->framework, strcmp(x->scale, AUTOSIZE_CAL_ANY) ? x->scale
-								 : NULL);
-	return up && fabs(up->speed_factor / x->speed_factor - 1) < 0.01 &&
-	       fabs(up->speed_low / x->speed_low - 1) < 0.01 &&
-	       fabs(up->speed_high / x->speed_high - 1) < 0.01 &&
-	       fabs(up->memory_factor / x->memory_factor - 1) < 0.01;
-}
-
-autosize_calibration *autosize_calibrator_result(autosize_calibrator *k,
-						 autosize_error *e)
-{
-	autosize_calibration *c = autosize_calibration_empty();
-	autosize_cal_entry x;
-	int level, groups;
-	size_t i, j;
-
-	free(k->pts);
-	k->pts = malloc((2 * k->n + 1) * sizeof(*k->pts));
-	if (!c || !k->pts) {
-		autosize_calibration_destroy(c);
-		autosize_fail(e, AUTOSIZE_ENOMEM, "calibrate: out of memory "
-			      "for %zu jobs", k->n);
-		return NULL;
-	}
-	k->short_groups = k->made = 0;
-	for (level = 0; level < CAL_LEVELS; level++) {
-		for (i = 0; i < k->n; i++)
-			k->s[i].group = -1;
-		groups = 0;
-		for (i = 0; i < k->n; i++) {
-			if (k->s[i].group >= 0)
-				continue;
-			for (j = i; j < k->n; j++)
-				if (k->s[j].group < 0 &&
-				    cal_same_group(&k->s[i], &k->s[j], level))
-					k->s[j].group = groups;
-			if (!cal_make_entry(k, groups, level, &k->s[i], &x)) {
-				k->short_groups += level == 0;
-			} else if (!cal_redundant(c, &x)) {
-				if (autosize_calibration_add_entry(c, &x) != 0)
-					break;
-				k->made++;
-			}
-			groups++;
-		}
-	}
-	return c;
+	return k && k->change && i >= 0 && i < k->made ? k->change[i] : NULL;
 }
 
 void autosize_calibrator_summary(const autosize_calibrator *k, char *buf,
@@ -415,9 +298,15 @@ void autosize_calibrator_summary(const autosize_calibrator *k, char *buf,
 							: len;
 	}
 	if (used < len)
-		snprintf(buf + used, len - used, "%s; %d correction%s, %d "
-			 "partition/GPU group%s below --min-jobs/--min-users",
+		snprintf(buf + used, len - used, "%s; %d correction%s (%d "
+			 "bounded by --max-step), %d partition/GPU group%s "
+			 "below --min-jobs/--min-users",
 			 k->n_reasons ? ")" : "", k->made,
-			 k->made == 1 ? "" : "s", k->short_groups,
+			 k->made == 1 ? "" : "s", k->bounded, k->short_groups,
 			 k->short_groups == 1 ? "" : "s");
+	used = strlen(buf);
+	if (k->dropped > 0 && used < len)
+		snprintf(buf + used, len - used, "; %ld jobs sampled over "
+			 "(%d kept per user and partition/GPU)", k->dropped,
+			 CAL_SLOT_SAMPLES);
 }

@@ -142,13 +142,25 @@ static void test_record_attach(void **state)
 						8), -1);
 }
 
-/* A JSON line of a job that ran at `speed` x the plan. */
+/* A JSON line of a day-long job that completed at tok_s. */
 static void cal_test_line(char *buf, size_t len, const char *user,
 			  const char *plan_json, double tok_s)
 {
 	snprintf(buf, len, "{\"job_id\":1,\"user\":\"%s\",\"plan\":%s,"
 		 "\"measured\":{\"tokens_per_s\":%.3f,"
-		 "\"peak_memory_bytes\":null}}", user, plan_json, tok_s);
+		 "\"peak_memory_bytes\":null},\"state\":\"COMPLETED\","
+		 "\"elapsed_s\":86400}", user, plan_json, tok_s);
+}
+
+/* A calibrator with the defaults but no bound on the change (the
+ * aggregation alone). */
+static autosize_calibrator *cal_test_unbounded(void)
+{
+	autosize_cal_options o;
+
+	autosize_cal_options_init(&o);
+	o.max_step = 0;
+	return autosize_calibrator_create(&o);
 }
 
 static void cal_test_feed(autosize_calibrator *k, const char *user,
@@ -164,13 +176,14 @@ static void cal_test_feed(autosize_calibrator *k, const char *user,
 				   &e))
 		fail_msg("%s", e.msg);
 	assert_string_equal(u, user);
-	autosize_calibrator_add(k, u, &r, NULL, 0);
+	assert_string_equal(st, "COMPLETED");
+	autosize_calibrator_add(k, u, &r, st, el);
 }
 
 static void test_calibrator_robust(void **state)
 {
 	autosize_policy *p = cal_test_policy();
-	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibrator *k = cal_test_unbounded();
 	autosize_calibration *c;
 	const autosize_cal_entry *x;
 	autosize_plan plan, other;
@@ -379,7 +392,8 @@ static void test_report_measure(void **state)
 static void test_recalibration_stable(void **state)
 {
 	autosize_policy *p = cal_test_policy();
-	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibrator *k = NULL;
+	autosize_cal_options o;
 	autosize_calibration *c, *again;
 	const autosize_cal_entry *x;
 	autosize_plan plan;
@@ -395,6 +409,10 @@ static void test_recalibration_stable(void **state)
 	c = autosize_calibration_parse(text, strlen(text), "cal", &e);
 	assert_non_null(c);
 	autosize_policy_set_calibration(p, c);
+	/* bounded against the calibration in force, as cron's -o FILE */
+	autosize_cal_options_init(&o);
+	o.previous = c;
+	k = autosize_calibrator_create(&o);
 	cal_test_plan("gpu", p, &plan);
 	assert_true(plan.calibration.applied);
 	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
@@ -532,27 +550,36 @@ static void test_cli_calibrate(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* The record of a 1e10-token job on 8 x nodes H100s planned for
+ * hours, limit_min its time limit. */
+static void cal_test_record(autosize_record *r, int nodes, double hours,
+			    long limit_min)
+{
+	autosize_record_init(r);
+	snprintf(r->partition, sizeof(r->partition), "gpu");
+	snprintf(r->gpu, sizeof(r->gpu), "H100");
+	snprintf(r->framework, sizeof(r->framework), "megatron");
+	r->nodes = nodes;
+	r->gpus_per_node = 8;
+	r->tokens = 1e10;
+	r->train_hours = hours;
+	r->tokens_per_s = r->tokens / (hours * 3600);
+	r->time_limit_min = limit_min;
+}
+
 /* A job without a report counts by its elapsed time when it completed
- * in one piece after at least an hour; others are skipped and counted. */
+ * in one piece after at least an hour, or hit its time limit (then as
+ * an upper bound on its speed); others are skipped and counted. */
 static void test_calibrator_elapsed(void **state)
 {
-	autosize_calibrator *k = autosize_calibrator_create(NULL);
+	autosize_calibrator *k = cal_test_unbounded();
 	autosize_calibration *c;
 	autosize_record r;
 	autosize_error e;
 	char user[8], summary[512];
 	int i;
 
-	autosize_record_init(&r);
-	snprintf(r.partition, sizeof(r.partition), "gpu");
-	snprintf(r.gpu, sizeof(r.gpu), "H100");
-	snprintf(r.framework, sizeof(r.framework), "megatron");
-	r.nodes = 2;
-	r.gpus_per_node = 8;
-	r.tokens = 1e10;
-	r.tokens_per_s = 1e10 / (1.4 * 3600);
-	r.train_hours = 1.4;
-	r.time_limit_min = 180;
+	cal_test_record(&r, 2, 1.4, 180);
 	for (i = 0; i < 9; i++) {
 		snprintf(user, sizeof(user), "u%d", i % 3);
 		/* planned 1.4 h, ran 2 h: 0.7x */
@@ -567,17 +594,70 @@ static void test_calibrator_elapsed(void **state)
 						 100000), 0);
 	assert_int_equal(autosize_calibrator_add(k, "", &r, "COMPLETED",
 						 7200), 0);
+	/* cancelled without a report: its elapsed time says nothing */
+	assert_int_equal(autosize_calibrator_add(k, "u1", &r, "CANCELLED",
+						 7200), 0);
 	c = autosize_calibrator_result(k, &e);
 	assert_non_null(c);
 	assert_int_equal(autosize_calibration_count(c), 1);
 	assert_true(fabs(autosize_calibration_at(c, 0)->speed_factor - 0.7) <
 		    1e-9);
 	autosize_calibrator_summary(k, summary, sizeof(summary));
-	if (!strstr(summary, "read 13 jobs, used 9, skipped 4 (2 nothing "
+	if (!strstr(summary, "read 14 jobs, used 9, skipped 5 (1 job state "
+		    "not COMPLETED, TIMEOUT, CANCELLED or PREEMPTED, 2 nothing "
 		    "measured, 1 implausible speed, 1 no user)"))
 		fail_msg("summary: %s", summary);
 	autosize_calibration_destroy(c);
 	autosize_calibrator_destroy(k);
+}
+
+/* Jobs that hit their time limit are the slow ones: counted (as at most
+ * as fast as their elapsed time says), the factor is slower than the
+ * COMPLETED jobs alone say, and never faster than the truth. */
+static void test_calibrator_timeout(void **state)
+{
+	autosize_calibrator *k[2] = { cal_test_unbounded(),
+				      cal_test_unbounded() };
+	autosize_calibration *c[2];
+	const autosize_cal_entry *x[2];
+	autosize_record r;
+	autosize_error e;
+	char user[8];
+	int i, m;
+
+	cal_test_record(&r, 1, 2, 180);
+	/* 6 users: 4 jobs each at 0.9x (2.22 h, completed), 6 more each
+	 * really at 0.55x (3.6 h) killed at the 3 h limit */
+	for (i = 0; i < 60; i++) {
+		snprintf(user, sizeof(user), "u%d", i % 6);
+		if (i < 24) {
+			for (m = 0; m < 2; m++)
+				assert_int_equal(autosize_calibrator_add(k[m],
+					user, &r, "COMPLETED", 2 * 3600 / 0.9),
+					1);
+		} else {
+			assert_int_equal(autosize_calibrator_add(k[1], user,
+					 &r, "TIMEOUT", 180 * 60), 1);
+		}
+	}
+	for (m = 0; m < 2; m++) {
+		c[m] = autosize_calibrator_result(k[m], &e);
+		assert_non_null(c[m]);
+		x[m] = autosize_calibration_find(c[m], "gpu", "H100",
+						 "megatron", 8);
+		assert_non_null(x[m]);
+	}
+	/* completed only: 0.9 (too fast); with the time-outs: their bound
+	 * 2 h / 3 h = 0.667, the true median of 0.9 and 0.55 jobs lies
+	 * below it, and the estimate is never under the truth's 0.55 */
+	assert_true(fabs(x[0]->speed_factor - 0.9) < 1e-6);
+	if (!(x[1]->speed_factor < 0.7 && x[1]->speed_factor >= 0.55))
+		fail_msg("with time-outs %.3f, want 0.55..0.7",
+			 x[1]->speed_factor);
+	for (m = 0; m < 2; m++) {
+		autosize_calibration_destroy(c[m]);
+		autosize_calibrator_destroy(k[m]);
+	}
 }
 
 /* A memory factor above 1 leaves that room: the corrected peak stays
@@ -674,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_calibrator_robust),
 		cmocka_unit_test(test_calibrator_min_users),
 		cmocka_unit_test(test_calibrator_elapsed),
+		cmocka_unit_test(test_calibrator_timeout),
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
 		cmocka_unit_test(test_plan_memory_factor),

@@ -4,9 +4,11 @@
  * corrections plans use (calibration.h; README "The closed loop").
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,17 +31,29 @@ static void cal_usage(FILE *f)
 		"usage: autosize calibrate [--sacct [--starttime T] "
 		"[--endtime T] [--partition P]]\n"
 		"                          [--min-jobs N] [--min-users N] "
-		"[-o FILE] [FILE.jsonl...]\n\n"
+		"[--min-run S] [--max-mfu X]\n"
+		"                          [--shrink-users N] [--previous "
+		"FILE|none] [--max-step X]\n"
+		"                          [-o FILE] [FILE.jsonl...]\n\n"
 		"Reads finished jobs (sacct's AdminComment records, or JSON "
 		"lines:\n{\"job_id\":..,\"user\":..,\"plan\":{autosize plan "
 		"--json},\"measured\":{\"tokens_per_s\":..,\n"
 		"\"peak_memory_bytes\":..},\"state\":..,\"elapsed_s\":..}) "
 		"and writes the speed and memory\ncorrections per partition "
 		"and GPU as YAML (policy key calibration:).\n"
-		"--starttime defaults to now-30days. A correction needs "
-		"--min-jobs (%d) jobs\nfrom --min-users (%d) users. One line "
-		"on stderr says what was used and skipped.\n",
-		AUTOSIZE_CAL_MIN_JOBS, AUTOSIZE_CAL_MIN_USERS);
+		"--starttime defaults to now-30days. A job counts after "
+		"--min-run seconds (%d)\nin state COMPLETED, TIMEOUT, "
+		"CANCELLED or PREEMPTED, at most --max-mfu (%.2f) of\nits "
+		"GPUs' dense peak. A correction needs --min-jobs (%d) jobs "
+		"from --min-users\n(%d) users; narrow ones shrink toward "
+		"the broad one (--shrink-users %d); each\nmoves at most "
+		"--max-step (x%.2f, none: unbounded) from --previous "
+		"(default: the -o FILE\nwhen it exists; else the model's "
+		"1). Stderr shows each change (old -> new, by "
+		"whom) and what was skipped.\n",
+		AUTOSIZE_CAL_MIN_RUN_S, AUTOSIZE_CAL_MAX_MFU,
+		AUTOSIZE_CAL_MIN_JOBS, AUTOSIZE_CAL_MIN_USERS,
+		AUTOSIZE_CAL_SHRINK_USERS, AUTOSIZE_CAL_MAX_STEP);
 }
 
 static void cal_bad_line(cal_cli *c, const char *why, const char *msg)
@@ -147,29 +161,113 @@ static int cal_run_sacct(cal_cli *c, char *const argv[])
 	return 0;
 }
 
-/* Write the file next to its final name, then rename: slurmctld never
- * reads half a file. */
+/* The folder of path into dir ("." when it has none); -1 too long. */
+static int cal_dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int n;
+
+	if (!slash)
+		n = snprintf(dir, len, ".");
+	else if (slash == path)
+		n = snprintf(dir, len, "/");
+	else
+		n = snprintf(dir, len, "%.*s", (int)(slash - path), path);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Write a private temporary file in the target's folder (mkstemp: a new
+ * name no one else holds, so no link planted there is followed), make
+ * it readable (slurmctld reads it as SlurmUser), then rename it into
+ * place: slurmctld never reads half a file. */
 static int cal_write(const autosize_calibration *cal, const char *out,
 		     const char *source)
 {
-	char tmp[AUTOSIZE_PATH_MAX + 16];
-	FILE *f;
+	char dir[AUTOSIZE_PATH_MAX], tmp[AUTOSIZE_PATH_MAX + 32];
+	FILE *f = NULL;
+	int fd = -1, rv = -1;
 
 	if (!out)
 		return autosize_calibration_write(cal, stdout, source);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp))
-		return -1;
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "autosize: -o %s: %s\n", tmp, strerror(errno));
+	if (cal_dir_of(out, dir, sizeof(dir)) != 0 ||
+	    snprintf(tmp, sizeof(tmp), "%s/.autosize-calibration.XXXXXX",
+		     dir) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "autosize: -o: path too long\n");
 		return -1;
 	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "autosize: -o %s: cannot create a temporary "
+			"file in %s: %s\n", out, dir, strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, 0644) != 0 || !(f = fdopen(fd, "w")))
+		goto fail;
+	fd = -1;
 	if (autosize_calibration_write(cal, f, source) != 0 ||
-	    fclose(f) != 0 || rename(tmp, out) != 0) {
-		fprintf(stderr, "autosize: -o %s: %s\n", out, strerror(errno));
-		unlink(tmp);
+	    fflush(f) != 0 || fsync(fileno(f)) != 0)
+		goto fail;
+	if (fclose(f) != 0) {
+		f = NULL;
+		goto fail;
+	}
+	f = NULL;
+	if (rename(tmp, out) != 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "autosize: -o %s: %s\n", out, strerror(errno));
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return rv;
+}
+
+/* The calibration the new one is bounded against: --previous FILE, else
+ * the -o FILE when there is one; "none" or neither: unbounded. A file
+ * named explicitly must load; an -o FILE that does not is said and
+ * ignored (cron keeps running; the admin sees the line). */
+static int cal_previous(const char *previous, const char *out,
+			autosize_calibration **prev)
+{
+	const char *path = previous ? previous : out;
+	autosize_error e;
+
+	*prev = NULL;
+	if (!path || strcmp(path, "none") == 0)
+		return 0;
+	if (!previous && access(path, F_OK) != 0)
+		return 0;
+	*prev = autosize_calibration_load(path, &e);
+	if (*prev)
+		return 0;
+	if (previous) {
+		fprintf(stderr, "autosize: calibrate: --previous: %s\n",
+			e.msg);
 		return -1;
 	}
+	fprintf(stderr, "autosize: calibrate: warning: the previous "
+		"calibration is unreadable, not bounding by it: %s\n", e.msg);
+	return 0;
+}
+
+/* A number in [lo, hi] for option name; -1 with a message when not. */
+static int cal_num_arg(const char *name, const char *v, double lo,
+		       double hi, double *out)
+{
+	char *end;
+	double n;
+
+	errno = 0;
+	n = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(n) || n < lo || n > hi) {
+		fprintf(stderr, "autosize: %s: '%.40s' is not a number from "
+			"%g to %g\n", name, v, lo, hi);
+		return -1;
+	}
+	*out = n;
 	return 0;
 }
 
@@ -195,10 +293,11 @@ int cli_calibrate(int argc, char **argv)
 		"sacct", "-P", "-n", "-X", "-a", "-o",
 		"JobID,User,Partition,State,Elapsed,AdminComment"
 	};
-	const char *out = NULL, *start = "now-30days";
-	char summary[512], source[256];
+	const char *out = NULL, *start = "now-30days", *previous = NULL;
+	char summary[768], source[256];
 	autosize_cal_options o;
-	autosize_calibration *cal = NULL;
+	autosize_calibration *cal = NULL, *prev = NULL;
+	autosize_catalog *cat = NULL;
 	autosize_error e;
 	cal_cli c = {NULL, 0};
 	int i, ns = 7, use_sacct = 0, files = 0, rv = CLI_EXIT_USAGE;
@@ -232,6 +331,25 @@ int cli_calibrate(int argc, char **argv)
 		} else if (strcmp(a, "--min-users") == 0) {
 			if (cal_int_arg(a, argv[++i], &o.min_users))
 				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--min-run") == 0) {
+			if (cal_num_arg(a, argv[++i], 0, 86400 * 30,
+					&o.min_run_s))
+				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--max-mfu") == 0) {
+			if (cal_num_arg(a, argv[++i], 0.05, 1, &o.max_mfu))
+				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--shrink-users") == 0) {
+			if (cal_num_arg(a, argv[++i], 0, 1000,
+					&o.shrink_users))
+				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--max-step") == 0) {
+			if (strcmp(argv[++i], "none") == 0)
+				o.max_step = 0;
+			else if (cal_num_arg(a, argv[i], 1.01, 3,
+					     &o.max_step))
+				return CLI_EXIT_USAGE;
+		} else if (strcmp(a, "--previous") == 0) {
+			previous = argv[++i];
 		} else {
 			fprintf(stderr, "autosize: calibrate: unknown option "
 				"'%.40s'\n", a);
@@ -248,9 +366,17 @@ int cli_calibrate(int argc, char **argv)
 	sacct[ns++] = "-S";
 	sacct[ns++] = (char *)start;
 	sacct[ns] = NULL;
+	if (cal_previous(previous, out, &prev) != 0)
+		goto out;
+	if (!(cat = autosize_catalog_default(&e))) {
+		fprintf(stderr, "autosize: calibrate: %s\n", e.msg);
+		goto out;
+	}
+	o.catalog = cat;
+	o.previous = prev;
 	if (!(c.k = autosize_calibrator_create(&o))) {
 		fprintf(stderr, "autosize: calibrate: out of memory\n");
-		return CLI_EXIT_USAGE;
+		goto out;
 	}
 	if (use_sacct && cal_run_sacct(&c, sacct) != 0)
 		goto out;
@@ -279,11 +405,17 @@ int cli_calibrate(int argc, char **argv)
 		 files ? "JSON-lines files" : "");
 	if (cal_write(cal, out, source) != 0)
 		goto out;
+	for (i = 0; autosize_calibrator_change(c.k, i); i++)
+		fprintf(stderr, "autosize: calibrate: %s\n",
+			autosize_calibrator_change(c.k, i));
 	autosize_calibrator_summary(c.k, summary, sizeof(summary));
-	fprintf(stderr, "autosize: %s\n", summary);
+	fprintf(stderr, "autosize: %s%s\n", summary, prev ? "" :
+		" (no previous calibration: bounded from the model's 1)");
 	rv = CLI_EXIT_OK;
 out:
 	autosize_calibration_destroy(cal);
+	autosize_calibration_destroy(prev);
+	autosize_catalog_destroy(cat);
 	autosize_calibrator_destroy(c.k);
 	return rv;
 }

@@ -397,6 +397,10 @@ static int probe_calibration(probe_cli *c)
 	autosize_cal_options_init(&o);
 	o.min_jobs = 1;
 	o.min_users = 1;
+	/* the user's own short probe runs: no run-time or state rule */
+	o.min_run_s = 0;
+	o.require_state = 0;
+	o.max_step = 0;
 	k = autosize_calibrator_create(&o);
 	if (!k)
 		return -1;

@@ -5,16 +5,22 @@
  * YAML file, the policy's `calibration:` key makes plans use them.
  *
  * Robust against bad or hostile reports (README "The closed loop"):
- * ratios outside plausibility bounds relative to the prediction are
- * skipped; a correction is the median over users of each user's median
- * (one user, however many jobs, is one vote), each user's jobs weigh 1
- * in all for the spread; a correction needs min_jobs jobs from min_users
- * users; a partition or GPU without one is left as predicted.
+ * a job counts only when its figures are physically possible (MFU under
+ * the GPU's ceiling, an elapsed time that covers the steps it reports),
+ * it ran long enough and ended in a sane state; each user keeps a
+ * uniform sample of at most 32 jobs per partition and GPU (whatever the
+ * order of the input); a correction is the median over users of each
+ * user's median (one user is one vote) and needs min_jobs jobs from
+ * min_users users; narrow corrections shrink toward the broad one by
+ * their users; and a correction moves at most max_step from the
+ * previous calibration's (the model's 1 without one). A partition or GPU without one is left as
+ * predicted.
  */
 #ifndef AUTOSIZE_CALIBRATION_H
 #define AUTOSIZE_CALIBRATION_H
 
 #include <stdio.h>
+#include "autosize/catalog.h"
 #include "autosize/jobrecord.h"
 
 #define AUTOSIZE_CAL_MAX_ENTRIES 256
@@ -29,6 +35,11 @@
 #define AUTOSIZE_CAL_SPEED_MAX 3.0
 #define AUTOSIZE_CAL_MEMORY_MIN 0.3
 #define AUTOSIZE_CAL_MEMORY_MAX 3.0
+/* Defaults of --min-run, --max-mfu, --shrink-users, --max-step. */
+#define AUTOSIZE_CAL_MIN_RUN_S 300
+#define AUTOSIZE_CAL_MAX_MFU 0.8
+#define AUTOSIZE_CAL_SHRINK_USERS 8
+#define AUTOSIZE_CAL_MAX_STEP 1.25
 
 /* One correction: a partition and GPU, optionally narrowed to a
  * framework and a scale class (perfdata_scale: small, mid, large). */
@@ -84,6 +95,17 @@ typedef struct autosize_cal_options {
 	double memory_min, memory_max;
 	double min_elapsed_s;  /* a job timed only by its elapsed time must
 				* run this long (start-up is in it) */
+	double min_run_s;      /* any job must have run this long (0: no
+				* elapsed time or state needed, the probe) */
+	int require_state;     /* 1: a job needs a usable Slurm state */
+	const autosize_catalog *catalog; /* peak FLOPs for the MFU ceiling
+				* (NULL: not checked); not owned */
+	double max_mfu;        /* the ceiling, of dense BF16 peak */
+	double shrink_users;   /* k of the narrow weight users/(users+k) */
+	const autosize_calibration *previous; /* the last calibration (NULL:
+				* none, the model's 1); not owned */
+	double max_step;       /* a factor moves at most this ratio from
+				* previous's (<= 1: unbounded) */
 } autosize_cal_options;
 
 void autosize_cal_options_init(autosize_cal_options *o);
@@ -98,9 +120,11 @@ void autosize_calibrator_destroy(autosize_calibrator *k);
  * One finished job: its user, its record (decoded from AdminComment or
  * a JSON line), Slurm state ("COMPLETED", ...; NULL unknown) and elapsed
  * seconds (<= 0 unknown). Speed comes from the measured tokens per
- * second, else from a completed job's elapsed time against its planned
- * tokens. Returns 1 when the job was used, 0 when skipped (counted by
- * reason).
+ * second (COMPLETED, TIMEOUT, CANCELLED or PREEMPTED after min_run_s),
+ * else from the elapsed time against the planned tokens: exact for a
+ * COMPLETED job, an upper bound on its speed for one that hit its time
+ * limit (TIMEOUT). Returns 1 when the job was used, 0 when skipped
+ * (counted by reason).
  */
 int autosize_calibrator_add(autosize_calibrator *k, const char *user,
 			    const autosize_record *r, const char *state,
@@ -114,6 +138,11 @@ void autosize_calibrator_skip(autosize_calibrator *k, const char *why);
  * left out and counted). NULL with *e on failure. */
 autosize_calibration *autosize_calibrator_result(autosize_calibrator *k,
 						 autosize_error *e);
+
+/* What correction i of the last result changed, one line: "gpu/H100/
+ * any/any: speed 1.000 -> 1.250 (wanted 2.950, bounded), memory 1.000 ->
+ * 1.000; 9 jobs of 3 users: a 3, b 3, c 3"; NULL past the end. */
+const char *autosize_calibrator_change(const autosize_calibrator *k, int i);
 
 /* "read 40 jobs, used 35, skipped 5 (3 implausible speed, 2 bad JSON);
  * 2 corrections, 1 group with too few jobs or users" */

@@ -9,8 +9,10 @@
  * with log-normal noise. 40 users; 4 of them lie (report 2.0-2.9x or
  * 0.25-0.4x their real speed, inside the plausibility bounds, and submit
  * 5x as many jobs). After every 25 jobs the calibrator (core/calibrate.c)
- * learns from all finished jobs so far; the prediction error of 300
- * held-out honest jobs is measured without and with the corrections.
+ * learns from all finished jobs so far, bounded by its previous result
+ * as cron's runs are (x or / 1.25 per update) and checking each report
+ * against the GPU's MFU ceiling; the prediction error of 300 held-out
+ * honest jobs is measured without and with the corrections.
  * Fails (exit 1) when the final corrections are off by more than 5% on
  * any partition or do not cut the error.
  */
@@ -33,6 +35,7 @@ typedef struct sim_job {
 	autosize_record rec;   /* plan + what the job reported */
 	char user[16];
 	double real_tok_s;     /* what it really ran at */
+	double elapsed_s;      /* how long it ran */
 	int part;
 } sim_job;
 
@@ -107,6 +110,8 @@ static void sim_run(sim_job *j, const double *speed, const double *mem,
 	j->rec.m_tokens_per_s = j->real_tok_s;
 	j->rec.m_mem_bytes = j->rec.alloc_bytes * mem[j->part] *
 			     exp(0.02 * sim_normal());
+	/* it trained all its tokens at its real speed */
+	j->elapsed_s = j->rec.tokens / j->real_tok_s;
 	if (u < SIM_LIARS)  /* half inflate, half deflate */
 		j->rec.m_tokens_per_s *= u % 2 ? 2.0 + 0.9 * sim_uniform()
 					       : 0.25 + 0.15 * sim_uniform();
@@ -205,6 +210,8 @@ int main(int argc, char **argv)
 	const char *path = argc > 1 ? argv[1] : "etc/autosize.yaml";
 	double speed[SIM_MAX_PARTS], mem[SIM_MAX_PARTS];
 	double before, after = NAN, worst = 1;
+	autosize_calibration *prev = NULL;
+	autosize_cal_options o;
 	autosize_policy *p;
 	autosize_error e;
 	sim_job *jobs, *held;
@@ -247,15 +254,18 @@ int main(int argc, char **argv)
 	printf("  jobs  corrections  worst factor error  median |log err| "
 	       "(uncalibrated %.3f)\n", before);
 	for (i = SIM_STEP; i <= SIM_JOBS; i += SIM_STEP) {
-		autosize_calibrator *k = autosize_calibrator_create(NULL);
+		autosize_calibrator *k;
 		autosize_calibration *c;
 		int j;
 
-		if (!k)
+		autosize_cal_options_init(&o);
+		o.catalog = autosize_policy_catalog(p);
+		o.previous = prev;
+		if (!(k = autosize_calibrator_create(&o)))
 			goto out;
 		for (j = 0; j < i; j++)
 			autosize_calibrator_add(k, jobs[j].user, &jobs[j].rec,
-						"COMPLETED", 0);
+						"COMPLETED", jobs[j].elapsed_s);
 		c = autosize_calibrator_result(k, &e);
 		autosize_calibrator_destroy(k);
 		if (!c)
@@ -270,7 +280,8 @@ int main(int argc, char **argv)
 			printf("  %4d  %11d  %17.1f%%  %.3f\n", i,
 			       autosize_calibration_count(c), worst * 100,
 			       after);
-		autosize_calibration_destroy(c);
+		autosize_calibration_destroy(prev);
+		prev = c;
 	}
 	printf("simulate: median error %.1f%% -> %.1f%% after calibration; "
 	       "every partition within %.0f%% of its true speed from %d "
@@ -282,6 +293,7 @@ int main(int argc, char **argv)
 		printf("simulate: FAILED (final worst factor error %.1f%%)\n",
 		       worst * 100);
 out:
+	autosize_calibration_destroy(prev);
 	free(jobs);
 	free(held);
 	autosize_policy_destroy(p);
