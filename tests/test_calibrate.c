@@ -467,12 +467,13 @@ static void test_cli_calibrate(void **state)
 	autosize_error e;
 	static char json[8192], line[12000];
 	char dir[] = "/tmp/autosize-cal-XXXXXX", cmd[2048], path[128];
-	const char *cli = test_build_dir();
+	char *cli = realpath(test_build_dir(), NULL);
 	FILE *f;
 	char err[1024] = "";
 	int i;
 
 	assert_non_null(mkdtemp(dir));
+	assert_non_null(cli);
 	cal_test_plan("gpu", p, &plan);
 	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
 	snprintf(path, sizeof(path), "%s/jobs.jsonl", dir);
@@ -507,6 +508,28 @@ static void test_cli_calibrate(void **state)
 	assert_true(fabs(autosize_calibration_at(c, 0)->speed_factor - 0.8) <
 		    1e-3);
 	autosize_calibration_destroy(c);
+	/* -o: a private temporary file, renamed; a link planted at the old
+	 * fixed FILE.tmp name is not followed; slurmctld can read it */
+	snprintf(cmd, sizeof(cmd), "cd %s && ln -s victim cal.yaml.tmp && "
+		 "%s/autosize calibrate --min-jobs 3 -o cal.yaml jobs.jsonl "
+		 "2>/dev/null && test ! -e victim && test \"$(stat -c %%a "
+		 "cal.yaml)\" = 644 && test \"$(ls -a | grep -c "
+		 "autosize-calibration)\" = 0", dir, cli);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	/* the second run is bounded by the first (-o FILE) and says
+	 * old -> new */
+	snprintf(cmd, sizeof(cmd), "cd %s && %s/autosize calibrate "
+		 "--min-jobs 3 -o cal.yaml jobs.jsonl 2>&1 | grep -q "
+		 "'speed 0.800 -> 0.800; 9 jobs of 3 users: u0 3, u1 3, u2 3'",
+		 dir, cli);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s/autosize calibrate "
+		 "--previous nothere.yaml jobs.jsonl 2>&1 >/dev/null | grep -q "
+		 "'^autosize: calibrate: --previous: .*nothere.yaml'", dir, cli);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/autosize calibrate --max-mfu 2 x "
+		 "2>/dev/null", cli);
+	assert_int_equal(cal_test_sh(cmd), 2);
 	/* usage errors */
 	snprintf(cmd, sizeof(cmd), "%s/autosize calibrate 2>/dev/null", cli);
 	assert_int_equal(cal_test_sh(cmd), 2);
@@ -547,6 +570,7 @@ static void test_cli_calibrate(void **state)
 	assert_int_equal(cal_test_sh(cmd), 2);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(cal_test_sh(cmd), 0);
+	free(cli);
 	autosize_policy_destroy(p);
 }
 
