@@ -342,13 +342,14 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PLUGIN_TEST_CFLAGS) -o $@ $< $(BUILD)/plugin/gpucheck.o \
 		$(LIB) $(LDFLAGS) $(CORE_LIBS) $(HWLOC_LIBS) $(CMOCKA_LIBS)
-# test_live reads GRES strings with the CLI's live.o (libslurm linked
-# when the CLI has it).
-$(BUILD)/tests/test_live: tests/test_live.c $(BUILD)/contrib/cli/live.o \
+# test_live reads GRES strings and writes inventories with the CLI's
+# live objects (libslurm linked when the CLI has it).
+LIVE_TEST_OBJ := $(addprefix $(BUILD)/contrib/cli/,live.o live_cmd.o inventory.o)
+$(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Icontrib/cli -o $@ $< \
-		$(BUILD)/contrib/cli/live.o $(LIB) $(LDFLAGS) $(CORE_LIBS) \
+		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)

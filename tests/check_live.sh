@@ -101,7 +101,7 @@ out=$("$CLI" inventory 2>&1 >"$work/inv0.yaml")
 	ok || not_ok "inventory without --gpu: $out $(cat "$work/inv0.yaml")"
 "$CLI" inventory --gpu=h100 >"$work/inv.yaml" 2>"$work/inv.err" && ok ||
 	not_ok "inventory --gpu=h100: $(cat "$work/inv.err")"
-grep -q '^  - name: small$' "$work/inv.yaml" &&
+grep -q '^  - name: "small"$' "$work/inv.yaml" &&
 	grep -q '^    max_nodes_per_job: 2 ' "$work/inv.yaml" &&
 	grep -q '^    max_time: "12:00:00"' "$work/inv.yaml" && ok ||
 	not_ok "inventory's partition small: $(cat "$work/inv.yaml")"

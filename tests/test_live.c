@@ -1,5 +1,7 @@
 /* Tests: a node's GRES string read by the CLI's live check
- * (contrib/cli/live.c: live_parse_gres), from what slurmctld prints. */
+ * (contrib/cli/live.c: live_parse_gres), from what slurmctld prints;
+ * the policy `autosize inventory` writes for a cluster
+ * (contrib/cli/inventory.c) and check-config --live's view of it. */
 #include "testutil.h"
 #include "live.h"
 
@@ -48,10 +50,151 @@ static void test_gres(void **state)
 	assert_int_equal(g.typed, 0);
 }
 
+/* A cluster of n H100 partitions: part000, part001, ... */
+static live_cluster *inv_cluster(int n)
+{
+	live_cluster *c = calloc(1, sizeof(*c));
+	int i;
+
+	assert_non_null(c);
+	for (i = 0; i < n; i++) {
+		live_part *p = &c->parts[c->n++];
+
+		snprintf(p->name, sizeof(p->name), "part%03d", i);
+		p->nodes = p->nodes_seen = 2;
+		p->up = 1;
+		p->gpus_min = p->gpus_max = 8;
+		p->typed_nodes = 2;
+		snprintf(p->gpu_type, sizeof(p->gpu_type), "h100");
+	}
+	return c;
+}
+
+/* What inventory writes for c, loaded back as a policy (NULL: refused,
+ * the message in e). */
+static autosize_policy *inv_policy(const live_cluster *c, int *active,
+				   int *gpu_parts, char **text,
+				   autosize_error *e)
+{
+	autosize_catalog *cat = autosize_catalog_default(e);
+	autosize_policy *p;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(cat);
+	f = open_memstream(text, &len);
+	assert_non_null(f);
+	*active = live_inventory_write(f, cat, c, NULL, gpu_parts);
+	assert_int_equal(fclose(f), 0);
+	p = autosize_policy_parse(*text, len, "inventory", ".", e);
+	autosize_catalog_destroy(cat);
+	return p;
+}
+
+/* 146 GPU partitions: all written, the first 32 active, the other 114
+ * commented out with the reason; check-config accepts the file, and the
+ * live check finds a partition past the 128th. */
+static void test_inventory_many(void **state)
+{
+	live_cluster *c = inv_cluster(146);
+	autosize_policy *p;
+	autosize_error e;
+	char *text = NULL;
+	int active, gpu_parts, rv, out;
+
+	(void)state;
+	p = inv_policy(c, &active, &gpu_parts, &text, &e);
+	if (!p)
+		fail_msg("refused: %s", e.msg);
+	assert_int_equal(active, AUTOSIZE_MAX_PARTITIONS);
+	assert_int_equal(gpu_parts, 146);
+	assert_int_equal(autosize_policy_partition_count(p),
+			 AUTOSIZE_MAX_PARTITIONS);
+	assert_non_null(strstr(text, "\n  - name: \"part031\"\n"));
+	assert_non_null(strstr(text, "\n  # - name: \"part032\"\n"));
+	assert_non_null(strstr(text, "\n  # - name: \"part145\"\n"));
+	assert_non_null(strstr(text, "the policy holds at most 32"));
+	assert_non_null(live_find(c, "part140"));
+	/* the live check of it: the 32 partitions agree, no error */
+	out = dup(STDOUT_FILENO);
+	assert_non_null(freopen("/dev/null", "w", stdout));
+	rv = cli_live_compare(p, c);
+	fflush(stdout);
+	dup2(out, STDOUT_FILENO);
+	close(out);
+	assert_int_equal(rv, 0);
+	free(text);
+	autosize_policy_destroy(p);
+	free(c);
+}
+
+/* Names YAML would misread, written quoted: the policy reads them back
+ * as the same strings; names it cannot hold are commented out, never
+ * breaking the comment (a newline in a name stays escaped). */
+static void test_inventory_quoting(void **state)
+{
+	static const char *const names[] = {
+		"null", "true", "no", "NULL", "1e3", "0x10", "123", ".inf",
+		"~", "a:b", "a#b", "a b", "it's", "q\"x", "line\nbreak",
+		"-", "- x"
+	};
+	const size_t n = sizeof(names) / sizeof(names[0]);
+	live_cluster *c = inv_cluster((int)n);
+	autosize_policy *p;
+	autosize_error e;
+	char *text = NULL, q[64];
+	int active, gpu_parts, found = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		snprintf(c->parts[i].name, sizeof(c->parts[i].name), "%s",
+			 names[i]);
+	p = inv_policy(c, &active, &gpu_parts, &text, &e);
+	if (!p)
+		fail_msg("refused: %s\n%s", e.msg, text);
+	assert_null(strstr(text, "\nbreak"));
+	for (i = 0; i < n; i++) {
+		const autosize_partition *pt =
+			autosize_policy_find_partition(p, names[i]);
+
+		if (strspn(names[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+			   "OPQRSTUVWXYZ0123456789_.-") == strlen(names[i])) {
+			if (!pt)
+				fail_msg("'%s' not read back:\n%s", names[i],
+					 text);
+			assert_string_equal(pt->name, names[i]);
+			found++;
+		} else {
+			assert_null(pt);
+		}
+	}
+	assert_int_equal(active, found);
+	assert_int_equal(autosize_policy_partition_count(p), found);
+	assert_string_equal(live_yaml_quote("a\"b\\c\x01\xc3", q, sizeof(q)),
+			    "\"a\\\"b\\\\c\\x01\\xc3\"");
+	assert_string_equal(live_yaml_quote("abcdefgh", q, 8), "\"ab\"");
+	/* none writable: all commented out, none active (the CLI exits 1
+	 * saying so) */
+	for (i = 0; i < n; i++)
+		c->parts[i].gpu_mixed = 1;
+	free(text);
+	autosize_policy_destroy(p);
+	p = inv_policy(c, &active, &gpu_parts, &text, &e);
+	assert_int_equal(active, 0);
+	assert_int_equal(gpu_parts, (int)n);
+	assert_null(strstr(text, "\n  - name:"));
+	free(text);
+	autosize_policy_destroy(p);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gres),
+		cmocka_unit_test(test_inventory_many),
+		cmocka_unit_test(test_inventory_quoting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,30 @@ static int live_in_list(const char *list, const char *name)
 	return 0;
 }
 
+/* "2-00:00:00", or "UNLIMITED" for 0. */
+const char *live_time(double s, char *buf, size_t len)
+{
+	if (s <= 0)
+		return "UNLIMITED";
+	return autosize_format_duration(s, buf, len);
+}
+
+/* Slurm's MaxNodes as scontrol prints it. */
+const char *live_max_nodes(const live_part *lp, char *buf, size_t len)
+{
+	if (lp->max_nodes <= 0)
+		return "UNLIMITED";
+	snprintf(buf, len, "%d", lp->max_nodes);
+	return buf;
+}
+
+/* Nodes one job may have in Slurm: MaxNodes, at most the nodes there. */
+int live_job_nodes(const live_part *lp)
+{
+	return lp->max_nodes > 0 && lp->max_nodes < lp->nodes ? lp->max_nodes
+							       : lp->nodes;
+}
+
 const live_part *live_find(const live_cluster *c, const char *name)
 {
 	int i;

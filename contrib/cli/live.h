@@ -3,9 +3,12 @@
 #define AUTOSIZE_CLI_LIVE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "autosize.h"
 
-#define LIVE_MAX_PARTS 128
+/* Partitions read at most (a cluster with more is said to have more:
+ * `truncated`); 4096 x ~250 bytes, 1 MB on the heap. */
+#define LIVE_MAX_PARTS 4096
 #define LIVE_TYPE_MAX 64
 
 /* The GPUs of one node, from its GRES string. */
@@ -46,10 +49,28 @@ int live_load(live_cluster *c, char *err, size_t len);
 void live_parse_gres(const char *gres, live_gpus *g);
 /* A partition by name, or NULL. */
 const live_part *live_find(const live_cluster *c, const char *name);
+/* "2-00:00:00", or "UNLIMITED" for 0. */
+const char *live_time(double s, char *buf, size_t len);
+/* Slurm's MaxNodes as scontrol prints it. */
+const char *live_max_nodes(const live_part *lp, char *buf, size_t len);
+/* Nodes one job may have in Slurm: MaxNodes, at most the nodes there. */
+int live_job_nodes(const live_part *lp);
 
 /* live_cmd.c: `check-config --live` (after the policy is valid): 0 when
  * the policy agrees with the cluster, 1 on an error (each printed). */
 int cli_live_compare(const autosize_policy *p, const live_cluster *c);
+/* inventory.c: the starting policy for cluster c on f (gpu_flag: --gpu
+ * TYPE, or NULL): every GPU partition, the first AUTOSIZE_MAX_PARTITIONS
+ * that can be written in full active, the others commented out with the
+ * reason; names quoted for YAML. Returns the active ones; *gpu_parts
+ * the partitions with GPUs. */
+int live_inventory_write(FILE *f, const autosize_catalog *cat,
+			 const live_cluster *c, const char *gpu_flag,
+			 int *gpu_parts);
+/* s as a YAML double-quoted scalar in buf (", \, control and non-ASCII
+ * bytes escaped; cut to fit): a name YAML would read as null, true, a
+ * number or a comment stays the string it is. */
+const char *live_yaml_quote(const char *s, char *buf, size_t len);
 /* `autosize inventory [--gpu TYPE]`. */
 int cli_inventory(int argc, char **argv);
 
