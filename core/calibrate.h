@@ -23,8 +23,9 @@ const autosize_cal_entry *autosize_calibration_find_scale(
 
 /* Jobs kept per user and partition/GPU (a uniform sample of all of
  * theirs, whatever the order), and slots (user x partition/GPU) at
- * most: memory stays under CAL_MAX_SLOTS x CAL_SLOT_SAMPLES samples
- * (16384 x 32 x 40 bytes, 21 MB) whatever the input size. */
+ * most: whatever the input size, memory stays under 16384 slots of 2.2
+ * KB (37 MB) plus the result's scratch of 56 bytes a kept job (29 MB),
+ * 66 MB in all. */
 #define CAL_SLOT_SAMPLES 32
 #define CAL_MAX_SLOTS 16384
 #define CAL_MAX_REASONS 16

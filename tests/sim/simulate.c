@@ -6,9 +6,10 @@
  * true speed (real / predicted tokens per second, drawn once) and memory
  * factor. A thousand finished jobs arrive: a model, tokens and partition
  * drawn at random, planned by the real core, run at the hidden speed
- * with log-normal noise. 40 users; 4 of them lie (report 2.0-2.9x or
- * 0.25-0.4x their real speed, inside the plausibility bounds, and submit
- * 5x as many jobs). After every 25 jobs the calibrator (core/calibrate.c)
+ * with log-normal noise, killed at its time limit when slower (TIMEOUT).
+ * 30% of the jobs never report (only their elapsed time tells). 40
+ * users; 4 of them lie (report 2.0-2.9x or 0.25-0.4x their real speed,
+ * inside the ratio bounds, and submit 5x as many jobs). After every 25 jobs the calibrator (core/calibrate.c)
  * learns from all finished jobs so far, bounded by its previous result
  * as cron's runs are (x or / 1.25 per update) and checking each report
  * against the GPU's MFU ceiling; the prediction error of 300 held-out
@@ -30,12 +31,14 @@
 #define SIM_NOISE 0.08      /* log-normal sigma of one job's speed */
 #define SIM_TOLERANCE 0.05  /* converged: every factor within 5% */
 #define SIM_MAX_PARTS 8
+#define SIM_SILENT 0.3      /* jobs that do not report */
 
 typedef struct sim_job {
 	autosize_record rec;   /* plan + what the job reported */
 	char user[16];
 	double real_tok_s;     /* what it really ran at */
 	double elapsed_s;      /* how long it ran */
+	const char *state;     /* COMPLETED, or TIMEOUT at its limit */
 	int part;
 } sim_job;
 
@@ -110,8 +113,18 @@ static void sim_run(sim_job *j, const double *speed, const double *mem,
 	j->rec.m_tokens_per_s = j->real_tok_s;
 	j->rec.m_mem_bytes = j->rec.alloc_bytes * mem[j->part] *
 			     exp(0.02 * sim_normal());
-	/* it trained all its tokens at its real speed */
+	/* it trains all its tokens at its real speed, or is killed at its
+	 * time limit; a share of the jobs never report (then only the
+	 * elapsed time tells, an upper bound on the speed of a TIMEOUT) */
 	j->elapsed_s = j->rec.tokens / j->real_tok_s;
+	j->state = "COMPLETED";
+	if (j->rec.time_limit_min > 0 &&
+	    j->elapsed_s > j->rec.time_limit_min * 60.0) {
+		j->elapsed_s = j->rec.time_limit_min * 60.0;
+		j->state = "TIMEOUT";
+	}
+	if (sim_uniform() < SIM_SILENT)
+		j->rec.has_measured = 0;
 	if (u < SIM_LIARS)  /* half inflate, half deflate */
 		j->rec.m_tokens_per_s *= u % 2 ? 2.0 + 0.9 * sim_uniform()
 					       : 0.25 + 0.15 * sim_uniform();
@@ -194,6 +207,8 @@ static void sim_naive(int n_parts,
 	int cnt[SIM_MAX_PARTS] = {0}, i;
 
 	for (i = 0; i < n; i++) {
+		if (!jobs[i].rec.has_measured)
+			continue;
 		sum[jobs[i].part] += jobs[i].rec.m_tokens_per_s /
 				     jobs[i].rec.tokens_per_s;
 		cnt[jobs[i].part]++;
@@ -201,8 +216,8 @@ static void sim_naive(int n_parts,
 	for (i = 0; i < n_parts; i++)
 		if (cnt[i])
 			worst = fmax(worst, fabs(sum[i] / cnt[i] / speed[i] - 1));
-	printf("  a plain mean of all %d reports would be off by up to "
-	       "%.0f%% on a partition\n", n, worst * 100);
+	printf("  a plain mean of the reports would be off by up to %.0f%% "
+	       "on a partition\n", worst * 100);
 }
 
 int main(int argc, char **argv)
@@ -215,7 +230,7 @@ int main(int argc, char **argv)
 	autosize_policy *p;
 	autosize_error e;
 	sim_job *jobs, *held;
-	int n_parts, i, converged_at = -1, rv = 1;
+	int n_parts, i, converged_at = -1, timeouts = 0, rv = 1;
 
 	p = autosize_policy_load(path, &e);
 	if (!p) {
@@ -249,6 +264,10 @@ int main(int argc, char **argv)
 			goto out;
 		sim_run(&jobs[i], speed, mem, sim_user());
 	}
+	for (i = 0; i < SIM_JOBS; i++)
+		timeouts += strcmp(jobs[i].state, "TIMEOUT") == 0;
+	printf("  %d jobs hit their time limit (TIMEOUT), %.0f%% report no "
+	       "speed\n", timeouts, SIM_SILENT * 100);
 	sim_naive(n_parts, jobs, SIM_JOBS, speed);
 	before = sim_error(held, SIM_HELD_OUT, NULL);
 	printf("  jobs  corrections  worst factor error  median |log err| "
@@ -265,7 +284,7 @@ int main(int argc, char **argv)
 			goto out;
 		for (j = 0; j < i; j++)
 			autosize_calibrator_add(k, jobs[j].user, &jobs[j].rec,
-						"COMPLETED", jobs[j].elapsed_s);
+						jobs[j].state, jobs[j].elapsed_s);
 		c = autosize_calibrator_result(k, &e);
 		autosize_calibrator_destroy(k);
 		if (!c)
