@@ -7,9 +7,9 @@
  *   OUT_OF_MEMORY job's speed is not the cluster's) after min_run_s (5
  *   minutes: start-up, compilation and the first steps are in it);
  * - an elapsed time that covers the steps reported: each report line
- *   measures at least one optimizer step of gbs x seq tokens, so
- *   lines x step tokens / tokens per second (and lines x step_s) must
- *   fit in it;
+ *   measures at least one optimizer step of gbs x seq tokens (any rank
+ *   may write one), so max(1, lines / GPUs) x step tokens / tokens per
+ *   second (and x step_s) must fit in it;
  * - a model FLOPs utilization (6 x params x tokens/s over the GPUs'
  *   dense BF16 peak, the 6ND rule) at most max_mfu, 0.8: a training step
  *   is mostly GEMMs and no GEMM sustains more than ~80% of dense peak
@@ -139,21 +139,25 @@ static const char *cal_physical(const autosize_calibrator *k,
 	return NULL;
 }
 
-/* Why the report cannot come from a run of elapsed_s, or NULL: each
- * line is at least one optimizer step. */
+/* Why the report cannot come from a run of elapsed_s, or NULL. Each
+ * line measures at least one optimizer step, and each rank may write
+ * its own: the job ran at least max(1, lines / GPUs) steps. */
 static const char *cal_covered(const autosize_record *r, double elapsed_s)
 {
-	double lines = r->m_lines > 0 ? r->m_lines : 1, need_s = 0;
+	double gpus = (double)r->nodes * r->gpus_per_node, steps, step_s = 0;
 	double step_tokens = (double)r->global_batch * r->seq_len;
 
 	if (elapsed_s <= 0)
 		return NULL;
+	steps = r->m_lines > 0 && gpus > 0 ? r->m_lines / gpus : 1;
+	if (steps < 1)
+		steps = 1;
 	if (step_tokens > 0)
-		need_s = lines * step_tokens / r->m_tokens_per_s;
-	if (r->m_step_s > 0)
-		need_s = fmax(need_s, lines * r->m_step_s);
-	return need_s > elapsed_s ? "elapsed time shorter than the steps "
-				    "reported" : NULL;
+		step_s = step_tokens / r->m_tokens_per_s;
+	if (r->m_step_s > step_s)
+		step_s = r->m_step_s;
+	return steps * step_s > elapsed_s ? "elapsed time shorter than the "
+					    "steps reported" : NULL;
 }
 
 /*

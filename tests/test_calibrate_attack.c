@@ -142,7 +142,7 @@ static void test_attack_short_puppets(void **state)
 	r = s.mega;
 	r.has_measured = 1;
 	r.m_tokens_per_s = r.tokens_per_s;
-	r.m_lines = 100;    /* 100 steps of ~37 s in 10 minutes */
+	r.m_lines = 200;    /* 8 ranks, 25 steps of ~37 s in 10 minutes */
 	assert_int_equal(autosize_calibrator_add(k, "u", &r, "COMPLETED",
 						 600), 0);
 	assert_int_equal(autosize_calibrator_add(k, "u", &r, "FAILED",
