@@ -238,9 +238,9 @@ static const char *cal_job_ok(const autosize_calibrator *k,
 		return state && state[0] ? "job state not COMPLETED, TIMEOUT, "
 					   "CANCELLED or PREEMPTED"
 					 : "no job state";
+	/* Slurm's 00:00:00 and a JSON line without elapsed_s alike */
 	if (k->o.min_run_s > 0 && !(elapsed_s >= k->o.min_run_s))
-		return elapsed_s > 0 ? "ran under --min-run" : "no elapsed "
-							      "time";
+		return "elapsed time under --min-run";
 	return NULL;
 }
 

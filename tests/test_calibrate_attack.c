@@ -132,7 +132,7 @@ static void test_attack_short_puppets(void **state)
 		assert_int_equal(autosize_calibration_count(c), 0);
 		autosize_calibrator_summary(k, summary, sizeof(summary));
 		if (!strstr(summary, pass ? "9 speed above the GPU's MFU "
-			    "ceiling" : "ran under --min-run"))
+			    "ceiling" : "elapsed time under --min-run"))
 			fail_msg("summary: %s", summary);
 		autosize_calibration_destroy(c);
 		autosize_calibrator_destroy(k);
