@@ -180,7 +180,7 @@ static const char *cal_speed(const autosize_calibrator *k,
 	if (r->tokens_per_s <= 0)
 		return NULL;
 	if (r->has_measured && r->m_tokens_per_s > 0) {
-		if ((why = cal_covered(r, elapsed_s)))
+		if (k->o.min_run_s > 0 && (why = cal_covered(r, elapsed_s)))
 			return why;
 		tok_s = r->m_tokens_per_s;
 	} else if (state && (strcmp(state, "COMPLETED") == 0 || timeout) &&

@@ -95,8 +95,9 @@ typedef struct autosize_cal_options {
 	double memory_min, memory_max;
 	double min_elapsed_s;  /* a job timed only by its elapsed time must
 				* run this long (start-up is in it) */
-	double min_run_s;      /* any job must have run this long (0: no
-				* elapsed time or state needed, the probe) */
+	double min_run_s;      /* any job must have run this long, and as
+				* long as the steps it reports (0: neither
+				* checked: the probe's short runs) */
 	int require_state;     /* 1: a job needs a usable Slurm state */
 	const autosize_catalog *catalog; /* peak FLOPs for the MFU ceiling
 				* (NULL: not checked); not owned */
