@@ -224,8 +224,9 @@ static double cal_elapsed(const char *s)
 	return v;
 }
 
-int autosize_cal_sacct_line(char *line, char *user, char *state,
-			    double *elapsed_s, const char **comment)
+int autosize_cal_sacct_line(char *line, char *user, char *partition,
+			    char *state, double *elapsed_s,
+			    const char **comment)
 {
 	char *f[6];
 	int i;
@@ -244,6 +245,11 @@ int autosize_cal_sacct_line(char *line, char *user, char *state,
 	    strlen(f[1]) >= AUTOSIZE_CAL_USER_MAX)
 		return -1;
 	snprintf(user, AUTOSIZE_CAL_USER_MAX, "%s", f[1]);
+	/* the partition it ran in ("" when too long to be a policy's) */
+	if (strlen(f[2]) < AUTOSIZE_PART_NAME_MAX)
+		snprintf(partition, AUTOSIZE_PART_NAME_MAX, "%s", f[2]);
+	else
+		partition[0] = '\0';
 	/* "CANCELLED by 1000": the first word */
 	snprintf(state, AUTOSIZE_CAL_USER_MAX, "%.*s",
 		 (int)strcspn(f[3], " "), f[3]);

@@ -591,6 +591,56 @@ static void cal_test_record(autosize_record *r, int nodes, double hours,
 	r->time_limit_min = limit_min;
 }
 
+/* calibrate --sacct against a stand-in sacct on PATH: its lines are
+ * read, steps skipped uncounted, a job that ran in another partition
+ * than its record's is skipped and counted, the others used. */
+static void test_cli_calibrate_sacct(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	char dir[] = "/tmp/autosize-sacct-XXXXXX", cmd[2048], tok[1024];
+	char *cli = realpath(test_build_dir(), NULL);
+	autosize_plan plan;
+	autosize_record r;
+	FILE *f;
+	int i;
+
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(cli);
+	cal_test_plan("gpu", p, &plan);
+	autosize_record_from_plan(&plan, &r);
+	r.has_measured = 1;
+	r.m_tokens_per_s = r.tokens_per_s * 0.9;
+	r.m_lines = 3;
+	assert_true(autosize_record_encode(&r, tok, sizeof(tok)) > 0);
+	snprintf(cmd, sizeof(cmd), "%s/lines", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	for (i = 0; i < 4; i++)
+		fprintf(f, "%d|u%d|gpu|COMPLETED|01:00:00|site note %s\n"
+			"%d.batch|u%d|gpu|COMPLETED|01:00:00|\n", 100 + i, i,
+			tok, 100 + i, i);
+	fprintf(f, "200|u9|small|CANCELLED by 0|01:00:00|%s\n", tok);
+	fprintf(f, "201|u9|gpu|TIMEOUT|00:00:00|%s\n", tok);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "printf '#!/bin/sh\\ncat %s/lines\\n' "
+		 ">%s/sacct && chmod +x %s/sacct && PATH=%s:$PATH %s/autosize "
+		 "calibrate --sacct --min-jobs 4 --max-step none -o "
+		 "%s/cal.yaml 2>%s/err && grep -q 'read 6 jobs, used 4, "
+		 "skipped 2 (1 ran in another partition than planned, 1 "
+		 "elapsed time under --min-run)' %s/err && grep -q "
+		 "'speed_factor: 0.9000' %s/cal.yaml", dir, dir, dir, dir, cli,
+		 dir, dir, dir, dir);
+	if (cal_test_sh(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "cat %s/err", dir);
+		cal_test_sh(cmd);
+		fail_msg("calibrate --sacct");
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(cal_test_sh(cmd), 0);
+	free(cli);
+	autosize_policy_destroy(p);
+}
+
 /* A job without a report counts by its elapsed time when it completed
  * in one piece after at least an hour, or hit its time limit (then as
  * an upper bound on its speed); others are skipped and counted. */
@@ -786,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_report_measure),
 		cmocka_unit_test(test_recalibration_stable),
 		cmocka_unit_test(test_cli_calibrate),
+		cmocka_unit_test(test_cli_calibrate_sacct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,7 +67,7 @@ static void cal_bad_line(cal_cli *c, const char *why, const char *msg)
 static void cal_sacct_line(cal_cli *c, char *line)
 {
 	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
-	char what[96], job[32];
+	char what[96], job[32], part[AUTOSIZE_PART_NAME_MAX];
 	const char *comment;
 	autosize_record r;
 	autosize_error e;
@@ -75,7 +75,8 @@ static void cal_sacct_line(cal_cli *c, char *line)
 	size_t start, n;
 
 	snprintf(job, sizeof(job), "%.*s", (int)strcspn(line, "|"), line);
-	if (autosize_cal_sacct_line(line, user, state, &elapsed, &comment))
+	if (autosize_cal_sacct_line(line, user, part, state, &elapsed,
+				    &comment))
 		return;    /* a step, or not a job line: not counted */
 	if (!autosize_record_find(comment, &start, &n)) {
 		autosize_calibrator_skip(c->k, "no autosize record");
@@ -84,6 +85,13 @@ static void cal_sacct_line(cal_cli *c, char *line)
 	snprintf(what, sizeof(what), "job %s's AdminComment", job);
 	if (autosize_record_decode(comment + start, n, what, &r, &e)) {
 		cal_bad_line(c, "bad record", e.msg);
+		return;
+	}
+	/* moved after it was planned (a user may update a pending job's
+	 * partition): its figures are another partition's */
+	if (part[0] && strcmp(part, r.partition) != 0) {
+		autosize_calibrator_skip(c->k, "ran in another partition than "
+					 "planned");
 		return;
 	}
 	autosize_calibrator_add(c->k, user, &r, state, elapsed);

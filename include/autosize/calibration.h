@@ -166,11 +166,13 @@ autosize_err autosize_cal_json_line(const char *line, size_t len,
 
 /*
  * One line of `sacct -P -n -o JobID,User,Partition,State,Elapsed,
- * AdminComment`: fills user, state and elapsed and points *comment into
- * line (the rest of it). Returns 0, or -1 for a line of another form.
- * Job steps (JobID with a '.') return -1 too.
+ * AdminComment`: fills user, partition (AUTOSIZE_PART_NAME_MAX bytes;
+ * "" when longer), state and elapsed and points *comment into line (the
+ * rest of it). Returns 0, or -1 for a line of another form. Job steps
+ * (JobID with a '.') return -1 too.
  */
-int autosize_cal_sacct_line(char *line, char *user, char *state,
-			    double *elapsed_s, const char **comment);
+int autosize_cal_sacct_line(char *line, char *user, char *partition,
+			    char *state, double *elapsed_s,
+			    const char **comment);
 
 #endif
