@@ -292,6 +292,8 @@ void autosize_calibrator_summary(const autosize_calibrator *k, char *buf,
 	size_t used;
 	int i, n;
 
+	if (len == 0)
+		return;
 	n = snprintf(buf, len, "calibrate: read %ld jobs, used %ld, skipped "
 		     "%ld", k->read, k->used, k->read - k->used);
 	used = n > 0 && (size_t)n < len ? (size_t)n : len;
