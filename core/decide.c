@@ -33,6 +33,7 @@ void autosize_job_init(autosize_job *job)
 	job->gpus_per_node = job->gpus_per_job = AUTOSIZE_JOB_UNSET;
 	job->gpus_per_task = job->gpus_per_socket = AUTOSIZE_JOB_UNSET;
 	job->sockets_per_node = job->het_offset = AUTOSIZE_JOB_UNSET;
+	job->ntasks_per_node = AUTOSIZE_JOB_UNSET;
 }
 
 const char *autosize_action_name(autosize_action a)
@@ -448,6 +449,54 @@ static void decide_het(const autosize_policy *p, const autosize_job *job,
 	d->has_plan = 0;
 }
 
+/*
+ * A batch job's task count with its new node count: --ntasks-per-node
+ * makes it follow the nodes; a count below the nodes is raised to one
+ * task per node (Slurm refuses fewer tasks than nodes).
+ */
+static void decide_tasks(const autosize_job *job, autosize_decision *d)
+{
+	long want = AUTOSIZE_JOB_UNSET;
+
+	if (job->ntasks_per_node > 0)
+		want = (long)d->nodes * job->ntasks_per_node;
+	else if (job->num_tasks > 0 && job->num_tasks < d->nodes)
+		want = d->nodes;
+	if (want > 0 && want != job->num_tasks) {
+		d->set_tasks = 1;
+		d->num_tasks = want;
+	}
+}
+
+/*
+ * The guards every job change passes, whichever action asked for it.
+ * A job without a batch script whose first step srun creates with its
+ * own task count: fewer tasks than the new node count is a step Slurm
+ * cannot lay out (slurmctld 22.05 dies of a division by zero in
+ * step_create), so such a job is not resized at all.
+ */
+static void decide_guard(const autosize_job *job, autosize_decision *d)
+{
+	if (!d->set_nodes)
+		return;
+	if (job->batch) {
+		decide_tasks(job, d);
+		return;
+	}
+	if (job->num_tasks <= 0 || job->num_tasks >= d->nodes)
+		return;
+	d->guarded = 1;
+	d->set_nodes = d->set_gpus = d->set_time = d->set_partition = 0;
+	d->set_tasks = 0;
+	d->record[0] = '\0';
+	decide_text(d->message, sizeof(d->message), "not resized: this "
+		 "interactive job asks for %ld task%s, fewer than the %d "
+		 "nodes planned, which Slurm cannot start; resubmit with "
+		 "-N %d --ntasks-per-node=1 (or -n %d or more)",
+		 job->num_tasks, job->num_tasks == 1 ? "" : "s", d->nodes,
+		 d->nodes, d->nodes);
+}
+
 void autosize_decide(const autosize_policy *p, const char *const *env,
 		     size_t n, const autosize_job *job,
 		     autosize_decide_work *w, autosize_decision *d)
@@ -509,6 +558,10 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 	if (!decide_plan(p, job, w, d))
 		return;
 	d->action = mode;
+	if (mode == AUTOSIZE_ACTION_REWRITE || mode == AUTOSIZE_ACTION_EXPLAIN)
+		decide_guard(job, d);
+	if (d->guarded)
+		return;
 	if (mode == AUTOSIZE_ACTION_REWRITE) {
 		decide_text(d->message, sizeof(d->message), "%s", d->summary);
 		if (!d->set_nodes && !d->set_gpus && !d->set_time &&

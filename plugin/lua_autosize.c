@@ -5,6 +5,8 @@
  *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
+ *   autosize.admin_log_ok()    -> true, missed | false: whether one more
+ *                                 sized-job line may go to slurmctld's log
  *   autosize.version
  *
  * Built without -llua: slurmctld has liblua5.1 loaded globally. Every
@@ -15,7 +17,9 @@
  * collector, whatever happens); the only state kept between calls is the
  * policy cache (lua_policy.c).
  */
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <lua.h>
 #include <lauxlib.h>
 #include "lua_autosize.h"
@@ -109,6 +113,11 @@ static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 	job->het_offset = lua_autosize_number(L, t, "het_job_offset");
 	job->sockets_per_node = lua_autosize_number16(L, t,
 						      "sockets_per_node");
+	job->ntasks_per_node = lua_autosize_number16(L, t,
+						     "ntasks_per_node");
+	lua_getfield(L, t, "batch");
+	job->batch = lua_toboolean(L, -1);
+	lua_pop(L, 1);
 	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");
 	job->gpus_per_job = lua_autosize_tres(L, t, "tres_per_job");
 	job->gpus_per_task = lua_autosize_tres(L, t, "tres_per_task");
@@ -198,12 +207,17 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 			lua_autosize_set_number(L, "time_limit",
 						(double)d->time_limit_min);
 		lua_autosize_set_number(L, "chained_jobs", d->chained_jobs);
+		if (d->set_tasks)
+			lua_autosize_set_number(L, "num_tasks",
+						(double)d->num_tasks);
 	}
-	lua_createtable(L, 0, 4);
+	lua_autosize_set_bool(L, "guarded", d->guarded);
+	lua_createtable(L, 0, 5);
 	lua_autosize_set_bool(L, "nodes", d->set_nodes);
 	lua_autosize_set_bool(L, "gpus", d->set_gpus);
 	lua_autosize_set_bool(L, "time", d->set_time);
 	lua_autosize_set_bool(L, "partition", d->set_partition);
+	lua_autosize_set_bool(L, "tasks", d->set_tasks);
 	lua_setfield(L, -2, "set");
 	lua_createtable(L, 0, 3);
 	lua_autosize_set_bool(L, "nodes", d->explicit_nodes);
@@ -440,6 +454,41 @@ static int lua_autosize_attach_record(lua_State *L)
 	return 1;
 }
 
+/* Sized-job lines in slurmctld's log: at most this many a minute (a
+ * --test-only loop of one user plans as fast as slurmctld answers). */
+#define LUA_AUTOSIZE_LOG_BURST 60
+#define LUA_AUTOSIZE_LOG_WINDOW_S 60.0
+
+static struct {
+	pthread_mutex_t lock;
+	int ready;
+	autosize_ratelimit limit;
+} lua_log = { PTHREAD_MUTEX_INITIALIZER, 0, {0, 0, 0, 0, 0} };
+
+/* admin_log_ok() -> true, missed | false */
+static int lua_autosize_admin_log_ok(lua_State *L)
+{
+	struct timespec now;
+	long missed = 0;
+	int ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&lua_log.lock);
+	if (!lua_log.ready) {
+		autosize_ratelimit_init(&lua_log.limit, LUA_AUTOSIZE_LOG_BURST,
+					LUA_AUTOSIZE_LOG_WINDOW_S);
+		lua_log.ready = 1;
+	}
+	ok = autosize_ratelimit_take(&lua_log.limit, (double)now.tv_sec +
+				     now.tv_nsec / 1e9, &missed);
+	pthread_mutex_unlock(&lua_log.lock);
+	lua_pushboolean(L, ok);
+	if (!ok)
+		return 1;
+	lua_pushnumber(L, (double)missed);
+	return 2;
+}
+
 /* The module's hold on the policy cache ends with its Lua state. */
 static int lua_autosize_state_gc(lua_State *L)
 {
@@ -448,6 +497,7 @@ static int lua_autosize_state_gc(lua_State *L)
 }
 
 static const luaL_Reg lua_autosize_functions[] = {
+	{"admin_log_ok", lua_autosize_admin_log_ok},
 	{"attach_record", lua_autosize_attach_record},
 	{"load_policy", lua_autosize_load_policy},
 	{"plan", lua_autosize_plan},

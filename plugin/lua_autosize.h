@@ -18,6 +18,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/plan.h"
 #include "autosize/policy.h"
+#include "autosize/ratelimit.h"
 
 /* Slurm's "unset" and "unlimited" for 32-bit job_desc numbers
  * (slurm.h NO_VAL, INFINITE). */

@@ -72,6 +72,9 @@ void autosize_spank_allocator_exit(void);
  * would be queued. Variables so that the unit tests can watch them. */
 extern void (*autosize_spank_exit)(int status);
 extern int (*autosize_spank_execv)(const char *path, char *const argv[]);
+/* Where the allocator reads its own command line (tests point it at a
+ * file). */
+extern const char *autosize_spank_cmdline_path;
 /* Set in the environment of the --test-only re-run (no second re-run). */
 #define AUTOSIZE_ENV_EXPLAIN_RERUN "AUTOSIZE_EXPLAIN_RERUN"
 /* Sent to slurmctld by that re-run: explain is a test-only request. */

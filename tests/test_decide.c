@@ -70,6 +70,53 @@ static void test_rewrite_within_limits(void **state)
 		    fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
 }
 
+/* The guards hold on every path that changes a job: rewrite and explain
+ * (a client may send explain's test-only marker with a real job). */
+static void test_guards_every_path(void **state)
+{
+	const char *paths[] = {NULL, P "autosize=explain",
+			       P "autosize=rewrite"};
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		/* srun -n 1: fewer tasks than the planned nodes. */
+		autosize_job_init(&fx.job);
+		fx.job.num_tasks = 1;
+		decide_70b(fx.pol, paths[i]);
+		assert_true(fx.d.nodes >= 2);
+		assert_true(fx.d.action == AUTOSIZE_ACTION_REWRITE ||
+			    fx.d.action == AUTOSIZE_ACTION_EXPLAIN);
+		assert_int_equal(fx.d.guarded, 1);
+		assert_false(fx.d.set_nodes || fx.d.set_gpus ||
+			     fx.d.set_time || fx.d.set_partition ||
+			     fx.d.set_tasks);
+		assert_string_equal(fx.d.record, "");
+		assert_non_null(strstr(fx.d.message, "not resized"));
+		/* srun -n 64: enough tasks, resized. */
+		fx.job.num_tasks = 64;
+		decide_70b(fx.pol, paths[i]);
+		assert_int_equal(fx.d.guarded, 0);
+		assert_true(fx.d.set_nodes && !fx.d.set_tasks);
+		/* A batch job's tasks follow its nodes. */
+		autosize_job_init(&fx.job);
+		fx.job.batch = 1;
+		fx.job.num_tasks = 1;
+		decide_70b(fx.pol, paths[i]);
+		assert_int_equal(fx.d.guarded, 0);
+		assert_true(fx.d.set_nodes && fx.d.set_tasks);
+		assert_int_equal(fx.d.num_tasks, fx.d.nodes);
+		fx.job.ntasks_per_node = 2;
+		fx.job.num_tasks = 2;
+		decide_70b(fx.pol, paths[i]);
+		assert_true(fx.d.set_tasks);
+		assert_int_equal(fx.d.num_tasks, 2L * fx.d.nodes);
+		fx.job.ntasks_per_node = AUTOSIZE_JOB_UNSET;
+		fx.job.num_tasks = 1000;
+		decide_70b(fx.pol, paths[i]);
+		assert_false(fx.d.set_tasks);
+	}
+}
+
 /* Issue 8: -N 10000000 under keep is refused before any search at that
  * size, naming the limit, never planned as another size. */
 static void test_huge_explicit_nodes_refused(void **state)
@@ -414,6 +461,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_options_untouched),
 		cmocka_unit_test(test_rewrite_within_limits),
+		cmocka_unit_test(test_guards_every_path),
 		cmocka_unit_test(test_huge_explicit_nodes_refused),
 		cmocka_unit_test(test_partition_list_deduplicated),
 		cmocka_unit_test(test_unknown_partition_in_list),

@@ -499,16 +499,39 @@ static void test_explain(void **state)
 	program_invocation_short_name = (char *)saved;
 	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
 	assert_string_equal(stub.exec_arg1, "--test-only");
-	/* the re-run itself tells slurmctld and prints nothing */
-	setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1);
-	assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
-	assert_int_equal(give("model-params", "7e9"), 0);
-	assert_int_equal(give("autosize", "explain"), 0);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
-	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
-				     AUTOSIZE_ENV_EXPLAIN), "test-only");
-	assert_int_equal(stub.n_infos + stub.n_errors, 0);
+	/* the re-run itself (--test-only on its command line) tells
+	 * slurmctld and prints nothing */
+	{
+		static const char line[] = "srun\0--test-only\0hostname";
+		char path[] = "/tmp/autosize-cmdline.XXXXXX";
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, line, sizeof(line)),
+				 (ssize_t)sizeof(line));
+		close(fd);
+		autosize_spank_cmdline_path = path;
+		setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1);
+		assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
+		assert_int_equal(give("model-params", "7e9"), 0);
+		assert_int_equal(give("autosize", "explain"), 0);
+		assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+		assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
+					     AUTOSIZE_ENV_EXPLAIN),
+				    "test-only");
+		assert_int_equal(stub.n_infos + stub.n_errors, 0);
+		/* the re-run's variable without --test-only (set by hand
+		 * for a real submission): no marker */
+		autosize_spank_cmdline_path = "/proc/self/cmdline";
+		assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
+		assert_int_equal(give("model-params", "7e9"), 0);
+		assert_int_equal(give("autosize", "explain"), 0);
+		assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+		assert_null(stub_get(stub.jobctl, stub.n_jobctl,
+				     AUTOSIZE_ENV_EXPLAIN));
+		unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
+		unlink(path);
+	}
 }
 
 static void test_off(void **state)

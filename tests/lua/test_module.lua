@@ -746,8 +746,49 @@ rc = slurm_job_submit(jd, {}, 1000)
 check("explain --test-only: SUCCESS, sized, plan told once",
 	rc == slurm.SUCCESS and writes.min_nodes and
 	select(2, user_text():gsub("plan: ", "")) == 1 and
-	user_text():find("nothing submitted; slurmctld would queue"),
+	user_text():find("explain: slurmctld sizes this job with"),
 	user_text())
+check("explain --test-only: recorded and logged as a rewrite (the "..
+	"marker is the client's word)", writes.admin_comment and
+	writes.admin_comment:find("autosize") ~= nil, tostring(writes.admin_comment))
+
+-- Every path that changes a job meets the same guards, whatever the
+-- client sends: srun's 1-task job against a multi-node plan, through
+-- rewrite, explain with the test-only marker (a client can send it with
+-- a real submission) and explain without it.
+local guard_paths = {
+	{ "rewrite", {} },
+	{ "explain + test-only marker", { P .. "autosize=explain",
+		"AUTOSIZE_EXPLAIN=test-only" } },
+	{ "explain, no marker", { P .. "autosize=explain" } },
+	{ "rewrite asked for", { P .. "autosize=rewrite" } },
+}
+for _, path in ipairs(guard_paths) do
+	for _, shape in ipairs({
+		{ "srun -n 1", { num_tasks = 1 } },
+		{ "srun -n 1 --ntasks-per-node=1", { num_tasks = 1,
+			ntasks_per_node = 1 } },
+		{ "srun -n 2", { num_tasks = 2 } },
+	}) do
+		reset()
+		local fields = { partition = "h100",
+			spank_job_env = env(P .. "model=llama-3-70b",
+				P .. "train_tokens=2e12", unpack(path[2])) }
+		for k, v in pairs(shape[2]) do fields[k] = v end
+		jd, writes = job_desc(fields)
+		rc = slurm_job_submit(jd, {}, 1000)
+		check("guard on every path: " .. path[1] .. ", " .. shape[1] ..
+			": no node, task, GPU or time change, no record",
+			writes.min_nodes == nil and writes.max_nodes == nil and
+			writes.num_tasks == nil and writes.tres_per_node == nil and
+			writes.time_limit == nil and writes.admin_comment == nil,
+			user_text())
+		check("guard on every path: " .. path[1] .. ", " .. shape[1] ..
+			": told why (or refused)", rc ~= slurm.SUCCESS or
+			user_text():find("not resized"), user_text())
+	end
+end
+
 
 -- A job with an explicit size: the plan told is for that size, with the
 -- time-limit warning (the submit side says nothing).
@@ -928,6 +969,22 @@ local still = plan_h100()
 check("the last good calibration stays in use",
 	still and still.plan:find("speed x 0.50", 1, true),
 	still and still.plan)
+
+-- The admins' line is rate limited: a --test-only loop of one user must
+-- not write a line per request into slurmctld's log.
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+slurm_job_submit, slurm_job_modify = nil, nil
+dofile("etc/job_submit.lua")
+fake.info = {}
+for i = 1, 70 do
+	reset()
+	jd, writes = job_desc({ partition = "h100", script = "x",
+		spank_job_env = env(P .. "model=llama-3-8b",
+			P .. "train_tokens=1e11") })
+	slurm_job_submit(jd, {}, 1000)
+end
+check("admins' lines: at most 60 a minute", #fake.info <= 60 and
+	#fake.info >= 1, tostring(#fake.info))
 
 -- Lua 5.1 syntax check of the script itself.
 check("job_submit.lua compiles under luac5.1 -p or loadfile",
