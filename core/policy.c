@@ -43,6 +43,10 @@ struct autosize_policy {
 	autosize_calibration *calibration; /* `calibration:`, or NULL */
 	char calibration_path[PATH_MAX];
 	perfdata_table *perf;              /* `perf:`, or NULL */
+	/* The files `catalog:` and `perf:` name ("" none): a new version
+	 * of either is a new version of the policy. */
+	char catalog_path[PATH_MAX];
+	char perf_path[PATH_MAX];
 };
 
 static const char *const pol_top_keys[] = {
@@ -523,14 +527,26 @@ static autosize_err pol_partitions(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* rel, a path the policy names, relative to the policy's folder dir;
+ * -1 when it does not fit in len bytes. */
+static int pol_rel_path(const char *dir, const char *rel, char *out,
+			size_t len)
+{
+	int n = rel[0] == '/' ? snprintf(out, len, "%s", rel)
+			      : snprintf(out, len, "%s/%s",
+					 dir && *dir ? dir : ".", rel);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* `catalog:` (relative to dir) or the compiled-in catalog. */
 static autosize_err pol_catalog(const autosize_ytree *t, const char *dir,
 				autosize_policy *p, autosize_error *e)
 {
 	const autosize_ynode *root = autosize_ytree_root(t);
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	autosize_error sub;
-	int found, n;
+	int found;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, root, "catalog", AUTOSIZE_Y_OPTIONAL, rel,
@@ -544,16 +560,12 @@ static autosize_err pol_catalog(const autosize_ytree *t, const char *dir,
 			return autosize_fail(e, sub.code, "%s", sub.msg);
 		return AUTOSIZE_OK;
 	}
-	if (rel[0] == '/')
-		n = snprintf(path, sizeof(path), "%s", rel);
-	else
-		n = snprintf(path, sizeof(path), "%s/%s",
-			     dir && *dir ? dir : ".", rel);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	if (pol_rel_path(dir, rel, p->catalog_path,
+			 sizeof(p->catalog_path)) != 0)
 		return autosize_ytree_fail(t,
 			autosize_ynode_get(root, "catalog")->line, e,
 			AUTOSIZE_EINVAL, "key 'catalog': path too long");
-	p->catalog = autosize_catalog_load(path, &sub);
+	p->catalog = autosize_catalog_load(p->catalog_path, &sub);
 	if (!p->catalog)
 		return autosize_ytree_fail(t,
 			autosize_ynode_get(root, "catalog")->line, e,
@@ -572,7 +584,7 @@ static autosize_err pol_calibration(const autosize_ytree *t,
 	const autosize_ynode *root = autosize_ytree_root(t), *n;
 	char rel[PATH_MAX];
 	autosize_error sub;
-	int found, w;
+	int found;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, root, "calibration", AUTOSIZE_Y_OPTIONAL,
@@ -580,12 +592,8 @@ static autosize_err pol_calibration(const autosize_ytree *t,
 	if (rc || !found)
 		return rc;
 	n = autosize_ynode_get(root, "calibration");
-	w = rel[0] == '/' ? snprintf(p->calibration_path,
-				     sizeof(p->calibration_path), "%s", rel)
-			  : snprintf(p->calibration_path,
-				     sizeof(p->calibration_path), "%s/%s",
-				     dir && *dir ? dir : ".", rel);
-	if (w < 0 || (size_t)w >= sizeof(p->calibration_path))
+	if (pol_rel_path(dir, rel, p->calibration_path,
+			 sizeof(p->calibration_path)) != 0)
 		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
 					   "key 'calibration': path too long");
 	if (access(p->calibration_path, F_OK) != 0) {
@@ -616,10 +624,10 @@ static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
 			     autosize_policy *p, autosize_error *e)
 {
 	const autosize_ynode *root = autosize_ytree_root(t), *n;
-	char rel[PATH_MAX], path[PATH_MAX], *text = NULL;
+	char rel[PATH_MAX], *text = NULL;
 	size_t len = 0;
 	autosize_error sub;
-	int found, w;
+	int found;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, root, "perf", AUTOSIZE_Y_OPTIONAL, rel,
@@ -627,10 +635,7 @@ static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
 	if (rc || !found)
 		return rc;
 	n = autosize_ynode_get(root, "perf");
-	w = rel[0] == '/' ? snprintf(path, sizeof(path), "%s", rel)
-			  : snprintf(path, sizeof(path), "%s/%s",
-				     dir && *dir ? dir : ".", rel);
-	if (w < 0 || (size_t)w >= sizeof(path))
+	if (pol_rel_path(dir, rel, p->perf_path, sizeof(p->perf_path)) != 0)
 		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
 					   "key 'perf': path too long");
 	autosize_error_clear(&sub);
@@ -638,10 +643,10 @@ static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
 	if (!p->perf)
 		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_ENOMEM,
 					   "key 'perf': out of memory");
-	rc = autosize_read_regular_file(path, POL_PERF_MAX_BYTES,
+	rc = autosize_read_regular_file(p->perf_path, POL_PERF_MAX_BYTES,
 					"YAML file", &text, &len, &sub);
 	if (!rc)
-		rc = perfdata_parse(text, len, path, p->perf, &sub);
+		rc = perfdata_parse(text, len, p->perf_path, p->perf, &sub);
 	free(text);
 	if (rc)
 		return autosize_ytree_fail(t, n->line, e, rc,
@@ -910,6 +915,22 @@ const autosize_calibration *autosize_policy_calibration(
 const char *autosize_policy_calibration_path(const autosize_policy *p)
 {
 	return p ? p->calibration_path : "";
+}
+
+const char *autosize_policy_file_at(const autosize_policy *p, int i)
+{
+	const char *files[3];
+	int n = 0;
+
+	if (!p)
+		return NULL;
+	if (p->catalog_path[0])
+		files[n++] = p->catalog_path;
+	if (p->perf_path[0])
+		files[n++] = p->perf_path;
+	if (p->calibration_path[0])
+		files[n++] = p->calibration_path;
+	return i >= 0 && i < n ? files[i] : NULL;
 }
 
 void autosize_policy_set_calibration(autosize_policy *p,

@@ -455,11 +455,11 @@ local function submit(job_desc, part_list, submit_uid)
 		if d.guarded then
 			log_user("autosize: " .. (d.message or "not resized"))
 		elseif action == "explain" then
-			log_user("autosize: --autosize=explain: slurmctld " ..
-				"sizes this job with " ..
+			log_user("autosize: --autosize=explain (--test-only: " ..
+				"nothing submitted): slurmctld would queue " ..
+				"this job with " ..
 				(#changes > 0 and table.concat(changes, ", ") or
-				 "no change") ..
-				" (with --test-only nothing is queued)")
+				 "no change"))
 		elseif #changes > 0 then
 			log_user("autosize: " .. table.concat(changes, ", "))
 		end

@@ -1,7 +1,7 @@
 /*
  * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
  *
- *   autosize.load_policy(path) -> true | nil, errmsg
+ *   autosize.load_policy(path[, settle_s]) -> true | nil, errmsg
  *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
@@ -404,8 +404,15 @@ static int lua_autosize_policy_info(lua_State *L)
 				 "policy_info");
 }
 
+/* A policy file younger than this may still be being written: the last
+ * good policy serves until it settles (load_policy's second argument,
+ * 0 to 60 s, changes it). */
+#define LUA_AUTOSIZE_SETTLE_S 2.0
+#define LUA_AUTOSIZE_SETTLE_MAX_S 60.0
+
 static int lua_autosize_load_policy(lua_State *L)
 {
+	double settle_s = LUA_AUTOSIZE_SETTLE_S;
 	char msg[AUTOSIZE_MSG_LEN * 2];
 	const char *path;
 	size_t len = 0;
@@ -423,9 +430,13 @@ static int lua_autosize_load_policy(lua_State *L)
 			       "contains NUL");
 		return 2;
 	}
+	if (lua_type(L, 2) == LUA_TNUMBER)
+		settle_s = lua_tonumber(L, 2);
+	if (!(settle_s >= 0 && settle_s <= LUA_AUTOSIZE_SETTLE_MAX_S))
+		settle_s = LUA_AUTOSIZE_SETTLE_S;
 	msg[0] = '\0';
 	/* No Lua call while the cache is locked inside. */
-	if (lua_policy_refresh(path, msg, sizeof(msg)) == 0) {
+	if (lua_policy_refresh(path, settle_s, msg, sizeof(msg)) == 0) {
 		lua_pushboolean(L, 1);
 		return 1;
 	}

@@ -37,7 +37,10 @@
  * when there is nothing new to report, or -1 with msg filled the first
  * time a given broken version of the file is seen.
  */
-int lua_policy_refresh(const char *path, char *msg, size_t len);
+/* Load the policy at path when it changed (the files it names too); a
+ * version younger than settle_s seconds waits. 0, or -1 with msg. */
+int lua_policy_refresh(const char *path, double settle_s, char *msg,
+		       size_t len);
 
 /* Lock the cache and return the current policy: the last good one, else
  * built-in defaults; NULL only when even those could not be built (out of

@@ -17,6 +17,14 @@
  * AdminComment needs an operator, which root on a Slurm node is; an
  * update of a running job reaches slurmdbd with the job's record, so
  * `sacct -o AdminComment` and `autosize calibrate --sacct` see it.
+ *
+ * A job that ended before its batch script (its time limit, scancel) no
+ * longer takes updates in slurmctld, and those are the jobs calibration
+ * most needs to see (the slow ones). Their figures go into the
+ * accounting record instead (`sacctmgr modify job ... set
+ * AdminComment=`, root is a slurmdbd admin), once sacct shows the job
+ * ended: slurmctld's end record carries the old AdminComment and would
+ * otherwise write it over ours.
  * Nothing here fails a step: every problem is a warning at most.
  */
 #include <errno.h>
@@ -43,6 +51,14 @@ static const char *const report_scontrol[] = {
 static const char *const report_squeue[] = {
 	"/usr/bin/squeue", "/usr/local/bin/squeue", NULL
 };
+static const char *const report_sacct[] = {
+	"/usr/bin/sacct", "/usr/local/bin/sacct", NULL
+};
+static const char *const report_sacctmgr[] = {
+	"/usr/bin/sacctmgr", "/usr/local/bin/sacctmgr", NULL
+};
+/* How long to wait for accounting to hold a job's end (seconds). */
+#define REPORT_END_WAIT_S 15
 
 /* The report's path on this node, or NULL. */
 static const char *report_path(spank_t sp, char *buf, size_t len)
@@ -136,7 +152,7 @@ static int report_slurm_run(const char *const exes[], char *const args[],
 			    char *out, size_t len)
 {
 	const char *exe = NULL;
-	char *argv[8];
+	char *argv[10];
 	int fd[2], status = -1, i;
 	size_t used = 0;
 	time_t end;
@@ -154,7 +170,7 @@ static int report_slurm_run(const char *const exes[], char *const args[],
 	if (pipe(fd) != 0)
 		return -1;
 	argv[0] = (char *)exe;
-	for (i = 0; args[i] && i < 6; i++)
+	for (i = 0; args[i] && i < 8; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
 	pid = fork();
@@ -241,6 +257,59 @@ static int report_admin_comment(const char *id, char *comment, size_t len)
 	return rc;
 }
 
+/* 1 when accounting holds the job's end (sacct's state is not one of a
+ * job still on its nodes). */
+static int report_job_ended(const char *id)
+{
+	char noheader[] = "-n", parsable[] = "-P", alloc[] = "-X";
+	char job_arg[] = "-j", format_arg[] = "-o", field[] = "State";
+	char *args[8], state[256];
+
+	args[0] = noheader;
+	args[1] = parsable;
+	args[2] = alloc;
+	args[3] = job_arg;
+	args[4] = (char *)id;
+	args[5] = format_arg;
+	args[6] = field;
+	args[7] = NULL;
+	if (report_slurm_run(report_sacct, args, state, sizeof(state)) != 0 ||
+	    !state[0])
+		return 0;
+	return strncmp(state, "PENDING", 7) != 0 &&
+	       strncmp(state, "RUNNING", 7) != 0 &&
+	       strncmp(state, "REQUEUED", 8) != 0 &&
+	       strncmp(state, "RESIZING", 8) != 0 &&
+	       strncmp(state, "SUSPENDED", 9) != 0;
+}
+
+/* The AdminComment of a job slurmctld has ended, in its accounting
+ * record. 0, or -1. */
+static int report_attach_accounting(const char *id, const char *comment)
+{
+	char yes[] = "-i", modify[] = "modify", job[] = "job";
+	char where[] = "where", set[] = "set", jobid_arg[48];
+	char assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16], *args[8];
+	int waited_s;
+
+	for (waited_s = 0; !report_job_ended(id); waited_s++) {
+		if (waited_s >= REPORT_END_WAIT_S)
+			return -1;
+		sleep(1);
+	}
+	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%s", id);
+	snprintf(assign, sizeof(assign), "AdminComment=%s", comment);
+	args[0] = yes;
+	args[1] = modify;
+	args[2] = job;
+	args[3] = where;
+	args[4] = jobid_arg;
+	args[5] = set;
+	args[6] = assign;
+	args[7] = NULL;
+	return report_slurm_run(report_sacctmgr, args, NULL, 0);
+}
+
 /* The measured figures into the job's AdminComment. */
 static void report_attach(uint32_t job_id, const char *text, size_t len,
 			  int partial)
@@ -276,10 +345,14 @@ static void report_attach(uint32_t job_id, const char *text, size_t len,
 	args[1] = jobid_arg;
 	args[2] = assign;
 	args[3] = NULL;
-	if (report_slurm_run(report_scontrol, args, NULL, 0) != 0)
-		autosize_spank_warn("AUTOSIZE_REPORT: scontrol update of job "
-				    "%u's AdminComment failed: measured "
-				    "figures not kept", job_id);
+	if (report_slurm_run(report_scontrol, args, NULL, 0) == 0)
+		return;
+	/* Ended already (time limit, scancel): the accounting record. */
+	if (report_attach_accounting(id, newc) != 0)
+		autosize_spank_warn("AUTOSIZE_REPORT: neither scontrol update "
+				    "nor sacctmgr modify of job %u's "
+				    "AdminComment worked: measured figures "
+				    "not kept", job_id);
 }
 
 int autosize_spank_report_task_exit(spank_t sp)

@@ -145,6 +145,12 @@ const autosize_calibration *autosize_policy_calibration(
 	const autosize_policy *p);
 /* Its path as the policy named it ("" none). */
 const char *autosize_policy_calibration_path(const autosize_policy *p);
+/* The i-th file (from 0) the policy reads besides its own: `catalog:`,
+ * `perf:`, `calibration:` as named (the calibration even before it
+ * exists); NULL past the last. Owned by p. A new version of any of them
+ * is a new version of the policy (slurmctld reloads it). */
+#define AUTOSIZE_POLICY_MAX_FILES 3
+const char *autosize_policy_file_at(const autosize_policy *p, int i);
 /* Replace the calibration (autosize plan --calibration): p takes c
  * (NULL: none) and frees the one it had. */
 void autosize_policy_set_calibration(autosize_policy *p,

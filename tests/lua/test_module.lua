@@ -33,10 +33,22 @@ local function sh(cmd)
 	return out
 end
 
-local function write(path, text)
+-- Files written here are dated a few minutes back, each at its own
+-- second: slurmctld's module waits until a policy file is a couple of
+-- seconds old (a file being written must not load), and tells versions
+-- apart by their time. write_now keeps the real time.
+local backdate = 0
+local function write_now(path, text)
 	local f = assert(io.open(path, "w"))
 	f:write(text)
 	f:close()
+end
+
+local function write(path, text)
+	write_now(path, text)
+	backdate = backdate + 1
+	assert(os.execute(string.format("touch -d @%d '%s'",
+		os.time() - 600 + backdate, path)) == 0)
 end
 
 local function read(path)
@@ -746,7 +758,7 @@ rc = slurm_job_submit(jd, {}, 1000)
 check("explain --test-only: SUCCESS, sized, plan told once",
 	rc == slurm.SUCCESS and writes.min_nodes and
 	select(2, user_text():gsub("plan: ", "")) == 1 and
-	user_text():find("explain: slurmctld sizes this job with"),
+	user_text():find("nothing submitted%): slurmctld would queue"),
 	user_text())
 check("explain --test-only: recorded and logged as a rewrite (the "..
 	"marker is the client's word)", writes.admin_comment and
@@ -972,6 +984,47 @@ check("the last good calibration stays in use",
 
 -- The admins' line is rate limited: a --test-only loop of one user must
 -- not write a line per request into slurmctld's log.
+-- The files a policy names are part of its version: an edited
+-- `catalog:` (or `perf:`) reloads the policy as `autosize plan` reads it.
+local catp = TMP .. "/catpol.yaml"
+local gpus_text = read("etc/gpus.yaml")
+write(TMP .. "/gpus.yaml", gpus_text)
+write(catp, POLICY_TEXT .. "\ncatalog: gpus.yaml\n")
+r, err = autosize.load_policy(catp)
+local before = plan_h100()
+check("a policy with its own catalog loads", r == true and before, err)
+write(TMP .. "/gpus.yaml", (gpus_text:gsub("bf16_tflops: 989.4",
+	"bf16_tflops: 494.7")))
+r, err = autosize.load_policy(catp)
+local after = plan_h100()
+check("an edited catalog reloads the policy (H100 at half speed: " ..
+	"a longer limit)", r == true and after and before and
+	after.time_limit > before.time_limit,
+	tostring(err) .. " " .. tostring(after and after.plan))
+
+-- A policy caught while it is being written: a prefix of the file is
+-- often valid YAML (fewer partitions). While the file is younger than
+-- the settle time, the last good policy serves; once it is old enough
+-- it loads.
+write(catp, POLICY_TEXT)
+r = autosize.load_policy(catp)
+local whole = plan_h100()
+local cut = POLICY_TEXT:sub(1, (POLICY_TEXT:find("\n  %- name: h100")))
+write_now(catp, cut)
+r, err = autosize.load_policy(catp)
+local during = plan_h100()
+check("a policy file written a moment ago is not loaded yet",
+	r == true and whole and during and during.action == whole.action and
+	during.partition == whole.partition,
+	tostring(err) .. " " .. tostring(during and during.message))
+r, err = autosize.load_policy(catp, 0)
+local settled = plan_h100()
+check("the same file, settled, is the policy (h100 gone)",
+	settled and settled.action == "reject", tostring(settled and
+	settled.message))
+write(catp, POLICY_TEXT)
+autosize.load_policy(catp)
+
 AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
 slurm_job_submit, slurm_job_modify = nil, nil
 dofile("etc/job_submit.lua")
