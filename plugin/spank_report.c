@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,16 +146,18 @@ static int report_read(uid_t uid, char **text, size_t *len, int *partial)
 	return 0;
 }
 
-/* Run a Slurm command (one of the paths in exes) with args (no shell);
+/* Run a Slurm command (one of the paths in exes) with the arguments after
+ * len, a NULL-ended list of at most 8 strings (no shell);
  * its stdout into out (may be NULL). Killed after REPORT_TIMEOUT_S. 0
  * when it exited 0. */
-static int report_slurm_run(const char *const exes[], char *const args[],
-			    char *out, size_t len)
+static int report_slurm_run(const char *const exes[], char *out, size_t len,
+			    ...)
 {
-	const char *exe = NULL;
+	const char *exe = NULL, *arg;
 	char *argv[10];
 	int fd[2], status = -1, i;
 	size_t used = 0;
+	va_list ap;
 	time_t end;
 	pid_t pid;
 
@@ -169,10 +172,13 @@ static int report_slurm_run(const char *const exes[], char *const args[],
 	}
 	if (pipe(fd) != 0)
 		return -1;
+	/* execv takes char *const[] but writes nothing through it. */
 	argv[0] = (char *)exe;
-	for (i = 0; args[i] && i < 8; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
+	va_start(ap, len);
+	for (i = 1; i < 9 && (arg = va_arg(ap, const char *)) != NULL; i++)
+		argv[i] = (char *)arg;
+	va_end(ap);
+	argv[i] = NULL;
 	pid = fork();
 	if (pid < 0) {
 		close(fd[0]);
@@ -228,23 +234,15 @@ static int report_slurm_run(const char *const exes[], char *const args[],
  * without the line's end. 0, or -1 (no job, too long). */
 static int report_admin_comment(const char *id, char *comment, size_t len)
 {
-	char noheader[] = "-h", all[] = "-a", job_arg[] = "-j";
-	char format_arg[] = "-O", field[] = "admin_comment:0";
-	char *args[7], *show;
+	char *show;
 	size_t n;
 	int rc = -1;
 
 	show = malloc(REPORT_SHOW_MAX);
 	if (!show)
 		return -1;
-	args[0] = noheader;
-	args[1] = all;
-	args[2] = job_arg;
-	args[3] = (char *)id;
-	args[4] = format_arg;
-	args[5] = field;
-	args[6] = NULL;
-	if (report_slurm_run(report_squeue, args, show, REPORT_SHOW_MAX) == 0) {
+	if (report_slurm_run(report_squeue, show, REPORT_SHOW_MAX, "-h", "-a",
+			     "-j", id, "-O", "admin_comment:0", NULL) == 0) {
 		n = strlen(show);
 		if (n > 0 && show[n - 1] == '\n')
 			show[--n] = '\0';
@@ -261,19 +259,10 @@ static int report_admin_comment(const char *id, char *comment, size_t len)
  * job still on its nodes). */
 static int report_job_ended(const char *id)
 {
-	char noheader[] = "-n", parsable[] = "-P", alloc[] = "-X";
-	char job_arg[] = "-j", format_arg[] = "-o", field[] = "State";
-	char *args[8], state[256];
+	char state[256];
 
-	args[0] = noheader;
-	args[1] = parsable;
-	args[2] = alloc;
-	args[3] = job_arg;
-	args[4] = (char *)id;
-	args[5] = format_arg;
-	args[6] = field;
-	args[7] = NULL;
-	if (report_slurm_run(report_sacct, args, state, sizeof(state)) != 0 ||
+	if (report_slurm_run(report_sacct, state, sizeof(state), "-n", "-P",
+			     "-X", "-j", id, "-o", "State", NULL) != 0 ||
 	    !state[0])
 		return 0;
 	return strncmp(state, "PENDING", 7) != 0 &&
@@ -287,9 +276,7 @@ static int report_job_ended(const char *id)
  * record. 0, or -1. */
 static int report_attach_accounting(const char *id, const char *comment)
 {
-	char yes[] = "-i", modify[] = "modify", job[] = "job";
-	char where[] = "where", set[] = "set", jobid_arg[48];
-	char assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16], *args[8];
+	char jobid_arg[48], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
 	int waited_s;
 
 	for (waited_s = 0; !report_job_ended(id); waited_s++) {
@@ -299,22 +286,16 @@ static int report_attach_accounting(const char *id, const char *comment)
 	}
 	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%s", id);
 	snprintf(assign, sizeof(assign), "AdminComment=%s", comment);
-	args[0] = yes;
-	args[1] = modify;
-	args[2] = job;
-	args[3] = where;
-	args[4] = jobid_arg;
-	args[5] = set;
-	args[6] = assign;
-	args[7] = NULL;
-	return report_slurm_run(report_sacctmgr, args, NULL, 0);
+	return report_slurm_run(report_sacctmgr, NULL, 0, "-i", "modify",
+				"job", "where", jobid_arg, "set", assign,
+				NULL);
 }
 
 /* The measured figures into the job's AdminComment. */
 static void report_attach(uint32_t job_id, const char *text, size_t len,
 			  int partial)
 {
-	char id[32], upd[] = "update", *args[4];
+	char id[32];
 	char comment[AUTOSIZE_ADMIN_COMMENT_MAX], token[AUTOSIZE_RECORD_MAX];
 	char what[64], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
 	char newc[AUTOSIZE_ADMIN_COMMENT_MAX], jobid_arg[48];
@@ -341,11 +322,8 @@ static void report_attach(uint32_t job_id, const char *text, size_t len,
 		return;
 	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%u", job_id);
 	snprintf(assign, sizeof(assign), "AdminComment=%s", newc);
-	args[0] = upd;
-	args[1] = jobid_arg;
-	args[2] = assign;
-	args[3] = NULL;
-	if (report_slurm_run(report_scontrol, args, NULL, 0) == 0)
+	if (report_slurm_run(report_scontrol, NULL, 0, "update", jobid_arg,
+			     assign, NULL) == 0)
 		return;
 	/* Ended already (time limit, scancel): the accounting record. */
 	if (report_attach_accounting(id, newc) != 0)
