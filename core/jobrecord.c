@@ -325,3 +325,26 @@ int autosize_record_attach(const char *comment, const char *token,
 			     comment[0] ? " " : "", token);
 	return w < 0 || (size_t)w >= len ? -1 : w;
 }
+
+int autosize_record_mismatch(const autosize_record *r, const char *partition,
+			     long nodes, long gpus, char *why, size_t len)
+{
+	long planned_gpus = (long)r->nodes * r->gpus_per_node;
+
+	if (partition && partition[0] &&
+	    strcmp(partition, r->partition) != 0) {
+		snprintf(why, len, "partition %s, planned %s", partition,
+			 r->partition);
+		return 1;
+	}
+	if (nodes >= 0 && nodes != r->nodes) {
+		snprintf(why, len, "%ld nodes, planned %d", nodes, r->nodes);
+		return 1;
+	}
+	if (gpus >= 0 && gpus != planned_gpus) {
+		snprintf(why, len, "%ld GPUs, planned %ld", gpus,
+			 planned_gpus);
+		return 1;
+	}
+	return 0;
+}

@@ -492,7 +492,35 @@ function autosize_job_submit(job_desc, part_list, submit_uid)
 	return slurm.SUCCESS
 end
 
+-- scontrol update of a sized job: the change is Slurm's to allow; the
+-- plan record then describes another job, and the user or admin is told
+-- (calibration compares the record with what accounting says the job
+-- got, and leaves such a job out).
+local function modify(job_desc, job_rec)
+	local mod = load_module()
+	if not mod or not mod.record_check or type(job_rec) ~= "table" and
+	   type(job_rec) ~= "userdata" then
+		return
+	end
+	local why = mod.record_check(job_rec.admin_comment, {
+		partition = job_desc.partition,
+		min_nodes = job_desc.min_nodes,
+		tres_per_node = job_desc.tres_per_node,
+		time_limit = job_desc.time_limit,
+	})
+	if why then
+		log_user("autosize: this job was sized by autosize; after " ..
+			"this change (" .. why .. ") its plan no longer " ..
+			"describes it: its speed will not calibrate the " ..
+			"site's plans (resubmit to have it sized again)")
+	end
+end
+
 function autosize_job_modify(job_desc, job_rec, part_list, modify_uid)
+	local ok, err = pcall(modify, job_desc, job_rec)
+	if not ok then
+		log_error("autosize: job_submit.lua (modify): " .. tostring(err))
+	end
 	return slurm.SUCCESS
 end
 

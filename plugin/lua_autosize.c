@@ -5,6 +5,9 @@
  *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
+ *   autosize.record_check(admin_comment, change) -> nil | why: whether
+ *                                 the plan record still describes the job
+ *                                 after scontrol update's change
  *   autosize.admin_log_ok()    -> true, missed | false: whether one more
  *                                 sized-job line may go to slurmctld's log
  *   autosize.version
@@ -465,6 +468,55 @@ static int lua_autosize_attach_record(lua_State *L)
 	return 1;
 }
 
+/*
+ * record_check(admin_comment, change): whether the plan record in a
+ * job's AdminComment still describes the job once change (a job_desc of
+ * scontrol update: partition, min_nodes, tres_per_node, time_limit;
+ * fields not changed are absent or Slurm's NO_VAL) is applied. nil when
+ * it does (or there is no record), else a few words saying what moved.
+ */
+static int lua_autosize_record_check(lua_State *L)
+{
+	const char *comment = lua_isstring(L, 1) ? lua_tostring(L, 1) : NULL;
+	char why[160], what[] = "the job's AdminComment";
+	const char *partition = NULL;
+	autosize_record rec;
+	autosize_error e;
+	long nodes, gpn, limit;
+	size_t start, n;
+
+	if (!comment || !lua_istable(L, 2) ||
+	    !autosize_record_find(comment, &start, &n) ||
+	    autosize_record_decode(comment + start, n, what, &rec, &e))
+		return 0;
+	lua_getfield(L, 2, "partition");
+	if (lua_type(L, -1) == LUA_TSTRING)
+		partition = lua_tostring(L, -1);   /* the table keeps it */
+	lua_pop(L, 1);
+	nodes = lua_autosize_number(L, 2, "min_nodes");
+	gpn = lua_autosize_tres(L, 2, "tres_per_node");
+	limit = lua_autosize_number(L, 2, "time_limit");
+	if (autosize_record_mismatch(&rec, partition, nodes,
+				     gpn >= 0 ? gpn * (nodes >= 0 ? nodes
+							: rec.nodes) : -1,
+				     why, sizeof(why))) {
+		lua_pushstring(L, why);
+		return 1;
+	}
+	if (limit != AUTOSIZE_JOB_UNSET && rec.time_limit_min > 0 &&
+	    limit != rec.time_limit_min) {
+		if (limit == AUTOSIZE_JOB_UNLIMITED)
+			snprintf(why, sizeof(why), "time limit UNLIMITED, "
+				 "planned %ld min", rec.time_limit_min);
+		else
+			snprintf(why, sizeof(why), "time limit %ld min, "
+				 "planned %ld", limit, rec.time_limit_min);
+		lua_pushstring(L, why);
+		return 1;
+	}
+	return 0;
+}
+
 /* Sized-job lines in slurmctld's log: at most this many a minute (a
  * --test-only loop of one user plans as fast as slurmctld answers). */
 #define LUA_AUTOSIZE_LOG_BURST 60
@@ -513,6 +565,7 @@ static const luaL_Reg lua_autosize_functions[] = {
 	{"load_policy", lua_autosize_load_policy},
 	{"plan", lua_autosize_plan},
 	{"policy_info", lua_autosize_policy_info},
+	{"record_check", lua_autosize_record_check},
 	{NULL, NULL}
 };
 

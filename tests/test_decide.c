@@ -117,6 +117,37 @@ static void test_guards_every_path(void **state)
 	}
 }
 
+/* The record of a decision against what the scheduler gave the job. */
+static void test_record_mismatch(void **state)
+{
+	autosize_record rec;
+	autosize_error e;
+	char why[128];
+	long gpus;
+
+	autosize_job_init(&fx.job);
+	fx.job.batch = 1;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(autosize_record_decode(fx.d.record,
+						strlen(fx.d.record), "test",
+						&rec, &e), AUTOSIZE_OK);
+	gpus = (long)fx.d.nodes * fx.d.gpus_per_node;
+	assert_int_equal(autosize_record_mismatch(&rec, fx.d.partition,
+						  fx.d.nodes, gpus, why,
+						  sizeof(why)), 0);
+	assert_int_equal(autosize_record_mismatch(&rec, NULL, -1, -1, why,
+						  sizeof(why)), 0);
+	assert_int_equal(autosize_record_mismatch(&rec, "small", fx.d.nodes,
+						  gpus, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "partition small"));
+	assert_int_equal(autosize_record_mismatch(&rec, fx.d.partition,
+						  fx.d.nodes + 1, -1, why,
+						  sizeof(why)), 1);
+	assert_int_equal(autosize_record_mismatch(&rec, "", -1, gpus / 2,
+						  why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "GPUs"));
+}
+
 /* Issue 8: -N 10000000 under keep is refused before any search at that
  * size, naming the limit, never planned as another size. */
 static void test_huge_explicit_nodes_refused(void **state)
@@ -462,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_no_options_untouched),
 		cmocka_unit_test(test_rewrite_within_limits),
 		cmocka_unit_test(test_guards_every_path),
+		cmocka_unit_test(test_record_mismatch),
 		cmocka_unit_test(test_huge_explicit_nodes_refused),
 		cmocka_unit_test(test_partition_list_deduplicated),
 		cmocka_unit_test(test_unknown_partition_in_list),

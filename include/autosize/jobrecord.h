@@ -93,6 +93,17 @@ int autosize_record_find(const char *comment, size_t *start, size_t *len);
 int autosize_record_attach(const char *comment, const char *token,
 			   char *out, size_t len);
 
+/*
+ * 0 when the record describes the job as the scheduler ran it: the same
+ * partition, node count and GPUs (GPUs in all, nodes x gpn). partition
+ * NULL or "", and nodes or gpus below 0, are not known and not
+ * compared. 1 when it does not (scontrol update after submission moved
+ * the job, or the plan was not applied): why says how, in a few words.
+ * Its measured figures then describe another job than the plan.
+ */
+int autosize_record_mismatch(const autosize_record *r, const char *partition,
+			     long nodes, long gpus, char *why, size_t len);
+
 /* ---- what the job measured ($AUTOSIZE_REPORT) ---- */
 
 /* Bytes of a report read at most (its last ones when longer). */

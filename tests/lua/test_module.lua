@@ -904,6 +904,32 @@ end, __newindex = function() error("no writes") end })
 rc = slurm_job_submit(jd, {}, 1000)
 check("runtime error: SUCCESS, logged", rc == slurm.SUCCESS and
 	table.concat(fake.error):find("exploded"), table.concat(fake.error))
+-- scontrol update of a sized job: told when its plan no longer
+-- describes it; a change that keeps it says nothing.
+do
+	reset()
+	local jd2, w2 = job_desc({ partition = "h100", script = "x",
+		spank_job_env = env(P .. "model=llama-3-8b",
+			P .. "train_tokens=1e11") })
+	slurm_job_submit(jd2, {}, 1000)
+	local rec = { admin_comment = w2.admin_comment }
+	reset()
+	check("modify: a new partition makes the record stale, told",
+		w2.admin_comment and slurm_job_modify({ partition = "other",
+		min_nodes = slurm.NO_VAL, time_limit = slurm.NO_VAL }, rec, {},
+		0) == slurm.SUCCESS and user_text():find("no longer describes") and
+		user_text():find("partition other"), user_text())
+	reset()
+	slurm_job_modify({ time_limit = (w2.time_limit or 60) * 4,
+		min_nodes = slurm.NO_VAL }, rec, {}, 0)
+	check("modify: a new time limit is told", user_text():find("time limit"),
+		user_text())
+	reset()
+	slurm_job_modify({ min_nodes = slurm.NO_VAL, time_limit = slurm.NO_VAL,
+		comment = "x" }, rec, {}, 0)
+	check("modify: a change that keeps the plan says nothing",
+		#fake.user == 0, user_text())
+end
 check("slurm_job_modify passes", slurm_job_modify({}, {}, {}, 0) ==
 	slurm.SUCCESS)
 
