@@ -95,11 +95,17 @@ void autosize_spank_remote_exit(void);
  * AUTOSIZE_REPORT later). NULL, warned on the job's stderr, when there is
  * none: never a reason to fail the step. The string lives until
  * autosize_spank_job_dir_exit (the step's end, after the step removed its
- * own files), which removes the folder when it is empty, and at the end
- * of the batch step (the job's) with all that is in it.
+ * own files). The folder lives as long as the job: every step of the job
+ * on this node (a preparatory srun, the training step, the batch shell
+ * after them) shares it, and the job's epilog removes it with all that
+ * is in it (autosize_spank_job_dir_remove).
  */
 const char *autosize_spank_job_dir(spank_t sp);
 void autosize_spank_job_dir_exit(void);
+/* The job's end on this node (job epilog, as root): remove the job's
+ * folders here (autosize-JOBID-*, private to the job's user; one level of
+ * content, never through a link). Warns nothing, fails nothing. */
+void autosize_spank_job_dir_remove(spank_t sp);
 /* Remove name from the job's folder when it is still the regular file
  * dev/ino: through the folder opened without following a link and
  * checked to be the very one made or found (slurm_spank_exit runs as
