@@ -47,25 +47,31 @@ struct autosize_policy {
 	 * of either is a new version of the policy. */
 	char catalog_path[PATH_MAX];
 	char perf_path[PATH_MAX];
+	/* `exempt:` users and accounts */
+	int n_exempt_users, n_exempt_accounts;
+	char exempt_users[AUTOSIZE_EXEMPT_MAX][AUTOSIZE_EXEMPT_NAME_MAX];
+	char exempt_accounts[AUTOSIZE_EXEMPT_MAX][AUTOSIZE_EXEMPT_NAME_MAX];
 };
 
 static const char *const pol_top_keys[] = {
 	"catalog", "defaults", "partitions", "calibration", "checkpoint",
-	"perf", NULL
+	"perf", "exempt", NULL
 };
+
+static const char *const pol_exempt_keys[] = { "users", "accounts", NULL };
 
 static const char *const pol_default_keys[] = {
 	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
 	"horizon", "max_train_time", "min_scaling_efficiency",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
-	"framework", NULL
+	"framework", "other_partitions", NULL
 };
 
 static const char *const pol_part_keys[] = {
 	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
 	"max_time", "intra_node_link", "intra_node_gbs", "network",
 	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
-	"storage_write_gbs", "storage_tb", NULL
+	"storage_write_gbs", "storage_tb", "mode", NULL
 };
 
 /* Same orders as the enums in policy.h and catalog.h. */
@@ -73,6 +79,7 @@ static const char *const pol_modes[] = { "rewrite", "warn", "off", NULL };
 static const char *const pol_objectives[] = { "cost", "time", NULL };
 static const char *const pol_explicits[] = { "keep", "rewrite", NULL };
 static const char *const pol_unfits[] = { "reject", "warn", NULL };
+static const char *const pol_others[] = { "leave", "refuse", NULL };
 static const char *const pol_on_errors[] = { "pass", "reject", NULL };
 static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
 					      NULL };
@@ -209,6 +216,7 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	int expl = d->explicit_size, unfit = d->on_unfit;
 	int on_error = d->on_error, gpu_check = d->gpu_check;
 	int framework = d->framework - AUTOSIZE_FRAMEWORK_MEGATRON;
+	int others = d->other_partitions;
 	autosize_err rc;
 
 	rc = autosize_ytree_map(t, root, "defaults", AUTOSIZE_Y_OPTIONAL, &m,
@@ -267,6 +275,11 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 					   AUTOSIZE_Y_OPTIONAL,
 					   autosize_framework_names,
 					   &framework, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "other_partitions",
+					   AUTOSIZE_Y_OPTIONAL, pol_others,
+					   &others, NULL, e);
+	d->other_partitions = (autosize_other_partitions)others;
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;
 	d->explicit_size = (autosize_explicit)expl;
@@ -491,7 +504,99 @@ static autosize_err pol_partition(const autosize_ytree *t,
 	part->net = (autosize_net)net;
 	if (!rc)
 		rc = pol_storage(t, p, m, part, e);
+	if (!rc) {
+		int mode = p->defaults.mode;
+
+		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
+					   pol_modes, &mode, NULL, e);
+		part->mode = (autosize_mode)mode;
+	}
 	return rc;
+}
+
+/* One list of `exempt:` (names without spaces or control characters). */
+static autosize_err pol_exempt_list(const autosize_ytree *t,
+				    const autosize_ynode *m, const char *key,
+				    char names[][AUTOSIZE_EXEMPT_NAME_MAX],
+				    int *n, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+	size_t i;
+
+	rc = autosize_ytree_seq(t, m, key, AUTOSIZE_Y_OPTIONAL,
+				AUTOSIZE_EXEMPT_MAX, &seq, e);
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		if (it->kind != AUTOSIZE_YNODE_SCALAR || it->len == 0 ||
+		    it->len >= AUTOSIZE_EXEMPT_NAME_MAX)
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL, "key 'exempt.%s': an item "
+				"is not a name of 1 to %d characters",
+				key, AUTOSIZE_EXEMPT_NAME_MAX - 1);
+		for (i = 0; i < it->len; i++)
+			if ((unsigned char)it->value[i] <= ' ' ||
+			    it->value[i] == ',')
+				return autosize_ytree_fail(t, it->line, e,
+					AUTOSIZE_EINVAL, "key 'exempt.%s': "
+					"a name holds a space, a comma or a "
+					"control character (one name an "
+					"item)", key);
+		memcpy(names[*n], it->value, it->len + 1);
+		(*n)++;
+	}
+	return AUTOSIZE_OK;
+}
+
+/* `exempt: {users: [...], accounts: [...]}` */
+static autosize_err pol_exempt(const autosize_ytree *t, autosize_policy *p,
+			       autosize_error *e)
+{
+	const autosize_ynode *m;
+	autosize_err rc;
+
+	rc = autosize_ytree_map(t, autosize_ytree_root(t), "exempt",
+				AUTOSIZE_Y_OPTIONAL, &m, e);
+	if (rc || !m)
+		return rc;
+	rc = autosize_ytree_check_keys(t, m, "exempt", pol_exempt_keys, e);
+	if (!rc)
+		rc = pol_exempt_list(t, m, "users", p->exempt_users,
+				     &p->n_exempt_users, e);
+	if (!rc)
+		rc = pol_exempt_list(t, m, "accounts", p->exempt_accounts,
+				     &p->n_exempt_accounts, e);
+	return rc;
+}
+
+int autosize_policy_is_off(const autosize_policy *p)
+{
+	int i;
+
+	if (!p)
+		return 1;
+	if (p->n_parts == 0)
+		return p->defaults.mode == AUTOSIZE_MODE_OFF;
+	for (i = 0; i < p->n_parts; i++)
+		if (p->parts[i].mode != AUTOSIZE_MODE_OFF)
+			return 0;
+	return 1;
+}
+
+int autosize_policy_exempt(const autosize_policy *p, const char *user,
+			   const char *account)
+{
+	int i;
+
+	for (i = 0; p && user && user[0] && i < p->n_exempt_users; i++)
+		if (strcmp(user, p->exempt_users[i]) == 0)
+			return 1;
+	for (i = 0; p && account && account[0] && i < p->n_exempt_accounts;
+	     i++)
+		if (strcmp(account, p->exempt_accounts[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static autosize_err pol_partitions(const autosize_ytree *t,
@@ -681,6 +786,8 @@ static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 					     e);
 	if (!rc)
 		rc = pol_partitions(t, p, e);
+	if (!rc)
+		rc = pol_exempt(t, p, e);
 	if (!rc)
 		rc = pol_calibration(t, dir, p, e);
 	if (!rc)

@@ -390,6 +390,9 @@ local function submit(job_desc, part_list, submit_uid)
 		-- srun and salloc jobs have no script; their first step is
 		-- laid out with their own task count (the module's guard).
 		batch = job_desc.script ~= nil,
+		-- the policy's exempt users and accounts
+		uid = submit_uid,
+		account = job_desc.account,
 	}
 	-- The partitions this job may use, with Slurm's own limits (the
 	-- smaller of Slurm's and the policy's wins).

@@ -21,6 +21,7 @@
  * policy cache (lua_policy.c).
  */
 #include <pthread.h>
+#include <pwd.h>
 #include <string.h>
 #include <time.h>
 #include <lua.h>
@@ -82,6 +83,31 @@ static long lua_autosize_tres(lua_State *L, int t, const char *key)
 	return autosize_tres_gpus(lua_autosize_tres_string(L, t, key));
 }
 
+/* job.uid (the submitting user) as a name, for the policy's `exempt:`;
+ * its number when the name cannot be looked up. */
+static void lua_autosize_user(lua_State *L, int t, autosize_job *job)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024];
+	double uid;
+
+	lua_getfield(L, t, "uid");
+	if (lua_type(L, -1) == LUA_TNUMBER) {
+		uid = lua_tonumber(L, -1);
+		if (uid >= 0 && uid < 4294967295.0) {
+			if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf),
+				       &found) == 0 && found &&
+			    strlen(pw.pw_name) < sizeof(job->user))
+				snprintf(job->user, sizeof(job->user), "%s",
+					 pw.pw_name);
+			else
+				snprintf(job->user, sizeof(job->user), "%.0f",
+					 uid);
+		}
+	}
+	lua_pop(L, 1);
+}
+
 /* Read the job table (or nil: nothing given) into job. Returns 0, or -1
  * with a message on the stack. */
 static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
@@ -120,6 +146,14 @@ static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 						     "ntasks_per_node");
 	lua_getfield(L, t, "batch");
 	job->batch = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	lua_autosize_user(L, t, job);
+	lua_getfield(L, t, "account");
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		s = lua_tolstring(L, -1, &len);
+		if (len < sizeof(job->account) && strlen(s) == len)
+			memcpy(job->account, s, len + 1);
+	}
 	lua_pop(L, 1);
 	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");
 	job->gpus_per_job = lua_autosize_tres(L, t, "tres_per_job");

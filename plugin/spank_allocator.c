@@ -301,8 +301,7 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	if (!explain || getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
 		return 0;   /* slurmctld plans the job as it will run */
 	policy = autosize_spank_policy_load(cfg->policy, &err);
-	if (policy && autosize_policy_defaults(policy)->mode ==
-		      AUTOSIZE_MODE_OFF) {
+	if (policy && autosize_policy_is_off(policy)) {
 		slurm_info("autosize: autosize is off on this cluster (policy "
 			   "mode: off): jobs are not sized");
 		rv = allocator_explain_done(0);

@@ -89,7 +89,7 @@ static int report_active(void)
 	if (r.job_mode == AUTOSIZE_JOB_OFF)
 		return 0;
 	p = autosize_spank_policy_load(cfg->policy, &e);
-	off = !p || autosize_policy_defaults(p)->mode == AUTOSIZE_MODE_OFF;
+	off = autosize_policy_is_off(p);
 	autosize_policy_destroy(p);
 	return !off;
 }

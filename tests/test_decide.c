@@ -38,6 +38,39 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The testbed policy with its first `from` replaced by `to`. */
+static autosize_policy *policy_edit(const char *from, const char *to)
+{
+	char text[16384], out[17000];
+	autosize_policy *p;
+	autosize_error e;
+	const char *at;
+	size_t n;
+	FILE *f = fopen(TESTBED_POLICY, "r");
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	at = strstr(text, from);
+	assert_non_null(at);
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - text), text, to,
+		 at + strlen(from));
+	p = autosize_policy_parse(out, strlen(out), "edited policy", ".", &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	return p;
+}
+
+/* The testbed policy with lines added under `defaults:`. */
+static autosize_policy *policy_with_defaults(const char *lines)
+{
+	char to[512];
+
+	snprintf(to, sizeof(to), "defaults:\n  %s", lines);
+	return policy_edit("defaults:\n", to);
+}
+
 /* Decide a 70B x 1B-token job with extra env entries (NULL-ended). */
 static void decide_70b(const autosize_policy *p, const char *extra)
 {
@@ -216,15 +249,68 @@ static void test_partition_list_deduplicated(void **state)
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
 }
 
+/* A job that may run outside the policy's partitions: left as submitted
+ * and told (other_partitions: leave, the default), or refused (refuse). */
 static void test_unknown_partition_in_list(void **state)
 {
+	static const char refuse[] =
+		"other_partitions: refuse\n";
+	autosize_policy *p;
+
 	autosize_job_init(&fx.job);
 	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu,nope");
 	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_int_equal(fx.d.has_plan, 0);
+	assert_false(fx.d.set_nodes || fx.d.set_gpus || fx.d.set_time);
+	assert_non_null(strstr(fx.d.message, "'nope'"));
+	assert_non_null(strstr(fx.d.message, "autosize partitions: gpu"));
+	p = policy_with_defaults(refuse);
+	decide_70b(p, NULL);
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
 	assert_string_equal(fx.d.reason, "input");
 	assert_non_null(strstr(fx.d.message, "'nope'"));
-	assert_non_null(strstr(fx.d.message, "autosize partitions: gpu"));
+	autosize_policy_destroy(p);
+}
+
+/* Admins turn sizing off for a partition, or for users and accounts. */
+static void test_partition_mode_and_exempt(void **state)
+{
+	autosize_policy *p = policy_edit("name: small", "name: small\n"
+					 "    mode: off");
+
+	/* small is off: a job that may use only small is left alone */
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "small");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.has_options, 1);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "");
+	assert_string_equal(fx.d.record, "");
+	/* gpu keeps the default mode */
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	autosize_policy_destroy(p);
+	/* exempt users and accounts: never touched */
+	p = policy_edit("partitions:", "exempt:\n  users: [alice, \"1234\"]\n"
+			"  accounts: [ops]\npartitions:");
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.user, sizeof(fx.job.user), "alice");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "");
+	snprintf(fx.job.user, sizeof(fx.job.user), "1234");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	snprintf(fx.job.user, sizeof(fx.job.user), "bob");
+	snprintf(fx.job.account, sizeof(fx.job.account), "ops");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	snprintf(fx.job.account, sizeof(fx.job.account), "research");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	autosize_policy_destroy(p);
 }
 
 /* Issue 8: GPUs per task / socket are an explicit size, never
@@ -494,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_rewrite_within_limits),
 		cmocka_unit_test(test_guards_every_path),
 		cmocka_unit_test(test_record_mismatch),
+		cmocka_unit_test(test_partition_mode_and_exempt),
 		cmocka_unit_test(test_huge_explicit_nodes_refused),
 		cmocka_unit_test(test_partition_list_deduplicated),
 		cmocka_unit_test(test_unknown_partition_in_list),

@@ -5,11 +5,18 @@
  * into an autosize_job and applies the decision.
  *
  * Order of rules (policy.h, etc/autosize.yaml):
- *   1. no autosize option in the job's environment: not our job;
+ *   1. no autosize option in the job's environment: not our job; nor
+ *      is a job of a user or account the policy exempts (`exempt:`);
  *   2. bad options: reject with the core's one-line message; never
  *      rewrite a job from input we could not read;
- *   3. mode: the policy's `mode: off` is the site's switch and wins; else
- *      the job's --autosize overrides the policy (explain acts as warn);
+ *   3. partitions: a job that may run in a partition outside the policy
+ *      is left as submitted (`other_partitions: leave`, said) or refused
+ *      (`refuse`);
+ *      mode: the site's mode for the partition (its `mode:`, else the
+ *      defaults') is the site's switch, and `off` wins; else the job's
+ *      --autosize overrides it (explain acts as warn). Before the plan
+ *      the job is left alone when every partition it may use is off;
+ *      after it, the planned partition's mode applies;
  *   4. a heterogeneous job is never resized nor refused for its size: its
  *      first component gets the suggestion, the others nothing;
  *   5. a GPU request that cannot be read (two GPU entries, a count out
@@ -60,6 +67,8 @@ typedef struct autosize_job {
 	long het_offset;      /* UNSET: not heterogeneous; 0: first component */
 	int batch;            /* 1: a batch script (sbatch); 0: srun or
 			       * salloc, or a client that says nothing */
+	char user[AUTOSIZE_EXEMPT_NAME_MAX];    /* "" = not known */
+	char account[AUTOSIZE_EXEMPT_NAME_MAX]; /* "" = not known */
 	/* The partitions the job may use with the scheduler's own limits
 	 * (slurmctld's part_list); have_live 0: not known. */
 	int have_live;
