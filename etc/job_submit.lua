@@ -326,6 +326,12 @@ local function attach_record(job_desc, mod, d)
 	if comment then
 		job_desc.admin_comment = comment
 	end
+	-- A batch job's steps inherit its environment: the nodes lay out
+	-- this plan, whatever policy they hold (srun and salloc jobs have
+	-- no environment here and are laid out on the nodes).
+	if job_desc.script ~= nil then
+		job_desc.environment["AUTOSIZE_RECORD"] = d.record
+	end
 end
 
 -- One line per sized job for the admins (job ids are not known yet at

@@ -273,6 +273,60 @@ static void test_unknown_partition_in_list(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* The nodes lay out what slurmctld decided: a request pinned from the
+ * plan record, planned under the built-in defaults (a node whose policy
+ * is broken), gets the record's layout back, for models that take
+ * different layouts. */
+static void test_record_pin_round_trip(void **state)
+{
+	static const char *const models[][2] = {
+		{"70e9", "1e9"}, {"7e9", "2e9"}, {"13e9", "1e11"},
+	};
+	autosize_policy *builtin;
+	autosize_request r;
+	autosize_plan pl;
+	autosize_record rec;
+	autosize_error e;
+	char mp[64], mt[64];
+	const char *env[2];
+	size_t i;
+
+	builtin = autosize_policy_default(&e);
+	assert_non_null(builtin);
+	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		snprintf(mp, sizeof(mp), P "model_params=%s", models[i][0]);
+		snprintf(mt, sizeof(mt), P "train_tokens=%s", models[i][1]);
+		env[0] = mp;
+		env[1] = mt;
+		autosize_job_init(&fx.job);
+		fx.job.batch = 1;
+		autosize_decide(fx.pol, env, 2, &fx.job, fx.w, &fx.d);
+		assert_true(fx.d.record[0] != '\0');
+		assert_int_equal(autosize_record_decode(fx.d.record,
+				 strlen(fx.d.record), "test", &rec, &e),
+				 AUTOSIZE_OK);
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model-params",
+				 models[i][0], &e), AUTOSIZE_OK);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+				 models[i][1], &e), AUTOSIZE_OK);
+		assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+		autosize_record_pin(&rec, &r);
+		assert_int_equal(autosize_plan_compute(builtin, &r, &pl, &e),
+				 AUTOSIZE_OK);
+		assert_int_equal(pl.nodes, rec.nodes);
+		assert_int_equal(pl.gpus_per_node, rec.gpus_per_node);
+		assert_int_equal(pl.tp, rec.tp);
+		assert_int_equal(pl.pp, rec.pp);
+		assert_int_equal(pl.dp, rec.dp);
+		assert_int_equal(pl.zero_stage, rec.zero_stage);
+		assert_int_equal(pl.micro_batch, rec.micro_batch);
+		assert_int_equal((int)pl.recompute, rec.recompute);
+		assert_int_equal(pl.vp > 1 ? pl.vp : 0, rec.vp);
+	}
+	autosize_policy_destroy(builtin);
+}
+
 /* Admins turn sizing off for a partition, or for users and accounts. */
 static void test_partition_mode_and_exempt(void **state)
 {
@@ -581,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_guards_every_path),
 		cmocka_unit_test(test_record_mismatch),
 		cmocka_unit_test(test_partition_mode_and_exempt),
+		cmocka_unit_test(test_record_pin_round_trip),
 		cmocka_unit_test(test_huge_explicit_nodes_refused),
 		cmocka_unit_test(test_partition_list_deduplicated),
 		cmocka_unit_test(test_unknown_partition_in_list),

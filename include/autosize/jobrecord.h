@@ -34,6 +34,9 @@ typedef struct autosize_record {
 	int tp, pp, dp, cp, ep, zero_stage, micro_batch, grad_accum; /* tp=
 				      * pp= dp= cp= ep= zero= mb= ga= */
 	int seq_len, global_batch;   /* seq=, gbs= (sequences) */
+	int vp;                      /* vp=: virtual stages, 0 = none */
+	int recompute;               /* rc=: autosize_recompute, 0 = none */
+	int recompute_layers;        /* rcl= */
 	double tokens_per_s;         /* tok_s=, whole job */
 	double step_s;               /* step_s= */
 	double train_hours;          /* hours= */
@@ -103,6 +106,16 @@ int autosize_record_attach(const char *comment, const char *token,
  */
 int autosize_record_mismatch(const autosize_record *r, const char *partition,
 			     long nodes, long gpus, char *why, size_t len);
+
+/*
+ * Pin r to the layout slurmctld planned (the record of the job's plan):
+ * its GPU, size, TP, PP, VP, CP, EP, ZeRO stage, micro-batch,
+ * recomputation and framework, where the request does not pin them
+ * itself. The nodes then lay out what slurmctld decided, whatever
+ * policy they hold. Names the GPU (r->gpu) only when the request names
+ * no partition.
+ */
+void autosize_record_pin(const autosize_record *rec, autosize_request *r);
 
 /* ---- what the job measured ($AUTOSIZE_REPORT) ---- */
 
