@@ -13,6 +13,7 @@
 #include "autosize/parse.h"
 #include "autosize/policy.h"
 #include "perfdata.h"
+#include "names.h"
 #include "readfile.h"
 #include "policy_read.h"
 
@@ -72,7 +73,6 @@ static const char *const pol_unfits[] = { "reject", "warn", NULL };
 static const char *const pol_on_errors[] = { "pass", "reject", NULL };
 static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
 					      NULL };
-static const char *const pol_nets[] = { "ib", "roce", "ethernet", NULL };
 static const char *const pol_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
 };
@@ -170,7 +170,7 @@ static autosize_err pol_network(const autosize_ytree *t,
 		return AUTOSIZE_OK;
 	}
 	return autosize_ytree_choice(t, m, "network", AUTOSIZE_Y_REQUIRED,
-				     pol_nets, net, NULL, e);
+				     autosize_net_names, net, NULL, e);
 }
 
 /* The deadline and horizon a site sets are within its maximum training
@@ -868,7 +868,8 @@ const char *autosize_mode_name(autosize_mode m)
 
 const char *autosize_net_name(autosize_net n)
 {
-	return (unsigned)n < 3 ? pol_nets[n] : "?";
+	return (unsigned)n <= AUTOSIZE_NET_ETHERNET ? autosize_net_names[n]
+						 : "?";
 }
 
 const char *autosize_link_name(autosize_link l)
