@@ -2,7 +2,7 @@
 # One version for the CLI, the Lua module and the Debian package.
 VERSION := 0.2.0
 
-# Install folders (make install VAR=value; README "Build, test, install").
+# Install folders (make install VAR=value; doc/admins.md "Install on a cluster").
 prefix ?= /usr/local
 exec_prefix ?= $(prefix)
 bindir ?= $(exec_prefix)/bin
@@ -126,7 +126,7 @@ $(SPANK): $(SPANK_OBJ) $(LIB) plugin/spank.map
 		-Wl,--version-script=plugin/spank.map $(CORE_LIBS) $(HWLOC_LIBS)
 
 # Lua 5.1 C module for job_submit.lua: slurmctld has liblua5.1 loaded
-# globally, so no -llua (see README).
+# globally, so no -llua.
 $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 	$(CC) -shared -o $@ $(LUAMOD_OBJ) $(LIB) $(LDFLAGS) \
 		-Wl,--version-script=plugin/lua.map $(CORE_LIBS)
