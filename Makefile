@@ -175,7 +175,7 @@ check-integration: tests
 
 # A few thousand good, bad and option-less submissions against the testbed
 # (SOAK_JOBS, default 3000, under 2 minutes): every one checked, and the
-# daemons stay up (issue 5).
+# daemons stay up.
 soak: all
 	tests/integration/soak $(BUILD)
 
@@ -186,7 +186,7 @@ validate: $(BUILD)/tests/test_validation
 	AUTOSIZE_VALIDATE_STRICT=1 AUTOSIZE_REPORT=tests/validation/REPORT.md \
 		$(BUILD)/tests/test_validation
 
-# The closed loop (issue 10): a thousand synthetic finished jobs from a
+# The closed loop: a thousand synthetic finished jobs from a
 # hidden true speed per partition, with noise and lying users; the
 # prediction error before and after calibration and the jobs it takes to
 # converge (tests/sim/simulate.c). Fails when it does not converge.
@@ -208,7 +208,7 @@ bench: $(BUILD)/bench $(BUILD)/decide_bench
 	$(BUILD)/bench
 	$(BUILD)/decide_bench
 
-# --- Hostile input (issue 5) ---
+# --- Hostile input ---
 
 # The unit tests and the CLI rebuilt with AddressSanitizer and UBSan in
 # their own folder. Plugins loaded by Slurm daemons and the Lua module are

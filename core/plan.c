@@ -101,8 +101,6 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 	return plan_deadline(p, r, &from);
 }
 
-/* Add a policy partition to the candidates once (a repeated name in a
- * list is planned once). */
 /* Note what the scheduler's limits changed (told with the plan). */
 static void plan_note(plan_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -170,6 +168,8 @@ static int plan_live_limits(plan_ctx *c, autosize_partition *part)
 	return 1;
 }
 
+/* Add a policy partition to the candidates once (a repeated name in a
+ * list is planned once). */
 static autosize_err plan_add_partition(plan_ctx *c, const char *name,
 				       autosize_error *e)
 {
@@ -620,8 +620,6 @@ static const char *plan_supported_precision(const autosize_gpu *gpu)
 	return "another GPU";
 }
 
-/* Plan on one resolved partition, with the warnings; no cross-partition
- * advice. r is the request (c->r, or a variant of it for advice). */
 /* A pinned TP must split the heads and keep each tensor-parallel group on
  * one node's link: it divides the GPUs per node (or, across nodes, is a
  * multiple of them). */
@@ -648,6 +646,8 @@ static autosize_err plan_check_tp(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* Plan on one resolved partition, with the warnings; no cross-partition
+ * advice. r is the request (c->r, or a variant of it for advice). */
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			    const autosize_partition *part,
 			    autosize_plan *plan, autosize_error *e)

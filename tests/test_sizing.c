@@ -278,8 +278,6 @@ static void test_flops(void **state)
 		    < 1e-6 * f);
 }
 
-/* Time terms move the right way: a slower network, a deeper pipeline
- * with few micro-batches, tensor parallelism across nodes. */
 /* Partial recomputation (Megatron's block method): recomputing half a
  * stage's layers lands between none and all, in memory and in time, and
  * its recomputed work is half of full recomputation's. */
@@ -456,6 +454,8 @@ static void test_fsdp_phases(void **state)
 	assert_true(t_fast.dp_comm_s < t.dp_comm_s / 2);
 }
 
+/* Time terms move the right way: a slower network, a deeper pipeline
+ * with few micro-batches, tensor parallelism across nodes. */
 static void test_time_terms(void **state)
 {
 	autosize_model m;
