@@ -86,7 +86,7 @@ LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
 .PHONY: FORCE all check check-unit check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
-	simulate
+	simulate fit
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
 $(CONFIG_ID): FORCE
@@ -208,6 +208,16 @@ bench: $(BUILD)/bench $(BUILD)/decide_bench
 	$(BUILD)/bench
 	$(BUILD)/decide_bench
 
+# The fit of etc/perf.yaml's per-generation constants on the fit half of
+# tests/validation/runs.yaml (not a test; usage in tests/fit/fit_perf.c):
+# make fit FIT="hopper", FIT="cdna3 gemm_eff_max", FIT=residuals.
+FIT ?= hopper
+$(BUILD)/fit_perf: tests/fit/fit_perf.c $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+
+fit: $(BUILD)/fit_perf
+	$(BUILD)/fit_perf $(FIT)
+
 # --- Hostile input ---
 
 # The unit tests and the CLI rebuilt with AddressSanitizer and UBSan in
@@ -262,13 +272,6 @@ FUZZ_TARGETS := parse json yaml jobenv plan decide record
 FUZZ_BIN := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_MAXLEN_parse := 256
-FUZZ_MAXLEN_json := 4096
-FUZZ_MAXLEN_yaml := 8192
-FUZZ_MAXLEN_jobenv := 2048
-FUZZ_MAXLEN_plan := 512
-FUZZ_MAXLEN_decide := 2048
-FUZZ_MAXLEN_record := 8192
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h tests/bench/hostile.h $(LIB)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(LIB) \
@@ -281,29 +284,7 @@ fuzz-build:
 		OPT="-O1 -g" EXTRA_CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ_BIN)
 
 fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes; \
-		case $$t in \
-		parse) len=$(FUZZ_MAXLEN_parse);; json) len=$(FUZZ_MAXLEN_json);; \
-		yaml) len=$(FUZZ_MAXLEN_yaml);; jobenv) len=$(FUZZ_MAXLEN_jobenv);; \
-		decide) len=$(FUZZ_MAXLEN_decide);; \
-		record) len=$(FUZZ_MAXLEN_record);; \
-		*) len=$(FUZZ_MAXLEN_plan);; esac; \
-		echo "== fuzz_$$t: $(FUZZ_SECONDS) s, -max_len=$$len"; \
-		if ! $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-			-max_len=$$len -timeout=10 -rss_limit_mb=2048 \
-			-print_final_stats=1 \
-			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
-			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
-			> $(FUZZ_BUILD)/fuzz_$$t.log 2>&1; then \
-			tail -60 $(FUZZ_BUILD)/fuzz_$$t.log; \
-			echo "fuzz_$$t FAILED: input in $(FUZZ_BUILD)/crashes/;" \
-				"copy it to tests/fuzz/regressions/$$t/"; \
-			exit 1; \
-		fi; \
-		grep -E '^stat::number_of_executed_units|Done [0-9]+ runs' \
-			$(FUZZ_BUILD)/fuzz_$$t.log | tail -2; \
-	done
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # What goes where: contrib/packaging/install.sh (one list for install and
 # uninstall). The policy and the plugstack fragment are the site's: written
