@@ -3,26 +3,11 @@
  */
 #include "testutil.h"
 #include "autosize.h"
+#include "catalog_fixture.h"
 #include "sizing.h"
 #include "comm.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-static autosize_catalog *catalog;
-
-static int setup(void **state)
-{
-	autosize_error e;
-
-	catalog = autosize_catalog_default(&e);
-	return catalog ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	autosize_catalog_destroy(catalog);
-	return 0;
-}
 
 static void job_for(sizing_job *job, const autosize_model *m,
 		    autosize_partition *part, const char *gpu)
@@ -513,5 +498,6 @@ int main(void)
 		cmocka_unit_test(test_time_terms),
 	};
 
-	return cmocka_run_group_tests_name("sizing", tests, setup, teardown);
+	return cmocka_run_group_tests_name("sizing", tests, catalog_setup,
+					   catalog_teardown);
 }
