@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "checkpoint.h"
+#include "checkpoint_private.h"
 #include "framework.h"
 #include "policy_read.h"
 

@@ -389,6 +389,30 @@ const autosize_option *autosize_option_find(const char *name)
 	return NULL;
 }
 
+void autosize_request_init(autosize_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	autosize_model_init(&r->model);
+	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
+	r->precision = AUTOSIZE_PREC_BF16;
+	r->optimizer = AUTOSIZE_OPT_ADAMW;
+	r->grad_reduce_b = AUTOSIZE_UNSET;
+	r->seq_len = AUTOSIZE_UNSET;
+	r->global_batch = AUTOSIZE_UNSET;
+	r->gpus_per_node = AUTOSIZE_UNSET;
+	r->gpus = AUTOSIZE_UNSET;
+	r->nodes = AUTOSIZE_UNSET;
+	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
+	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
+	r->recompute = AUTOSIZE_UNSET;
+	r->sequence_parallel = AUTOSIZE_UNSET;
+	r->interleave = AUTOSIZE_UNSET;
+	r->cp = r->ep = AUTOSIZE_UNSET;
+	r->flash_attention = AUTOSIZE_UNSET;
+	r->memory_reserve = -1;
+	r->time_reserve = -1;
+}
+
 autosize_err autosize_request_set(autosize_request *r, const char *name,
 				  const char *value, autosize_error *e)
 {

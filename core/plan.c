@@ -12,7 +12,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
-#include "checkpoint.h"
+#include "checkpoint_private.h"
 #include "plan_cal.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
@@ -35,30 +35,6 @@
 /* A fixed size is called larger than needed only when a smaller one
  * saves at least this share of the GPU-hours (and of the money). */
 #define PLAN_OVERSIZE_SAVING 0.10
-
-void autosize_request_init(autosize_request *r)
-{
-	memset(r, 0, sizeof(*r));
-	autosize_model_init(&r->model);
-	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
-	r->precision = AUTOSIZE_PREC_BF16;
-	r->optimizer = AUTOSIZE_OPT_ADAMW;
-	r->grad_reduce_b = AUTOSIZE_UNSET;
-	r->seq_len = AUTOSIZE_UNSET;
-	r->global_batch = AUTOSIZE_UNSET;
-	r->gpus_per_node = AUTOSIZE_UNSET;
-	r->gpus = AUTOSIZE_UNSET;
-	r->nodes = AUTOSIZE_UNSET;
-	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
-	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
-	r->recompute = AUTOSIZE_UNSET;
-	r->sequence_parallel = AUTOSIZE_UNSET;
-	r->interleave = AUTOSIZE_UNSET;
-	r->cp = r->ep = AUTOSIZE_UNSET;
-	r->flash_attention = AUTOSIZE_UNSET;
-	r->memory_reserve = -1;
-	r->time_reserve = -1;
-}
 
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 {

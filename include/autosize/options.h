@@ -33,6 +33,9 @@ const autosize_option *autosize_option_find(const char *name);
  * yes, false, true), or NULL for a free-form value. Static. */
 const char *const *autosize_option_choices(const autosize_option *o);
 
+/* Fill a request with "unset" everywhere and the documented defaults. */
+void autosize_request_init(autosize_request *r);
+
 /*
  * Apply one option (name without "--") with its value to r. Validates the
  * value; on error *e names the option and the accepted form. Values are
