@@ -62,7 +62,8 @@ CONFIG_DEFS = -DAUTOSIZE_VERSION='"$(VERSION)"' \
 	-DAUTOSIZE_POLICY_PATH='"$(POLICY_PATH)"' \
 	-DAUTOSIZE_PKGDATADIR='"$(pkgdatadir)"'
 CONFIG_ID := $(BUILD)/gen/config.id
-CONFIG_OBJ := $(BUILD)/contrib/cli/main.o $(BUILD)/plugin/lua_autosize.o \
+CONFIG_OBJ := $(BUILD)/contrib/cli/main.o $(BUILD)/contrib/cli/policy_file.o \
+	$(BUILD)/plugin/lua_autosize.o \
 	$(BUILD)/plugin/spank_common.o
 
 CORE_SRC := $(wildcard core/*.c)
@@ -167,6 +168,7 @@ check-deb: all
 # The cmocka binaries alone (and the CLI that test_cli runs).
 check-unit: $(TEST_BIN) $(CLI)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+	@python3 tests/depgraph.py --check $(BUILD)
 
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi

@@ -36,18 +36,6 @@
  * saves at least this share of the GPU-hours (and of the money). */
 #define PLAN_OVERSIZE_SAVING 0.10
 
-void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (plan->n_warnings >= AUTOSIZE_MAX_WARNINGS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(plan->warnings[plan->n_warnings++], AUTOSIZE_WARNING_LEN,
-		  fmt, ap);
-	va_end(ap);
-}
-
 /* The deadline of a request and who set it (for the plan's words). */
 static double plan_deadline(const autosize_policy *p,
 			    const autosize_request *r, const char **from)
