@@ -165,10 +165,12 @@ check-install: all
 check-deb: all
 	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_deb.sh
 
-# The cmocka binaries alone (and the CLI that test_cli runs).
+# The cmocka binaries alone (and the CLI that test_cli runs), then the
+# module graph (no cycle but memory <-> perf) and the doc links.
 check-unit: $(TEST_BIN) $(CLI)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
 	@python3 tests/depgraph.py --check $(BUILD)
+	@python3 tests/check_doclinks.py
 
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
