@@ -309,14 +309,6 @@ static void memory_layer_bytes(const sizing_job *job,
 enum { MEMORY_STAGE_FIRST = 1, MEMORY_STAGE_LAST = 2,
        MEMORY_STAGE_ONLY = MEMORY_STAGE_FIRST | MEMORY_STAGE_LAST };
 
-/* Micro-batches a stage holds in flight, in units of its layers x one
- * micro-batch. 1F1B keeps up to pp on the first stage and one on the
- * last, which runs each backward right after its forward (Narayanan et
- * al. 2021, section 2.2.1). Interleaving v chunks, g micro-batches at a
- * time (framework_vp_group), warms a rank up by (pp - rank - 1) x 2 +
- * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
- * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
- * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
 /* Micro-batches the first stage holds under 1F1B: up to pp, fewer when
  * the step has fewer (1 without a pipeline). */
 static double memory_first_inflight(const sizing_layout *lay)
@@ -326,6 +318,14 @@ static double memory_first_inflight(const sizing_layout *lay)
 	return lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
 }
 
+/* Micro-batches a stage holds in flight, in units of its layers x one
+ * micro-batch. 1F1B keeps up to pp on the first stage and one on the
+ * last, which runs each backward right after its forward (Narayanan et
+ * al. 2021, section 2.2.1). Interleaving v chunks, g micro-batches at a
+ * time (framework_vp_group), warms a rank up by (pp - rank - 1) x 2 +
+ * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
+ * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
+ * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
 static double memory_inflight(const sizing_layout *lay, int group,
 			      int stage)
 {

@@ -60,12 +60,6 @@
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
-const perf_params *sizing_perf(const sizing_job *job)
-{
-	return job->perf.gemm_eff_max > 0 ? &job->perf
-					  : perfdata_ampere_builtin();
-}
-
 /* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
  * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
 static double perf_base_peak(const sizing_job *job)

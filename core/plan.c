@@ -12,7 +12,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
-#include "checkpoint.h"
+#include "checkpoint_private.h"
 #include "plan_cal.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
@@ -35,42 +35,6 @@
 /* A fixed size is called larger than needed only when a smaller one
  * saves at least this share of the GPU-hours (and of the money). */
 #define PLAN_OVERSIZE_SAVING 0.10
-
-void autosize_request_init(autosize_request *r)
-{
-	memset(r, 0, sizeof(*r));
-	autosize_model_init(&r->model);
-	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
-	r->precision = AUTOSIZE_PREC_BF16;
-	r->optimizer = AUTOSIZE_OPT_ADAMW;
-	r->grad_reduce_b = AUTOSIZE_UNSET;
-	r->seq_len = AUTOSIZE_UNSET;
-	r->global_batch = AUTOSIZE_UNSET;
-	r->gpus_per_node = AUTOSIZE_UNSET;
-	r->gpus = AUTOSIZE_UNSET;
-	r->nodes = AUTOSIZE_UNSET;
-	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
-	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
-	r->recompute = AUTOSIZE_UNSET;
-	r->sequence_parallel = AUTOSIZE_UNSET;
-	r->interleave = AUTOSIZE_UNSET;
-	r->cp = r->ep = AUTOSIZE_UNSET;
-	r->flash_attention = AUTOSIZE_UNSET;
-	r->memory_reserve = -1;
-	r->time_reserve = -1;
-}
-
-void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (plan->n_warnings >= AUTOSIZE_MAX_WARNINGS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(plan->warnings[plan->n_warnings++], AUTOSIZE_WARNING_LEN,
-		  fmt, ap);
-	va_end(ap);
-}
 
 /* The deadline of a request and who set it (for the plan's words). */
 static double plan_deadline(const autosize_policy *p,
@@ -101,8 +65,6 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 	return plan_deadline(p, r, &from);
 }
 
-/* Add a policy partition to the candidates once (a repeated name in a
- * list is planned once). */
 /* Note what the scheduler's limits changed (told with the plan). */
 static void plan_note(plan_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -170,6 +132,8 @@ static int plan_live_limits(plan_ctx *c, autosize_partition *part)
 	return 1;
 }
 
+/* Add a policy partition to the candidates once (a repeated name in a
+ * list is planned once). */
 static autosize_err plan_add_partition(plan_ctx *c, const char *name,
 				       autosize_error *e)
 {
@@ -620,8 +584,6 @@ static const char *plan_supported_precision(const autosize_gpu *gpu)
 	return "another GPU";
 }
 
-/* Plan on one resolved partition, with the warnings; no cross-partition
- * advice. r is the request (c->r, or a variant of it for advice). */
 /* A pinned TP must split the heads and keep each tensor-parallel group on
  * one node's link: it divides the GPUs per node (or, across nodes, is a
  * multiple of them). */
@@ -648,6 +610,8 @@ static autosize_err plan_check_tp(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* Plan on one resolved partition, with the warnings; no cross-partition
+ * advice. r is the request (c->r, or a variant of it for advice). */
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			    const autosize_partition *part,
 			    autosize_plan *plan, autosize_error *e)

@@ -13,6 +13,7 @@
 #include "autosize/parse.h"
 #include "autosize/policy.h"
 #include "perfdata.h"
+#include "names.h"
 #include "readfile.h"
 #include "policy_read.h"
 
@@ -83,7 +84,6 @@ static const char *const pol_others[] = { "leave", "refuse", NULL };
 static const char *const pol_on_errors[] = { "pass", "reject", NULL };
 static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
 					      NULL };
-static const char *const pol_nets[] = { "ib", "roce", "ethernet", NULL };
 static const char *const pol_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
 };
@@ -103,70 +103,6 @@ static void pol_defaults_init(autosize_defaults *d)
 	autosize_checkpoint_policy_init(&d->checkpoint);
 }
 
-/* Slurm's words for no time limit (slurm.conf MaxTime=UNLIMITED;
- * scontrol prints INFINITE), any case. */
-static int pol_unlimited(const char *text)
-{
-	return strcasecmp(text, "UNLIMITED") == 0 ||
-	       strcasecmp(text, "INFINITE") == 0;
-}
-
-/* An optional duration value (Slurm or human form) into *out seconds;
- * with unlimited_ok, Slurm's UNLIMITED / INFINITE give 0 (no limit). */
-autosize_err policy_duration(const autosize_ytree *t,
-			     const autosize_ynode *map, const char *key,
-			     int unlimited_ok, double *out,
-			     autosize_error *e)
-{
-	const autosize_ynode *n = autosize_ynode_get(map, key);
-	char text[POL_TEXT_MAX], what[64];
-	autosize_error sub;
-	autosize_err rc;
-	int found;
-
-	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
-				sizeof(text), &found, e);
-	if (rc || !found)
-		return rc;
-	if (unlimited_ok && pol_unlimited(text)) {
-		*out = 0;
-		return AUTOSIZE_OK;
-	}
-	snprintf(what, sizeof(what), "key '%s'", key);
-	autosize_error_clear(&sub);
-	rc = autosize_parse_duration(text, what, out, &sub);
-	if (rc)
-		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
-	return AUTOSIZE_OK;
-}
-
-/* An optional fraction in [0, max]: a number, or a percentage as the
- * command line takes it ("20%"). */
-autosize_err policy_fraction(const autosize_ytree *t,
-			     const autosize_ynode *map, const char *key,
-			     double max, double *out, autosize_error *e)
-{
-	const autosize_ynode *n = autosize_ynode_get(map, key);
-	char text[POL_TEXT_MAX], what[64];
-	autosize_error sub;
-	autosize_err rc;
-
-	if (!n || n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0 ||
-	    n->value[n->len - 1] != '%')
-		return autosize_ytree_double(t, map, key, AUTOSIZE_Y_OPTIONAL,
-					     0, max, out, NULL, e);
-	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
-				sizeof(text), NULL, e);
-	if (rc)
-		return rc;
-	snprintf(what, sizeof(what), "key '%s'", key);
-	autosize_error_clear(&sub);
-	rc = autosize_parse_fraction(text, what, 0, max, out, &sub);
-	if (rc)
-		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
-	return AUTOSIZE_OK;
-}
-
 /* `network`: ib, roce or ethernet; Slurm's and vendors' "infiniband"
  * (any case) is ib. */
 static autosize_err pol_network(const autosize_ytree *t,
@@ -181,7 +117,7 @@ static autosize_err pol_network(const autosize_ytree *t,
 		return AUTOSIZE_OK;
 	}
 	return autosize_ytree_choice(t, m, "network", AUTOSIZE_Y_REQUIRED,
-				     pol_nets, net, NULL, e);
+				     autosize_net_names, net, NULL, e);
 }
 
 /* The deadline and horizon a site sets are within its maximum training
@@ -980,7 +916,8 @@ const char *autosize_mode_name(autosize_mode m)
 
 const char *autosize_net_name(autosize_net n)
 {
-	return (unsigned)n < 3 ? pol_nets[n] : "?";
+	return (unsigned)n <= AUTOSIZE_NET_ETHERNET ? autosize_net_names[n]
+						 : "?";
 }
 
 const char *autosize_link_name(autosize_link l)

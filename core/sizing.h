@@ -95,8 +95,14 @@ void sizing_job_prepare(sizing_job *job);
 /* perf.c's share of sizing_job_prepare. */
 void sizing_perf_prepare(sizing_job *job);
 
-/* job's performance parameters (never NULL). */
-const perf_params *sizing_perf(const sizing_job *job);
+/* job's performance parameters (never NULL): its generation's from the
+ * policy, else the built-in Ampere ones. Inline so that comm.c and perf.c
+ * both read them without depending on each other. */
+static inline const perf_params *sizing_perf(const sizing_job *job)
+{
+	return job->perf.gemm_eff_max > 0 ? &job->perf
+					  : perfdata_ampere_builtin();
+}
 
 /* Memory per GPU on the most loaded rank (first pipeline stage). */
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,

@@ -328,7 +328,7 @@ static int infos_contain(const char *text)
 /* ---- option registration and validation -------------------------------- */
 
 /* The options the core's table offers to sbatch: each one registered
- * (the architecture and expert options too, issue 11); their count. */
+ * (the architecture and expert options too); their count. */
 static int table_spank_options(void)
 {
 	const autosize_option *t;
@@ -718,9 +718,9 @@ static int set_int(const char *name)
 	return atoi(v);
 }
 
-/* One remote step of a job with --model-params: user_init never fails;
+/* One remote step of a DeepSpeed job (only those get a DeepSpeed
+ * configuration file) with --model-params: user_init never fails;
  * task_init's result. */
-/* A DeepSpeed job (only those get a DeepSpeed configuration file). */
 static int run_step(const char *params)
 {
 	assert_int_equal(give("train-framework", "deepspeed"), 0);

@@ -31,7 +31,7 @@
 #define GUARD_RUNS 21
 #define GUARD_CLOSE 20
 #define GUARD_WORST 0.26
-/* make validate (strict): issue 9's goals. */
+/* make validate (strict): the accuracy goals. */
 #define STRICT_HELDOUT_MEDIAN 0.10
 #define STRICT_WORST 0.40
 
@@ -110,7 +110,7 @@ static void add_note(vrun *r, const char *text)
 }
 
 /*
- * Options issue 9 adds, for an engine that does not offer them yet: the
+ * Newer options, for an engine under test that does not offer them: the
  * older spelling with the same meaning, or nothing where the older engine
  * already behaves so (framework from the layout; no context or expert
  * parallelism is the value 1). Anything else is not expressible.
@@ -555,7 +555,7 @@ static int count_expressible(void)
 	return n;
 }
 
-/* make validate: issue 9's goals on the held-out half and every run.
+/* make validate: the accuracy goals on the held-out half and every run.
  * Prints each miss to out after prefix; returns how many. */
 static int strict_gates(FILE *out, const char *prefix)
 {

@@ -7,8 +7,8 @@
  *   autosize:v1:key=value,key=value,...
  * keys [a-z_]+, values [A-Za-z0-9._+-]+ (numbers in C's %.6g, names as
  * the policy spells them). A reader skips keys it does not know (a later
- * writer may add some) and refuses a malformed token. README "The closed
- * loop" lists the keys.
+ * writer may add some) and refuses a malformed token. doc/closed-loop.md
+ * lists the keys.
  */
 #ifndef AUTOSIZE_JOBRECORD_H
 #define AUTOSIZE_JOBRECORD_H

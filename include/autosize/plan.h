@@ -119,8 +119,6 @@ typedef struct autosize_request {
 	const autosize_part_limits *live;
 } autosize_request;
 
-/* Fill a request with "unset" everywhere and the documented defaults. */
-void autosize_request_init(autosize_request *r);
 
 typedef struct autosize_memory {
 	double weights_bytes;
