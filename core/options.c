@@ -8,6 +8,7 @@
 #include <string.h>
 #include "autosize/options.h"
 #include "autosize/parse.h"
+#include "perfdata.h"
 
 #define OPT_BOTH (AUTOSIZE_OPT_CLI | AUTOSIZE_OPT_SPANK)
 /* --model-params and the architecture must agree this closely. */
@@ -63,6 +64,9 @@ static const autosize_option options_table[] = {
 	{"train-framework", "megatron|fsdp|deepspeed",
 	 "training framework (default: the site policy's, else megatron)",
 	 OPT_BOTH},
+	{"train-stack", "hf|torchtune|unsloth|axolotl|llama-factory|"
+	 "torchtitan|llm-foundry|megatron|nemo|megatron-deepspeed",
+	 "software stack run (doc/stacks.md; implies a framework)", OPT_BOTH},
 	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH},
@@ -426,6 +430,18 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		r->framework = (autosize_framework)(k +
 				AUTOSIZE_FRAMEWORK_MEGATRON);
 		return AUTOSIZE_OK;
+	}
+	if (strcmp(name, "train-stack") == 0) {
+		char names[256];
+
+		if (perfdata_stack_find(perfdata_default(), value))
+			return options_copy(r->stack, sizeof(r->stack),
+					    value, what, e);
+		perfdata_stack_names(perfdata_default(), names,
+				     sizeof(names));
+		return autosize_fail(e, AUTOSIZE_EINVAL, "%s: unknown stack "
+				     "'%.32s' (expected %s)", what, value,
+				     names);
 	}
 	if (strcmp(name, "partition") == 0)
 		return options_copy(r->partition, sizeof(r->partition), value,

@@ -87,6 +87,8 @@ typedef struct autosize_request {
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* --train-framework; DEFAULT = policy */
+	char stack[24];             /* --train-stack (perf.yaml stacks:);
+				     * "" = the policy's, else none */
 	int grad_reduce_b;          /* --grad-reduce: bytes per gradient
 				     * reduced (4 fp32, 2 bf16); UNSET = the
 				     * framework's */
