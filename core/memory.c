@@ -374,8 +374,8 @@ static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
 	a->group = framework_vp_group(job->framework, lay->pp, lay->vp,
 				      lay->grad_accum);
 	a->body = a->per_layer * redone + a->kept * (layers - redone);
-	if (job->stack && job->stack->act_offload &&
-	    lay->recompute == AUTOSIZE_RECOMPUTE_FULL && layers > 2)
+	if (job->act_offload && lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
+	    layers > 2)
 		/* checkpointed layer inputs go to host memory as they are
 		 * written and come back one layer ahead of the backward:
 		 * about two layers' inputs stay on the GPU */
@@ -454,14 +454,25 @@ static void memory_states_compute(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	if (memory_is_lora(job)) {
 		double a = memory_lora_params(job, lay);
-		double base_b = job->train_mode == AUTOSIZE_TRAIN_QLORA
-				? MEMORY_NF4_BYTES : 2;
+		int q = job->train_mode == AUTOSIZE_TRAIN_QLORA;
+		double base_b = q ? MEMORY_NF4_BYTES : 2;
+		/* QLoRA quantizes the blocks' linear layers only: the
+		 * embedding (nn.Embedding) and the output head (left out by
+		 * transformers' bitsandbytes integration,
+		 * get_keys_to_not_convert; torchtune's NF4 linears) stay
+		 * 16-bit */
+		double emb = q ? (double)job->model->vocab *
+				 job->model->hidden *
+				 (lay->pp == 1 && !job->model->tied_embeddings
+				  ? 2 : 1) / lay->tp : 0;
 
+		if (emb > p)
+			emb = p;
 		lora = a;
 		/* frozen base: no gradients, no optimizer state; the
 		 * adapters in 16 bits with fp32 Adam state and master (12),
 		 * or all bf16 where the stack keeps no master (4) */
-		w = p * base_b + 2 * a;
+		w = (p - emb) * base_b + emb * 2 + 2 * a;
 		g = 2 * a;
 		o = (job->stack && job->stack->bf16_states ? 4 : 12) * a;
 		/* ZeRO paper section 5: stage 1 shards optimizer state,

@@ -67,6 +67,8 @@ static const autosize_option options_table[] = {
 	{"train-stack", "hf|torchtune|unsloth|axolotl|llama-factory|"
 	 "torchtitan|llm-foundry|megatron|nemo|megatron-deepspeed",
 	 "software stack run (doc/stacks.md; implies a framework)", OPT_BOTH},
+	{"activation-offload", "on|off", "checkpointed activations kept in "
+	 "host memory (default: the stack's; torchtune, unsloth)", OPT_BOTH},
 	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH},
@@ -442,6 +444,12 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 		return autosize_fail(e, AUTOSIZE_EINVAL, "%s: unknown stack "
 				     "'%.32s' (expected %s)", what, value,
 				     names);
+	}
+	if (strcmp(name, "activation-offload") == 0) {
+		if ((rc = autosize_parse_choice(value, what, onoff, &k, e)))
+			return rc;
+		r->act_offload = k % 2 ? 1 : 2;
+		return AUTOSIZE_OK;
 	}
 	if (strcmp(name, "partition") == 0)
 		return options_copy(r->partition, sizeof(r->partition), value,

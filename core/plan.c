@@ -337,6 +337,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
 		     sizing_job *job, double reserve)
 {
+	const char *stack = r->stack[0] ? r->stack
+				 : autosize_policy_defaults(p)->stack;
+
 	memset(job, 0, sizeof(*job));
 	job->model = m;
 	job->part = part;
@@ -345,14 +348,14 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
-	/* the stack the user names (perf.yaml stacks:), looked up in the
-	 * site's table, else the compiled-in one */
-	job->stack = r->stack[0]
-		     ? perfdata_stack_find(perfdata_for(p), r->stack)
-		     : NULL;
-	if (r->stack[0] && !job->stack)
-		job->stack = perfdata_stack_find(perfdata_default(),
-						 r->stack);
+	/* the stack the user names, else the site's (perf.yaml stacks:),
+	 * looked up in the site's table, else the compiled-in one */
+	job->stack = stack[0] ? perfdata_stack_find(perfdata_for(p), stack)
+			      : NULL;
+	if (stack[0] && !job->stack)
+		job->stack = perfdata_stack_find(perfdata_default(), stack);
+	job->act_offload = r->act_offload ? r->act_offload == 1
+					  : job->stack && job->stack->act_offload;
 	/* stated by the user, else the stack's engine, else the site's
 	 * default: never inferred from the layout */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
