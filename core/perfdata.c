@@ -60,7 +60,7 @@ static const char *const perfdata_top_keys[] = {"generations", "residuals",
 static const char *const perfdata_stack_keys[] = {
 	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
-	"q_high", "sources", NULL
+	"q_high", "runs", "validated_on", "sources", NULL
 };
 static const char *const perfdata_regime_keys[] = {
 	"generation", "framework", "scale", "runs", "q_low", "q_high", NULL
@@ -281,6 +281,23 @@ static autosize_err perfdata_stack_num(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* validated_on: the generations a stack's runs were measured on. */
+static autosize_err perfdata_stack_gens(const autosize_ytree *t,
+					const autosize_ynode *m,
+					perfdata_stack *st, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+
+	rc = autosize_ytree_seq(t, m, "validated_on", AUTOSIZE_Y_OPTIONAL,
+				PERFDATA_MAX_ENTRIES, &seq, e);
+	for (it = !rc && seq ? seq->child : NULL; it && !rc; it = it->next)
+		rc = autosize_ynode_str(t, it, "validated_on",
+					st->validated_on[st->n_validated_on++],
+					PERFDATA_NAME_MAX, e);
+	return rc;
+}
+
 static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 					 const autosize_ynode *m,
 					 perfdata_stack *st, autosize_error *e)
@@ -335,7 +352,24 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "q_high", 0, 3,
 					&st->q_high, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "runs", 0, 100000, &v, e);
+	st->runs = (int)v;
+	if (!rc)
+		rc = perfdata_stack_gens(t, m, st, e);
 	return rc;
+}
+
+int perfdata_stack_validated(const perfdata_stack *st, const char *gen)
+{
+	int i;
+
+	if (!st->validated)
+		return 0;
+	for (i = 0; i < st->n_validated_on; i++)
+		if (strcmp(st->validated_on[i], gen) == 0)
+			return 1;
+	return st->n_validated_on == 0;
 }
 
 static autosize_err perfdata_stacks(const autosize_ytree *t,

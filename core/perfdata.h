@@ -78,6 +78,10 @@ typedef struct perfdata_stack {
 			      * memory */
 	double q_low, q_high; /* interval of log(real / predicted) time;
 			       * both 0: the generation's regimes */
+	int runs;            /* fit-half runs behind q_low/q_high */
+	/* GPU generations its published runs were measured on; none: all */
+	char validated_on[PERFDATA_MAX_ENTRIES][PERFDATA_NAME_MAX];
+	int n_validated_on;
 } perfdata_stack;
 
 typedef struct perfdata_entry {
@@ -98,6 +102,9 @@ typedef struct perfdata_table {
 	int n_stacks;
 	perfdata_stack stacks[PERFDATA_MAX_STACKS];
 } perfdata_table;
+
+/* 1 when st has published runs checked on GPU generation gen. */
+int perfdata_stack_validated(const perfdata_stack *st, const char *gen);
 
 /* The stack named name in t, or NULL. */
 const perfdata_stack *perfdata_stack_find(const perfdata_table *t,

@@ -427,6 +427,13 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
  * ones their time limits did not cover). */
 #define PLAN_FALLBACK_WIDEN 1.5
 
+/* A stack whose runs were checked on other GPU generations: real time
+ * from half to four times the prediction (log bounds), the spread between
+ * Hugging Face-class stacks and torchtitan on the same GPUs that the
+ * validation's fine-tuning runs show (doc/stacks.md). */
+#define PLAN_STACK_UNCHECKED_LO (-0.693)
+#define PLAN_STACK_UNCHECKED_HI 1.386
+
 /* Interval of the predicted time from the residuals of the plan's regime
  * (etc/perf.yaml residuals:, from make validate): prediction x
  * exp(quantiles of log(real / predicted)). */
@@ -444,12 +451,20 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 		return;
 	lo = g.q_low;
 	hi = g.q_high;
-	if (st && (st->q_low < 0 || st->q_high > 0)) {
+	if (st && !perfdata_stack_validated(st, plan->perf_generation) &&
+	    st->validated) {
+		/* a stack checked on other GPU generations only */
+		lo = PLAN_STACK_UNCHECKED_LO;
+		hi = PLAN_STACK_UNCHECKED_HI;
+		pooled = 0;
+		g.runs = 0;
+	} else if (st && (st->q_low < 0 || st->q_high > 0)) {
 		/* the stack's own spread (from its fit-half runs, or the
 		 * wide one of a stack no published run has checked) */
 		lo = st->q_low;
 		hi = st->q_high;
 		pooled = 0;
+		g.runs = st->runs;
 	}
 	if (fallback || pooled) {
 		lo *= PLAN_FALLBACK_WIDEN;
@@ -716,6 +731,14 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "guess and the time limit covers up to "
 				   "%.1fx the prediction (doc/stacks.md)",
 				   job.stack->name, exp(job.stack->q_high));
+	else if (job.stack && !perfdata_stack_validated(job.stack,
+						       plan->perf_generation))
+		autosize_plan_warn(plan, "stack %s is validated on other GPU "
+				   "generations than %s: the time limit "
+				   "covers up to %.1fx the prediction "
+				   "(doc/stacks.md)", job.stack->name,
+				   plan->perf_generation,
+				   exp(PLAN_STACK_UNCHECKED_HI));
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "
