@@ -89,7 +89,8 @@ const framework_profile *framework_profile_get(autosize_framework f)
 
 int framework_dp_only(const sizing_job *job)
 {
-	if (job->train_mode == AUTOSIZE_TRAIN_QLORA)
+	if (job->train_mode == AUTOSIZE_TRAIN_QLORA ||
+	    (job->stack && job->stack->dp_only))
 		return 1;
 	return job->train_mode == AUTOSIZE_TRAIN_LORA &&
 	       framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;

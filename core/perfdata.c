@@ -60,7 +60,7 @@ static const char *const perfdata_top_keys[] = {"generations", "residuals",
 static const char *const perfdata_stack_keys[] = {
 	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
-	"q_high", "runs", "validated_on", "sources", NULL
+	"q_high", "runs", "dp_only", "validated_on", "sources", NULL
 };
 static const char *const perfdata_regime_keys[] = {
 	"generation", "framework", "scale", "runs", "q_low", "q_high", NULL
@@ -346,6 +346,9 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "act_offload", 0, 1, &v, e);
 	st->act_offload = v > 0;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "dp_only", 0, 1, &v, e);
+	st->dp_only = v > 0;
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "q_low", -3, 0, &st->q_low,
 					e);

@@ -76,6 +76,7 @@ typedef struct perfdata_stack {
 			      * master copy */
 	int act_offload;     /* 1: checkpointed layer inputs kept in host
 			      * memory */
+	int dp_only;         /* 1: data parallel (+ ZeRO/FSDP) only */
 	double q_low, q_high; /* interval of log(real / predicted) time;
 			       * both 0: the generation's regimes */
 	int runs;            /* fit-half runs behind q_low/q_high */

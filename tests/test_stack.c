@@ -192,6 +192,28 @@ static void test_stack_framework(void **state)
 	assert_true(a.framework == AUTOSIZE_FRAMEWORK_DEEPSPEED);
 }
 
+/* The HF Trainer shards by data parallel alone: a full fine-tune of a
+ * 70B model on 16 H100 gets no tensor or pipeline split under hf, and a
+ * pinned one is refused. */
+static void test_hf_data_parallel_only(void **state)
+{
+	const char *hf[] = {"model", "llama-3.1-70b", "train-mode",
+			    "finetune", "gpu", "h100", "gpus", "16",
+			    "train-stack", "hf", "train-seq-len", "4096",
+			    NULL};
+	const char *tp[] = {"model", "llama-3.1-70b", "train-mode",
+			    "finetune", "gpu", "h100", "gpus", "16",
+			    "train-stack", "hf", "train-seq-len", "4096",
+			    "tp", "8", NULL};
+	autosize_plan a;
+
+	plan_of(hf, &a);
+	assert_int_equal(a.tp, 1);
+	assert_int_equal(a.pp, 1);
+	assert_int_equal(a.zero_stage, 3);
+	assert_int_not_equal(plan_of(tp, &a), AUTOSIZE_OK);
+}
+
 /* A site's default stack serves jobs that name none; a wrong name in
  * the policy is refused with its line. */
 static void test_policy_default_stack(void **state)
@@ -238,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),
 		cmocka_unit_test(test_stack_framework),
+		cmocka_unit_test(test_hf_data_parallel_only),
 		cmocka_unit_test(test_policy_default_stack),
 	};
 
