@@ -10,6 +10,7 @@
 #include "autosize/options.h"
 #include "autosize/parse.h"
 #include "names.h"
+#include "perfdata.h"
 
 #define OPT_BOTH (AUTOSIZE_OPT_CLI | AUTOSIZE_OPT_SPANK)
 /* --model-params and the architecture must agree this closely. */
@@ -194,6 +195,35 @@ static autosize_err options_grad_reduce(autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* A stack named in etc/perf.yaml's stacks:. */
+static autosize_err options_stack(autosize_request *r, const char *value,
+				  const char *what, autosize_error *e)
+{
+	char names[256];
+
+	if (perfdata_stack_find(perfdata_default(), value))
+		return options_copy(r->stack, sizeof(r->stack), value, what,
+				    e);
+	perfdata_stack_names(perfdata_default(), names, sizeof(names));
+	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: unknown stack '%.32s' "
+			     "(expected %s)", what, value, names);
+}
+
+/* 1 on, 2 off (0, unset, is the stack's). */
+static autosize_err options_act_offload(autosize_request *r,
+					const char *value, const char *what,
+					autosize_error *e)
+{
+	int k;
+	autosize_err rc = autosize_parse_choice(value, what,
+						autosize_onoff_names, &k, e);
+
+	if (rc)
+		return rc;
+	r->act_offload = k % 2 ? 1 : 2;
+	return AUTOSIZE_OK;
+}
+
 /* Every option, once: its name, help and where it is offered (the CLI's
  * --help, the SPANK options, the man-page check in tests/test_options.c)
  * and how its value is read and stored (autosize_request_set). The
@@ -265,6 +295,13 @@ static const autosize_option options_table[] = {
 	 "training framework (default: the site policy's, else megatron)",
 	 OPT_BOTH, SET_CHOICE(framework, autosize_framework_names,
 			      AUTOSIZE_FRAMEWORK_MEGATRON)},
+	{"train-stack", "NAME", "software stack run: hf, torchtune, unsloth, "
+	 "axolotl, llama-factory, torchtitan, llm-foundry, megatron, nemo, "
+	 "megatron-deepspeed (doc/stacks.md; implies a framework)", OPT_BOTH,
+	 SET_FUNC(options_stack)},
+	{"activation-offload", "on|off", "checkpointed activations kept in "
+	 "host memory (default: the stack's; torchtune, unsloth)", OPT_BOTH,
+	 SET_FUNC(options_act_offload)},
 	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH, SET_FUNC(options_grad_reduce)},

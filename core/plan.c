@@ -301,6 +301,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
 		     sizing_job *job, double reserve)
 {
+	const char *stack = r->stack[0] ? r->stack
+				 : autosize_policy_defaults(p)->stack;
+
 	memset(job, 0, sizeof(*job));
 	job->model = m;
 	job->part = part;
@@ -309,9 +312,19 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
-	/* stated by the user, else the site's default: never inferred */
+	/* the stack the user names, else the site's (perf.yaml stacks:),
+	 * looked up in the site's table, else the compiled-in one */
+	job->stack = stack[0] ? perfdata_stack_find(perfdata_for(p), stack)
+			      : NULL;
+	if (stack[0] && !job->stack)
+		job->stack = perfdata_stack_find(perfdata_default(), stack);
+	job->act_offload = r->act_offload ? r->act_offload == 1
+					  : job->stack && job->stack->act_offload;
+	/* stated by the user, else the stack's engine, else the site's
+	 * default: never inferred from the layout */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework
+			 : job->stack ? job->stack->framework
 			 : autosize_policy_defaults(p)->framework;
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
@@ -378,11 +391,18 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
  * ones their time limits did not cover). */
 #define PLAN_FALLBACK_WIDEN 1.5
 
+/* A stack whose runs were checked on other GPU generations: real time
+ * from half to four times the prediction (log bounds), the spread between
+ * Hugging Face-class stacks and torchtitan on the same GPUs that the
+ * validation's fine-tuning runs show (doc/stacks.md). */
+#define PLAN_STACK_UNCHECKED_LO (-0.693)
+#define PLAN_STACK_UNCHECKED_HI 1.386
+
 /* Interval of the predicted time from the residuals of the plan's regime
  * (etc/perf.yaml residuals:, from make validate): prediction x
  * exp(quantiles of log(real / predicted)). */
 static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
-			  int fallback)
+			  int fallback, const perfdata_stack *st)
 {
 	perfdata_regime g;
 	int pooled;
@@ -395,6 +415,21 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 		return;
 	lo = g.q_low;
 	hi = g.q_high;
+	if (st && !perfdata_stack_validated(st, plan->perf_generation) &&
+	    st->validated) {
+		/* a stack checked on other GPU generations only */
+		lo = PLAN_STACK_UNCHECKED_LO;
+		hi = PLAN_STACK_UNCHECKED_HI;
+		pooled = 0;
+		g.runs = 0;
+	} else if (st && (st->q_low < 0 || st->q_high > 0)) {
+		/* the stack's own spread (from its fit-half runs, or the
+		 * wide one of a stack no published run has checked) */
+		lo = st->q_low;
+		hi = st->q_high;
+		pooled = 0;
+		g.runs = st->runs;
+	}
 	if (fallback || pooled) {
 		lo *= PLAN_FALLBACK_WIDEN;
 		hi *= PLAN_FALLBACK_WIDEN;
@@ -427,7 +462,7 @@ static double plan_job_train_min(autosize_plan *plan, double max_min,
  * the job's checkpoint writes. Cost follows the partition's price
  * schedule (price.c) for the predicted hours. */
 static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
-			     int fallback,
+			     int fallback, const perfdata_stack *st,
 			     const autosize_checkpoint_policy *cp)
 {
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
@@ -441,7 +476,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 					 -1, &plan->price);
 	plan->chained_jobs = 1;
 	plan->time_limit_min = 0;
-	plan_interval(tab, plan, fallback);
+	plan_interval(tab, plan, fallback, st);
 	plan_cal_interval(plan);
 	checkpoint_finish(plan, cp, plan->train_hours * 3600);
 	if (plan->train_hours <= 0)
@@ -653,7 +688,21 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
 	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
-			 &c->d->checkpoint);
+			 job.stack, &c->d->checkpoint);
+	if (job.stack && !job.stack->validated)
+		autosize_plan_warn(plan, "stack %s is not validated against "
+				   "published runs: its step time is a "
+				   "guess and the time limit covers up to "
+				   "%.1fx the prediction (doc/stacks.md)",
+				   job.stack->name, exp(job.stack->q_high));
+	else if (job.stack && !perfdata_stack_validated(job.stack,
+						       plan->perf_generation))
+		autosize_plan_warn(plan, "stack %s is validated on other GPU "
+				   "generations than %s: the time limit "
+				   "covers up to %.1fx the prediction "
+				   "(doc/stacks.md)", job.stack->name,
+				   plan->perf_generation,
+				   exp(PLAN_STACK_UNCHECKED_HI));
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "

@@ -65,7 +65,7 @@ static const char *const pol_default_keys[] = {
 	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
 	"horizon", "max_train_time", "min_scaling_efficiency",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
-	"framework", "other_partitions", NULL
+	"framework", "other_partitions", "stack", NULL
 };
 
 static const char *const pol_part_keys[] = {
@@ -224,6 +224,14 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	d->gpu_check = (autosize_gpu_check)gpu_check;
 	d->framework = (autosize_framework)(framework +
 					    AUTOSIZE_FRAMEWORK_MEGATRON);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "stack", AUTOSIZE_Y_OPTIONAL,
+					d->stack, sizeof(d->stack), NULL, e);
+	if (!rc && d->stack[0] &&
+	    !perfdata_stack_find(perfdata_default(), d->stack))
+		rc = autosize_ytree_fail(t, m->line, e, AUTOSIZE_EINVAL,
+					 "defaults: unknown stack '%s' (see "
+					 "etc/perf.yaml stacks:)", d->stack);
 	return rc;
 }
 

@@ -71,6 +71,9 @@ typedef struct sizing_job {
 	double usable_bytes; /* GPU memory x (1 - reserve) */
 	double min_scaling;  /* policy min_scaling_efficiency: the cost
 			      * objective adds no GPUs below it; 0 = off */
+	const perfdata_stack *stack; /* --train-stack; NULL: none (the
+				      * framework's own conventions) */
+	int act_offload;     /* checkpointed activations in host memory */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan

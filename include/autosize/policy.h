@@ -105,6 +105,7 @@ typedef struct autosize_defaults {
 	autosize_on_error on_error;      /* default pass */
 	autosize_gpu_check gpu_check;    /* default warn */
 	autosize_framework framework;    /* default megatron */
+	char stack[24];                  /* default --train-stack; "" none */
 	autosize_checkpoint_policy checkpoint; /* top-level `checkpoint:` */
 	/* A job whose partitions are all outside the policy: passed as
 	 * submitted (leave, the default) or refused. */
