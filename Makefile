@@ -2,7 +2,7 @@
 # One version for the CLI, the Lua module and the Debian package.
 VERSION := 0.2.0
 
-# Install folders (make install VAR=value; README "Build, test, install").
+# Install folders (make install VAR=value; doc/admins.md "Install on a cluster").
 prefix ?= /usr/local
 exec_prefix ?= $(prefix)
 bindir ?= $(exec_prefix)/bin
@@ -62,7 +62,8 @@ CONFIG_DEFS = -DAUTOSIZE_VERSION='"$(VERSION)"' \
 	-DAUTOSIZE_POLICY_PATH='"$(POLICY_PATH)"' \
 	-DAUTOSIZE_PKGDATADIR='"$(pkgdatadir)"'
 CONFIG_ID := $(BUILD)/gen/config.id
-CONFIG_OBJ := $(BUILD)/contrib/cli/main.o $(BUILD)/plugin/lua_autosize.o \
+CONFIG_OBJ := $(BUILD)/contrib/cli/main.o $(BUILD)/contrib/cli/policy_file.o \
+	$(BUILD)/plugin/lua_autosize.o \
 	$(BUILD)/plugin/spank_common.o
 
 CORE_SRC := $(wildcard core/*.c)
@@ -86,7 +87,7 @@ LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
 .PHONY: FORCE all check check-unit check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
-	simulate
+	simulate fit
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
 $(CONFIG_ID): FORCE
@@ -126,7 +127,7 @@ $(SPANK): $(SPANK_OBJ) $(LIB) plugin/spank.map
 		-Wl,--version-script=plugin/spank.map $(CORE_LIBS) $(HWLOC_LIBS)
 
 # Lua 5.1 C module for job_submit.lua: slurmctld has liblua5.1 loaded
-# globally, so no -llua (see README).
+# globally, so no -llua.
 $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 	$(CC) -shared -o $@ $(LUAMOD_OBJ) $(LIB) $(LDFLAGS) \
 		-Wl,--version-script=plugin/lua.map $(CORE_LIBS)
@@ -164,9 +165,12 @@ check-install: all
 check-deb: all
 	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_deb.sh
 
-# The cmocka binaries alone (and the CLI that test_cli runs).
+# The cmocka binaries alone (and the CLI that test_cli runs), then the
+# module graph (no cycle but memory <-> perf) and the doc links.
 check-unit: $(TEST_BIN) $(CLI)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+	@python3 tests/depgraph.py --check $(BUILD)
+	@python3 tests/check_doclinks.py
 
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
@@ -175,7 +179,7 @@ check-integration: tests
 
 # A few thousand good, bad and option-less submissions against the testbed
 # (SOAK_JOBS, default 3000, under 2 minutes): every one checked, and the
-# daemons stay up (issue 5).
+# daemons stay up.
 soak: all
 	tests/integration/soak $(BUILD)
 
@@ -186,7 +190,7 @@ validate: $(BUILD)/tests/test_validation
 	AUTOSIZE_VALIDATE_STRICT=1 AUTOSIZE_REPORT=tests/validation/REPORT.md \
 		$(BUILD)/tests/test_validation
 
-# The closed loop (issue 10): a thousand synthetic finished jobs from a
+# The closed loop: a thousand synthetic finished jobs from a
 # hidden true speed per partition, with noise and lying users; the
 # prediction error before and after calibration and the jobs it takes to
 # converge (tests/sim/simulate.c). Fails when it does not converge.
@@ -208,7 +212,17 @@ bench: $(BUILD)/bench $(BUILD)/decide_bench
 	$(BUILD)/bench
 	$(BUILD)/decide_bench
 
-# --- Hostile input (issue 5) ---
+# The fit of etc/perf.yaml's per-generation constants on the fit half of
+# tests/validation/runs.yaml (not a test; usage in tests/fit/fit_perf.c):
+# make fit FIT="hopper", FIT="cdna3 gemm_eff_max", FIT=residuals.
+FIT ?= hopper
+$(BUILD)/fit_perf: tests/fit/fit_perf.c $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+
+fit: $(BUILD)/fit_perf
+	$(BUILD)/fit_perf $(FIT)
+
+# --- Hostile input ---
 
 # The unit tests and the CLI rebuilt with AddressSanitizer and UBSan in
 # their own folder. Plugins loaded by Slurm daemons and the Lua module are
@@ -262,13 +276,6 @@ FUZZ_TARGETS := parse json yaml jobenv plan decide record
 FUZZ_BIN := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_MAXLEN_parse := 256
-FUZZ_MAXLEN_json := 4096
-FUZZ_MAXLEN_yaml := 8192
-FUZZ_MAXLEN_jobenv := 2048
-FUZZ_MAXLEN_plan := 512
-FUZZ_MAXLEN_decide := 2048
-FUZZ_MAXLEN_record := 8192
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h tests/bench/hostile.h $(LIB)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(LIB) \
@@ -281,29 +288,7 @@ fuzz-build:
 		OPT="-O1 -g" EXTRA_CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ_BIN)
 
 fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes; \
-		case $$t in \
-		parse) len=$(FUZZ_MAXLEN_parse);; json) len=$(FUZZ_MAXLEN_json);; \
-		yaml) len=$(FUZZ_MAXLEN_yaml);; jobenv) len=$(FUZZ_MAXLEN_jobenv);; \
-		decide) len=$(FUZZ_MAXLEN_decide);; \
-		record) len=$(FUZZ_MAXLEN_record);; \
-		*) len=$(FUZZ_MAXLEN_plan);; esac; \
-		echo "== fuzz_$$t: $(FUZZ_SECONDS) s, -max_len=$$len"; \
-		if ! $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-			-max_len=$$len -timeout=10 -rss_limit_mb=2048 \
-			-print_final_stats=1 \
-			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
-			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
-			> $(FUZZ_BUILD)/fuzz_$$t.log 2>&1; then \
-			tail -60 $(FUZZ_BUILD)/fuzz_$$t.log; \
-			echo "fuzz_$$t FAILED: input in $(FUZZ_BUILD)/crashes/;" \
-				"copy it to tests/fuzz/regressions/$$t/"; \
-			exit 1; \
-		fi; \
-		grep -E '^stat::number_of_executed_units|Done [0-9]+ runs' \
-			$(FUZZ_BUILD)/fuzz_$$t.log | tail -2; \
-	done
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # What goes where: contrib/packaging/install.sh (one list for install and
 # uninstall). The policy and the plugstack fragment are the site's: written

@@ -5,6 +5,7 @@
 #include "autosize/catalog.h"
 #include "autosize/plan.h"
 #include "embedded.h"
+#include "names.h"
 #include "ytree.h"
 
 #define CAT_EXCERPT 48
@@ -37,7 +38,6 @@ static const char *const cat_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
 };
 
-static const char *const cat_nets[] = { "ib", "roce", "ethernet", NULL };
 
 /* Upper bounds that only catch typos (a factor 1000 off). */
 #define CAT_MAX_TFLOPS 1e6
@@ -382,7 +382,7 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 					   e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "net", AUTOSIZE_Y_OPTIONAL,
-					   cat_nets, &net, NULL, e);
+					   autosize_net_names, &net, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, m, "net_gbps_per_gpu", req, 0,
 					   CAT_MAX_GBS, &g->net_gbps_per_gpu,

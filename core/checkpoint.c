@@ -4,15 +4,15 @@
  * share of the run, the storage the kept ones take, and the time they
  * add to a job (checkpoint.h). The policy's `checkpoint:` is read here.
  *
- * The renter's rule (seed articles 000, 001; ../shared/seeds/RULES.md):
- * checkpoints of several GB every few hundred steps need fast shared
- * storage; 003 sizes a 40-GPU 7B run at >= 10 TB and >= 10 GB/s.
+ * The renter's rule: checkpoints of several GB every few hundred steps
+ * need fast shared storage; rental guides size a 40-GPU 7B run at
+ * >= 10 TB and >= 10 GB/s.
  */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "checkpoint.h"
+#include "checkpoint_private.h"
 #include "framework.h"
 #include "policy_read.h"
 

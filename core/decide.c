@@ -33,6 +33,7 @@ void autosize_job_init(autosize_job *job)
 	job->gpus_per_node = job->gpus_per_job = AUTOSIZE_JOB_UNSET;
 	job->gpus_per_task = job->gpus_per_socket = AUTOSIZE_JOB_UNSET;
 	job->sockets_per_node = job->het_offset = AUTOSIZE_JOB_UNSET;
+	job->ntasks_per_node = AUTOSIZE_JOB_UNSET;
 }
 
 const char *autosize_action_name(autosize_action a)
@@ -99,11 +100,12 @@ static void decide_failed(const autosize_policy *p, autosize_decision *d,
 				: autosize_strerror(rc));
 }
 
-/* Effective mode of this job as an action (NONE for off). */
-static autosize_action decide_mode(const autosize_defaults *def,
+/* Effective mode of this job as an action (NONE for off), the site's
+ * mode for its partition being site. */
+static autosize_action decide_mode(autosize_mode site,
 				   const autosize_request *r)
 {
-	if (def->mode == AUTOSIZE_MODE_OFF)
+	if (site == AUTOSIZE_MODE_OFF)
 		return AUTOSIZE_ACTION_NONE;
 	switch (r->job_mode) {
 	case AUTOSIZE_JOB_OFF: return AUTOSIZE_ACTION_NONE;
@@ -112,8 +114,53 @@ static autosize_action decide_mode(const autosize_defaults *def,
 	case AUTOSIZE_JOB_REWRITE: return AUTOSIZE_ACTION_REWRITE;
 	case AUTOSIZE_JOB_POLICY: break;
 	}
-	return def->mode == AUTOSIZE_MODE_WARN ? AUTOSIZE_ACTION_WARN
-					       : AUTOSIZE_ACTION_REWRITE;
+	return site == AUTOSIZE_MODE_WARN ? AUTOSIZE_ACTION_WARN
+					  : AUTOSIZE_ACTION_REWRITE;
+}
+
+/*
+ * The partitions a job may use: the policy's least strict mode among them
+ * into *site (rewrite before warn before off); the first one outside the
+ * policy into other (a job naming none may use the default partition,
+ * or any of the policy's). Returns 1 when a partition is outside.
+ */
+static int decide_partitions(const autosize_policy *p,
+			     const autosize_job *job, autosize_mode *site,
+			     char *other, size_t other_len)
+{
+	const autosize_defaults *def = autosize_policy_defaults(p);
+	const autosize_partition *part;
+	char name[AUTOSIZE_PART_NAME_MAX];
+	const char *at = job->partition, *comma;
+	size_t n;
+	int i;
+
+	*site = AUTOSIZE_MODE_OFF;
+	if (!at[0] && def->partition[0])
+		at = def->partition;
+	if (!at[0]) {
+		for (i = 0; (part = autosize_policy_partition_at(p, i)); i++)
+			if (part->mode < *site)
+				*site = part->mode;
+		return 0;
+	}
+	while (*at) {
+		comma = strchr(at, ',');
+		n = comma ? (size_t)(comma - at) : strlen(at);
+		if (n > 0) {
+			snprintf(name, sizeof(name), "%.*s", (int)n, at);
+			part = n < sizeof(name)
+			       ? autosize_policy_find_partition(p, name) : NULL;
+			if (!part) {
+				snprintf(other, other_len, "%.*s", (int)n, at);
+				return 1;
+			}
+			if (part->mode < *site)
+				*site = part->mode;
+		}
+		at += n + (comma ? 1 : 0);
+	}
+	return 0;
 }
 
 static void decide_model_name(const autosize_request *r,
@@ -448,13 +495,63 @@ static void decide_het(const autosize_policy *p, const autosize_job *job,
 	d->has_plan = 0;
 }
 
+/*
+ * A batch job's task count with its new node count: --ntasks-per-node
+ * makes it follow the nodes; a count below the nodes is raised to one
+ * task per node (Slurm refuses fewer tasks than nodes).
+ */
+static void decide_tasks(const autosize_job *job, autosize_decision *d)
+{
+	long want = AUTOSIZE_JOB_UNSET;
+
+	if (job->ntasks_per_node > 0)
+		want = (long)d->nodes * job->ntasks_per_node;
+	else if (job->num_tasks > 0 && job->num_tasks < d->nodes)
+		want = d->nodes;
+	if (want > 0 && want != job->num_tasks) {
+		d->set_tasks = 1;
+		d->num_tasks = want;
+	}
+}
+
+/*
+ * The guards every job change passes, whichever action asked for it.
+ * A job without a batch script whose first step srun creates with its
+ * own task count: fewer tasks than the new node count is a step Slurm
+ * cannot lay out (slurmctld 22.05 dies of a division by zero in
+ * step_create), so such a job is not resized at all.
+ */
+static void decide_guard(const autosize_job *job, autosize_decision *d)
+{
+	if (!d->set_nodes)
+		return;
+	if (job->batch) {
+		decide_tasks(job, d);
+		return;
+	}
+	if (job->num_tasks <= 0 || job->num_tasks >= d->nodes)
+		return;
+	d->guarded = 1;
+	d->set_nodes = d->set_gpus = d->set_time = d->set_partition = 0;
+	d->set_tasks = 0;
+	d->record[0] = '\0';
+	decide_text(d->message, sizeof(d->message), "not resized: this "
+		 "interactive job asks for %ld task%s, fewer than the %d "
+		 "nodes planned, which Slurm cannot start; resubmit with "
+		 "-N %d --ntasks-per-node=1 (or -n %d or more)",
+		 job->num_tasks, job->num_tasks == 1 ? "" : "s", d->nodes,
+		 d->nodes, d->nodes);
+}
+
 void autosize_decide(const autosize_policy *p, const char *const *env,
 		     size_t n, const autosize_job *job,
 		     autosize_decide_work *w, autosize_decision *d)
 {
 	const autosize_defaults *def;
+	char other[AUTOSIZE_PART_NAME_MAX], names[256];
 	autosize_error e;
 	autosize_action mode;
+	autosize_mode site;
 	int found = 0;
 	autosize_err rc;
 
@@ -476,18 +573,42 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		return;
 	}
 	def = autosize_policy_defaults(p);
+	if (autosize_policy_exempt(p, job->user, job->account))
+		return;  /* the site's choice: not our job */
 	if (rc != AUTOSIZE_OK) {
 		decide_failed(p, d, rc, &e);
 		return;
 	}
-	mode = decide_mode(def, &w->req);
-	if (mode == AUTOSIZE_ACTION_NONE)
-		return;  /* off: nothing to say */
 	if (autosize_policy_partition_count(p) == 0) {
-		decide_internal(p, d, "the site policy has no partitions "
-				"(was autosize.yaml loaded?)");
+		if (decide_mode(def->mode, &w->req) != AUTOSIZE_ACTION_NONE)
+			decide_internal(p, d, "the site policy has no "
+					"partitions (was autosize.yaml "
+					"loaded?)");
 		return;
 	}
+	if (decide_partitions(p, job, &site, other, sizeof(other))) {
+		if (decide_mode(def->mode, &w->req) == AUTOSIZE_ACTION_NONE)
+			return;
+		decide_partition_names(p, names, sizeof(names));
+		if (def->other_partitions == AUTOSIZE_OTHER_REFUSE) {
+			decide_text(d->message, sizeof(d->message), "partition "
+				 "'%s' is not sized by autosize on this cluster "
+				 "(autosize partitions: %s): submit to one of "
+				 "those, or drop the model options", other,
+				 names);
+			d->action = AUTOSIZE_ACTION_REJECT;
+			d->reason = "input";
+		} else {
+			decide_text(d->message, sizeof(d->message), "partition "
+				 "'%s' is not sized by autosize (autosize "
+				 "partitions: %s): the job goes as submitted",
+				 other, names);
+		}
+		return;
+	}
+	mode = decide_mode(site, &w->req);
+	if (mode == AUTOSIZE_ACTION_NONE)
+		return;  /* off: nothing to say */
 	w->req.live = job->have_live ? &job->live : NULL;
 	snprintf(w->req.partition, sizeof(w->req.partition), "%s",
 		 job->partition);
@@ -508,7 +629,19 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		return;
 	if (!decide_plan(p, job, w, d))
 		return;
+	/* The planned partition's own mode (a list may mix them). */
+	mode = decide_mode(w->plan.part.mode, &w->req);
+	if (mode == AUTOSIZE_ACTION_NONE) {
+		memset(d, 0, sizeof(*d));
+		d->has_options = 1;
+		d->reason = "";
+		return;
+	}
 	d->action = mode;
+	if (mode == AUTOSIZE_ACTION_REWRITE || mode == AUTOSIZE_ACTION_EXPLAIN)
+		decide_guard(job, d);
+	if (d->guarded)
+		return;
 	if (mode == AUTOSIZE_ACTION_REWRITE) {
 		decide_text(d->message, sizeof(d->message), "%s", d->summary);
 		if (!d->set_nodes && !d->set_gpus && !d->set_time &&

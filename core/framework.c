@@ -13,6 +13,9 @@ const char *const autosize_framework_names[] = {"megatron", "fsdp",
 #define FRAMEWORK_HALF_B 2.0
 /* fp32 values (master weights, main gradients, Adam moments). */
 #define FRAMEWORK_FP32_B 4.0
+/* NF4 with double quantization, bytes per weight (QLoRA paper section
+ * 3: 4.127 bits). */
+#define FRAMEWORK_NF4_B (4.127 / 8.0)
 /* DeepSpeed ZeRO-1/2 default reduce and all-gather buckets, elements
  * each (DeepSpeed config docs: reduce_bucket_size and
  * allgather_bucket_size default 5e8), held in 16 bits. */
@@ -86,7 +89,8 @@ const framework_profile *framework_profile_get(autosize_framework f)
 
 int framework_dp_only(const sizing_job *job)
 {
-	if (job->train_mode == AUTOSIZE_TRAIN_QLORA)
+	if (job->train_mode == AUTOSIZE_TRAIN_QLORA ||
+	    (job->stack && job->stack->dp_only))
 		return 1;
 	return job->train_mode == AUTOSIZE_TRAIN_LORA &&
 	       framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;
@@ -173,6 +177,19 @@ static void framework_state_compute(const sizing_job *job,
 	double moments = framework_moment_bytes(job->optimizer);
 	int fp16 = job->precision == AUTOSIZE_PREC_FP16;
 
+	if (job->stack && job->stack->bf16_states) {
+		/* torchtune: the model is built in bf16 (dtype: bf16) and
+		 * AdamW keeps its moments in the parameters' dtype: 2 + 2 +
+		 * moments / 2, no fp32 master copy */
+		st->weight_b = FRAMEWORK_HALF_B;
+		st->grad_b = FRAMEWORK_HALF_B;
+		st->opt_b = moments / 2;
+		st->copy_b = 0;
+		st->weight_shard_stage = 3;
+		st->grad_wire_b = FRAMEWORK_HALF_B;
+		st->param_wire_b = FRAMEWORK_HALF_B;
+		return;
+	}
 	st->copy_b = 0;
 	st->weight_shard_stage = 3;
 	st->param_wire_b = FRAMEWORK_HALF_B;
@@ -234,15 +251,24 @@ double framework_buffer_bytes(const sizing_job *job, const sizing_layout *lay,
 	if (lay->dp <= 1)
 		return 0;
 	if (lay->zero_stage >= 3) {
-		/* gathered 16-bit layers, and under FSDP one layer's
-		 * unsharded gradients before the reduce-scatter (bf16
-		 * computed, fp32 reduced) */
-		double b = FRAMEWORK_GATHERED_LAYERS * FRAMEWORK_HALF_B *
+		/* gathered layers as stored (16-bit; 4-bit NF4 with its
+		 * constants under QLoRA: bitsandbytes Params4bit and
+		 * torchao NF4Tensor shard and gather the packed data), and
+		 * under FSDP one layer's unsharded gradients before the
+		 * reduce-scatter (bf16 computed, fp32 reduced) of what is
+		 * trained: the adapters alone under LoRA, whose frozen
+		 * base has no gradients (requires_grad False) */
+		int peft = job->train_mode == AUTOSIZE_TRAIN_LORA ||
+			   job->train_mode == AUTOSIZE_TRAIN_QLORA;
+		double b = FRAMEWORK_GATHERED_LAYERS *
+			   (job->train_mode == AUTOSIZE_TRAIN_QLORA
+			    ? FRAMEWORK_NF4_B : FRAMEWORK_HALF_B) *
 			   layer_params_per_gpu;
 
 		if (f == AUTOSIZE_FRAMEWORK_FSDP)
 			b += (FRAMEWORK_HALF_B + FRAMEWORK_FP32_B) *
-			     layer_params_per_gpu;
+			     (peft ? params_per_gpu / job->model->layers
+				   : layer_params_per_gpu);
 		return b;
 	}
 	if (f == AUTOSIZE_FRAMEWORK_DEEPSPEED && lay->zero_stage >= 1) {

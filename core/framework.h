@@ -37,7 +37,8 @@ const framework_profile *framework_profile_get(autosize_framework f);
  * stack (QLoRA anywhere, LoRA under FSDP or DeepSpeed). Never NULL. */
 const framework_profile *framework_profile_job(const sizing_job *job);
 
-/* 1 when job runs data parallel only (PEFT, above). */
+/* 1 when job runs data parallel only (PEFT, above, or a stack that
+ * shards by data parallel alone: perf.yaml stacks: dp_only). */
 int framework_dp_only(const sizing_job *job);
 
 /* 1 when job runs on a PyTorch-native stack (FSDP, DeepSpeed, or the

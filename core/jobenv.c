@@ -7,6 +7,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/options.h"
 #include "autosize/parse.h"
+#include "names.h"
 
 /* Integer fields of the encoded model, in encoding order. */
 typedef struct jobenv_field {
@@ -60,8 +61,8 @@ int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
 	size_t used = 0, i;
 	int n;
 
-	n = snprintf(buf, len, "mlp=%s", m->mlp == AUTOSIZE_MLP_GELU
-					  ? "gelu" : "swiglu");
+	n = snprintf(buf, len, "mlp=%s",
+		     autosize_mlp_names[m->mlp == AUTOSIZE_MLP_GELU]);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	used = (size_t)n;
@@ -92,7 +93,6 @@ int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
 static autosize_err jobenv_pair(autosize_model *m, const char *key,
 				const char *value, autosize_error *e)
 {
-	static const char *const mlps[] = {"swiglu", "gelu", NULL};
 	char what[48];
 	size_t i;
 	long v;
@@ -101,7 +101,8 @@ static autosize_err jobenv_pair(autosize_model *m, const char *key,
 
 	snprintf(what, sizeof(what), AUTOSIZE_ENV_MODEL " %.24s", key);
 	if (strcmp(key, "mlp") == 0) {
-		if ((rc = autosize_parse_choice(value, what, mlps, &k, e)))
+		if ((rc = autosize_parse_choice(value, what,
+						autosize_mlp_names, &k, e)))
 			return rc;
 		m->mlp = (autosize_mlp)k;
 		return AUTOSIZE_OK;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "autosize/framework.h"
 #include "autosize/jobrecord.h"
 
 typedef enum rec_type { REC_DBL, REC_INT, REC_LONG, REC_STR } rec_type;
@@ -51,6 +52,11 @@ static const rec_key rec_keys[] = {
 	RK_I("ga", grad_accum, 0, 1e9, 0),
 	RK_I("seq", seq_len, 0, 1e8, 0),
 	RK_I("gbs", global_batch, 0, 1e9, 0),
+	{ "vp", REC_INT, offsetof(autosize_record, vp), 0, 0, 1e4, 0, 0, 1 },
+	{ "rc", REC_INT, offsetof(autosize_record, recompute), 0, 0, 16, 0, 0,
+	  1 },
+	{ "rcl", REC_INT, offsetof(autosize_record, recompute_layers), 0, 0,
+	  1e6, 0, 0, 1 },
 	RK_D("tok_s", tokens_per_s, 0, 1e15, 1),
 	RK_D("step_s", step_s, 0, 1e9, 1),
 	RK_D("hours", train_hours, 0, 1e9, 1),
@@ -104,6 +110,9 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->grad_accum = p->grad_accum;
 	r->seq_len = p->seq_len;
 	r->global_batch = p->global_batch;
+	r->vp = p->vp > 1 ? p->vp : 0;
+	r->recompute = (int)p->recompute;
+	r->recompute_layers = p->recompute_layers;
 	r->tokens_per_s = p->tokens_per_s;
 	r->step_s = p->step_s;
 	r->train_hours = p->train_hours;
@@ -324,4 +333,59 @@ int autosize_record_attach(const char *comment, const char *token,
 		w = snprintf(out, len, "%s%s%s", comment,
 			     comment[0] ? " " : "", token);
 	return w < 0 || (size_t)w >= len ? -1 : w;
+}
+
+int autosize_record_mismatch(const autosize_record *r, const char *partition,
+			     long nodes, long gpus, char *why, size_t len)
+{
+	long planned_gpus = (long)r->nodes * r->gpus_per_node;
+
+	if (partition && partition[0] &&
+	    strcmp(partition, r->partition) != 0) {
+		snprintf(why, len, "partition %s, planned %s", partition,
+			 r->partition);
+		return 1;
+	}
+	if (nodes >= 0 && nodes != r->nodes) {
+		snprintf(why, len, "%ld nodes, planned %d", nodes, r->nodes);
+		return 1;
+	}
+	if (gpus >= 0 && gpus != planned_gpus) {
+		snprintf(why, len, "%ld GPUs, planned %ld", gpus,
+			 planned_gpus);
+		return 1;
+	}
+	return 0;
+}
+
+/* A pin the request leaves to the search takes the record's value. */
+static void record_pin_int(int *pin, int value)
+{
+	if (*pin == AUTOSIZE_UNSET && value > 0)
+		*pin = value;
+}
+
+void autosize_record_pin(const autosize_record *rec, autosize_request *r)
+{
+	int i;
+
+	if (!r->partition[0] && rec->gpu[0])
+		snprintf(r->gpu, sizeof(r->gpu), "%s", rec->gpu);
+	record_pin_int(&r->nodes, rec->nodes);
+	record_pin_int(&r->gpus_per_node, rec->gpus_per_node);
+	record_pin_int(&r->tp, rec->tp);
+	record_pin_int(&r->pp, rec->pp);
+	record_pin_int(&r->cp, rec->cp);
+	record_pin_int(&r->ep, rec->ep);
+	record_pin_int(&r->micro_batch, rec->micro_batch);
+	record_pin_int(&r->interleave, rec->vp > 1 ? rec->vp : 1);
+	if (r->zero_stage == AUTOSIZE_UNSET)
+		r->zero_stage = rec->zero_stage;
+	if (r->recompute == AUTOSIZE_UNSET)
+		r->recompute = rec->recompute;
+	for (i = 0; r->framework == AUTOSIZE_FRAMEWORK_DEFAULT &&
+		    autosize_framework_names[i]; i++)
+		if (strcmp(rec->framework, autosize_framework_names[i]) == 0)
+			r->framework = (autosize_framework)
+				(AUTOSIZE_FRAMEWORK_MEGATRON + i);
 }

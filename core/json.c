@@ -7,29 +7,12 @@
  * members of the top-level object and of objects one level in
  * ("text_config") are handed to a visitor. Nothing is allocated.
  *
- * json-c instead? Decided no (issue 11), measured with json-c 0.16
- * (Debian 12, libjson-c-dev) on this tree's tests/data/configs:
- * - dependency: Debian's slurm-wlm-basic-plugins depends on libjson-c5
- *   (serializer_json.so links it), so the runtime is on every node, but
- *   the core is also the CLI, the Lua module inside slurmctld and the
- *   SPANK plugin inside sbatch/slurmstepd: linking json-c into all three
- *   adds a build dependency (libjson-c-dev) and a second allocator-heavy
- *   library in slurmctld's address space for ~600 lines of code saved.
- * - allocation: json_tokener_parse makes 80-99 heap allocations per
- *   config.json (an object per value, a hash table per object); this
- *   scanner makes none (the file buffer is the only one), which
- *   check-leaks and bench rely on. Speed: 8-11 us vs 4-8 us per file.
- * - strictness under fuzzing: json-c's default mode accepts trailing
- *   commas, leading zeros, single quotes, NaN, comments, trailing junk,
- *   lone surrogates and overlong UTF-8; JSON_TOKENER_STRICT still accepts
- *   single quotes, NaN, lone surrogates and overlong UTF-8. Each of these
- *   is refused here with line, column and byte, and the 114-case hostile
- *   table and the libFuzzer corpus (make fuzz) run against this code:
- *   1.8M config.json inputs in 60 s under ASan+UBSan with no finding in
- *   the scanner (the one invariant break, a head_dim model whose heads
- *   did not divide hidden, was in the mapping and is a regression input).
- * - errors: json-c reports a tokener state ("unexpected character"), not
- *   the line/column and expected token that our one-line messages give.
+ * Its own scanner rather than json-c: the core runs inside slurmctld,
+ * sbatch and slurmstepd, where a parse makes no heap allocation here
+ * (json-c: one per value) and check-leaks and bench count on that; the
+ * strict grammar refuses what json-c's tokener accepts (trailing commas,
+ * single quotes, NaN, lone surrogates, overlong UTF-8) with the line,
+ * column and expected token in the message.
  */
 #include <stdio.h>
 #include <string.h>

@@ -147,6 +147,10 @@ static double memory_swiglu_bytes(const sizing_job *job)
  * the backward (2 + 4 + 4). */
 static double memory_logit_bytes(const sizing_job *job)
 {
+	/* a stack's own loss (torchtune's chunked cross-entropy: perf.yaml
+	 * stacks: logit_bytes) */
+	if (job->stack && job->stack->logit_bytes > 0)
+		return job->stack->logit_bytes;
 	return framework_torch_native(job) ? 10 : 4;
 }
 
@@ -309,14 +313,6 @@ static void memory_layer_bytes(const sizing_job *job,
 enum { MEMORY_STAGE_FIRST = 1, MEMORY_STAGE_LAST = 2,
        MEMORY_STAGE_ONLY = MEMORY_STAGE_FIRST | MEMORY_STAGE_LAST };
 
-/* Micro-batches a stage holds in flight, in units of its layers x one
- * micro-batch. 1F1B keeps up to pp on the first stage and one on the
- * last, which runs each backward right after its forward (Narayanan et
- * al. 2021, section 2.2.1). Interleaving v chunks, g micro-batches at a
- * time (framework_vp_group), warms a rank up by (pp - rank - 1) x 2 +
- * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
- * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
- * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
 /* Micro-batches the first stage holds under 1F1B: up to pp, fewer when
  * the step has fewer (1 without a pipeline). */
 static double memory_first_inflight(const sizing_layout *lay)
@@ -326,6 +322,14 @@ static double memory_first_inflight(const sizing_layout *lay)
 	return lay->pp < lay->grad_accum ? lay->pp : lay->grad_accum;
 }
 
+/* Micro-batches a stage holds in flight, in units of its layers x one
+ * micro-batch. 1F1B keeps up to pp on the first stage and one on the
+ * last, which runs each backward right after its forward (Narayanan et
+ * al. 2021, section 2.2.1). Interleaving v chunks, g micro-batches at a
+ * time (framework_vp_group), warms a rank up by (pp - rank - 1) x 2 +
+ * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
+ * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
+ * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
 static double memory_inflight(const sizing_layout *lay, int group,
 			      int stage)
 {
@@ -370,6 +374,12 @@ static void memory_acts_parts(const sizing_job *job, const sizing_layout *lay,
 	a->group = framework_vp_group(job->framework, lay->pp, lay->vp,
 				      lay->grad_accum);
 	a->body = a->per_layer * redone + a->kept * (layers - redone);
+	if (job->act_offload && lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
+	    layers > 2)
+		/* checkpointed layer inputs go to host memory as they are
+		 * written and come back one layer ahead of the backward:
+		 * about two layers' inputs stay on the GPU */
+		a->body = a->per_layer * 2;
 	/* embedding output (in flight, without the interleaving factor) */
 	a->embedding = sbh * memory_first_inflight(lay) / rep_div;
 	/* logits (memory_logit_bytes) of the one micro-batch at the loss,
@@ -444,13 +454,27 @@ static void memory_states_compute(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	if (memory_is_lora(job)) {
 		double a = memory_lora_params(job, lay);
-		double base_b = job->train_mode == AUTOSIZE_TRAIN_QLORA
-				? MEMORY_NF4_BYTES : 2;
+		int q = job->train_mode == AUTOSIZE_TRAIN_QLORA;
+		double base_b = q ? MEMORY_NF4_BYTES : 2;
+		/* QLoRA quantizes the blocks' linear layers only: the
+		 * embedding (nn.Embedding) and the output head (left out by
+		 * transformers' bitsandbytes integration,
+		 * get_keys_to_not_convert; torchtune's NF4 linears) stay
+		 * 16-bit */
+		double emb = q ? (double)job->model->vocab *
+				 job->model->hidden *
+				 (lay->pp == 1 && !job->model->tied_embeddings
+				  ? 2 : 1) / lay->tp : 0;
 
+		if (emb > p)
+			emb = p;
 		lora = a;
-		w = p * base_b + 2 * a;        /* frozen base + adapters */
+		/* frozen base: no gradients, no optimizer state; the
+		 * adapters in 16 bits with fp32 Adam state and master (12),
+		 * or all bf16 where the stack keeps no master (4) */
+		w = (p - emb) * base_b + emb * 2 + 2 * a;
 		g = 2 * a;
-		o = 12 * a;
+		o = (job->stack && job->stack->bf16_states ? 4 : 12) * a;
 		/* ZeRO paper section 5: stage 1 shards optimizer state,
 		 * stage 2 also gradients, stage 3 also parameters. */
 		if (lay->zero_stage >= 1)

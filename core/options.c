@@ -1,5 +1,6 @@
 /*
- * autosize: user options: one table, one setter, for every front end.
+ * autosize: user options: one table, for every front end. Each row names
+ * an option and says how its value is read and stored.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 #include "autosize/options.h"
 #include "autosize/parse.h"
+#include "names.h"
+#include "perfdata.h"
 
 #define OPT_BOTH (AUTOSIZE_OPT_CLI | AUTOSIZE_OPT_SPANK)
 /* --model-params and the architecture must agree this closely. */
@@ -15,113 +18,53 @@
 /* --model-params below this is a unit slip ("70" for 70B). */
 #define OPTIONS_MIN_PARAMS 1e6
 
-static const autosize_option options_table[] = {
-	{"model-params", "N", "total parameters (70e9, 70B, 7.5b; at least "
-	 "1M)", OPT_BOTH},
-	{"model", "NAME|PATH", "model preset (llama-3-8b) or config.json",
-	 OPT_BOTH},
-	{"layers", "N", "transformer layers", OPT_BOTH},
-	{"hidden", "N", "hidden size", OPT_BOTH},
-	{"heads", "N", "attention heads", OPT_BOTH},
-	{"kv-heads", "N", "key/value heads (GQA; default heads)", OPT_BOTH},
-	{"head-dim", "N", "attention head width (default hidden/heads)",
-	 OPT_BOTH},
-	{"ffn", "N", "MLP width, per routed expert for MoE (default 4h for "
-	 "gelu, ~8h/3 for swiglu)", OPT_BOTH},
-	{"mlp", "swiglu|gelu", "MLP kind (default swiglu)", OPT_BOTH},
-	{"vocab", "N", "vocabulary size (default 32000)", OPT_BOTH},
-	{"experts", "N", "MoE routed experts per layer", OPT_BOTH},
-	{"experts-active", "K", "MoE routed experts per token", OPT_BOTH},
-	{"shared-experts", "N", "MoE experts every token uses (DeepSeek)",
-	 OPT_BOTH},
-	{"shared-ffn", "N", "MLP width of one shared expert (default ffn)",
-	 OPT_BOTH},
-	{"dense-layers", "N", "leading layers with a dense MLP (DeepSeek "
-	 "first_k_dense_replace)", OPT_BOTH},
-	{"dense-ffn", "N", "MLP width of those dense layers (default ffn)",
-	 OPT_BOTH},
-	{"kv-lora-rank", "N", "latent attention KV rank (DeepSeek MLA)",
-	 OPT_BOTH},
-	{"q-lora-rank", "N", "latent attention query rank (0: none)",
-	 OPT_BOTH},
-	{"qk-nope-head-dim", "N", "MLA query/key width without RoPE",
-	 OPT_BOTH},
-	{"qk-rope-head-dim", "N", "MLA query/key width with RoPE", OPT_BOTH},
-	{"v-head-dim", "N", "MLA value head width", OPT_BOTH},
-	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH},
-	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00; a bare "
-	 "number is minutes, as in Slurm)", OPT_BOTH},
-	{"train-mode", "pretrain|finetune|lora|qlora", "what is trained",
-	 OPT_BOTH},
-	{"train-seq-len", "N", "sequence length (default 4096; 8k = 8192)",
-	 OPT_BOTH},
-	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
-	 "a tok suffix, tokens (4Mtok = 4 x 2^20; default ~4M tokens)",
-	 OPT_BOTH},
-	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH},
-	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH},
-	{"train-framework", "megatron|fsdp|deepspeed",
-	 "training framework (default: the site policy's, else megatron)",
-	 OPT_BOTH},
-	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
-	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
-	 OPT_BOTH},
-	{"moe-overlap", "on|off", "MoE all-to-all hidden behind another "
-	 "micro-batch, experts issued without a host sync per layer "
-	 "(DeepSeek DualPipe; Megatron-Core EP overlap with DeepEP; off)",
-	 OPT_BOTH},
-	{"autosize", "rewrite|warn|off|explain",
-	 "size the job, only warn, leave it, or print the plan and stop",
-	 AUTOSIZE_OPT_SPANK},
-	{"partition", "NAME", "partition from the site policy",
-	 AUTOSIZE_OPT_CLI},
-	{"gpu", "TYPE", "GPU type without a partition (h100, a100-80gb)",
-	 AUTOSIZE_OPT_CLI},
-	{"gpus-per-node", "N", "GPUs per node", AUTOSIZE_OPT_CLI},
-	{"gpus", "N", "fix the GPU count", AUTOSIZE_OPT_CLI},
-	{"nodes", "N", "fix the node count", AUTOSIZE_OPT_CLI},
-	{"network", "ib|roce|ethernet[:GBPS]",
-	 "network between nodes, Gb/s per node", AUTOSIZE_OPT_CLI},
-	{"tp", "N", "pin tensor parallel size", AUTOSIZE_OPT_CLI},
-	{"pp", "N", "pin pipeline parallel size", AUTOSIZE_OPT_CLI},
-	{"dp", "N", "pin data parallel size", AUTOSIZE_OPT_CLI},
-	{"zero", "0-3", "pin ZeRO stage", AUTOSIZE_OPT_CLI},
-	{"recompute", "none|selective|full|selective-mlp",
-	 "pin activation recomputation",
-	 AUTOSIZE_OPT_CLI},
-	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI},
-	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",
-	 AUTOSIZE_OPT_CLI},
-	{"interleave", "N", "virtual pipeline stages per rank (1)",
-	 AUTOSIZE_OPT_CLI},
-	{"cp", "N", "pin context parallel size (long sequences)",
-	 AUTOSIZE_OPT_CLI},
-	{"ep", "N", "pin expert parallel size (MoE)", AUTOSIZE_OPT_CLI},
-	{"flash-attention", "on|off", "FlashAttention kernels (on)",
-	 AUTOSIZE_OPT_CLI},
-	{"mfu", "F", "plan at a fixed utilization (0.4)", AUTOSIZE_OPT_CLI},
-	{"memory-reserve", "F", "GPU memory kept free (default 0.20)",
-	 AUTOSIZE_OPT_CLI},
-	{"time-reserve", "F", "extra wall time (default 0.15)",
-	 AUTOSIZE_OPT_CLI},
-	{NULL, NULL, NULL, 0}
+/* The enums a choice stores through an int pointer. */
+_Static_assert(sizeof(autosize_train_mode) == sizeof(int) &&
+	       sizeof(autosize_precision) == sizeof(int) &&
+	       sizeof(autosize_optimizer) == sizeof(int) &&
+	       sizeof(autosize_framework) == sizeof(int) &&
+	       sizeof(autosize_job_mode) == sizeof(int) &&
+	       sizeof(autosize_mlp) == sizeof(int),
+	       "options_choice stores enums as int");
+
+typedef enum options_kind {
+	OPTIONS_INT,      /* int field, lo..hi */
+	OPTIONS_FRACTION, /* double field, lo..hi */
+	OPTIONS_COUNT,    /* double field, a count with a suffix (2T) */
+	OPTIONS_STRING,   /* char array field */
+	OPTIONS_CHOICE,   /* int field = base + index in names */
+	OPTIONS_ONOFF,    /* int field = 0 or 1 (autosize_onoff_names) */
+	OPTIONS_FUNC      /* its own reader, fn */
+} options_kind;
+
+/* How an option's value is read and where it is stored. */
+struct autosize_option_setter {
+	options_kind kind;
+	size_t off;                  /* in autosize_request */
+	size_t size;                 /* OPTIONS_STRING: the buffer's size */
+	double lo, hi;               /* OPTIONS_INT, OPTIONS_FRACTION */
+	const char *const *names;    /* OPTIONS_CHOICE */
+	int base;                    /* OPTIONS_CHOICE: value of names[0] */
+	int arch;                    /* 1: sets arch_given, even on error */
+	autosize_err (*fn)(autosize_request *r, const char *value,
+			   const char *what, autosize_error *e);
 };
 
-const autosize_option *autosize_options(void)
-{
-	return options_table;
-}
-
-static autosize_err options_int(const char *value, const char *what,
-				long lo, long hi, int *out, autosize_error *e)
-{
-	long v;
-	autosize_err rc = autosize_parse_int(value, what, lo, hi, &v, e);
-
-	if (rc == AUTOSIZE_OK)
-		*out = (int)v;
-	return rc;
-}
+#define OPTIONS_SET(...) (&(const struct autosize_option_setter){__VA_ARGS__})
+#define OPTIONS_OFF(f) offsetof(autosize_request, f)
+#define SET_INT(f, l, h) OPTIONS_SET(.kind = OPTIONS_INT, \
+	.off = OPTIONS_OFF(f), .lo = l, .hi = h)
+#define SET_ARCH(f, l, h) OPTIONS_SET(.kind = OPTIONS_INT, \
+	.off = OPTIONS_OFF(model.f), .lo = l, .hi = h, .arch = 1)
+#define SET_FRACTION(f, l, h) OPTIONS_SET(.kind = OPTIONS_FRACTION, \
+	.off = OPTIONS_OFF(f), .lo = l, .hi = h)
+#define SET_COUNT(f) OPTIONS_SET(.kind = OPTIONS_COUNT, .off = OPTIONS_OFF(f))
+#define SET_STRING(f) OPTIONS_SET(.kind = OPTIONS_STRING, \
+	.off = OPTIONS_OFF(f), .size = sizeof(((autosize_request *)0)->f))
+#define SET_CHOICE(f, n, b) OPTIONS_SET(.kind = OPTIONS_CHOICE, \
+	.off = OPTIONS_OFF(f), .names = n, .base = b)
+#define SET_ONOFF(f) OPTIONS_SET(.kind = OPTIONS_ONOFF, .off = OPTIONS_OFF(f))
+#define SET_FUNC(f) OPTIONS_SET(.kind = OPTIONS_FUNC, .fn = f)
 
 static autosize_err options_copy(char *dst, size_t len, const char *value,
 				 const char *what, autosize_error *e)
@@ -147,7 +90,6 @@ static autosize_err options_copy(char *dst, size_t len, const char *value,
 static autosize_err options_network(autosize_request *r, const char *value,
 				    const char *what, autosize_error *e)
 {
-	static const char *const kinds[] = {"ib", "roce", "ethernet", NULL};
 	char kind[16];
 	const char *colon = strchr(value, ':');
 	size_t n = colon ? (size_t)(colon - value) : strlen(value);
@@ -161,7 +103,8 @@ static autosize_err options_network(autosize_request *r, const char *value,
 				     "PER_NODE] (e.g. ethernet:100)", what);
 	memcpy(kind, value, n);
 	kind[n] = '\0';
-	if ((rc = autosize_parse_choice(kind, what, kinds, &k, e)))
+	if ((rc = autosize_parse_choice(kind, what, autosize_net_names, &k,
+					e)))
 		return rc;
 	if (colon) {
 		rc = autosize_parse_count(colon + 1, what, &gbps, e);
@@ -182,115 +125,6 @@ static autosize_err options_network(autosize_request *r, const char *value,
 	return AUTOSIZE_OK;
 }
 
-/* The architecture options: the model field each sets, its range. */
-static const struct options_arch_field {
-	const char *name;
-	size_t offset;
-	long min;       /* 0 where 0 means none (q-lora-rank 0: a plain
-			 * query projection) */
-	long max;
-} options_arch_fields[] = {
-#define OPTIONS_F(n, f, lo, hi) {n, offsetof(autosize_model, f), lo, hi}
-	OPTIONS_F("layers", layers, 1, AUTOSIZE_MAX_LAYERS),
-	OPTIONS_F("hidden", hidden, 1, AUTOSIZE_MAX_HIDDEN),
-	OPTIONS_F("heads", heads, 1, AUTOSIZE_MAX_HEADS),
-	OPTIONS_F("kv-heads", kv_heads, 1, AUTOSIZE_MAX_HEADS),
-	OPTIONS_F("head-dim", head_dim, 1, AUTOSIZE_MAX_HEAD_DIM),
-	OPTIONS_F("ffn", ffn, 1, AUTOSIZE_MAX_FFN),
-	OPTIONS_F("vocab", vocab, 1, AUTOSIZE_MAX_VOCAB),
-	OPTIONS_F("experts", experts, 1, AUTOSIZE_MAX_EXPERTS),
-	OPTIONS_F("experts-active", experts_active, 1, AUTOSIZE_MAX_EXPERTS),
-	OPTIONS_F("shared-experts", experts_shared, 0, AUTOSIZE_MAX_EXPERTS),
-	OPTIONS_F("shared-ffn", ffn_shared, 1, AUTOSIZE_MAX_FFN),
-	OPTIONS_F("dense-layers", dense_layers, 0, AUTOSIZE_MAX_LAYERS),
-	OPTIONS_F("dense-ffn", ffn_dense, 1, AUTOSIZE_MAX_FFN),
-	OPTIONS_F("kv-lora-rank", kv_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK),
-	OPTIONS_F("q-lora-rank", q_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK),
-	OPTIONS_F("qk-nope-head-dim", qk_nope_head_dim, 0,
-		  AUTOSIZE_MAX_HEAD_DIM),
-	OPTIONS_F("qk-rope-head-dim", qk_rope_head_dim, 0,
-		  AUTOSIZE_MAX_HEAD_DIM),
-	OPTIONS_F("v-head-dim", v_head_dim, 1, AUTOSIZE_MAX_HEAD_DIM),
-#undef OPTIONS_F
-};
-
-/* An architecture option (--layers, --experts, --mlp, ...); 1 when name
- * is one, with the value applied or refused in *rc. */
-static int options_arch(autosize_request *r, const char *name,
-			const char *value, const char *what,
-			autosize_err *rc, autosize_error *e)
-{
-	static const char *const mlps[] = {"swiglu", "gelu", NULL};
-	size_t i;
-	long v;
-	int k;
-
-	for (i = 0; i < sizeof(options_arch_fields) /
-	     sizeof(options_arch_fields[0]); i++) {
-		const struct options_arch_field *f = &options_arch_fields[i];
-
-		if (strcmp(name, f->name) != 0)
-			continue;
-		r->arch_given = 1;
-		*rc = autosize_parse_int(value, what, f->min, f->max, &v, e);
-		if (*rc == AUTOSIZE_OK)
-			*(int *)((char *)&r->model + f->offset) = (int)v;
-		return 1;
-	}
-	if (strcmp(name, "mlp") != 0)
-		return 0;
-	r->arch_given = 1;
-	*rc = autosize_parse_choice(value, what, mlps, &k, e);
-	if (*rc == AUTOSIZE_OK)
-		r->model.mlp = (autosize_mlp)k;
-	return 1;
-}
-
-/* even index: off, odd: on */
-static const char *const onoff[] = {"off", "on", "0", "1", "no", "yes",
-				    "false", "true", NULL};
-
-static autosize_err options_pin(autosize_request *r, const char *name,
-				const char *value, const char *what,
-				autosize_error *e)
-{
-	static const char *const rcs[] = {"none", "selective", "full",
-					  "selective-mlp", NULL};
-	int k;
-	autosize_err rc;
-
-	if (strcmp(name, "tp") == 0)
-		return options_int(value, what, 1, 1024, &r->tp, e);
-	if (strcmp(name, "pp") == 0)
-		return options_int(value, what, 1, 1024, &r->pp, e);
-	if (strcmp(name, "dp") == 0)
-		return options_int(value, what, 1, 1000000, &r->dp, e);
-	if (strcmp(name, "zero") == 0)
-		return options_int(value, what, 0, 3, &r->zero_stage, e);
-	if (strcmp(name, "micro-batch") == 0)
-		return options_int(value, what, 1, 65536, &r->micro_batch, e);
-	if (strcmp(name, "interleave") == 0)
-		return options_int(value, what, 1, 64, &r->interleave, e);
-	if (strcmp(name, "cp") == 0)
-		return options_int(value, what, 1, 1024, &r->cp, e);
-	if (strcmp(name, "ep") == 0)
-		return options_int(value, what, 1, 4096, &r->ep, e);
-	if (strcmp(name, "sequence-parallel") == 0 ||
-	    strcmp(name, "flash-attention") == 0) {
-		if ((rc = autosize_parse_choice(value, what, onoff, &k, e)))
-			return rc;
-		if (name[0] == 's')
-			r->sequence_parallel = k % 2;
-		else
-			r->flash_attention = k % 2;
-		return AUTOSIZE_OK;
-	}
-	if ((rc = autosize_parse_choice(value, what, rcs, &k, e)))
-		return rc;
-	r->recompute = k;
-	return AUTOSIZE_OK;
-}
-
 /* Under a million parameters is a typo for billions ("70" for 70B). */
 static autosize_err options_model_params(autosize_request *r,
 					 const char *value, const char *what,
@@ -308,6 +142,16 @@ static autosize_err options_model_params(autosize_request *r,
 				     what, v, v);
 	r->model_params = v;
 	return AUTOSIZE_OK;
+}
+
+static autosize_err options_deadline(autosize_request *r, const char *value,
+				     const char *what, autosize_error *e)
+{
+	autosize_err rc = autosize_parse_duration(value, what, &r->deadline_s,
+						  e);
+
+	r->deadline_bare_minutes = autosize_duration_is_bare_minutes(value);
+	return rc;
 }
 
 static autosize_err options_seq_len(autosize_request *r, const char *value,
@@ -336,6 +180,242 @@ static autosize_err options_batch(autosize_request *r, const char *value,
 	return AUTOSIZE_OK;
 }
 
+/* Bytes per reduced gradient: fp32 4, bf16 2. */
+static autosize_err options_grad_reduce(autosize_request *r,
+					const char *value, const char *what,
+					autosize_error *e)
+{
+	static const char *const widths[] = {"fp32", "bf16", NULL};
+	int k;
+	autosize_err rc = autosize_parse_choice(value, what, widths, &k, e);
+
+	if (rc)
+		return rc;
+	r->grad_reduce_b = k == 0 ? 4 : 2;
+	return AUTOSIZE_OK;
+}
+
+/* A stack named in etc/perf.yaml's stacks:. */
+static autosize_err options_stack(autosize_request *r, const char *value,
+				  const char *what, autosize_error *e)
+{
+	char names[256];
+
+	if (perfdata_stack_find(perfdata_default(), value))
+		return options_copy(r->stack, sizeof(r->stack), value, what,
+				    e);
+	perfdata_stack_names(perfdata_default(), names, sizeof(names));
+	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: unknown stack '%.32s' "
+			     "(expected %s)", what, value, names);
+}
+
+/* 1 on, 2 off (0, unset, is the stack's). */
+static autosize_err options_act_offload(autosize_request *r,
+					const char *value, const char *what,
+					autosize_error *e)
+{
+	int k;
+	autosize_err rc = autosize_parse_choice(value, what,
+						autosize_onoff_names, &k, e);
+
+	if (rc)
+		return rc;
+	r->act_offload = k % 2 ? 1 : 2;
+	return AUTOSIZE_OK;
+}
+
+/* Every option, once: its name, help and where it is offered (the CLI's
+ * --help, the SPANK options, the man-page check in tests/test_options.c)
+ * and how its value is read and stored (autosize_request_set). The
+ * architecture's minimum is 0 where 0 means none (q-lora-rank 0: a plain
+ * query projection). */
+static const autosize_option options_table[] = {
+	{"model-params", "N", "total parameters (70e9, 70B, 7.5b; at least "
+	 "1M)", OPT_BOTH, SET_FUNC(options_model_params)},
+	{"model", "NAME|PATH", "model preset (llama-3-8b) or config.json",
+	 OPT_BOTH, SET_STRING(model_spec)},
+	{"layers", "N", "transformer layers", OPT_BOTH,
+	 SET_ARCH(layers, 1, AUTOSIZE_MAX_LAYERS)},
+	{"hidden", "N", "hidden size", OPT_BOTH,
+	 SET_ARCH(hidden, 1, AUTOSIZE_MAX_HIDDEN)},
+	{"heads", "N", "attention heads", OPT_BOTH,
+	 SET_ARCH(heads, 1, AUTOSIZE_MAX_HEADS)},
+	{"kv-heads", "N", "key/value heads (GQA; default heads)", OPT_BOTH,
+	 SET_ARCH(kv_heads, 1, AUTOSIZE_MAX_HEADS)},
+	{"head-dim", "N", "attention head width (default hidden/heads)",
+	 OPT_BOTH, SET_ARCH(head_dim, 1, AUTOSIZE_MAX_HEAD_DIM)},
+	{"ffn", "N", "MLP width, per routed expert for MoE (default 4h for "
+	 "gelu, ~8h/3 for swiglu)", OPT_BOTH,
+	 SET_ARCH(ffn, 1, AUTOSIZE_MAX_FFN)},
+	{"mlp", "swiglu|gelu", "MLP kind (default swiglu)", OPT_BOTH,
+	 OPTIONS_SET(.kind = OPTIONS_CHOICE, .off = OPTIONS_OFF(model.mlp),
+		     .names = autosize_mlp_names, .arch = 1)},
+	{"vocab", "N", "vocabulary size (default 32000)", OPT_BOTH,
+	 SET_ARCH(vocab, 1, AUTOSIZE_MAX_VOCAB)},
+	{"experts", "N", "MoE routed experts per layer", OPT_BOTH,
+	 SET_ARCH(experts, 1, AUTOSIZE_MAX_EXPERTS)},
+	{"experts-active", "K", "MoE routed experts per token", OPT_BOTH,
+	 SET_ARCH(experts_active, 1, AUTOSIZE_MAX_EXPERTS)},
+	{"shared-experts", "N", "MoE experts every token uses (DeepSeek)",
+	 OPT_BOTH, SET_ARCH(experts_shared, 0, AUTOSIZE_MAX_EXPERTS)},
+	{"shared-ffn", "N", "MLP width of one shared expert (default ffn)",
+	 OPT_BOTH, SET_ARCH(ffn_shared, 1, AUTOSIZE_MAX_FFN)},
+	{"dense-layers", "N", "leading layers with a dense MLP (DeepSeek "
+	 "first_k_dense_replace)", OPT_BOTH,
+	 SET_ARCH(dense_layers, 0, AUTOSIZE_MAX_LAYERS)},
+	{"dense-ffn", "N", "MLP width of those dense layers (default ffn)",
+	 OPT_BOTH, SET_ARCH(ffn_dense, 1, AUTOSIZE_MAX_FFN)},
+	{"kv-lora-rank", "N", "latent attention KV rank (DeepSeek MLA)",
+	 OPT_BOTH, SET_ARCH(kv_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK)},
+	{"q-lora-rank", "N", "latent attention query rank (0: none)",
+	 OPT_BOTH, SET_ARCH(q_lora_rank, 0, AUTOSIZE_MAX_LORA_RANK)},
+	{"qk-nope-head-dim", "N", "MLA query/key width without RoPE",
+	 OPT_BOTH, SET_ARCH(qk_nope_head_dim, 0, AUTOSIZE_MAX_HEAD_DIM)},
+	{"qk-rope-head-dim", "N", "MLA query/key width with RoPE", OPT_BOTH,
+	 SET_ARCH(qk_rope_head_dim, 0, AUTOSIZE_MAX_HEAD_DIM)},
+	{"v-head-dim", "N", "MLA value head width", OPT_BOTH,
+	 SET_ARCH(v_head_dim, 1, AUTOSIZE_MAX_HEAD_DIM)},
+	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH,
+	 SET_COUNT(tokens)},
+	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00; a bare "
+	 "number is minutes, as in Slurm)", OPT_BOTH,
+	 SET_FUNC(options_deadline)},
+	{"train-mode", "pretrain|finetune|lora|qlora", "what is trained",
+	 OPT_BOTH, SET_CHOICE(train_mode, autosize_train_mode_names, 0)},
+	{"train-seq-len", "N", "sequence length (default 4096; 8k = 8192)",
+	 OPT_BOTH, SET_FUNC(options_seq_len)},
+	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
+	 "a tok suffix, tokens (4Mtok = 4 x 2^20; default ~4M tokens)",
+	 OPT_BOTH, SET_FUNC(options_batch)},
+	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH,
+	 SET_CHOICE(precision, autosize_precision_names, 0)},
+	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH,
+	 SET_CHOICE(optimizer, autosize_optimizer_names, 0)},
+	{"train-framework", "megatron|fsdp|deepspeed",
+	 "training framework (default: the site policy's, else megatron)",
+	 OPT_BOTH, SET_CHOICE(framework, autosize_framework_names,
+			      AUTOSIZE_FRAMEWORK_MEGATRON)},
+	{"train-stack", "NAME", "software stack run: hf, torchtune, unsloth, "
+	 "axolotl, llama-factory, torchtitan, llm-foundry, megatron, nemo, "
+	 "megatron-deepspeed (doc/stacks.md; implies a framework)", OPT_BOTH,
+	 SET_FUNC(options_stack)},
+	{"activation-offload", "on|off", "checkpointed activations kept in "
+	 "host memory (default: the stack's; torchtune, unsloth)", OPT_BOTH,
+	 SET_FUNC(options_act_offload)},
+	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
+	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
+	 OPT_BOTH, SET_FUNC(options_grad_reduce)},
+	{"moe-overlap", "on|off", "MoE all-to-all hidden behind another "
+	 "micro-batch, experts issued without a host sync per layer "
+	 "(DeepSeek DualPipe; Megatron-Core EP overlap with DeepEP; off)",
+	 OPT_BOTH, SET_ONOFF(moe_overlap)},
+	{"autosize", "rewrite|warn|off|explain",
+	 "size the job, only warn, leave it, or print the plan and stop",
+	 AUTOSIZE_OPT_SPANK,
+	 SET_CHOICE(job_mode, autosize_job_mode_names, AUTOSIZE_JOB_REWRITE)},
+	{"partition", "NAME", "partition from the site policy",
+	 AUTOSIZE_OPT_CLI, SET_STRING(partition)},
+	{"gpu", "TYPE", "GPU type without a partition (h100, a100-80gb)",
+	 AUTOSIZE_OPT_CLI, SET_STRING(gpu)},
+	{"gpus-per-node", "N", "GPUs per node", AUTOSIZE_OPT_CLI,
+	 SET_INT(gpus_per_node, 1, 64)},
+	{"gpus", "N", "fix the GPU count", AUTOSIZE_OPT_CLI,
+	 SET_INT(gpus, 1, 1000000)},
+	{"nodes", "N", "fix the node count", AUTOSIZE_OPT_CLI,
+	 SET_INT(nodes, 1, 100000)},
+	{"network", "ib|roce|ethernet[:GBPS]",
+	 "network between nodes, Gb/s per node", AUTOSIZE_OPT_CLI,
+	 SET_FUNC(options_network)},
+	{"tp", "N", "pin tensor parallel size", AUTOSIZE_OPT_CLI,
+	 SET_INT(tp, 1, 1024)},
+	{"pp", "N", "pin pipeline parallel size", AUTOSIZE_OPT_CLI,
+	 SET_INT(pp, 1, 1024)},
+	{"dp", "N", "pin data parallel size", AUTOSIZE_OPT_CLI,
+	 SET_INT(dp, 1, 1000000)},
+	{"zero", "0-3", "pin ZeRO stage", AUTOSIZE_OPT_CLI,
+	 SET_INT(zero_stage, 0, 3)},
+	{"recompute", "none|selective|full|selective-mlp",
+	 "pin activation recomputation", AUTOSIZE_OPT_CLI,
+	 SET_CHOICE(recompute, autosize_recompute_names, 0)},
+	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI,
+	 SET_INT(micro_batch, 1, 65536)},
+	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",
+	 AUTOSIZE_OPT_CLI, SET_ONOFF(sequence_parallel)},
+	{"interleave", "N", "virtual pipeline stages per rank (1)",
+	 AUTOSIZE_OPT_CLI, SET_INT(interleave, 1, 64)},
+	{"cp", "N", "pin context parallel size (long sequences)",
+	 AUTOSIZE_OPT_CLI, SET_INT(cp, 1, 1024)},
+	{"ep", "N", "pin expert parallel size (MoE)", AUTOSIZE_OPT_CLI,
+	 SET_INT(ep, 1, 4096)},
+	{"flash-attention", "on|off", "FlashAttention kernels (on)",
+	 AUTOSIZE_OPT_CLI, SET_ONOFF(flash_attention)},
+	{"mfu", "F", "plan at a fixed utilization (0.4)", AUTOSIZE_OPT_CLI,
+	 SET_FRACTION(mfu, 0.01, 1)},
+	{"memory-reserve", "F", "GPU memory kept free (default 0.20)",
+	 AUTOSIZE_OPT_CLI, SET_FRACTION(memory_reserve, 0, 0.9)},
+	{"time-reserve", "F", "extra wall time (default 0.15)",
+	 AUTOSIZE_OPT_CLI, SET_FRACTION(time_reserve, 0, 10)},
+	{NULL, NULL, NULL, 0, NULL}
+};
+
+const autosize_option *autosize_options(void)
+{
+	return options_table;
+}
+
+const char *const *autosize_option_choices(const autosize_option *o)
+{
+	if (!o || !o->setter)
+		return NULL;
+	if (o->setter->kind == OPTIONS_ONOFF)
+		return autosize_onoff_names;
+	return o->setter->kind == OPTIONS_CHOICE ? o->setter->names : NULL;
+}
+
+/* Read value as row s says and store it in r. */
+static autosize_err options_apply(autosize_request *r,
+				  const struct autosize_option_setter *s,
+				  const char *value, const char *what,
+				  autosize_error *e)
+{
+	char *field = (char *)r + s->off;
+	long v;
+	int k;
+	autosize_err rc;
+
+	if (s->arch)
+		r->arch_given = 1;
+	switch (s->kind) {
+	case OPTIONS_INT:
+		rc = autosize_parse_int(value, what, (long)s->lo, (long)s->hi,
+					&v, e);
+		if (rc == AUTOSIZE_OK)
+			*(int *)field = (int)v;
+		return rc;
+	case OPTIONS_FRACTION:
+		return autosize_parse_fraction(value, what, s->lo, s->hi,
+					       (double *)field, e);
+	case OPTIONS_COUNT:
+		return autosize_parse_count(value, what, (double *)field, e);
+	case OPTIONS_STRING:
+		return options_copy(field, s->size, value, what, e);
+	case OPTIONS_CHOICE:
+		rc = autosize_parse_choice(value, what, s->names, &k, e);
+		if (rc == AUTOSIZE_OK)
+			*(int *)field = s->base + k;
+		return rc;
+	case OPTIONS_ONOFF:
+		rc = autosize_parse_choice(value, what, autosize_onoff_names,
+					   &k, e);
+		if (rc == AUTOSIZE_OK)
+			*(int *)field = k % 2;
+		return rc;
+	case OPTIONS_FUNC:
+		return s->fn(r, value, what, e);
+	}
+	return autosize_fail(e, AUTOSIZE_EINTERNAL, "%s: no reader", what);
+}
+
 const autosize_option *autosize_option_find(const char *name)
 {
 	const autosize_option *o;
@@ -346,122 +426,44 @@ const autosize_option *autosize_option_find(const char *name)
 	return NULL;
 }
 
+void autosize_request_init(autosize_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	autosize_model_init(&r->model);
+	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
+	r->precision = AUTOSIZE_PREC_BF16;
+	r->optimizer = AUTOSIZE_OPT_ADAMW;
+	r->grad_reduce_b = AUTOSIZE_UNSET;
+	r->seq_len = AUTOSIZE_UNSET;
+	r->global_batch = AUTOSIZE_UNSET;
+	r->gpus_per_node = AUTOSIZE_UNSET;
+	r->gpus = AUTOSIZE_UNSET;
+	r->nodes = AUTOSIZE_UNSET;
+	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
+	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
+	r->recompute = AUTOSIZE_UNSET;
+	r->sequence_parallel = AUTOSIZE_UNSET;
+	r->interleave = AUTOSIZE_UNSET;
+	r->cp = r->ep = AUTOSIZE_UNSET;
+	r->flash_attention = AUTOSIZE_UNSET;
+	r->memory_reserve = -1;
+	r->time_reserve = -1;
+}
+
 autosize_err autosize_request_set(autosize_request *r, const char *name,
 				  const char *value, autosize_error *e)
 {
-	static const char *const modes[] = {"pretrain", "finetune", "lora",
-					    "qlora", NULL};
-	static const char *const precs[] = {"bf16", "fp16", "fp8", NULL};
-	static const char *const job_modes[] = {"rewrite", "warn", "off",
-						"explain", NULL};
-	static const char *const opts[] = {"adamw", "adamw-8bit", "sgd",
-					   NULL};
+	const autosize_option *o;
 	char what[48];
-	int k;
-	autosize_err rc;
 
 	if (!name || !value)
 		return autosize_fail(e, AUTOSIZE_EINVAL, "missing option value");
 	snprintf(what, sizeof(what), "--%.40s", name);
-	if (strcmp(name, "model-params") == 0)
-		return options_model_params(r, value, what, e);
-	if (strcmp(name, "model") == 0)
-		return options_copy(r->model_spec, sizeof(r->model_spec),
-				    value, what, e);
-	if (strcmp(name, "train-tokens") == 0)
-		return autosize_parse_count(value, what, &r->tokens, e);
-	if (strcmp(name, "train-time") == 0) {
-		rc = autosize_parse_duration(value, what, &r->deadline_s, e);
-		r->deadline_bare_minutes =
-			autosize_duration_is_bare_minutes(value);
-		return rc;
-	}
-	if (strcmp(name, "train-seq-len") == 0)
-		return options_seq_len(r, value, what, e);
-	if (strcmp(name, "train-batch") == 0)
-		return options_batch(r, value, what, e);
-	if (strcmp(name, "train-mode") == 0) {
-		if ((rc = autosize_parse_choice(value, what, modes, &k, e)))
-			return rc;
-		r->train_mode = (autosize_train_mode)k;
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "autosize") == 0) {
-		if ((rc = autosize_parse_choice(value, what, job_modes, &k, e)))
-			return rc;
-		r->job_mode = (autosize_job_mode)(k + 1);
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "train-precision") == 0) {
-		if ((rc = autosize_parse_choice(value, what, precs, &k, e)))
-			return rc;
-		r->precision = (autosize_precision)k;
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "train-optimizer") == 0) {
-		if ((rc = autosize_parse_choice(value, what, opts, &k, e)))
-			return rc;
-		r->optimizer = (autosize_optimizer)k;
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "grad-reduce") == 0) {
-		static const char *const widths[] = {"fp32", "bf16", NULL};
-
-		if ((rc = autosize_parse_choice(value, what, widths, &k, e)))
-			return rc;
-		r->grad_reduce_b = k == 0 ? 4 : 2;
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "moe-overlap") == 0) {
-		if ((rc = autosize_parse_choice(value, what, onoff, &k, e)))
-			return rc;
-		r->moe_overlap = k % 2;
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "train-framework") == 0) {
-		if ((rc = autosize_parse_choice(value, what,
-						autosize_framework_names, &k,
-						e)))
-			return rc;
-		r->framework = (autosize_framework)(k +
-				AUTOSIZE_FRAMEWORK_MEGATRON);
-		return AUTOSIZE_OK;
-	}
-	if (strcmp(name, "partition") == 0)
-		return options_copy(r->partition, sizeof(r->partition), value,
-				    what, e);
-	if (strcmp(name, "gpu") == 0)
-		return options_copy(r->gpu, sizeof(r->gpu), value, what, e);
-	if (strcmp(name, "gpus-per-node") == 0)
-		return options_int(value, what, 1, 64, &r->gpus_per_node, e);
-	if (strcmp(name, "gpus") == 0)
-		return options_int(value, what, 1, 1000000, &r->gpus, e);
-	if (strcmp(name, "nodes") == 0)
-		return options_int(value, what, 1, 100000, &r->nodes, e);
-	if (strcmp(name, "network") == 0)
-		return options_network(r, value, what, e);
-	if (strcmp(name, "mfu") == 0)
-		return autosize_parse_fraction(value, what, 0.01, 1, &r->mfu,
-					       e);
-	if (strcmp(name, "memory-reserve") == 0)
-		return autosize_parse_fraction(value, what, 0, 0.9,
-					       &r->memory_reserve, e);
-	if (strcmp(name, "time-reserve") == 0)
-		return autosize_parse_fraction(value, what, 0, 10,
-					       &r->time_reserve, e);
-	if (strcmp(name, "tp") == 0 || strcmp(name, "pp") == 0 ||
-	    strcmp(name, "dp") == 0 || strcmp(name, "zero") == 0 ||
-	    strcmp(name, "micro-batch") == 0 || strcmp(name, "recompute") == 0 ||
-	    strcmp(name, "interleave") == 0 || strcmp(name, "cp") == 0 ||
-	    strcmp(name, "ep") == 0 ||
-	    strcmp(name, "sequence-parallel") == 0 ||
-	    strcmp(name, "flash-attention") == 0)
-		return options_pin(r, name, value, what, e);
-	if (options_arch(r, name, value, what, &rc, e))
-		return rc;
-	return autosize_fail(e, AUTOSIZE_EINVAL,
-			     "unknown option '%s' (see autosize plan --help)",
-			     what);
+	if (!(o = autosize_option_find(name)))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "unknown option '%s' (see autosize plan "
+				     "--help)", what);
+	return options_apply(r, o->setter, value, what, e);
 }
 
 static int options_is_path(const char *spec)

@@ -60,12 +60,6 @@
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
-const perf_params *sizing_perf(const sizing_job *job)
-{
-	return job->perf.gemm_eff_max > 0 ? &job->perf
-					  : perfdata_ampere_builtin();
-}
-
 /* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
  * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
 static double perf_base_peak(const sizing_job *job)
@@ -316,6 +310,40 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 }
 
 /* Compute time of one micro-batch on one pipeline stage. */
+/* 4-bit base weight bytes a QLoRA matmul dequantizes per pass: NF4
+ * read (MEMORY_NF4_BYTES in memory.c: 4.127 bits, QLoRA paper section
+ * 3), its 16-bit copy written and read back by the GEMM. */
+#define PERF_DEQUANT_BYTES (4.127 / 8.0 + 2.0 + 2.0)
+
+/* Time a named stack adds to one micro-batch on one stage beyond the
+ * engine's kernels: host overhead per layer and pass (eager Python
+ * modeling code and adapter layers: stacks: layer_overhead_s, forward
+ * and backward, again when recomputed), and under QLoRA the
+ * dequantization of each layer's 4-bit base weights before every matmul
+ * pass (forward, backward, recomputed forward; QLoRA paper section 3:
+ * "dequantize the storage data type to the computation data type"), at
+ * the stack's share of HBM bandwidth. */
+static double perf_stack_host_s(const sizing_job *job,
+				const sizing_layout *lay, double layers,
+				double passes)
+{
+	const perfdata_stack *st = job->stack;
+	double t, deq_passes;
+
+	if (!st)
+		return 0;
+	t = layers * st->layer_overhead_s * passes;
+	if (job->train_mode == AUTOSIZE_TRAIN_QLORA && st->dequant_eff > 0) {
+		deq_passes = 2.0 + sizing_recompute_share(job, lay);
+		t += layers * (job->prepared ? job->layer_params
+			       : sizing_params_per_gpu(job, lay) /
+				 job->model->layers) / lay->tp *
+		     PERF_DEQUANT_BYTES * deq_passes /
+		     (job->part->gpu->hbm_gbs * 1e9 * st->dequant_eff);
+	}
+	return t;
+}
+
 static double perf_microbatch_compute_s(const sizing_job *job,
 					const sizing_layout *lay, double hw)
 {
@@ -360,6 +388,12 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 		eff *= pp->torch_eff;
 		eff_exp *= pp->torch_eff;
 	}
+	/* a named stack's kernels against the engine's (perf.yaml
+	 * stacks: kernel_eff; 1 where they are the engine's own) */
+	if (job->stack) {
+		eff *= job->stack->kernel_eff;
+		eff_exp *= job->stack->kernel_eff;
+	}
 	/* the busiest expert-parallel rank does capacity x the mean */
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
 		eff_exp /= PERF_MOE_CAPACITY;
@@ -387,7 +421,8 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	 * does not shrink with peak FLOP/s (tens of kernels per layer,
 	 * forward and backward, a few us each). */
 	return t + ew / hbm + layers * pp->layer_overhead_s * passes +
-	       perf_moe_host_s(job, lay, layers, share);
+	       perf_moe_host_s(job, lay, layers, share) +
+	       perf_stack_host_s(job, lay, layers, passes);
 }
 
 /* Tensor-parallel collectives of one micro-batch on one stage. */

@@ -56,7 +56,12 @@ static const perfdata_key perfdata_keys[] = {
 	(sizeof(perfdata_keys) / sizeof(perfdata_keys[0]) - 1)
 
 static const char *const perfdata_top_keys[] = {"generations", "residuals",
-						NULL};
+						"stacks", NULL};
+static const char *const perfdata_stack_keys[] = {
+	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
+	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
+	"q_high", "runs", "dp_only", "validated_on", "sources", NULL
+};
 static const char *const perfdata_regime_keys[] = {
 	"generation", "framework", "scale", "runs", "q_low", "q_high", NULL
 };
@@ -251,6 +256,163 @@ static autosize_err perfdata_residuals(const autosize_ytree *t,
 	return rc;
 }
 
+/* One number of a stack and its source. */
+static autosize_err perfdata_stack_num(const autosize_ytree *t,
+				       const autosize_ynode *m,
+				       const autosize_ynode *src,
+				       const char *key, double lo, double hi,
+				       double *out, autosize_error *e)
+{
+	const autosize_ynode *n;
+	autosize_err rc;
+	int found = 0;
+
+	*out = 0;
+	rc = autosize_ytree_double(t, m, key, AUTOSIZE_Y_OPTIONAL, lo, hi,
+				   out, &found, e);
+	if (rc || !found)
+		return rc;
+	n = autosize_ynode_get(src, key);
+	if (!n || autosize_ynode_is_null(n) ||
+	    n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0)
+		return autosize_ytree_fail(t, src->line, e, AUTOSIZE_EINVAL,
+					   "stack sources: '%s' has no "
+					   "source", key);
+	return AUTOSIZE_OK;
+}
+
+/* validated_on: the generations a stack's runs were measured on. */
+static autosize_err perfdata_stack_gens(const autosize_ytree *t,
+					const autosize_ynode *m,
+					perfdata_stack *st, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+
+	rc = autosize_ytree_seq(t, m, "validated_on", AUTOSIZE_Y_OPTIONAL,
+				PERFDATA_MAX_ENTRIES, &seq, e);
+	for (it = !rc && seq ? seq->child : NULL; it && !rc; it = it->next)
+		rc = autosize_ynode_str(t, it, "validated_on",
+					st->validated_on[st->n_validated_on++],
+					PERFDATA_NAME_MAX, e);
+	return rc;
+}
+
+static autosize_err perfdata_stack_parse(const autosize_ytree *t,
+					 const autosize_ynode *m,
+					 perfdata_stack *st, autosize_error *e)
+{
+	const autosize_ynode *src = NULL;
+	double v = 0;
+	int fw = 0;
+	autosize_err rc;
+
+	memset(st, 0, sizeof(*st));
+	st->kernel_eff = 1;
+	rc = autosize_ytree_check_keys(t, m, "stacks", perfdata_stack_keys,
+				       e);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "name", AUTOSIZE_Y_REQUIRED,
+					st->name, sizeof(st->name), NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "framework",
+					   AUTOSIZE_Y_REQUIRED,
+					   autosize_framework_names, &fw,
+					   NULL, e);
+	st->framework = (autosize_framework)(fw + AUTOSIZE_FRAMEWORK_MEGATRON);
+	if (!rc)
+		rc = autosize_ytree_map(t, m, "sources", AUTOSIZE_Y_REQUIRED,
+					&src, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "validated", 0, 1, &v, e);
+	st->validated = v > 0;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "kernel_eff", 0.05, 1,
+					&st->kernel_eff, e);
+	if (!rc && st->kernel_eff <= 0)
+		st->kernel_eff = 1;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "layer_overhead_s", 0, 1,
+					&st->layer_overhead_s, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "dequant_eff", 0, 1,
+					&st->dequant_eff, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "logit_bytes", 0, 16,
+					&st->logit_bytes, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "bf16_states", 0, 1, &v, e);
+	st->bf16_states = v > 0;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "act_offload", 0, 1, &v, e);
+	st->act_offload = v > 0;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "dp_only", 0, 1, &v, e);
+	st->dp_only = v > 0;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "q_low", -3, 0, &st->q_low,
+					e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "q_high", 0, 3,
+					&st->q_high, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "runs", 0, 100000, &v, e);
+	st->runs = (int)v;
+	if (!rc)
+		rc = perfdata_stack_gens(t, m, st, e);
+	return rc;
+}
+
+int perfdata_stack_validated(const perfdata_stack *st, const char *gen)
+{
+	int i;
+
+	if (!st->validated)
+		return 0;
+	for (i = 0; i < st->n_validated_on; i++)
+		if (strcmp(st->validated_on[i], gen) == 0)
+			return 1;
+	return st->n_validated_on == 0;
+}
+
+static autosize_err perfdata_stacks(const autosize_ytree *t,
+				    const autosize_ynode *root,
+				    perfdata_table *tab, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+
+	rc = autosize_ytree_seq(t, root, "stacks", AUTOSIZE_Y_OPTIONAL,
+				PERFDATA_MAX_STACKS, &seq, e);
+	for (it = !rc && seq ? seq->child : NULL; it && !rc; it = it->next)
+		rc = perfdata_stack_parse(t, it,
+					  &tab->stacks[tab->n_stacks++], e);
+	return rc;
+}
+
+const perfdata_stack *perfdata_stack_find(const perfdata_table *t,
+					  const char *name)
+{
+	int i;
+
+	for (i = 0; t && name && i < t->n_stacks; i++)
+		if (strcmp(t->stacks[i].name, name) == 0)
+			return &t->stacks[i];
+	return NULL;
+}
+
+void perfdata_stack_names(const perfdata_table *t, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < t->n_stacks && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i ? "|" : "", t->stacks[i].name);
+}
+
 autosize_err perfdata_parse(const char *text, size_t len, const char *what,
 			    perfdata_table *tab, autosize_error *e)
 {
@@ -272,6 +434,8 @@ autosize_err perfdata_parse(const char *text, size_t len, const char *what,
 		rc = perfdata_entry_parse(t, it, &tab->entries[tab->n++], e);
 	if (!rc)
 		rc = perfdata_residuals(t, root, tab, e);
+	if (!rc)
+		rc = perfdata_stacks(t, root, tab, e);
 	autosize_ytree_destroy(t);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #define PERFDATA_MAX_ENTRIES 12
 #define PERFDATA_MAX_GPUS 12
 #define PERFDATA_MAX_REGIMES 48
+#define PERFDATA_MAX_STACKS 16
 
 /* The numbers one plan uses. */
 typedef struct perf_params {
@@ -59,6 +60,31 @@ typedef struct perfdata_regime {
 	double q_high;   /* upper bound */
 } perfdata_regime;
 
+/* A software stack (perf.yaml stacks:): what the user names with
+ * --train-stack, on top of the sharding engine (framework) it implies. */
+typedef struct perfdata_stack {
+	char name[24];
+	autosize_framework framework; /* implied when none is given */
+	int validated;       /* 0: no published runs checked: wide interval */
+	double kernel_eff;   /* GEMM and attention rate over the engine's */
+	double layer_overhead_s; /* host time per layer and micro-batch
+				  * pass (eager Python modeling, adapters) */
+	double dequant_eff;  /* share of HBM bandwidth a 4-bit base
+			      * weight's dequantization reaches (QLoRA) */
+	double logit_bytes;  /* bytes per logit at the loss; 0: engine's */
+	int bf16_states;     /* 1: bf16 weights, grads and moments, no fp32
+			      * master copy */
+	int act_offload;     /* 1: checkpointed layer inputs kept in host
+			      * memory */
+	int dp_only;         /* 1: data parallel (+ ZeRO/FSDP) only */
+	double q_low, q_high; /* interval of log(real / predicted) time;
+			       * both 0: the generation's regimes */
+	int runs;            /* fit-half runs behind q_low/q_high */
+	/* GPU generations its published runs were measured on; none: all */
+	char validated_on[PERFDATA_MAX_ENTRIES][PERFDATA_NAME_MAX];
+	int n_validated_on;
+} perfdata_stack;
+
 typedef struct perfdata_entry {
 	perf_params p;
 	char measured_on[PERFDATA_MAX_GPUS][AUTOSIZE_GPU_NAME_MAX];
@@ -74,7 +100,19 @@ typedef struct perfdata_table {
 	perfdata_regime regimes[PERFDATA_MAX_REGIMES];
 	perfdata_regime pooled;     /* all runs together */
 	char residuals_note[160];   /* date, run count, source */
+	int n_stacks;
+	perfdata_stack stacks[PERFDATA_MAX_STACKS];
 } perfdata_table;
+
+/* 1 when st has published runs checked on GPU generation gen. */
+int perfdata_stack_validated(const perfdata_stack *st, const char *gen);
+
+/* The stack named name in t, or NULL. */
+const perfdata_stack *perfdata_stack_find(const perfdata_table *t,
+					  const char *name);
+
+/* The stack names of t as "a|b|c" into buf (for messages). */
+void perfdata_stack_names(const perfdata_table *t, char *buf, size_t len);
 
 /*
  * Parse perf.yaml text into *t (no allocation kept). Strict: unknown keys,

@@ -12,7 +12,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
-#include "checkpoint.h"
+#include "checkpoint_private.h"
 #include "plan_cal.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
@@ -35,42 +35,6 @@
 /* A fixed size is called larger than needed only when a smaller one
  * saves at least this share of the GPU-hours (and of the money). */
 #define PLAN_OVERSIZE_SAVING 0.10
-
-void autosize_request_init(autosize_request *r)
-{
-	memset(r, 0, sizeof(*r));
-	autosize_model_init(&r->model);
-	r->train_mode = AUTOSIZE_TRAIN_PRETRAIN;
-	r->precision = AUTOSIZE_PREC_BF16;
-	r->optimizer = AUTOSIZE_OPT_ADAMW;
-	r->grad_reduce_b = AUTOSIZE_UNSET;
-	r->seq_len = AUTOSIZE_UNSET;
-	r->global_batch = AUTOSIZE_UNSET;
-	r->gpus_per_node = AUTOSIZE_UNSET;
-	r->gpus = AUTOSIZE_UNSET;
-	r->nodes = AUTOSIZE_UNSET;
-	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
-	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
-	r->recompute = AUTOSIZE_UNSET;
-	r->sequence_parallel = AUTOSIZE_UNSET;
-	r->interleave = AUTOSIZE_UNSET;
-	r->cp = r->ep = AUTOSIZE_UNSET;
-	r->flash_attention = AUTOSIZE_UNSET;
-	r->memory_reserve = -1;
-	r->time_reserve = -1;
-}
-
-void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (plan->n_warnings >= AUTOSIZE_MAX_WARNINGS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(plan->warnings[plan->n_warnings++], AUTOSIZE_WARNING_LEN,
-		  fmt, ap);
-	va_end(ap);
-}
 
 /* The deadline of a request and who set it (for the plan's words). */
 static double plan_deadline(const autosize_policy *p,
@@ -101,8 +65,6 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 	return plan_deadline(p, r, &from);
 }
 
-/* Add a policy partition to the candidates once (a repeated name in a
- * list is planned once). */
 /* Note what the scheduler's limits changed (told with the plan). */
 static void plan_note(plan_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -170,6 +132,8 @@ static int plan_live_limits(plan_ctx *c, autosize_partition *part)
 	return 1;
 }
 
+/* Add a policy partition to the candidates once (a repeated name in a
+ * list is planned once). */
 static autosize_err plan_add_partition(plan_ctx *c, const char *name,
 				       autosize_error *e)
 {
@@ -337,6 +301,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
 		     sizing_job *job, double reserve)
 {
+	const char *stack = r->stack[0] ? r->stack
+				 : autosize_policy_defaults(p)->stack;
+
 	memset(job, 0, sizeof(*job));
 	job->model = m;
 	job->part = part;
@@ -345,9 +312,19 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
-	/* stated by the user, else the site's default: never inferred */
+	/* the stack the user names, else the site's (perf.yaml stacks:),
+	 * looked up in the site's table, else the compiled-in one */
+	job->stack = stack[0] ? perfdata_stack_find(perfdata_for(p), stack)
+			      : NULL;
+	if (stack[0] && !job->stack)
+		job->stack = perfdata_stack_find(perfdata_default(), stack);
+	job->act_offload = r->act_offload ? r->act_offload == 1
+					  : job->stack && job->stack->act_offload;
+	/* stated by the user, else the stack's engine, else the site's
+	 * default: never inferred from the layout */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework
+			 : job->stack ? job->stack->framework
 			 : autosize_policy_defaults(p)->framework;
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
@@ -414,11 +391,18 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
  * ones their time limits did not cover). */
 #define PLAN_FALLBACK_WIDEN 1.5
 
+/* A stack whose runs were checked on other GPU generations: real time
+ * from half to four times the prediction (log bounds), the spread between
+ * Hugging Face-class stacks and torchtitan on the same GPUs that the
+ * validation's fine-tuning runs show (doc/stacks.md). */
+#define PLAN_STACK_UNCHECKED_LO (-0.693)
+#define PLAN_STACK_UNCHECKED_HI 1.386
+
 /* Interval of the predicted time from the residuals of the plan's regime
  * (etc/perf.yaml residuals:, from make validate): prediction x
  * exp(quantiles of log(real / predicted)). */
 static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
-			  int fallback)
+			  int fallback, const perfdata_stack *st)
 {
 	perfdata_regime g;
 	int pooled;
@@ -431,6 +415,21 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 		return;
 	lo = g.q_low;
 	hi = g.q_high;
+	if (st && !perfdata_stack_validated(st, plan->perf_generation) &&
+	    st->validated) {
+		/* a stack checked on other GPU generations only */
+		lo = PLAN_STACK_UNCHECKED_LO;
+		hi = PLAN_STACK_UNCHECKED_HI;
+		pooled = 0;
+		g.runs = 0;
+	} else if (st && (st->q_low < 0 || st->q_high > 0)) {
+		/* the stack's own spread (from its fit-half runs, or the
+		 * wide one of a stack no published run has checked) */
+		lo = st->q_low;
+		hi = st->q_high;
+		pooled = 0;
+		g.runs = st->runs;
+	}
 	if (fallback || pooled) {
 		lo *= PLAN_FALLBACK_WIDEN;
 		hi *= PLAN_FALLBACK_WIDEN;
@@ -463,7 +462,7 @@ static double plan_job_train_min(autosize_plan *plan, double max_min,
  * the job's checkpoint writes. Cost follows the partition's price
  * schedule (price.c) for the predicted hours. */
 static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
-			     int fallback,
+			     int fallback, const perfdata_stack *st,
 			     const autosize_checkpoint_policy *cp)
 {
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
@@ -477,7 +476,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 					 -1, &plan->price);
 	plan->chained_jobs = 1;
 	plan->time_limit_min = 0;
-	plan_interval(tab, plan, fallback);
+	plan_interval(tab, plan, fallback, st);
 	plan_cal_interval(plan);
 	checkpoint_finish(plan, cp, plan->train_hours * 3600);
 	if (plan->train_hours <= 0)
@@ -620,8 +619,6 @@ static const char *plan_supported_precision(const autosize_gpu *gpu)
 	return "another GPU";
 }
 
-/* Plan on one resolved partition, with the warnings; no cross-partition
- * advice. r is the request (c->r, or a variant of it for advice). */
 /* A pinned TP must split the heads and keep each tensor-parallel group on
  * one node's link: it divides the GPUs per node (or, across nodes, is a
  * multiple of them). */
@@ -648,6 +645,8 @@ static autosize_err plan_check_tp(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* Plan on one resolved partition, with the warnings; no cross-partition
+ * advice. r is the request (c->r, or a variant of it for advice). */
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			    const autosize_partition *part,
 			    autosize_plan *plan, autosize_error *e)
@@ -689,7 +688,21 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
 	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
-			 &c->d->checkpoint);
+			 job.stack, &c->d->checkpoint);
+	if (job.stack && !job.stack->validated)
+		autosize_plan_warn(plan, "stack %s is not validated against "
+				   "published runs: its step time is a "
+				   "guess and the time limit covers up to "
+				   "%.1fx the prediction (doc/stacks.md)",
+				   job.stack->name, exp(job.stack->q_high));
+	else if (job.stack && !perfdata_stack_validated(job.stack,
+						       plan->perf_generation))
+		autosize_plan_warn(plan, "stack %s is validated on other GPU "
+				   "generations than %s: the time limit "
+				   "covers up to %.1fx the prediction "
+				   "(doc/stacks.md)", job.stack->name,
+				   plan->perf_generation,
+				   exp(PLAN_STACK_UNCHECKED_HI));
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "

@@ -13,6 +13,7 @@
 #include "autosize/parse.h"
 #include "autosize/policy.h"
 #include "perfdata.h"
+#include "names.h"
 #include "readfile.h"
 #include "policy_read.h"
 
@@ -43,25 +44,35 @@ struct autosize_policy {
 	autosize_calibration *calibration; /* `calibration:`, or NULL */
 	char calibration_path[PATH_MAX];
 	perfdata_table *perf;              /* `perf:`, or NULL */
+	/* The files `catalog:` and `perf:` name ("" none): a new version
+	 * of either is a new version of the policy. */
+	char catalog_path[PATH_MAX];
+	char perf_path[PATH_MAX];
+	/* `exempt:` users and accounts */
+	int n_exempt_users, n_exempt_accounts;
+	char exempt_users[AUTOSIZE_EXEMPT_MAX][AUTOSIZE_EXEMPT_NAME_MAX];
+	char exempt_accounts[AUTOSIZE_EXEMPT_MAX][AUTOSIZE_EXEMPT_NAME_MAX];
 };
 
 static const char *const pol_top_keys[] = {
 	"catalog", "defaults", "partitions", "calibration", "checkpoint",
-	"perf", NULL
+	"perf", "exempt", NULL
 };
+
+static const char *const pol_exempt_keys[] = { "users", "accounts", NULL };
 
 static const char *const pol_default_keys[] = {
 	"mode", "memory_reserve", "time_reserve", "objective", "deadline",
 	"horizon", "max_train_time", "min_scaling_efficiency",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
-	"framework", NULL
+	"framework", "other_partitions", "stack", NULL
 };
 
 static const char *const pol_part_keys[] = {
 	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
 	"max_time", "intra_node_link", "intra_node_gbs", "network",
 	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
-	"storage_write_gbs", "storage_tb", NULL
+	"storage_write_gbs", "storage_tb", "mode", NULL
 };
 
 /* Same orders as the enums in policy.h and catalog.h. */
@@ -69,10 +80,10 @@ static const char *const pol_modes[] = { "rewrite", "warn", "off", NULL };
 static const char *const pol_objectives[] = { "cost", "time", NULL };
 static const char *const pol_explicits[] = { "keep", "rewrite", NULL };
 static const char *const pol_unfits[] = { "reject", "warn", NULL };
+static const char *const pol_others[] = { "leave", "refuse", NULL };
 static const char *const pol_on_errors[] = { "pass", "reject", NULL };
 static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
 					      NULL };
-static const char *const pol_nets[] = { "ib", "roce", "ethernet", NULL };
 static const char *const pol_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
 };
@@ -92,70 +103,6 @@ static void pol_defaults_init(autosize_defaults *d)
 	autosize_checkpoint_policy_init(&d->checkpoint);
 }
 
-/* Slurm's words for no time limit (slurm.conf MaxTime=UNLIMITED;
- * scontrol prints INFINITE), any case. */
-static int pol_unlimited(const char *text)
-{
-	return strcasecmp(text, "UNLIMITED") == 0 ||
-	       strcasecmp(text, "INFINITE") == 0;
-}
-
-/* An optional duration value (Slurm or human form) into *out seconds;
- * with unlimited_ok, Slurm's UNLIMITED / INFINITE give 0 (no limit). */
-autosize_err policy_duration(const autosize_ytree *t,
-			     const autosize_ynode *map, const char *key,
-			     int unlimited_ok, double *out,
-			     autosize_error *e)
-{
-	const autosize_ynode *n = autosize_ynode_get(map, key);
-	char text[POL_TEXT_MAX], what[64];
-	autosize_error sub;
-	autosize_err rc;
-	int found;
-
-	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
-				sizeof(text), &found, e);
-	if (rc || !found)
-		return rc;
-	if (unlimited_ok && pol_unlimited(text)) {
-		*out = 0;
-		return AUTOSIZE_OK;
-	}
-	snprintf(what, sizeof(what), "key '%s'", key);
-	autosize_error_clear(&sub);
-	rc = autosize_parse_duration(text, what, out, &sub);
-	if (rc)
-		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
-	return AUTOSIZE_OK;
-}
-
-/* An optional fraction in [0, max]: a number, or a percentage as the
- * command line takes it ("20%"). */
-autosize_err policy_fraction(const autosize_ytree *t,
-			     const autosize_ynode *map, const char *key,
-			     double max, double *out, autosize_error *e)
-{
-	const autosize_ynode *n = autosize_ynode_get(map, key);
-	char text[POL_TEXT_MAX], what[64];
-	autosize_error sub;
-	autosize_err rc;
-
-	if (!n || n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0 ||
-	    n->value[n->len - 1] != '%')
-		return autosize_ytree_double(t, map, key, AUTOSIZE_Y_OPTIONAL,
-					     0, max, out, NULL, e);
-	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
-				sizeof(text), NULL, e);
-	if (rc)
-		return rc;
-	snprintf(what, sizeof(what), "key '%s'", key);
-	autosize_error_clear(&sub);
-	rc = autosize_parse_fraction(text, what, 0, max, out, &sub);
-	if (rc)
-		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
-	return AUTOSIZE_OK;
-}
-
 /* `network`: ib, roce or ethernet; Slurm's and vendors' "infiniband"
  * (any case) is ib. */
 static autosize_err pol_network(const autosize_ytree *t,
@@ -170,7 +117,7 @@ static autosize_err pol_network(const autosize_ytree *t,
 		return AUTOSIZE_OK;
 	}
 	return autosize_ytree_choice(t, m, "network", AUTOSIZE_Y_REQUIRED,
-				     pol_nets, net, NULL, e);
+				     autosize_net_names, net, NULL, e);
 }
 
 /* The deadline and horizon a site sets are within its maximum training
@@ -205,6 +152,7 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	int expl = d->explicit_size, unfit = d->on_unfit;
 	int on_error = d->on_error, gpu_check = d->gpu_check;
 	int framework = d->framework - AUTOSIZE_FRAMEWORK_MEGATRON;
+	int others = d->other_partitions;
 	autosize_err rc;
 
 	rc = autosize_ytree_map(t, root, "defaults", AUTOSIZE_Y_OPTIONAL, &m,
@@ -263,6 +211,11 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 					   AUTOSIZE_Y_OPTIONAL,
 					   autosize_framework_names,
 					   &framework, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "other_partitions",
+					   AUTOSIZE_Y_OPTIONAL, pol_others,
+					   &others, NULL, e);
+	d->other_partitions = (autosize_other_partitions)others;
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;
 	d->explicit_size = (autosize_explicit)expl;
@@ -271,6 +224,14 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	d->gpu_check = (autosize_gpu_check)gpu_check;
 	d->framework = (autosize_framework)(framework +
 					    AUTOSIZE_FRAMEWORK_MEGATRON);
+	if (!rc)
+		rc = autosize_ytree_str(t, m, "stack", AUTOSIZE_Y_OPTIONAL,
+					d->stack, sizeof(d->stack), NULL, e);
+	if (!rc && d->stack[0] &&
+	    !perfdata_stack_find(perfdata_default(), d->stack))
+		rc = autosize_ytree_fail(t, m->line, e, AUTOSIZE_EINVAL,
+					 "defaults: unknown stack '%s' (see "
+					 "etc/perf.yaml stacks:)", d->stack);
 	return rc;
 }
 
@@ -487,7 +448,99 @@ static autosize_err pol_partition(const autosize_ytree *t,
 	part->net = (autosize_net)net;
 	if (!rc)
 		rc = pol_storage(t, p, m, part, e);
+	if (!rc) {
+		int mode = p->defaults.mode;
+
+		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
+					   pol_modes, &mode, NULL, e);
+		part->mode = (autosize_mode)mode;
+	}
 	return rc;
+}
+
+/* One list of `exempt:` (names without spaces or control characters). */
+static autosize_err pol_exempt_list(const autosize_ytree *t,
+				    const autosize_ynode *m, const char *key,
+				    char names[][AUTOSIZE_EXEMPT_NAME_MAX],
+				    int *n, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+	size_t i;
+
+	rc = autosize_ytree_seq(t, m, key, AUTOSIZE_Y_OPTIONAL,
+				AUTOSIZE_EXEMPT_MAX, &seq, e);
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		if (it->kind != AUTOSIZE_YNODE_SCALAR || it->len == 0 ||
+		    it->len >= AUTOSIZE_EXEMPT_NAME_MAX)
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL, "key 'exempt.%s': an item "
+				"is not a name of 1 to %d characters",
+				key, AUTOSIZE_EXEMPT_NAME_MAX - 1);
+		for (i = 0; i < it->len; i++)
+			if ((unsigned char)it->value[i] <= ' ' ||
+			    it->value[i] == ',')
+				return autosize_ytree_fail(t, it->line, e,
+					AUTOSIZE_EINVAL, "key 'exempt.%s': "
+					"a name holds a space, a comma or a "
+					"control character (one name an "
+					"item)", key);
+		memcpy(names[*n], it->value, it->len + 1);
+		(*n)++;
+	}
+	return AUTOSIZE_OK;
+}
+
+/* `exempt: {users: [...], accounts: [...]}` */
+static autosize_err pol_exempt(const autosize_ytree *t, autosize_policy *p,
+			       autosize_error *e)
+{
+	const autosize_ynode *m;
+	autosize_err rc;
+
+	rc = autosize_ytree_map(t, autosize_ytree_root(t), "exempt",
+				AUTOSIZE_Y_OPTIONAL, &m, e);
+	if (rc || !m)
+		return rc;
+	rc = autosize_ytree_check_keys(t, m, "exempt", pol_exempt_keys, e);
+	if (!rc)
+		rc = pol_exempt_list(t, m, "users", p->exempt_users,
+				     &p->n_exempt_users, e);
+	if (!rc)
+		rc = pol_exempt_list(t, m, "accounts", p->exempt_accounts,
+				     &p->n_exempt_accounts, e);
+	return rc;
+}
+
+int autosize_policy_is_off(const autosize_policy *p)
+{
+	int i;
+
+	if (!p)
+		return 1;
+	if (p->n_parts == 0)
+		return p->defaults.mode == AUTOSIZE_MODE_OFF;
+	for (i = 0; i < p->n_parts; i++)
+		if (p->parts[i].mode != AUTOSIZE_MODE_OFF)
+			return 0;
+	return 1;
+}
+
+int autosize_policy_exempt(const autosize_policy *p, const char *user,
+			   const char *account)
+{
+	int i;
+
+	for (i = 0; p && user && user[0] && i < p->n_exempt_users; i++)
+		if (strcmp(user, p->exempt_users[i]) == 0)
+			return 1;
+	for (i = 0; p && account && account[0] && i < p->n_exempt_accounts;
+	     i++)
+		if (strcmp(account, p->exempt_accounts[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static autosize_err pol_partitions(const autosize_ytree *t,
@@ -523,14 +576,26 @@ static autosize_err pol_partitions(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* rel, a path the policy names, relative to the policy's folder dir;
+ * -1 when it does not fit in len bytes. */
+static int pol_rel_path(const char *dir, const char *rel, char *out,
+			size_t len)
+{
+	int n = rel[0] == '/' ? snprintf(out, len, "%s", rel)
+			      : snprintf(out, len, "%s/%s",
+					 dir && *dir ? dir : ".", rel);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* `catalog:` (relative to dir) or the compiled-in catalog. */
 static autosize_err pol_catalog(const autosize_ytree *t, const char *dir,
 				autosize_policy *p, autosize_error *e)
 {
 	const autosize_ynode *root = autosize_ytree_root(t);
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	autosize_error sub;
-	int found, n;
+	int found;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, root, "catalog", AUTOSIZE_Y_OPTIONAL, rel,
@@ -544,16 +609,12 @@ static autosize_err pol_catalog(const autosize_ytree *t, const char *dir,
 			return autosize_fail(e, sub.code, "%s", sub.msg);
 		return AUTOSIZE_OK;
 	}
-	if (rel[0] == '/')
-		n = snprintf(path, sizeof(path), "%s", rel);
-	else
-		n = snprintf(path, sizeof(path), "%s/%s",
-			     dir && *dir ? dir : ".", rel);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	if (pol_rel_path(dir, rel, p->catalog_path,
+			 sizeof(p->catalog_path)) != 0)
 		return autosize_ytree_fail(t,
 			autosize_ynode_get(root, "catalog")->line, e,
 			AUTOSIZE_EINVAL, "key 'catalog': path too long");
-	p->catalog = autosize_catalog_load(path, &sub);
+	p->catalog = autosize_catalog_load(p->catalog_path, &sub);
 	if (!p->catalog)
 		return autosize_ytree_fail(t,
 			autosize_ynode_get(root, "catalog")->line, e,
@@ -572,7 +633,7 @@ static autosize_err pol_calibration(const autosize_ytree *t,
 	const autosize_ynode *root = autosize_ytree_root(t), *n;
 	char rel[PATH_MAX];
 	autosize_error sub;
-	int found, w;
+	int found;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, root, "calibration", AUTOSIZE_Y_OPTIONAL,
@@ -580,12 +641,8 @@ static autosize_err pol_calibration(const autosize_ytree *t,
 	if (rc || !found)
 		return rc;
 	n = autosize_ynode_get(root, "calibration");
-	w = rel[0] == '/' ? snprintf(p->calibration_path,
-				     sizeof(p->calibration_path), "%s", rel)
-			  : snprintf(p->calibration_path,
-				     sizeof(p->calibration_path), "%s/%s",
-				     dir && *dir ? dir : ".", rel);
-	if (w < 0 || (size_t)w >= sizeof(p->calibration_path))
+	if (pol_rel_path(dir, rel, p->calibration_path,
+			 sizeof(p->calibration_path)) != 0)
 		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
 					   "key 'calibration': path too long");
 	if (access(p->calibration_path, F_OK) != 0) {
@@ -616,10 +673,10 @@ static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
 			     autosize_policy *p, autosize_error *e)
 {
 	const autosize_ynode *root = autosize_ytree_root(t), *n;
-	char rel[PATH_MAX], path[PATH_MAX], *text = NULL;
+	char rel[PATH_MAX], *text = NULL;
 	size_t len = 0;
 	autosize_error sub;
-	int found, w;
+	int found;
 	autosize_err rc;
 
 	rc = autosize_ytree_str(t, root, "perf", AUTOSIZE_Y_OPTIONAL, rel,
@@ -627,10 +684,7 @@ static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
 	if (rc || !found)
 		return rc;
 	n = autosize_ynode_get(root, "perf");
-	w = rel[0] == '/' ? snprintf(path, sizeof(path), "%s", rel)
-			  : snprintf(path, sizeof(path), "%s/%s",
-				     dir && *dir ? dir : ".", rel);
-	if (w < 0 || (size_t)w >= sizeof(path))
+	if (pol_rel_path(dir, rel, p->perf_path, sizeof(p->perf_path)) != 0)
 		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
 					   "key 'perf': path too long");
 	autosize_error_clear(&sub);
@@ -638,10 +692,10 @@ static autosize_err pol_perf(const autosize_ytree *t, const char *dir,
 	if (!p->perf)
 		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_ENOMEM,
 					   "key 'perf': out of memory");
-	rc = autosize_read_regular_file(path, POL_PERF_MAX_BYTES,
+	rc = autosize_read_regular_file(p->perf_path, POL_PERF_MAX_BYTES,
 					"YAML file", &text, &len, &sub);
 	if (!rc)
-		rc = perfdata_parse(text, len, path, p->perf, &sub);
+		rc = perfdata_parse(text, len, p->perf_path, p->perf, &sub);
 	free(text);
 	if (rc)
 		return autosize_ytree_fail(t, n->line, e, rc,
@@ -676,6 +730,8 @@ static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 					     e);
 	if (!rc)
 		rc = pol_partitions(t, p, e);
+	if (!rc)
+		rc = pol_exempt(t, p, e);
 	if (!rc)
 		rc = pol_calibration(t, dir, p, e);
 	if (!rc)
@@ -868,7 +924,8 @@ const char *autosize_mode_name(autosize_mode m)
 
 const char *autosize_net_name(autosize_net n)
 {
-	return (unsigned)n < 3 ? pol_nets[n] : "?";
+	return (unsigned)n <= AUTOSIZE_NET_ETHERNET ? autosize_net_names[n]
+						 : "?";
 }
 
 const char *autosize_link_name(autosize_link l)
@@ -910,6 +967,22 @@ const autosize_calibration *autosize_policy_calibration(
 const char *autosize_policy_calibration_path(const autosize_policy *p)
 {
 	return p ? p->calibration_path : "";
+}
+
+const char *autosize_policy_file_at(const autosize_policy *p, int i)
+{
+	const char *files[3];
+	int n = 0;
+
+	if (!p)
+		return NULL;
+	if (p->catalog_path[0])
+		files[n++] = p->catalog_path;
+	if (p->perf_path[0])
+		files[n++] = p->perf_path;
+	if (p->calibration_path[0])
+		files[n++] = p->calibration_path;
+	return i >= 0 && i < n ? files[i] : NULL;
 }
 
 void autosize_policy_set_calibration(autosize_policy *p,

@@ -2,7 +2,8 @@
  * autosize internal: readers shared by the policy loader (policy.c) and
  * the policy sections parsed beside it: a partition's price schedule
  * (price.c) and the checkpoint policy (checkpoint.c). Errors name the
- * file, line and key like every other key of the policy.
+ * file, line and key like every other key of the policy. The value
+ * readers are in policy_read.c, each section's parser in its module.
  */
 #ifndef AUTOSIZE_POLICY_READ_H
 #define AUTOSIZE_POLICY_READ_H

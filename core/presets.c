@@ -9,6 +9,7 @@
 #include <strings.h>
 #include "autosize/model.h"
 #include "embedded.h"
+#include "names.h"
 #include "ytree.h"
 
 #define PRESET_MAX 128
@@ -33,7 +34,6 @@ static const char *const preset_keys[] = {
 };
 
 /* Same order as autosize_mlp. */
-static const char *const preset_mlps[] = { "swiglu", "gelu", NULL };
 
 static autosize_err preset_entry(const autosize_ytree *t,
 				 const autosize_ynode *n, int idx,
@@ -79,7 +79,8 @@ static autosize_err preset_entry(const autosize_ytree *t,
 		rc = autosize_ytree_int(t, n, "ffn", 0, 1, AUTOSIZE_MAX_FFN,
 					&m->ffn, NULL, e);
 	if (!rc)
-		rc = autosize_ytree_choice(t, n, "mlp", req, preset_mlps, &mlp,
+		rc = autosize_ytree_choice(t, n, "mlp", req,
+					   autosize_mlp_names, &mlp,
 					   NULL, e);
 	if (!rc)
 		rc = autosize_ytree_int(t, n, "vocab", req, 1,

@@ -2,8 +2,7 @@
  * autosize: a partition's price schedule (policy `pricing:`) and the cost
  * of a rental under it (price.h).
  *
- * The parts are the ones GPU rental sites quote (seed articles 000 and
- * 003, ../shared/seeds/RULES.md "Price"): whole 8-GPU nodes 15-20%
+ * The parts are the ones GPU rental sites quote: whole 8-GPU nodes 15-20%
  * cheaper than single cards, a higher price for small jobs, off-peak
  * hours (00:00-08:00) down to 60%, discounts for rentals of 7+ days, a
  * 5-10% platform fee on top. Each number is the site's, never ours.

@@ -1,9 +1,8 @@
 /*
  * autosize: judging the scaling probe (probe.h) by the renter's rules of
- * thumb (seed articles 000 and 001, ../shared/seeds/RULES.md "Scaling
- * checks"): 4 GPUs then 8, below 1.6x the communication dominates; below
- * 35% of peak per GPU, fix the code or the data loading first; an OOM
- * costs more than any margin.
+ * thumb, as GPU rental guides state them: 4 GPUs then 8, below 1.6x
+ * the communication dominates; below 35% of peak per GPU, fix the code or
+ * the data loading first; an OOM costs more than any margin.
  */
 #define _GNU_SOURCE /* memmem */
 #include <stdarg.h>

@@ -382,14 +382,6 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
 	return 1;
 }
 
-/*
- * Interleaved (virtual) pipeline stages per rank worth trying besides one:
- * the largest divisor of the layers on a stage up to SEARCH_MAX_VP
- * (Megatron: whole layers per virtual stage; interleaved 1F1B, Narayanan
- * et al. 2021 section 2.2.2: bubble (p - 1) / (m v) for v times the p2p
- * traffic and more activations in flight). 1 when pinned, without a
- * pipeline, or where the framework has no interleaved schedule.
- */
 /* 1 when Megatron can split the model's layers over pp stages of vp
  * virtual stages each (other frameworks: always). */
 static int search_split_ok(search_state *st, int pp, int vp)
@@ -419,6 +411,14 @@ static int search_vp_batch_ok(const search_state *st,
 				  lay->grad_accum) > 0;
 }
 
+/*
+ * Interleaved (virtual) pipeline stages per rank worth trying besides one:
+ * the largest divisor of the layers on a stage up to SEARCH_MAX_VP
+ * (Megatron: whole layers per virtual stage; interleaved 1F1B, Narayanan
+ * et al. 2021 section 2.2.2: bubble (p - 1) / (m v) for v times the p2p
+ * traffic and more activations in flight). 1 when pinned, without a
+ * pipeline, or where the framework has no interleaved schedule.
+ */
 static int search_vp_max(const search_state *st, int pp)
 {
 	const framework_profile *fp = st->fp;
@@ -1011,11 +1011,6 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 	return n;
 }
 
-/*
- * The best layouts of nodes x gpn GPUs under the request's pins. Pipeline
- * depths stop SEARCH_PP_EXTRA fitting depths past the last one that
- * improved the best plan. Returns 1 when something fits.
- */
 /* The divisors of q up to max, ascending (the pipeline depths a TP
  * degree leaves): trial division to sqrt(q) only. */
 static int search_divisors(int q, int max, int *out)
@@ -1047,6 +1042,11 @@ static int search_solo_stages(const search_state *st)
 	return 0;
 }
 
+/*
+ * The best layouts of nodes x gpn GPUs under the request's pins. Pipeline
+ * depths stop SEARCH_PP_EXTRA fitting depths past the last one that
+ * improved the best plan. Returns 1 when something fits.
+ */
 static int search_at(search_state *st, int nodes, int gpn)
 {
 	const autosize_request *r = st->req;

@@ -71,6 +71,9 @@ typedef struct sizing_job {
 	double usable_bytes; /* GPU memory x (1 - reserve) */
 	double min_scaling;  /* policy min_scaling_efficiency: the cost
 			      * objective adds no GPUs below it; 0 = off */
+	const perfdata_stack *stack; /* --train-stack; NULL: none (the
+				      * framework's own conventions) */
+	int act_offload;     /* checkpointed activations in host memory */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan
@@ -95,8 +98,14 @@ void sizing_job_prepare(sizing_job *job);
 /* perf.c's share of sizing_job_prepare. */
 void sizing_perf_prepare(sizing_job *job);
 
-/* job's performance parameters (never NULL). */
-const perf_params *sizing_perf(const sizing_job *job);
+/* job's performance parameters (never NULL): its generation's from the
+ * policy, else the built-in Ampere ones. Inline so that comm.c and perf.c
+ * both read them without depending on each other. */
+static inline const perf_params *sizing_perf(const sizing_job *job)
+{
+	return job->perf.gemm_eff_max > 0 ? &job->perf
+					  : perfdata_ampere_builtin();
+}
 
 /* Memory per GPU on the most loaded rank (first pipeline stage). */
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,

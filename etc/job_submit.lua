@@ -255,53 +255,9 @@ local function reject_code(reason)
 	return slurm.ERROR
 end
 
--- Keep a batch job's task count consistent with a new node count (-n
--- or --ntasks-per-node were given): with --ntasks-per-node the count
--- follows the nodes; otherwise it is raised to one task per node.
-local NO_VAL16 = 65534
-local function fix_tasks(job_desc, nodes, note)
-	local per_node = job_desc.ntasks_per_node
-	local tasks = job_desc.num_tasks
-	local want = nil
-	if type(per_node) == "number" and per_node > 0 and
-	   per_node < NO_VAL16 then
-		want = nodes * per_node
-	elseif is_set(tasks) and tasks < nodes then
-		want = nodes
-	end
-	if want and want ~= tasks then
-		note("tasks", fmt_count(tasks), want, false)
-		job_desc.num_tasks = want
-		-- sbatch already wrote the old count into the batch job's
-		-- environment; srun in the script reads it.
-		if job_desc.script ~= nil then
-			job_desc.environment["SLURM_NTASKS"] = tostring(want)
-			job_desc.environment["SLURM_NPROCS"] = tostring(want)
-		end
-	end
-end
-
--- A job that srun itself allocates keeps srun's own task count for its
--- first step: when that count (-n, --ntasks-per-node) is below a new
--- node count, slurmctld 22.05 crashes in step_create (verified on the
--- testbed; salloc and sbatch are fine). srun and salloc jobs look alike
--- here (no script), so neither gets a node count above its task count.
-local function unsafe_node_change(job_desc, d)
-	if job_desc.script ~= nil or not d.set.nodes or not d.min_nodes then
-		return nil
-	end
-	local tasks = job_desc.num_tasks
-	if is_set(tasks) and tasks < d.min_nodes then
-		return string.format("not resized: this interactive job asks " ..
-			"for %d task(s), fewer than the %d nodes planned, " ..
-			"which Slurm cannot start; resubmit with -N %d " ..
-			"--ntasks-per-node=1 (or -n %d or more)", tasks,
-			d.min_nodes, d.min_nodes, d.min_nodes)
-	end
-	return nil
-end
-
--- Write the plan into job_desc; returns the "old -> new" list.
+-- Write into job_desc exactly the fields the module marked in d.set (its
+-- guards have cleared them where the job could not run resized); returns
+-- the "old -> new" list.
 local function rewrite(job_desc, d)
 	local changes = {}
 	local replaced = d.explicit or {}
@@ -320,9 +276,14 @@ local function rewrite(job_desc, d)
 			replaced.nodes)
 		job_desc.min_nodes = d.min_nodes
 		job_desc.max_nodes = d.max_nodes or d.min_nodes
-		if job_desc.script ~= nil then
-			fix_tasks(job_desc, d.min_nodes, note)
-		end
+	end
+	if d.set.tasks and d.num_tasks and job_desc.script ~= nil then
+		note("tasks", fmt_count(job_desc.num_tasks), d.num_tasks, false)
+		job_desc.num_tasks = d.num_tasks
+		-- sbatch already wrote the old count into the batch job's
+		-- environment; srun in the script reads it.
+		job_desc.environment["SLURM_NTASKS"] = tostring(d.num_tasks)
+		job_desc.environment["SLURM_NPROCS"] = tostring(d.num_tasks)
 	end
 	if d.set.gpus and d.gpus_per_node and d.tres_per_node then
 		-- the GPU entry edited by the module (type and other gres kept)
@@ -365,6 +326,45 @@ local function attach_record(job_desc, mod, d)
 	if comment then
 		job_desc.admin_comment = comment
 	end
+	-- A batch job's steps inherit its environment: the nodes lay out
+	-- this plan, whatever policy they hold (srun and salloc jobs have
+	-- no environment here and are laid out on the nodes).
+	if job_desc.script ~= nil then
+		job_desc.environment["AUTOSIZE_RECORD"] = d.record
+	end
+end
+
+-- One line per sized job for the admins (job ids are not known yet at
+-- submit time), at most a minute's burst: a user's --test-only loop
+-- reaches here too. The name is the user's: no control characters (a
+-- newline would forge slurmctld log lines).
+local function log_sized(mod, job_desc, submit_uid, changes)
+	local ok, missed = true, 0
+	if mod.admin_log_ok then
+		ok, missed = mod.admin_log_ok()
+	end
+	if not ok then
+		return
+	end
+	if missed and missed > 0 then
+		log_info(string.format("autosize: %d sized-job lines not " ..
+			"logged (more than 60 a minute)", missed))
+	end
+	log_info(string.format("autosize: uid %s job %s: %s",
+		tostring(submit_uid),
+		(tostring(job_desc.name):gsub("%c", "?")),
+		table.concat(changes, ", ")))
+end
+
+-- Apply a decision: the fields the module set, the plan record, the
+-- admins' line. Every action that changes a job comes through here.
+local function apply(job_desc, mod, d, submit_uid)
+	local changes = rewrite(job_desc, d)
+	attach_record(job_desc, mod, d)
+	if #changes > 0 then
+		log_sized(mod, job_desc, submit_uid, changes)
+	end
+	return changes
 end
 
 local function submit(job_desc, part_list, submit_uid)
@@ -392,6 +392,13 @@ local function submit(job_desc, part_list, submit_uid)
 		tres_per_socket = job_desc.tres_per_socket,
 		sockets_per_node = job_desc.sockets_per_node,
 		het_job_offset = job_desc.het_job_offset,
+		ntasks_per_node = job_desc.ntasks_per_node,
+		-- srun and salloc jobs have no script; their first step is
+		-- laid out with their own task count (the module's guard).
+		batch = job_desc.script ~= nil,
+		-- the policy's exempt users and accounts
+		uid = submit_uid,
+		account = job_desc.account,
 	}
 	-- The partitions this job may use, with Slurm's own limits (the
 	-- smaller of Slurm's and the policy's wins).
@@ -436,43 +443,34 @@ local function submit(job_desc, part_list, submit_uid)
 	local function show_plan()
 		log_user("autosize: plan: " .. (d.plan or ""))
 	end
-	local unsafe = action == "rewrite" and unsafe_node_change(job_desc, d)
-	if action == "explain" then
-		if not env_has(job_desc.spank_job_env, "AUTOSIZE_EXPLAIN=test-only") then
-			-- A client without the plugin: nothing may be queued.
-			show_plan()
-			for _, w in ipairs(d.warnings or {}) do
-				log_user("autosize: warning: " .. w)
-			end
-			log_user("autosize: --autosize=explain: nothing submitted " ..
-				"(use sbatch --test-only to see when it would start)")
-			return slurm.ERROR
+	if action == "explain" and
+	   not env_has(job_desc.spank_job_env, "AUTOSIZE_EXPLAIN=test-only") then
+		-- A client without the plugin: nothing may be queued.
+		show_plan()
+		for _, w in ipairs(d.warnings or {}) do
+			log_user("autosize: warning: " .. w)
 		end
-		-- sbatch/srun --test-only (the plugin re-ran the command for
-		-- explain): Slurm queues nothing; the job is sized as it would
-		-- be, so that Slurm's start estimate is for the sized job.
-		local changes = rewrite(job_desc, d)
-		log_user("autosize: --autosize=explain: nothing submitted; " ..
-			"slurmctld would queue this job with " ..
-			(#changes > 0 and table.concat(changes, ", ") or
-			 "no change"))
-		show_plan()
-	elseif unsafe then
-		log_user("autosize: " .. unsafe)
-		show_plan()
-	elseif action == "rewrite" then
-		local changes = rewrite(job_desc, d)
-		attach_record(job_desc, mod, d)
-		if #changes > 0 then
+		log_user("autosize: --autosize=explain: nothing submitted " ..
+			"(use sbatch --test-only to see when it would start)")
+		return slurm.ERROR
+	end
+	if action == "rewrite" or action == "explain" then
+		-- The one path that changes a job. The test-only marker
+		-- comes from the client and proves nothing (a user can send
+		-- it with a real submission): an explain is sized, guarded,
+		-- recorded and logged exactly as a rewrite; only its words
+		-- differ.
+		local changes = apply(job_desc, mod, d, submit_uid)
+		if d.guarded then
+			log_user("autosize: " .. (d.message or "not resized"))
+		elseif action == "explain" then
+			log_user("autosize: --autosize=explain (--test-only: " ..
+				"nothing submitted): slurmctld would queue " ..
+				"this job with " ..
+				(#changes > 0 and table.concat(changes, ", ") or
+				 "no change"))
+		elseif #changes > 0 then
 			log_user("autosize: " .. table.concat(changes, ", "))
-			-- One line per sized job for the admins (job ids are
-			-- not known yet at submit time).
-			-- The name is the user's: no control characters
-			-- (a newline would forge slurmctld log lines).
-			log_info(string.format("autosize: uid %s job %s: %s",
-				tostring(submit_uid),
-				(tostring(job_desc.name):gsub("%c", "?")),
-				table.concat(changes, ", ")))
 		end
 		show_plan()
 	elseif action == "warn" then
@@ -503,7 +501,35 @@ function autosize_job_submit(job_desc, part_list, submit_uid)
 	return slurm.SUCCESS
 end
 
+-- scontrol update of a sized job: the change is Slurm's to allow; the
+-- plan record then describes another job, and the user or admin is told
+-- (calibration compares the record with what accounting says the job
+-- got, and leaves such a job out).
+local function modify(job_desc, job_rec)
+	local mod = load_module()
+	if not mod or not mod.record_check or type(job_rec) ~= "table" and
+	   type(job_rec) ~= "userdata" then
+		return
+	end
+	local why = mod.record_check(job_rec.admin_comment, {
+		partition = job_desc.partition,
+		min_nodes = job_desc.min_nodes,
+		tres_per_node = job_desc.tres_per_node,
+		time_limit = job_desc.time_limit,
+	})
+	if why then
+		log_user("autosize: this job was sized by autosize; after " ..
+			"this change (" .. why .. ") its plan no longer " ..
+			"describes it: its speed will not calibrate the " ..
+			"site's plans (resubmit to have it sized again)")
+	end
+end
+
 function autosize_job_modify(job_desc, job_rec, part_list, modify_uid)
+	local ok, err = pcall(modify, job_desc, job_rec)
+	if not ok then
+		log_error("autosize: job_submit.lua (modify): " .. tostring(err))
+	end
 	return slurm.SUCCESS
 end
 

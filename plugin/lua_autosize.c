@@ -1,10 +1,15 @@
 /*
  * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
  *
- *   autosize.load_policy(path) -> true | nil, errmsg
+ *   autosize.load_policy(path[, settle_s]) -> true | nil, errmsg
  *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
+ *   autosize.record_check(admin_comment, change) -> nil | why: whether
+ *                                 the plan record still describes the job
+ *                                 after scontrol update's change
+ *   autosize.admin_log_ok()    -> true, missed | false: whether one more
+ *                                 sized-job line may go to slurmctld's log
  *   autosize.version
  *
  * Built without -llua: slurmctld has liblua5.1 loaded globally. Every
@@ -15,7 +20,10 @@
  * collector, whatever happens); the only state kept between calls is the
  * policy cache (lua_policy.c).
  */
+#include <pthread.h>
+#include <pwd.h>
 #include <string.h>
+#include <time.h>
 #include <lua.h>
 #include <lauxlib.h>
 #include "lua_autosize.h"
@@ -75,6 +83,31 @@ static long lua_autosize_tres(lua_State *L, int t, const char *key)
 	return autosize_tres_gpus(lua_autosize_tres_string(L, t, key));
 }
 
+/* job.uid (the submitting user) as a name, for the policy's `exempt:`;
+ * its number when the name cannot be looked up. */
+static void lua_autosize_user(lua_State *L, int t, autosize_job *job)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024];
+	double uid;
+
+	lua_getfield(L, t, "uid");
+	if (lua_type(L, -1) == LUA_TNUMBER) {
+		uid = lua_tonumber(L, -1);
+		if (uid >= 0 && uid < 4294967295.0) {
+			if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf),
+				       &found) == 0 && found &&
+			    strlen(pw.pw_name) < sizeof(job->user))
+				snprintf(job->user, sizeof(job->user), "%s",
+					 pw.pw_name);
+			else
+				snprintf(job->user, sizeof(job->user), "%.0f",
+					 uid);
+		}
+	}
+	lua_pop(L, 1);
+}
+
 /* Read the job table (or nil: nothing given) into job. Returns 0, or -1
  * with a message on the stack. */
 static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
@@ -109,6 +142,19 @@ static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 	job->het_offset = lua_autosize_number(L, t, "het_job_offset");
 	job->sockets_per_node = lua_autosize_number16(L, t,
 						      "sockets_per_node");
+	job->ntasks_per_node = lua_autosize_number16(L, t,
+						     "ntasks_per_node");
+	lua_getfield(L, t, "batch");
+	job->batch = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	lua_autosize_user(L, t, job);
+	lua_getfield(L, t, "account");
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		s = lua_tolstring(L, -1, &len);
+		if (len < sizeof(job->account) && strlen(s) == len)
+			memcpy(job->account, s, len + 1);
+	}
+	lua_pop(L, 1);
 	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");
 	job->gpus_per_job = lua_autosize_tres(L, t, "tres_per_job");
 	job->gpus_per_task = lua_autosize_tres(L, t, "tres_per_task");
@@ -198,12 +244,17 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 			lua_autosize_set_number(L, "time_limit",
 						(double)d->time_limit_min);
 		lua_autosize_set_number(L, "chained_jobs", d->chained_jobs);
+		if (d->set_tasks)
+			lua_autosize_set_number(L, "num_tasks",
+						(double)d->num_tasks);
 	}
-	lua_createtable(L, 0, 4);
+	lua_autosize_set_bool(L, "guarded", d->guarded);
+	lua_createtable(L, 0, 5);
 	lua_autosize_set_bool(L, "nodes", d->set_nodes);
 	lua_autosize_set_bool(L, "gpus", d->set_gpus);
 	lua_autosize_set_bool(L, "time", d->set_time);
 	lua_autosize_set_bool(L, "partition", d->set_partition);
+	lua_autosize_set_bool(L, "tasks", d->set_tasks);
 	lua_setfield(L, -2, "set");
 	lua_createtable(L, 0, 3);
 	lua_autosize_set_bool(L, "nodes", d->explicit_nodes);
@@ -390,8 +441,15 @@ static int lua_autosize_policy_info(lua_State *L)
 				 "policy_info");
 }
 
+/* A policy file younger than this may still be being written: the last
+ * good policy serves until it settles (load_policy's second argument,
+ * 0 to 60 s, changes it). */
+#define LUA_AUTOSIZE_SETTLE_S 2.0
+#define LUA_AUTOSIZE_SETTLE_MAX_S 60.0
+
 static int lua_autosize_load_policy(lua_State *L)
 {
+	double settle_s = LUA_AUTOSIZE_SETTLE_S;
 	char msg[AUTOSIZE_MSG_LEN * 2];
 	const char *path;
 	size_t len = 0;
@@ -409,9 +467,13 @@ static int lua_autosize_load_policy(lua_State *L)
 			       "contains NUL");
 		return 2;
 	}
+	if (lua_type(L, 2) == LUA_TNUMBER)
+		settle_s = lua_tonumber(L, 2);
+	if (!(settle_s >= 0 && settle_s <= LUA_AUTOSIZE_SETTLE_MAX_S))
+		settle_s = LUA_AUTOSIZE_SETTLE_S;
 	msg[0] = '\0';
 	/* No Lua call while the cache is locked inside. */
-	if (lua_policy_refresh(path, msg, sizeof(msg)) == 0) {
+	if (lua_policy_refresh(path, settle_s, msg, sizeof(msg)) == 0) {
 		lua_pushboolean(L, 1);
 		return 1;
 	}
@@ -440,6 +502,90 @@ static int lua_autosize_attach_record(lua_State *L)
 	return 1;
 }
 
+/*
+ * record_check(admin_comment, change): whether the plan record in a
+ * job's AdminComment still describes the job once change (a job_desc of
+ * scontrol update: partition, min_nodes, tres_per_node, time_limit;
+ * fields not changed are absent or Slurm's NO_VAL) is applied. nil when
+ * it does (or there is no record), else a few words saying what moved.
+ */
+static int lua_autosize_record_check(lua_State *L)
+{
+	const char *comment = lua_isstring(L, 1) ? lua_tostring(L, 1) : NULL;
+	char why[160], what[] = "the job's AdminComment";
+	const char *partition = NULL;
+	autosize_record rec;
+	autosize_error e;
+	long nodes, gpn, limit;
+	size_t start, n;
+
+	if (!comment || !lua_istable(L, 2) ||
+	    !autosize_record_find(comment, &start, &n) ||
+	    autosize_record_decode(comment + start, n, what, &rec, &e))
+		return 0;
+	lua_getfield(L, 2, "partition");
+	if (lua_type(L, -1) == LUA_TSTRING)
+		partition = lua_tostring(L, -1);   /* the table keeps it */
+	lua_pop(L, 1);
+	nodes = lua_autosize_number(L, 2, "min_nodes");
+	gpn = lua_autosize_tres(L, 2, "tres_per_node");
+	limit = lua_autosize_number(L, 2, "time_limit");
+	if (autosize_record_mismatch(&rec, partition, nodes,
+				     gpn >= 0 ? gpn * (nodes >= 0 ? nodes
+							: rec.nodes) : -1,
+				     why, sizeof(why))) {
+		lua_pushstring(L, why);
+		return 1;
+	}
+	if (limit != AUTOSIZE_JOB_UNSET && rec.time_limit_min > 0 &&
+	    limit != rec.time_limit_min) {
+		if (limit == AUTOSIZE_JOB_UNLIMITED)
+			snprintf(why, sizeof(why), "time limit UNLIMITED, "
+				 "planned %ld min", rec.time_limit_min);
+		else
+			snprintf(why, sizeof(why), "time limit %ld min, "
+				 "planned %ld", limit, rec.time_limit_min);
+		lua_pushstring(L, why);
+		return 1;
+	}
+	return 0;
+}
+
+/* Sized-job lines in slurmctld's log: at most this many a minute (a
+ * --test-only loop of one user plans as fast as slurmctld answers). */
+#define LUA_AUTOSIZE_LOG_BURST 60
+#define LUA_AUTOSIZE_LOG_WINDOW_S 60.0
+
+static struct {
+	pthread_mutex_t lock;
+	int ready;
+	autosize_ratelimit limit;
+} lua_log = { PTHREAD_MUTEX_INITIALIZER, 0, {0, 0, 0, 0, 0} };
+
+/* admin_log_ok() -> true, missed | false */
+static int lua_autosize_admin_log_ok(lua_State *L)
+{
+	struct timespec now;
+	long missed = 0;
+	int ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&lua_log.lock);
+	if (!lua_log.ready) {
+		autosize_ratelimit_init(&lua_log.limit, LUA_AUTOSIZE_LOG_BURST,
+					LUA_AUTOSIZE_LOG_WINDOW_S);
+		lua_log.ready = 1;
+	}
+	ok = autosize_ratelimit_take(&lua_log.limit, (double)now.tv_sec +
+				     now.tv_nsec / 1e9, &missed);
+	pthread_mutex_unlock(&lua_log.lock);
+	lua_pushboolean(L, ok);
+	if (!ok)
+		return 1;
+	lua_pushnumber(L, (double)missed);
+	return 2;
+}
+
 /* The module's hold on the policy cache ends with its Lua state. */
 static int lua_autosize_state_gc(lua_State *L)
 {
@@ -448,10 +594,12 @@ static int lua_autosize_state_gc(lua_State *L)
 }
 
 static const luaL_Reg lua_autosize_functions[] = {
+	{"admin_log_ok", lua_autosize_admin_log_ok},
 	{"attach_record", lua_autosize_attach_record},
 	{"load_policy", lua_autosize_load_policy},
 	{"plan", lua_autosize_plan},
 	{"policy_info", lua_autosize_policy_info},
+	{"record_check", lua_autosize_record_check},
 	{NULL, NULL}
 };
 

@@ -18,6 +18,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/plan.h"
 #include "autosize/policy.h"
+#include "autosize/ratelimit.h"
 
 /* Slurm's "unset" and "unlimited" for 32-bit job_desc numbers
  * (slurm.h NO_VAL, INFINITE). */
@@ -36,7 +37,10 @@
  * when there is nothing new to report, or -1 with msg filled the first
  * time a given broken version of the file is seen.
  */
-int lua_policy_refresh(const char *path, char *msg, size_t len);
+/* Load the policy at path when it changed (the files it names too); a
+ * version younger than settle_s seconds waits. 0, or -1 with msg. */
+int lua_policy_refresh(const char *path, double settle_s, char *msg,
+		       size_t len);
 
 /* Lock the cache and return the current policy: the last good one, else
  * built-in defaults; NULL only when even those could not be built (out of

@@ -5,18 +5,28 @@
  * tells whether the file changed (device, inode, size, mtime). A file that
  * fails to load keeps the last good policy; its error is reported once per
  * version of the file, so slurmctld's log gets one line per broken edit,
- * not one per job. The policy's calibration file (`calibration:`, which
- * `autosize calibrate` rewrites from cron) is a part of its version: a
- * new calibration reloads the policy, a broken one keeps the last good
- * policy and calibration. slurmctld runs job_submit.lua under its own lock; the
- * mutex here only guards against a second Lua state in the same process
- * (a plan holds it while it reads the policy).
+ * not one per job. The files the policy names (`catalog:`, `perf:`, and
+ * `calibration:`, which `autosize calibrate` rewrites from cron) are part
+ * of its version: a new version of any reloads the policy, a broken one
+ * keeps the last good policy.
+ *
+ * A file caught while it is being written must not load as a policy (a
+ * prefix of a YAML file is often valid YAML): a version whose files
+ * changed in the last settle_s seconds is not loaded yet (the last good
+ * policy serves meanwhile), and one that changes while it is read is
+ * dropped. Editors and `autosize calibrate` that rename a complete file
+ * into place are never caught at all.
+ *
+ * slurmctld runs job_submit.lua under its own lock; the mutex here only
+ * guards against a second Lua state in the same process (a plan holds it
+ * while it reads the policy).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "lua_autosize.h"
 
 /* One version of the policy file, as stat() sees it. */
@@ -28,6 +38,12 @@ typedef struct lua_policy_key {
 	struct timespec mtime;
 } lua_policy_key;
 
+/* A version of the policy: its file and the files it names. */
+typedef struct lua_policy_version {
+	lua_policy_key file;
+	lua_policy_key named[AUTOSIZE_POLICY_MAX_FILES];
+} lua_policy_version;
+
 static struct {
 	pthread_mutex_t lock;
 	int refs;                 /* Lua states that loaded the module */
@@ -36,13 +52,10 @@ static struct {
 	char path[AUTOSIZE_PATH_MAX]; /* the path asked for */
 	char source[AUTOSIZE_PATH_MAX]; /* where policy came from */
 	int have_good;
-	lua_policy_key good;      /* the version policy was loaded from */
+	lua_policy_version good;  /* the version policy was loaded from */
 	int have_bad;
-	lua_policy_key bad;       /* the last version that failed, reported */
-	lua_policy_key good_cal;  /* its calibration file's version */
-	lua_policy_key bad_cal;
-} lua_cache = { PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, "", "", 0, {0}, 0,
-		{0}, {0}, {0} };
+	lua_policy_version bad;   /* the last version that failed, reported */
+} lua_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int lua_policy_key_equal(const lua_policy_key *a,
 				const lua_policy_key *b)
@@ -81,26 +94,70 @@ static void lua_policy_fallback(void)
 	lua_cache.source[0] = '\0';
 }
 
-/* The version of the current policy's calibration file (stat_errno
- * ENOENT-like when there is none). */
-static void lua_policy_cal_stat(lua_policy_key *k)
+static int lua_policy_version_equal(const lua_policy_version *a,
+				    const lua_policy_version *b)
 {
-	const char *cal = lua_cache.policy && !lua_cache.builtin
-			  ? autosize_policy_calibration_path(lua_cache.policy)
-			  : "";
+	int i;
 
-	if (!cal[0]) {
-		memset(k, 0, sizeof(*k));
-		k->stat_errno = ENOENT;
-		return;
-	}
-	lua_policy_stat(cal, k);
+	if (!lua_policy_key_equal(&a->file, &b->file))
+		return 0;
+	for (i = 0; i < AUTOSIZE_POLICY_MAX_FILES; i++)
+		if (!lua_policy_key_equal(&a->named[i], &b->named[i]))
+			return 0;
+	return 1;
 }
 
-static int lua_policy_refresh_locked(const char *path, char *msg,
-				     size_t len)
+/* The version of path with the files policy p names (p NULL: the ones
+ * the current policy names; a file not named is ENOENT). */
+static void lua_policy_version_of(const char *path, const autosize_policy *p,
+				  lua_policy_version *v)
 {
-	lua_policy_key key, cal;
+	const char *named;
+	int i;
+
+	if (!p && !lua_cache.builtin)
+		p = lua_cache.policy;
+	lua_policy_stat(path, &v->file);
+	for (i = 0; i < AUTOSIZE_POLICY_MAX_FILES; i++) {
+		named = p ? autosize_policy_file_at(p, i) : NULL;
+		if (named) {
+			lua_policy_stat(named, &v->named[i]);
+		} else {
+			memset(&v->named[i], 0, sizeof(v->named[i]));
+			v->named[i].stat_errno = ENOENT;
+		}
+	}
+}
+
+/* 1 when a file of v changed less than settle_s seconds ago (or has a
+ * time in the future): it may still be being written. */
+static int lua_policy_version_fresh(const lua_policy_version *v,
+				    double settle_s)
+{
+	struct timespec now;
+	const lua_policy_key *k;
+	double age_s;
+	int i;
+
+	if (settle_s <= 0)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (i = -1; i < AUTOSIZE_POLICY_MAX_FILES; i++) {
+		k = i < 0 ? &v->file : &v->named[i];
+		if (k->stat_errno)
+			continue;
+		age_s = (double)(now.tv_sec - k->mtime.tv_sec) +
+			(now.tv_nsec - k->mtime.tv_nsec) / 1e9;
+		if (age_s < settle_s)
+			return 1;
+	}
+	return 0;
+}
+
+static int lua_policy_refresh_locked(const char *path, double settle_s,
+				     char *msg, size_t len)
+{
+	lua_policy_version now, after;
 	autosize_policy *fresh;
 	autosize_error e;
 
@@ -117,40 +174,49 @@ static int lua_policy_refresh_locked(const char *path, char *msg,
 		lua_cache.have_good = 0;
 		lua_cache.have_bad = 0;
 	}
-	lua_policy_stat(path, &key);
-	lua_policy_cal_stat(&cal);
+	lua_policy_version_of(path, NULL, &now);
 	if (lua_cache.have_good &&
-	    lua_policy_key_equal(&key, &lua_cache.good) &&
-	    lua_policy_key_equal(&cal, &lua_cache.good_cal)) {
+	    lua_policy_version_equal(&now, &lua_cache.good)) {
 		lua_cache.have_bad = 0;
 		return 0;
 	}
-	if (lua_cache.have_bad && lua_policy_key_equal(&key, &lua_cache.bad) &&
-	    lua_policy_key_equal(&cal, &lua_cache.bad_cal)) {
+	if (lua_cache.have_bad &&
+	    lua_policy_version_equal(&now, &lua_cache.bad)) {
 		lua_policy_fallback();
 		return 0;
 	}
+	if (lua_policy_version_fresh(&now, settle_s)) {
+		lua_policy_fallback();   /* not yet: the last good serves */
+		return 0;
+	}
 	autosize_error_clear(&e);
-	fresh = key.stat_errno ? NULL : autosize_policy_load(path, &e);
+	fresh = now.file.stat_errno ? NULL : autosize_policy_load(path, &e);
+	/* The version read: the files the new policy names, and none of
+	 * them changed while it was read. */
+	lua_policy_version_of(path, fresh, &after);
 	if (fresh) {
+		if (!lua_policy_key_equal(&now.file, &after.file) ||
+		    lua_policy_version_fresh(&after, settle_s)) {
+			autosize_policy_destroy(fresh);
+			lua_policy_fallback();
+			return 0;   /* changed under us: the next job retries */
+		}
 		autosize_policy_destroy(lua_cache.policy);
 		lua_cache.policy = fresh;
 		lua_cache.builtin = 0;
 		snprintf(lua_cache.source, sizeof(lua_cache.source), "%s",
 			 path);
-		lua_cache.good = key;
-		lua_policy_cal_stat(&lua_cache.good_cal);
+		lua_cache.good = after;
 		lua_cache.have_good = 1;
 		lua_cache.have_bad = 0;
 		return 0;
 	}
-	lua_cache.bad = key;
-	lua_cache.bad_cal = cal;
+	lua_cache.bad = now;
 	lua_cache.have_bad = 1;
 	lua_policy_fallback();
-	if (key.stat_errno)
+	if (now.file.stat_errno)
 		snprintf(e.msg, sizeof(e.msg), "%s: %s", path,
-			 strerror(key.stat_errno));
+			 strerror(now.file.stat_errno));
 	else if (!e.msg[0])
 		snprintf(e.msg, sizeof(e.msg), "%s: %s", path,
 			 autosize_strerror(e.code));
@@ -164,12 +230,13 @@ static int lua_policy_refresh_locked(const char *path, char *msg,
 	return -1;
 }
 
-int lua_policy_refresh(const char *path, char *msg, size_t len)
+int lua_policy_refresh(const char *path, double settle_s, char *msg,
+		       size_t len)
 {
 	int rc;
 
 	pthread_mutex_lock(&lua_cache.lock);
-	rc = lua_policy_refresh_locked(path, msg, len);
+	rc = lua_policy_refresh_locked(path, settle_s, msg, len);
 	pthread_mutex_unlock(&lua_cache.lock);
 	return rc;
 }

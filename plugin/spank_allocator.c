@@ -133,6 +133,7 @@ static void allocator_show(autosize_err rc)
 
 void (*autosize_spank_exit)(int status) = exit;
 int (*autosize_spank_execv)(const char *path, char *const argv[]) = execv;
+const char *autosize_spank_cmdline_path = "/proc/self/cmdline";
 
 #define ALLOCATOR_CMDLINE_MAX 65536
 #define ALLOCATOR_ARGS_MAX 1024
@@ -161,28 +162,56 @@ static int allocator_script_in_args(char *const argv[], int argc)
  * (its -N, -p, -t, GPUs) and says so, and Slurm submits nothing (exit 0).
  * Returns only when that cannot be done (then the plan is shown here).
  */
+static char allocator_cmdline_buf[ALLOCATOR_CMDLINE_MAX];
+
+/* This process's command line into allocator_cmdline_buf (NUL-separated
+ * arguments); its length, or -1. */
+static ssize_t allocator_cmdline(void)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(autosize_spank_cmdline_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, allocator_cmdline_buf, sizeof(allocator_cmdline_buf) - 1);
+	close(fd);
+	if (n <= 0 || (size_t)n >= sizeof(allocator_cmdline_buf) - 1)
+		return -1;
+	allocator_cmdline_buf[n] = '\0';
+	return n;
+}
+
+/* 1 when the command line carries --test-only (the re-run of an
+ * explain). slurmctld trusts nothing the client sends; this only keeps
+ * the plugin from calling a real submission a test. */
+static int allocator_has_test_only(void)
+{
+	ssize_t n = allocator_cmdline(), i;
+
+	for (i = 0; i < n; i += (ssize_t)strlen(allocator_cmdline_buf + i) + 1)
+		if (strcmp(allocator_cmdline_buf + i, "--test-only") == 0)
+			return 1;
+	return 0;
+}
+
 static void allocator_rerun_test_only(spank_context_t ctx)
 {
-	static char cmdline[ALLOCATOR_CMDLINE_MAX];
 	static char *argv[ALLOCATOR_ARGS_MAX + 2];
 	static char test_only[] = "--test-only";
+	char *cmdline = allocator_cmdline_buf;
 	const char *prog = program_invocation_short_name;
 	ssize_t n;
 	size_t i;
-	int fd, argc = 0;
+	int argc = 0;
 
 	if (strcmp(prog, "sbatch") != 0 && strcmp(prog, "srun") != 0)
 		return;   /* salloc has no --test-only */
 	if (getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
 		return;
-	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	n = allocator_cmdline();
+	if (n < 0)
 		return;
-	n = read(fd, cmdline, sizeof(cmdline) - 1);
-	close(fd);
-	if (n <= 0 || (size_t)n >= sizeof(cmdline) - 1)
-		return;
-	cmdline[n] = '\0';
 	argv[argc++] = cmdline;
 	argv[argc++] = test_only;
 	for (i = 0; i + 1 < (size_t)n && argc < ALLOCATOR_ARGS_MAX; i++)
@@ -245,7 +274,8 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 		return 0;
 	}
 	/* The --test-only re-run of an explain: slurmctld shows the plan. */
-	if (explain && getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
+	if (explain && getenv(AUTOSIZE_ENV_EXPLAIN_RERUN) &&
+	    allocator_has_test_only())
 		spank_job_control_setenv(sp, AUTOSIZE_ENV_EXPLAIN, "test-only",
 					 1);
 	autosize_error_clear(&err);
@@ -271,8 +301,7 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	if (!explain || getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
 		return 0;   /* slurmctld plans the job as it will run */
 	policy = autosize_spank_policy_load(cfg->policy, &err);
-	if (policy && autosize_policy_defaults(policy)->mode ==
-		      AUTOSIZE_MODE_OFF) {
+	if (policy && autosize_policy_is_off(policy)) {
 		slurm_info("autosize: autosize is off on this cluster (policy "
 			   "mode: off): jobs are not sized");
 		rv = allocator_explain_done(0);

@@ -72,6 +72,9 @@ void autosize_spank_allocator_exit(void);
  * would be queued. Variables so that the unit tests can watch them. */
 extern void (*autosize_spank_exit)(int status);
 extern int (*autosize_spank_execv)(const char *path, char *const argv[]);
+/* Where the allocator reads its own command line (tests point it at a
+ * file). */
+extern const char *autosize_spank_cmdline_path;
 /* Set in the environment of the --test-only re-run (no second re-run). */
 #define AUTOSIZE_ENV_EXPLAIN_RERUN "AUTOSIZE_EXPLAIN_RERUN"
 /* Sent to slurmctld by that re-run: explain is a test-only request. */
@@ -92,11 +95,17 @@ void autosize_spank_remote_exit(void);
  * AUTOSIZE_REPORT later). NULL, warned on the job's stderr, when there is
  * none: never a reason to fail the step. The string lives until
  * autosize_spank_job_dir_exit (the step's end, after the step removed its
- * own files), which removes the folder when it is empty, and at the end
- * of the batch step (the job's) with all that is in it.
+ * own files). The folder lives as long as the job: every step of the job
+ * on this node (a preparatory srun, the training step, the batch shell
+ * after them) shares it, and the job's epilog removes it with all that
+ * is in it (autosize_spank_job_dir_remove).
  */
 const char *autosize_spank_job_dir(spank_t sp);
 void autosize_spank_job_dir_exit(void);
+/* The job's end on this node (job epilog, as root): remove the job's
+ * folders here (autosize-JOBID-*, private to the job's user; one level of
+ * content, never through a link). Warns nothing, fails nothing. */
+void autosize_spank_job_dir_remove(spank_t sp);
 /* Remove name from the job's folder when it is still the regular file
  * dev/ino: through the folder opened without following a link and
  * checked to be the very one made or found (slurm_spank_exit runs as

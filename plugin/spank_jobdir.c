@@ -11,10 +11,11 @@
  * user planted under a predictable name is never used, so it cannot break
  * the job.
  *
- * Cleaning up: each step removes its own files (spank_remote.c), then the
- * folder when it is empty, so the last step on a node removes it while
- * steps that run at the same time keep theirs. The end of the batch step
- * is the end of the job: it removes the folder with what is left in it.
+ * Cleaning up: each step removes its own files (spank_remote.c); the
+ * folder is the job's, shared by all its steps on the node (the report a
+ * training step wrote is read at the batch script's end, and the batch
+ * shell may append to it after an srun), so only the job's end removes
+ * it: the job epilog, on every node of the job.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,7 +33,6 @@
 static struct jobdir_context {
 	char path[AUTOSIZE_PATH_MAX];
 	int known;       /* path is the job's folder */
-	int job_ends;    /* the batch step: its end is the job's */
 	dev_t dev;
 	ino_t ino;
 } jobdir;
@@ -132,14 +132,13 @@ const char *autosize_spank_job_dir(spank_t sp)
 {
 	const autosize_spank_config *cfg = autosize_spank_config_get();
 	char prefix[64];
-	uint32_t job_id, step_id;
+	uint32_t job_id;
 	uid_t uid;
 	gid_t gid;
 
 	if (jobdir.known)
 		return jobdir.path;
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    jobdir_owner(sp, &uid, &gid) != 0) {
 		autosize_spank_warn("cannot read the job id "
 				"and user: no job folder");
@@ -150,7 +149,6 @@ const char *autosize_spank_job_dir(spank_t sp)
 	    jobdir_create(cfg->tmpdir, prefix, uid, gid) != 0)
 		return NULL;
 	jobdir.known = 1;
-	jobdir.job_ends = step_id == AUTOSIZE_SPANK_STEP_BATCH;
 	return jobdir.path;
 }
 
@@ -226,11 +224,30 @@ static void jobdir_empty(void)
 
 void autosize_spank_job_dir_exit(void)
 {
-	if (jobdir.known) {
-		if (jobdir.job_ends)
-			jobdir_empty();
-		/* Only when empty: other steps' files keep it. */
-		(void)rmdir(jobdir.path);
+	memset(&jobdir, 0, sizeof(jobdir));
+}
+
+void autosize_spank_job_dir_remove(spank_t sp)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	char prefix[64];
+	uint32_t job_id;
+	uid_t uid;
+	gid_t gid;
+	int i;
+
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    jobdir_owner(sp, &uid, &gid) != 0)
+		return;
+	snprintf(prefix, sizeof(prefix), JOBDIR_PREFIX "%u-", job_id);
+	/* Each pass removes one (steps racing at the first use of a node
+	 * can leave two); bounded. */
+	for (i = 0; i < 8 && jobdir_find(cfg->tmpdir, prefix, uid) == 0;
+	     i++) {
+		jobdir.known = 1;
+		jobdir_empty();
+		if (rmdir(jobdir.path) != 0)
+			break;
 	}
 	memset(&jobdir, 0, sizeof(jobdir));
 }

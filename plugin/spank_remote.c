@@ -69,6 +69,8 @@ static struct plugin_context {
 	int written;                 /* path is a file we wrote */
 	dev_t written_dev;
 	ino_t written_ino;
+	int have_record;             /* record: slurmctld's plan */
+	autosize_record record;
 } context;
 
 /* At the end of the step (as root), remove the DeepSpeed file this step
@@ -403,8 +405,27 @@ static int remote_export(spank_t sp)
 	return rv ? -1 : 0;
 }
 
+/* slurmctld's plan for a batch job (AUTOSIZE_RECORD, which job_submit.lua
+ * puts in the batch job's environment, and srun steps inherit): 0 when
+ * there is one that reads. */
+static int remote_record(spank_t sp)
+{
+	char what[] = "AUTOSIZE_RECORD";
+	autosize_error e;
+
+	if (remote_getenv(sp, what, context.value, sizeof(context.value)) ||
+	    strncmp(context.value, AUTOSIZE_RECORD_PREFIX,
+		    strlen(AUTOSIZE_RECORD_PREFIX)) != 0 ||
+	    autosize_record_decode(context.value, strlen(context.value), what,
+				   &context.record, &e) != AUTOSIZE_OK)
+		return -1;
+	context.have_record = 1;
+	return 0;
+}
+
 /* Where the plan runs: the job's partition when the policy knows it,
- * else the GPU hwloc identified, else the policy's default. */
+ * else the GPU hwloc identified, else the GPU of slurmctld's plan, else
+ * the policy's default. */
 static int remote_where(spank_t sp, const autosize_policy *policy)
 {
 	char part[AUTOSIZE_PART_NAME_MAX];
@@ -423,6 +444,11 @@ static int remote_where(spank_t sp, const autosize_policy *policy)
 				 "%s", g->name);
 			return 0;
 		}
+	}
+	if (context.have_record && context.record.gpu[0]) {
+		snprintf(context.req.gpu, sizeof(context.req.gpu), "%s",
+			 context.record.gpu);
+		return 0;
 	}
 	if (autosize_policy_partition_count(policy) > 0)
 		return 0;
@@ -455,6 +481,11 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 	}
 	if (remote_model(sp) != 0 || remote_where(sp, policy) != 0)
 		return -1;
+	/* The allocation slurmctld planned: its layout, whatever policy
+	 * this node holds. */
+	if (context.have_record && nodes == context.record.nodes &&
+	    gpn == context.record.gpus_per_node)
+		autosize_record_pin(&context.record, &context.req);
 	/* The allocation is fixed: search only the layout on it. */
 	context.req.nodes = nodes;
 	context.req.gpus_per_node = gpn;
@@ -543,7 +574,22 @@ int autosize_spank_remote_user_init(spank_t sp)
 		return 0;
 	}
 	remote_clear(sp);
+	context.have_record = remote_record(sp) == 0;
 	policy = autosize_spank_policy_load(cfg->policy, &err);
+	if (!policy && context.have_record) {
+		/* slurmctld decided with the policy it had: lay out its
+		 * plan with the built-in defaults. */
+		autosize_spank_warn("%s: no GPU check; the layout is "
+				    "slurmctld's plan", err.msg);
+		policy = autosize_policy_default(&err);
+		if (policy) {
+			allocated = remote_getint(sp, "SLURM_GPUS_ON_NODE",
+						  64);
+			if (allocated > 0)
+				(void)remote_layout(sp, policy, allocated);
+			goto out;
+		}
+	}
 	if (!policy) {
 		autosize_spank_warn("%s: no GPU check, no layout", err.msg);
 		return 0;

@@ -17,11 +17,20 @@
  * AdminComment needs an operator, which root on a Slurm node is; an
  * update of a running job reaches slurmdbd with the job's record, so
  * `sacct -o AdminComment` and `autosize calibrate --sacct` see it.
+ *
+ * A job that ended before its batch script (its time limit, scancel) no
+ * longer takes updates in slurmctld, and those are the jobs calibration
+ * most needs to see (the slow ones). Their figures go into the
+ * accounting record instead (`sacctmgr modify job ... set
+ * AdminComment=`, root is a slurmdbd admin), once sacct shows the job
+ * ended: slurmctld's end record carries the old AdminComment and would
+ * otherwise write it over ours.
  * Nothing here fails a step: every problem is a warning at most.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +52,14 @@ static const char *const report_scontrol[] = {
 static const char *const report_squeue[] = {
 	"/usr/bin/squeue", "/usr/local/bin/squeue", NULL
 };
+static const char *const report_sacct[] = {
+	"/usr/bin/sacct", "/usr/local/bin/sacct", NULL
+};
+static const char *const report_sacctmgr[] = {
+	"/usr/bin/sacctmgr", "/usr/local/bin/sacctmgr", NULL
+};
+/* How long to wait for accounting to hold a job's end (seconds). */
+#define REPORT_END_WAIT_S 15
 
 /* The report's path on this node, or NULL. */
 static const char *report_path(spank_t sp, char *buf, size_t len)
@@ -72,7 +89,7 @@ static int report_active(void)
 	if (r.job_mode == AUTOSIZE_JOB_OFF)
 		return 0;
 	p = autosize_spank_policy_load(cfg->policy, &e);
-	off = !p || autosize_policy_defaults(p)->mode == AUTOSIZE_MODE_OFF;
+	off = autosize_policy_is_off(p);
 	autosize_policy_destroy(p);
 	return !off;
 }
@@ -129,16 +146,18 @@ static int report_read(uid_t uid, char **text, size_t *len, int *partial)
 	return 0;
 }
 
-/* Run a Slurm command (one of the paths in exes) with args (no shell);
+/* Run a Slurm command (one of the paths in exes) with the arguments after
+ * len, a NULL-ended list of at most 8 strings (no shell);
  * its stdout into out (may be NULL). Killed after REPORT_TIMEOUT_S. 0
  * when it exited 0. */
-static int report_slurm_run(const char *const exes[], char *const args[],
-			    char *out, size_t len)
+static int report_slurm_run(const char *const exes[], char *out, size_t len,
+			    ...)
 {
-	const char *exe = NULL;
-	char *argv[8];
+	const char *exe = NULL, *arg;
+	char *argv[10];
 	int fd[2], status = -1, i;
 	size_t used = 0;
+	va_list ap;
 	time_t end;
 	pid_t pid;
 
@@ -153,10 +172,13 @@ static int report_slurm_run(const char *const exes[], char *const args[],
 	}
 	if (pipe(fd) != 0)
 		return -1;
+	/* execv takes char *const[] but writes nothing through it. */
 	argv[0] = (char *)exe;
-	for (i = 0; args[i] && i < 6; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
+	va_start(ap, len);
+	for (i = 1; i < 9 && (arg = va_arg(ap, const char *)) != NULL; i++)
+		argv[i] = (char *)arg;
+	va_end(ap);
+	argv[i] = NULL;
 	pid = fork();
 	if (pid < 0) {
 		close(fd[0]);
@@ -212,23 +234,15 @@ static int report_slurm_run(const char *const exes[], char *const args[],
  * without the line's end. 0, or -1 (no job, too long). */
 static int report_admin_comment(const char *id, char *comment, size_t len)
 {
-	char noheader[] = "-h", all[] = "-a", job_arg[] = "-j";
-	char format_arg[] = "-O", field[] = "admin_comment:0";
-	char *args[7], *show;
+	char *show;
 	size_t n;
 	int rc = -1;
 
 	show = malloc(REPORT_SHOW_MAX);
 	if (!show)
 		return -1;
-	args[0] = noheader;
-	args[1] = all;
-	args[2] = job_arg;
-	args[3] = (char *)id;
-	args[4] = format_arg;
-	args[5] = field;
-	args[6] = NULL;
-	if (report_slurm_run(report_squeue, args, show, REPORT_SHOW_MAX) == 0) {
+	if (report_slurm_run(report_squeue, show, REPORT_SHOW_MAX, "-h", "-a",
+			     "-j", id, "-O", "admin_comment:0", NULL) == 0) {
 		n = strlen(show);
 		if (n > 0 && show[n - 1] == '\n')
 			show[--n] = '\0';
@@ -241,11 +255,47 @@ static int report_admin_comment(const char *id, char *comment, size_t len)
 	return rc;
 }
 
+/* 1 when accounting holds the job's end (sacct's state is not one of a
+ * job still on its nodes). */
+static int report_job_ended(const char *id)
+{
+	char state[256];
+
+	if (report_slurm_run(report_sacct, state, sizeof(state), "-n", "-P",
+			     "-X", "-j", id, "-o", "State", NULL) != 0 ||
+	    !state[0])
+		return 0;
+	return strncmp(state, "PENDING", 7) != 0 &&
+	       strncmp(state, "RUNNING", 7) != 0 &&
+	       strncmp(state, "REQUEUED", 8) != 0 &&
+	       strncmp(state, "RESIZING", 8) != 0 &&
+	       strncmp(state, "SUSPENDED", 9) != 0;
+}
+
+/* The AdminComment of a job slurmctld has ended, in its accounting
+ * record. 0, or -1. */
+static int report_attach_accounting(const char *id, const char *comment)
+{
+	char jobid_arg[48], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
+	int waited_s;
+
+	for (waited_s = 0; !report_job_ended(id); waited_s++) {
+		if (waited_s >= REPORT_END_WAIT_S)
+			return -1;
+		sleep(1);
+	}
+	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%s", id);
+	snprintf(assign, sizeof(assign), "AdminComment=%s", comment);
+	return report_slurm_run(report_sacctmgr, NULL, 0, "-i", "modify",
+				"job", "where", jobid_arg, "set", assign,
+				NULL);
+}
+
 /* The measured figures into the job's AdminComment. */
 static void report_attach(uint32_t job_id, const char *text, size_t len,
 			  int partial)
 {
-	char id[32], upd[] = "update", *args[4];
+	char id[32];
 	char comment[AUTOSIZE_ADMIN_COMMENT_MAX], token[AUTOSIZE_RECORD_MAX];
 	char what[64], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
 	char newc[AUTOSIZE_ADMIN_COMMENT_MAX], jobid_arg[48];
@@ -272,14 +322,15 @@ static void report_attach(uint32_t job_id, const char *text, size_t len,
 		return;
 	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%u", job_id);
 	snprintf(assign, sizeof(assign), "AdminComment=%s", newc);
-	args[0] = upd;
-	args[1] = jobid_arg;
-	args[2] = assign;
-	args[3] = NULL;
-	if (report_slurm_run(report_scontrol, args, NULL, 0) != 0)
-		autosize_spank_warn("AUTOSIZE_REPORT: scontrol update of job "
-				    "%u's AdminComment failed: measured "
-				    "figures not kept", job_id);
+	if (report_slurm_run(report_scontrol, NULL, 0, "update", jobid_arg,
+			     assign, NULL) == 0)
+		return;
+	/* Ended already (time limit, scancel): the accounting record. */
+	if (report_attach_accounting(id, newc) != 0)
+		autosize_spank_warn("AUTOSIZE_REPORT: neither scontrol update "
+				    "nor sacctmgr modify of job %u's "
+				    "AdminComment worked: measured figures "
+				    "not kept", job_id);
 }
 
 int autosize_spank_report_task_exit(spank_t sp)

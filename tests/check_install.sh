@@ -1,5 +1,5 @@
 #!/bin/sh
-# make install / make uninstall (issue 12): every file where Slurm and the
+# make install / make uninstall: every file where Slurm and the
 # admin look for it; the Makefile's folders reach job_submit.lua, the
 # plugstack line, the man pages and the CLI's default policy; a second
 # install keeps an edited policy and says so; uninstall removes what

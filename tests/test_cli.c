@@ -241,7 +241,7 @@ static void test_bad_input_exit_2(void **state)
 		{"--train-mode=sft", "--model-params=7e9", "--train-mode"},
 		{"--bogus=1", NULL, "--bogus"},
 		{"--model=/nonexistent/config.json", NULL, "/nonexistent"},
-		/* issue 11: inputs read the way people write them */
+		/* inputs read the way people write them */
 		{"--model-params=70", NULL, "did you mean 70B?"},
 		{"--train-batch=4M", "--model-params=7e9", "4Mtok"},
 		{"--partition=h100", "--model-params=7e9",
@@ -267,7 +267,7 @@ static void test_bad_input_exit_2(void **state)
 	}
 }
 
-/* issue 11: 8k is 8192, a token batch is whole sequences, a bare
+/* 8k is 8192, a token batch is whole sequences, a bare
  * --train-time under an hour and --train-tokens under one step warn. */
 static void test_inputs_as_written(void **state)
 {

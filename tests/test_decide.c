@@ -38,6 +38,39 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The testbed policy with its first `from` replaced by `to`. */
+static autosize_policy *policy_edit(const char *from, const char *to)
+{
+	char text[16384], out[17000];
+	autosize_policy *p;
+	autosize_error e;
+	const char *at;
+	size_t n;
+	FILE *f = fopen(TESTBED_POLICY, "r");
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	at = strstr(text, from);
+	assert_non_null(at);
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - text), text, to,
+		 at + strlen(from));
+	p = autosize_policy_parse(out, strlen(out), "edited policy", ".", &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	return p;
+}
+
+/* The testbed policy with lines added under `defaults:`. */
+static autosize_policy *policy_with_defaults(const char *lines)
+{
+	char to[512];
+
+	snprintf(to, sizeof(to), "defaults:\n  %s", lines);
+	return policy_edit("defaults:\n", to);
+}
+
 /* Decide a 70B x 1B-token job with extra env entries (NULL-ended). */
 static void decide_70b(const autosize_policy *p, const char *extra)
 {
@@ -68,6 +101,84 @@ static void test_rewrite_within_limits(void **state)
 	assert_true(fx.d.nodes >= 1 && fx.d.nodes <= 4);
 	assert_true(fx.d.evaluated > 0 &&
 		    fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+}
+
+/* The guards hold on every path that changes a job: rewrite and explain
+ * (a client may send explain's test-only marker with a real job). */
+static void test_guards_every_path(void **state)
+{
+	const char *paths[] = {NULL, P "autosize=explain",
+			       P "autosize=rewrite"};
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		/* srun -n 1: fewer tasks than the planned nodes. */
+		autosize_job_init(&fx.job);
+		fx.job.num_tasks = 1;
+		decide_70b(fx.pol, paths[i]);
+		assert_true(fx.d.nodes >= 2);
+		assert_true(fx.d.action == AUTOSIZE_ACTION_REWRITE ||
+			    fx.d.action == AUTOSIZE_ACTION_EXPLAIN);
+		assert_int_equal(fx.d.guarded, 1);
+		assert_false(fx.d.set_nodes || fx.d.set_gpus ||
+			     fx.d.set_time || fx.d.set_partition ||
+			     fx.d.set_tasks);
+		assert_string_equal(fx.d.record, "");
+		assert_non_null(strstr(fx.d.message, "not resized"));
+		/* srun -n 64: enough tasks, resized. */
+		fx.job.num_tasks = 64;
+		decide_70b(fx.pol, paths[i]);
+		assert_int_equal(fx.d.guarded, 0);
+		assert_true(fx.d.set_nodes && !fx.d.set_tasks);
+		/* A batch job's tasks follow its nodes. */
+		autosize_job_init(&fx.job);
+		fx.job.batch = 1;
+		fx.job.num_tasks = 1;
+		decide_70b(fx.pol, paths[i]);
+		assert_int_equal(fx.d.guarded, 0);
+		assert_true(fx.d.set_nodes && fx.d.set_tasks);
+		assert_int_equal(fx.d.num_tasks, fx.d.nodes);
+		fx.job.ntasks_per_node = 2;
+		fx.job.num_tasks = 2;
+		decide_70b(fx.pol, paths[i]);
+		assert_true(fx.d.set_tasks);
+		assert_int_equal(fx.d.num_tasks, 2L * fx.d.nodes);
+		fx.job.ntasks_per_node = AUTOSIZE_JOB_UNSET;
+		fx.job.num_tasks = 1000;
+		decide_70b(fx.pol, paths[i]);
+		assert_false(fx.d.set_tasks);
+	}
+}
+
+/* The record of a decision against what the scheduler gave the job. */
+static void test_record_mismatch(void **state)
+{
+	autosize_record rec;
+	autosize_error e;
+	char why[128];
+	long gpus;
+
+	autosize_job_init(&fx.job);
+	fx.job.batch = 1;
+	decide_70b(fx.pol, NULL);
+	assert_int_equal(autosize_record_decode(fx.d.record,
+						strlen(fx.d.record), "test",
+						&rec, &e), AUTOSIZE_OK);
+	gpus = (long)fx.d.nodes * fx.d.gpus_per_node;
+	assert_int_equal(autosize_record_mismatch(&rec, fx.d.partition,
+						  fx.d.nodes, gpus, why,
+						  sizeof(why)), 0);
+	assert_int_equal(autosize_record_mismatch(&rec, NULL, -1, -1, why,
+						  sizeof(why)), 0);
+	assert_int_equal(autosize_record_mismatch(&rec, "small", fx.d.nodes,
+						  gpus, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "partition small"));
+	assert_int_equal(autosize_record_mismatch(&rec, fx.d.partition,
+						  fx.d.nodes + 1, -1, why,
+						  sizeof(why)), 1);
+	assert_int_equal(autosize_record_mismatch(&rec, "", -1, gpus / 2,
+						  why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "GPUs"));
 }
 
 /* Issue 8: -N 10000000 under keep is refused before any search at that
@@ -138,15 +249,122 @@ static void test_partition_list_deduplicated(void **state)
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
 }
 
+/* A job that may run outside the policy's partitions: left as submitted
+ * and told (other_partitions: leave, the default), or refused (refuse). */
 static void test_unknown_partition_in_list(void **state)
 {
+	static const char refuse[] =
+		"other_partitions: refuse\n";
+	autosize_policy *p;
+
 	autosize_job_init(&fx.job);
 	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu,nope");
 	decide_70b(fx.pol, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_int_equal(fx.d.has_plan, 0);
+	assert_false(fx.d.set_nodes || fx.d.set_gpus || fx.d.set_time);
+	assert_non_null(strstr(fx.d.message, "'nope'"));
+	assert_non_null(strstr(fx.d.message, "autosize partitions: gpu"));
+	p = policy_with_defaults(refuse);
+	decide_70b(p, NULL);
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
 	assert_string_equal(fx.d.reason, "input");
 	assert_non_null(strstr(fx.d.message, "'nope'"));
-	assert_non_null(strstr(fx.d.message, "autosize partitions: gpu"));
+	autosize_policy_destroy(p);
+}
+
+/* The nodes lay out what slurmctld decided: a request pinned from the
+ * plan record, planned under the built-in defaults (a node whose policy
+ * is broken), gets the record's layout back, for models that take
+ * different layouts. */
+static void test_record_pin_round_trip(void **state)
+{
+	static const char *const models[][2] = {
+		{"70e9", "1e9"}, {"7e9", "2e9"}, {"13e9", "1e11"},
+	};
+	autosize_policy *builtin;
+	autosize_request r;
+	autosize_plan pl;
+	autosize_record rec;
+	autosize_error e;
+	char mp[64], mt[64];
+	const char *env[2];
+	size_t i;
+
+	builtin = autosize_policy_default(&e);
+	assert_non_null(builtin);
+	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		snprintf(mp, sizeof(mp), P "model_params=%s", models[i][0]);
+		snprintf(mt, sizeof(mt), P "train_tokens=%s", models[i][1]);
+		env[0] = mp;
+		env[1] = mt;
+		autosize_job_init(&fx.job);
+		fx.job.batch = 1;
+		autosize_decide(fx.pol, env, 2, &fx.job, fx.w, &fx.d);
+		assert_true(fx.d.record[0] != '\0');
+		assert_int_equal(autosize_record_decode(fx.d.record,
+				 strlen(fx.d.record), "test", &rec, &e),
+				 AUTOSIZE_OK);
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model-params",
+				 models[i][0], &e), AUTOSIZE_OK);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+				 models[i][1], &e), AUTOSIZE_OK);
+		assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+		autosize_record_pin(&rec, &r);
+		assert_int_equal(autosize_plan_compute(builtin, &r, &pl, &e),
+				 AUTOSIZE_OK);
+		assert_int_equal(pl.nodes, rec.nodes);
+		assert_int_equal(pl.gpus_per_node, rec.gpus_per_node);
+		assert_int_equal(pl.tp, rec.tp);
+		assert_int_equal(pl.pp, rec.pp);
+		assert_int_equal(pl.dp, rec.dp);
+		assert_int_equal(pl.zero_stage, rec.zero_stage);
+		assert_int_equal(pl.micro_batch, rec.micro_batch);
+		assert_int_equal((int)pl.recompute, rec.recompute);
+		assert_int_equal(pl.vp > 1 ? pl.vp : 0, rec.vp);
+	}
+	autosize_policy_destroy(builtin);
+}
+
+/* Admins turn sizing off for a partition, or for users and accounts. */
+static void test_partition_mode_and_exempt(void **state)
+{
+	autosize_policy *p = policy_edit("name: small", "name: small\n"
+					 "    mode: off");
+
+	/* small is off: a job that may use only small is left alone */
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "small");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.has_options, 1);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "");
+	assert_string_equal(fx.d.record, "");
+	/* gpu keeps the default mode */
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "gpu");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	autosize_policy_destroy(p);
+	/* exempt users and accounts: never touched */
+	p = policy_edit("partitions:", "exempt:\n  users: [alice, \"1234\"]\n"
+			"  accounts: [ops]\npartitions:");
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.user, sizeof(fx.job.user), "alice");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "");
+	snprintf(fx.job.user, sizeof(fx.job.user), "1234");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	snprintf(fx.job.user, sizeof(fx.job.user), "bob");
+	snprintf(fx.job.account, sizeof(fx.job.account), "ops");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	snprintf(fx.job.account, sizeof(fx.job.account), "research");
+	decide_70b(p, NULL);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	autosize_policy_destroy(p);
 }
 
 /* Issue 8: GPUs per task / socket are an explicit size, never
@@ -414,6 +632,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_options_untouched),
 		cmocka_unit_test(test_rewrite_within_limits),
+		cmocka_unit_test(test_guards_every_path),
+		cmocka_unit_test(test_record_mismatch),
+		cmocka_unit_test(test_partition_mode_and_exempt),
+		cmocka_unit_test(test_record_pin_round_trip),
 		cmocka_unit_test(test_huge_explicit_nodes_refused),
 		cmocka_unit_test(test_partition_list_deduplicated),
 		cmocka_unit_test(test_unknown_partition_in_list),

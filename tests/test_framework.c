@@ -4,25 +4,10 @@
  */
 #include "testutil.h"
 #include "autosize.h"
+#include "catalog_fixture.h"
 #include "framework.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-static autosize_catalog *catalog;
-
-static int setup(void **state)
-{
-	autosize_error e;
-
-	catalog = autosize_catalog_default(&e);
-	return catalog ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	autosize_catalog_destroy(catalog);
-	return 0;
-}
 
 static void job_for(sizing_job *job, autosize_model *m,
 		    autosize_partition *part, autosize_framework f)
@@ -782,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_vp_group),
 	};
 
-	return cmocka_run_group_tests_name("framework", tests, setup,
-					   teardown);
+	return cmocka_run_group_tests_name("framework", tests,
+					   catalog_setup,
+					   catalog_teardown);
 }

@@ -5,22 +5,7 @@
 #include <ctype.h>
 #include "testutil.h"
 #include "autosize.h"
-
-static autosize_catalog *catalog;
-
-static int setup(void **state)
-{
-	autosize_error e;
-
-	catalog = autosize_catalog_default(&e);
-	return catalog ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	autosize_catalog_destroy(catalog);
-	return 0;
-}
+#include "catalog_fixture.h"
 
 /* 70B on 2 x 8 H100: TP 8, PP 2, ZeRO-1, full recompute. */
 static void plan_70b(autosize_plan *p, autosize_request *r)
@@ -1010,5 +995,6 @@ int main(void)
 		cmocka_unit_test(test_first_host),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, catalog_setup,
+				      catalog_teardown);
 }

@@ -1,5 +1,5 @@
 /* Unit tests: number, duration, fraction and choice parsers, and how the
- * options read what people write (issue 11). */
+ * options read what people write. */
 #include "testutil.h"
 #include "autosize.h"
 

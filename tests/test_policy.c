@@ -64,7 +64,7 @@ static void check_part(const autosize_partition *p, const char *name,
 	assert_string_equal(p->currency, "USD");
 }
 
-/* The defaults README.md and etc/autosize.yaml document. */
+/* The defaults doc/users.md and etc/autosize.yaml document. */
 static void assert_documented_defaults(const autosize_defaults *d)
 {
 	assert_int_equal(d->mode, AUTOSIZE_MODE_REWRITE);

@@ -83,8 +83,8 @@ static void test_every_preset_params(void **state)
 		assert_true(m.params_published > 0);
 		assert_true(m.params_active > 0);
 		assert_true(m.params_active <= m.params);
-		/* every preset knows its positions (issue 11: longer
-		 * sequences warn, the default stays within them) */
+		/* every preset knows its positions (longer sequences
+		 * warn, the default stays within them) */
 		assert_true(m.max_positions >= 1024);
 		ratio = m.params / m.params_published;
 		if (fabs(ratio - 1) > 0.03)

@@ -13,7 +13,7 @@
 #define PLANTEST_WHAT "rent.yaml"
 #include "plantest.h"
 
-/* A site that rents H100s like the seed articles' market: 6.00 per
+/* A site that rents H100s as rental markets price them: 6.00 per
  * GPU-hour, whole nodes 15% cheaper (40.80 per node-hour), 7.50 below
  * 8 GPUs, 00:00-08:00 at 40% off, 10% off from a week and 20% from a
  * month, a 5% fee. */

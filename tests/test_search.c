@@ -334,9 +334,8 @@ static void test_fixed_and_pinned(void **state)
 			 p.global_batch);
 }
 
-/* Memory reserve: no plan past (1 - reserve) of the GPU's memory. */
-/* Issue 11: a batch the user gave is the plan's batch; the default one is
- * a round count the layout divides. */
+/* A batch the user gave is the plan's batch; the default one is a round
+ * count the layout divides. */
 static void test_global_batch(void **state)
 {
 	const char *const pinned[] = {"model-params", "7e9", "gpu", "h100",
@@ -359,7 +358,7 @@ static void test_global_batch(void **state)
 	assert_int_equal(p.global_batch % (p.dp * p.micro_batch), 0);
 }
 
-/* Issue 11: a batch too small for the GPUs is said, with a batch that
+/* A batch too small for the GPUs is said, with a batch that
  * would feed them (2T tokens: at 2 micro-batches on 16 stages nothing
  * interleaves, and 15.6T would pass the 180-day limit). */
 static void test_batch_starved_pipeline(void **state)
@@ -580,7 +579,7 @@ static void test_precision_advice(void **state)
 }
 
 /* Megatron can run every pipeline the search picks: its stage split
- * exists for the layers, pp and interleaving (launch notes, issue 11). */
+ * exists for the layers, pp and interleaving (launch notes). */
 static void test_megatron_split_exists(void **state)
 {
 	static const char *const layers[] = {"19", "23", "30", "61", "95",
@@ -606,8 +605,8 @@ static void test_megatron_split_exists(void **state)
 	}
 }
 
-/* Issue 11: a pinned TP that does not divide the GPUs per node or the
- * heads is refused, naming why. */
+/* A pinned TP that does not divide the GPUs per node or the heads is
+ * refused, naming why. */
 static void test_tp_pin_checked(void **state)
 {
 	const char *const three[] = {"model-params", "13e9", "gpu",
@@ -634,6 +633,7 @@ static void test_tp_pin_checked(void **state)
 	assert_int_equal(p.tp, 4);
 }
 
+/* Memory reserve: no plan past (1 - reserve) of the GPU's memory. */
 static void test_memory_reserve_holds(void **state)
 {
 	static const char *const reserves[] = {"0", "0.2", "0.5"};

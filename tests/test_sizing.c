@@ -3,26 +3,11 @@
  */
 #include "testutil.h"
 #include "autosize.h"
+#include "catalog_fixture.h"
 #include "sizing.h"
 #include "comm.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-static autosize_catalog *catalog;
-
-static int setup(void **state)
-{
-	autosize_error e;
-
-	catalog = autosize_catalog_default(&e);
-	return catalog ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	autosize_catalog_destroy(catalog);
-	return 0;
-}
 
 static void job_for(sizing_job *job, const autosize_model *m,
 		    autosize_partition *part, const char *gpu)
@@ -278,8 +263,6 @@ static void test_flops(void **state)
 		    < 1e-6 * f);
 }
 
-/* Time terms move the right way: a slower network, a deeper pipeline
- * with few micro-batches, tensor parallelism across nodes. */
 /* Partial recomputation (Megatron's block method): recomputing half a
  * stage's layers lands between none and all, in memory and in time, and
  * its recomputed work is half of full recomputation's. */
@@ -456,6 +439,8 @@ static void test_fsdp_phases(void **state)
 	assert_true(t_fast.dp_comm_s < t.dp_comm_s / 2);
 }
 
+/* Time terms move the right way: a slower network, a deeper pipeline
+ * with few micro-batches, tensor parallelism across nodes. */
 static void test_time_terms(void **state)
 {
 	autosize_model m;
@@ -513,5 +498,6 @@ int main(void)
 		cmocka_unit_test(test_time_terms),
 	};
 
-	return cmocka_run_group_tests_name("sizing", tests, setup, teardown);
+	return cmocka_run_group_tests_name("sizing", tests, catalog_setup,
+					   catalog_teardown);
 }

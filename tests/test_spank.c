@@ -328,7 +328,7 @@ static int infos_contain(const char *text)
 /* ---- option registration and validation -------------------------------- */
 
 /* The options the core's table offers to sbatch: each one registered
- * (the architecture and expert options too, issue 11); their count. */
+ * (the architecture and expert options too); their count. */
 static int table_spank_options(void)
 {
 	const autosize_option *t;
@@ -499,16 +499,39 @@ static void test_explain(void **state)
 	program_invocation_short_name = (char *)saved;
 	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
 	assert_string_equal(stub.exec_arg1, "--test-only");
-	/* the re-run itself tells slurmctld and prints nothing */
-	setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1);
-	assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
-	assert_int_equal(give("model-params", "7e9"), 0);
-	assert_int_equal(give("autosize", "explain"), 0);
-	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
-	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
-				     AUTOSIZE_ENV_EXPLAIN), "test-only");
-	assert_int_equal(stub.n_infos + stub.n_errors, 0);
+	/* the re-run itself (--test-only on its command line) tells
+	 * slurmctld and prints nothing */
+	{
+		static const char line[] = "srun\0--test-only\0hostname";
+		char path[] = "/tmp/autosize-cmdline.XXXXXX";
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, line, sizeof(line)),
+				 (ssize_t)sizeof(line));
+		close(fd);
+		autosize_spank_cmdline_path = path;
+		setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1);
+		assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
+		assert_int_equal(give("model-params", "7e9"), 0);
+		assert_int_equal(give("autosize", "explain"), 0);
+		assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+		assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
+					     AUTOSIZE_ENV_EXPLAIN),
+				    "test-only");
+		assert_int_equal(stub.n_infos + stub.n_errors, 0);
+		/* the re-run's variable without --test-only (set by hand
+		 * for a real submission): no marker */
+		autosize_spank_cmdline_path = "/proc/self/cmdline";
+		assert_int_equal(start(S_CTX_LOCAL, alloc_args), 0);
+		assert_int_equal(give("model-params", "7e9"), 0);
+		assert_int_equal(give("autosize", "explain"), 0);
+		assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+		assert_null(stub_get(stub.jobctl, stub.n_jobctl,
+				     AUTOSIZE_ENV_EXPLAIN));
+		unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
+		unlink(path);
+	}
 }
 
 static void test_off(void **state)
@@ -667,6 +690,20 @@ static int start_remote(const char *policy, const char *xml)
 	return 0;
 }
 
+/* The job's epilog on this node (slurmd's job script context), with
+ * the plugstack arguments start_remote gave. */
+static void run_job_epilog(void)
+{
+	int ac = 0;
+
+	stub.ctx = S_CTX_JOB_SCRIPT;
+	while (remote_args[ac])
+		ac++;
+	assert_int_equal(slurm_spank_job_epilog(SP, ac, (char **)remote_args),
+			 0);
+	stub.ctx = S_CTX_REMOTE;
+}
+
 static const char *set_var(const char *name)
 {
 	return stub_get(stub.set, stub.n_set, name);
@@ -681,9 +718,9 @@ static int set_int(const char *name)
 	return atoi(v);
 }
 
-/* One remote step of a job with --model-params: user_init never fails;
+/* One remote step of a DeepSpeed job (only those get a DeepSpeed
+ * configuration file) with --model-params: user_init never fails;
  * task_init's result. */
-/* A DeepSpeed job (only those get a DeepSpeed configuration file). */
 static int run_step(const char *params)
 {
 	assert_int_equal(give("train-framework", "deepspeed"), 0);
@@ -870,10 +907,13 @@ static void test_remote_export(void **state)
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
 	assert_int_equal(stub.n_errors + stub.n_warns, 0);
 	assert_non_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
-	/* The end of the step removes the file and the folder it made. */
+	/* The end of the step removes its file; the job's end (epilog)
+	 * the folder. */
 	slurm_spank_exit(SP, 0, NULL);
 	assert_int_equal(access(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), F_OK),
 			 -1);
+	assert_int_equal(access(dir, F_OK), 0);
+	run_job_epilog();
 	assert_int_equal(access(dir, F_OK), -1);
 }
 
@@ -956,14 +996,19 @@ static void start_step0(char *dir, size_t len)
 }
 
 /* An srun step on the node of the batch step finds the job's folder
- * and leaves it (and the batch step's file) when it ends; a step on a
- * node without one makes its own and removes it when it is empty; the
- * batch step's end removes the folder with what is left in it. */
+ * and leaves it (and the batch step's file) when it ends; so does the
+ * batch step (the shell may write after its sruns); a step on a node
+ * without one makes its own and leaves it too; the job's epilog removes
+ * the job's folders with what is in them, and nothing planted beside
+ * them. */
 static void test_remote_job_dir_reused(void **state)
 {
 	char dir[128], file[160], batch[160];
 	const char *v;
 
+	/* A node where job 4242 has not run yet (earlier tests ran it). */
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	run_job_epilog();
 	snprintf(dir, sizeof(dir), "%s/autosize-4242-XXXXXX", tmpdir);
 	assert_non_null(mkdtemp(dir));
 	snprintf(batch, sizeof(batch), "%s/deepspeed-batch.json", dir);
@@ -980,25 +1025,35 @@ static void test_remote_job_dir_reused(void **state)
 	slurm_spank_exit(SP, 0, NULL);
 	assert_int_equal(access(file, F_OK), -1);
 	assert_int_equal(access(batch, F_OK), 0);
-	/* The batch step's end: all of it goes. */
+	/* The batch step's end: the folder stays for the job. */
 	assert_int_equal(start_remote(policy_off, NULL), 0);
 	assert_int_equal(run_step("7e9"), 0);
 	assert_string_equal(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), batch);
 	snprintf(file, sizeof(file), "%s/report.jsonl", dir);
 	test_touch(file);
 	slurm_spank_exit(SP, 0, NULL);
-	assert_int_equal(access(dir, F_OK), -1);
-	/* Step 0 on another node: its own folder, gone when empty, kept
-	 * while another step's file is in it. */
-	start_step0(dir, sizeof(dir));
-	slurm_spank_exit(SP, 0, NULL);
-	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(access(file, F_OK), 0);
+	/* The job's end: all of it goes, another job's folder stays. */
+	{
+		char other[128];
+
+		snprintf(other, sizeof(other), "%s/autosize-4243-XXXXXX",
+			 tmpdir);
+		assert_non_null(mkdtemp(other));
+		run_job_epilog();
+		assert_int_equal(access(dir, F_OK), -1);
+		assert_int_equal(access(other, F_OK), 0);
+		rm_tree(other);
+	}
+	/* Step 0 on another node: its own folder, kept after the step,
+	 * gone with the job. */
 	start_step0(dir, sizeof(dir));
 	snprintf(file, sizeof(file), "%s/deepspeed-1.json", dir);
 	test_touch(file);
 	slurm_spank_exit(SP, 0, NULL);
 	assert_int_equal(access(file, F_OK), 0);
-	rm_tree(dir);
+	run_job_epilog();
+	assert_int_equal(access(dir, F_OK), -1);
 }
 
 /* slurm_spank_exit runs as root: the step's file is removed through its

@@ -31,16 +31,22 @@
 #define GUARD_RUNS 21
 #define GUARD_CLOSE 20
 #define GUARD_WORST 0.26
-/* make validate (strict): issue 9's goals. */
+/* make validate (strict): the accuracy goals. */
 #define STRICT_HELDOUT_MEDIAN 0.10
 #define STRICT_WORST 0.40
 
-enum { HALF_FIT = 0, HALF_HELDOUT = 1 };
+/* Sealed runs were added after the constants were frozen (the commit
+ * before them): scored once, reported apart, never tuned on. */
+enum { HALF_FIT = 0, HALF_HELDOUT = 1, HALF_SEALED = 2 };
 
 typedef struct vrun {
 	char id[64];
 	char source[200];
 	char framework[16];
+	char stack[24];        /* the software stack: given, or from
+				* framework */
+	int stack_given;       /* stack: in runs.yaml (passed as
+				* --train-stack where the engine has it) */
 	char generation[16];
 	char metric[24];
 	int half;
@@ -49,6 +55,9 @@ typedef struct vrun {
 	char why[AUTOSIZE_MSG_LEN]; /* not expressible: the engine's reason */
 	char remark[256];      /* notes: in runs.yaml */
 	char notes[160];       /* options passed in a v1 form */
+	char known_miss[200];  /* known_miss: why a run the model cannot
+				* yet follow is left out of the 40% gate
+				* (still in every statistic) */
 	double published;
 	double predicted;
 	double error;          /* (predicted - published) / published */
@@ -72,7 +81,14 @@ static const char *const generations[] = {"ampere", "hopper", "blackwell",
 static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
 					 "torchtitan", "llm-foundry", "fsdp",
 					 "other", NULL};
+/* Stacks the report groups by; a run without stack: takes its
+ * framework's name (the runs before stacks existed). */
+static const char *const stacks[] = {"megatron", "nemo", "deepspeed",
+				     "torchtitan", "llm-foundry", "fsdp",
+				     "hf", "torchtune", "unsloth", "other",
+				     NULL};
 static const char *const run_keys[] = {"id", "source", "framework",
+				       "stack", "sealed", "known_miss",
 				       "gpu_generation", "options",
 				       "regression_guard", "peak_memory_gib",
 				       "notes", "hfu_tflops", "mfu", "hfu",
@@ -110,7 +126,7 @@ static void add_note(vrun *r, const char *text)
 }
 
 /*
- * Options issue 9 adds, for an engine that does not offer them yet: the
+ * Newer options, for an engine under test that does not offer them: the
  * older spelling with the same meaning, or nothing where the older engine
  * already behaves so (framework from the layout; no context or expert
  * parallelism is the value 1). Anything else is not expressible.
@@ -167,6 +183,14 @@ static int set_options(vrun *r, const autosize_ynode *opts,
 			snprintf(r->why, sizeof(r->why), "%s", e.msg);
 			return -1;
 		}
+	}
+	if (r->stack_given && engine_offers("train-stack")) {
+		if (autosize_request_set(req, "train-stack", r->stack, &e)) {
+			snprintf(r->why, sizeof(r->why), "%s", e.msg);
+			return -1;
+		}
+	} else if (r->stack_given) {
+		add_note(r, "stack not passed (no --train-stack)");
 	}
 	if (autosize_request_finish(req, &e)) {
 		snprintf(r->why, sizeof(r->why), "%s", e.msg);
@@ -252,7 +276,7 @@ static void read_run(const autosize_ytree *t, const autosize_ynode *item,
 		     vrun *r)
 {
 	autosize_error e;
-	int i, found = 0, f = 0;
+	int i, found = 0, f = 0, sealed = 0;
 
 	if (autosize_ytree_check_keys(t, item, "run", run_keys, &e) ||
 	    autosize_ytree_str(t, item, "id", AUTOSIZE_Y_REQUIRED, r->id,
@@ -270,6 +294,17 @@ static void read_run(const autosize_ytree *t, const autosize_ynode *item,
 			       r->remark, sizeof(r->remark), NULL, &e))
 		fail_msg("%s", e.msg);
 	snprintf(r->framework, sizeof(r->framework), "%s", frameworks[i]);
+	snprintf(r->stack, sizeof(r->stack), "%s", frameworks[i]);
+	if (autosize_ytree_choice(t, item, "stack", AUTOSIZE_Y_OPTIONAL,
+				  stacks, &i, &r->stack_given, &e) ||
+	    autosize_ytree_bool(t, item, "sealed", AUTOSIZE_Y_OPTIONAL,
+				&sealed, NULL, &e) ||
+	    autosize_ytree_str(t, item, "known_miss", AUTOSIZE_Y_OPTIONAL,
+			       r->known_miss, sizeof(r->known_miss), NULL,
+			       &e))
+		fail_msg("%s", e.msg);
+	if (r->stack_given)
+		snprintf(r->stack, sizeof(r->stack), "%s", stacks[i]);
 	if (autosize_ytree_choice(t, item, "gpu_generation",
 				  AUTOSIZE_Y_REQUIRED, generations, &i, NULL,
 				  &e))
@@ -289,7 +324,8 @@ static void read_run(const autosize_ytree *t, const autosize_ynode *item,
 	if (found != 1)
 		fail_msg("%s: give exactly one published figure (%d given)",
 			 r->id, found);
-	r->half = fnv1a(r->id) % 2 ? HALF_HELDOUT : HALF_FIT;
+	r->half = sealed ? HALF_SEALED
+			 : fnv1a(r->id) % 2 ? HALF_HELDOUT : HALF_FIT;
 }
 
 static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
@@ -360,6 +396,7 @@ typedef struct vfilter {
 	int guard_only;
 	const char *generation;
 	const char *framework;
+	const char *stack;
 } vfilter;
 
 typedef struct vstats {
@@ -383,7 +420,9 @@ static int in_filter(const vrun *r, const vfilter *f)
 	return r->expressible && (f->half < 0 || r->half == f->half) &&
 	       (!f->guard_only || r->guard) &&
 	       (!f->generation || strcmp(r->generation, f->generation) == 0) &&
-	       (!f->framework || strcmp(r->framework, f->framework) == 0);
+	       (!f->framework || strcmp(r->framework, f->framework) == 0) &&
+	       (!f->stack || strcmp(r->stack, f->stack) == 0) &&
+	       (f->half >= 0 || r->half != HALF_SEALED);
 }
 
 /* Absolute errors: nearest-rank median and 90th percentile, worst. */
@@ -440,19 +479,25 @@ static void stats_header(FILE *out, const char *first, int memory)
 }
 
 /* One table of a half (or all, half < 0) grouped by a list of values. */
+enum { BY_FRAMEWORK = 0, BY_GENERATION = 1, BY_STACK = 2 };
+
 static void group_table(FILE *out, int half, const char *title,
-			const char *const *values, int by_generation)
+			const char *const *values, int by)
 {
+	static const char *const heads[] = {"framework", "GPU generation",
+					    "stack"};
 	int i;
 
 	fprintf(out, "%s\n\n", title);
-	stats_header(out, by_generation ? "GPU generation" : "framework", 0);
+	stats_header(out, heads[by], 0);
 	for (i = 0; values[i]; i++) {
-		vfilter f = {half, 0, NULL, NULL};
+		vfilter f = {half, 0, NULL, NULL, NULL};
 		vstats s;
 
-		if (by_generation)
+		if (by == BY_GENERATION)
 			f.generation = values[i];
+		else if (by == BY_STACK)
+			f.stack = values[i];
 		else
 			f.framework = values[i];
 		s = stats_of(&f, 0);
@@ -466,10 +511,10 @@ static void run_rows(FILE *out, int half)
 {
 	int i;
 
-	fprintf(out, "| run | generation | framework | metric | published | "
-		"predicted | error | limit covers | memory GiB pub/pred | "
-		"layout | notes | source |\n"
-		"|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fprintf(out, "| run | generation | framework | stack | metric | "
+		"published | predicted | error | limit covers | memory GiB "
+		"pub/pred | layout | notes | source |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < n_runs; i++) {
 		const vrun *r = &runs[i];
 		char mem[48] = "";
@@ -480,10 +525,10 @@ static void run_rows(FILE *out, int half)
 			snprintf(mem, sizeof(mem), "%.1f / %.1f (%+.0f%%)",
 				 r->mem_pub_gib, r->mem_pred_gib,
 				 100 * r->mem_error);
-		fprintf(out, "| %s%s | %s | %s | %s | %.4g | %.4g | %+.1f%% | "
-			"%s | %s | %s | %s%s%s | %s |\n", r->id,
+		fprintf(out, "| %s%s | %s | %s | %s | %s | %.4g | %.4g | "
+			"%+.1f%% | %s | %s | %s | %s%s%s | %s |\n", r->id,
 			r->guard ? " (g)" : "", r->generation, r->framework,
-			r->metric, r->published, r->predicted,
+			r->stack, r->metric, r->published, r->predicted,
 			100 * r->error, r->covered ? "yes" : "**no**", mem,
 			r->layout, r->remark,
 			*r->remark && *r->notes ? "; " : "", r->notes,
@@ -494,10 +539,11 @@ static void run_rows(FILE *out, int half)
 
 static void summary_table(FILE *out, int memory)
 {
-	vfilter fit = {HALF_FIT, 0, NULL, NULL};
-	vfilter held = {HALF_HELDOUT, 0, NULL, NULL};
-	vfilter all = {-1, 0, NULL, NULL};
-	vfilter guard = {-1, 1, NULL, NULL};
+	vfilter fit = {HALF_FIT, 0, NULL, NULL, NULL};
+	vfilter held = {HALF_HELDOUT, 0, NULL, NULL, NULL};
+	vfilter sealed = {HALF_SEALED, 0, NULL, NULL, NULL};
+	vfilter all = {-1, 0, NULL, NULL, NULL};
+	vfilter guard = {-1, 1, NULL, NULL, NULL};
 	vstats s;
 
 	stats_header(out, "set", memory);
@@ -505,8 +551,10 @@ static void summary_table(FILE *out, int memory)
 	stats_row(out, "in-sample (fit half)", &s, memory);
 	s = stats_of(&held, memory);
 	stats_row(out, "held-out half", &s, memory);
+	s = stats_of(&sealed, memory);
+	stats_row(out, "sealed (after the freeze)", &s, memory);
 	s = stats_of(&all, memory);
-	stats_row(out, "all", &s, memory);
+	stats_row(out, "fit + held-out", &s, memory);
 	if (!memory) {
 		s = stats_of(&guard, 0);
 		stats_row(out, "original A100 runs (g)", &s, 0);
@@ -555,11 +603,11 @@ static int count_expressible(void)
 	return n;
 }
 
-/* make validate: issue 9's goals on the held-out half and every run.
+/* make validate: the accuracy goals on the held-out half and every run.
  * Prints each miss to out after prefix; returns how many. */
 static int strict_gates(FILE *out, const char *prefix)
 {
-	vfilter held = {HALF_HELDOUT, 0, NULL, NULL};
+	vfilter held = {HALF_HELDOUT, 0, NULL, NULL, NULL};
 	vstats s = stats_of(&held, 0);
 	int i, bad = 0;
 
@@ -572,7 +620,8 @@ static int strict_gates(FILE *out, const char *prefix)
 	for (i = 0; i < n_runs; i++) {
 		const vrun *r = &runs[i];
 
-		if (r->expressible && fabs(r->error) > STRICT_WORST) {
+		if (r->expressible && r->half != HALF_SEALED &&
+		    !r->known_miss[0] && fabs(r->error) > STRICT_WORST) {
 			fprintf(out, "%s%s (%s) error %+.1f%% exceeds %.0f%%\n",
 				prefix, r->id, r->half ? "held-out" : "fit",
 				100 * r->error, 100 * STRICT_WORST);
@@ -606,18 +655,33 @@ static void write_report(FILE *out)
 	fprintf(out, "## Summary\n\n");
 	summary_table(out, 0);
 	group_table(out, HALF_HELDOUT, "## Held-out half by GPU generation",
-		    generations, 1);
+		    generations, BY_GENERATION);
 	group_table(out, HALF_HELDOUT, "## Held-out half by framework",
-		    frameworks, 0);
+		    frameworks, BY_FRAMEWORK);
+	group_table(out, HALF_HELDOUT, "## Held-out half by stack",
+		    stacks, BY_STACK);
 	group_table(out, HALF_FIT, "## In-sample half by GPU generation",
-		    generations, 1);
+		    generations, BY_GENERATION);
 	group_table(out, HALF_FIT, "## In-sample half by framework",
-		    frameworks, 0);
+		    frameworks, BY_FRAMEWORK);
+	group_table(out, HALF_FIT, "## In-sample half by stack", stacks,
+		    BY_STACK);
+	group_table(out, HALF_SEALED, "## Sealed runs by stack", stacks,
+		    BY_STACK);
 	fprintf(out, "## Gates of `make validate`\n\nHeld-out median "
 		"error at most %.0f%%, every run within %.0f%%. Misses:\n\n",
 		100 * STRICT_HELDOUT_MEDIAN, 100 * STRICT_WORST);
 	if (!strict_gates(out, "- "))
 		fprintf(out, "None.\n");
+	fprintf(out, "\nKnown misses (in every statistic above, left out "
+		"of the 40%% gate with the reason the model cannot follow "
+		"them yet):\n\n");
+	for (i = 0; i < n_runs; i++)
+		if (runs[i].expressible && runs[i].known_miss[0])
+			fprintf(out, "- %s (%s): error %+.1f%%: %s\n",
+				runs[i].id, runs[i].half == HALF_SEALED
+				? "sealed" : runs[i].half ? "held-out" : "fit",
+				100 * runs[i].error, runs[i].known_miss);
 	fprintf(out, "\n## Peak memory per GPU (runs that publish it)\n\n");
 	summary_table(out, 1);
 	fprintf(out, "## Held-out runs\n\n");
@@ -625,6 +689,10 @@ static void write_report(FILE *out)
 	fprintf(out, "## In-sample runs\n\n(g): original A100 run, guarded by "
 		"`make check`.\n\n");
 	run_rows(out, HALF_FIT);
+	fprintf(out, "## Sealed runs\n\nAdded after the constants were "
+		"frozen, scored once; the 40%% gate does not apply to them "
+		"(a miss is reported, not tuned away).\n\n");
+	run_rows(out, HALF_SEALED);
 	fprintf(out, "## Not yet expressible\n\nExcluded from every "
 		"statistic above.\n\n");
 	for (i = 0; i < n_runs; i++)
@@ -649,7 +717,8 @@ static void print_console(void)
 			continue;
 		}
 		printf("  %-34s %-8s %-20s %9.4g %9.4g %+6.1f%%%s  %s\n",
-		       r->id, r->half ? "held-out" : "fit", r->metric,
+		       r->id, r->half == HALF_SEALED ? "sealed"
+		       : r->half ? "held-out" : "fit", r->metric,
 		       r->published, r->predicted, 100 * r->error,
 		       r->covered ? "" : " (limit short)", r->layout);
 	}
@@ -657,7 +726,7 @@ static void print_console(void)
 
 static void test_published_runs(void **state)
 {
-	vfilter guard = {-1, 1, NULL, NULL};
+	vfilter guard = {-1, 1, NULL, NULL, NULL};
 	vstats g;
 	const char *report = getenv("AUTOSIZE_REPORT");
 	const char *strict = getenv("AUTOSIZE_VALIDATE_STRICT");

@@ -1,5 +1,5 @@
 /*
- * autosize probe: measure before renting (issue 13, part 1). Submits the
+ * autosize probe: measure before renting. Submits the
  * user's own script as short probe jobs at two sizes (4 and 8 GPUs of a
  * node; also 1 and 2 whole nodes when the plan spans nodes) with
  * AUTOSIZE_PROBE_STEPS in their environment, waits, reads each job's plan

@@ -4,7 +4,8 @@
  * bandwidth that keeps writing them under a share of the run, the
  * storage the kept ones take, and the time they add to a job's time
  * limit (policy `checkpoint:`, partition `storage_write_gbs` and
- * `storage_tb`; man autosize.yaml, README "Checkpoints and storage").
+ * `storage_tb`; man autosize.yaml, doc/sizing-model.md
+ * "Checkpoints and storage").
  */
 #ifndef AUTOSIZE_CHECKPOINT_H
 #define AUTOSIZE_CHECKPOINT_H

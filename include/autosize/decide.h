@@ -5,11 +5,18 @@
  * into an autosize_job and applies the decision.
  *
  * Order of rules (policy.h, etc/autosize.yaml):
- *   1. no autosize option in the job's environment: not our job;
+ *   1. no autosize option in the job's environment: not our job; nor
+ *      is a job of a user or account the policy exempts (`exempt:`);
  *   2. bad options: reject with the core's one-line message; never
  *      rewrite a job from input we could not read;
- *   3. mode: the policy's `mode: off` is the site's switch and wins; else
- *      the job's --autosize overrides the policy (explain acts as warn);
+ *   3. partitions: a job that may run in a partition outside the policy
+ *      is left as submitted (`other_partitions: leave`, said) or refused
+ *      (`refuse`);
+ *      mode: the site's mode for the partition (its `mode:`, else the
+ *      defaults') is the site's switch, and `off` wins; else the job's
+ *      --autosize overrides it (explain acts as warn). Before the plan
+ *      the job is left alone when every partition it may use is off;
+ *      after it, the planned partition's mode applies;
  *   4. a heterogeneous job is never resized nor refused for its size: its
  *      first component gets the suggestion, the others nothing;
  *   5. a GPU request that cannot be read (two GPU entries, a count out
@@ -19,7 +26,14 @@
  *      the partition's limits is refused before any search); with rewrite
  *      replaced. GPUs per task or per socket are always kept;
  *   6. no plan fits: on_unfit (reject or warn), naming what would fit;
- *   7. the plugin itself fails (ENOMEM, EINTERNAL, no policy): on_error.
+ *   7. the plugin itself fails (ENOMEM, EINTERNAL, no policy): on_error;
+ *   8. guards, for every action that changes a job (rewrite, and explain,
+ *      which a client can ask for as it likes): a job without a batch
+ *      script (srun, salloc, or a libslurm client) whose task count is
+ *      below the planned node count is not resized (slurmctld cannot
+ *      create its first step: 22.05 dies in step_create); a batch job's
+ *      task count follows its new node count (--ntasks-per-node x nodes,
+ *      else at least one task per node).
  * One decision makes at most one plan (autosize_plan_compute_work), so its
  * work is bounded by AUTOSIZE_PLAN_MAX_LAYOUTS whatever the input.
  */
@@ -49,7 +63,12 @@ typedef struct autosize_job {
 	long gpus_per_task;   /* --gpus-per-task */
 	long gpus_per_socket; /* --gpus-per-socket */
 	long sockets_per_node; /* UNSET or a count */
+	long ntasks_per_node; /* UNSET or a count */
 	long het_offset;      /* UNSET: not heterogeneous; 0: first component */
+	int batch;            /* 1: a batch script (sbatch); 0: srun or
+			       * salloc, or a client that says nothing */
+	char user[AUTOSIZE_EXEMPT_NAME_MAX];    /* "" = not known */
+	char account[AUTOSIZE_EXEMPT_NAME_MAX]; /* "" = not known */
 	/* The partitions the job may use with the scheduler's own limits
 	 * (slurmctld's part_list); have_live 0: not known. */
 	int have_live;
@@ -85,8 +104,17 @@ typedef struct autosize_decision {
 	int gpus_per_node;
 	long time_limit_min; /* 0 = no time known (no --train-tokens) */
 	int chained_jobs;
-	/* For AUTOSIZE_ACTION_REWRITE: which job fields to write. */
+	/* For AUTOSIZE_ACTION_REWRITE and EXPLAIN: which job fields to
+	 * write. Every guard has already cleared them where the job could
+	 * not run resized (autosize_decide): a caller writes exactly these,
+	 * whatever path it takes. */
 	int set_nodes, set_gpus, set_time, set_partition;
+	int set_tasks;       /* write num_tasks (a batch job's task count
+			      * kept consistent with its new node count) */
+	long num_tasks;
+	/* A guard stopped the resize (the message says why): nothing is
+	 * written and no record travels with the job. */
+	int guarded;
 	/* The user's own size, when given (kept or replaced). */
 	int explicit_nodes, explicit_gpus, explicit_time;
 	/* The plan record for the job's AdminComment (jobrecord.h), "" when

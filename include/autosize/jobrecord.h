@@ -7,8 +7,8 @@
  *   autosize:v1:key=value,key=value,...
  * keys [a-z_]+, values [A-Za-z0-9._+-]+ (numbers in C's %.6g, names as
  * the policy spells them). A reader skips keys it does not know (a later
- * writer may add some) and refuses a malformed token. README "The closed
- * loop" lists the keys.
+ * writer may add some) and refuses a malformed token. doc/closed-loop.md
+ * lists the keys.
  */
 #ifndef AUTOSIZE_JOBRECORD_H
 #define AUTOSIZE_JOBRECORD_H
@@ -34,6 +34,9 @@ typedef struct autosize_record {
 	int tp, pp, dp, cp, ep, zero_stage, micro_batch, grad_accum; /* tp=
 				      * pp= dp= cp= ep= zero= mb= ga= */
 	int seq_len, global_batch;   /* seq=, gbs= (sequences) */
+	int vp;                      /* vp=: virtual stages, 0 = none */
+	int recompute;               /* rc=: autosize_recompute, 0 = none */
+	int recompute_layers;        /* rcl= */
 	double tokens_per_s;         /* tok_s=, whole job */
 	double step_s;               /* step_s= */
 	double train_hours;          /* hours= */
@@ -92,6 +95,27 @@ int autosize_record_find(const char *comment, size_t *start, size_t *len);
  */
 int autosize_record_attach(const char *comment, const char *token,
 			   char *out, size_t len);
+
+/*
+ * 0 when the record describes the job as the scheduler ran it: the same
+ * partition, node count and GPUs (GPUs in all, nodes x gpn). partition
+ * NULL or "", and nodes or gpus below 0, are not known and not
+ * compared. 1 when it does not (scontrol update after submission moved
+ * the job, or the plan was not applied): why says how, in a few words.
+ * Its measured figures then describe another job than the plan.
+ */
+int autosize_record_mismatch(const autosize_record *r, const char *partition,
+			     long nodes, long gpus, char *why, size_t len);
+
+/*
+ * Pin r to the layout slurmctld planned (the record of the job's plan):
+ * its GPU, size, TP, PP, VP, CP, EP, ZeRO stage, micro-batch,
+ * recomputation and framework, where the request does not pin them
+ * itself. The nodes then lay out what slurmctld decided, whatever
+ * policy they hold. Names the GPU (r->gpu) only when the request names
+ * no partition.
+ */
+void autosize_record_pin(const autosize_record *rec, autosize_request *r);
 
 /* ---- what the job measured ($AUTOSIZE_REPORT) ---- */
 

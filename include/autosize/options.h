@@ -11,11 +11,15 @@
 #define AUTOSIZE_OPT_CLI 1    /* autosize plan */
 #define AUTOSIZE_OPT_SPANK 2  /* sbatch/salloc/srun (no Slurm clash) */
 
+/* How an option's value is read and stored (core/options.c). */
+struct autosize_option_setter;
+
 typedef struct autosize_option {
 	const char *name;     /* without the leading "--" */
 	const char *arg;      /* placeholder for help, e.g. "N" */
 	const char *help;     /* one line */
 	int where;            /* AUTOSIZE_OPT_* bits */
+	const struct autosize_option_setter *setter;
 } autosize_option;
 
 /* The option table, terminated by an entry with name NULL. Static. */
@@ -23,6 +27,14 @@ const autosize_option *autosize_options(void);
 
 /* The option called name (without "--"), or NULL when there is none. */
 const autosize_option *autosize_option_find(const char *name);
+
+/* The spellings an option with a fixed set of values accepts, in the
+ * core's order and NULL-terminated (on|off options: off, on, 0, 1, no,
+ * yes, false, true), or NULL for a free-form value. Static. */
+const char *const *autosize_option_choices(const autosize_option *o);
+
+/* Fill a request with "unset" everywhere and the documented defaults. */
+void autosize_request_init(autosize_request *r);
 
 /*
  * Apply one option (name without "--") with its value to r. Validates the

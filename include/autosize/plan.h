@@ -87,6 +87,10 @@ typedef struct autosize_request {
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* --train-framework; DEFAULT = policy */
+	char stack[24];             /* --train-stack (perf.yaml stacks:);
+				     * "" = the policy's, else none */
+	int act_offload;            /* --activation-offload: 1 on, 2 off,
+				     * 0 = the stack's */
 	int grad_reduce_b;          /* --grad-reduce: bytes per gradient
 				     * reduced (4 fp32, 2 bf16); UNSET = the
 				     * framework's */
@@ -119,8 +123,6 @@ typedef struct autosize_request {
 	const autosize_part_limits *live;
 } autosize_request;
 
-/* Fill a request with "unset" everywhere and the documented defaults. */
-void autosize_request_init(autosize_request *r);
 
 typedef struct autosize_memory {
 	double weights_bytes;

@@ -52,6 +52,7 @@ typedef struct autosize_partition {
 				     * together; 0 = unknown */
 	double storage_tb;          /* its space for checkpoints, TB (1e12
 				     * bytes); 0 = unknown */
+	autosize_mode mode;         /* `mode:`, else the defaults' */
 } autosize_partition;
 
 /* What slurmctld does with a job whose explicit size (--nodes, --gpus...)
@@ -80,6 +81,11 @@ typedef enum autosize_gpu_check {
 	AUTOSIZE_GPU_CHECK_OFF
 } autosize_gpu_check;
 
+typedef enum autosize_other_partitions {
+	AUTOSIZE_OTHER_LEAVE = 0,   /* not autosize's: submitted as is */
+	AUTOSIZE_OTHER_REFUSE       /* refused, naming autosize's partitions */
+} autosize_other_partitions;
+
 typedef struct autosize_defaults {
 	autosize_mode mode;
 	double memory_reserve;  /* fraction of GPU memory kept free, 0..0.9 */
@@ -99,10 +105,26 @@ typedef struct autosize_defaults {
 	autosize_on_error on_error;      /* default pass */
 	autosize_gpu_check gpu_check;    /* default warn */
 	autosize_framework framework;    /* default megatron */
+	char stack[24];                  /* default --train-stack; "" none */
 	autosize_checkpoint_policy checkpoint; /* top-level `checkpoint:` */
+	/* A job whose partitions are all outside the policy: passed as
+	 * submitted (leave, the default) or refused. */
+	autosize_other_partitions other_partitions;
 } autosize_defaults;
 
+
 typedef struct autosize_policy autosize_policy;
+
+/* Users and accounts whose jobs autosize never touches (`exempt:`). */
+#define AUTOSIZE_EXEMPT_MAX 64
+#define AUTOSIZE_EXEMPT_NAME_MAX 64
+/* 1 when no partition is sized (every partition's mode, its own or the
+ * defaults', is off; a policy without partitions: the defaults'). */
+int autosize_policy_is_off(const autosize_policy *p);
+/* 1 when user (a name, or a numeric uid as text) or account is exempt;
+ * NULL or "" never is. */
+int autosize_policy_exempt(const autosize_policy *p, const char *user,
+			   const char *account);
 
 /*
  * Load a policy file. GPU names are resolved in the catalog given by the
@@ -145,6 +167,12 @@ const autosize_calibration *autosize_policy_calibration(
 	const autosize_policy *p);
 /* Its path as the policy named it ("" none). */
 const char *autosize_policy_calibration_path(const autosize_policy *p);
+/* The i-th file (from 0) the policy reads besides its own: `catalog:`,
+ * `perf:`, `calibration:` as named (the calibration even before it
+ * exists); NULL past the last. Owned by p. A new version of any of them
+ * is a new version of the policy (slurmctld reloads it). */
+#define AUTOSIZE_POLICY_MAX_FILES 3
+const char *autosize_policy_file_at(const autosize_policy *p, int i);
 /* Replace the calibration (autosize plan --calibration): p takes c
  * (NULL: none) and frees the one it had. */
 void autosize_policy_set_calibration(autosize_policy *p,

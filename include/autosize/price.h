@@ -4,7 +4,7 @@
  * whole nodes, a higher price below a minimum GPU count, off-peak hours
  * and their discount, discounts from the rental length, and a platform
  * fee on top (policy `price_per_gpu_hour` and `pricing:`; man
- * autosize.yaml, README "Prices").
+ * autosize.yaml, doc/admins.md "Prices").
  */
 #ifndef AUTOSIZE_PRICE_H
 #define AUTOSIZE_PRICE_H

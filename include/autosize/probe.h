@@ -1,10 +1,10 @@
 /*
- * autosize: the renter's scaling probe (issue 13, part 1). Before the
+ * autosize: the renter's scaling probe. Before the
  * money goes in, run the user's own script for a few steps at two sizes
  * (4 and 8 GPUs of a node; 1 and 2 nodes when the plan spans nodes),
  * read what each probe measured (its plan record with $AUTOSIZE_REPORT's
- * figures, jobrecord.h) and judge it by the seed articles' rules
- * (../shared/seeds/RULES.md "Scaling checks"): doubling the GPUs must
+ * figures, jobrecord.h) and judge it by the renter's rules of thumb:
+ * doubling the GPUs must
  * give at least 1.6x, a GPU must reach 35% of its peak, nothing may run
  * out of memory. `autosize probe` (contrib/cli/probe_cmd.c) submits and
  * collects; this part judges.

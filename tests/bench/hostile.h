@@ -1,6 +1,6 @@
 /*
  * Hostile slurmctld requests shared by the decision benchmark and the
- * decision tests: the inputs that stalled slurmctld (issue 8) and a
+ * decision tests: the inputs that stalled slurmctld once and a
  * policy with the most partitions a policy may have.
  */
 #ifndef AUTOSIZE_BENCH_HOSTILE_H
@@ -35,7 +35,7 @@ static inline size_t hostile_policy_text(char *buf, size_t len)
 	return used < len ? used : len;
 }
 
-/* The partition list of issue 8: "p0,p0,...,p0" (a Slurm job's
+/* A partition list of one name repeated: "p0,p0,...,p0" (a Slurm job's
  * partition field holds up to 255 bytes). */
 static inline void hostile_partition_list(char *buf, size_t len,
 					  const char *name)

@@ -4,14 +4,11 @@
  * as in tests/test_validation.c; the held-out half is never looked at
  * while fitting, only reported after).
  *
- *   make BUILD=build/x build/x/libautosize.a
- *   cc -std=gnu11 -O2 -Iinclude -Icore -o build/x/fit_perf \
- *      tests/fit/fit_perf.c build/x/libautosize.a -lyaml -lm
- *   build/x/fit_perf hopper            # from the repository root
- *   build/x/fit_perf cdna3             # runs.yaml's label of entry cdna
- *   build/x/fit_perf cdna3 gemm_eff_max ib_eff   # only these constants
- *   build/x/fit_perf residuals         # the residuals: block
- *   build/x/fit_perf coverage          # time limits vs real runs
+ *   make fit                           # hopper, from the repository root
+ *   make fit FIT=cdna3                 # runs.yaml's label of entry cdna
+ *   make fit FIT="cdna3 gemm_eff_max ib_eff"   # only these constants
+ *   make fit FIT=residuals             # the residuals: block
+ *   make fit FIT=coverage              # time limits vs real runs
  *
  * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s,
  * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup,

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness (issue 10): the closed loop's untrusted inputs. The
+ * libFuzzer harness: the closed loop's untrusted inputs. The
  * input's first byte picks the reader, the rest is its text:
  *   0: an AdminComment (autosize_record_find + decode, then re-encode and
  *      attach: a decoded record encodes and decodes to the same plan);

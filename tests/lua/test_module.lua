@@ -33,10 +33,22 @@ local function sh(cmd)
 	return out
 end
 
-local function write(path, text)
+-- Files written here are dated a few minutes back, each at its own
+-- second: slurmctld's module waits until a policy file is a couple of
+-- seconds old (a file being written must not load), and tells versions
+-- apart by their time. write_now keeps the real time.
+local backdate = 0
+local function write_now(path, text)
 	local f = assert(io.open(path, "w"))
 	f:write(text)
 	f:close()
+end
+
+local function write(path, text)
+	write_now(path, text)
+	backdate = backdate + 1
+	assert(os.execute(string.format("touch -d @%d '%s'",
+		os.time() - 600 + backdate, path)) == 0)
 end
 
 local function read(path)
@@ -288,9 +300,9 @@ for _, b in ipairs(bad) do
 		err or (d and d.message))
 end
 d = autosize.plan(env(P .. "model_params=7e9"), { partition = "cpu" })
-check("partition outside the policy rejected, names the policy's",
-	d and d.action == "reject" and d.message:find("a100, h100, l40s"),
-	d and d.message)
+check("partition outside the policy left as submitted, said",
+	d and d.action == "none" and d.message:find("a100, h100, l40s") and
+	d.min_nodes == nil, d and d.message)
 
 -- Too big: reject naming what fits, or that nothing does.
 d = autosize.plan(env(P .. "model=llama-3.1-405b", P .. "train_tokens=2e12"),
@@ -746,8 +758,49 @@ rc = slurm_job_submit(jd, {}, 1000)
 check("explain --test-only: SUCCESS, sized, plan told once",
 	rc == slurm.SUCCESS and writes.min_nodes and
 	select(2, user_text():gsub("plan: ", "")) == 1 and
-	user_text():find("nothing submitted; slurmctld would queue"),
+	user_text():find("nothing submitted%): slurmctld would queue"),
 	user_text())
+check("explain --test-only: recorded and logged as a rewrite (the "..
+	"marker is the client's word)", writes.admin_comment and
+	writes.admin_comment:find("autosize") ~= nil, tostring(writes.admin_comment))
+
+-- Every path that changes a job meets the same guards, whatever the
+-- client sends: srun's 1-task job against a multi-node plan, through
+-- rewrite, explain with the test-only marker (a client can send it with
+-- a real submission) and explain without it.
+local guard_paths = {
+	{ "rewrite", {} },
+	{ "explain + test-only marker", { P .. "autosize=explain",
+		"AUTOSIZE_EXPLAIN=test-only" } },
+	{ "explain, no marker", { P .. "autosize=explain" } },
+	{ "rewrite asked for", { P .. "autosize=rewrite" } },
+}
+for _, path in ipairs(guard_paths) do
+	for _, shape in ipairs({
+		{ "srun -n 1", { num_tasks = 1 } },
+		{ "srun -n 1 --ntasks-per-node=1", { num_tasks = 1,
+			ntasks_per_node = 1 } },
+		{ "srun -n 2", { num_tasks = 2 } },
+	}) do
+		reset()
+		local fields = { partition = "h100",
+			spank_job_env = env(P .. "model=llama-3-70b",
+				P .. "train_tokens=2e12", unpack(path[2])) }
+		for k, v in pairs(shape[2]) do fields[k] = v end
+		jd, writes = job_desc(fields)
+		rc = slurm_job_submit(jd, {}, 1000)
+		check("guard on every path: " .. path[1] .. ", " .. shape[1] ..
+			": no node, task, GPU or time change, no record",
+			writes.min_nodes == nil and writes.max_nodes == nil and
+			writes.num_tasks == nil and writes.tres_per_node == nil and
+			writes.time_limit == nil and writes.admin_comment == nil,
+			user_text())
+		check("guard on every path: " .. path[1] .. ", " .. shape[1] ..
+			": told why (or refused)", rc ~= slurm.SUCCESS or
+			user_text():find("not resized"), user_text())
+	end
+end
+
 
 -- A job with an explicit size: the plan told is for that size, with the
 -- time-limit warning (the submit side says nothing).
@@ -851,6 +904,32 @@ end, __newindex = function() error("no writes") end })
 rc = slurm_job_submit(jd, {}, 1000)
 check("runtime error: SUCCESS, logged", rc == slurm.SUCCESS and
 	table.concat(fake.error):find("exploded"), table.concat(fake.error))
+-- scontrol update of a sized job: told when its plan no longer
+-- describes it; a change that keeps it says nothing.
+do
+	reset()
+	local jd2, w2 = job_desc({ partition = "h100", script = "x",
+		spank_job_env = env(P .. "model=llama-3-8b",
+			P .. "train_tokens=1e11") })
+	slurm_job_submit(jd2, {}, 1000)
+	local rec = { admin_comment = w2.admin_comment }
+	reset()
+	check("modify: a new partition makes the record stale, told",
+		w2.admin_comment and slurm_job_modify({ partition = "other",
+		min_nodes = slurm.NO_VAL, time_limit = slurm.NO_VAL }, rec, {},
+		0) == slurm.SUCCESS and user_text():find("no longer describes") and
+		user_text():find("partition other"), user_text())
+	reset()
+	slurm_job_modify({ time_limit = (w2.time_limit or 60) * 4,
+		min_nodes = slurm.NO_VAL }, rec, {}, 0)
+	check("modify: a new time limit is told", user_text():find("time limit"),
+		user_text())
+	reset()
+	slurm_job_modify({ min_nodes = slurm.NO_VAL, time_limit = slurm.NO_VAL,
+		comment = "x" }, rec, {}, 0)
+	check("modify: a change that keeps the plan says nothing",
+		#fake.user == 0, user_text())
+end
 check("slurm_job_modify passes", slurm_job_modify({}, {}, {}, 0) ==
 	slurm.SUCCESS)
 
@@ -928,6 +1007,64 @@ local still = plan_h100()
 check("the last good calibration stays in use",
 	still and still.plan:find("speed x 0.50", 1, true),
 	still and still.plan)
+
+-- The admins' line is rate limited: a --test-only loop of one user must
+-- not write a line per request into slurmctld's log.
+-- The files a policy names are part of its version: an edited
+-- `catalog:` (or `perf:`) reloads the policy as `autosize plan` reads it.
+local catp = TMP .. "/catpol.yaml"
+local gpus_text = read("etc/gpus.yaml")
+write(TMP .. "/gpus.yaml", gpus_text)
+write(catp, POLICY_TEXT .. "\ncatalog: gpus.yaml\n")
+r, err = autosize.load_policy(catp)
+local before = plan_h100()
+check("a policy with its own catalog loads", r == true and before, err)
+write(TMP .. "/gpus.yaml", (gpus_text:gsub("bf16_tflops: 989.4",
+	"bf16_tflops: 494.7")))
+r, err = autosize.load_policy(catp)
+local after = plan_h100()
+check("an edited catalog reloads the policy (H100 at half speed: " ..
+	"a longer limit)", r == true and after and before and
+	after.time_limit > before.time_limit,
+	tostring(err) .. " " .. tostring(after and after.plan))
+
+-- A policy caught while it is being written: a prefix of the file is
+-- often valid YAML (fewer partitions). While the file is younger than
+-- the settle time, the last good policy serves; once it is old enough
+-- it loads.
+write(catp, POLICY_TEXT)
+r = autosize.load_policy(catp)
+local whole = plan_h100()
+local cut = POLICY_TEXT:sub(1, (POLICY_TEXT:find("\n  %- name: h100")))
+write_now(catp, cut)
+r, err = autosize.load_policy(catp)
+local during = plan_h100()
+check("a policy file written a moment ago is not loaded yet",
+	r == true and whole and during and during.action == whole.action and
+	during.partition == whole.partition,
+	tostring(err) .. " " .. tostring(during and during.message))
+r, err = autosize.load_policy(catp, 0)
+local settled = plan_h100()
+check("the same file, settled, is the policy (h100 gone)",
+	settled and settled.action == "none" and
+	settled.message:find("not sized by autosize"),
+	tostring(settled and settled.message))
+write(catp, POLICY_TEXT)
+autosize.load_policy(catp)
+
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+slurm_job_submit, slurm_job_modify = nil, nil
+dofile("etc/job_submit.lua")
+fake.info = {}
+for i = 1, 70 do
+	reset()
+	jd, writes = job_desc({ partition = "h100", script = "x",
+		spank_job_env = env(P .. "model=llama-3-8b",
+			P .. "train_tokens=1e11") })
+	slurm_job_submit(jd, {}, 1000)
+end
+check("admins' lines: at most 60 a minute", #fake.info <= 60 and
+	#fake.info >= 1, tostring(#fake.info))
 
 -- Lua 5.1 syntax check of the script itself.
 check("job_submit.lua compiles under luac5.1 -p or loadfile",

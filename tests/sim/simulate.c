@@ -1,5 +1,5 @@
 /*
- * make simulate (issue 10): does the closed loop converge on a cluster's
+ * make simulate: does the closed loop converge on a cluster's
  * real speed, and can lying users stop it?
  *
  * A synthetic site: each partition of the example policy has a hidden

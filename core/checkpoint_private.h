@@ -3,8 +3,8 @@
  * in two steps: the size once the layout is chosen, the times,
  * bandwidth and storage once the plan's training time is known.
  */
-#ifndef AUTOSIZE_CHECKPOINT_INTERNAL_H
-#define AUTOSIZE_CHECKPOINT_INTERNAL_H
+#ifndef AUTOSIZE_CHECKPOINT_PRIVATE_H
+#define AUTOSIZE_CHECKPOINT_PRIVATE_H
 
 #include "autosize/checkpoint.h"
 #include "sizing.h"

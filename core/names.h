@@ -1,0 +1,22 @@
+/*
+ * autosize: the accepted spellings of the core's enums, in enum order and
+ * NULL-terminated. The option parser, the policy, catalog and preset
+ * readers and the *_name() printers all read these, so a spelling is
+ * written once.
+ */
+#ifndef AUTOSIZE_NAMES_H
+#define AUTOSIZE_NAMES_H
+
+extern const char *const autosize_train_mode_names[];
+extern const char *const autosize_precision_names[];
+extern const char *const autosize_optimizer_names[];
+extern const char *const autosize_recompute_names[];
+extern const char *const autosize_mlp_names[];
+extern const char *const autosize_net_names[];
+/* --autosize: AUTOSIZE_JOB_REWRITE onwards (AUTOSIZE_JOB_POLICY, the
+ * unset value, has no spelling). */
+extern const char *const autosize_job_mode_names[];
+/* Switches: an even index is off, an odd one on. */
+extern const char *const autosize_onoff_names[];
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * autosize: the value readers the policy's sections share (policy_read.h):
+ * durations and fractions written as Slurm and the command line write
+ * them, with errors that name the file, line and key.
+ */
+#include <stdio.h>
+#include <strings.h>
+#include "autosize/parse.h"
+#include "policy_read.h"
+
+/* Longest duration or fraction text read. */
+#define POLICY_TEXT_MAX 128
+
+/* Slurm's words for no time limit (slurm.conf MaxTime=UNLIMITED;
+ * scontrol prints INFINITE), any case. */
+static int policy_unlimited(const char *text)
+{
+	return strcasecmp(text, "UNLIMITED") == 0 ||
+	       strcasecmp(text, "INFINITE") == 0;
+}
+
+/* An optional duration value (Slurm or human form) into *out seconds;
+ * with unlimited_ok, Slurm's UNLIMITED / INFINITE give 0 (no limit). */
+autosize_err policy_duration(const autosize_ytree *t,
+			     const autosize_ynode *map, const char *key,
+			     int unlimited_ok, double *out,
+			     autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(map, key);
+	char text[POLICY_TEXT_MAX], what[64];
+	autosize_error sub;
+	autosize_err rc;
+	int found;
+
+	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
+				sizeof(text), &found, e);
+	if (rc || !found)
+		return rc;
+	if (unlimited_ok && policy_unlimited(text)) {
+		*out = 0;
+		return AUTOSIZE_OK;
+	}
+	snprintf(what, sizeof(what), "key '%s'", key);
+	autosize_error_clear(&sub);
+	rc = autosize_parse_duration(text, what, out, &sub);
+	if (rc)
+		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
+/* An optional fraction in [0, max]: a number, or a percentage as the
+ * command line takes it ("20%"). */
+autosize_err policy_fraction(const autosize_ytree *t,
+			     const autosize_ynode *map, const char *key,
+			     double max, double *out, autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(map, key);
+	char text[POLICY_TEXT_MAX], what[64];
+	autosize_error sub;
+	autosize_err rc;
+
+	if (!n || n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0 ||
+	    n->value[n->len - 1] != '%')
+		return autosize_ytree_double(t, map, key, AUTOSIZE_Y_OPTIONAL,
+					     0, max, out, NULL, e);
+	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
+				sizeof(text), NULL, e);
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "key '%s'", key);
+	autosize_error_clear(&sub);
+	rc = autosize_parse_fraction(text, what, 0, max, out, &sub);
+	if (rc)
+		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
+	return AUTOSIZE_OK;
+}

@@ -1,0 +1,268 @@
+/*
+ * --train-stack: the software stack on top of the sharding engine
+ * (etc/perf.yaml stacks:, doc/stacks.md).
+ */
+#include <math.h>
+#include "testutil.h"
+#include "autosize.h"
+#include "autosize/options.h"
+
+/* Plan opts (name, value pairs) under p (NULL: the built-in policy);
+ * returns the plan's status. */
+static autosize_err plan_under(const autosize_policy *p,
+			       const char *const *opts, autosize_plan *plan)
+{
+	autosize_request r;
+	autosize_error e;
+	autosize_policy *own = p ? NULL : autosize_policy_default(&e);
+	autosize_err rc;
+	int i;
+
+	assert_true(p || own);
+	autosize_request_init(&r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
+						      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	memset(plan, 0, sizeof(*plan));
+	rc = autosize_plan_compute(p ? p : own, &r, plan, &e);
+	if (own)
+		autosize_policy_destroy(own);
+	return rc;
+}
+
+static autosize_err plan_of(const char *const *opts, autosize_plan *plan)
+{
+	return plan_under(NULL, opts, plan);
+}
+
+static int has_warning(const autosize_plan *plan, const char *text)
+{
+	int i;
+
+	for (i = 0; i < plan->n_warnings; i++)
+		if (strstr(plan->warnings[i], text))
+			return 1;
+	return 0;
+}
+
+/* An unknown stack: one line naming the option and the valid values. */
+static void test_unknown_stack(void **state)
+{
+	autosize_request r;
+	autosize_error e;
+
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "train-stack", "hugging",
+					      &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--train-stack"));
+	assert_non_null(strstr(e.msg, "hugging"));
+	assert_non_null(strstr(e.msg, "hf|"));
+	assert_non_null(strstr(e.msg, "torchtune"));
+	assert_null(strchr(e.msg, '\n'));
+	assert_non_null(autosize_option_find("train-stack"));
+	assert_non_null(autosize_option_find("activation-offload"));
+}
+
+/* The torchtune recipe for Llama 3.1 8B LoRA on one 24 GB card
+ * (recipes/configs/llama3_1/8B_lora_single_device.yaml @30b8519e8:
+ * batch 2, activation checkpointing, chunked cross-entropy; README
+ * @30b8519e8: 16.2 GiB peak on 1x 4090) fits; as a plain FSDP job (the
+ * engine's fp32 logits) it does not. */
+static void test_torchtune_4090_lora_fits(void **state)
+{
+	const char *tt[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			    "gpu", "rtx-4090", "gpus", "1",
+			    "train-stack", "torchtune", "train-seq-len",
+			    "2048", "micro-batch", "2", "recompute", "full",
+			    "memory-reserve", "0", NULL};
+	const char *fsdp[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			      "gpu", "rtx-4090", "gpus", "1",
+			      "train-framework", "fsdp", "train-seq-len",
+			      "2048", "micro-batch", "2", "recompute", "full",
+			      "memory-reserve", "0", NULL};
+	autosize_plan a, b;
+	double gib = 1024.0 * 1024 * 1024;
+
+	assert_int_equal(plan_of(tt, &a), AUTOSIZE_OK);
+	assert_true(a.feasible);
+	assert_true(a.mem.total_bytes < 24.0 * gib);
+	/* the frozen bf16 base alone is 15 GiB */
+	assert_true(a.mem.total_bytes > 15.0 * gib);
+	assert_true(a.framework == AUTOSIZE_FRAMEWORK_FSDP);
+	plan_of(fsdp, &b);
+	assert_true(b.mem.total_bytes > a.mem.total_bytes);
+}
+
+/* QLoRA stores the blocks in NF4: far below LoRA's 16-bit base, above
+ * a quarter of it (embedding and head stay 16-bit). */
+static void test_qlora_weights(void **state)
+{
+	const char *q[] = {"model", "llama-3.1-8b", "train-mode", "qlora",
+			   "gpu", "rtx-4090", "gpus", "1", "train-stack", "hf",
+			   "train-seq-len", "2048", "micro-batch", "1",
+			   "recompute", "full", NULL};
+	const char *l[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			   "gpu", "rtx-4090", "gpus", "1", "train-stack", "hf",
+			   "train-seq-len", "2048", "micro-batch", "1",
+			   "recompute", "full", NULL};
+	autosize_plan a, b;
+
+	plan_of(q, &a);
+	plan_of(l, &b);
+	assert_true(a.mem.weights_bytes < 0.4 * b.mem.weights_bytes);
+	assert_true(a.mem.weights_bytes > 0.25 * b.mem.weights_bytes);
+	/* dequantizing before every matmul pass costs time */
+	assert_true(a.tokens_per_s < b.tokens_per_s);
+}
+
+/* ZeRO-3 LoRA gathers the frozen base but holds gradients of the
+ * adapters only: 8 GPUs shard the states of a 70B LoRA below what one
+ * layer's full-precision gradients would add. */
+static void test_zero3_lora_frozen_grads(void **state)
+{
+	const char *o[] = {"model", "llama-3.1-70b", "train-mode", "lora",
+			   "gpu", "h100", "gpus", "8", "train-stack",
+			   "torchtune", "zero", "3", "tp", "1", "pp", "1",
+			   "train-seq-len", "2048", "micro-batch", "1",
+			   "recompute", "full", "memory-reserve", "0", NULL};
+	autosize_plan a;
+	double gib = 1024.0 * 1024 * 1024;
+
+	assert_int_equal(plan_of(o, &a), AUTOSIZE_OK);
+	/* 70.6B x 2 bytes / 8 = 16.4 GiB of sharded base, two gathered
+	 * layers (1.6 GiB); one layer's bf16 + fp32 gradients would add
+	 * 5 GiB more */
+	assert_true(a.mem.total_bytes < 30 * gib);
+}
+
+/* The same job under Hugging Face is slower than under torchtitan on
+ * the same GPUs, with the stack's own interval; a stack no published
+ * run checks says so and widens the limit. */
+static void test_stack_speed_and_interval(void **state)
+{
+	const char *titan[] = {"model", "mistral-7b", "train-mode", "lora",
+			       "gpu", "h100", "gpus", "8", "train-stack",
+			       "torchtitan", "train-seq-len", "2048",
+			       "train-tokens", "1B", NULL};
+	const char *hf[] = {"model", "mistral-7b", "train-mode", "lora",
+			    "gpu", "h100", "gpus", "8", "train-stack", "hf",
+			    "train-seq-len", "2048", "train-tokens", "1B",
+			    NULL};
+	const char *un[] = {"model", "mistral-7b", "train-mode", "lora",
+			    "gpu", "h100", "gpus", "8", "train-stack",
+			    "unsloth", "train-seq-len", "2048",
+			    "train-tokens", "1B", NULL};
+	autosize_plan a, b, c;
+
+	assert_int_equal(plan_of(titan, &a), AUTOSIZE_OK);
+	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	assert_int_equal(plan_of(un, &c), AUTOSIZE_OK);
+	assert_true(b.tokens_per_s < a.tokens_per_s);
+	assert_true(b.framework == AUTOSIZE_FRAMEWORK_FSDP);
+	assert_false(has_warning(&b, "not validated"));
+	assert_true(has_warning(&c, "not validated"));
+	/* unvalidated: the limit covers up to 4x the prediction */
+	assert_true(c.train_hours_high >= 3.9 * c.train_hours);
+	/* hf is checked on A100 runs only: on H100 its plan says so and
+	 * covers as much; on A100 its own spread */
+	assert_true(has_warning(&b, "other GPU generations"));
+	assert_true(b.train_hours_high >= 3.9 * b.train_hours);
+	hf[5] = "a100-80gb";
+	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	assert_false(has_warning(&b, "other GPU generations"));
+	assert_true(b.train_hours_high < 2 * b.train_hours);
+	assert_int_equal(b.interval_runs, 12);
+}
+
+/* A stated framework wins over the stack's; megatron stacks imply
+ * megatron. */
+static void test_stack_framework(void **state)
+{
+	const char *nemo[] = {"model", "llama-3-8b", "gpu", "h100", "gpus",
+			      "8", "train-stack", "nemo", NULL};
+	const char *ds[] = {"model", "llama-3-8b", "gpu", "h100", "gpus", "8",
+			    "train-stack", "hf", "train-framework",
+			    "deepspeed", NULL};
+	autosize_plan a;
+
+	plan_of(nemo, &a);
+	assert_true(a.framework == AUTOSIZE_FRAMEWORK_MEGATRON);
+	plan_of(ds, &a);
+	assert_true(a.framework == AUTOSIZE_FRAMEWORK_DEEPSPEED);
+}
+
+/* The HF Trainer shards by data parallel alone: a full fine-tune of a
+ * 70B model on 16 H100 gets no tensor or pipeline split under hf, and a
+ * pinned one is refused. */
+static void test_hf_data_parallel_only(void **state)
+{
+	const char *hf[] = {"model", "llama-3.1-70b", "train-mode",
+			    "finetune", "gpu", "h100", "gpus", "16",
+			    "train-stack", "hf", "train-seq-len", "4096",
+			    NULL};
+	const char *tp[] = {"model", "llama-3.1-70b", "train-mode",
+			    "finetune", "gpu", "h100", "gpus", "16",
+			    "train-stack", "hf", "train-seq-len", "4096",
+			    "tp", "8", NULL};
+	autosize_plan a;
+
+	plan_of(hf, &a);
+	assert_int_equal(a.tp, 1);
+	assert_int_equal(a.pp, 1);
+	assert_int_equal(a.zero_stage, 3);
+	assert_int_not_equal(plan_of(tp, &a), AUTOSIZE_OK);
+}
+
+/* A site's default stack serves jobs that name none; a wrong name in
+ * the policy is refused with its line. */
+static void test_policy_default_stack(void **state)
+{
+	static const char ok[] = "defaults:\n  framework: megatron\n"
+				 "  stack: torchtune\n  partition: ws\n"
+				 "partitions:\n  - name: ws\n"
+				 "    gpu: rtx-4090\n    gpus_per_node: 1\n"
+				 "    nodes: 1\n    network: ethernet\n"
+				 "    network_gbps_per_node: 100\n";
+	static const char bad[] = "defaults:\n  stack: hugging\n"
+				  "partitions:\n  - name: ws\n"
+				  "    gpu: rtx-4090\n    gpus_per_node: 1\n"
+				  "    nodes: 1\n    network: ethernet\n"
+				  "    network_gbps_per_node: 100\n";
+	const char *opts[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			      "gpus", "1",
+			      "train-seq-len", "2048", "micro-batch", "2",
+			      "recompute", "full", "memory-reserve", "0",
+			      NULL};
+	autosize_error e;
+	autosize_policy *p = autosize_policy_parse(ok, strlen(ok), "test",
+						   "/nonexistent", &e);
+	autosize_plan plan;
+
+	if (!p)
+		fail_msg("%s", e.msg);
+	/* the stack implies fsdp over the site's megatron, and fits */
+	assert_int_equal(plan_under(p, opts, &plan), 0);
+	assert_true(plan.framework == AUTOSIZE_FRAMEWORK_FSDP);
+	assert_true(plan.feasible);
+	autosize_policy_destroy(p);
+	assert_null(autosize_policy_parse(bad, strlen(bad), "test",
+					  "/nonexistent", &e));
+	assert_non_null(strstr(e.msg, "hugging"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_stack),
+		cmocka_unit_test(test_torchtune_4090_lora_fits),
+		cmocka_unit_test(test_qlora_weights),
+		cmocka_unit_test(test_zero3_lora_frozen_grads),
+		cmocka_unit_test(test_stack_speed_and_interval),
+		cmocka_unit_test(test_stack_framework),
+		cmocka_unit_test(test_hf_data_parallel_only),
+		cmocka_unit_test(test_policy_default_stack),
+	};
+
+	return cmocka_run_group_tests_name("stack", tests, NULL, NULL);
+}
