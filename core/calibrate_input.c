@@ -224,15 +224,47 @@ static double cal_elapsed(const char *s)
 	return v;
 }
 
-int autosize_cal_sacct_line(char *line, char *user, char *partition,
-			    char *state, double *elapsed_s,
-			    const char **comment)
+/* A count of sacct's (NNodes, a TRES value); -1 when it is not one. */
+static long cal_count(const char *s)
 {
-	char *f[6];
+	char *end;
+	long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || (*end && *end != ',') || v > 100000000L)
+		return -1;
+	return v;
+}
+
+/* GPUs in sacct's AllocTRES ("cpu=64,gres/gpu=8,mem=...,node=1"): -1
+ * when there is no gres/gpu entry (typed ones, gres/gpu:h100=8, are
+ * counted in the untyped one Slurm always lists beside them). */
+static long cal_tres_gpus(const char *tres)
+{
+	const char *at = tres;
+
+	while (at && *at) {
+		if (strncmp(at, "gres/gpu=", 9) == 0)
+			return cal_count(at + 9);
+		at = strchr(at, ',');
+		if (at)
+			at++;
+	}
+	return -1;
+}
+
+int autosize_cal_sacct_line(char *line, char *user, char *partition,
+			    char *state, double *elapsed_s, long *nodes,
+			    long *gpus, const char **comment)
+{
+	char *f[8];
 	int i;
 
 	f[0] = line;
-	for (i = 1; i < 6; i++) {
+	for (i = 1; i < 8; i++) {
 		char *bar = strchr(f[i - 1], '|');
 
 		if (!bar)
@@ -240,7 +272,9 @@ int autosize_cal_sacct_line(char *line, char *user, char *partition,
 		*bar = '\0';
 		f[i] = bar + 1;
 	}
-	f[5][strcspn(f[5], "\r\n")] = '\0';
+	f[7][strcspn(f[7], "\r\n")] = '\0';
+	*nodes = cal_count(f[5]);
+	*gpus = cal_tres_gpus(f[6]);
 	if (!f[0][0] || strchr(f[0], '.') || !f[1][0] ||
 	    strlen(f[1]) >= AUTOSIZE_CAL_USER_MAX)
 		return -1;
@@ -254,6 +288,6 @@ int autosize_cal_sacct_line(char *line, char *user, char *partition,
 	snprintf(state, AUTOSIZE_CAL_USER_MAX, "%.*s",
 		 (int)strcspn(f[3], " "), f[3]);
 	*elapsed_s = cal_elapsed(f[4]);
-	*comment = f[5];
+	*comment = f[7];
 	return 0;
 }

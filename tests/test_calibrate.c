@@ -598,6 +598,7 @@ static void test_cli_calibrate_sacct(void **state)
 {
 	autosize_policy *p = cal_test_policy();
 	char dir[] = "/tmp/autosize-sacct-XXXXXX", cmd[2048], tok[1024];
+	char alloc[128];
 	char *cli = realpath(test_build_dir(), NULL);
 	autosize_plan plan;
 	autosize_record r;
@@ -615,21 +616,28 @@ static void test_cli_calibrate_sacct(void **state)
 	snprintf(cmd, sizeof(cmd), "%s/lines", dir);
 	f = fopen(cmd, "w");
 	assert_non_null(f);
+	snprintf(alloc, sizeof(alloc), "%d|billing=1,cpu=64,gres/gpu=%d,"
+		 "node=%d", r.nodes, r.nodes * r.gpus_per_node, r.nodes);
 	for (i = 0; i < 4; i++)
-		fprintf(f, "%d|u%d|gpu|COMPLETED|01:00:00|site note %s\n"
-			"%d.batch|u%d|gpu|COMPLETED|01:00:00|\n", 100 + i, i,
-			tok, 100 + i, i);
-	fprintf(f, "200|u9|small|CANCELLED by 0|01:00:00|%s\n", tok);
-	fprintf(f, "201|u9|gpu|TIMEOUT|00:00:00|%s\n", tok);
+		fprintf(f, "%d|u%d|gpu|COMPLETED|01:00:00|%s|site note %s\n"
+			"%d.batch|u%d|gpu|COMPLETED|01:00:00|1|cpu=1|\n",
+			100 + i, i, alloc, tok, 100 + i, i);
+	fprintf(f, "200|u9|small|CANCELLED by 0|01:00:00|%s|%s\n", alloc,
+		tok);
+	fprintf(f, "201|u9|gpu|TIMEOUT|00:00:00|%s|%s\n", alloc, tok);
+	/* resized by scontrol update after it was planned */
+	fprintf(f, "202|u8|gpu|COMPLETED|01:00:00|%d|cpu=1,gres/gpu=%d|%s\n",
+		r.nodes + 1, (r.nodes + 1) * r.gpus_per_node, tok);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "printf '#!/bin/sh\\ncat %s/lines\\n' "
 		 ">%s/sacct && chmod +x %s/sacct && PATH=%s:$PATH %s/autosize "
 		 "calibrate --sacct --min-jobs 4 --max-step none -o "
-		 "%s/cal.yaml 2>%s/err && grep -q 'read 6 jobs, used 4, "
-		 "skipped 2 (1 ran in another partition than planned, 1 "
-		 "elapsed time under --min-run)' %s/err && grep -q "
+		 "%s/cal.yaml 2>%s/err && grep -q 'read 7 jobs, used 4, "
+		 "skipped 3' %s/err && grep -q 'ran on another size than "
+		 "planned' %s/err && grep -q 'ran in another partition' "
+		 "%s/err && grep -q "
 		 "'speed_factor: 0.9000' %s/cal.yaml", dir, dir, dir, dir, cli,
-		 dir, dir, dir, dir);
+		 dir, dir, dir, dir, dir, dir);
 	if (cal_test_sh(cmd) != 0) {
 		snprintf(cmd, sizeof(cmd), "cat %s/err", dir);
 		cal_test_sh(cmd);

@@ -68,15 +68,17 @@ static void cal_sacct_line(cal_cli *c, char *line)
 {
 	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
 	char what[96], job[32], part[AUTOSIZE_PART_NAME_MAX];
+	char why[128];
 	const char *comment;
 	autosize_record r;
 	autosize_error e;
 	double elapsed;
+	long nodes, gpus;
 	size_t start, n;
 
 	snprintf(job, sizeof(job), "%.*s", (int)strcspn(line, "|"), line);
 	if (autosize_cal_sacct_line(line, user, part, state, &elapsed,
-				    &comment))
+				    &nodes, &gpus, &comment))
 		return;    /* a step, or not a job line: not counted */
 	if (!autosize_record_find(comment, &start, &n)) {
 		autosize_calibrator_skip(c->k, "no autosize record");
@@ -87,11 +89,14 @@ static void cal_sacct_line(cal_cli *c, char *line)
 		cal_bad_line(c, "bad record", e.msg);
 		return;
 	}
-	/* moved after it was planned (a user may update a pending job's
-	 * partition): its figures are another partition's */
-	if (part[0] && strcmp(part, r.partition) != 0) {
-		autosize_calibrator_skip(c->k, "ran in another partition than "
-					 "planned");
+	/* moved or resized after it was planned (scontrol update of a
+	 * pending job): its figures are another job's than the plan's */
+	if (autosize_record_mismatch(&r, part, nodes, gpus, why,
+				     sizeof(why))) {
+		autosize_calibrator_skip(c->k, strncmp(why, "partition", 9)
+					 == 0 ? "ran in another partition "
+					 "than planned" : "ran on another size "
+					 "than planned");
 		return;
 	}
 	autosize_calibrator_add(c->k, user, &r, state, elapsed);
@@ -299,7 +304,7 @@ int cli_calibrate(int argc, char **argv)
 {
 	char *sacct[CAL_SACCT_ARGS + 1] = {
 		"sacct", "-P", "-n", "-X", "-a", "-o",
-		"JobID,User,Partition,State,Elapsed,AdminComment"
+		"JobID,User,Partition,State,Elapsed,NNodes,AllocTRES,AdminComment"
 	};
 	const char *out = NULL, *start = "now-30days", *previous = NULL;
 	char summary[768], source[256];

@@ -166,13 +166,15 @@ autosize_err autosize_cal_json_line(const char *line, size_t len,
 
 /*
  * One line of `sacct -P -n -o JobID,User,Partition,State,Elapsed,
- * AdminComment`: fills user, partition (AUTOSIZE_PART_NAME_MAX bytes;
- * "" when longer), state and elapsed and points *comment into line (the
- * rest of it). Returns 0, or -1 for a line of another form. Job steps
- * (JobID with a '.') return -1 too.
+ * NNodes,AllocTRES,AdminComment`: fills user, partition
+ * (AUTOSIZE_PART_NAME_MAX bytes; "" when longer), state, elapsed, the
+ * nodes and GPUs the job got (-1 when not known: AllocTRES without a
+ * gres/gpu entry) and points *comment into line (the rest of it).
+ * Returns 0, or -1 for a line of another form. Job steps (JobID with a
+ * '.') return -1 too.
  */
 int autosize_cal_sacct_line(char *line, char *user, char *partition,
-			    char *state, double *elapsed_s,
-			    const char **comment);
+			    char *state, double *elapsed_s, long *nodes,
+			    long *gpus, const char **comment);
 
 #endif
