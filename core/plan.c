@@ -13,7 +13,7 @@
 #include "rank.h"
 #include "plan_work.h"
 #include "checkpoint_private.h"
-#include "plan_cal.h"
+#include "calibration_private.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
  * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */
@@ -664,7 +664,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	if ((rc = plan_check_tp(r, &c->model, part, e)))
 		return rc;
 	/* the site's calibration: search for the corrected speed and
-	 * memory (plan_calibrate.c) */
+	 * memory (calibration_plan.c) */
 	cal = plan_cal_find(c->p, part, job.framework, 0);
 	usable = job.usable_bytes;
 	job.usable_bytes = plan_cal_usable(usable, cal);

@@ -1,7 +1,7 @@
 /*
  * Tests for the closed loop: the AdminComment record (core/jobrecord.c),
- * the calibrator (core/calibrate.c, calibrate_input.c), the calibration
- * file (core/calibration.c) and plans that use it (core/plan_calibrate.c).
+ * the calibrator (core/calibration_learn.c, calibration_input.c), the calibration
+ * file (core/calibration_file.c) and plans that use it (core/calibration_plan.c).
  */
 #include "testutil.h"
 #include <sys/wait.h>

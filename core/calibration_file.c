@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "calibrate.h"
+#include "calibration_private.h"
 #include "perfdata.h"
 #include "ytree.h"
 

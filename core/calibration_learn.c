@@ -31,7 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "calibrate.h"
+#include "calibration_private.h"
 #include "perfdata.h"
 
 /* Job states whose measured figures are the cluster's speed. */

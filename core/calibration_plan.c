@@ -1,12 +1,12 @@
 /*
- * autosize: applying the site's calibration to a plan (plan_cal.h). The
+ * autosize: applying the site's calibration to a plan (calibration_private.h). The
  * correction is what this cluster's finished jobs measured against their
- * plans (calibrate.c); a partition or GPU without one keeps the model's
+ * plans (calibration_learn.c); a partition or GPU without one keeps the model's
  * prediction.
  */
 #include <stdio.h>
 #include "framework.h"
-#include "plan_cal.h"
+#include "calibration_private.h"
 
 const autosize_cal_entry *plan_cal_find(const autosize_policy *p,
 					const autosize_partition *part,

@@ -1,11 +1,16 @@
 /*
- * autosize internal: the calibrator's parts. calibrate.c judges each job
- * (plausibility), calibrate_sample.c keeps a fair, bounded sample of
- * them per user, calibrate_result.c turns the sample into corrections,
- * calibration.c reads and writes the file.
+ * autosize internal: the calibration module's parts, one prefix and one
+ * file set (calibration_*.c): calibration_learn.c judges each finished
+ * job (plausibility), calibration_sample.c keeps a fair, bounded sample
+ * of them per user, calibration_result.c turns the sample into
+ * corrections, calibration_file.c reads and writes the file,
+ * calibration_input.c reads sacct and JSON lines, and calibration_plan.c
+ * corrects a plan with them (speed, memory, the interval the time limit
+ * covers). The public API is include/autosize/calibration.h.
  */
-#ifndef AUTOSIZE_CALIBRATE_H
-#define AUTOSIZE_CALIBRATE_H
+#ifndef AUTOSIZE_CALIBRATION_PRIVATE_H
+#define AUTOSIZE_CALIBRATION_PRIVATE_H
+
 
 #include <stdint.h>
 #include "autosize/calibration.h"
@@ -76,7 +81,7 @@ struct autosize_calibrator {
 	char (*change)[CAL_CHANGE_LEN];  /* one per correction made */
 };
 
-/* calibrate_sample.c: keep job s of user on partition/gpu in the
+/* calibration_sample.c: keep job s of user on partition/gpu in the
  * reservoir. 1 kept or sampled over, 0 when no slot is left, -1 out of
  * memory. */
 int cal_sample_offer(autosize_calibrator *k, const char *user,
@@ -84,5 +89,33 @@ int cal_sample_offer(autosize_calibrator *k, const char *user,
 		     const cal_sample *s);
 /* Free the slots. */
 void cal_sample_free(autosize_calibrator *k);
+
+/* ---- a plan corrected by the site's calibration (calibration_plan.c) ---- */
+/* The correction for a partition and framework (gpus <= 0: before the
+ * size is known, any scale class), or NULL. */
+const autosize_cal_entry *plan_cal_find(const autosize_policy *p,
+					const autosize_partition *part,
+					autosize_framework fw, int gpus);
+
+/* The deadline the layout search aims at so that the corrected speed
+ * meets deadline_s (0: none). */
+double plan_cal_deadline(double deadline_s, const autosize_cal_entry *x);
+
+/* GPU memory the search may plan for, leaving room for a memory factor
+ * above 1 (a factor below 1 never lets a plan closer to the edge). */
+double plan_cal_usable(double usable_bytes, const autosize_cal_entry *x);
+
+/* Correct a searched plan: the entry for its size (else `before`, the
+ * one the search used), speed and memory scaled, plan->calibration
+ * filled; usable_bytes restored in the report. */
+void plan_cal_apply(const autosize_policy *p, const autosize_cal_entry *before,
+		    double usable_bytes, autosize_plan *plan);
+
+/* Speed figures of a plan times f (no bookkeeping). */
+void plan_cal_scale_speed(autosize_plan *plan, double f);
+
+/* The wall-time interval from the calibrated spread (after the residual
+ * interval was set): the time limit covers its upper end. */
+void plan_cal_interval(autosize_plan *plan);
 
 #endif
