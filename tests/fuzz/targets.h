@@ -558,6 +558,10 @@ static inline void fuzz_decide_target(const uint8_t *data, size_t size,
 	if (n > 3) job.num_tasks = fuzz_job_number(fields[3]);
 	if (n > 4) job.het_offset = fuzz_job_number(fields[4]);
 	if (n > 5) job.sockets_per_node = fuzz_job_number(fields[5]);
+	/* the second byte: a batch script or not, --ntasks-per-node */
+	job.batch = size > 1 && (data[1] & 1);
+	if (size > 1 && (data[1] & 2))
+		job.ntasks_per_node = 1 + (data[1] >> 2);
 	for (i = 0; i < 4 && 6 + i < n; i++)
 		tres[i] = fields[6 + i][0] ? fields[6 + i] : NULL;
 	job.gpus_per_node = autosize_tres_gpus(tres[0]);
@@ -600,6 +604,20 @@ static inline void fuzz_decide_target(const uint8_t *data, size_t size,
 	if (job.het_offset == 0 && d->action == AUTOSIZE_ACTION_REJECT &&
 	    strcmp(d->reason, "unfit") == 0)
 		FUZZ_FAIL("decide: het job refused for its size");
+	/* the guards, on every action that changes a job: a job without a
+	 * script never gets more nodes than its tasks; a batch job's task
+	 * count written is at least its nodes */
+	if ((d->action == AUTOSIZE_ACTION_REWRITE ||
+	     d->action == AUTOSIZE_ACTION_EXPLAIN) && d->set_nodes &&
+	    !job.batch && job.num_tasks > 0 && job.num_tasks < d->nodes)
+		FUZZ_FAIL("decide: %ld tasks resized to %d nodes without a "
+			  "script", job.num_tasks, d->nodes);
+	if (d->set_tasks && (!job.batch || d->num_tasks < d->nodes))
+		FUZZ_FAIL("decide: tasks %ld written for %d nodes (batch %d)",
+			  d->num_tasks, d->nodes, job.batch);
+	if (d->guarded && (d->set_nodes || d->set_gpus || d->set_time ||
+			   d->set_partition || d->record[0]))
+		FUZZ_FAIL("decide: a guarded job still changes");
 	if (d->action == AUTOSIZE_ACTION_REWRITE) {
 		part = autosize_policy_find_partition(p, d->partition);
 		if (!d->has_plan || !part || d->nodes < 1 ||
