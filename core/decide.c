@@ -118,6 +118,21 @@ static autosize_action decide_mode(autosize_mode site,
 					  : AUTOSIZE_ACTION_REWRITE;
 }
 
+/* n bytes of the user's text into buf (len bytes), control and non-ASCII
+ * bytes as '?': it goes into messages slurmctld prints and logs. */
+static void decide_printable(char *buf, size_t len, const char *text,
+			     size_t n)
+{
+	size_t i;
+
+	if (len == 0)
+		return;
+	for (i = 0; i < n && i + 1 < len; i++)
+		buf[i] = (unsigned char)text[i] < 0x20 ||
+			 (unsigned char)text[i] >= 0x7f ? '?' : text[i];
+	buf[i] = '\0';
+}
+
 /*
  * The partitions a job may use: the policy's least strict mode among them
  * into *site (rewrite before warn before off); the first one outside the
@@ -152,7 +167,7 @@ static int decide_partitions(const autosize_policy *p,
 			part = n < sizeof(name)
 			       ? autosize_policy_find_partition(p, name) : NULL;
 			if (!part) {
-				snprintf(other, other_len, "%.*s", (int)n, at);
+				decide_printable(other, other_len, at, n);
 				return 1;
 			}
 			if (part->mode < *site)
