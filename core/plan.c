@@ -648,6 +648,35 @@ static autosize_err plan_check_tp(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* Training seconds one job of a chain holds on part, for the search's
+ * count of chained jobs: the max time less the start-up, over the
+ * widest factor the time limit puts on a prediction (the reserve, or the
+ * upper end of any scale's interval: plan_interval). 0: no max time. */
+static double plan_chain_s(const perfdata_table *tab,
+			   const autosize_partition *part,
+			   const sizing_job *job, double reserve)
+{
+	static const int scale_gpus[] = {8, 512, 2048};
+	double factor = 1 + reserve, hi;
+	perfdata_regime g;
+	int pooled;
+	size_t i;
+
+	if (part->max_time_s <= 0)
+		return 0;
+	for (i = 0; i < sizeof(scale_gpus) / sizeof(scale_gpus[0]); i++) {
+		if (!perfdata_interval(tab, job->perf.generation,
+				       job->framework, scale_gpus[i], &g,
+				       &pooled))
+			continue;
+		hi = g.q_high * (job->perf.fallback || pooled
+				 ? PLAN_FALLBACK_WIDEN : 1);
+		factor = fmax(factor, exp(hi));
+	}
+	return fmax(0, part->max_time_s - PLAN_STARTUP_ALLOWANCE_MIN * 60) /
+	       factor;
+}
+
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			    const autosize_partition *part,
 			    autosize_plan *plan, autosize_error *e)
@@ -676,6 +705,9 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				     autosize_precision_name(r->precision),
 				     part->gpu->name,
 				     plan_supported_precision(part->gpu));
+	job.chain_s = plan_chain_s(perfdata_for(c->p), part, &job,
+				   r->time_reserve >= 0 ? r->time_reserve
+							: c->d->time_reserve);
 	if ((rc = search_run(&job, r, plan_cal_deadline(c->deadline_s, cal),
 			     c->d->objective, &c->budget, &res, e)))
 		return rc;
@@ -715,6 +747,8 @@ static int plan_better(const plan_ctx *c, const autosize_plan *a,
 
 	rank_key_of_plan(a, &ka);
 	rank_key_of_plan(b, &kb);
+	ka.exotic = rank_exotic(c->model.layers, a->pp, a->vp);
+	kb.exotic = rank_exotic(c->model.layers, b->pp, b->vp);
 	return rank_better(&ka, &kb, c->d->objective, c->deadline_s);
 }
 

@@ -71,6 +71,10 @@ typedef struct sizing_job {
 	double usable_bytes; /* GPU memory x (1 - reserve) */
 	double min_scaling;  /* policy min_scaling_efficiency: the cost
 			      * objective adds no GPUs below it; 0 = off */
+	double chain_s;      /* training seconds one job of a chain holds
+			      * at the upper end of the time interval
+			      * (partition max time / the interval's
+			      * widest factor); 0 = no max time */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan

@@ -655,6 +655,83 @@ static void test_memory_reserve_holds(void **state)
 	}
 }
 
+/* Cost never rises as the deadline loosens (past the cost tie, which
+ * may trade a little money for fewer GPUs): a looser deadline admits
+ * every plan a tighter one did. */
+static void test_cost_monotone_in_deadline(void **state)
+{
+	static const char *const days[] = {"6d", "7d", "8d", "9d", "12d",
+					   "16d", "20d", "30d"};
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	double prev = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(days) / sizeof(days[0]); i++) {
+		const char *const o[] = {"model-params", "8e9", "train-tokens",
+					 "200B", "gpu", "h100", "train-time",
+					 days[i], NULL};
+
+		req(&r, o);
+		assert_int_equal(autosize_plan_compute(bare, &r, &plan, &e),
+				 AUTOSIZE_OK);
+		if (prev > 0 && plan.gpu_hours > prev * (1 + RANK_COST_TIE))
+			fail_msg("%s: %.0f GPU-h after %.0f at a tighter "
+				 "deadline", days[i], plan.gpu_hours, prev);
+		/* 4 nodes meet 6 to 20 days and are the cheapest size
+		 * that does (1 node, 1.4% cheaper, takes 23 days) */
+		if (strcmp(days[i], "30d") != 0)
+			assert_int_equal(plan.gpus, 32);
+		prev = plan.gpu_hours;
+	}
+}
+
+/* The cheapest size past the smallest that meets the deadline, with
+ * even stages: 13B x 2T on A100 in 30 days is 512 GPUs at TP 2 (256k
+ * GPU-h), not 448 at PP 7 x VP 3 with a custom layout (292k). */
+static void test_cheapest_past_smallest(void **state)
+{
+	const char *const o[] = {"model", "llama-2-13b", "gpu", "a100-80gb",
+				 "train-tokens", "2T", "train-time", "30d",
+				 "train-batch", "1024", "train-framework",
+				 "megatron", NULL};
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+
+	req(&r, o);
+	assert_int_equal(autosize_plan_compute(bare, &r, &plan, &e),
+			 AUTOSIZE_OK);
+	assert_true(plan.gpu_hours < 260e3);
+	assert_false(rank_exotic(r.model.layers, plan.pp, plan.vp));
+}
+
+/* A cost tie goes to one job over a chain, across partitions too:
+ * testbed's small (12 h) and gpu (2 days) both run 8B x 5B under
+ * DeepSpeed on 4 GPUs (424 USD, 2 jobs on gpu) or 8 (422 USD): 8 GPUs in
+ * one job on gpu. */
+static void test_cost_tie_fewer_jobs(void **state)
+{
+	const char *const o[] = {"model", "llama-3-8b", "train-tokens", "5B",
+				 "train-framework", "deepspeed", "partition",
+				 "small,gpu", NULL};
+	autosize_policy *tb;
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+
+	tb = autosize_policy_load("contrib/testbed/autosize.yaml", &e);
+	assert_non_null(tb);
+	req(&r, o);
+	assert_int_equal(autosize_plan_compute(tb, &r, &plan, &e),
+			 AUTOSIZE_OK);
+	assert_string_equal(plan.part.name, "gpu");
+	assert_int_equal(plan.chained_jobs, 1);
+	assert_int_equal(plan.gpus, 8);
+	autosize_policy_destroy(tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +754,9 @@ int main(void)
 		cmocka_unit_test(test_no_gpus_past_scaling),
 		cmocka_unit_test(test_lora_plans),
 		cmocka_unit_test(test_batch_starved_pipeline),
+		cmocka_unit_test(test_cost_monotone_in_deadline),
+		cmocka_unit_test(test_cheapest_past_smallest),
+		cmocka_unit_test(test_cost_tie_fewer_jobs),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
