@@ -102,12 +102,23 @@ int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 	launch_init(&o, buf, len);
 	if (!p)
 		return launch_fail(buf, len);
-	launch_put(&o, "%d node%s x %d %s, TP %d PP %d DP %d, ZeRO-%d, "
-		   "recompute %s, micro-batch %d, grad accum %d, global batch "
-		   "%d x %d tokens", p->nodes, p->nodes == 1 ? "" : "s",
-		   p->gpus_per_node, launch_gpu_name(p), p->tp, p->pp, p->dp,
-		   p->zero_stage, autosize_recompute_name(p->recompute),
-		   p->micro_batch, p->grad_accum, p->global_batch, p->seq_len);
+	launch_put(&o, "%d node%s x %d %s, TP %d PP %d", p->nodes,
+		   p->nodes == 1 ? "" : "s", p->gpus_per_node,
+		   launch_gpu_name(p), p->tp, p->pp);
+	/* every degree of the layout: TP x PP x CP x DP is the GPUs */
+	if (p->vp > 1)
+		launch_put(&o, " VP %d", p->vp);
+	if (p->cp > 1)
+		launch_put(&o, " CP %d", p->cp);
+	launch_put(&o, " DP %d", p->dp);
+	if (p->ep > 1)
+		launch_put(&o, " EP %d", p->ep);
+	launch_put(&o, ", %s, ZeRO-%d, recompute %s, micro-batch %d, grad "
+		   "accum %d, global batch %d x %d tokens",
+		   autosize_framework_name(framework_resolve(p->framework)),
+		   p->zero_stage,
+		   autosize_recompute_name(p->recompute), p->micro_batch,
+		   p->grad_accum, p->global_batch, p->seq_len);
 	if (p->mfu > 0)
 		launch_put(&o, ", MFU %.1f%%", p->mfu * 100);
 	if (p->train_hours > 0)
@@ -161,14 +172,14 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	const autosize_memory *m = &p->mem;
 	char n[16];
 
-	launch_put(o, "  layout     TP %d x PP %d x DP %d", p->tp, p->pp,
-		   p->dp);
+	launch_put(o, "  layout     TP %d x PP %d", p->tp, p->pp);
 	if (p->vp > 1)
 		launch_put(o, " (%d virtual stages per rank)", p->vp);
 	if (p->cp > 1)
-		launch_put(o, ", CP %d", p->cp);
+		launch_put(o, " x CP %d", p->cp);
+	launch_put(o, " x DP %d", p->dp);
 	if (p->ep > 1)
-		launch_put(o, ", EP %d", p->ep);
+		launch_put(o, ", EP %d (within DP x CP)", p->ep);
 	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute));
@@ -586,6 +597,56 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 	return launch_done(&o);
 }
 
+int autosize_launch_torchtitan_args(const autosize_plan *p,
+				    const autosize_request *r, char *buf,
+				    size_t len)
+{
+	int shard, vp = p && p->vp > 1 ? p->vp : 1;
+	launch_out o;
+
+	launch_init(&o, buf, len);
+	if (!p || !r)
+		return launch_fail(buf, len);
+	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP)
+		return 0;
+	/* torchtitan's mesh: replicate x shard x CP x TP x PP GPUs, EP
+	 * borrowed from shard x CP (parallel_dims.py); a sharded model
+	 * (ZeRO-2/3) is the shard dimension */
+	shard = p->zero_stage >= 2 || p->ep > 1;
+	launch_put(&o, "--parallelism.data_parallel_replicate_degree %d "
+		   "--parallelism.data_parallel_shard_degree %d "
+		   "--parallelism.tensor_parallel_degree %d "
+		   "--parallelism.pipeline_parallel_degree %d "
+		   "--parallelism.context_parallel_degree %d "
+		   "--parallelism.expert_parallel_degree %d",
+		   shard ? 1 : p->dp, shard ? p->dp : 1, p->tp, p->pp,
+		   p->cp > 1 ? p->cp : 1, p->ep > 1 ? p->ep : 1);
+	/* ZeRO-2: gradients and optimizer sharded, parameters kept
+	 * gathered between forward and backward */
+	if (shard && p->zero_stage == 2)
+		launch_put(&o, " --parallelism.fsdp_reshard_after_forward "
+			   "never");
+	/* a pipeline takes the rank's whole step as its local batch and
+	 * splits it into micro-batches itself */
+	if (p->pp > 1 && vp > 1 && r->model.layers % (p->pp * vp) == 0)
+		launch_put(&o, " --parallelism.pipeline_parallel_schedule "
+			   "Interleaved1F1B --parallelism.pipeline_parallel_"
+			   "layers_per_stage %d", r->model.layers /
+			   (p->pp * vp));
+	/* the pipeline's micro-batch option differs between torchtitan
+	 * versions (pipeline_parallel_microbatch_size, later
+	 * num_pp_microbatches): a pipeline's rank gets its whole step as
+	 * the local batch and splits it as its version does */
+	launch_put(&o, " --training.local_batch_size %d", p->pp > 1
+		   ? p->micro_batch * p->grad_accum : p->micro_batch);
+	launch_put(&o, " --training.global_batch_size %d --training.seq_len "
+		   "%d --activation_checkpoint.mode %s", p->global_batch,
+		   p->seq_len, p->recompute == AUTOSIZE_RECOMPUTE_NONE ? "none"
+		   : p->recompute == AUTOSIZE_RECOMPUTE_FULL ? "full"
+		   : "selective");
+	return launch_done(&o);
+}
+
 /* A string as JSON: quotes, backslashes and control characters escaped. */
 static void launch_json_string(launch_out *o, const char *s)
 {
@@ -625,6 +686,9 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	if (launch_megatron(&o, p, r, out->note, sizeof(out->note)) < 0)
 		out->megatron[0] = '\0';
 	else if (launch_done(&o) < 0)
+		goto fail;
+	if (autosize_launch_torchtitan_args(p, r, out->torchtitan,
+					    sizeof(out->torchtitan)) < 0)
 		goto fail;
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
@@ -666,6 +730,11 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 						   s[-1] == '\n' ||
 						   s[-1] == ' ')))
 			launch_put(&o, "%c", *s);
+	launch_put(&o, ",\"torchtitan\":");
+	if (l->torchtitan[0])
+		launch_json_string(&o, l->torchtitan);
+	else
+		launch_put(&o, "null");
 	launch_put(&o, ",\"note\":");
 	launch_json_string(&o, l->note);
 	launch_put(&o, "}");

@@ -886,6 +886,8 @@ static void test_plan_json_documented(void **state)
 			    (i == 0));
 		assert_true((strstr(json, "\"deepspeed\":null") == NULL) ==
 			    (i == 1));
+		assert_true((strstr(json, "\"torchtitan\":null") == NULL) ==
+			    (p.framework == AUTOSIZE_FRAMEWORK_FSDP));
 	}
 	/* the error object too */
 	memset(&c, 0, sizeof(c));
