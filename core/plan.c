@@ -544,6 +544,32 @@ static void plan_warn_batch(autosize_plan *plan)
 			   m_need * plan->dp * plan->micro_batch);
 }
 
+/*
+ * A deadline the prediction meets but the interval's upper end does not:
+ * the odds of finishing later, reading the interval as 90% bounds of a
+ * log-normal time (etc/perf.yaml residuals), and the GPUs that would
+ * hold it at the upper end (time falling as 1 / GPUs).
+ */
+static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
+{
+	double d_h = c->deadline_s / 3600, sigma, p_late;
+
+	if (!(d_h > 0) || !(plan->train_hours > 0) ||
+	    plan->train_hours > d_h || !(plan->train_hours_high > d_h))
+		return;
+	/* 1.645: the standard normal's 95th percentile */
+	sigma = log(plan->train_hours_high / plan->train_hours) / 1.645;
+	p_late = sigma > 0 ? 0.5 * erfc(log(d_h / plan->train_hours) /
+				       (sigma * sqrt(2.0))) : 0;
+	autosize_plan_warn(plan, "deadline %.0f h (%s) holds only near the "
+			   "prediction, %.0f h: likely up to %.0f h, about a "
+			   "%.0f%% chance of finishing later; about %.0f GPUs "
+			   "hold it at the upper end", d_h, c->deadline_from,
+			   plan->train_hours, plan->train_hours_high,
+			   100 * p_late, ceil(plan->gpus *
+					     plan->train_hours_high / d_h));
+}
+
 static void plan_warnings(const plan_ctx *c,
 			  const autosize_plan *best_possible,
 			  autosize_plan *plan)
@@ -557,10 +583,10 @@ static void plan_warnings(const plan_ctx *c,
 				   "utilization; use InfiniBand or RoCE",
 				   plan->gpus, plan->mfu * 100);
 	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU)
-		autosize_plan_warn(plan, "predicted utilization %.0f%% of "
-				   "peak is below 35%%: check the layout and "
-				   "data loading before adding GPUs",
-				   plan->mfu * 100);
+		autosize_plan_warn(plan, "predicted utilization %.1f%% of "
+				   "peak is below %.0f%%: check the layout "
+				   "and data loading before adding GPUs",
+				   plan->mfu * 100, PLAN_WARN_MFU * 100);
 	plan_warn_batch(plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
 	    plan->gpus > best_possible->gpus) {
@@ -575,6 +601,7 @@ static void plan_warnings(const plan_ctx *c,
 					   "communication", 100 * per_gpu / ref,
 					   plan->gpus, best_possible->gpus);
 	}
+	plan_warn_deadline_odds(c, plan);
 	if (deadline_s > 0 && plan->train_hours * 3600 > deadline_s)
 		autosize_plan_warn(plan, "deadline %.3g days (%s) cannot be "
 				   "met within the limits: predicted %.1f days "

@@ -732,6 +732,30 @@ static void test_cost_tie_fewer_jobs(void **state)
 	autosize_policy_destroy(tb);
 }
 
+/* A deadline met by the prediction but not by the interval's upper end
+ * says the odds: 70B x 2T on MI300X in 30 days predicts ~700 h against
+ * 720 h, likely up to ~1,000 h. */
+static void test_deadline_odds(void **state)
+{
+	const char *const o[] = {"model", "llama-3-70b", "gpu", "mi300x",
+				 "train-tokens", "2T", "train-time", "30d",
+				 NULL};
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	int i;
+
+	req(&r, o);
+	assert_int_equal(autosize_plan_compute(bare, &r, &plan, &e),
+			 AUTOSIZE_OK);
+	assert_true(plan.train_hours <= 720 && plan.train_hours_high > 720);
+	assert_true(contains_warning(&plan, "chance of finishing later"));
+	/* and the utilization warning never reads "35% ... below 35%" */
+	for (i = 0; i < plan.n_warnings; i++)
+		assert_null(strstr(plan.warnings[i], "35% of peak is below "
+					"35%"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_cost_monotone_in_deadline),
 		cmocka_unit_test(test_cheapest_past_smallest),
 		cmocka_unit_test(test_cost_tie_fewer_jobs),
+		cmocka_unit_test(test_deadline_odds),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
