@@ -444,6 +444,13 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 	return 0;
 }
 
+/* 1 for adapter training (LoRA, QLoRA). */
+static int launch_peft(const autosize_request *r)
+{
+	return r->train_mode == AUTOSIZE_TRAIN_LORA ||
+	       r->train_mode == AUTOSIZE_TRAIN_QLORA;
+}
+
 static int launch_is_megatron(const autosize_plan *p)
 {
 	return p->framework == AUTOSIZE_FRAMEWORK_MEGATRON ||
@@ -460,6 +467,16 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * layout is not a Megatron layout). */
 	if (!launch_is_megatron(p))
 		return 0;
+	/* Megatron-LM's arguments train every weight: a LoRA or QLoRA
+	 * plan would run as full training, with other memory and speed */
+	if (launch_peft(r)) {
+		if (why)
+			snprintf(why, why_len, "Megatron-LM has no %s "
+				 "training: no Megatron arguments (train the "
+				 "adapters under FSDP or DeepSpeed with PEFT)",
+				 autosize_train_mode_name(r->train_mode));
+		return -1;
+	}
 	launch_put(o, "--tensor-model-parallel-size %d "
 		   "--pipeline-model-parallel-size %d --micro-batch-size %d "
 		   "--global-batch-size %d --seq-length %d", p->tp, p->pp,
@@ -607,7 +624,8 @@ int autosize_launch_torchtitan_args(const autosize_plan *p,
 	launch_init(&o, buf, len);
 	if (!p || !r)
 		return launch_fail(buf, len);
-	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP)
+	/* torchtitan trains every weight (no adapters) */
+	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP || launch_peft(r))
 		return 0;
 	/* torchtitan's mesh: replicate x shard x CP x TP x PP GPUs, EP
 	 * borrowed from shard x CP (parallel_dims.py); a sharded model
@@ -690,6 +708,11 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	if (autosize_launch_torchtitan_args(p, r, out->torchtitan,
 					    sizeof(out->torchtitan)) < 0)
 		goto fail;
+	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
+		snprintf(out->note, sizeof(out->note), "torchtitan has no %s "
+			 "training: no torchtitan options (run the adapters "
+			 "with PEFT under FSDP, e.g. accelerate or torchtune)",
+			 autosize_train_mode_name(r->train_mode));
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {

@@ -13,6 +13,7 @@
 #include "rank.h"
 #include "plan_work.h"
 #include "checkpoint.h"
+#include "framework.h"
 #include "plan_cal.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
@@ -345,10 +346,17 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
-	/* stated by the user, else the site's default: never inferred */
+	/* stated by the user, else the site's default: never inferred,
+	 * except that LoRA and QLoRA never default to Megatron-LM, which
+	 * trains neither (PEFT adapters run under FSDP) */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework
 			 : autosize_policy_defaults(p)->framework;
+	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT &&
+	    (r->train_mode == AUTOSIZE_TRAIN_LORA ||
+	     r->train_mode == AUTOSIZE_TRAIN_QLORA) &&
+	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON)
+		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);

@@ -498,17 +498,23 @@ static int list_has(const char *file, const char *name)
 	return found;
 }
 
-/* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
-static void assert_megatron_names(const char *args)
+/* Every "--flag" of args is a line of the list file (a parser's names). */
+static void assert_names_in(const char *args, const char *file,
+			    const char *tool)
 {
 	char copy[1024], *tok, *save = NULL;
 
 	snprintf(copy, sizeof(copy), "%s", args);
 	for (tok = strtok_r(copy, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))
-		if (strncmp(tok, "--", 2) == 0 &&
-		    !list_has(TEST_DATA "/megatron-args.txt", tok))
-			fail_msg("%s is not a Megatron-LM argument", tok);
+		if (strncmp(tok, "--", 2) == 0 && !list_has(file, tok))
+			fail_msg("%s is not a %s argument", tok, tool);
+}
+
+/* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
+static void assert_megatron_names(const char *args)
+{
+	assert_names_in(args, TEST_DATA "/megatron-args.txt", "Megatron-LM");
 }
 
 static void test_megatron_names(void **state)
@@ -992,14 +998,7 @@ static void test_first_host(void **state)
 /* Every "--flag" of args is one of torchtitan's job options. */
 static void assert_torchtitan_names(const char *args)
 {
-	char copy[1024], *tok, *save = NULL;
-
-	snprintf(copy, sizeof(copy), "%s", args);
-	for (tok = strtok_r(copy, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save))
-		if (strncmp(tok, "--", 2) == 0 &&
-		    !list_has(TEST_DATA "/torchtitan-args.txt", tok))
-			fail_msg("%s is not a torchtitan option", tok);
+	assert_names_in(args, TEST_DATA "/torchtitan-args.txt", "torchtitan");
 }
 
 /* Plans of long sequences and MoE: every degree reaches the tasks and
@@ -1084,11 +1083,54 @@ static void test_every_degree(void **state)
 	autosize_policy_destroy(pol);
 }
 
+/* LoRA and QLoRA: a framework that trains adapters by default, and no
+ * full-training line from a launcher that has none (Megatron-LM,
+ * torchtitan), a note instead. */
+static void test_peft_launchers(void **state)
+{
+	static const char *const fws[] = {NULL, "megatron", "fsdp"};
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	autosize_error e;
+	size_t i;
+
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	for (i = 0; i < sizeof(fws) / sizeof(fws[0]); i++) {
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model",
+						      "llama-3-70b", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-mode",
+						      "qlora", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+						      "100M", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e),
+				 0);
+		if (fws[i])
+			assert_int_equal(autosize_request_set(&r,
+					 "train-framework", fws[i], &e), 0);
+		assert_int_equal(autosize_request_finish(&r, &e), 0);
+		assert_int_equal(autosize_plan_compute(pol, &r, &p, &e),
+				 AUTOSIZE_OK);
+		if (!fws[i])
+			assert_int_not_equal(p.framework,
+					     AUTOSIZE_FRAMEWORK_MEGATRON);
+		assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+		assert_string_equal(l.megatron, "");
+		assert_string_equal(l.torchtitan, "");
+		assert_non_null(strstr(l.note, "qlora"));
+	}
+	autosize_policy_destroy(pol);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_every_degree),
+		cmocka_unit_test(test_peft_launchers),
 		cmocka_unit_test(test_torchrun),
 		cmocka_unit_test(test_rdzv_port),
 		cmocka_unit_test(test_torchrun_parser),
