@@ -508,6 +508,17 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * dist_optimizer.md). */
 	if (p->zero_stage >= 1)
 		launch_put(o, " --use-distributed-optimizer");
+	/* the step time hides the gradient reduction under the last
+	 * backward and, sharded, the parameter gather under the first
+	 * forward (perf.c); Megatron-LM does neither unless asked */
+	if (p->dp * (p->cp > 1 ? p->cp : 1) > 1)
+		launch_put(o, " --overlap-grad-reduce%s", p->zero_stage >= 1
+			   ? " --overlap-param-gather" : "");
+	/* and the TP all-gathers / reduce-scatters under their GEMMs
+	 * (Transformer Engine userbuffers), priced with sequence
+	 * parallelism */
+	if (p->tp > 1 && r->sequence_parallel != 0)
+		launch_put(o, " --tp-comm-overlap");
 	/* ZeRO-3: Megatron-FSDP shards the parameters too (Megatron Core
 	 * user guide, Megatron FSDP: these four flags, and its DTensor
 	 * checkpoints) */
@@ -593,7 +604,7 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
 		   "  \"gradient_accumulation_steps\": %d,\n"
 		   "  \"zero_optimization\": {\n"
-		   "    \"stage\": %d\n"
+		   "    \"stage\": %d%s\n"
 		   "  },\n"
 		   "  \"bf16\": {\n"
 		   "    \"enabled\": %s\n"
@@ -601,7 +612,11 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 		   "  \"fp16\": {\n"
 		   "    \"enabled\": %s\n"
 		   "  }", p->global_batch, p->micro_batch, p->grad_accum,
-		   p->zero_stage, fp16 ? "false" : "true",
+		   p->zero_stage,
+		   /* the reduction under the backward, as the step time
+		    * assumes (perf.c); DeepSpeed's default is off */
+		   p->zero_stage >= 1 ? ",\n    \"overlap_comm\": true" : "",
+		   fp16 ? "false" : "true",
 		   fp16 ? "true" : "false");
 	if (p->recompute != AUTOSIZE_RECOMPUTE_NONE)
 		launch_put(&o, ",\n"

@@ -167,6 +167,8 @@ static void test_rdzv_port(void **state)
 			 autosize_launch_rdzv_port(5 + 256, 0));
 }
 
+static void assert_megatron_names(const char *args);
+
 static void test_megatron(void **state)
 {
 	autosize_plan p;
@@ -181,6 +183,7 @@ static void test_megatron(void **state)
 			    "--micro-batch-size 1 --global-batch-size 1024 "
 			    "--seq-length 4096 --sequence-parallel "
 			    "--use-distributed-optimizer "
+			    "--tp-comm-overlap "
 			    "--recompute-granularity full "
 			    "--recompute-method uniform "
 			    "--recompute-num-layers 1 --bf16");
@@ -216,7 +219,16 @@ static void test_megatron(void **state)
 	assert_string_equal(buf, "--tensor-model-parallel-size 1 "
 			    "--pipeline-model-parallel-size 1 "
 			    "--micro-batch-size 2 --global-batch-size 1024 "
-			    "--seq-length 4096 --fp16");
+			    "--seq-length 4096 --overlap-grad-reduce --fp16");
+	/* what the step time prices (perf.c) is what Megatron runs: the
+	 * sharded optimizer's gather under the forward too */
+	p.zero_stage = 1;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --use-distributed-optimizer "
+			       "--overlap-grad-reduce "
+			       "--overlap-param-gather "));
+	assert_megatron_names(buf);
 }
 
 /* The value of "--name N" in args, or -1. */
@@ -722,7 +734,8 @@ static void test_deepspeed(void **state)
 			    "  \"train_micro_batch_size_per_gpu\": 1,\n"
 			    "  \"gradient_accumulation_steps\": 1024,\n"
 			    "  \"zero_optimization\": {\n"
-			    "    \"stage\": 1\n"
+			    "    \"stage\": 1,\n"
+			    "    \"overlap_comm\": true\n"
 			    "  },\n"
 			    "  \"bf16\": {\n"
 			    "    \"enabled\": true\n"

@@ -137,6 +137,7 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * [--decoder-first-pipeline-num-layers N --decoder-last-pipeline-num-layers
  * N] [--num-layers-per-virtual-pipeline-stage N |
  * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]
+ * [--overlap-grad-reduce [--overlap-param-gather]] [--tp-comm-overlap]
  * [--recompute-granularity full --recompute-method uniform
  * --recompute-num-layers 1 | --recompute-granularity full
  * --recompute-method block --recompute-num-layers N (part of each virtual
@@ -155,7 +156,8 @@ int autosize_launch_megatron_args(const autosize_plan *p,
  * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
  * keys from DeepSpeed's configuration docs, tests/data/deepspeed-keys.txt):
  * train_batch_size, train_micro_batch_size_per_gpu,
- * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16
+ * gradient_accumulation_steps, zero_optimization.stage (and overlap_comm
+ * from stage 1: the step time hides the reduction), bf16/fp16
  * enabled (fp8 plans train in bf16 as far as DeepSpeed is concerned), and
  * activation_checkpointing when the plan recomputes. -1 when
  * train_batch_size = micro batch x accumulation x DP does not hold (as
