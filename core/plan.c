@@ -552,6 +552,19 @@ static void plan_warn_batch(autosize_plan *plan)
 			   m_need * plan->dp * plan->micro_batch);
 }
 
+/* A span as people say it: "30 days", "1.5 days", "12 h", "30 min". */
+static const char *plan_span(double s, char *buf, size_t len)
+{
+	if (s >= 86400)
+		snprintf(buf, len, "%.3g day%s", s / 86400,
+			 s == 86400 ? "" : "s");
+	else if (s >= 3600)
+		snprintf(buf, len, "%.3g h", s / 3600);
+	else
+		snprintf(buf, len, "%.0f min", s / 60);
+	return buf;
+}
+
 /*
  * A deadline the prediction meets but the interval's upper end does not:
  * the odds of finishing later, reading the interval as 90% bounds of a
@@ -561,6 +574,7 @@ static void plan_warn_batch(autosize_plan *plan)
 static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
 {
 	double d_h = c->deadline_s / 3600, sigma, p_late;
+	char span[32];
 
 	if (!(d_h > 0) || !(plan->train_hours > 0) ||
 	    plan->train_hours > d_h || !(plan->train_hours_high > d_h))
@@ -569,10 +583,12 @@ static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
 	sigma = log(plan->train_hours_high / plan->train_hours) / 1.645;
 	p_late = sigma > 0 ? 0.5 * erfc(log(d_h / plan->train_hours) /
 				       (sigma * sqrt(2.0))) : 0;
-	autosize_plan_warn(plan, "deadline %.0f h (%s) holds only near the "
-			   "prediction, %.0f h: likely up to %.0f h, about a "
+	autosize_plan_warn(plan, "deadline %s (%s) holds only near the "
+			   "prediction, %.1f h: likely up to %.1f h, about a "
 			   "%.0f%% chance of finishing later; about %.0f GPUs "
-			   "hold it at the upper end", d_h, c->deadline_from,
+			   "hold it at the upper end",
+			   plan_span(c->deadline_s, span, sizeof(span)),
+			   c->deadline_from,
 			   plan->train_hours, plan->train_hours_high,
 			   100 * p_late, ceil(plan->gpus *
 					     plan->train_hours_high / d_h));
@@ -583,6 +599,7 @@ static void plan_warnings(const plan_ctx *c,
 			  autosize_plan *plan)
 {
 	double deadline_s = c->deadline_s;
+	char span[32];
 
 	if (plan->gpus > 1 && plan->nodes > 1 &&
 	    plan->part.net == AUTOSIZE_NET_ETHERNET)
@@ -611,11 +628,12 @@ static void plan_warnings(const plan_ctx *c,
 	}
 	plan_warn_deadline_odds(c, plan);
 	if (deadline_s > 0 && plan->train_hours * 3600 > deadline_s)
-		autosize_plan_warn(plan, "deadline %.3g days (%s) cannot be "
+		autosize_plan_warn(plan, "deadline %s (%s) cannot be "
 				   "met within the limits: predicted %.1f days "
 				   "on %d GPUs; it needs about %.0f GPUs "
 				   "(partition %s has %d per job)",
-				   deadline_s / 86400, c->deadline_from, plan->train_hours / 24,
+				   plan_span(deadline_s, span, sizeof(span)),
+				   c->deadline_from, plan->train_hours / 24,
 				   plan->gpus, plan->gpus_min, plan->part.name,
 				   plan->part.max_nodes_per_job *
 				   plan->part.gpus_per_node);
@@ -630,6 +648,7 @@ static void plan_warnings(const plan_ctx *c,
 static int plan_too_long(const plan_ctx *c, autosize_plan *plan)
 {
 	double max_s = c->d->max_train_s;
+	char a[32], b[32];
 
 	if (max_s <= 0 || !(plan->train_hours * 3600 > max_s))
 		return 0;
@@ -637,11 +656,12 @@ static int plan_too_long(const plan_ctx *c, autosize_plan *plan)
 	plan->too_long = 1;
 	snprintf(plan->reason, sizeof(plan->reason), "predicted %.0f days "
 		 "on %d GPUs is longer than the site's maximum training time "
-		 "of %.3g days (max_train_time); finishing in %.3g days needs "
+		 "of %s (max_train_time); finishing in %s needs "
 		 "about %.0f GPUs: use a larger partition or train on fewer "
-		 "tokens", plan->train_hours / 24, plan->gpus, max_s / 86400,
-		 (c->deadline_s > 0 ? c->deadline_s : max_s) / 86400,
-		 plan->gpus_min);
+		 "tokens", plan->train_hours / 24, plan->gpus,
+		 plan_span(max_s, a, sizeof(a)),
+		 plan_span(c->deadline_s > 0 ? c->deadline_s : max_s, b,
+			   sizeof(b)), plan->gpus_min);
 	return 1;
 }
 

@@ -871,6 +871,10 @@ static void test_plan_json_documented(void **state)
 		assert_int_equal(strspn(strstr(json, "\"params\":") + 9,
 					"0123456789"),
 				 strcspn(strstr(json, "\"params\":") + 9, ","));
+		assert_int_equal(strspn(strstr(json, "\"trained_params\":")
+					+ 17, "0123456789"),
+				 strcspn(strstr(json, "\"trained_params\":")
+					 + 17, ","));
 		memset(&c, 0, sizeof(c));
 		c.doc = doc;
 		assert_int_equal(autosize_json_scan(json, strlen(json),

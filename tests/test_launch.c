@@ -87,6 +87,20 @@ static void test_summary(void **state)
 	assert_string_equal(buf, "1 node x 8 H100-SXM5-80GB, TP 1 PP 1 DP 8, "
 			    "megatron, ZeRO-0, recompute none, micro-batch 2, grad "
 			    "accum 64, global batch 1024 x 4096 tokens");
+	/* one GPU reads as one */
+	{
+		char rep[4096];
+
+		p.gpus = p.gpus_per_node = 1;
+		p.gpus_min = 1;
+		assert_true(autosize_launch_report(&r, &p, rep,
+						   sizeof(rep)) > 0);
+		assert_non_null(strstr(rep, "1 node x 1 GPU = 1 GPU (least "
+				       "that could do: 1 GPU,"));
+		p.gpus = p.gpus_per_node = 8;
+		assert_true(autosize_launch_summary(&p, buf,
+						    sizeof(buf)) > 0);
+	}
 	/* Too small a buffer: -1 and an empty string, never a cut line. */
 	assert_int_equal(autosize_launch_summary(&p, buf, 20), -1);
 	assert_string_equal(buf, "");

@@ -754,6 +754,19 @@ static void test_deadline_odds(void **state)
 	for (i = 0; i < plan.n_warnings; i++)
 		assert_null(strstr(plan.warnings[i], "35% of peak is below "
 					"35%"));
+	/* a short deadline reads in minutes, not "0.0208 days" */
+	{
+		const char *const o2[] = {"model-params", "8e9", "gpu", "h100",
+					  "train-tokens", "20B", "train-time",
+					  "30", NULL};
+
+		req(&r, o2);
+		assert_true(autosize_plan_compute(bare, &r, &plan, &e) !=
+			    AUTOSIZE_EINVAL);
+		assert_true(contains_warning(&plan, "deadline 30 min"));
+		for (i = 0; i < plan.n_warnings; i++)
+			assert_null(strstr(plan.warnings[i], "0.0208"));
+	}
 }
 
 int main(void)
