@@ -991,7 +991,12 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 {
 	const framework_profile *fp = st->fp;
 	int experts = st->job->model->experts, pin = st->req->ep;
-	int d = l->tp * l->dp * SIZING_CP(l), n = 0, e, in_node = 1, any = 1;
+	/* Megatron folds the experts over TP x DP x CP ranks; DeepSpeed-MoE
+	 * splits only the data-parallel ranks into expert groups (its
+	 * groups assert DP % EP == 0) */
+	int d = fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED
+		? l->dp : l->tp * l->dp * SIZING_CP(l);
+	int n = 0, e, in_node = 1, any = 1;
 
 	if (search_pinned(pin)) {
 		if (d % pin == 0)

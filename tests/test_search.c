@@ -769,6 +769,31 @@ static void test_deadline_odds(void **state)
 	}
 }
 
+/* DeepSpeed-MoE splits the data-parallel ranks into expert groups: EP
+ * divides DP (Mixtral-8x22B on 96 GPUs took DP 6 with EP 8). */
+static void test_deepspeed_ep_in_dp(void **state)
+{
+	static const char *const gpus[] = {"80", "96", "160", "320"};
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(gpus) / sizeof(gpus[0]); i++) {
+		const char *const o[] = {"model", "mixtral-8x22b",
+					 "train-framework", "deepspeed", "gpu",
+					 "h100", "train-tokens", "100B",
+					 "gpus", gpus[i], NULL};
+
+		req(&r, o);
+		assert_int_equal(autosize_plan_compute(bare, &r, &plan, &e),
+				 AUTOSIZE_OK);
+		if (plan.ep > 1 && plan.dp % plan.ep)
+			fail_msg("%s GPUs: EP %d does not divide DP %d",
+				 gpus[i], plan.ep, plan.dp);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_cheapest_past_smallest),
 		cmocka_unit_test(test_cost_tie_fewer_jobs),
 		cmocka_unit_test(test_deadline_odds),
+		cmocka_unit_test(test_deepspeed_ep_in_dp),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
