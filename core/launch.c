@@ -148,7 +148,9 @@ char *autosize_launch_count(double v, char *buf, size_t len)
 	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]); i++)
 		if (v >= units[i].scale * 0.9995)
 			break;
-	snprintf(buf, len, "%.3g%s", v / units[i].scale, units[i].unit);
+	/* past 999T three digits are not enough: 1000T, not 1e+03T */
+	snprintf(buf, len, v / units[i].scale >= 999.5 ? "%.0f%s" : "%.3g%s",
+		 v / units[i].scale, units[i].unit);
 	return buf;
 }
 

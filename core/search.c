@@ -1624,9 +1624,19 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 		search_free(&st, gpn);
 		if (!st.have_best && !search_pinned(r->tp)) {
 			/* Nothing fits with TP inside a node: let it span
-			 * nodes. */
+			 * nodes. When that fits nothing either, the closest
+			 * miss shown stays one with TP inside a node (TP 512
+			 * across 8-GPU nodes is no layout to show) */
+			search_cand miss = st.miss;
+			int have_miss = st.have_miss;
+			double miss_ratio = st.miss_ratio;
+
 			st.wide_tp = 1;
 			search_free(&st, gpn);
+			if (!st.have_best && have_miss) {
+				st.miss = miss;
+				st.miss_ratio = miss_ratio;
+			}
 		}
 		/* Pins that the staged probes stepped over: every size up
 		 * to a bound, one by one. */

@@ -794,6 +794,25 @@ static void test_deepspeed_ep_in_dp(void **state)
 	}
 }
 
+/* A model nothing holds shows its closest miss with TP inside a node
+ * (1e15 parameters showed TP 512 across 8-GPU nodes), its size in
+ * plain digits. */
+static void test_unfit_miss_in_node(void **state)
+{
+	const char *const o[] = {"model-params", "1e15", "gpu", "h100", NULL};
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	char rep[4096];
+
+	req(&r, o);
+	assert_int_equal(autosize_plan_compute(bare, &r, &plan, &e),
+			 AUTOSIZE_ENOFIT);
+	assert_true(plan.tp >= 1 && plan.tp <= plan.gpus_per_node);
+	assert_true(autosize_launch_report(&r, &plan, rep, sizeof(rep)) > 0);
+	assert_non_null(strstr(rep, "1000T params"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -821,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_cost_tie_fewer_jobs),
 		cmocka_unit_test(test_deadline_odds),
 		cmocka_unit_test(test_deepspeed_ep_in_dp),
+		cmocka_unit_test(test_unfit_miss_in_node),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
