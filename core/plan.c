@@ -627,6 +627,11 @@ static void plan_warnings(const plan_ctx *c,
 					   plan->gpus, best_possible->gpus);
 	}
 	plan_warn_deadline_odds(c, plan);
+	if (c->model.vision_ignored)
+		autosize_plan_warn(plan, "the config's vision tower "
+				   "(vision_config) is ignored: the plan sizes "
+				   "the language model only; an image encoder "
+				   "trained with it needs more memory and time");
 	if (deadline_s > 0 && plan->train_hours * 3600 > deadline_s)
 		autosize_plan_warn(plan, "deadline %s (%s) cannot be "
 				   "met within the limits: predicted %.1f days "

@@ -813,6 +813,28 @@ static void test_unfit_miss_in_node(void **state)
 	assert_non_null(strstr(rep, "1000T params"));
 }
 
+/* A multimodal config's vision tower is named in a warning, on the
+ * submit host and after AUTOSIZE_MODEL carried the model to slurmctld. */
+static void test_vision_tower_warned(void **state)
+{
+	const char *const o[] = {"model", "tests/data/configs/gemma-3-4b-it.json",
+				 "gpu", "h100", "train-tokens", "1B", NULL};
+	autosize_request r;
+	autosize_plan plan;
+	autosize_model back;
+	autosize_error e;
+	char line[1024];
+
+	req(&r, o);
+	assert_int_equal(r.model.vision_ignored, 1);
+	assert_int_equal(autosize_plan_compute(bare, &r, &plan, &e),
+			 AUTOSIZE_OK);
+	assert_true(contains_warning(&plan, "vision tower"));
+	assert_true(autosize_model_encode(&r.model, line, sizeof(line)) > 0);
+	assert_int_equal(autosize_model_decode(line, &back, &e), AUTOSIZE_OK);
+	assert_int_equal(back.vision_ignored, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -841,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_deadline_odds),
 		cmocka_unit_test(test_deepspeed_ep_in_dp),
 		cmocka_unit_test(test_unfit_miss_in_node),
+		cmocka_unit_test(test_vision_tower_warned),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);
