@@ -346,6 +346,8 @@ static void test_check_config(void **state)
 
 	assert_int_equal(run_cli(good), 0);
 	assert_non_null(strstr(out, "is valid"));
+	/* the framework jobs get when they name none */
+	assert_non_null(strstr(out, ", framework megatron,"));
 	assert_int_equal(run_cli(bad), 2);
 	assert_non_null(strstr(err, "/nonexistent.yaml"));
 }
@@ -378,6 +380,9 @@ static void test_renter_config(void **state)
 		"--policy=none", NULL};
 	const char *const one_id[] = {"probe", "--collect", "12",
 		"--policy=none", NULL};
+	/* --policy FILE, two words, as autosize plan takes it */
+	const char *const policy_word[] = {"probe", "--model-params=7e9",
+		"--policy", "none", NULL};
 	const char *const bad_steps[] = {"probe", "--steps=0",
 		"--policy=none", "--", "train.sh", NULL};
 
@@ -392,6 +397,8 @@ static void test_renter_config(void **state)
 			       "from 168 h -10%; fee 5%; USD"));
 	assert_non_null(strstr(out, "rent storage: 4.0 GB/s, 2.0 TB"));
 	assert_int_equal(run_cli(no_script), 2);
+	assert_non_null(strstr(err, "no script"));
+	assert_int_equal(run_cli(policy_word), 2);
 	assert_non_null(strstr(err, "no script"));
 	assert_int_equal(run_cli(one_id), 2);
 	assert_non_null(strstr(err, "expected 2 or 3 job ids"));

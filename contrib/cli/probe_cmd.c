@@ -556,6 +556,16 @@ static int probe_args(probe_cli *c, int argc, char **argv,
 			*policy_file = argv[i] + 9;
 			continue;
 		}
+		/* --policy FILE, as autosize plan takes it */
+		if (strcmp(argv[i], "--policy") == 0) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0) {
+				fprintf(stderr, "autosize: probe: --policy: "
+					"expected a file\n");
+				return -1;
+			}
+			*policy_file = argv[++i];
+			continue;
+		}
 		if (c->collect && argv[i][0] != '-') {
 			if (c->n_runs >= PROBE_MAX_RUNS ||
 			    (c->runs[c->n_runs].job_id =
