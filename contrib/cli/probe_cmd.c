@@ -531,6 +531,12 @@ static int probe_plan_option(probe_cli *c, const char *arg)
 		return -1;
 	}
 	o = autosize_option_find(name);
+	/* the token budget and the deadline are the real run's: a probe
+	 * job measures a few steps, and slurmctld would warn it about a
+	 * time limit and chained jobs that are not its own */
+	if (strcmp(name, "train-tokens") == 0 ||
+	    strcmp(name, "train-time") == 0)
+		return 0;
 	if (((o && (o->where & AUTOSIZE_OPT_SPANK)) ||
 	     strcmp(name, "partition") == 0) && c->n_fwd < PROBE_MAX_ARGS)
 		c->fwd[c->n_fwd++] = arg;
