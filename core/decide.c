@@ -200,9 +200,11 @@ static void decide_summary(const autosize_request *r,
 		autosize_format_duration(pl->time_limit_min * 60.0, limit,
 					 sizeof(limit));
 	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPUs, TP %d x PP %d "
-		     "x DP %d, ZeRO-%d, MFU %.0f%%", model, pl->part.name,
-		     pl->nodes, pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
-		     pl->tp, pl->pp, pl->dp, pl->zero_stage, pl->mfu * 100);
+		     "x CP %d x DP %d, EP %d, VP %d, ZeRO-%d, MFU %.0f%%", model,
+		     pl->part.name, pl->nodes, pl->nodes == 1 ? "" : "s",
+		     pl->gpus_per_node, pl->tp, pl->pp, pl->cp > 1 ? pl->cp : 1,
+		     pl->dp, pl->ep > 1 ? pl->ep : 1, pl->vp > 1 ? pl->vp : 1,
+		     pl->zero_stage, pl->mfu * 100);
 	if (n < 0 || (size_t)n >= len || pl->train_hours <= 0)
 		return;
 	used = (size_t)n;

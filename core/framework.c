@@ -294,6 +294,10 @@ static int framework_dims_ok(const framework_profile *fp,
 		return 0;
 	if (lay->ep > 1 && !fp->ep_ok)
 		return 0;
+	/* DeepSpeed-MoE: expert groups within the data-parallel ranks */
+	if (lay->ep > 1 && fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
+	    lay->dp % lay->ep)
+		return 0;
 	return 1;
 }
 

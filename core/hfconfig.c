@@ -22,6 +22,7 @@
 #define HF_SHOW_MAX 24                 /* bytes of a bad number quoted */
 #define HF_INT_HUGE 1000000000000L     /* stop accumulating digits here */
 #define HF_TEXT_CONFIG "text_config"
+#define HF_VISION_CONFIG "vision_config"
 
 enum hf_kind { HF_INT, HF_BOOL, HF_STR };
 
@@ -178,6 +179,7 @@ struct hf_reader {
 	unsigned char key_seen[HF_SCOPES][HF_N_KEYS];
 	struct hf_value vals[HF_SCOPES][HF_FIELD_COUNT];
 	int has_text_config;
+	int has_vision;              /* a vision_config object */
 	autosize_error sem;          /* first error in a value, reported once
 					the syntax is known to be good */
 };
@@ -280,6 +282,11 @@ static void hf_visit(void *ctx, const autosize_json_member *m)
 	if (m->parent[0] == '\0') {
 		scope = HF_TOP;
 		prefix = "";
+		/* a multimodal config's image encoder: only the language
+		 * model is sized, which the plan says */
+		if (m->key_fits && strcmp(m->key, HF_VISION_CONFIG) == 0 &&
+		    m->kind == AUTOSIZE_JSON_OBJECT)
+			r->has_vision = 1;
 		if (m->key_fits && strcmp(m->key, HF_TEXT_CONFIG) == 0) {
 			if (m->kind == AUTOSIZE_JSON_OBJECT)
 				r->has_text_config = 1;
@@ -581,6 +588,7 @@ autosize_err autosize_model_from_json_text(const char *text, size_t len,
 	hf_merge(&r, vals);
 	hf_set_name(m, what);
 	rc = hf_to_model(what, vals, m, e);
+	m->vision_ignored = r.has_vision;
 	if (rc == AUTOSIZE_OK)
 		autosize_error_clear(e);
 	return rc;

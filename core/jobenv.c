@@ -39,6 +39,7 @@ static const jobenv_field jobenv_fields[] = {
 	JOBENV_F("v_head_dim", v_head_dim, AUTOSIZE_MAX_HEAD_DIM),
 	JOBENV_F("max_positions", max_positions, AUTOSIZE_MAX_POSITIONS),
 	JOBENV_F("learned_positions", learned_positions, 1),
+	JOBENV_F("vision_ignored", vision_ignored, 1),
 };
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
 

@@ -102,12 +102,23 @@ int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 	launch_init(&o, buf, len);
 	if (!p)
 		return launch_fail(buf, len);
-	launch_put(&o, "%d node%s x %d %s, TP %d PP %d DP %d, ZeRO-%d, "
-		   "recompute %s, micro-batch %d, grad accum %d, global batch "
-		   "%d x %d tokens", p->nodes, p->nodes == 1 ? "" : "s",
-		   p->gpus_per_node, launch_gpu_name(p), p->tp, p->pp, p->dp,
-		   p->zero_stage, autosize_recompute_name(p->recompute),
-		   p->micro_batch, p->grad_accum, p->global_batch, p->seq_len);
+	launch_put(&o, "%d node%s x %d %s, TP %d PP %d", p->nodes,
+		   p->nodes == 1 ? "" : "s", p->gpus_per_node,
+		   launch_gpu_name(p), p->tp, p->pp);
+	/* every degree of the layout: TP x PP x CP x DP is the GPUs */
+	if (p->vp > 1)
+		launch_put(&o, " VP %d", p->vp);
+	if (p->cp > 1)
+		launch_put(&o, " CP %d", p->cp);
+	launch_put(&o, " DP %d", p->dp);
+	if (p->ep > 1)
+		launch_put(&o, " EP %d", p->ep);
+	launch_put(&o, ", %s, ZeRO-%d, recompute %s, micro-batch %d, grad "
+		   "accum %d, global batch %d x %d tokens",
+		   autosize_framework_name(framework_resolve(p->framework)),
+		   p->zero_stage,
+		   autosize_recompute_name(p->recompute), p->micro_batch,
+		   p->grad_accum, p->global_batch, p->seq_len);
 	if (p->mfu > 0)
 		launch_put(&o, ", MFU %.1f%%", p->mfu * 100);
 	if (p->train_hours > 0)
@@ -137,7 +148,9 @@ char *autosize_launch_count(double v, char *buf, size_t len)
 	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]); i++)
 		if (v >= units[i].scale * 0.9995)
 			break;
-	snprintf(buf, len, "%.3g%s", v / units[i].scale, units[i].unit);
+	/* past 999T three digits are not enough: 1000T, not 1e+03T */
+	snprintf(buf, len, v / units[i].scale >= 999.5 ? "%.0f%s" : "%.3g%s",
+		 v / units[i].scale, units[i].unit);
 	return buf;
 }
 
@@ -161,14 +174,14 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	const autosize_memory *m = &p->mem;
 	char n[16];
 
-	launch_put(o, "  layout     TP %d x PP %d x DP %d", p->tp, p->pp,
-		   p->dp);
+	launch_put(o, "  layout     TP %d x PP %d", p->tp, p->pp);
 	if (p->vp > 1)
 		launch_put(o, " (%d virtual stages per rank)", p->vp);
 	if (p->cp > 1)
-		launch_put(o, ", CP %d", p->cp);
+		launch_put(o, " x CP %d", p->cp);
+	launch_put(o, " x DP %d", p->dp);
 	if (p->ep > 1)
-		launch_put(o, ", EP %d", p->ep);
+		launch_put(o, ", EP %d (within DP x CP)", p->ep);
 	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute));
@@ -302,11 +315,13 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	launch_report_where(&o, p);
 	/* gpus_min: the most of what the deadline needs at the planned
 	 * MFU and what the model states need in memory (plan.c) */
-	launch_put(&o, "  size       %d node%s x %d GPUs = %d GPUs (least "
-		   "that could do: %.0f GPUs, for the deadline at the planned "
+	launch_put(&o, "  size       %d node%s x %d GPU%s = %d GPU%s (least "
+		   "that could do: %.0f GPU%s, for the deadline at the planned "
 		   "MFU and the model states in memory)\n", p->nodes,
-		   p->nodes == 1 ? "" : "s", p->gpus_per_node, p->gpus,
-		   p->gpus_min);
+		   p->nodes == 1 ? "" : "s", p->gpus_per_node,
+		   p->gpus_per_node == 1 ? "" : "s", p->gpus,
+		   p->gpus == 1 ? "" : "s", p->gpus_min,
+		   p->gpus_min > 0 && p->gpus_min < 1.5 ? "" : "s");
 	if (p->tp > 0) {
 		launch_report_layout(&o, p);
 		if (p->train_hours > 0)
@@ -433,6 +448,13 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 	return 0;
 }
 
+/* 1 for adapter training (LoRA, QLoRA). */
+static int launch_peft(const autosize_request *r)
+{
+	return r->train_mode == AUTOSIZE_TRAIN_LORA ||
+	       r->train_mode == AUTOSIZE_TRAIN_QLORA;
+}
+
 static int launch_is_megatron(const autosize_plan *p)
 {
 	return p->framework == AUTOSIZE_FRAMEWORK_MEGATRON ||
@@ -449,6 +471,16 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * layout is not a Megatron layout). */
 	if (!launch_is_megatron(p))
 		return 0;
+	/* Megatron-LM's arguments train every weight: a LoRA or QLoRA
+	 * plan would run as full training, with other memory and speed */
+	if (launch_peft(r)) {
+		if (why)
+			snprintf(why, why_len, "Megatron-LM has no %s "
+				 "training: no Megatron arguments (train the "
+				 "adapters under FSDP or DeepSpeed with PEFT)",
+				 autosize_train_mode_name(r->train_mode));
+		return -1;
+	}
 	launch_put(o, "--tensor-model-parallel-size %d "
 		   "--pipeline-model-parallel-size %d --micro-batch-size %d "
 		   "--global-batch-size %d --seq-length %d", p->tp, p->pp,
@@ -480,6 +512,17 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * dist_optimizer.md). */
 	if (p->zero_stage >= 1)
 		launch_put(o, " --use-distributed-optimizer");
+	/* the step time hides the gradient reduction under the last
+	 * backward and, sharded, the parameter gather under the first
+	 * forward (perf.c); Megatron-LM does neither unless asked */
+	if (p->dp * (p->cp > 1 ? p->cp : 1) > 1)
+		launch_put(o, " --overlap-grad-reduce%s", p->zero_stage >= 1
+			   ? " --overlap-param-gather" : "");
+	/* and the TP all-gathers / reduce-scatters under their GEMMs
+	 * (Transformer Engine userbuffers), priced with sequence
+	 * parallelism */
+	if (p->tp > 1 && r->sequence_parallel != 0)
+		launch_put(o, " --tp-comm-overlap");
 	/* ZeRO-3: Megatron-FSDP shards the parameters too (Megatron Core
 	 * user guide, Megatron FSDP: these four flags, and its DTensor
 	 * checkpoints) */
@@ -565,7 +608,7 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
 		   "  \"gradient_accumulation_steps\": %d,\n"
 		   "  \"zero_optimization\": {\n"
-		   "    \"stage\": %d\n"
+		   "    \"stage\": %d%s\n"
 		   "  },\n"
 		   "  \"bf16\": {\n"
 		   "    \"enabled\": %s\n"
@@ -573,7 +616,11 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 		   "  \"fp16\": {\n"
 		   "    \"enabled\": %s\n"
 		   "  }", p->global_batch, p->micro_batch, p->grad_accum,
-		   p->zero_stage, fp16 ? "false" : "true",
+		   p->zero_stage,
+		   /* the reduction under the backward, as the step time
+		    * assumes (perf.c); DeepSpeed's default is off */
+		   p->zero_stage >= 1 ? ",\n    \"overlap_comm\": true" : "",
+		   fp16 ? "false" : "true",
 		   fp16 ? "true" : "false");
 	if (p->recompute != AUTOSIZE_RECOMPUTE_NONE)
 		launch_put(&o, ",\n"
@@ -583,6 +630,57 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 			   "    \"cpu_checkpointing\": false\n"
 			   "  }");
 	launch_put(&o, "\n}\n");
+	return launch_done(&o);
+}
+
+int autosize_launch_torchtitan_args(const autosize_plan *p,
+				    const autosize_request *r, char *buf,
+				    size_t len)
+{
+	int shard, vp = p && p->vp > 1 ? p->vp : 1;
+	launch_out o;
+
+	launch_init(&o, buf, len);
+	if (!p || !r)
+		return launch_fail(buf, len);
+	/* torchtitan trains every weight (no adapters) */
+	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP || launch_peft(r))
+		return 0;
+	/* torchtitan's mesh: replicate x shard x CP x TP x PP GPUs, EP
+	 * borrowed from shard x CP (parallel_dims.py); a sharded model
+	 * (ZeRO-2/3) is the shard dimension */
+	shard = p->zero_stage >= 2 || p->ep > 1;
+	launch_put(&o, "--parallelism.data_parallel_replicate_degree %d "
+		   "--parallelism.data_parallel_shard_degree %d "
+		   "--parallelism.tensor_parallel_degree %d "
+		   "--parallelism.pipeline_parallel_degree %d "
+		   "--parallelism.context_parallel_degree %d "
+		   "--parallelism.expert_parallel_degree %d",
+		   shard ? 1 : p->dp, shard ? p->dp : 1, p->tp, p->pp,
+		   p->cp > 1 ? p->cp : 1, p->ep > 1 ? p->ep : 1);
+	/* ZeRO-2: gradients and optimizer sharded, parameters kept
+	 * gathered between forward and backward */
+	if (shard && p->zero_stage == 2)
+		launch_put(&o, " --parallelism.fsdp_reshard_after_forward "
+			   "never");
+	/* a pipeline takes the rank's whole step as its local batch and
+	 * splits it into micro-batches itself */
+	if (p->pp > 1 && vp > 1 && r->model.layers % (p->pp * vp) == 0)
+		launch_put(&o, " --parallelism.pipeline_parallel_schedule "
+			   "Interleaved1F1B --parallelism.pipeline_parallel_"
+			   "layers_per_stage %d", r->model.layers /
+			   (p->pp * vp));
+	/* the pipeline's micro-batch option differs between torchtitan
+	 * versions (pipeline_parallel_microbatch_size, later
+	 * num_pp_microbatches): a pipeline's rank gets its whole step as
+	 * the local batch and splits it as its version does */
+	launch_put(&o, " --training.local_batch_size %d", p->pp > 1
+		   ? p->micro_batch * p->grad_accum : p->micro_batch);
+	launch_put(&o, " --training.global_batch_size %d --training.seq_len "
+		   "%d --activation_checkpoint.mode %s", p->global_batch,
+		   p->seq_len, p->recompute == AUTOSIZE_RECOMPUTE_NONE ? "none"
+		   : p->recompute == AUTOSIZE_RECOMPUTE_FULL ? "full"
+		   : "selective");
 	return launch_done(&o);
 }
 
@@ -626,6 +724,14 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 		out->megatron[0] = '\0';
 	else if (launch_done(&o) < 0)
 		goto fail;
+	if (autosize_launch_torchtitan_args(p, r, out->torchtitan,
+					    sizeof(out->torchtitan)) < 0)
+		goto fail;
+	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
+		snprintf(out->note, sizeof(out->note), "torchtitan has no %s "
+			 "training: no torchtitan options (run the adapters "
+			 "with PEFT under FSDP, e.g. accelerate or torchtune)",
+			 autosize_train_mode_name(r->train_mode));
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {
@@ -666,6 +772,11 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 						   s[-1] == '\n' ||
 						   s[-1] == ' ')))
 			launch_put(&o, "%c", *s);
+	launch_put(&o, ",\"torchtitan\":");
+	if (l->torchtitan[0])
+		launch_json_string(&o, l->torchtitan);
+	else
+		launch_put(&o, "null");
 	launch_put(&o, ",\"note\":");
 	launch_json_string(&o, l->note);
 	launch_put(&o, "}");

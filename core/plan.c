@@ -14,6 +14,7 @@
 #include "plan_work.h"
 #include "checkpoint_private.h"
 #include "calibration_private.h"
+#include "framework.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
  * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */
@@ -321,11 +322,19 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->act_offload = r->act_offload ? r->act_offload == 1
 					  : job->stack && job->stack->act_offload;
 	/* stated by the user, else the stack's engine, else the site's
-	 * default: never inferred from the layout */
+	 * default: never inferred from the layout, except that LoRA and
+	 * QLoRA with neither a framework nor a stack never default to
+	 * Megatron-LM, which trains neither (PEFT adapters run under FSDP;
+	 * NeMo's LoRA is the nemo stack) */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework
 			 : job->stack ? job->stack->framework
 			 : autosize_policy_defaults(p)->framework;
+	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack &&
+	    (r->train_mode == AUTOSIZE_TRAIN_LORA ||
+	     r->train_mode == AUTOSIZE_TRAIN_QLORA) &&
+	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON)
+		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);
@@ -543,11 +552,54 @@ static void plan_warn_batch(autosize_plan *plan)
 			   m_need * plan->dp * plan->micro_batch);
 }
 
+/* A span as people say it: "30 days", "1.5 days", "12 h", "30 min". */
+static const char *plan_span(double s, char *buf, size_t len)
+{
+	if (s >= 86400)
+		snprintf(buf, len, "%.3g day%s", s / 86400,
+			 s == 86400 ? "" : "s");
+	else if (s >= 3600)
+		snprintf(buf, len, "%.3g h", s / 3600);
+	else
+		snprintf(buf, len, "%.0f min", s / 60);
+	return buf;
+}
+
+/*
+ * A deadline the prediction meets but the interval's upper end does not:
+ * the odds of finishing later, reading the interval as 90% bounds of a
+ * log-normal time (etc/perf.yaml residuals), and the GPUs that would
+ * hold it at the upper end (time falling as 1 / GPUs).
+ */
+static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
+{
+	double d_h = c->deadline_s / 3600, sigma, p_late;
+	char span[32];
+
+	if (!(d_h > 0) || !(plan->train_hours > 0) ||
+	    plan->train_hours > d_h || !(plan->train_hours_high > d_h))
+		return;
+	/* 1.645: the standard normal's 95th percentile */
+	sigma = log(plan->train_hours_high / plan->train_hours) / 1.645;
+	p_late = sigma > 0 ? 0.5 * erfc(log(d_h / plan->train_hours) /
+				       (sigma * sqrt(2.0))) : 0;
+	autosize_plan_warn(plan, "deadline %s (%s) holds only near the "
+			   "prediction, %.1f h: likely up to %.1f h, about a "
+			   "%.0f%% chance of finishing later; about %.0f GPUs "
+			   "hold it at the upper end",
+			   plan_span(c->deadline_s, span, sizeof(span)),
+			   c->deadline_from,
+			   plan->train_hours, plan->train_hours_high,
+			   100 * p_late, ceil(plan->gpus *
+					     plan->train_hours_high / d_h));
+}
+
 static void plan_warnings(const plan_ctx *c,
 			  const autosize_plan *best_possible,
 			  autosize_plan *plan)
 {
 	double deadline_s = c->deadline_s;
+	char span[32];
 
 	if (plan->gpus > 1 && plan->nodes > 1 &&
 	    plan->part.net == AUTOSIZE_NET_ETHERNET)
@@ -556,10 +608,10 @@ static void plan_warnings(const plan_ctx *c,
 				   "utilization; use InfiniBand or RoCE",
 				   plan->gpus, plan->mfu * 100);
 	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU)
-		autosize_plan_warn(plan, "predicted utilization %.0f%% of "
-				   "peak is below 35%%: check the layout and "
-				   "data loading before adding GPUs",
-				   plan->mfu * 100);
+		autosize_plan_warn(plan, "predicted utilization %.1f%% of "
+				   "peak is below %.0f%%: check the layout "
+				   "and data loading before adding GPUs",
+				   plan->mfu * 100, PLAN_WARN_MFU * 100);
 	plan_warn_batch(plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
 	    plan->gpus > best_possible->gpus) {
@@ -574,12 +626,19 @@ static void plan_warnings(const plan_ctx *c,
 					   "communication", 100 * per_gpu / ref,
 					   plan->gpus, best_possible->gpus);
 	}
+	plan_warn_deadline_odds(c, plan);
+	if (c->model.vision_ignored)
+		autosize_plan_warn(plan, "the config's vision tower "
+				   "(vision_config) is ignored: the plan sizes "
+				   "the language model only; an image encoder "
+				   "trained with it needs more memory and time");
 	if (deadline_s > 0 && plan->train_hours * 3600 > deadline_s)
-		autosize_plan_warn(plan, "deadline %.3g days (%s) cannot be "
+		autosize_plan_warn(plan, "deadline %s (%s) cannot be "
 				   "met within the limits: predicted %.1f days "
 				   "on %d GPUs; it needs about %.0f GPUs "
 				   "(partition %s has %d per job)",
-				   deadline_s / 86400, c->deadline_from, plan->train_hours / 24,
+				   plan_span(deadline_s, span, sizeof(span)),
+				   c->deadline_from, plan->train_hours / 24,
 				   plan->gpus, plan->gpus_min, plan->part.name,
 				   plan->part.max_nodes_per_job *
 				   plan->part.gpus_per_node);
@@ -594,6 +653,7 @@ static void plan_warnings(const plan_ctx *c,
 static int plan_too_long(const plan_ctx *c, autosize_plan *plan)
 {
 	double max_s = c->d->max_train_s;
+	char a[32], b[32];
 
 	if (max_s <= 0 || !(plan->train_hours * 3600 > max_s))
 		return 0;
@@ -601,11 +661,12 @@ static int plan_too_long(const plan_ctx *c, autosize_plan *plan)
 	plan->too_long = 1;
 	snprintf(plan->reason, sizeof(plan->reason), "predicted %.0f days "
 		 "on %d GPUs is longer than the site's maximum training time "
-		 "of %.3g days (max_train_time); finishing in %.3g days needs "
+		 "of %s (max_train_time); finishing in %s needs "
 		 "about %.0f GPUs: use a larger partition or train on fewer "
-		 "tokens", plan->train_hours / 24, plan->gpus, max_s / 86400,
-		 (c->deadline_s > 0 ? c->deadline_s : max_s) / 86400,
-		 plan->gpus_min);
+		 "tokens", plan->train_hours / 24, plan->gpus,
+		 plan_span(max_s, a, sizeof(a)),
+		 plan_span(c->deadline_s > 0 ? c->deadline_s : max_s, b,
+			   sizeof(b)), plan->gpus_min);
 	return 1;
 }
 
@@ -645,6 +706,42 @@ static autosize_err plan_check_tp(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* Training seconds one job of a chain holds on part, for the search's
+ * count of chained jobs: the max time less the start-up, over the
+ * widest factor the time limit puts on a prediction (the reserve, or the
+ * upper end of any scale's interval: plan_interval). 0: no max time. */
+static double plan_chain_s(const perfdata_table *tab,
+			   const autosize_partition *part,
+			   const sizing_job *job, double reserve)
+{
+	static const int scale_gpus[] = {8, 512, 2048};
+	double factor = 1 + reserve, hi;
+	perfdata_regime g;
+	int pooled;
+	size_t i;
+
+	if (part->max_time_s <= 0)
+		return 0;
+	for (i = 0; i < sizeof(scale_gpus) / sizeof(scale_gpus[0]); i++) {
+		if (!perfdata_interval(tab, job->perf.generation,
+				       job->framework, scale_gpus[i], &g,
+				       &pooled))
+			continue;
+		hi = g.q_high * (job->perf.fallback || pooled
+				 ? PLAN_FALLBACK_WIDEN : 1);
+		factor = fmax(factor, exp(hi));
+	}
+	/* a named stack's own spread (plan_interval), at its widest */
+	if (job->stack) {
+		hi = perfdata_stack_validated(job->stack, job->perf.generation)
+		     || !job->stack->validated ? job->stack->q_high
+		     : PLAN_STACK_UNCHECKED_HI;
+		factor = fmax(factor, exp(hi * PLAN_FALLBACK_WIDEN));
+	}
+	return fmax(0, part->max_time_s - PLAN_STARTUP_ALLOWANCE_MIN * 60) /
+	       factor;
+}
+
 /* Plan on one resolved partition, with the warnings; no cross-partition
  * advice. r is the request (c->r, or a variant of it for advice). */
 static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
@@ -675,6 +772,9 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				     autosize_precision_name(r->precision),
 				     part->gpu->name,
 				     plan_supported_precision(part->gpu));
+	job.chain_s = plan_chain_s(perfdata_for(c->p), part, &job,
+				   r->time_reserve >= 0 ? r->time_reserve
+							: c->d->time_reserve);
 	if ((rc = search_run(&job, r, plan_cal_deadline(c->deadline_s, cal),
 			     c->d->objective, &c->budget, &res, e)))
 		return rc;
@@ -728,6 +828,8 @@ static int plan_better(const plan_ctx *c, const autosize_plan *a,
 
 	rank_key_of_plan(a, &ka);
 	rank_key_of_plan(b, &kb);
+	ka.exotic = rank_exotic(c->model.layers, a->pp, a->vp);
+	kb.exotic = rank_exotic(c->model.layers, b->pp, b->vp);
 	return rank_better(&ka, &kb, c->d->objective, c->deadline_s);
 }
 

@@ -55,7 +55,7 @@ static void json_renter(json_out *o, const autosize_plan *p)
 	const autosize_cost *c = &p->price;
 
 	json_put(o, ",\"checkpoint\":{\"bytes\":%.0f,\"shard_bytes\":%.0f,"
-		 "\"bytes_per_param\":%.3g,\"trained_params\":%.6g,"
+		 "\"bytes_per_param\":%.3g,\"trained_params\":%.0f,"
 		 "\"interval_s\":%.0f,\"need_write_gbs\":%.3f,"
 		 "\"write_s\":%.1f,\"count\":%d,\"hours\":%.3f,"
 		 "\"job_write_s\":%.1f,\"keep\":%d,\"storage_bytes\":%.0f}",

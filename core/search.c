@@ -221,6 +221,10 @@ static void search_key(const search_state *st, const search_cand *c,
 				      c->train_s / 3600, -1, NULL);
 	k->total_bytes = c->total_bytes;
 	k->tokens_per_s = c->tokens_per_s;
+	k->jobs = st->job->chain_s > 0 && c->train_s > st->job->chain_s
+		  ? (int)fmin(ceil(c->train_s / st->job->chain_s), 1e9) : 1;
+	k->exotic = rank_exotic(st->job->model->layers, c->lay.pp,
+				c->lay.vp);
 }
 
 /* 1 when candidate c is better than the current best b (rank.c). */
@@ -987,7 +991,12 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 {
 	const framework_profile *fp = st->fp;
 	int experts = st->job->model->experts, pin = st->req->ep;
-	int d = l->tp * l->dp * SIZING_CP(l), n = 0, e, in_node = 1, any = 1;
+	/* Megatron folds the experts over TP x DP x CP ranks; DeepSpeed-MoE
+	 * splits only the data-parallel ranks into expert groups (its
+	 * groups assert DP % EP == 0) */
+	int d = fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED
+		? l->dp : l->tp * l->dp * SIZING_CP(l);
+	int n = 0, e, in_node = 1, any = 1;
 
 	if (search_pinned(pin)) {
 		if (d % pin == 0)
@@ -1073,6 +1082,7 @@ static int search_at(search_state *st, int nodes, int gpn)
 		st->zero_pass = SEARCH_ZERO_PIPELINED;
 		st->solo_needed = 0;
 		for (j = 0; j <= n_pp; j++) {
+			double fastest = st->size_fastest;
 			int fit = 0;
 
 			/* last, past the depth scan: no pipeline again, at
@@ -1109,8 +1119,15 @@ static int search_at(search_state *st, int nodes, int gpn)
 							    nodes, gpn);
 				}
 			}
+			/* a depth that speeds up this size counts as an
+			 * improvement too: the best of another size may
+			 * beat this size's shallow pipelines and still lose
+			 * to a deeper one (4 nodes of an 8B model: PP 8 is
+			 * 3% cheaper than PP 1-4, which lose to 3 nodes) */
 			if (fit)
-				fitting_pps = st->best_updates != updates
+				fitting_pps = st->best_updates != updates ||
+					      st->size_fastest > fastest *
+					      (1 + RANK_TIE)
 					      ? 0 : fitting_pps + 1;
 			if (fitting_pps > SEARCH_PP_EXTRA && j < n_pp)
 				j = n_pp - 1;
@@ -1239,8 +1256,20 @@ static void search_cost_deadline(search_state *st, int gpn)
 						search_round_up(n + 1))));
 	}
 	if (search_met(st)) {
+		int k;
+
 		n = search_bisect(st, prev, st->best.nodes, gpn, search_met);
 		search_neighbours(st, n, gpn);
+		/* past the smallest size that meets it, a round count
+		 * may divide the batch into a cheaper layout (13B on
+		 * A100: 512 GPUs at TP 2 are 12% cheaper than 448 at PP 7
+		 * with uneven virtual stages) */
+		for (k = 0; k < SEARCH_NEIGHBOURS; k++) {
+			n = search_round_up(n + 1);
+			if (n > max_n)
+				break;
+			search_probe(st, n, gpn);
+		}
 		return;
 	}
 	/* Nothing meets it: the fastest, near the largest size. */
@@ -1595,9 +1624,19 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 		search_free(&st, gpn);
 		if (!st.have_best && !search_pinned(r->tp)) {
 			/* Nothing fits with TP inside a node: let it span
-			 * nodes. */
+			 * nodes. When that fits nothing either, the closest
+			 * miss shown stays one with TP inside a node (TP 512
+			 * across 8-GPU nodes is no layout to show) */
+			search_cand miss = st.miss;
+			int have_miss = st.have_miss;
+			double miss_ratio = st.miss_ratio;
+
 			st.wide_tp = 1;
 			search_free(&st, gpn);
+			if (!st.have_best && have_miss) {
+				st.miss = miss;
+				st.miss_ratio = miss_ratio;
+			}
 		}
 		/* Pins that the staged probes stepped over: every size up
 		 * to a bound, one by one. */

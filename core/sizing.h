@@ -74,6 +74,10 @@ typedef struct sizing_job {
 	const perfdata_stack *stack; /* --train-stack; NULL: none (the
 				      * framework's own conventions) */
 	int act_offload;     /* checkpointed activations in host memory */
+	double chain_s;      /* training seconds one job of a chain holds
+			      * at the upper end of the time interval
+			      * (partition max time / the interval's
+			      * widest factor); 0 = no max time */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan

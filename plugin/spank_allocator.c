@@ -53,9 +53,11 @@ static void allocator_print(const char *text)
 }
 
 /*
- * The partition to plan for: the first one named in the submit
- * environment that the policy knows (the allocator cannot read the
- * job's --partition), else "" (the policy's default).
+ * The partitions to plan for: those of the first submit environment
+ * variable that names any the policy knows (the allocator cannot read the
+ * job's --partition), as a comma list the plan chooses among as
+ * slurmctld does (-p small,gpu: both, not small alone), else "" (the
+ * policy's default).
  */
 static void allocator_partition(const autosize_policy *p, char *out,
 				size_t len)
@@ -76,12 +78,17 @@ static void allocator_partition(const autosize_policy *p, char *out,
 		memcpy(list, v, strlen(v) + 1);
 		for (name = strtok_r(list, ",", &save); name;
 		     name = strtok_r(NULL, ",", &save)) {
+			size_t used = strlen(out);
+
 			if (autosize_policy_find_partition(p, name) &&
-			    strlen(name) < len) {
-				memcpy(out, name, strlen(name) + 1);
-				return;
+			    used + 1 + strlen(name) < len) {
+				if (used)
+					out[used++] = ',';
+				memcpy(out + used, name, strlen(name) + 1);
 			}
 		}
+		if (out[0])
+			return;
 		slurm_verbose("autosize: %s=%.100s is not in the site "
 			      "policy: planning for its default", vars[i], v);
 	}

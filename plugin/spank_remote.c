@@ -21,9 +21,11 @@
  * batch step), on SLURM_JOB_PARTITION when the policy lists it, else on
  * the GPU model hwloc identified, else on the policy's default partition.
  *
- * Exported to every task: AUTOSIZE_TP, _PP, _DP, _ZERO_STAGE, _RECOMPUTE,
+ * Exported to every task: AUTOSIZE_TP, _PP, _DP, _CP, _EP, _VP (TP x PP x
+ * CP x DP = the step's GPUs), _FRAMEWORK, _ZERO_STAGE, _RECOMPUTE,
  * _MICRO_BATCH, _GRAD_ACCUM, _GLOBAL_BATCH, _PLAN (one line),
- * _TORCHRUN_ARGS, and _MEGATRON_ARGS or _DEEPSPEED_CONFIG as the plan's
+ * _TORCHRUN_ARGS, and _MEGATRON_ARGS, _TORCHTITAN_ARGS or
+ * _DEEPSPEED_CONFIG as the plan's
  * framework runs (autosize_launch_build, as `autosize plan --json`
  * shows them).
  *  - The layout is for the STEP: SLURM_STEP_NUM_NODES nodes (srun -N1 in
@@ -348,6 +350,9 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 	if (context.launch.megatron[0])
 		rv |= remote_setenv(sp, "AUTOSIZE_MEGATRON_ARGS",
 				    context.launch.megatron);
+	if (context.launch.torchtitan[0])
+		rv |= remote_setenv(sp, "AUTOSIZE_TORCHTITAN_ARGS",
+				    context.launch.torchtitan);
 	if (context.launch.deepspeed[0])
 		rv |= remote_deepspeed(sp, step_id, context.launch.deepspeed);
 	if (context.launch.note[0])
@@ -357,7 +362,9 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 
 /* The variables a step exports. */
 static const char *const remote_vars[] = {
-	"AUTOSIZE_TP", "AUTOSIZE_PP", "AUTOSIZE_DP", "AUTOSIZE_ZERO_STAGE",
+	"AUTOSIZE_TP", "AUTOSIZE_PP", "AUTOSIZE_DP", "AUTOSIZE_CP",
+	"AUTOSIZE_EP", "AUTOSIZE_VP", "AUTOSIZE_FRAMEWORK",
+	"AUTOSIZE_TORCHTITAN_ARGS", "AUTOSIZE_ZERO_STAGE",
 	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_MICRO_BATCH", "AUTOSIZE_GRAD_ACCUM",
 	"AUTOSIZE_GLOBAL_BATCH", "AUTOSIZE_PLAN", "AUTOSIZE_TORCHRUN_ARGS",
 	"AUTOSIZE_MEGATRON_ARGS", "AUTOSIZE_DEEPSPEED_CONFIG", NULL,
@@ -390,6 +397,11 @@ static int remote_export(spank_t sp)
 	rv |= remote_setint(sp, "AUTOSIZE_TP", p->tp);
 	rv |= remote_setint(sp, "AUTOSIZE_PP", p->pp);
 	rv |= remote_setint(sp, "AUTOSIZE_DP", p->dp);
+	rv |= remote_setint(sp, "AUTOSIZE_CP", p->cp > 1 ? p->cp : 1);
+	rv |= remote_setint(sp, "AUTOSIZE_EP", p->ep > 1 ? p->ep : 1);
+	rv |= remote_setint(sp, "AUTOSIZE_VP", p->vp > 1 ? p->vp : 1);
+	rv |= remote_setenv(sp, "AUTOSIZE_FRAMEWORK",
+			    autosize_framework_name(p->framework));
 	rv |= remote_setint(sp, "AUTOSIZE_ZERO_STAGE", p->zero_stage);
 	rv |= remote_setenv(sp, "AUTOSIZE_RECOMPUTE",
 			    autosize_recompute_name(p->recompute));

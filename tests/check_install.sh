@@ -46,6 +46,7 @@ for f in /usr/bin/autosize /etc/slurm/autosize/autosize.yaml \
 	/usr/share/slurm-autosize/autosize.yaml \
 	/usr/share/slurm-autosize/gpus.yaml \
 	/usr/share/slurm-autosize/models.yaml \
+	/usr/share/slurm-autosize/plan-json.md \
 	$plugins/spank_autosize.so $plugins/lua/autosize.so \
 	/usr/share/man/man1/autosize.1 /usr/share/man/man5/autosize.yaml.5 \
 	/usr/share/man/man8/spank_autosize.8; do

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "testutil.h"
 
@@ -346,8 +347,54 @@ static void test_check_config(void **state)
 
 	assert_int_equal(run_cli(good), 0);
 	assert_non_null(strstr(out, "is valid"));
+	/* the framework jobs get when they name none */
+	assert_non_null(strstr(out, ", framework megatron,"));
 	assert_int_equal(run_cli(bad), 2);
 	assert_non_null(strstr(err, "/nonexistent.yaml"));
+}
+
+/* The probe's sbatch gets the model, not the real run's token budget nor
+ * its deadline: slurmctld warned a 30-min probe about a time limit ending
+ * before the predicted 65.9 h and about chained jobs. A stand-in sbatch
+ * on PATH records its arguments and fails. */
+static void cli_probe_forwards(void)
+{
+	const char *const args[] = {"probe",
+		"--policy=contrib/testbed/autosize.yaml", "--model-params=7e9",
+		"--train-tokens=1e9", "--train-time=2d", "--", "train.sh",
+		NULL};
+	char dir[] = "/tmp/autosize-probe-XXXXXX", file[128], log[4096];
+	char path[4200], *old_path = getenv("PATH");
+	FILE *f;
+	size_t n;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/sbatch", dir);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho \"$@\" >>%s/log\nexit 1\n", dir);
+	fclose(f);
+	assert_int_equal(chmod(file, 0755), 0);
+	snprintf(path, sizeof(path), "%s:%s", dir, old_path ? old_path : "");
+	old_path = old_path ? strdup(old_path) : NULL;
+	setenv("PATH", path, 1);
+	assert_int_equal(run_cli(args), 2);
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+	snprintf(file, sizeof(file), "%s/log", dir);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	n = fread(log, 1, sizeof(log) - 1, f);
+	log[n] = '\0';
+	fclose(f);
+	unlink(file);
+	snprintf(file, sizeof(file), "%s/sbatch", dir);
+	unlink(file);
+	rmdir(dir);
+	assert_non_null(strstr(log, "--model-params=7e9"));
+	assert_null(strstr(log, "--train-tokens"));
+	assert_null(strstr(log, "--train-time"));
 }
 
 /* check-config shows the checkpoint policy and a partition's price
@@ -378,6 +425,9 @@ static void test_renter_config(void **state)
 		"--policy=none", NULL};
 	const char *const one_id[] = {"probe", "--collect", "12",
 		"--policy=none", NULL};
+	/* --policy FILE, two words, as autosize plan takes it */
+	const char *const policy_word[] = {"probe", "--model-params=7e9",
+		"--policy", "none", NULL};
 	const char *const bad_steps[] = {"probe", "--steps=0",
 		"--policy=none", "--", "train.sh", NULL};
 
@@ -393,6 +443,9 @@ static void test_renter_config(void **state)
 	assert_non_null(strstr(out, "rent storage: 4.0 GB/s, 2.0 TB"));
 	assert_int_equal(run_cli(no_script), 2);
 	assert_non_null(strstr(err, "no script"));
+	assert_int_equal(run_cli(policy_word), 2);
+	assert_non_null(strstr(err, "no script"));
+	cli_probe_forwards();
 	assert_int_equal(run_cli(one_id), 2);
 	assert_non_null(strstr(err, "expected 2 or 3 job ids"));
 	assert_int_equal(run_cli(bad_steps), 2);

@@ -871,6 +871,10 @@ static void test_plan_json_documented(void **state)
 		assert_int_equal(strspn(strstr(json, "\"params\":") + 9,
 					"0123456789"),
 				 strcspn(strstr(json, "\"params\":") + 9, ","));
+		assert_int_equal(strspn(strstr(json, "\"trained_params\":")
+					+ 17, "0123456789"),
+				 strcspn(strstr(json, "\"trained_params\":")
+					 + 17, ","));
 		memset(&c, 0, sizeof(c));
 		c.doc = doc;
 		assert_int_equal(autosize_json_scan(json, strlen(json),
@@ -886,6 +890,8 @@ static void test_plan_json_documented(void **state)
 			    (i == 0));
 		assert_true((strstr(json, "\"deepspeed\":null") == NULL) ==
 			    (i == 1));
+		assert_true((strstr(json, "\"torchtitan\":null") == NULL) ==
+			    (p.framework == AUTOSIZE_FRAMEWORK_FSDP));
 	}
 	/* the error object too */
 	memset(&c, 0, sizeof(c));

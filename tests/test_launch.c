@@ -64,14 +64,28 @@ static void test_summary(void **state)
 	plan_70b(&p, &r);
 	assert_true(autosize_launch_summary(&p, buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "2 nodes x 8 H100-SXM5-80GB, TP 8 PP 2 DP 1, "
-			    "ZeRO-1, recompute full, micro-batch 1, grad "
+			    "megatron, ZeRO-1, recompute full, micro-batch 1, grad "
 			    "accum 1024, global batch 1024 x 4096 tokens, MFU "
 			    "31.7%, 24.9 h, time limit 1-04:36:00");
 	plan_8b(&p, &r);
 	assert_true(autosize_launch_summary(&p, buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "1 node x 8 H100-SXM5-80GB, TP 1 PP 1 DP 8, "
-			    "ZeRO-0, recompute none, micro-batch 2, grad "
+			    "megatron, ZeRO-0, recompute none, micro-batch 2, grad "
 			    "accum 64, global batch 1024 x 4096 tokens");
+	/* one GPU reads as one */
+	{
+		char rep[4096];
+
+		p.gpus = p.gpus_per_node = 1;
+		p.gpus_min = 1;
+		assert_true(autosize_launch_report(&r, &p, rep,
+						   sizeof(rep)) > 0);
+		assert_non_null(strstr(rep, "1 node x 1 GPU = 1 GPU (least "
+				       "that could do: 1 GPU,"));
+		p.gpus = p.gpus_per_node = 8;
+		assert_true(autosize_launch_summary(&p, buf,
+						    sizeof(buf)) > 0);
+	}
 	/* Too small a buffer: -1 and an empty string, never a cut line. */
 	assert_int_equal(autosize_launch_summary(&p, buf, 20), -1);
 	assert_string_equal(buf, "");
@@ -152,6 +166,8 @@ static void test_rdzv_port(void **state)
 			 autosize_launch_rdzv_port(5 + 256, 0));
 }
 
+static void assert_megatron_names(const char *args);
+
 static void test_megatron(void **state)
 {
 	autosize_plan p;
@@ -166,6 +182,7 @@ static void test_megatron(void **state)
 			    "--micro-batch-size 1 --global-batch-size 1024 "
 			    "--seq-length 4096 --sequence-parallel "
 			    "--use-distributed-optimizer "
+			    "--tp-comm-overlap "
 			    "--recompute-granularity full "
 			    "--recompute-method uniform "
 			    "--recompute-num-layers 1 --bf16");
@@ -201,7 +218,16 @@ static void test_megatron(void **state)
 	assert_string_equal(buf, "--tensor-model-parallel-size 1 "
 			    "--pipeline-model-parallel-size 1 "
 			    "--micro-batch-size 2 --global-batch-size 1024 "
-			    "--seq-length 4096 --fp16");
+			    "--seq-length 4096 --overlap-grad-reduce --fp16");
+	/* what the step time prices (perf.c) is what Megatron runs: the
+	 * sharded optimizer's gather under the forward too */
+	p.zero_stage = 1;
+	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --use-distributed-optimizer "
+			       "--overlap-grad-reduce "
+			       "--overlap-param-gather "));
+	assert_megatron_names(buf);
 }
 
 /* The value of "--name N" in args, or -1. */
@@ -483,17 +509,23 @@ static int list_has(const char *file, const char *name)
 	return found;
 }
 
-/* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
-static void assert_megatron_names(const char *args)
+/* Every "--flag" of args is a line of the list file (a parser's names). */
+static void assert_names_in(const char *args, const char *file,
+			    const char *tool)
 {
 	char copy[1024], *tok, *save = NULL;
 
 	snprintf(copy, sizeof(copy), "%s", args);
 	for (tok = strtok_r(copy, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))
-		if (strncmp(tok, "--", 2) == 0 &&
-		    !list_has(TEST_DATA "/megatron-args.txt", tok))
-			fail_msg("%s is not a Megatron-LM argument", tok);
+		if (strncmp(tok, "--", 2) == 0 && !list_has(file, tok))
+			fail_msg("%s is not a %s argument", tok, tool);
+}
+
+/* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
+static void assert_megatron_names(const char *args)
+{
+	assert_names_in(args, TEST_DATA "/megatron-args.txt", "Megatron-LM");
 }
 
 static void test_megatron_names(void **state)
@@ -701,7 +733,8 @@ static void test_deepspeed(void **state)
 			    "  \"train_micro_batch_size_per_gpu\": 1,\n"
 			    "  \"gradient_accumulation_steps\": 1024,\n"
 			    "  \"zero_optimization\": {\n"
-			    "    \"stage\": 1\n"
+			    "    \"stage\": 1,\n"
+			    "    \"overlap_comm\": true\n"
 			    "  },\n"
 			    "  \"bf16\": {\n"
 			    "    \"enabled\": true\n"
@@ -974,10 +1007,142 @@ static void test_first_host(void **state)
 			 -1);
 }
 
+/* Every "--flag" of args is one of torchtitan's job options. */
+static void assert_torchtitan_names(const char *args)
+{
+	assert_names_in(args, TEST_DATA "/torchtitan-args.txt", "torchtitan");
+}
+
+/* Plans of long sequences and MoE: every degree reaches the tasks and
+ * every line that shows the layout, and their product is the GPUs (8B
+ * at 128k under FSDP took CP 8 on 24 GPUs, shown and exported as DP 3
+ * alone; Qwen-style MoE at 32k showed CP and EP only to Megatron). */
+static void test_every_degree(void **state)
+{
+	static const char *const reqs[][10] = {
+		{"model", "llama-3-8b", "train-seq-len", "128k",
+		 "train-framework", "fsdp", "train-tokens", "2B", NULL},
+		{"model", "mixtral-8x7b", "train-seq-len", "32k",
+		 "train-framework", "megatron", "train-tokens", "20B", NULL},
+		{"model", "mixtral-8x7b", "train-seq-len", "32k",
+		 "train-framework", "fsdp", "train-tokens", "20B", NULL},
+	};
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	autosize_error e;
+	char line[512], rep[4096], want[32];
+	size_t i;
+	int j, seen_cp = 0, seen_ep = 0;
+
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		autosize_request_init(&r);
+		for (j = 0; reqs[i][j]; j += 2)
+			assert_int_equal(autosize_request_set(&r, reqs[i][j],
+					 reqs[i][j + 1], &e), 0);
+		assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e),
+				 0);
+		assert_int_equal(autosize_request_finish(&r, &e), 0);
+		assert_int_equal(autosize_plan_compute(pol, &r, &p, &e),
+				 AUTOSIZE_OK);
+		assert_int_equal(p.tp * p.pp * p.dp * (p.cp > 1 ? p.cp : 1),
+				 p.gpus);
+		assert_true(p.ep <= 1 || (p.dp * (p.cp > 1 ? p.cp : 1)) %
+			    p.ep == 0);
+		seen_cp |= p.cp > 1;
+		seen_ep |= p.ep > 1;
+		assert_true(autosize_launch_summary(&p, line,
+						    sizeof(line)) > 0);
+		assert_true(autosize_launch_report(&r, &p, rep,
+						   sizeof(rep)) > 0);
+		if (p.cp > 1) {
+			snprintf(want, sizeof(want), "CP %d", p.cp);
+			assert_non_null(strstr(line, want));
+			assert_non_null(strstr(rep, want));
+		}
+		if (p.ep > 1) {
+			snprintf(want, sizeof(want), "EP %d", p.ep);
+			assert_non_null(strstr(line, want));
+			assert_non_null(strstr(rep, want));
+		}
+		assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+		if (p.framework != AUTOSIZE_FRAMEWORK_FSDP) {
+			assert_string_equal(l.torchtitan, "");
+			continue;
+		}
+		/* torchtitan's mesh: replicate x shard x CP x TP x PP */
+		assert_torchtitan_names(l.torchtitan);
+		assert_int_equal(arg_value(l.torchtitan, "--parallelism."
+			"data_parallel_replicate_degree") *
+			arg_value(l.torchtitan, "--parallelism."
+				  "data_parallel_shard_degree") *
+			arg_value(l.torchtitan, "--parallelism."
+				  "context_parallel_degree") *
+			arg_value(l.torchtitan, "--parallelism."
+				  "tensor_parallel_degree") *
+			arg_value(l.torchtitan, "--parallelism."
+				  "pipeline_parallel_degree"), p.gpus);
+		assert_int_equal(arg_value(l.torchtitan, "--parallelism."
+			"expert_parallel_degree"), p.ep > 1 ? p.ep : 1);
+		assert_int_equal(arg_value(l.torchtitan,
+			"--training.global_batch_size"), p.global_batch);
+	}
+	assert_true(seen_cp);
+	assert_true(seen_ep);
+	autosize_policy_destroy(pol);
+}
+
+/* LoRA and QLoRA: a framework that trains adapters by default, and no
+ * full-training line from a launcher that has none (Megatron-LM,
+ * torchtitan), a note instead. */
+static void test_peft_launchers(void **state)
+{
+	static const char *const fws[] = {NULL, "megatron", "fsdp"};
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	autosize_error e;
+	size_t i;
+
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	for (i = 0; i < sizeof(fws) / sizeof(fws[0]); i++) {
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model",
+						      "llama-3-70b", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-mode",
+						      "qlora", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+						      "100M", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e),
+				 0);
+		if (fws[i])
+			assert_int_equal(autosize_request_set(&r,
+					 "train-framework", fws[i], &e), 0);
+		assert_int_equal(autosize_request_finish(&r, &e), 0);
+		assert_int_equal(autosize_plan_compute(pol, &r, &p, &e),
+				 AUTOSIZE_OK);
+		if (!fws[i])
+			assert_int_not_equal(p.framework,
+					     AUTOSIZE_FRAMEWORK_MEGATRON);
+		assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+		assert_string_equal(l.megatron, "");
+		assert_string_equal(l.torchtitan, "");
+		assert_non_null(strstr(l.note, "qlora"));
+	}
+	autosize_policy_destroy(pol);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_every_degree),
+		cmocka_unit_test(test_peft_launchers),
 		cmocka_unit_test(test_torchrun),
 		cmocka_unit_test(test_rdzv_port),
 		cmocka_unit_test(test_torchrun_parser),

@@ -476,6 +476,16 @@ static void test_explain(void **state)
 	assert_true(infos_contain("autosize:   memory     "));
 	assert_true(infos_contain("nothing submitted"));
 	assert_string_equal(stub.exec_arg1, "");
+	/* -p l40s,h100: the plan chooses among both, as slurmctld does
+	 * (it planned for l40s alone: another size and time) */
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("train-tokens", "1e11"), 0);
+	assert_int_equal(give("autosize", "explain"), 0);
+	setenv("SBATCH_PARTITION", "l40s,h100", 1);
+	slurm_spank_init_post_opt(SP, 0, NULL);
+	unsetenv("SBATCH_PARTITION");
+	assert_true(infos_contain("on partition h100"));
 	/* a model that cannot fit anywhere: said, still exit 0 */
 	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
 	assert_int_equal(give("model-params", "5e12"), 0);

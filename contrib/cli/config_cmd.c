@@ -143,10 +143,11 @@ int cli_check_config(int argc, char **argv)
 	for (i = 0; i < autosize_policy_warning_count(p); i++)
 		printf("  warning: %s\n", autosize_policy_warning_at(p, i));
 	config_calibration(p);
-	printf("  mode %s, objective %s, memory reserve %.0f%%, time "
-	       "reserve %.0f%%, deadline %s, default partition %s\n",
-	       autosize_mode_name(d->mode),
-	       autosize_objective_name(d->objective), d->memory_reserve * 100,
+	printf("  mode %s, objective %s, framework %s, memory reserve "
+	       "%.0f%%, time reserve %.0f%%, deadline %s, default partition "
+	       "%s\n", autosize_mode_name(d->mode),
+	       autosize_objective_name(d->objective),
+	       autosize_framework_name(d->framework), d->memory_reserve * 100,
 	       d->time_reserve * 100,
 	       d->deadline_s > 0 ? autosize_format_duration(d->deadline_s, buf,
 							    sizeof(buf))

@@ -207,6 +207,33 @@ static int table_partition(const autosize_policy *pol,
 	return n;
 }
 
+/* Each partition's search stars its own pick: keep the star on the row
+ * of the plan the whole request gets (the choice among partitions), or
+ * on none when that plan is not in the menu. */
+static void table_star(const autosize_policy *pol,
+		       const autosize_request *req, table_row *rows, int n)
+{
+	autosize_plan *pick = malloc(sizeof(*pick));
+	autosize_error err;
+	int i, starred = 0;
+
+	if (pick && autosize_plan_compute(pol, req, pick, &err) !=
+	    AUTOSIZE_OK && pick->tp <= 0) {
+		free(pick);
+		pick = NULL;
+	}
+	for (i = 0; i < n; i++) {
+		int same = pick && !starred && rows[i].chosen &&
+			   rows[i].plan.gpus == pick->gpus &&
+			   strcmp(rows[i].plan.part.name,
+				  pick->part.name) == 0;
+
+		rows[i].chosen = same;
+		starred |= same;
+	}
+	free(pick);
+}
+
 /* One row of the text menu. */
 static void table_print(const table_row *t)
 {
@@ -266,6 +293,7 @@ static int plan_table(const autosize_policy *pol, const autosize_request *req,
 			n = table_partition(pol, &r, rows, n);
 		}
 	}
+	table_star(pol, req, rows, n);
 	qsort(rows, (size_t)n, sizeof(*rows), table_cmp);
 	if (as_json)
 		printf("[");

@@ -535,6 +535,12 @@ static int probe_plan_option(probe_cli *c, const char *arg)
 		return -1;
 	}
 	o = autosize_option_find(name);
+	/* the token budget and the deadline are the real run's: a probe
+	 * job measures a few steps, and slurmctld would warn it about a
+	 * time limit and chained jobs that are not its own */
+	if (strcmp(name, "train-tokens") == 0 ||
+	    strcmp(name, "train-time") == 0)
+		return 0;
 	if (((o && (o->where & AUTOSIZE_OPT_SPANK)) ||
 	     strcmp(name, "partition") == 0) && c->n_fwd < PROBE_MAX_ARGS)
 		c->fwd[c->n_fwd++] = arg;
@@ -558,6 +564,16 @@ static int probe_args(probe_cli *c, int argc, char **argv,
 		}
 		if (strncmp(argv[i], "--policy=", 9) == 0) {
 			*policy_file = argv[i] + 9;
+			continue;
+		}
+		/* --policy FILE, as autosize plan takes it */
+		if (strcmp(argv[i], "--policy") == 0) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0) {
+				fprintf(stderr, "autosize: probe: --policy: "
+					"expected a file\n");
+				return -1;
+			}
+			*policy_file = argv[++i];
 			continue;
 		}
 		if (c->collect && argv[i][0] != '-') {

@@ -129,6 +129,7 @@ $file 0755 "$bindir/autosize" copy "$BUILD/autosize"
 $file 0644 "$pkgdatadir/gpus.yaml" copy etc/gpus.yaml
 $file 0644 "$pkgdatadir/models.yaml" copy etc/models.yaml
 $file 0644 "$pkgdatadir/perf.yaml" copy etc/perf.yaml
+$file 0644 "$pkgdatadir/plan-json.md" copy doc/plan-json.md
 $file 0644 "$pkgdatadir/autosize.yaml" example_policy
 for m in $man_files; do
 	page=$(basename "$m" .in)

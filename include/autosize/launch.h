@@ -35,6 +35,7 @@
 #define AUTOSIZE_LAUNCH_TORCHRUN_MAX 512
 #define AUTOSIZE_LAUNCH_MEGATRON_MAX 1024
 #define AUTOSIZE_LAUNCH_DEEPSPEED_MAX 1024
+#define AUTOSIZE_LAUNCH_TORCHTITAN_MAX 768
 #define AUTOSIZE_LAUNCH_NOTE_MAX 256
 
 /* The rendezvous port of job_id's step step_id (above). */
@@ -55,13 +56,15 @@ typedef struct autosize_launch_where {
 /*
  * What the tasks of a step get: torchrun's arguments, Megatron-LM's (""
  * when the plan's framework is not Megatron or Megatron cannot run the
- * layout: note says why) and a DeepSpeed configuration ("" unless the
- * plan's framework is DeepSpeed).
+ * layout: note says why), a DeepSpeed configuration ("" unless the
+ * plan's framework is DeepSpeed) and torchtitan's options ("" unless the
+ * plan's framework is FSDP).
  */
 typedef struct autosize_launch {
 	char torchrun[AUTOSIZE_LAUNCH_TORCHRUN_MAX];
 	char megatron[AUTOSIZE_LAUNCH_MEGATRON_MAX];
 	char deepspeed[AUTOSIZE_LAUNCH_DEEPSPEED_MAX];
+	char torchtitan[AUTOSIZE_LAUNCH_TORCHTITAN_MAX]; /* "" unless FSDP */
 	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
 } autosize_launch;
 
@@ -76,7 +79,8 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 
 /*
  * The launch as one JSON object: {"torchrun": "...", "megatron": "..." or
- * null, "deepspeed": {...} or null, "note": "..."}. Length or -1.
+ * null, "deepspeed": {...} or null, "torchtitan": "..." or null, "note":
+ * "..."}. Length or -1.
  */
 int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len);
 
@@ -133,6 +137,7 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * [--decoder-first-pipeline-num-layers N --decoder-last-pipeline-num-layers
  * N] [--num-layers-per-virtual-pipeline-stage N |
  * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]
+ * [--overlap-grad-reduce [--overlap-param-gather]] [--tp-comm-overlap]
  * [--recompute-granularity full --recompute-method uniform
  * --recompute-num-layers 1 | --recompute-granularity full
  * --recompute-method block --recompute-num-layers N (part of each virtual
@@ -151,7 +156,8 @@ int autosize_launch_megatron_args(const autosize_plan *p,
  * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
  * keys from DeepSpeed's configuration docs, tests/data/deepspeed-keys.txt):
  * train_batch_size, train_micro_batch_size_per_gpu,
- * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16
+ * gradient_accumulation_steps, zero_optimization.stage (and overlap_comm
+ * from stage 1: the step time hides the reduction), bf16/fp16
  * enabled (fp8 plans train in bf16 as far as DeepSpeed is concerned), and
  * activation_checkpointing when the plan recomputes. -1 when
  * train_batch_size = micro batch x accumulation x DP does not hold (as
@@ -160,6 +166,28 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 int autosize_launch_deepspeed_json(const autosize_plan *p,
 				   const autosize_request *r, char *buf,
 				   size_t len);
+
+/*
+ * torchtitan options for an FSDP plan (names as in torchtitan's
+ * config/job_config.py; tests/data/torchtitan-args.txt), every degree of
+ * the layout so that their product is the step's GPUs:
+ * "--parallelism.data_parallel_replicate_degree R
+ * --parallelism.data_parallel_shard_degree S
+ * --parallelism.tensor_parallel_degree T
+ * --parallelism.pipeline_parallel_degree P
+ * --parallelism.context_parallel_degree C
+ * --parallelism.expert_parallel_degree E [--parallelism.
+ * fsdp_reshard_after_forward never] [--parallelism.pipeline_parallel_
+ * schedule Interleaved1F1B --parallelism.pipeline_parallel_layers_per_
+ * stage N] --training.local_batch_size L (a pipeline's: the rank's step) --training.global_batch_size G
+ * --training.seq_len S --activation_checkpoint.mode none|selective|full".
+ * ZeRO-3 shards over DP (S = DP), ZeRO-2 too but keeps parameters after
+ * the forward, ZeRO-0/1 replicates (R = DP). 0 and "" for another
+ * framework.
+ */
+int autosize_launch_torchtitan_args(const autosize_plan *p,
+				    const autosize_request *r, char *buf,
+				    size_t len);
 
 /*
  * The first host of a Slurm node list ("gpu[07-08,11],login1" ->

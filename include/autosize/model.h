@@ -68,6 +68,8 @@ typedef struct autosize_model {
 			     * unknown. Sequences longer than this warn. */
 	int learned_positions; /* 1: a learned max_positions x hidden
 				* position table (GPT-2 wpe) */
+	int vision_ignored; /* 1: the config has a vision tower
+			     * (vision_config) that the plan does not size */
 	double params;         /* total parameters */
 	double params_active;  /* parameters used per token (MoE < total) */
 	double params_published; /* preset's published size, 0 if none */
