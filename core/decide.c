@@ -184,7 +184,7 @@ static void decide_model_name(const autosize_request *r,
 	if (r->model.name[0])
 		snprintf(buf, len, "%s", r->model.name);
 	else
-		snprintf(buf, len, "a %.3gB-parameter model",
+		snprintf(buf, len, "a model of %.3gB parameters",
 			 pl->params / 1e9);
 }
 
