@@ -99,6 +99,9 @@ typedef struct autosize_defaults {
 	double min_scaling;     /* the cost objective adds no GPUs whose
 				 * speed per GPU is below this share of the
 				 * best size's; 0 = off (0.60) */
+	double gpu_mtbf_hours;  /* hours between a run's interruptions, per
+				 * GPU (45,560: Llama 3); 0 = none */
+	double restart_minutes; /* run time each interruption costs (16.7) */
 	char partition[AUTOSIZE_PART_NAME_MAX]; /* default partition */
 	autosize_explicit explicit_size; /* default keep */
 	autosize_unfit on_unfit;         /* default reject */
