@@ -81,7 +81,8 @@ static const char *const pol_part_keys[] = {
 	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
 	"max_time", "intra_node_link", "intra_node_gbs", "network",
 	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
-	"storage_write_gbs", "storage_tb", "mode", NULL
+	"storage_write_gbs", "storage_tb", "mode", "nvlink_sharp",
+	"ib_sharp", NULL
 };
 
 /* Same orders as the enums in policy.h and catalog.h. */
@@ -457,6 +458,12 @@ static autosize_err pol_partition(const autosize_ytree *t,
 					   req | AUTOSIZE_Y_GT_MIN, 0,
 					   POL_MAX_GBS,
 					   &part->net_gbps_per_node, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_bool(t, m, "nvlink_sharp", 0,
+					 &part->nvlink_sharp, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_bool(t, m, "ib_sharp", 0, &part->ib_sharp,
+					 NULL, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, m, "price_per_gpu_hour", 0, 0,
 					   POL_MAX_PRICE,

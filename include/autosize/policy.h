@@ -45,6 +45,8 @@ typedef struct autosize_partition {
 	double intra_gbs;           /* its bandwidth per GPU, GB/s bidir. */
 	autosize_net net;           /* network between nodes */
 	double net_gbps_per_node;   /* Gb/s per node, all ports */
+	int nvlink_sharp;           /* 1: NVSwitch reduces (NVLS) */
+	int ib_sharp;               /* 1: the IB switches reduce (SHARP) */
 	double price_per_gpu_hour;  /* 0 = free / unknown */
 	char currency[AUTOSIZE_CURRENCY_MAX];
 	autosize_price_schedule pricing; /* `pricing:`; zero = none */
