@@ -344,6 +344,44 @@ static double perf_stack_host_s(const sizing_job *job,
 	return t;
 }
 
+/*
+ * Layers' worth of work the output head adds to the busiest pipeline
+ * stage. The head's matmul (V x h) runs on the last stage; Megatron sets
+ * the first and last stages' layer counts apart from the rest
+ * (--decoder-first/last-pipeline-num-layers), so the last stage takes x
+ * layers and the head, the other pp - 1 stages the remaining layers:
+ * the busiest is min over x of max(ceil((L - x) / (pp - 1)), x + head),
+ * against ceil(L / pp) without the head. 0 without a pipeline or for a
+ * model known only by its size.
+ */
+static double perf_head_extra_layers(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	double head = (double)m->vocab * m->hidden, body, best, per;
+	int x, rest;
+
+	if (lay->pp <= 1 || m->arch_synthetic || m->layers <= 0)
+		return 0;
+	body = perf_matmul_of(job) - head;
+	if (body <= 0)
+		return 0;
+	/* the head in layers: its weights over one layer's matmul weights
+	 * (routed experts counted as a token uses them) */
+	head = head / (body / m->layers);
+	per = perf_stage_layers(m, lay);
+	best = per + head;
+	for (x = 0; x <= (int)per; x++) {
+		double b;
+
+		rest = (m->layers - x + lay->pp - 2) / (lay->pp - 1);
+		b = rest > x + head ? rest : x + head;
+		if (b < best)
+			best = b;
+	}
+	return best > per ? best - per : 0;
+}
+
 /* Compute time of one micro-batch on one pipeline stage; parts (NULL
  * or PERF_PARTS values) gets its GEMM, attention, element-wise and host
  * shares. */
@@ -409,6 +447,12 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	t_gemm = dense_hw * perf_fp8_factor(pp) *
 		 ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp));
 	t = t_gemm + attn_hw / (peak * eff * pp->attn_share);
+	/* The output head sits on the last pipeline stage (Narayanan et
+	 * al. 2021, section 3.2), not spread over the stages as above: the
+	 * busiest stage carries what whole layers cannot balance away
+	 * (perf_head_extra_layers) at this stage's GEMM rate */
+	if (lay->pp > 1)
+		t += perf_head_extra_layers(job, lay) / layers * t_gemm;
 	/* Element-wise kernels are bound by HBM bandwidth. */
 	passes = 1.0 + share / 3.0;
 	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
