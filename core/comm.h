@@ -32,7 +32,7 @@ void comm_link_net(const sizing_job *job, comm_link *l);
 
 /* The link a group of ranks crosses: inside one node when the group
  * spans at most a node's GPUs (span_gpus: the ranks it covers,
- * consecutive ranks included, e.g. tp x pp x dp for a DP group). */
+ * consecutive ranks included, e.g. tp x dp x cp for a DP group). */
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
 
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):

@@ -541,7 +541,12 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	grad_bytes = st.grad_wire_b * p;
 	param_bytes = st.param_wire_b * p;
-	comm_link_for(job, lay->tp * lay->pp * d, &link);
+	/* The pipeline is the outermost dimension (Megatron's rank order
+	 * tp-cp-ep-dp-pp; torchtitan's mesh and DeepSpeed's pipe/data/model
+	 * topology also put it first): a DP group spans tp x dp x cp
+	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
+	 * an 8-GPU node at any pipeline depth. */
+	comm_link_for(job, lay->tp * d, &link);
 	bw_only = link;
 	bw_only.latency_s = 0;
 	/* one latency per bucket and ring step, pipelined */
