@@ -4,6 +4,32 @@
  */
 #include "comm.h"
 
+/* NVLink SHARP (NVLS) all-reduce bus bandwidth over the one-way NVLink
+ * rate: 476 GB/s on 8 H100 of 450 GB/s one way, "the expected range for
+ * H100" (NCCL maintainer, github.com/NVIDIA/nccl-tests/issues/290,
+ * 2025-03-03); taken as the same share on other NVSwitch systems. */
+#define COMM_NVLS_SHARE (476.0 / 450.0)
+
+/* The in-switch reductions a partition has (policy nvlink_sharp,
+ * ib_sharp) on a link inside (net 0) or across (1) nodes. */
+static void comm_link_sharp(const autosize_partition *part, int net,
+			    comm_link *l)
+{
+	l->allreduce_bw_bytes_s = 0;
+	l->in_network = 0;
+	if (!net && part->nvlink_sharp &&
+	    part->intra_link == AUTOSIZE_LINK_NVLINK) {
+		double nvls = part->intra_gbs * 1e9 / 2 * COMM_NVLS_SHARE;
+
+		l->allreduce_bw_bytes_s = nvls > l->bw_bytes_s ? nvls : 0;
+	}
+	/* SHARP aggregates in InfiniBand switches (Graham et al. 2016,
+	 * "Scalable Hierarchical Aggregation Protocol"; NCCL CollNet):
+	 * each node sends its data up once and receives the sum once */
+	if (net && part->ib_sharp && part->net == AUTOSIZE_NET_IB)
+		l->in_network = 1;
+}
+
 void comm_link_intra(const sizing_job *job, comm_link *l)
 {
 	const perf_params *pp = sizing_perf(job);
@@ -15,6 +41,7 @@ void comm_link_intra(const sizing_job *job, comm_link *l)
 	l->bw_bytes_s = part->intra_gbs * 1e9 / 2 * eff;
 	l->latency_s = pp->intra_latency_s;
 	l->crosses_nodes = 0;
+	comm_link_sharp(part, 0, l);
 }
 
 void comm_link_net(const sizing_job *job, comm_link *l)
@@ -35,6 +62,7 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 	l->bw_bytes_s = part->net_gbps_per_node * 1e9 / 8 * eff /
 			part->gpus_per_node;
 	l->crosses_nodes = 1;
+	comm_link_sharp(part, 1, l);
 }
 
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
@@ -46,6 +74,7 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 		l->bw_bytes_s = job->link_bw[net];
 		l->latency_s = job->link_lat[net];
 		l->crosses_nodes = net;
+		comm_link_sharp(job->part, net, l);
 		return;
 	}
 	if (!net)
@@ -56,9 +85,12 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 
 double comm_allreduce_s(double bytes, int n, const comm_link *l)
 {
+	double bw = l->allreduce_bw_bytes_s > 0 ? l->allreduce_bw_bytes_s
+						 : l->bw_bytes_s;
+
 	if (n <= 1 || bytes <= 0)
 		return 0;
-	return 2.0 * (n - 1) / n * bytes / l->bw_bytes_s +
+	return (l->in_network ? 1.0 : 2.0 * (n - 1) / n) * bytes / bw +
 	       2.0 * (n - 1) * l->latency_s;
 }
 

@@ -10,11 +10,18 @@
 
 #include "sizing.h"
 
-/* A link as NCCL sees it: bytes/s per GPU one way, seconds per step. */
+/* A link as NCCL sees it: bytes/s per GPU one way (a ring's bus
+ * bandwidth), seconds per step. */
 typedef struct comm_link {
 	double bw_bytes_s;
 	double latency_s;
 	int crosses_nodes;
+	double allreduce_bw_bytes_s; /* > 0: all-reduce's own bus bandwidth
+				      * (NVLink SHARP reduces in the
+				      * NVSwitch); 0: bw_bytes_s */
+	int in_network;  /* 1: the switches reduce (IB SHARP): an
+			  * all-reduce moves its bytes once, not
+			  * 2 (n - 1) / n times */
 } comm_link;
 
 /* The GPU-to-GPU link inside a node (NVLink, xGMI, HCCS or PCIe). */
@@ -25,12 +32,14 @@ void comm_link_net(const sizing_job *job, comm_link *l);
 
 /* The link a group of ranks crosses: inside one node when the group
  * spans at most a node's GPUs (span_gpus: the ranks it covers,
- * consecutive ranks included, e.g. tp x pp x dp for a DP group). */
+ * consecutive ranks included, e.g. tp x dp x cp for a DP group). */
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
 
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
  * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */
 double comm_allreduce_s(double bytes, int n, const comm_link *l);
+/* With in_network: bytes / bw + the same latencies; with
+ * allreduce_bw_bytes_s: at that bandwidth. */
 
 /* Ring all-gather / reduce-scatter of a buffer of bytes (the full,
  * gathered size): (n - 1) / n x bytes / bw + (n - 1) latencies. */

@@ -21,7 +21,7 @@ static void job_on(sizing_job *job, autosize_partition *part,
 
 static void test_ring_formulas(void **state)
 {
-	comm_link l = {100e9, 10e-6, 0};
+	comm_link l = {100e9, 10e-6, 0, 0, 0};
 
 	/* 2 (n - 1) / n x 8 GB / 100 GB/s + 2 (n - 1) x 10 us, n = 8 */
 	assert_true(fabs(comm_allreduce_s(8e9, 8, &l) -
@@ -89,12 +89,54 @@ static void test_alltoall(void **state)
 	autosize_catalog_destroy(c);
 }
 
+/* In-switch reductions: IB SHARP moves an all-reduce's bytes once (about
+ * half a ring's 2 (n - 1) / n), NVLink SHARP raises the all-reduce's bus
+ * bandwidth inside a node; neither touches all-gather. */
+static void test_sharp(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	sizing_job job;
+	comm_link l0, l1;
+	double ar0, ar1;
+
+	assert_non_null(c);
+	job_on(&job, &part, c, "h100");
+	comm_link_net(&job, &l0);
+	part.ib_sharp = 1;
+	comm_link_net(&job, &l1);
+	assert_int_equal(l1.in_network, 1);
+	l0.latency_s = l1.latency_s = 0;
+	ar0 = comm_allreduce_s(1e9, 64, &l0);
+	ar1 = comm_allreduce_s(1e9, 64, &l1);
+	assert_true(fabs(ar1 - ar0 * 64 / (2.0 * 63)) < 1e-12);
+	assert_true(comm_allgather_s(1e9, 64, &l1) ==
+		    comm_allgather_s(1e9, 64, &l0));
+	/* SHARP is InfiniBand's */
+	part.net = AUTOSIZE_NET_ROCE;
+	comm_link_net(&job, &l1);
+	assert_int_equal(l1.in_network, 0);
+	part.net = AUTOSIZE_NET_IB;
+	part.ib_sharp = 0;
+	comm_link_intra(&job, &l0);
+	part.nvlink_sharp = 1;
+	comm_link_intra(&job, &l1);
+	assert_true(l1.allreduce_bw_bytes_s > l0.bw_bytes_s);
+	assert_true(comm_allreduce_s(1e9, 8, &l1) <
+		    comm_allreduce_s(1e9, 8, &l0));
+	assert_true(comm_allgather_s(1e9, 8, &l1) ==
+		    comm_allgather_s(1e9, 8, &l0));
+	autosize_catalog_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_formulas),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_alltoall),
+		cmocka_unit_test(test_sharp),
 	};
 
 	return cmocka_run_group_tests_name("comm", tests, NULL, NULL);

@@ -482,6 +482,103 @@ static void test_time_terms(void **state)
 	assert_true(fabs(t.mfu - 0.4) < 1e-12);
 }
 
+/* The pipeline is the outermost dimension (Megatron's tp-cp-ep-dp-pp):
+ * TP 4 x DP 2 keeps each DP group inside an 8-GPU node at any pipeline
+ * depth, so its gradient reduction never waits on the network; TP 8 x
+ * DP 2 puts the group's two members on two nodes. */
+static void test_dp_group_inside_node(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time fat, thin;
+	autosize_error e;
+	sizing_layout l = layout(4, 8, 2, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	l.grad_accum = 1;
+	sizing_step_time(&job, &l, &fat);
+	part.net_gbps_per_node = 100;
+	sizing_step_time(&job, &l, &thin);
+	assert_true(fat.dp_comm_s > 0);
+	assert_true(fabs(thin.dp_comm_s - fat.dp_comm_s) < 1e-12);
+	l = layout(8, 8, 2, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+	l.grad_accum = 1;
+	sizing_step_time(&job, &l, &thin);
+	part.net_gbps_per_node = 3200;
+	sizing_step_time(&job, &l, &fat);
+	assert_true(thin.dp_comm_s > fat.dp_comm_s);
+}
+
+/* The step's parts (sizing_step_parts) are never negative and add up to
+ * the step, for dense and MoE models, every parallel dimension, each
+ * recomputation, with and without a fixed utilization. */
+static void test_step_parts_sum(void **state)
+{
+	static const char *const models[] = {"llama-2-7b", "llama-2-70b",
+					      "mixtral-8x7b"};
+	static const int shapes[][7] = {
+		/* tp pp dp zero vp cp ep */
+		{1, 1, 8, 3, 1, 1, 1}, {2, 1, 32, 1, 1, 1, 1},
+		{8, 4, 4, 1, 2, 1, 1}, {4, 2, 8, 1, 1, 2, 1},
+		{8, 8, 2, 0, 1, 1, 1}, {1, 4, 16, 1, 1, 1, 8},
+		{2, 2, 16, 1, 1, 1, 4}, {16, 1, 4, 1, 1, 1, 1},
+	};
+	static const autosize_recompute rcs[] = {
+		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
+		AUTOSIZE_RECOMPUTE_FULL, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP};
+	size_t mi, si, ri;
+	int checked = 0, fixed;
+
+	for (mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++)
+	for (si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++)
+	for (ri = 0; ri < sizeof(rcs) / sizeof(rcs[0]); ri++)
+	for (fixed = 0; fixed < 2; fixed++) {
+		const int *sh = shapes[si];
+		autosize_model m;
+		autosize_partition part;
+		sizing_job job;
+		sizing_time t;
+		autosize_step_parts sp;
+		autosize_error e;
+		sizing_layout l = layout(sh[0], sh[1], sh[2], sh[3], 2,
+					 rcs[ri]);
+		const double *v = &sp.gemm_s;
+		double sum = 0;
+		int i;
+
+		assert_int_equal(autosize_model_preset(models[mi], &m, &e), 0);
+		if (sh[6] > 1 && m.experts <= 1)
+			continue;
+		job_for(&job, &m, &part, ri % 2 ? "H100" : "A100-SXM4-80GB");
+		job.flash_attention = ri != 1;
+		job.mfu_fixed = fixed ? 0.4 : 0;
+		l.vp = sh[4];
+		l.cp = sh[5];
+		l.ep = sh[6];
+		l.grad_accum = 8;
+		if (rcs[ri] == AUTOSIZE_RECOMPUTE_FULL && si % 2)
+			l.recompute_layers = 1;
+		sizing_step_parts(&job, &l, &t, &sp);
+		for (i = 0; i < 12; i++) {
+			assert_true(v[i] >= 0);
+			sum += v[i];
+		}
+		assert_true(fabs(sum - t.step_s) <= 1e-9 * t.step_s);
+		assert_int_equal(sp.fixed_mfu, fixed);
+		if (rcs[ri] == AUTOSIZE_RECOMPUTE_FULL && !fixed)
+			assert_true(sp.recompute_s > 0);
+		if (rcs[ri] == AUTOSIZE_RECOMPUTE_NONE)
+			assert_true(sp.recompute_s == 0);
+		if (sh[1] > 1 && !fixed)
+			assert_true(sp.bubble_s > 0);
+		checked++;
+	}
+	assert_true(checked > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_time_terms),
+		cmocka_unit_test(test_dp_group_inside_node),
+		cmocka_unit_test(test_step_parts_sum),
 	};
 
 	return cmocka_run_group_tests_name("sizing", tests, catalog_setup,
