@@ -5,7 +5,7 @@
  * prediction.
  */
 #include <stdio.h>
-#include "framework.h"
+#include "framework_private.h"
 #include "calibration_private.h"
 
 const autosize_cal_entry *plan_cal_find(const autosize_policy *p,

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "checkpoint_private.h"
-#include "framework.h"
+#include "framework_private.h"
 #include "policy_read.h"
 
 /* fp32 master weights the optimizer keeps beside 16-bit ones. */

@@ -4,7 +4,7 @@
  * (memory.c), the step time (perf.c) and the search ask here instead of
  * guessing the framework from the layout.
  */
-#include "framework.h"
+#include "framework_private.h"
 
 const char *const autosize_framework_names[] = {"megatron", "fsdp",
 						 "deepspeed", NULL};

@@ -9,7 +9,7 @@
 #include "autosize/checkpoint.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
-#include "framework.h"
+#include "framework_private.h"
 #include "stages.h"
 
 #define LAUNCH_GIB (1024.0 * 1024.0 * 1024.0)

@@ -4,7 +4,7 @@
  */
 #include <math.h>
 #include <string.h>
-#include "framework.h"
+#include "framework_private.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -197,7 +197,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		 * TP with sequence parallelism is the full-width partial
 		 * sum before its reduce-scatter, and the outputs of the
 		 * two reduce-scatters (in the save list too); a GELU MLP's
-		 * second matmul is the 6th: recomputed (framework.h,
+		 * second matmul is the 6th: recomputed (framework_private.h,
 		 * framework_op_sac) */
 		double q = autosize_model_q_width(m);
 		double kv = autosize_model_kv_width(m);

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stddef.h>
 #include "comm.h"
-#include "framework.h"
+#include "framework_private.h"
 
 /* Generation-independent constants (the rest is per GPU generation in
  * etc/perf.yaml, read through sizing_perf()).

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "perfdata.h"
-#include "framework.h"
+#include "framework_private.h"
 #include "embedded.h"
 #include "ytree.h"
 

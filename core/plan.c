@@ -14,7 +14,7 @@
 #include "plan_work.h"
 #include "checkpoint_private.h"
 #include "calibration_private.h"
-#include "framework.h"
+#include "framework_private.h"
 
 /* Tokens per optimizer step when the user gives no --train-batch:
  * ~4M tokens, as Llama 2 (Touvron et al. 2023, section 2.2). */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "rank.h"
 #include "search.h"
-#include "framework.h"
+#include "framework_private.h"
 #include "stages.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)

@@ -5,7 +5,7 @@
 #include "testutil.h"
 #include "autosize.h"
 #include "catalog_fixture.h"
-#include "framework.h"
+#include "framework_private.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
