@@ -2,6 +2,23 @@
 # One version for the CLI, the Lua module and the Debian package.
 VERSION := 0.2.0
 
+# The Slurm to build against: the system's (/usr/include/slurm, Debian's
+# libslurm-dev) unless SLURM_PREFIX names an installed Slurm (headers in
+# $(SLURM_PREFIX)/include, libslurm in $(SLURM_PREFIX)/lib), e.g. one made
+# by contrib/slurm/build-slurm.sh. The SPANK plugin only loads in the
+# Slurm major release it was built for (doc/slurm-versions.md): each
+# Slurm gets its own build folder, build/<basename of SLURM_PREFIX>.
+SLURM_PREFIX ?=
+override SLURM_PREFIX := $(patsubst %/,%,$(SLURM_PREFIX))
+ifneq ($(SLURM_PREFIX),)
+ifeq ($(wildcard $(SLURM_PREFIX)/include/slurm/slurm.h),)
+$(error SLURM_PREFIX=$(SLURM_PREFIX) has no include/slurm/slurm.h)
+endif
+BUILD ?= build/$(notdir $(SLURM_PREFIX))
+sysconfdir ?= $(SLURM_PREFIX)/etc
+slurmlibdir ?= $(SLURM_PREFIX)/lib/slurm
+endif
+
 # Install folders (make install VAR=value; README "Build, test, install").
 prefix ?= /usr/local
 exec_prefix ?= $(prefix)
@@ -52,6 +69,7 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 LUA_CFLAGS := $(shell $(PKG_CONFIG) --cflags lua5.1 2>/dev/null || echo -I/usr/include/lua5.1)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+SLURM_CFLAGS := $(if $(SLURM_PREFIX),-I$(SLURM_PREFIX)/include)
 CORE_LIBS := $(YAML_LIBS) -lm
 
 # What the code is told about the install: the version, the CLI's
@@ -117,7 +135,7 @@ $(LIB): $(CORE_OBJ)
 
 $(BUILD)/plugin/%.o: plugin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HWLOC_CFLAGS) $(LUA_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(LUA_CFLAGS) -c -o $@ $<
 
 # The host process (sbatch, slurmstepd) provides the slurm_* and spank_*
 # symbols: no -lslurm. Only the plugin's entry points are exported.
@@ -133,9 +151,11 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 
 # check-config --live and inventory read slurmctld through libslurm when
 # its headers are installed (libslurm-dev); without them the CLI says so.
-SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
-SLURM_LIBS := $(if $(SLURM_H),-lslurm)
-$(BUILD)/contrib/cli/live.o: override CFLAGS += $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
+SLURM_H := $(wildcard $(or $(SLURM_PREFIX),/usr)/include/slurm/slurm.h)
+SLURM_LDIRS := -L$(SLURM_PREFIX)/lib -Wl,-rpath,$(SLURM_PREFIX)/lib
+SLURM_LIBS := $(if $(SLURM_H),$(if $(SLURM_PREFIX),$(SLURM_LDIRS)) -lslurm)
+$(BUILD)/contrib/cli/live.o: override CFLAGS += $(SLURM_CFLAGS) \
+	$(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
 $(CLI): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
@@ -336,7 +356,7 @@ clean:
 # above). gpucheck.o needs only hwloc; test_spank links every object of
 # spank_autosize.so and defines the spank_*/slurm_* functions itself, as
 # slurmstepd and sbatch do (no -lslurm).
-PLUGIN_TEST_CFLAGS := -Itests -Iplugin $(HWLOC_CFLAGS)
+PLUGIN_TEST_CFLAGS := -Itests -Iplugin $(HWLOC_CFLAGS) $(SLURM_CFLAGS)
 $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
@@ -347,7 +367,7 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 $(BUILD)/tests/test_live: tests/test_live.c $(BUILD)/contrib/cli/live.o \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -Icontrib/cli -o $@ $< \
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icontrib/cli -o $@ $< \
 		$(BUILD)/contrib/cli/live.o $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h
