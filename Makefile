@@ -102,7 +102,7 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: FORCE all check check-unit check-install check-deb check-integration check-asan check-leaks \
+.PHONY: FORCE all check check-unit check-slurm check-versions check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
 	simulate
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
@@ -187,6 +187,18 @@ check-deb: all
 # The cmocka binaries alone (and the CLI that test_cli runs).
 check-unit: $(TEST_BIN) $(CLI)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+
+# The unit, Lua and integration suites against one Slurm: SLURM_PREFIX's
+# (headers, libslurm, daemons), else the system's; one summary line per
+# suite (tests/check_slurm.sh).
+check-slurm: tests
+	@sh tests/check_slurm.sh $(BUILD) $(TEST_BIN)
+
+# check-slurm for the system's Slurm and each release built from source
+# (contrib/slurm/build-slurm.sh, cached outside the clone): the version x
+# suite table, also in build/slurm-versions.md.
+check-versions:
+	@sh tests/check_versions.sh $(SLURM_VERSIONS)
 
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
