@@ -137,6 +137,10 @@ $(BUILD)/plugin/%.o: plugin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(LUA_CFLAGS) -c -o $@ $<
 
+# The report step runs the scontrol/squeue of the Slurm it was built for.
+$(BUILD)/plugin/spank_report.o: override CFLAGS += \
+	$(if $(SLURM_PREFIX),-DAUTOSIZE_SLURM_BINDIR='"$(SLURM_PREFIX)/bin"')
+
 # The host process (sbatch, slurmstepd) provides the slurm_* and spank_*
 # symbols: no -lslurm. Only the plugin's entry points are exported.
 $(SPANK): $(SPANK_OBJ) $(LIB) plugin/spank.map
@@ -352,12 +356,13 @@ install: all
 uninstall:
 	@$(INSTALL_ENV) sh contrib/packaging/install.sh uninstall
 
-# A Debian package (dpkg-deb) from a staged make install: the policy,
+# A Debian package (dpkg-deb) from a staged make install, for the Slurm
+# release it is built against (its version: 0.2.0+slurm22.05): the policy,
 # job_submit.lua and the commented-out plugstack line are conffiles;
 # nothing is activated (contrib/packaging/mkdeb.sh says why). Prints the
 # .deb's path; tests/check_deb.sh installs and removes it.
 deb: all
-	@sh contrib/packaging/mkdeb.sh $(BUILD) $(VERSION)
+	@sh contrib/packaging/mkdeb.sh $(BUILD) $(VERSION) $(SLURM_PREFIX)
 
 clean:
 	rm -rf $(BUILD)

@@ -37,10 +37,21 @@
 /* scontrol may take this long before it is killed (slurmctld busy). */
 #define REPORT_TIMEOUT_S 20
 
+/* The commands of the Slurm the plugin was built for come first
+ * (make SLURM_PREFIX=DIR defines AUTOSIZE_SLURM_BINDIR): slurmctld
+ * refuses clients more than two releases older than itself, so
+ * /usr/bin's may not do. */
+#ifdef AUTOSIZE_SLURM_BINDIR
+#define REPORT_BUILT_FOR(cmd) AUTOSIZE_SLURM_BINDIR "/" cmd,
+#else
+#define REPORT_BUILT_FOR(cmd)
+#endif
 static const char *const report_scontrol[] = {
+	REPORT_BUILT_FOR("scontrol")
 	"/usr/bin/scontrol", "/usr/local/bin/scontrol", NULL
 };
 static const char *const report_squeue[] = {
+	REPORT_BUILT_FOR("squeue")
 	"/usr/bin/squeue", "/usr/local/bin/squeue", NULL
 };
 

@@ -36,8 +36,9 @@ case $arg in
 esac
 if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
 	want=$(printf '%s' "$arg" | sed 's/^slurm-//; s/\./-/g')
+	case $want in *-*-*) ;; *) want=$want-PATCH ;; esac
 	echo "autosize: no Slurm source tarball for '$arg'." >&2
-	echo "autosize: wanted: $tardir/slurm-$want-<n>.tar.xz, made from SchedMD's tag with" >&2
+	echo "autosize: wanted: $tardir/slurm-$want-1.tar.xz, made from SchedMD's tag with" >&2
 	echo "autosize:   git clone https://github.com/SchedMD/slurm && cd slurm &&" >&2
 	echo "autosize:   git archive --prefix=slurm-$want-1/ slurm-$want-1 | xz > slurm-$want-1.tar.xz" >&2
 	echo "autosize: (or a release tarball from https://download.schedmd.com/slurm/);" >&2
@@ -69,12 +70,15 @@ case $prefix/ in
 esac
 
 # What makes a build: the tarball's contents and the configure line.
-# Only what the testbed and the plugins need is built: no static
-# libraries (libtool would compile everything twice), no slurmrestd,
-# sview, X11, PAM, PMIx, HDF5, UCX, NVML.
+# A build for testing and for building against, not for production:
+# -O0 without debug symbols (CFLAGS=-O0; about half the compile time of -O2; the
+# headers and libslurm's ABI are the same), no static libraries (libtool
+# would compile everything twice), no slurmrestd, sview, X11, PAM, PMIx,
+# HDF5, UCX, NVML.
 sum=$(sha256sum "$tarball" | cut -d' ' -f1)
 confargs="--prefix=$prefix --sysconfdir=$prefix/etc --enable-multiple-slurmd
- --disable-debug --disable-static --disable-slurmrestd --disable-sview
+ CFLAGS=-O0 --disable-debug --disable-optimizations --disable-static
+ --disable-slurmrestd --disable-sview
  --disable-x11 --disable-pam --without-pmix --without-hdf5 --without-ucx
  --without-rdkafka --without-nvml --without-rsmi --without-oneapi
  --without-freeipmi --without-ofed --without-jwt --without-libcurl
