@@ -102,7 +102,7 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: FORCE all check check-unit check-slurm check-versions check-install check-deb check-integration check-asan check-leaks \
+.PHONY: FORCE all check check-unit check-slurm check-versions rpm check-rpm check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
 	simulate
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
@@ -363,6 +363,16 @@ uninstall:
 # .deb's path; tests/check_deb.sh installs and removes it.
 deb: all
 	@sh contrib/packaging/mkdeb.sh $(BUILD) $(VERSION) $(SLURM_PREFIX)
+
+# An RPM for RHEL-family clusters (contrib/packaging/rpm/slurm-autosize.spec)
+# built with rpmbuild for the Slurm whose headers the build uses; prints
+# its path. tests/check_rpm.sh checks its files, config files, Requires
+# and the scriptlet that refuses another Slurm release.
+rpm: all
+	@sh contrib/packaging/mkrpm.sh $(BUILD) $(VERSION) $(SLURM_PREFIX)
+
+check-rpm: all
+	@AUTOSIZE_BUILD=$(BUILD) SLURM_PREFIX=$(SLURM_PREFIX) sh tests/check_rpm.sh
 
 clean:
 	rm -rf $(BUILD)
