@@ -69,7 +69,9 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 LUA_CFLAGS := $(shell $(PKG_CONFIG) --cflags lua5.1 2>/dev/null || echo -I/usr/include/lua5.1)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
-SLURM_CFLAGS := $(if $(SLURM_PREFIX),-I$(SLURM_PREFIX)/include)
+# -isystem, as /usr/include is: 26.05's slurm.h has old-style
+# declarations (void (*acct_full)();) that -Wstrict-prototypes rejects.
+SLURM_CFLAGS := $(if $(SLURM_PREFIX),-isystem $(SLURM_PREFIX)/include)
 CORE_LIBS := $(YAML_LIBS) -lm
 
 # What the code is told about the install: the version, the CLI's
