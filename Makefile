@@ -198,7 +198,7 @@ check-unit: $(TEST_BIN) $(CLI)
 # (headers, libslurm, daemons), else the system's; one summary line per
 # suite (tests/check_slurm.sh).
 check-slurm: tests
-	@sh tests/check_slurm.sh $(BUILD) $(TEST_BIN)
+	@SLURM_PREFIX=$(SLURM_PREFIX) sh tests/check_slurm.sh $(BUILD) $(TEST_BIN)
 
 # check-slurm for the system's Slurm and each release built from source
 # (contrib/slurm/build-slurm.sh, cached outside the clone): the version x
@@ -208,8 +208,8 @@ check-versions:
 
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
-	@sh tests/integration/run $(BUILD)
-	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_live.sh
+	@SLURM_PREFIX=$(SLURM_PREFIX) sh tests/integration/run $(BUILD)
+	@SLURM_PREFIX=$(SLURM_PREFIX) AUTOSIZE_BUILD=$(BUILD) sh tests/check_live.sh
 
 # A few thousand good, bad and option-less submissions against the testbed
 # (SOAK_JOBS, default 3000, under 2 minutes): every one checked, and the

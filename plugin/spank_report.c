@@ -48,11 +48,11 @@
 #endif
 static const char *const report_scontrol[] = {
 	REPORT_BUILT_FOR("scontrol")
-	"/usr/bin/scontrol", "/usr/local/bin/scontrol", NULL
+	"/usr/local/bin/scontrol", "/usr/bin/scontrol", NULL
 };
 static const char *const report_squeue[] = {
 	REPORT_BUILT_FOR("squeue")
-	"/usr/bin/squeue", "/usr/local/bin/squeue", NULL
+	"/usr/local/bin/squeue", "/usr/bin/squeue", NULL
 };
 
 /* The report's path on this node, or NULL. */
@@ -153,13 +153,14 @@ static int report_slurm_run(const char *const exes[], char *const args[],
 	time_t end;
 	pid_t pid;
 
-	for (i = 0; exes[i]; i++)
+	/* The first one there: exes is in order of preference. */
+	for (i = 0; exes[i] && !exe; i++)
 		if (access(exes[i], X_OK) == 0)
 			exe = exes[i];
 	if (!exe) {
 		autosize_spank_warn("AUTOSIZE_REPORT: no %s on this node "
 				    "(install slurm-client): measured figures "
-				    "not kept", strrchr(exes[0], '/') + 1);
+				    "not kept", strrchr(exes[i - 1], '/') + 1);
 		return -1;
 	}
 	if (pipe(fd) != 0)
