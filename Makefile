@@ -2,6 +2,23 @@
 # One version for the CLI, the Lua module and the Debian package.
 VERSION := 0.2.0
 
+# The Slurm to build against: the system's (/usr/include/slurm, Debian's
+# libslurm-dev) unless SLURM_PREFIX names an installed Slurm (headers in
+# $(SLURM_PREFIX)/include, libslurm in $(SLURM_PREFIX)/lib), e.g. one made
+# by contrib/slurm/build-slurm.sh. The SPANK plugin only loads in the
+# Slurm major release it was built for (doc/slurm-versions.md): each
+# Slurm gets its own build folder, build/<basename of SLURM_PREFIX>.
+SLURM_PREFIX ?=
+override SLURM_PREFIX := $(patsubst %/,%,$(SLURM_PREFIX))
+ifneq ($(SLURM_PREFIX),)
+ifeq ($(wildcard $(SLURM_PREFIX)/include/slurm/slurm.h),)
+$(error SLURM_PREFIX=$(SLURM_PREFIX) has no include/slurm/slurm.h)
+endif
+BUILD ?= build/$(notdir $(SLURM_PREFIX))
+sysconfdir ?= $(SLURM_PREFIX)/etc
+slurmlibdir ?= $(SLURM_PREFIX)/lib/slurm
+endif
+
 # Install folders (make install VAR=value; doc/admins.md "Install on a cluster").
 prefix ?= /usr/local
 exec_prefix ?= $(prefix)
@@ -52,6 +69,9 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 LUA_CFLAGS := $(shell $(PKG_CONFIG) --cflags lua5.1 2>/dev/null || echo -I/usr/include/lua5.1)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+# -isystem, as /usr/include is: 26.05's slurm.h has old-style
+# declarations (void (*acct_full)();) that -Wstrict-prototypes rejects.
+SLURM_CFLAGS := $(if $(SLURM_PREFIX),-isystem $(SLURM_PREFIX)/include)
 CORE_LIBS := $(YAML_LIBS) -lm
 
 # What the code is told about the install: the version, the CLI's
@@ -85,7 +105,7 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: FORCE all check check-unit check-install check-deb check-integration check-asan check-leaks \
+.PHONY: FORCE all check check-unit check-slurm check-versions rpm check-rpm check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
 	simulate fit
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
@@ -118,7 +138,11 @@ $(LIB): $(CORE_OBJ)
 
 $(BUILD)/plugin/%.o: plugin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HWLOC_CFLAGS) $(LUA_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(LUA_CFLAGS) -c -o $@ $<
+
+# The report step runs the scontrol/squeue of the Slurm it was built for.
+$(BUILD)/plugin/spank_report.o: override CFLAGS += \
+	$(if $(SLURM_PREFIX),-DAUTOSIZE_SLURM_BINDIR='"$(SLURM_PREFIX)/bin"')
 
 # The host process (sbatch, slurmstepd) provides the slurm_* and spank_*
 # symbols: no -lslurm. Only the plugin's entry points are exported.
@@ -134,9 +158,11 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 
 # check-config --live and inventory read slurmctld through libslurm when
 # its headers are installed (libslurm-dev); without them the CLI says so.
-SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
-SLURM_LIBS := $(if $(SLURM_H),-lslurm)
-$(BUILD)/contrib/cli/live.o: override CFLAGS += $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
+SLURM_H := $(wildcard $(or $(SLURM_PREFIX),/usr)/include/slurm/slurm.h)
+SLURM_LDIRS := -L$(SLURM_PREFIX)/lib -Wl,-rpath,$(SLURM_PREFIX)/lib
+SLURM_LIBS := $(if $(SLURM_H),$(if $(SLURM_PREFIX),$(SLURM_LDIRS)) -lslurm)
+$(BUILD)/contrib/cli/live.o: override CFLAGS += $(SLURM_CFLAGS) \
+	$(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
 $(CLI): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
@@ -172,10 +198,22 @@ check-unit: $(TEST_BIN) $(CLI)
 	@python3 tests/depgraph.py --check $(BUILD)
 	@python3 tests/check_doclinks.py
 
+# The unit, Lua and integration suites against one Slurm: SLURM_PREFIX's
+# (headers, libslurm, daemons), else the system's; one summary line per
+# suite (tests/check_slurm.sh).
+check-slurm: tests
+	@SLURM_PREFIX=$(SLURM_PREFIX) sh tests/check_slurm.sh $(BUILD) $(TEST_BIN)
+
+# check-slurm for the system's Slurm and each release built from source
+# (contrib/slurm/build-slurm.sh, cached outside the clone): the version x
+# suite table, also in build/slurm-versions.md.
+check-versions:
+	@sh tests/check_versions.sh $(SLURM_VERSIONS)
+
 check-integration: tests
 	@if [ -f $(BUILD)/autosize.so ]; then sh tests/run_lua_tests $(BUILD); fi
-	@sh tests/integration/run $(BUILD)
-	@AUTOSIZE_BUILD=$(BUILD) sh tests/check_live.sh
+	@SLURM_PREFIX=$(SLURM_PREFIX) sh tests/integration/run $(BUILD)
+	@SLURM_PREFIX=$(SLURM_PREFIX) AUTOSIZE_BUILD=$(BUILD) sh tests/check_live.sh
 
 # A few thousand good, bad and option-less submissions against the testbed
 # (SOAK_JOBS, default 3000, under 2 minutes): every one checked, and the
@@ -305,12 +343,23 @@ install: all
 uninstall:
 	@$(INSTALL_ENV) sh contrib/packaging/install.sh uninstall
 
-# A Debian package (dpkg-deb) from a staged make install: the policy,
+# A Debian package (dpkg-deb) from a staged make install, for the Slurm
+# release it is built against (its version: 0.2.0+slurm22.05): the policy,
 # job_submit.lua and the commented-out plugstack line are conffiles;
 # nothing is activated (contrib/packaging/mkdeb.sh says why). Prints the
 # .deb's path; tests/check_deb.sh installs and removes it.
 deb: all
-	@sh contrib/packaging/mkdeb.sh $(BUILD) $(VERSION)
+	@sh contrib/packaging/mkdeb.sh $(BUILD) $(VERSION) $(SLURM_PREFIX)
+
+# An RPM for RHEL-family clusters (contrib/packaging/rpm/slurm-autosize.spec)
+# built with rpmbuild for the Slurm whose headers the build uses; prints
+# its path. tests/check_rpm.sh checks its files, config files, Requires
+# and the scriptlet that refuses another Slurm release.
+rpm: all
+	@sh contrib/packaging/mkrpm.sh $(BUILD) $(VERSION) $(SLURM_PREFIX)
+
+check-rpm: all
+	@AUTOSIZE_BUILD=$(BUILD) SLURM_PREFIX=$(SLURM_PREFIX) sh tests/check_rpm.sh
 
 clean:
 	rm -rf $(BUILD)
@@ -321,7 +370,7 @@ clean:
 # above). gpucheck.o needs only hwloc; test_spank links every object of
 # spank_autosize.so and defines the spank_*/slurm_* functions itself, as
 # slurmstepd and sbatch do (no -lslurm).
-PLUGIN_TEST_CFLAGS := -Itests -Iplugin $(HWLOC_CFLAGS)
+PLUGIN_TEST_CFLAGS := -Itests -Iplugin $(HWLOC_CFLAGS) $(SLURM_CFLAGS)
 $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
@@ -333,7 +382,7 @@ LIVE_TEST_OBJ := $(addprefix $(BUILD)/contrib/cli/,live.o live_cmd.o inventory.o
 $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -Icontrib/cli -o $@ $< \
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icontrib/cli -o $@ $< \
 		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h

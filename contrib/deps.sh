@@ -7,7 +7,10 @@ liblua5.1-0-dev lua5.1 \
 slurmctld slurmd slurm-client munge libslurm-dev \
 slurmdbd mariadb-server \
 clang libclang-rt-14-dev \
-man-db"
+man-db \
+libmunge-dev libmariadb-dev libjson-c-dev rpm"
+# The last line: building newer Slurm releases from source
+# (contrib/slurm/build-slurm.sh) and the RPM (contrib/packaging/rpm).
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || {

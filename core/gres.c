@@ -1,8 +1,9 @@
 /*
  * autosize: GPU requests in Slurm's tres strings (job_desc tres_per_node,
  * tres_per_job, tres_per_task, tres_per_socket), read and edited as plain
- * text: "gres:gpu:8", "gres:gpu:a100:2", "gres/gpu=4", "gpu:8", comma
- * lists. Every input is untrusted.
+ * text: "gres:gpu:8" (Slurm 22.05), "gres/gpu:8" (23.02 and newer),
+ * "gres:gpu:a100:2", "gres/gpu=4", "gpu:8", comma lists. Every input is
+ * untrusted.
  */
 #include <stdio.h>
 #include <string.h>
@@ -150,20 +151,74 @@ long autosize_tres_gpus(const char *tres)
 	return rc ? g.count : AUTOSIZE_JOB_UNSET;
 }
 
+/* The first release of each API major: slurm_api_version() gives the
+ * API major, and 23.02 is the first with API major 39. */
+#define GRES_API_MAJOR_2302 39
+#define GRES_API_MAJOR_MIN 20
+#define GRES_API_MAJOR_MAX 255
+#define GRES_VERSION_2302 ((23UL << 16) | (2UL << 8))
+
+autosize_tres_syntax autosize_tres_syntax_of_version(unsigned long version)
+{
+	if (version == 0)
+		return AUTOSIZE_TRES_UNKNOWN;
+	return version >= GRES_VERSION_2302 ? AUTOSIZE_TRES_SLASH :
+					      AUTOSIZE_TRES_COLON;
+}
+
+autosize_tres_syntax autosize_tres_syntax_of_api(long api_version)
+{
+	long major = api_version >> 16;
+
+	if (api_version <= 0 || major < GRES_API_MAJOR_MIN ||
+	    major > GRES_API_MAJOR_MAX)
+		return AUTOSIZE_TRES_UNKNOWN;
+	return major >= GRES_API_MAJOR_2302 ? AUTOSIZE_TRES_SLASH :
+					       AUTOSIZE_TRES_COLON;
+}
+
+autosize_tres_syntax autosize_tres_syntax_of(const char *tres)
+{
+	const char *p = tres;
+
+	while (p && *p) {
+		if (strncmp(p, "gres/", 5) == 0)
+			return AUTOSIZE_TRES_SLASH;
+		if (strncmp(p, "gres:", 5) == 0)
+			return AUTOSIZE_TRES_COLON;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return AUTOSIZE_TRES_UNKNOWN;
+}
+
 int autosize_tres_set_gpus(const char *tres, int gpus, char *out,
 			   size_t len)
+{
+	return autosize_tres_set_gpus_as(tres, gpus, AUTOSIZE_TRES_COLON,
+					 out, len);
+}
+
+int autosize_tres_set_gpus_as(const char *tres, int gpus,
+			      autosize_tres_syntax syntax, char *out,
+			      size_t len)
 {
 	gres_gpu g;
 	size_t at = 0, n = 0, tail;
 	int rc = 0, w;
+	const char *gres;
 
 	if (tres && tres[0])
 		rc = gres_find(tres, &g, &at, &n);
 	if (rc < 0 || gpus < 0 || len == 0)
 		return -1;
+	if (syntax == AUTOSIZE_TRES_UNKNOWN)
+		syntax = autosize_tres_syntax_of(tres); /* COLON when none */
+	gres = syntax == AUTOSIZE_TRES_SLASH ? "gres/gpu" : "gres:gpu";
 	if (rc == 0) {
 		/* No GPU entry: ours first, the others after it. */
-		w = snprintf(out, len, "gres:gpu:%d%s%s", gpus,
+		w = snprintf(out, len, "%s:%d%s%s", gres, gpus,
 			     tres && tres[0] ? "," : "", tres ? tres : "");
 		return w < 0 || (size_t)w >= len ? -1 : 0;
 	}
@@ -171,10 +226,10 @@ int autosize_tres_set_gpus(const char *tres, int gpus, char *out,
 		return -1;
 	tail = at + n;
 	if (g.type)
-		w = snprintf(out, len, "%.*sgres:gpu:%.*s:%d%s", (int)at, tres,
+		w = snprintf(out, len, "%.*s%s:%.*s:%d%s", (int)at, tres, gres,
 			     (int)g.type_len, g.type, gpus, tres + tail);
 	else
-		w = snprintf(out, len, "%.*sgres:gpu:%d%s", (int)at, tres,
+		w = snprintf(out, len, "%.*s%s:%d%s", (int)at, tres, gres,
 			     gpus, tres + tail);
 	return w < 0 || (size_t)w >= len ? -1 : 0;
 }

@@ -237,8 +237,9 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 		lua_autosize_set_number(L, "gpus_per_node", d->gpus_per_node);
 		/* The GPU entry edited in place: its type and the other
 		 * gres stay. */
-		if (autosize_tres_set_gpus(tres_per_node, d->gpus_per_node,
-					   tres, sizeof(tres)) == 0)
+		if (autosize_tres_set_gpus_as(tres_per_node, d->gpus_per_node,
+					      lua_slurm_tres_syntax(tres_per_node),
+					      tres, sizeof(tres)) == 0)
 			lua_autosize_set_string(L, "tres_per_node", tres);
 		if (d->time_limit_min > 0)
 			lua_autosize_set_number(L, "time_limit",
@@ -612,6 +613,8 @@ int luaopen_autosize(lua_State *L)
 	lua_setfield(L, -2, "NO_VAL");
 	lua_pushnumber(L, LUA_AUTOSIZE_INFINITE);
 	lua_setfield(L, -2, "INFINITE");
+	lua_slurm_push_info(L);
+	lua_setfield(L, -2, "slurm");
 	/* A sentinel in the registry, collected when the state closes,
 	 * releases this state's hold on the cache. Retain only once its
 	 * __gc is set (nothing between can raise), so a failure anywhere

@@ -7,6 +7,7 @@
  * lua_policy.c    the one policy cache (reload on change, keep last good).
  * lua_job.c       Slurm's sentinels in job_desc numbers; which
  *                 spank_job_env entries are ours.
+ * lua_slurm.c     what differs between the Slurm releases it runs in.
  * The decision itself is the core's (core/decide.c, autosize/decide.h).
  */
 #ifndef AUTOSIZE_LUA_AUTOSIZE_H
@@ -73,5 +74,18 @@ long lua_job_number(int present, double v);
  * not see entries shorter than its prefix.
  */
 int lua_job_env_ours(const char *entry);
+
+/* ---- lua_slurm.c ---- */
+
+/* How a GPU entry of tres_per_node is spelled for the slurmctld the
+ * module runs in (tres: the job's own string, a hint; may be NULL).
+ * Never UNKNOWN. */
+autosize_tres_syntax lua_slurm_tres_syntax(const char *tres);
+
+/* Push the table autosize.slurm: built_for ("26.05.3", absent when built
+ * without Slurm's headers), api_major (of the running libslurm, absent
+ * outside Slurm), tres_gpu ("gres/gpu" or "gres:gpu"). */
+typedef struct lua_State lua_State;
+void lua_slurm_push_info(lua_State *L);
 
 #endif

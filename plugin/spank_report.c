@@ -46,11 +46,22 @@
 /* scontrol may take this long before it is killed (slurmctld busy). */
 #define REPORT_TIMEOUT_S 20
 
+/* The commands of the Slurm the plugin was built for come first
+ * (make SLURM_PREFIX=DIR defines AUTOSIZE_SLURM_BINDIR): slurmctld
+ * refuses clients more than two releases older than itself, so
+ * /usr/bin's may not do. */
+#ifdef AUTOSIZE_SLURM_BINDIR
+#define REPORT_BUILT_FOR(cmd) AUTOSIZE_SLURM_BINDIR "/" cmd,
+#else
+#define REPORT_BUILT_FOR(cmd)
+#endif
 static const char *const report_scontrol[] = {
-	"/usr/bin/scontrol", "/usr/local/bin/scontrol", NULL
+	REPORT_BUILT_FOR("scontrol")
+	"/usr/local/bin/scontrol", "/usr/bin/scontrol", NULL
 };
 static const char *const report_squeue[] = {
-	"/usr/bin/squeue", "/usr/local/bin/squeue", NULL
+	REPORT_BUILT_FOR("squeue")
+	"/usr/local/bin/squeue", "/usr/bin/squeue", NULL
 };
 static const char *const report_sacct[] = {
 	"/usr/bin/sacct", "/usr/local/bin/sacct", NULL
@@ -161,13 +172,14 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 	time_t end;
 	pid_t pid;
 
-	for (i = 0; exes[i]; i++)
+	/* The first one there: exes is in order of preference. */
+	for (i = 0; exes[i] && !exe; i++)
 		if (access(exes[i], X_OK) == 0)
 			exe = exes[i];
 	if (!exe) {
 		autosize_spank_warn("AUTOSIZE_REPORT: no %s on this node "
 				    "(install slurm-client): measured figures "
-				    "not kept", strrchr(exes[0], '/') + 1);
+				    "not kept", strrchr(exes[i - 1], '/') + 1);
 		return -1;
 	}
 	if (pipe(fd) != 0)

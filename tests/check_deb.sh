@@ -38,11 +38,18 @@ trap 'rm -rf "$work"' EXIT
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
 plugins=/usr/lib/$ma/slurm-wlm
 version=$(sed -n 's/^VERSION := //p' Makefile)
+slurm=$(sh contrib/slurm/release.sh)
 
 # 1. Fields and contents.
 field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Package)" = slurm-autosize ] && ok || not_ok "Package: $(field Package)"
-[ "$(field Version)" = "$version" ] && ok || not_ok "Version: $(field Version), Makefile $version"
+[ "$(field Version)" = "$version+slurm$slurm" ] && ok ||
+	not_ok "Version: $(field Version), not $version+slurm$slurm (Makefile + Slurm's headers)"
+# One Slurm release: apt refuses it beside another (22.05: 22.06~ and up).
+field Breaks | tr ',' '\n' | grep -q "^ *slurm-wlm-basic-plugins (>= ${slurm%.*}\.[0-9]*~)$" && ok ||
+	not_ok "Breaks does not refuse other Slurm releases: $(field Breaks)"
+case $deb in */slurm-autosize_$version+slurm${slurm}_*.deb) ok ;;
+*) not_ok "the file name $deb does not name Slurm $slurm" ;; esac
 [ "$(field Architecture)" = "$(dpkg --print-architecture)" ] && ok ||
 	not_ok "Architecture: $(field Architecture)"
 for dep in libc6 libyaml-0-2 libhwloc15 liblua5.1-0 slurm-wlm-basic-plugins; do
@@ -107,6 +114,19 @@ else
 	: >"$r/var/lib/dpkg/status"
 	# the dependencies are in the real system's database, not this one's
 	dpkg_r() { dpkg --root="$r" --force-depends --force-not-root "$@"; }
+fi
+# Beside another Slurm release (a root whose database holds SchedMD's
+# slurm-smd of the next release): dpkg refuses it for its Breaks.
+b=$work/other-slurm
+mkdir -p "$b/var/lib/dpkg/info" "$b/var/lib/dpkg/updates"
+next=$((${slurm%.*} + 1)).05.1-1
+printf 'Package: slurm-smd\nStatus: install ok installed\nVersion: %s\nArchitecture: %s\nMaintainer: x\nDescription: x\n' \
+	"$next" "$(dpkg --print-architecture)" >"$b/var/lib/dpkg/status"
+if dpkg --root="$b" --force-depends --force-not-root -i "$deb" >"$work/breaks.log" 2>&1; then
+	not_ok "dpkg installed it beside slurm-smd $next"
+else
+	grep -q 'breaks slurm-smd' "$work/breaks.log" && ok ||
+		not_ok "dpkg refused it beside slurm-smd $next, but not for Breaks: $(tail -n 3 "$work/breaks.log")"
 fi
 pol=$r/etc/slurm/autosize/autosize.yaml
 dpkg_r -i "$deb" >"$work/dpkg.log" 2>&1 && ok || {

@@ -13,7 +13,7 @@ CLI=$BUILD/autosize
 TEST_NAME=live
 . tests/lib.sh
 [ "$(id -u)" -eq 0 ] || skip_all "not root (the testbed runs slurmd as root)"
-PATH=$PATH:/usr/sbin:/sbin
+slurm_path
 for c in munged slurmctld slurmd scontrol; do
 	command -v "$c" >/dev/null 2>&1 || skip_all "$c not found (sh contrib/deps.sh)"
 done

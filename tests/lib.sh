@@ -21,3 +21,10 @@ summary() {
 	echo "$TEST_NAME: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }
+# SLURM_PREFIX=DIR: that Slurm's commands and daemons come first in PATH
+# (make check-slurm); the system's otherwise.
+slurm_path() {
+	PATH=$PATH:/usr/sbin:/sbin
+	[ -z "${SLURM_PREFIX:-}" ] || PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
+	export PATH
+}

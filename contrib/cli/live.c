@@ -4,6 +4,7 @@
  * nodes from their GRES ("gpu:h100:8(S:0-1)"). Built without libslurm's
  * headers, live_load says so and fails.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "live.h"
@@ -190,11 +191,15 @@ int live_load(live_cluster *c, char *err, size_t len)
 
 	memset(c, 0, sizeof(*c));
 	slurm_init(NULL);
+	/* libslurm leaves its error code in errno: slurm_get_errno() only
+	 * returned errno and is gone from 26.05's slurm.h. */
 	if (slurm_load_partitions((time_t)0, &pm, SHOW_ALL) != 0 ||
 	    slurm_load_node((time_t)0, &nm, SHOW_ALL) != 0) {
+		int e = errno;
+
 		snprintf(err, len, "cannot read the cluster from slurmctld: "
 			 "%s (is slurmctld up, SLURM_CONF right?)",
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(e));
 		if (pm)
 			slurm_free_partition_info_msg(pm);
 		slurm_fini();

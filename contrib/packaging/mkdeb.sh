@@ -3,7 +3,14 @@
 # `make install` (prefix=/usr, sysconfdir=/etc/slurm, Slurm's multiarch
 # plugin folder).
 #
-#   sh contrib/packaging/mkdeb.sh BUILD VERSION      (run by make deb)
+#   sh contrib/packaging/mkdeb.sh BUILD VERSION [SLURM_PREFIX]  (make deb)
+#
+# The package is for one Slurm release, the one whose headers the build
+# used (the SPANK plugin loads in no other): its version says which
+# (0.2.0+slurm22.05), it depends on that release of Debian's Slurm
+# plugins and Breaks every other release of them and of SchedMD's own
+# packages (slurm-smd), so apt refuses it beside another Slurm and
+# refuses a Slurm upgrade to another release while it is installed.
 #
 # Everything under /etc is a conffile: the policy, job_submit.lua and the
 # plugstack fragment, whose line is commented out (Debian's plugstack.conf
@@ -14,6 +21,14 @@ set -eu
 cd "$(dirname "$0")/../.."
 build=${1:?BUILD}
 version=${2:?VERSION}
+slurm_prefix=${3:-}
+slurm=$(sh contrib/slurm/release.sh $slurm_prefix) || {
+	echo "autosize: make deb needs Slurm's headers (libslurm-dev, or SLURM_PREFIX=DIR)" >&2
+	exit 2
+}
+# The first version past this release: 22.05 -> 22.06~ (the next
+# release, 23.02, and every later one sort above it).
+slurm_next=${slurm%.*}.$(printf '%02d' $((${slurm#*.} + 1)))~
 here=contrib/packaging/debian
 for tool in dpkg-deb dpkg-shlibdeps strip gzip; do
 	command -v "$tool" >/dev/null 2>&1 || {
@@ -34,7 +49,8 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/autosize-deb.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 root=$out/root
 mkdir -p "$root"
-make -s --no-print-directory BUILD="$build" install DESTDIR="$root" \
+make -s --no-print-directory BUILD="$build" SLURM_PREFIX="$slurm_prefix" \
+	install DESTDIR="$root" \
 	prefix=/usr sysconfdir=/etc/slurm \
 	slurmlibdir="/usr/lib/$multiarch/slurm-wlm" >"$out/install.log"
 
@@ -70,12 +86,13 @@ shlibs=$(cd "$out/shlibs" && dpkg-shlibdeps -O --warnings=0 \
 }
 size=$(du -sk --apparent-size "$root" | cut -f1)
 install -d "$root/DEBIAN"
-sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" \
+sed -e "s|@VERSION@|$version+slurm$slurm|" -e "s|@ARCH@|$arch|" \
 	-e "s|@INSTALLED_SIZE@|$size|" -e "s|@SHLIBS@|$shlibs|" \
+	-e "s|@SLURM@|$slurm|g" -e "s|@SLURM_NEXT@|$slurm_next|g" \
 	"$here/control.in" >"$root/DEBIAN/control"
 (cd "$root" && find etc -type f | sort | sed 's|^|/|') >"$root/DEBIAN/conffiles"
 (cd "$root" && find usr -type f | sort | xargs md5sum) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
-deb=$build/slurm-autosize_${version}_$arch.deb
+deb=$build/slurm-autosize_${version}+slurm${slurm}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
 echo "$deb"

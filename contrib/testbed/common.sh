@@ -19,6 +19,19 @@ case $TB_DIR in
 esac
 TB_DIR=${TB_DIR%/}
 TB_CONF=$TB_DIR/slurm.conf
+
+# Another Slurm than the system's: SLURM_PREFIX=DIR runs DIR's daemons and
+# commands (first in PATH; its plugins from its own PluginDir) and, when
+# AUTOSIZE_BUILD is not set, the plugins built for it by
+# `make SLURM_PREFIX=DIR` (build/<basename of DIR>).
+if [ -n "${SLURM_PREFIX:-}" ]; then
+	SLURM_PREFIX=${SLURM_PREFIX%/}
+	[ -x "$SLURM_PREFIX/sbin/slurmctld" ] ||
+		tb_die "SLURM_PREFIX=$SLURM_PREFIX has no sbin/slurmctld"
+	PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
+	export PATH SLURM_PREFIX
+	: "${AUTOSIZE_BUILD:=$TB_ROOT/build/$(basename "$SLURM_PREFIX")}"
+fi
 TB_NODES="n1 n2 n3 n4"
 # Marker that says "this directory is a testbed" (down --purge checks it).
 TB_MARK=$TB_DIR/.autosize-testbed

@@ -154,12 +154,54 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 long autosize_tres_gpus(const char *tres);
 
 /*
+ * How a Slurm release spells a GPU entry in job_desc's tres_per_* strings:
+ * sbatch sends, and slurmctld accepts, "gres:gpu:8" up to 22.05 and
+ * "gres/gpu:8" from 23.02 on (slurmctld refuses the other spelling with
+ * "Invalid Trackable RESource (TRES) specification").
+ */
+typedef enum autosize_tres_syntax {
+	AUTOSIZE_TRES_UNKNOWN = 0,
+	AUTOSIZE_TRES_COLON,    /* "gres:gpu:8": Slurm 22.05 and older */
+	AUTOSIZE_TRES_SLASH     /* "gres/gpu:8": Slurm 23.02 and newer */
+} autosize_tres_syntax;
+
+/*
+ * The syntax of a Slurm release from its version number as
+ * SLURM_VERSION_NUMBER encodes it ((major << 16) | (minor << 8) | micro);
+ * UNKNOWN for 0.
+ */
+autosize_tres_syntax autosize_tres_syntax_of_version(unsigned long version);
+
+/*
+ * The syntax of a running libslurm from slurm_api_version()'s value
+ * ((API major << 16) | (age << 8) | revision; API major 38 is 22.05, 39 is
+ * 23.02); UNKNOWN for a value no release has.
+ */
+autosize_tres_syntax autosize_tres_syntax_of_api(long api_version);
+
+/*
+ * The syntax the entries of a tres list are written in ("gres/..." or
+ * "gres:..."); UNKNOWN when NULL, empty or without a "gres" entry.
+ */
+autosize_tres_syntax autosize_tres_syntax_of(const char *tres);
+
+/*
  * The tres list with its GPU count set to gpus, keeping the GPU type and
  * every other entry ("gres:gpu:a100:2,gres:shard:1" -> "gres:gpu:a100:8,
  * gres:shard:1"); "gres:gpu:N" when tres is NULL or has no GPU entry.
- * Returns 0, or -1 when out (len bytes) is too small or tres unreadable.
+ * The GPU entry is written in Slurm 22.05's syntax (COLON). Returns 0, or
+ * -1 when out (len bytes) is too small or tres unreadable.
  */
 int autosize_tres_set_gpus(const char *tres, int gpus, char *out,
 			   size_t len);
+
+/*
+ * autosize_tres_set_gpus with the GPU entry written in syntax; UNKNOWN:
+ * in the list's own syntax (autosize_tres_syntax_of), COLON when it has
+ * none. The other entries stay as they are.
+ */
+int autosize_tres_set_gpus_as(const char *tres, int gpus,
+			      autosize_tres_syntax syntax, char *out,
+			      size_t len);
 
 #endif

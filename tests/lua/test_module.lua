@@ -108,6 +108,18 @@ if not ok then
 	os.exit(1)
 end
 check("version", type(autosize.version) == "string")
+-- The Slurm the module was built for: 22.05 (and older) spell a GPU
+-- entry "gres:gpu:N", 23.02 and newer "gres/gpu:N" (outside slurmctld
+-- there is no running Slurm to ask).
+local slurm_info = autosize.slurm or {}
+local built = slurm_info.built_for
+local built_mm = built and tonumber(built:match("^(%d+)")) * 100 +
+	tonumber(built:match("^%d+%.(%d+)")) or 0
+check("slurm: built_for and tres_gpu",
+	slurm_info.api_major == nil and
+	slurm_info.tres_gpu == (built_mm >= 2302 and "gres/gpu" or "gres:gpu"),
+	tostring(built) .. " " .. tostring(slurm_info.tres_gpu))
+local TRES_GPU = slurm_info.tres_gpu or "gres:gpu"
 local syms = sh("nm -D --defined-only " .. BUILD ..
 	"/autosize.so 2>/dev/null | awk '{print $3}'")
 check("only luaopen_autosize exported",
@@ -607,7 +619,7 @@ want = cli_plan(good, "--partition h100 --model-params 70e9 " ..
 check("rewrite: SUCCESS", slurm_job_submit(jd, {}, 1000) == slurm.SUCCESS)
 check("rewrite: nodes, GPUs, time written as the CLI plans",
 	writes.min_nodes == want.nodes and writes.max_nodes == want.nodes and
-	writes.tres_per_node == "gres:gpu:" .. want.gpus_per_node and
+	writes.tres_per_node == TRES_GPU .. ":" .. want.gpus_per_node and
 	writes.time_limit == want.time_limit, user_text())
 check("rewrite: partition not written", writes.partition == nil)
 check("rewrite: SLURM_GPUS_PER_NODE for the batch script",
