@@ -113,7 +113,11 @@ else
 	mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
 	: >"$r/var/lib/dpkg/status"
 	# the dependencies are in the real system's database, not this one's
-	dpkg_r() { dpkg --root="$r" --force-depends --force-not-root "$@"; }
+	# maintainer scripts run outside a chroot, on $DPKG_ROOT's files
+	dpkg_r() {
+		dpkg --root="$r" --force-depends --force-not-root \
+			--force-script-chrootless "$@"
+	}
 fi
 # Beside another Slurm release (a root whose database holds SchedMD's
 # slurm-smd of the next release): dpkg refuses it for its Breaks.
@@ -171,6 +175,31 @@ dpkg_r --force-confold -i "$deb" >"$work/dpkg.log" 2>&1 && ok || {
 	not_ok "dpkg -i again failed"
 }
 cmp -s "$pol" "$work/edited" && ok || not_ok "reinstalling changed the edited policy"
+# The site turns the plugin on; removing the package turns it off (sbatch
+# would fail to load a plugin that is gone), installing it again on.
+frag=$r/etc/slurm/plugstack.conf.d/autosize.conf
+sed -i 's|^#\(optional .*spank_autosize\.so.*\)|\1|' "$frag"
+active() { grep -Eq '^[[:space:]]*(optional|required)[[:space:]].*spank_autosize\.so' "$frag"; }
+active && ok || not_ok "test setup: no plugin line to turn on in $frag"
+dpkg_r -r slurm-autosize >"$work/dpkg.log" 2>&1 && ok || {
+	cat "$work/dpkg.log"
+	not_ok "dpkg -r failed"
+}
+! active && ok || not_ok "dpkg -r left the plugin line on: $(grep spank_autosize "$frag")"
+if [ $system = 1 ] && command -v sbatch >/dev/null 2>&1; then
+	# sbatch with a plugstack that includes the fragment: no plugin error
+	printf 'include %s\n' "$frag" >"$work/plugstack.conf"
+	printf 'ClusterName=x\nSlurmctldHost=localhost\nPlugStackConfig=%s\n' \
+		"$work/plugstack.conf" >"$work/slurm.conf"
+	SLURM_CONF=$work/slurm.conf sbatch --help >"$work/sbatch.out" 2>&1
+	! grep -qi 'plugin\|spank' "$work/sbatch.out" && ok ||
+		not_ok "sbatch after dpkg -r: $(grep -i 'plugin\|spank' "$work/sbatch.out" | head -n 2)"
+fi
+dpkg_r -i "$deb" >"$work/dpkg.log" 2>&1 && ok || {
+	cat "$work/dpkg.log"
+	not_ok "dpkg -i after dpkg -r failed"
+}
+active && ok || not_ok "dpkg -i after dpkg -r did not turn the plugin line on again"
 dpkg_r -r slurm-autosize >"$work/dpkg.log" 2>&1 && ok || {
 	cat "$work/dpkg.log"
 	not_ok "dpkg -r failed"

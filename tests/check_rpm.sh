@@ -57,6 +57,7 @@ cat >"$work/want" <<-LIST
 	/usr/share/slurm-autosize/gpus.yaml
 	/usr/share/slurm-autosize/models.yaml
 	/usr/share/slurm-autosize/perf.yaml
+	/usr/share/slurm-autosize/plan-json.md
 LIST
 # RHEL's brp-compress gzips man pages; Debian's rpm does not.
 sed 's/\.gz$//' "$work/files" | sort | diff -u "$work/want" - >"$work/diff" && ok ||
@@ -98,4 +99,19 @@ fi
 fake "$slurm.7"
 PATH=$work/bin:$PATH sh "$work/pre" >"$work/pre.out" 2>&1 && ok ||
 	not_ok "%pre refused Slurm $slurm.7: $(cat "$work/pre.out")"
+
+# 5. Removing it switches off the plugin line the site turned on (sbatch
+# keeps working without the .so); installing it again switches it on. The
+# scriptlets run on a copy of the fragment, not the host's.
+frag=$work/autosize.conf
+printf '# slurm-autosize\noptional /usr/lib64/slurm/spank_autosize.so policy=/etc/slurm/autosize/autosize.yaml\n' >"$frag"
+for s in PREUN POSTIN; do
+	q --qf "%{$s}" | sed "s|/etc/slurm/plugstack.conf.d/autosize.conf|$frag|" >"$work/$s"
+done
+sh "$work/PREUN" 0 && ! grep -q '^optional' "$frag" && ok ||
+	not_ok "%preun on removal left the plugin line on: $(cat "$frag")"
+sh "$work/POSTIN" 1 && grep -q '^optional .*spank_autosize.so' "$frag" && ok ||
+	not_ok "%post did not switch the plugin line on again: $(cat "$frag")"
+sh "$work/PREUN" 1 && grep -q '^optional' "$frag" && ok ||
+	not_ok "%preun on upgrade switched the plugin line off"
 summary

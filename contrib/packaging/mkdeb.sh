@@ -93,6 +93,9 @@ sed -e "s|@VERSION@|$version+slurm$slurm|" -e "s|@ARCH@|$arch|" \
 (cd "$root" && find etc -type f | sort | sed 's|^|/|') >"$root/DEBIAN/conffiles"
 (cd "$root" && find usr -type f | sort | xargs md5sum) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
+# The plugstack line the site turned on goes off while the package is
+# removed (sbatch keeps working) and on again when it is back.
+install -m 0755 "$here/prerm" "$here/postinst" "$root/DEBIAN/"
 deb=$build/slurm-autosize_${version}+slurm${slurm}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
 echo "$deb"
