@@ -64,10 +64,12 @@ static const char *const report_squeue[] = {
 	"/usr/local/bin/squeue", "/usr/bin/squeue", NULL
 };
 static const char *const report_sacct[] = {
-	"/usr/bin/sacct", "/usr/local/bin/sacct", NULL
+	REPORT_BUILT_FOR("sacct")
+	"/usr/local/bin/sacct", "/usr/bin/sacct", NULL
 };
 static const char *const report_sacctmgr[] = {
-	"/usr/bin/sacctmgr", "/usr/local/bin/sacctmgr", NULL
+	REPORT_BUILT_FOR("sacctmgr")
+	"/usr/local/bin/sacctmgr", "/usr/bin/sacctmgr", NULL
 };
 /* How long to wait for accounting to hold a job's end (seconds). */
 #define REPORT_END_WAIT_S 15
