@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "testutil.h"
+#include "planwarn.h"
 #include "autosize.h"
 
 static const char site_catalog[] =
@@ -105,16 +106,6 @@ static void plan_8b(const autosize_policy *p, autosize_plan *plan)
 	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
 	if (autosize_plan_compute(p, &r, plan, &e) != AUTOSIZE_OK)
 		fail_msg("%s", e.msg);
-}
-
-static int has_warning(const autosize_plan *plan, const char *text)
-{
-	int i;
-
-	for (i = 0; i < plan->n_warnings; i++)
-		if (strstr(plan->warnings[i], text))
-			return 1;
-	return 0;
 }
 
 /* Without perf: the new GPU borrows a generation's numbers and says

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include "testutil.h"
+#include "planwarn.h"
 #include "autosize.h"
 #include "autosize/options.h"
 
@@ -34,16 +35,6 @@ static autosize_err plan_under(const autosize_policy *p,
 static autosize_err plan_of(const char *const *opts, autosize_plan *plan)
 {
 	return plan_under(NULL, opts, plan);
-}
-
-static int has_warning(const autosize_plan *plan, const char *text)
-{
-	int i;
-
-	for (i = 0; i < plan->n_warnings; i++)
-		if (strstr(plan->warnings[i], text))
-			return 1;
-	return 0;
 }
 
 /* An unknown stack: one line naming the option and the valid values. */
