@@ -192,8 +192,9 @@ if [ $system = 1 ] && command -v sbatch >/dev/null 2>&1; then
 	printf 'ClusterName=x\nSlurmctldHost=localhost\nPlugStackConfig=%s\n' \
 		"$work/plugstack.conf" >"$work/slurm.conf"
 	SLURM_CONF=$work/slurm.conf sbatch --help >"$work/sbatch.out" 2>&1
-	! grep -qi 'plugin\|spank' "$work/sbatch.out" && ok ||
-		not_ok "sbatch after dpkg -r: $(grep -i 'plugin\|spank' "$work/sbatch.out" | head -n 2)"
+	bad='dlopen|spank_autosize|plugin stack|plugstack'
+	! grep -qiE "$bad" "$work/sbatch.out" && ok ||
+		not_ok "sbatch after dpkg -r: $(grep -iE "$bad" "$work/sbatch.out" | head -n 2)"
 fi
 dpkg_r -i "$deb" >"$work/dpkg.log" 2>&1 && ok || {
 	cat "$work/dpkg.log"
