@@ -288,8 +288,9 @@ static void launch_report_time(launch_out *o, const autosize_plan *p)
 	autosize_format_duration(p->time_limit_min * 60.0, limit,
 				 sizeof(limit));
 	if (p->interruptions >= 0.5)
-		launch_put(o, "; %.0f interruptions expected, %.0f%% of the "
+		launch_put(o, "; %.0f interruption%s expected, %.2g%% of the "
 			   "run lost to restarts", p->interruptions,
+			   p->interruptions < 1.5 ? "" : "s",
 			   100 * (1 - p->goodput));
 	launch_put(o, "; time limit %s (upper end + start-up + checkpoints, "
 		   "at least +%.0f%%)", limit, p->time_reserve * 100);
