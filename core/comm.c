@@ -2,7 +2,41 @@
  * autosize: collectives and the links they cross (comm.h). Efficiencies
  * and latencies come from the plan's performance data (etc/perf.yaml).
  */
+#include <math.h>
 #include "comm.h"
+
+/* NVLink SHARP (NVLS) all-reduce bus bandwidth over the one-way NVLink
+ * rate: 476 GB/s on 8 H100 of 450 GB/s one way, "the expected range for
+ * H100" (NCCL maintainer, github.com/NVIDIA/nccl-tests/issues/290,
+ * 2025-03-03); taken as the same share on other NVSwitch systems. */
+#define COMM_NVLS_SHARE (476.0 / 450.0)
+
+/* Ranks of the smallest ring in the measured table behind perf.yaml's
+ * ring_doubling_eff: reduce-scatter bus bandwidth on H100 nodes of 8
+ * GPUs at 4, 8, 16, 32, 64 and 128 nodes, 360, 345, 320, 300, 280 and
+ * 260 GB/s (github.com/NVIDIA/nccl/issues/1229): the ring's latency grows
+ * with its length (NCCL maintainer, github.com/NVIDIA/nccl/issues/1712). */
+#define COMM_RING_BASE_RANKS 32
+
+/* The in-switch reductions a partition has (policy nvlink_sharp,
+ * ib_sharp) on a link inside (net 0) or across (1) nodes. */
+static void comm_link_sharp(const autosize_partition *part, int net,
+			    comm_link *l)
+{
+	l->allreduce_bw_bytes_s = 0;
+	l->in_network = 0;
+	if (!net && part->nvlink_sharp &&
+	    part->intra_link == AUTOSIZE_LINK_NVLINK) {
+		double nvls = part->intra_gbs * 1e9 / 2 * COMM_NVLS_SHARE;
+
+		l->allreduce_bw_bytes_s = nvls > l->bw_bytes_s ? nvls : 0;
+	}
+	/* SHARP aggregates in InfiniBand switches (Graham et al. 2016,
+	 * "Scalable Hierarchical Aggregation Protocol"; NCCL CollNet):
+	 * each node sends its data up once and receives the sum once */
+	if (net && part->ib_sharp && part->net == AUTOSIZE_NET_IB)
+		l->in_network = 1;
+}
 
 void comm_link_intra(const sizing_job *job, comm_link *l)
 {
@@ -15,6 +49,7 @@ void comm_link_intra(const sizing_job *job, comm_link *l)
 	l->bw_bytes_s = part->intra_gbs * 1e9 / 2 * eff;
 	l->latency_s = pp->intra_latency_s;
 	l->crosses_nodes = 0;
+	comm_link_sharp(part, 0, l);
 }
 
 void comm_link_net(const sizing_job *job, comm_link *l)
@@ -35,6 +70,7 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 	l->bw_bytes_s = part->net_gbps_per_node * 1e9 / 8 * eff /
 			part->gpus_per_node;
 	l->crosses_nodes = 1;
+	comm_link_sharp(part, 1, l);
 }
 
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
@@ -46,6 +82,7 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 		l->bw_bytes_s = job->link_bw[net];
 		l->latency_s = job->link_lat[net];
 		l->crosses_nodes = net;
+		comm_link_sharp(job->part, net, l);
 		return;
 	}
 	if (!net)
@@ -54,11 +91,48 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 		comm_link_net(job, l);
 }
 
+void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
+		     int n, comm_link *l)
+{
+	const autosize_partition *part = job->part;
+	int gpn = part->gpus_per_node;
+	int rails = part->net_rails > 0 ? part->net_rails : gpn;
+	int k = per_node < gpn ? per_node : gpn, used;
+	double share, cap;
+
+	comm_link_for(job, span_gpus, l);
+	if (!l->crosses_nodes)
+		return;
+	if (n > COMM_RING_BASE_RANKS)
+		l->bw_bytes_s *= pow(sizing_perf(job)->ring_doubling_eff,
+				     log2((double)n / COMM_RING_BASE_RANKS));
+	if (k <= 1)
+		return;
+	/* in units of one GPU's share of the node (gpn / rails per rail) */
+	used = k < rails ? k : rails;
+	share = (double)used * gpn / rails;
+	if (share > k)
+		share = k;
+	l->bw_bytes_s *= share;
+	cap = job->prepared ? job->link_bw[0] : 0;
+	if (!job->prepared) {
+		comm_link in;
+
+		comm_link_intra(job, &in);
+		cap = in.bw_bytes_s;
+	}
+	if (l->bw_bytes_s > cap)
+		l->bw_bytes_s = cap;
+}
+
 double comm_allreduce_s(double bytes, int n, const comm_link *l)
 {
+	double bw = l->allreduce_bw_bytes_s > 0 ? l->allreduce_bw_bytes_s
+						 : l->bw_bytes_s;
+
 	if (n <= 1 || bytes <= 0)
 		return 0;
-	return 2.0 * (n - 1) / n * bytes / l->bw_bytes_s +
+	return (l->in_network ? 1.0 : 2.0 * (n - 1) / n) * bytes / bw +
 	       2.0 * (n - 1) * l->latency_s;
 }
 

@@ -10,11 +10,18 @@
 
 #include "sizing.h"
 
-/* A link as NCCL sees it: bytes/s per GPU one way, seconds per step. */
+/* A link as NCCL sees it: bytes/s per GPU one way (a ring's bus
+ * bandwidth), seconds per step. */
 typedef struct comm_link {
 	double bw_bytes_s;
 	double latency_s;
 	int crosses_nodes;
+	double allreduce_bw_bytes_s; /* > 0: all-reduce's own bus bandwidth
+				      * (NVLink SHARP reduces in the
+				      * NVSwitch); 0: bw_bytes_s */
+	int in_network;  /* 1: the switches reduce (IB SHARP): an
+			  * all-reduce moves its bytes once, not
+			  * 2 (n - 1) / n times */
 } comm_link;
 
 /* The GPU-to-GPU link inside a node (NVLink, xGMI, HCCS or PCIe). */
@@ -28,9 +35,26 @@ void comm_link_net(const sizing_job *job, comm_link *l);
  * consecutive ranks included, e.g. tp x pp x dp for a DP group). */
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
 
+/*
+ * The link of a group of span_gpus consecutive ranks (as comm_link_for)
+ * with per_node of its members on each node. Across nodes NCCL runs one
+ * ring per rail, so the group drives min(per_node, rails) NICs: its bus
+ * bandwidth is that many NICs' worth, at most its per_node / gpus share
+ * of the node while the node's other groups reduce at the same time, at
+ * most the link inside the node its ring also crosses. One member per
+ * node gets one GPU's share; a group holding every GPU of its nodes
+ * gets the whole node. A ring of n ranks across nodes loses bus
+ * bandwidth as it grows (perf.yaml ring_doubling_eff per doubling past
+ * COMM_RING_BASE_RANKS).
+ */
+void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
+		     int n, comm_link *l);
+
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
  * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */
 double comm_allreduce_s(double bytes, int n, const comm_link *l);
+/* With in_network: bytes / bw + the same latencies; with
+ * allreduce_bw_bytes_s: at that bandwidth. */
 
 /* Ring all-gather / reduce-scatter of a buffer of bytes (the full,
  * gathered size): (n - 1) / n x bytes / bw + (n - 1) latencies. */

@@ -3,6 +3,7 @@
  * DeepSpeed), as bounded strings.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "autosize/checkpoint.h"
@@ -155,6 +156,54 @@ static void launch_report_where(launch_out *o, const autosize_plan *p)
 			   p->part.gpu ? p->part.gpu->name : "?");
 }
 
+/* One part of the step: its seconds and share, when it is there. */
+static void launch_step_part(launch_out *o, const char *name, double s,
+			     double step_s, int *first)
+{
+	if (!(s >= 0.0005 || (s > 0 && s >= 0.005 * step_s)))
+		return;
+	launch_put(o, "%s%s %.3g s (%.0f%%)", *first ? "" : ", ", name, s,
+		   100 * s / step_s);
+	*first = 0;
+}
+
+/* Where the step's time goes (autosize_step_parts). */
+static void launch_report_step(launch_out *o, const autosize_plan *p)
+{
+#define LAUNCH_PART(name, field) { name, offsetof(autosize_step_parts, field) }
+	static const struct {
+		const char *name;
+		size_t off;
+	} parts[] = {
+		LAUNCH_PART("GEMM", gemm_s),
+		LAUNCH_PART("attention", attention_s),
+		LAUNCH_PART("element-wise", elementwise_s),
+		LAUNCH_PART("host", host_s),
+		LAUNCH_PART("recompute", recompute_s),
+		LAUNCH_PART("TP", tp_comm_s),
+		LAUNCH_PART("CP", cp_comm_s),
+		LAUNCH_PART("EP all-to-all", ep_comm_s),
+		LAUNCH_PART("PP", pp_comm_s),
+		LAUNCH_PART("DP", dp_comm_s),
+		LAUNCH_PART("bubble", bubble_s),
+		LAUNCH_PART("optimizer", optimizer_s),
+	};
+#undef LAUNCH_PART
+	int first = 1;
+	size_t i;
+
+	if (!(p->step_s > 0))
+		return;
+	launch_put(o, "  step       %.3g s: ", p->step_s);
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		launch_step_part(o, parts[i].name,
+				 *(const double *)((const char *)&p->step +
+						   parts[i].off),
+				 p->step_s, &first);
+	launch_put(o, "%s\n", p->step.fixed_mfu ? " (fixed MFU: in "
+						     "proportion)" : "");
+}
+
 /* Layout, memory and speed lines of a plan that has a layout. */
 static void launch_report_layout(launch_out *o, const autosize_plan *p)
 {
@@ -191,6 +240,7 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	launch_put(o, "  speed      MFU %.1f%%, %.0f TFLOP/s per GPU, %s "
 		   "tokens/s\n", p->mfu * 100, p->tflops_per_gpu,
 		   autosize_launch_count(p->tokens_per_s, n, sizeof(n)));
+	launch_report_step(o, p);
 }
 
 /* What the price schedule did to the plain price (price.h). */
@@ -237,6 +287,11 @@ static void launch_report_time(launch_out *o, const autosize_plan *p)
 						"of this one" : "");
 	autosize_format_duration(p->time_limit_min * 60.0, limit,
 				 sizeof(limit));
+	if (p->interruptions >= 0.5)
+		launch_put(o, "; %.0f interruption%s expected, %.2g%% of the "
+			   "run lost to restarts", p->interruptions,
+			   p->interruptions < 1.5 ? "" : "s",
+			   100 * (1 - p->goodput));
 	launch_put(o, "; time limit %s (upper end + start-up + checkpoints, "
 		   "at least +%.0f%%)", limit, p->time_reserve * 100);
 	if (p->chained_jobs > 1)

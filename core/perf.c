@@ -10,6 +10,7 @@
  * comm.c, bytes per parameter come from the framework (framework.c).
  */
 #include <math.h>
+#include <stddef.h>
 #include "comm.h"
 #include "framework.h"
 
@@ -309,7 +310,6 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	       (3.0 + share) * PERF_MOE_EXPERT_HOST_S;
 }
 
-/* Compute time of one micro-batch on one pipeline stage. */
 /* 4-bit base weight bytes a QLoRA matmul dequantizes per pass: NF4
  * read (MEMORY_NF4_BYTES in memory.c: 4.127 bits, QLoRA paper section
  * 3), its 16-bit copy written and read back by the GEMM. */
@@ -344,8 +344,52 @@ static double perf_stack_host_s(const sizing_job *job,
 	return t;
 }
 
+/*
+ * Layers' worth of work the output head adds to the busiest pipeline
+ * stage. The head's matmul (V x h) runs on the last stage; Megatron sets
+ * the first and last stages' layer counts apart from the rest
+ * (--decoder-first/last-pipeline-num-layers), so the last stage takes x
+ * layers and the head, the other pp - 1 stages the remaining layers:
+ * the busiest is min over x of max(ceil((L - x) / (pp - 1)), x + head),
+ * against ceil(L / pp) without the head. 0 without a pipeline or for a
+ * model known only by its size.
+ */
+static double perf_head_extra_layers(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	double head = (double)m->vocab * m->hidden, body, best, per;
+	int x, rest;
+
+	if (lay->pp <= 1 || m->arch_synthetic || m->layers <= 0)
+		return 0;
+	body = perf_matmul_of(job) - head;
+	if (body <= 0)
+		return 0;
+	/* the head in layers: its weights over one layer's matmul weights
+	 * (routed experts counted as a token uses them) */
+	head = head / (body / m->layers);
+	per = perf_stage_layers(m, lay);
+	best = per + head;
+	for (x = 0; x <= (int)per; x++) {
+		double b;
+
+		rest = (m->layers - x + lay->pp - 2) / (lay->pp - 1);
+		b = rest > x + head ? rest : x + head;
+		if (b < best)
+			best = b;
+	}
+	return best > per ? best - per : 0;
+}
+
+/* Compute time of one micro-batch on one pipeline stage; parts (NULL
+ * or PERF_PARTS values) gets its GEMM, attention, element-wise and host
+ * shares. */
+enum { PERF_GEMM, PERF_ATTN, PERF_EW, PERF_HOST, PERF_PARTS };
+
 static double perf_microbatch_compute_s(const sizing_job *job,
-					const sizing_layout *lay, double hw)
+					const sizing_layout *lay, double hw,
+					double *parts)
 {
 	const autosize_model *m = job->model;
 	const perf_params *pp = sizing_perf(job);
@@ -360,7 +404,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	double attn_model = perf_attn_of(job);
 	double attn_hw = attn_model;
 	double share = sizing_recompute_share(job, lay);
-	double dense_hw, dim, eff, t, ew, passes;
+	double dense_hw, dim, eff, t, ew, passes, t_gemm, host;
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		attn_hw += share * attn_model / 3.0;
@@ -400,9 +444,15 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
 	 * shapes), attention at its own share of the GEMM efficiency
 	 * (FlashAttention papers), both 16-bit based. */
-	t = dense_hw * perf_fp8_factor(pp) *
-	    ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp)) +
-	    attn_hw / (peak * eff * pp->attn_share);
+	t_gemm = dense_hw * perf_fp8_factor(pp) *
+		 ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp));
+	t = t_gemm + attn_hw / (peak * eff * pp->attn_share);
+	/* The output head sits on the last pipeline stage (Narayanan et
+	 * al. 2021, section 3.2), not spread over the stages as above: the
+	 * busiest stage carries what whole layers cannot balance away
+	 * (perf_head_extra_layers) at this stage's GEMM rate */
+	if (lay->pp > 1)
+		t += perf_head_extra_layers(job, lay) / layers * t_gemm;
 	/* Element-wise kernels are bound by HBM bandwidth. */
 	passes = 1.0 + share / 3.0;
 	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
@@ -420,9 +470,16 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* Kernel launches and synchronisation per layer: a fixed cost that
 	 * does not shrink with peak FLOP/s (tens of kernels per layer,
 	 * forward and backward, a few us each). */
-	return t + ew / hbm + layers * pp->layer_overhead_s * passes +
+	host = layers * pp->layer_overhead_s * passes +
 	       perf_moe_host_s(job, lay, layers, share) +
 	       perf_stack_host_s(job, lay, layers, passes);
+	if (parts) {
+		parts[PERF_ATTN] = attn_hw / (peak * eff * pp->attn_share);
+		parts[PERF_GEMM] = t - parts[PERF_ATTN];
+		parts[PERF_EW] = ew / hbm;
+		parts[PERF_HOST] = host;
+	}
+	return t + ew / hbm + host;
 }
 
 /* Tensor-parallel collectives of one micro-batch on one stage. */
@@ -443,7 +500,7 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	n_coll = 4 + 2 * sizing_recompute_share(job, lay) +
 		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
 	n_coll *= perf_stage_layers(m, lay);
-	comm_link_for(job, lay->tp, &link);
+	comm_link_group(job, lay->tp, lay->tp, lay->tp, &link);
 	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);
 	/* Megatron with sequence parallelism splits each all-gather /
 	 * reduce-scatter into chunks overlapped with the GEMM that consumes
@@ -454,6 +511,52 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	if (lay->sp && framework_resolve(job->framework) ==
 		       AUTOSIZE_FRAMEWORK_MEGATRON)
 		t *= 1.0 - sizing_perf(job)->tp_overlap;
+	return t;
+}
+
+/* Routed expert parameters of this rank (before ZeRO sharding): split
+ * over ep x the expert TP size, as memory.c holds them; 0 for a dense
+ * model, without expert parallelism, or for LoRA adapters. */
+static double perf_expert_params_gpu(const sizing_job *job,
+				     const sizing_layout *lay, double p)
+{
+	double e;
+
+	if (SIZING_EP(lay) <= 1 || perf_is_lora(job))
+		return 0;
+	e = perf_stage_layers(job->model, lay) *
+	    (job->prepared ? job->expert_layer_params
+			   : sizing_expert_params_per_layer(job->model)) /
+	    ((double)SIZING_ETP(lay) * SIZING_EP(lay));
+	return e < p ? e : p;
+}
+
+typedef double (*perf_coll_fn)(double bytes, int n, const comm_link *l);
+
+/* Bandwidth time of one data-parallel collective f of b_dense bytes over
+ * the dp x cp group and b_exp bytes of routed experts over the expert
+ * data-parallel group (dp x cp / ep ranks). In Megatron's rank order
+ * (tp-cp-ep-dp-pp; experts etp-ep-edp-pp) the first group's members are
+ * strided by tp, so gpus / tp of them share a node, the second's by
+ * etp x ep: once ep fills a node, one member per node and one rail. */
+static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
+			     perf_coll_fn f, double b_dense, double b_exp)
+{
+	int gpn = job->part->gpus_per_node, d = lay->dp * SIZING_CP(lay);
+	int de = d / SIZING_EP(lay), etp = SIZING_ETP(lay);
+	int per = gpn / lay->tp, per_e = gpn / (etp * SIZING_EP(lay));
+	comm_link l;
+	double t;
+
+	comm_link_group(job, lay->tp * lay->pp * d, per < d ? per : d, d, &l);
+	l.latency_s = 0;
+	t = f(b_dense, d, &l);
+	if (b_exp > 0) {
+		comm_link_group(job, etp * lay->pp * d, per_e < de ? per_e : de,
+				de, &l);
+		l.latency_s = 0;
+		t += f(b_exp, de, &l);
+	}
 	return t;
 }
 
@@ -471,22 +574,23 @@ static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb,
 				double p)
 {
-	double grad_bytes;
+	double grad_bytes, pe, ge, pa;
 	double param_bytes, t, window, lat;
 	/* context-parallel ranks hold the same weights: gradients are
 	 * reduced over dp x cp (Megatron-LM) */
 	int d = lay->dp * SIZING_CP(lay);
 	framework_state st;
-	comm_link link, bw_only;
+	comm_link link;
 
 	if (d <= 1)
 		return 0;
 	framework_state_bytes(job, &st);
 	grad_bytes = st.grad_wire_b * p;
 	param_bytes = st.param_wire_b * p;
+	pe = perf_expert_params_gpu(job, lay, p);
+	ge = st.grad_wire_b * pe;
+	pa = st.param_wire_b * pe;
 	comm_link_for(job, lay->tp * lay->pp * d, &link);
-	bw_only = link;
-	bw_only.latency_s = 0;
 	/* one latency per bucket and ring step, pipelined */
 	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
 	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
@@ -498,8 +602,10 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * forward/backward prefetch; Zhao et al. 2023, PyTorch FSDP,
 		 * section 3.3) */
 		double share = sizing_recompute_share(job, lay);
-		double ag = comm_allgather_s(param_bytes, d, &bw_only);
-		double rs = comm_reduce_scatter_s(grad_bytes, d, &bw_only);
+		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
+					   param_bytes - pa, pa);
+		double rs = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
+					   grad_bytes - ge, ge);
 		double fwd = PERF_FSDP_OVERLAP * t_mb / (3.0 + share);
 		double bwd = PERF_FSDP_OVERLAP * t_mb * (2.0 + share) /
 			     (3.0 + share);
@@ -515,14 +621,17 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * under the next step's first forward (Megatron
 		 * dist_optimizer.md: overlap_grad_reduce and
 		 * overlap_param_gather) */
-		double ag = comm_allgather_s(param_bytes, d, &bw_only);
+		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
+					   param_bytes - pa, pa);
 		double ag_window = PERF_DP_OVERLAP * t_mb / 3.0;
 
-		t = comm_reduce_scatter_s(grad_bytes, d, &bw_only) + lat;
+		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
+				   grad_bytes - ge, ge) + lat;
 		return (t > window ? t - window : 0) +
 		       (ag > ag_window ? ag - ag_window : 0);
 	}
-	t = comm_allreduce_s(grad_bytes, d, &bw_only) + lat;
+	t = perf_dp_coll_s(job, lay, comm_allreduce_s, grad_bytes - ge, ge) +
+	    lat;
 	return t > window ? t - window : 0;
 }
 
@@ -605,7 +714,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	double hw = perf_hw_flops(job, lay, sizing_recompute_share(job, lay));
 	comm_link link;
 
-	t_mb = perf_microbatch_compute_s(job, lay, hw);
+	t_mb = perf_microbatch_compute_s(job, lay, hw, NULL);
 	tp_mb = perf_tp_comm_s(job, lay);
 	out->ep_comm_s = perf_ep_comm_s(job, lay);
 	/* the micro-batch's compute that transfers can still hide under */
@@ -670,7 +779,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	out->dp_comm_s = perf_dp_exposed_s(job, lay, hide, trained);
 	/* Optimizer step: a memory-bound pass over this rank's share of the
 	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
-	opt_s = trained * 16 * PERF_OPT_PASSES /
+	out->opt_s = opt_s = trained * 16 * PERF_OPT_PASSES /
 		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1) /
 		(job->part->gpu->hbm_gbs * 1e9);
 	out->step_s = out->compute_s + out->tp_comm_s + out->pp_comm_s +
@@ -712,5 +821,67 @@ double sizing_microbatch_compute_s(const sizing_job *job,
 				   const sizing_layout *lay)
 {
 	return perf_microbatch_compute_s(job, lay, perf_hw_flops(job, lay,
-		sizing_recompute_share(job, lay)));
+		sizing_recompute_share(job, lay)), NULL);
+}
+
+void sizing_step_parts(const sizing_job *job, const sizing_layout *lay,
+		       sizing_time *t, autosize_step_parts *sp)
+{
+	sizing_layout none = *lay;
+	double parts[PERF_PARTS], t_mb, t_none, sum, f;
+	int i;
+
+	sizing_step_time(job, lay, t);
+	t_mb = sizing_microbatch_compute_s(job, lay);
+	/* the same micro-batch without recomputation: the rest of its
+	 * compute is the recomputation's */
+	none.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	none.recompute_layers = 0;
+	t_none = perf_microbatch_compute_s(job, &none,
+					   perf_hw_flops(job, &none, 0), parts);
+	for (i = 0; i < PERF_PARTS; i++)
+		parts[i] *= lay->grad_accum;
+	sp->gemm_s = parts[PERF_GEMM];
+	sp->attention_s = parts[PERF_ATTN];
+	sp->elementwise_s = parts[PERF_EW];
+	sp->host_s = parts[PERF_HOST];
+	sp->recompute_s = lay->grad_accum * (t_mb - t_none);
+	sp->tp_comm_s = t->tp_comm_s - t->ep_comm_s - t->cp_comm_s;
+	sp->cp_comm_s = t->cp_comm_s;
+	sp->ep_comm_s = t->ep_comm_s;
+	sp->pp_comm_s = t->pp_comm_s;
+	sp->dp_comm_s = t->dp_comm_s;
+	sp->bubble_s = t->bubble_s;
+	sp->optimizer_s = t->opt_s;
+	sp->fixed_mfu = job->mfu_fixed > 0;
+	/* a fixed utilization sets the step alone: the parts keep their
+	 * proportions */
+	sum = sp->gemm_s + sp->attention_s + sp->elementwise_s + sp->host_s +
+	      sp->recompute_s + sp->tp_comm_s + sp->cp_comm_s + sp->ep_comm_s +
+	      sp->pp_comm_s + sp->dp_comm_s + sp->bubble_s + sp->optimizer_s;
+	f = sum > 0 ? t->step_s / sum : 0;
+	if (sp->fixed_mfu)
+		autosize_step_parts_scale(sp, f);
+}
+
+void autosize_step_parts_scale(autosize_step_parts *sp, double f)
+{
+	static const size_t off[] = {
+		offsetof(autosize_step_parts, gemm_s),
+		offsetof(autosize_step_parts, attention_s),
+		offsetof(autosize_step_parts, elementwise_s),
+		offsetof(autosize_step_parts, host_s),
+		offsetof(autosize_step_parts, recompute_s),
+		offsetof(autosize_step_parts, tp_comm_s),
+		offsetof(autosize_step_parts, cp_comm_s),
+		offsetof(autosize_step_parts, ep_comm_s),
+		offsetof(autosize_step_parts, pp_comm_s),
+		offsetof(autosize_step_parts, dp_comm_s),
+		offsetof(autosize_step_parts, bubble_s),
+		offsetof(autosize_step_parts, optimizer_s),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		*(double *)((char *)sp + off[i]) *= f;
 }

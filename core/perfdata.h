@@ -46,6 +46,9 @@ typedef struct perf_params {
 				    * attention rate the PyTorch-native
 				    * stacks reach (FSDP, DeepSpeed);
 				    * optional, 1 when absent */
+	double ring_doubling_eff;  /* bus bandwidth a ring across nodes
+				    * keeps each time its ranks double past
+				    * COMM_RING_BASE_RANKS; optional, 1 */
 } perf_params;
 
 /* Spread of log(real / predicted) time of one regime (perf.yaml

@@ -36,6 +36,13 @@
  * saves at least this share of the GPU-hours (and of the money). */
 #define PLAN_OVERSIZE_SAVING 0.10
 
+/* The policy's interruptions as the share of wall time one GPU costs. */
+static double plan_lost_per_gpu(const autosize_defaults *d)
+{
+	return d->gpu_mtbf_hours > 0 ? d->restart_minutes / 60 /
+				       d->gpu_mtbf_hours : 0;
+}
+
 /* The deadline of a request and who set it (for the plan's words). */
 static double plan_deadline(const autosize_policy *p,
 			    const autosize_request *r, const char **from)
@@ -339,6 +346,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
 	job->tokens = r->tokens;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
+	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
@@ -461,15 +469,39 @@ static double plan_job_train_min(autosize_plan *plan, double max_min,
  * time reserve over the prediction) plus the allowance: start-up and
  * the job's checkpoint writes. Cost follows the partition's price
  * schedule (price.c) for the predicted hours. */
+/* Interruptions of the whole run (hardware failures, restarts): one per
+ * gpu_mtbf_hours per GPU of wall time, each costing restart_minutes, so
+ * a share gpus x restart / mtbf of the wall time is lost (at most half,
+ * sizing_goodput) and the wall time w solves w = train + that share of
+ * w. Grows with GPUs x days; the policy sets both (policy.c: Llama 3's).
+ * The search sizes for deadlines with it too. */
+static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
+{
+	sizing_job one;
+
+	memset(&one, 0, sizeof(one));
+	one.lost_per_gpu = plan_lost_per_gpu(d);
+	plan->goodput = 1;
+	plan->interruptions = 0;
+	if (!(plan->train_hours > 0) || !(one.lost_per_gpu > 0))
+		return;
+	plan->goodput = sizing_goodput(&one, plan->gpus);
+	plan->train_hours /= plan->goodput;
+	plan->interruptions = plan->gpus / d->gpu_mtbf_hours *
+			      plan->train_hours;
+}
+
 static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 			     int fallback, const perfdata_stack *st,
-			     const autosize_checkpoint_policy *cp)
+			     const autosize_defaults *d)
 {
+	const autosize_checkpoint_policy *cp = &d->checkpoint;
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
 	double train_min, job_min, chains;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
+	plan_goodput(plan, d);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
 	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
 					 plan->gpus_per_node, plan->train_hours,
@@ -688,7 +720,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
 	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
-			 job.stack, &c->d->checkpoint);
+			 job.stack, c->d);
 	if (job.stack && !job.stack->validated)
 		autosize_plan_warn(plan, "stack %s is not validated against "
 				   "published runs: its step time is a "

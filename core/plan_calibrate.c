@@ -37,8 +37,10 @@ void plan_cal_scale_speed(autosize_plan *plan, double f)
 	plan->tflops_per_gpu *= f;
 	plan->mfu *= f;
 	plan->hfu *= f;
-	if (f > 0)
+	if (f > 0) {
 		plan->step_s /= f;
+		autosize_step_parts_scale(&plan->step, 1 / f);
+	}
 }
 
 void plan_cal_apply(const autosize_policy *p, const autosize_cal_entry *before,

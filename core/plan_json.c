@@ -49,6 +49,20 @@ static void json_string(json_out *o, const char *s)
 }
 
 /* The checkpoint (checkpoint.h) and price (price.h) objects. */
+/* Where the step's time goes (autosize_step_parts), seconds. */
+static void json_step_parts(json_out *o, const autosize_step_parts *sp)
+{
+	json_put(o, ",\"step_parts_s\":{\"gemm\":%.6g,\"attention\":%.6g,"
+		 "\"elementwise\":%.6g,\"host\":%.6g,\"recompute\":%.6g,"
+		 "\"tp_comm\":%.6g,\"cp_comm\":%.6g,\"ep_comm\":%.6g,"
+		 "\"pp_comm\":%.6g,\"dp_comm\":%.6g,\"bubble\":%.6g,"
+		 "\"optimizer\":%.6g,\"fixed_mfu\":%s}", sp->gemm_s,
+		 sp->attention_s, sp->elementwise_s, sp->host_s,
+		 sp->recompute_s, sp->tp_comm_s, sp->cp_comm_s, sp->ep_comm_s,
+		 sp->pp_comm_s, sp->dp_comm_s, sp->bubble_s, sp->optimizer_s,
+		 sp->fixed_mfu ? "true" : "false");
+}
+
 static void json_renter(json_out *o, const autosize_plan *p)
 {
 	const autosize_checkpoint *k = &p->ckpt;
@@ -122,6 +136,9 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->time_limit_min, p->chained_jobs,
 		 p->gpu_hours, p->cost);
 	json_string(&o, p->part.currency);
+	json_step_parts(&o, &p->step);
+	json_put(&o, ",\"goodput\":%.4f,\"interruptions\":%.1f", p->goodput,
+		 p->interruptions);
 	json_renter(&o, p);
 	if (p->calibration.applied) {
 		const autosize_plan_calibration *c = &p->calibration;

@@ -170,7 +170,7 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 		 sizing_perf(job)->generation);
 	plan->global_batch = lay->dp * lay->micro_batch * lay->grad_accum;
 	sizing_memory(job, lay, &plan->mem);
-	sizing_step_time(job, lay, &t);
+	sizing_step_parts(job, lay, &t, &plan->step);
 	tokens_step = (double)plan->global_batch * job->seq_len;
 	plan->step_s = t.step_s;
 	plan->mfu = t.mfu;
@@ -287,7 +287,8 @@ static double search_time(search_state *st, const sizing_layout *lay,
 	c.tokens_per_s = t.step_s > 0 ? search_tokens_step(st, lay) / t.step_s
 				      : 0;
 	c.train_s = st->job->tokens > 0 && c.tokens_per_s > 0
-		    ? st->job->tokens / c.tokens_per_s : 0;
+		    ? st->job->tokens / c.tokens_per_s /
+		      sizing_goodput(st->job, (double)nodes * gpn) : 0;
 	if (c.tokens_per_s > st->size_fastest)
 		st->size_fastest = c.tokens_per_s;
 	/* A tie (within RANK_TIE) goes to less memory, but ties must not
@@ -541,7 +542,8 @@ static int search_dominated_at(search_state *st, const sizing_layout *lay,
 	c.nodes = nodes;
 	c.gpn = gpn;
 	c.total_bytes = 0;
-	c.train_s = st->job->tokens > 0 ? st->job->tokens / c.tokens_per_s : 0;
+	c.train_s = st->job->tokens > 0 ? st->job->tokens / c.tokens_per_s /
+		    sizing_goodput(st->job, (double)nodes * gpn) : 0;
 	if (!search_better(st, &c, &st->best)) {
 		st->dom_yes = fmax(st->dom_yes, tps);
 		return 1;

@@ -74,6 +74,9 @@ typedef struct sizing_job {
 	const perfdata_stack *stack; /* --train-stack; NULL: none (the
 				      * framework's own conventions) */
 	int act_offload;     /* checkpointed activations in host memory */
+	double lost_per_gpu; /* share of a run's wall time each GPU's
+			      * interruptions cost: restart_minutes / 60 /
+			      * gpu_mtbf_hours (policy); 0 = none */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan
@@ -91,6 +94,15 @@ typedef struct sizing_job {
 	double link_bw[2];          /* comm_link_intra / _net bytes/s */
 	double link_lat[2];         /* and their step latencies */
 } sizing_job;
+
+/* Share of a whole run's wall time spent training on gpus GPUs: each
+ * GPU's interruptions take lost_per_gpu of it (at most half in all). */
+static inline double sizing_goodput(const sizing_job *job, double gpus)
+{
+	double lost = job->lost_per_gpu * gpus;
+
+	return lost < 0.5 ? 1 - lost : 0.5;
+}
 
 /* Fill the per-model constants of job the layout loops read (once per
  * plan; a job without them computes them on every call). */
@@ -139,6 +151,7 @@ typedef struct sizing_time {
 	double pp_comm_s;
 	double ep_comm_s;      /* expert all-to-all (inside tp_comm_s) */
 	double cp_comm_s;      /* exposed ring attention (inside tp_comm_s) */
+	double opt_s;          /* optimizer step */
 } sizing_time;
 
 /* Model FLOPs per token (6N + 12Lhs; 4N for frozen-base LoRA). */
@@ -182,5 +195,12 @@ double sizing_microbatch_compute_s(const sizing_job *job,
 /* Time of one step of the layout on job->part. */
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      sizing_time *t);
+
+/* sizing_step_time and its parts: the compute split into GEMM,
+ * attention, element-wise, host and recomputation, the exposed
+ * communication, bubble and optimizer; they sum to t->step_s. Once per
+ * plan, not in the search's loops. */
+void sizing_step_parts(const sizing_job *job, const sizing_layout *lay,
+		       sizing_time *t, autosize_step_parts *sp);
 
 #endif

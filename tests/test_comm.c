@@ -21,7 +21,7 @@ static void job_on(sizing_job *job, autosize_partition *part,
 
 static void test_ring_formulas(void **state)
 {
-	comm_link l = {100e9, 10e-6, 0};
+	comm_link l = {100e9, 10e-6, 0, 0, 0};
 
 	/* 2 (n - 1) / n x 8 GB / 100 GB/s + 2 (n - 1) x 10 us, n = 8 */
 	assert_true(fabs(comm_allreduce_s(8e9, 8, &l) -
@@ -89,12 +89,139 @@ static void test_alltoall(void **state)
 	autosize_catalog_destroy(c);
 }
 
+/* Across nodes a group drives one rail per member on a node: one member
+ * per node gets one GPU's share of the node, a group holding every GPU
+ * of its nodes the whole node; fewer NICs than GPUs change neither. */
+static void test_rails(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	sizing_job job;
+	comm_link net, in, l;
+	int k;
+
+	assert_non_null(c);
+	job_on(&job, &part, c, "h100");
+	comm_link_net(&job, &net);
+	comm_link_intra(&job, &in);
+	comm_link_group(&job, 64, 1, 16, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s) < 1);
+	/* 8 x 400 Gb/s x 0.95 = 380 GB/s, the whole node, bounded by the
+	 * ring's NVLink hops (360 GB/s) */
+	comm_link_group(&job, 64, 8, 16, &l);
+	assert_true(fabs(l.bw_bytes_s - fmin(8 * net.bw_bytes_s,
+					     in.bw_bytes_s)) < 1);
+	assert_true(l.bw_bytes_s > 300e9);
+	for (k = 1; k < 7; k++) {
+		comm_link a, b;
+
+		comm_link_group(&job, 64, k, 16, &a);
+		comm_link_group(&job, 64, k + 1, 16, &b);
+		assert_true(b.bw_bytes_s > a.bw_bytes_s);
+	}
+	/* inside a node the group's own link, whatever its members */
+	comm_link_group(&job, 8, 8, 16, &l);
+	assert_int_equal(l.crosses_nodes, 0);
+	assert_true(l.bw_bytes_s == in.bw_bytes_s);
+	/* four NICs of 800 Gb/s: the whole group still gets the node, one
+	 * member per node still its GPU's share (the others use the rest) */
+	part.net_rails = 4;
+	comm_link_group(&job, 64, 8, 16, &l);
+	assert_true(fabs(l.bw_bytes_s - fmin(8 * net.bw_bytes_s,
+					     in.bw_bytes_s)) < 1);
+	comm_link_group(&job, 64, 4, 16, &l);
+	assert_true(fabs(l.bw_bytes_s - 4 * net.bw_bytes_s) < 1);
+	comm_link_group(&job, 64, 1, 16, &l);
+	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s) < 1);
+	/* a thin network under a slow PCIe link: the ring's hops inside
+	 * the node bound it */
+	part.net_rails = 0;
+	part.intra_link = AUTOSIZE_LINK_PCIE;
+	part.intra_gbs = 64;
+	part.net_gbps_per_node = 8 * 400;
+	comm_link_intra(&job, &in);
+	comm_link_group(&job, 64, 8, 16, &l);
+	assert_true(l.bw_bytes_s == in.bw_bytes_s);
+	autosize_catalog_destroy(c);
+}
+
+/* In-switch reductions: IB SHARP moves an all-reduce's bytes once (about
+ * half a ring's 2 (n - 1) / n), NVLink SHARP raises the all-reduce's bus
+ * bandwidth inside a node; neither touches all-gather. */
+static void test_sharp(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	sizing_job job;
+	comm_link l0, l1;
+	double ar0, ar1;
+
+	assert_non_null(c);
+	job_on(&job, &part, c, "h100");
+	comm_link_group(&job, 512, 8, 16, &l0);
+	part.ib_sharp = 1;
+	comm_link_group(&job, 512, 8, 16, &l1);
+	assert_int_equal(l1.in_network, 1);
+	l0.latency_s = l1.latency_s = 0;
+	ar0 = comm_allreduce_s(1e9, 64, &l0);
+	ar1 = comm_allreduce_s(1e9, 64, &l1);
+	assert_true(fabs(ar1 - ar0 * 64 / (2.0 * 63)) < 1e-12);
+	assert_true(comm_allgather_s(1e9, 64, &l1) ==
+		    comm_allgather_s(1e9, 64, &l0));
+	/* SHARP is InfiniBand's */
+	part.net = AUTOSIZE_NET_ROCE;
+	comm_link_group(&job, 512, 8, 16, &l1);
+	assert_int_equal(l1.in_network, 0);
+	part.net = AUTOSIZE_NET_IB;
+	part.ib_sharp = 0;
+	comm_link_intra(&job, &l0);
+	part.nvlink_sharp = 1;
+	comm_link_intra(&job, &l1);
+	assert_true(l1.allreduce_bw_bytes_s > l0.bw_bytes_s);
+	assert_true(comm_allreduce_s(1e9, 8, &l1) <
+		    comm_allreduce_s(1e9, 8, &l0));
+	assert_true(comm_allgather_s(1e9, 8, &l1) ==
+		    comm_allgather_s(1e9, 8, &l0));
+	autosize_catalog_destroy(c);
+}
+
+/* All-to-all: every GPU of a node sends its own share across at once,
+ * each on its rail, so the network share per GPU is one GPU's share of
+ * the node, however many NICs carry it. */
+static void test_alltoall_rails(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	sizing_job job;
+	comm_link net;
+	double t, t4;
+
+	assert_non_null(c);
+	job_on(&job, &part, c, "h100");
+	comm_link_net(&job, &net);
+	t = comm_alltoall_s(&job, 1e9, 16, 8);
+	/* half the peers remote: 0.5 GB at 50 GB/s x 0.95 */
+	assert_true(fabs(t - (0.5e9 / net.bw_bytes_s + net.latency_s)) <
+		    1e-12);
+	part.net_rails = 4;
+	t4 = comm_alltoall_s(&job, 1e9, 16, 8);
+	assert_true(t4 == t);
+	autosize_catalog_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_formulas),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_alltoall),
+		cmocka_unit_test(test_rails),
+		cmocka_unit_test(test_sharp),
+		cmocka_unit_test(test_alltoall_rails),
 	};
 
 	return cmocka_run_group_tests_name("comm", tests, NULL, NULL);

@@ -635,7 +635,8 @@ static void test_grad_reduce(void **state)
 		"gpus", "64", "tp", "2", "pp", "1", "micro-batch", "2",
 		"train-seq-len", "2048", "train-batch", "256",
 		"train-framework", "megatron", "recompute", "full",
-		"memory-reserve", "0", "train-tokens", "1e12", NULL};
+		"memory-reserve", "0", "train-tokens", "1e12",
+		"network", "ib:400", NULL};
 	autosize_request r;
 	autosize_plan fp32, bf16;
 	autosize_error e;

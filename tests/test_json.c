@@ -820,6 +820,40 @@ static void doc_visit(void *ctx, const autosize_json_member *m)
 
 /* Plans of three frameworks (and a MoE model) as JSON: valid, every
  * field documented, schema_version first, counts as integers. */
+/* The step's parts, in the plan and as printed, add up to step_s. */
+static void step_parts_add_up(const autosize_plan *p, const char *json)
+{
+	static const char *const keys[] = {"gemm", "attention",
+		"elementwise", "host", "recompute", "tp_comm", "cp_comm",
+		"ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer"};
+	const autosize_step_parts *sp = &p->step;
+	const char *o = strstr(json, "\"step_parts_s\":{");
+	double sum = 0, printed = 0, step;
+	size_t i;
+
+	sum = sp->gemm_s + sp->attention_s + sp->elementwise_s + sp->host_s +
+	      sp->recompute_s + sp->tp_comm_s + sp->cp_comm_s +
+	      sp->ep_comm_s + sp->pp_comm_s + sp->dp_comm_s + sp->bubble_s +
+	      sp->optimizer_s;
+	assert_true(fabs(sum - p->step_s) <= 1e-9 * p->step_s);
+	assert_non_null(o);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char k[32];
+		const char *at;
+		double v;
+
+		snprintf(k, sizeof(k), "\"%s\":", keys[i]);
+		at = strstr(o, k);
+		assert_non_null(at);
+		v = strtod(at + strlen(k), NULL);
+		assert_true(v >= 0);
+		printed += v;
+	}
+	step = strtod(strstr(json, "\"step_s\":") + 9, NULL);
+	/* step_s has 4 decimals, each part 6 significant digits */
+	assert_true(fabs(printed - step) <= 5e-5 + 1e-5 * step);
+}
+
 static void test_plan_json_documented(void **state)
 {
 	static const char *const reqs[][4] = {
@@ -867,6 +901,7 @@ static void test_plan_json_documented(void **state)
 			    AUTOSIZE_EINVAL);
 		assert_true(autosize_launch_plan_json(&r, &p, json, 32768) > 0);
 		assert_true(strncmp(json, "{\"schema_version\":1,", 20) == 0);
+		step_parts_add_up(&p, json);
 		/* counts as integers, not 7.06e+10 */
 		assert_int_equal(strspn(strstr(json, "\"params\":") + 9,
 					"0123456789"),

@@ -31,7 +31,8 @@ static void test_shipped_file(void **state)
 {
 	const perfdata_table *t = perfdata_default();
 	const perf_params *a = perfdata_ampere_builtin();
-	const char *gens[] = {"ampere", "hopper", "blackwell", "cdna", NULL};
+	const char *gens[] = {"ampere", "ada", "hopper", "blackwell", "cdna",
+			      NULL};
 	int i, j, found;
 
 	assert_true(t->n >= 4);
@@ -206,6 +207,54 @@ static void test_torch_eff(void **state)
 	autosize_policy_destroy(pol);
 }
 
+/* Ada cards (L40S, RTX 4090, RTX 6000 Ada) use their own generation's
+ * numbers with FP8 on, not Ampere's: FP8 plans run faster than BF16 at
+ * the catalog's dense FP8/BF16 rates. */
+static void test_ada(void **state)
+{
+	static const char *const ada[] = {"L40S", "RTX-4090", "RTX-6000-Ada"};
+	const perfdata_table *t = perfdata_default();
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_policy *pol = autosize_policy_default(&e);
+	autosize_request r;
+	autosize_plan bf16, fp8;
+	perf_params p;
+	size_t i;
+
+	assert_non_null(c);
+	assert_non_null(pol);
+	for (i = 0; i < sizeof(ada) / sizeof(ada[0]); i++) {
+		perfdata_resolve(t, gpu(c, ada[i]), AUTOSIZE_PREC_FP8, &p);
+		assert_string_equal(p.generation, "ada");
+		assert_int_equal(p.fallback, 1);
+		assert_true(p.fp8_gemm_speedup >= 1.9 && p.fp8_gemm_share > 0);
+		assert_true(gpu(c, ada[i])->fp8_tflops >=
+			    1.9 * gpu(c, ada[i])->bf16_tflops);
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model", "llama-3.2-3b",
+						      &e), 0);
+		assert_int_equal(autosize_request_set(&r, "gpu", ada[i], &e),
+				 0);
+		assert_int_equal(autosize_request_set(&r, "gpus", "8", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "train-tokens",
+						      "10B", &e), 0);
+		assert_int_equal(autosize_request_finish(&r, &e), 0);
+		assert_int_equal(autosize_plan_compute(pol, &r, &bf16, &e),
+				 AUTOSIZE_OK);
+		assert_int_equal(autosize_request_set(&r, "train-precision",
+						      "fp8", &e), 0);
+		assert_int_equal(autosize_plan_compute(pol, &r, &fp8, &e),
+				 AUTOSIZE_OK);
+		printf("  %s: BF16 %.0f, FP8 %.0f tokens/s\n", ada[i],
+		       bf16.tokens_per_s, fp8.tokens_per_s);
+		assert_string_equal(fp8.perf_generation, "ada");
+		assert_true(fp8.tokens_per_s > 1.2 * bf16.tokens_per_s);
+	}
+	autosize_policy_destroy(pol);
+	autosize_catalog_destroy(c);
+}
+
 /* A GPU without numbers of its own: the plan says whose it used. */
 static void test_plan_says_fallback(void **state)
 {
@@ -367,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_plan_says_fallback),
+		cmocka_unit_test(test_ada),
 		cmocka_unit_test(test_torch_eff),
 		cmocka_unit_test(test_interval_lookup),
 		cmocka_unit_test(test_plan_interval),

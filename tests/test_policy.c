@@ -187,7 +187,40 @@ static void test_minimal_policy(void **state)
 	assert_int_equal(part->intra_link, AUTOSIZE_LINK_XGMI);
 	assert_true(part->intra_gbs == part->gpu->link_gbs);
 	assert_int_equal(part->max_nodes_per_job, 1);
+	/* one rail per GPU, no in-switch reductions */
+	assert_int_equal(part->net_rails, 0);
+	assert_int_equal(part->nvlink_sharp, 0);
+	assert_int_equal(part->ib_sharp, 0);
 	autosize_policy_destroy(p);
+}
+
+/* The fabric's rails and in-switch reductions, as a site states them. */
+static void test_fabric_keys(void **state)
+{
+	static const char *const text =
+		"partitions:\n"
+		"  - {name: x, gpu: h100, gpus_per_node: 8, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 3200,\n"
+		"     network_rails: 4, nvlink_sharp: true, ib_sharp: yes}\n";
+	static const char *const bad =
+		"partitions:\n"
+		"  - {name: x, gpu: h100, gpus_per_node: 8, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 3200,\n"
+		"     network_rails: 0}\n";
+	autosize_error e;
+	autosize_policy *p = parse_str(text, &e);
+	const autosize_partition *part;
+
+	(void)state;
+	if (!p)
+		fail_msg("fabric keys: %s", e.msg);
+	part = autosize_policy_partition_at(p, 0);
+	assert_int_equal(part->net_rails, 4);
+	assert_int_equal(part->nvlink_sharp, 1);
+	assert_int_equal(part->ib_sharp, 1);
+	autosize_policy_destroy(p);
+	assert_null(parse_str(bad, &e));
+	assert_non_null(strstr(e.msg, "network_rails"));
 }
 
 /* Slurm's spellings (MaxTime=UNLIMITED, scontrol's INFINITE, InfiniBand)
@@ -728,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_policy),
 		cmocka_unit_test(test_good_policy),
 		cmocka_unit_test(test_minimal_policy),
+		cmocka_unit_test(test_fabric_keys),
 		cmocka_unit_test(test_horizon_keys),
 		cmocka_unit_test(test_default_policy),
 		cmocka_unit_test(test_slurm_spellings),

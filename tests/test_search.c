@@ -102,8 +102,9 @@ static void test_search_vs_exhaustive(void **state)
 
 /* Hundreds of GPUs on plain Ethernet collapse in utilization (seed 000:
  * below 20% past 128 GPUs without InfiniBand/RoCE): at 25 Gb/s per node,
- * the common rented-cluster link; 100 Gb/s Ethernet still loses more
- * than half of InfiniBand's utilization. */
+ * the common rented-cluster link; 100 Gb/s Ethernet still loses over
+ * 40% of InfiniBand's utilization (its data-parallel groups get the
+ * whole node's link: one rail per member on it). */
 static void test_ethernet_collapse(void **state)
 {
 	const char *const ib[] = {"model", "llama-2-70b", "train-tokens",
@@ -125,7 +126,7 @@ static void test_ethernet_collapse(void **state)
 	       "100G %.1f%%\n", a.mfu * 100, b.mfu * 100, c.mfu * 100);
 	assert_true(a.mfu > 0.35);
 	assert_true(b.mfu < 0.20);
-	assert_true(c.mfu < 0.5 * a.mfu);
+	assert_true(c.mfu < 0.6 * a.mfu);
 	assert_true(contains_warning(&b, "Ethernet"));
 	assert_true(contains_warning(&b, "below 35%"));
 }
@@ -454,15 +455,84 @@ static void test_max_train_time(void **state)
 	autosize_policy_destroy(testbed);
 }
 
+/* Whole runs lose time to interruptions: the share grows with the GPUs
+ * (Llama 3's rate: ~10% at 16,384 H100, 466 in 54 days), the lost hours
+ * with GPUs x days; the policy sets the rate and the cost, 0 turns it
+ * off, and the text report says so. */
+static void test_goodput(void **state)
+{
+	const char *const big[] = {"model", "llama-3.1-405b", "gpu", "h100",
+		"train-tokens", "15.6T", "train-seq-len", "8192", "gpus",
+		"16384", NULL};
+	const char *const small[] = {"model", "llama-3.1-8b", "gpu", "h100",
+		"train-tokens", "1T", "gpus", "64", NULL};
+	static const char *const off =
+		"defaults: {gpu_mtbf_hours: 0}\n"
+		"partitions:\n  - {name: p, gpu: h100, gpus_per_node: 8, "
+		"nodes: 4096, network: ib, network_gbps_per_node: 3200}\n";
+	static const char *const twice =
+		"defaults: {restart_minutes: 33.4}\n"
+		"partitions:\n  - {name: p, gpu: h100, gpus_per_node: 8, "
+		"nodes: 4096, network: ib, network_gbps_per_node: 3200}\n";
+	autosize_policy *p_off, *p_twice;
+	autosize_request r;
+	autosize_plan a, b, c, d;
+	autosize_error e;
+	char text[8192];
+	double lost_a, lost_b;
+
+	req(&r, big);
+	assert_int_equal(autosize_plan_compute(bare, &r, &a, &e), 0);
+	req(&r, small);
+	assert_int_equal(autosize_plan_compute(bare, &r, &b, &e), 0);
+	printf("  405B on 16384: goodput %.3f, %.0f interruptions; 8B on 64: "
+	       "%.4f, %.1f\n", a.goodput, a.interruptions, b.goodput,
+	       b.interruptions);
+	assert_true(fabs(a.goodput - 0.90) < 0.005);
+	assert_true(b.goodput > 0.995 && b.goodput < 1);
+	/* the lost share grows with the GPUs, the lost wall hours with
+	 * GPUs x days */
+	lost_a = (1 - a.goodput) * a.train_hours;
+	lost_b = (1 - b.goodput) * b.train_hours;
+	assert_true(fabs((1 - a.goodput) / (1 - b.goodput) - 16384.0 / 64) <
+		    0.01 * 256);
+	assert_true(fabs(lost_a / lost_b - (16384.0 * a.train_hours) /
+			 (64.0 * b.train_hours)) < 0.01 * lost_a / lost_b);
+	/* interruptions: GPUs x wall hours / MTBF */
+	assert_true(fabs(a.interruptions - a.gpus * a.train_hours /
+			 (16384.0 * 54 * 24 / 466)) < 1e-6 * a.interruptions);
+	assert_int_equal(autosize_launch_report(&r, &b, text, sizeof(text)) >
+			 0, 1);
+	req(&r, big);
+	assert_true(autosize_launch_report(&r, &a, text, sizeof(text)) > 0);
+	assert_non_null(strstr(text, "interruptions expected, 10% of the run "
+			       "lost"));
+	p_off = autosize_policy_parse(off, strlen(off), "t.yaml", ".", &e);
+	p_twice = autosize_policy_parse(twice, strlen(twice), "t.yaml", ".",
+					&e);
+	assert_non_null(p_off);
+	assert_non_null(p_twice);
+	assert_int_equal(autosize_plan_compute(p_off, &r, &c, &e), 0);
+	assert_int_equal(autosize_plan_compute(p_twice, &r, &d, &e), 0);
+	assert_true(c.goodput == 1 && c.interruptions == 0);
+	assert_true(fabs(c.train_hours - a.train_hours * a.goodput) <
+		    1e-9 * c.train_hours);
+	assert_true(fabs(d.goodput - 0.80) < 0.01);
+	autosize_policy_destroy(p_off);
+	autosize_policy_destroy(p_twice);
+}
+
 /* The cost objective stops adding GPUs that no longer help: 405B x
  * 15.6T on H100 with the default 4M-token batch took all 32,768 GPUs
  * at 20% MFU for a 90-day deadline (and 32,768 with --train-batch=2048
- * where 1,664 nodes meet it for less). */
+ * where 1,664 nodes meet it for less). 100 days with the default batch:
+ * a run on ~16k GPUs loses ~10% of its time to interruptions (Llama 3's
+ * rate, policy gpu_mtbf_hours), so 90 days are out of its reach. */
 static void test_no_gpus_past_scaling(void **state)
 {
 	const char *const d90[] = {"model", "llama-3.1-405b", "gpu", "h100",
 		"train-tokens", "15.6T", "train-seq-len", "8192",
-		"train-time", "90d", NULL};
+		"train-time", "100d", NULL};
 	const char *const b2048[] = {"model", "llama-3.1-405b", "gpu", "h100",
 		"train-tokens", "15.6T", "train-seq-len", "8192",
 		"train-time", "90d", "train-batch", "2048", NULL};
@@ -479,11 +549,12 @@ static void test_no_gpus_past_scaling(void **state)
 
 	req(&r, d90);
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
-	printf("  405B, 90 days: %d GPUs, MFU %.0f%%, %.0f days\n", p.gpus,
+	printf("  405B, 100 days: %d GPUs, MFU %.0f%%, %.0f days\n", p.gpus,
 	       100 * p.mfu, p.train_hours / 24);
 	assert_true(p.gpus < 32768);
 	assert_true(p.mfu > 0.30);
-	assert_true(p.train_hours <= 90 * 24);
+	assert_true(p.train_hours <= 100 * 24);
+	assert_true(p.goodput < 0.95 && p.interruptions > 100);
 	req(&r, b2048);
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
 	req(&r, all2048);
@@ -675,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_max_train_time),
 		cmocka_unit_test(test_no_gpus_past_scaling),
+		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_lora_plans),
 		cmocka_unit_test(test_batch_starved_pipeline),
 	};

@@ -422,7 +422,8 @@ static void test_fsdp_phases(void **state)
 	part.net_gbps_per_node = 800;
 	l.grad_accum = 2;
 	sizing_step_time(&job, &l, &t);
-	comm_link_net(&job, &net);
+	/* DP 64 holds all 8 GPUs of each node: 8 rails */
+	comm_link_group(&job, 64, 8, 64, &net);
 	net.latency_s = 0;
 	p = sizing_params_per_gpu(&job, &l);
 	ag = comm_allgather_s(2 * p, 64, &net);       /* bf16 parameters */
@@ -469,17 +470,140 @@ static void test_time_terms(void **state)
 	sizing_step_time(&job, &l, &t);
 	assert_true(fabs(t.bubble_s / (t.compute_s + t.tp_comm_s +
 				       t.pp_comm_s) - 7.0 / 8) < 0.01);
-	/* TP 16 spans two nodes: its collectives slow down a lot. */
+	/* TP 16 spans two nodes: its collectives cross the network, on
+	 * all 8 rails (about NVLink's rate on 8 x 400 Gb/s) but no faster;
+	 * on a thin network they slow down a lot. */
 	l = layout(8, 1, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
 	sizing_step_time(&job, &l, &t_ib);
 	l.tp = 16;
 	l.dp = 4;
 	sizing_step_time(&job, &l, &t);
+	assert_true(t.tp_comm_s > t_ib.tp_comm_s);
+	part.net_gbps_per_node = 800;
+	sizing_step_time(&job, &l, &t);
 	assert_true(t.tp_comm_s > 4 * t_ib.tp_comm_s);
+	part.net_gbps_per_node = 3200;
 	/* a fixed utilization is honoured exactly */
 	job.mfu_fixed = 0.4;
 	sizing_step_time(&job, &l, &t);
 	assert_true(fabs(t.mfu - 0.4) < 1e-12);
+}
+
+/* Data parallelism over whole nodes keeps scaling: a DP group holding
+ * all 8 GPUs of each node reduces on all 8 rails, so per-GPU throughput
+ * at 16 nodes stays near one node's; with TP 8 the DP group has one
+ * member per node and reduces on one rail (one GPU's share). */
+static void test_dp_rails_scaling(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time t;
+	autosize_error e;
+	double per_gpu_1 = 0, per_gpu, p, rs;
+	comm_link net;
+	int n;
+
+	assert_int_equal(autosize_model_preset("llama-3.1-8b", &m, &e), 0);
+	job_for(&job, &m, &part, "B200");
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	job.flash_attention = 1;
+	job.seq_len = 8192;
+	for (n = 1; n <= 16; n *= 2) {
+		sizing_layout l = layout(1, 1, 8 * n, 1, 1,
+					 AUTOSIZE_RECOMPUTE_NONE);
+
+		l.grad_accum = 256 / (8 * n);
+		sizing_step_time(&job, &l, &t);
+		per_gpu = 256.0 * job.seq_len / t.step_s / (8 * n);
+		printf("  %2d nodes: %.0f tokens/s per GPU\n", n, per_gpu);
+		if (n == 1)
+			per_gpu_1 = per_gpu;
+		assert_true(per_gpu > 0.8 * per_gpu_1);
+	}
+	/* TP 8 x DP 4: the DP group, one member per node, on one rail */
+	{
+		sizing_layout l = layout(8, 1, 4, 0, 1,
+					 AUTOSIZE_RECOMPUTE_NONE);
+		double window;
+
+		l.grad_accum = 1;
+		sizing_step_time(&job, &l, &t);
+		comm_link_net(&job, &net);
+		net.latency_s = 0;
+		p = sizing_trained_params_per_gpu(&job, &l);
+		rs = comm_allreduce_s(4 * p, 4, &net);  /* fp32 gradients */
+		window = 0.72 * t.compute_s * 2 / 3;
+		assert_true(t.dp_comm_s >= rs - window - 1e-9);
+		assert_true(t.dp_comm_s <= rs - window + 0.05 * rs);
+	}
+}
+
+/* The step's parts (sizing_step_parts) are never negative and add up to
+ * the step, for dense and MoE models, every parallel dimension, each
+ * recomputation, with and without a fixed utilization. */
+static void test_step_parts_sum(void **state)
+{
+	static const char *const models[] = {"llama-2-7b", "llama-2-70b",
+					      "mixtral-8x7b"};
+	static const int shapes[][7] = {
+		/* tp pp dp zero vp cp ep */
+		{1, 1, 8, 3, 1, 1, 1}, {2, 1, 32, 1, 1, 1, 1},
+		{8, 4, 4, 1, 2, 1, 1}, {4, 2, 8, 1, 1, 2, 1},
+		{8, 8, 2, 0, 1, 1, 1}, {1, 4, 16, 1, 1, 1, 8},
+		{2, 2, 16, 1, 1, 1, 4}, {16, 1, 4, 1, 1, 1, 1},
+	};
+	static const autosize_recompute rcs[] = {
+		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
+		AUTOSIZE_RECOMPUTE_FULL, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP};
+	size_t mi, si, ri;
+	int checked = 0, fixed;
+
+	for (mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++)
+	for (si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++)
+	for (ri = 0; ri < sizeof(rcs) / sizeof(rcs[0]); ri++)
+	for (fixed = 0; fixed < 2; fixed++) {
+		const int *sh = shapes[si];
+		autosize_model m;
+		autosize_partition part;
+		sizing_job job;
+		sizing_time t;
+		autosize_step_parts sp;
+		autosize_error e;
+		sizing_layout l = layout(sh[0], sh[1], sh[2], sh[3], 2,
+					 rcs[ri]);
+		const double *v = &sp.gemm_s;
+		double sum = 0;
+		int i;
+
+		assert_int_equal(autosize_model_preset(models[mi], &m, &e), 0);
+		if (sh[6] > 1 && m.experts <= 1)
+			continue;
+		job_for(&job, &m, &part, ri % 2 ? "H100" : "A100-SXM4-80GB");
+		job.flash_attention = ri != 1;
+		job.mfu_fixed = fixed ? 0.4 : 0;
+		l.vp = sh[4];
+		l.cp = sh[5];
+		l.ep = sh[6];
+		l.grad_accum = 8;
+		if (rcs[ri] == AUTOSIZE_RECOMPUTE_FULL && si % 2)
+			l.recompute_layers = 1;
+		sizing_step_parts(&job, &l, &t, &sp);
+		for (i = 0; i < 12; i++) {
+			assert_true(v[i] >= 0);
+			sum += v[i];
+		}
+		assert_true(fabs(sum - t.step_s) <= 1e-9 * t.step_s);
+		assert_int_equal(sp.fixed_mfu, fixed);
+		if (rcs[ri] == AUTOSIZE_RECOMPUTE_FULL && !fixed)
+			assert_true(sp.recompute_s > 0);
+		if (rcs[ri] == AUTOSIZE_RECOMPUTE_NONE)
+			assert_true(sp.recompute_s == 0);
+		if (sh[1] > 1 && !fixed)
+			assert_true(sp.bubble_s > 0);
+		checked++;
+	}
+	assert_true(checked > 100);
 }
 
 int main(void)
@@ -496,6 +620,8 @@ int main(void)
 		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_time_terms),
+		cmocka_unit_test(test_dp_rails_scaling),
+		cmocka_unit_test(test_step_parts_sum),
 	};
 
 	return cmocka_run_group_tests_name("sizing", tests, catalog_setup,

@@ -153,6 +153,29 @@ typedef struct autosize_plan_calibration {
 				   /* "partition/gpu/framework/scale" */
 } autosize_plan_calibration;
 
+/* Where a step's time goes (seconds per optimizer step, the busiest
+ * pipeline rank): the parts sum to the plan's step_s. Compute is the
+ * first micro-batch slots' own work; communication and bubble only what
+ * the overlaps leave exposed. */
+typedef struct autosize_step_parts {
+	double gemm_s;        /* matrix multiplies (dense and experts) */
+	double attention_s;   /* attention-score kernels */
+	double elementwise_s; /* memory-bound kernels: norms, activations */
+	double host_s;        /* launch gaps, host-issued expert kernels */
+	double recompute_s;   /* the forward work recomputation repeats */
+	double tp_comm_s;     /* exposed tensor-parallel collectives */
+	double cp_comm_s;     /* exposed context-parallel ring transfers */
+	double ep_comm_s;     /* exposed expert all-to-all */
+	double pp_comm_s;     /* pipeline point-to-point transfers */
+	double dp_comm_s;     /* exposed data-parallel / ZeRO traffic */
+	double bubble_s;      /* pipeline fill and drain */
+	double optimizer_s;   /* the optimizer's pass over its state */
+	int fixed_mfu;        /* 1: --mfu set the step; parts in proportion */
+} autosize_step_parts;
+
+/* Multiply every part by f (a calibration's speed, fixed utilization). */
+void autosize_step_parts_scale(autosize_step_parts *sp, double f);
+
 typedef struct autosize_plan {
 	int feasible;               /* 1: fits and meets hard limits */
 	int too_long;               /* not feasible: predicted past the
@@ -185,6 +208,12 @@ typedef struct autosize_plan {
 	double tflops_per_gpu;      /* achieved model TFLOP/s per GPU */
 	double tokens_per_s;        /* whole job */
 	double step_s;              /* one optimizer step */
+	autosize_step_parts step;   /* where step_s goes */
+	double goodput;             /* share of the run's wall time spent
+				     * training: interruptions (policy
+				     * gpu_mtbf_hours, restart_minutes) take
+				     * the rest; 1 = none */
+	double interruptions;       /* expected over the run */
 	double train_hours;         /* predicted wall time */
 	/* Interval of the wall time from the validation residuals of the
 	 * plan's regime (GPU generation x framework x scale; etc/perf.yaml

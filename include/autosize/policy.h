@@ -45,6 +45,10 @@ typedef struct autosize_partition {
 	double intra_gbs;           /* its bandwidth per GPU, GB/s bidir. */
 	autosize_net net;           /* network between nodes */
 	double net_gbps_per_node;   /* Gb/s per node, all ports */
+	int net_rails;              /* NICs (rails) per node sharing it;
+				     * 0: one per GPU (DGX/HGX) */
+	int nvlink_sharp;           /* 1: NVSwitch reduces (NVLS) */
+	int ib_sharp;               /* 1: the IB switches reduce (SHARP) */
 	double price_per_gpu_hour;  /* 0 = free / unknown */
 	char currency[AUTOSIZE_CURRENCY_MAX];
 	autosize_price_schedule pricing; /* `pricing:`; zero = none */
@@ -99,6 +103,9 @@ typedef struct autosize_defaults {
 	double min_scaling;     /* the cost objective adds no GPUs whose
 				 * speed per GPU is below this share of the
 				 * best size's; 0 = off (0.60) */
+	double gpu_mtbf_hours;  /* hours between a run's interruptions, per
+				 * GPU (45,560: Llama 3); 0 = none */
+	double restart_minutes; /* run time each interruption costs (16.7) */
 	char partition[AUTOSIZE_PART_NAME_MAX]; /* default partition */
 	autosize_explicit explicit_size; /* default keep */
 	autosize_unfit on_unfit;         /* default reject */
