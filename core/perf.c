@@ -538,7 +538,10 @@ typedef double (*perf_coll_fn)(double bytes, int n, const comm_link *l);
  * data-parallel group (dp x cp / ep ranks). In Megatron's rank order
  * (tp-cp-ep-dp-pp; experts etp-ep-edp-pp) the first group's members are
  * strided by tp, so gpus / tp of them share a node, the second's by
- * etp x ep: once ep fills a node, one member per node and one rail. */
+ * etp x ep: once ep fills a node, one member per node and one rail.
+ * The pipeline is outermost, so a group spans tp x dp x cp consecutive
+ * ranks (experts etp x ep x edp, the same number), not the whole job:
+ * TP 4 x DP 2 stays inside an 8-GPU node at any pipeline depth. */
 static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 			     perf_coll_fn f, double b_dense, double b_exp)
 {
@@ -548,11 +551,11 @@ static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 	comm_link l;
 	double t;
 
-	comm_link_group(job, lay->tp * lay->pp * d, per < d ? per : d, d, &l);
+	comm_link_group(job, lay->tp * d, per < d ? per : d, d, &l);
 	l.latency_s = 0;
 	t = f(b_dense, d, &l);
 	if (b_exp > 0) {
-		comm_link_group(job, etp * lay->pp * d, per_e < de ? per_e : de,
+		comm_link_group(job, etp * d, per_e < de ? per_e : de,
 				de, &l);
 		l.latency_s = 0;
 		t += f(b_exp, de, &l);
@@ -590,7 +593,8 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	pe = perf_expert_params_gpu(job, lay, p);
 	ge = st.grad_wire_b * pe;
 	pa = st.param_wire_b * pe;
-	comm_link_for(job, lay->tp * lay->pp * d, &link);
+	/* the group's consecutive ranks (perf_dp_coll_s) */
+	comm_link_for(job, lay->tp * d, &link);
 	/* one latency per bucket and ring step, pipelined */
 	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
 	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;

@@ -539,6 +539,36 @@ static void test_dp_rails_scaling(void **state)
 	}
 }
 
+/* The pipeline is the outermost dimension (Megatron's tp-cp-ep-dp-pp):
+ * TP 4 x DP 2 keeps each DP group inside an 8-GPU node at any pipeline
+ * depth, so its gradient reduction never waits on the network; TP 8 x
+ * DP 2 puts the group's two members on two nodes. */
+static void test_dp_group_inside_node(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time fat, thin;
+	autosize_error e;
+	sizing_layout l = layout(4, 8, 2, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	l.grad_accum = 1;
+	sizing_step_time(&job, &l, &fat);
+	part.net_gbps_per_node = 100;
+	sizing_step_time(&job, &l, &thin);
+	assert_true(fat.dp_comm_s > 0);
+	assert_true(fabs(thin.dp_comm_s - fat.dp_comm_s) < 1e-12);
+	l = layout(8, 8, 2, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+	l.grad_accum = 1;
+	sizing_step_time(&job, &l, &thin);
+	part.net_gbps_per_node = 3200;
+	sizing_step_time(&job, &l, &fat);
+	assert_true(thin.dp_comm_s > fat.dp_comm_s);
+}
+
 /* The step's parts (sizing_step_parts) are never negative and add up to
  * the step, for dense and MoE models, every parallel dimension, each
  * recomputation, with and without a fixed utilization. */
@@ -621,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_time_terms),
 		cmocka_unit_test(test_dp_rails_scaling),
+		cmocka_unit_test(test_dp_group_inside_node),
 		cmocka_unit_test(test_step_parts_sum),
 	};
 
