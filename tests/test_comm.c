@@ -49,8 +49,8 @@ static void test_links(void **state)
 	comm_link_net(&job, &net);
 	/* DGX A100: 600 GB/s both ways -> 300 one way x 0.73 */
 	assert_true(fabs(in.bw_bytes_s - 300e9 * 0.73) < 1);
-	/* 8 x 200 Gb/s per node, one port per GPU: 25 GB/s x 0.80 */
-	assert_true(fabs(net.bw_bytes_s - 25e9 * 0.80) < 1);
+	/* 8 x 200 Gb/s per node, one port per GPU: 25 GB/s x 0.95 */
+	assert_true(fabs(net.bw_bytes_s - 25e9 * 0.95) < 1);
 	assert_int_equal(net.crosses_nodes, 1);
 	comm_link_for(&job, 8, &l);
 	assert_int_equal(l.crosses_nodes, 0);

@@ -17,6 +17,11 @@
  * |log(predicted / published)| of that generation's fit-half runs. It
  * prints the values to write into etc/perf.yaml with "fitted on the fit
  * half" as their source. Not part of make check.
+ *
+ * Runs are planned as tests/test_validation.c plans them: a run's
+ * stack: is passed as --train-stack, and sealed runs (sealed: true,
+ * tests/validation/README.md "The sealed part") belong to neither half:
+ * they are never fitted on, so they are left out here.
  */
 #include <math.h>
 #include <stdint.h>
@@ -36,6 +41,7 @@ typedef struct fit_run {
 	char id[64];
 	char generation[16];
 	char metric[24];
+	char stack[24];      /* stack: of runs.yaml, "" when none */
 	int held_out;
 	double published;
 	autosize_request req;
@@ -107,8 +113,10 @@ static uint32_t fit_fnv1a(const char *s)
 	return h;
 }
 
-/* Options as test_validation.c passes them; 0 when not expressible. */
-static int fit_options(const autosize_ynode *opts, autosize_request *req)
+/* Options as test_validation.c passes them (stack: the run's stack:,
+ * "" when it has none); 0 when not expressible. */
+static int fit_options(const autosize_ynode *opts, const char *stack,
+		       autosize_request *req)
 {
 	const autosize_ynode *o;
 	autosize_error e;
@@ -126,6 +134,8 @@ static int fit_options(const autosize_ynode *opts, autosize_request *req)
 		if (autosize_request_set(req, key, o->value, &e))
 			return 0;
 	}
+	if (stack[0] && autosize_request_set(req, "train-stack", stack, &e))
+		return 0;
 	return autosize_request_finish(req, &e) == AUTOSIZE_OK;
 }
 
@@ -144,13 +154,21 @@ static void fit_load(void)
 	for (item = seq->child; item && fit_n < FIT_MAX_RUNS;
 	     item = item->next) {
 		fit_run *r = &fit_runs[fit_n];
+		char stack[24] = "";
+		int sealed = 0;
 
 		memset(r, 0, sizeof(*r));
 		if (autosize_ytree_str(t, item, "id", 1, r->id,
 				       sizeof(r->id), NULL, &e) ||
 		    autosize_ytree_str(t, item, "gpu_generation", 1,
 				       r->generation, sizeof(r->generation),
-				       NULL, &e))
+				       NULL, &e) ||
+		    autosize_ytree_str(t, item, "stack", 0, stack,
+				       sizeof(stack), NULL, &e) ||
+		    autosize_ytree_bool(t, item, "sealed", 0, &sealed, NULL,
+					&e))
+			continue;
+		if (sealed)
 			continue;
 		for (i = 0; fit_metrics[i]; i++) {
 			f = 0;
@@ -161,7 +179,9 @@ static void fit_load(void)
 					 fit_metrics[i]);
 		}
 		opts = autosize_ynode_get(item, "options");
-		r->ok = r->metric[0] && opts && fit_options(opts, &r->req);
+		snprintf(r->stack, sizeof(r->stack), "%s", stack);
+		r->ok = r->metric[0] && opts &&
+			fit_options(opts, stack, &r->req);
 		r->held_out = fit_fnv1a(r->id) % 2;
 		fit_n++;
 	}
@@ -324,11 +344,31 @@ static void fit_print_regime(const char *indent, const fit_regime *g,
 }
 
 /*
+ * Does a plan of run r on generation gen take its interval from the
+ * residuals: regimes? Not when its stack carries its own spread, or is
+ * validated on other generations only (core/plan.c plan_interval): those
+ * runs are behind the stack's q_low/q_high, not a regime's.
+ */
+static int fit_uses_regime(const fit_run *r, const char *gen)
+{
+	const perfdata_stack *st = r->stack[0]
+		? perfdata_stack_find(perfdata_default(), r->stack) : NULL;
+
+	if (!st)
+		return 1;
+	if (st->validated && !perfdata_stack_validated(st, gen))
+		return 0;
+	return !(st->q_low < 0 || st->q_high > 0);
+}
+
+/*
  * The residuals: block of etc/perf.yaml: quantiles of log(real time /
  * predicted time) over the FIT half, by regime (the plan's performance
  * generation, framework and scale bucket) and pooled: the spread is fitted
  * like every other number, so that the held-out half tests whether the
- * time limits cover real runs.
+ * time limits cover real runs. Runs whose plans take their stack's
+ * interval (fit_uses_regime) are left out: stacks: q_low/q_high hold
+ * their spread.
  */
 static int fit_residuals(autosize_policy *pol)
 {
@@ -344,7 +384,7 @@ static int fit_residuals(autosize_policy *pol)
 		if (!r->ok || r->held_out)
 			continue;
 		pred = fit_predict(pol, r, &r->req, &plan);
-		if (pred <= 0)
+		if (pred <= 0 || !fit_uses_regime(r, plan.perf_generation))
 			continue;
 		lr = fit_log_time(r, pred);
 		key[0] = plan.perf_generation;
