@@ -60,6 +60,9 @@ static void decide_text(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+	/* messages quote the job's own text (partition names, model
+	 * names): one line in slurmctld's log and on the user's terminal */
+	autosize_one_line(buf);
 }
 
 /* The plugin failed, not the user: on_error decides. */
@@ -118,21 +121,6 @@ static autosize_action decide_mode(autosize_mode site,
 					  : AUTOSIZE_ACTION_REWRITE;
 }
 
-/* n bytes of the user's text into buf (len bytes), control and non-ASCII
- * bytes as '?': it goes into messages slurmctld prints and logs. */
-static void decide_printable(char *buf, size_t len, const char *text,
-			     size_t n)
-{
-	size_t i;
-
-	if (len == 0)
-		return;
-	for (i = 0; i < n && i + 1 < len; i++)
-		buf[i] = (unsigned char)text[i] < 0x20 ||
-			 (unsigned char)text[i] >= 0x7f ? '?' : text[i];
-	buf[i] = '\0';
-}
-
 /*
  * The partitions a job may use: the policy's least strict mode among them
  * into *site (rewrite before warn before off); the first one outside the
@@ -167,7 +155,8 @@ static int decide_partitions(const autosize_policy *p,
 			part = n < sizeof(name)
 			       ? autosize_policy_find_partition(p, name) : NULL;
 			if (!part) {
-				decide_printable(other, other_len, at, n);
+				snprintf(other, other_len, "%.*s", (int)n,
+					 at);
 				return 1;
 			}
 			if (part->mode < *site)

@@ -41,7 +41,6 @@ autosize_err autosize_fail(autosize_error *e, autosize_err code,
 			   const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
 
 	if (!e)
 		return code;
@@ -49,12 +48,19 @@ autosize_err autosize_fail(autosize_error *e, autosize_err code,
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	/* One line, safe for a terminal or a log: messages quote input
-	 * (option names, keys, paths) that may hold control characters. */
-	for (p = e->msg; *p; p++)
+	/* messages quote input (option names, keys, paths) that may hold
+	 * control characters */
+	autosize_one_line(e->msg);
+	return code;
+}
+
+void autosize_one_line(char *text)
+{
+	char *p;
+
+	for (p = text; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	return code;
 }
 
 void autosize_error_clear(autosize_error *e)

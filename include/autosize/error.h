@@ -53,4 +53,8 @@ autosize_err autosize_fail(autosize_error *e, autosize_err code,
 /* Reset *e to AUTOSIZE_OK with an empty message (NULL is allowed). */
 void autosize_error_clear(autosize_error *e);
 
+/* Make text one line, safe for a terminal or a log: control characters
+ * (a newline would forge a log line) become '?'. */
+void autosize_one_line(char *text);
+
 #endif
