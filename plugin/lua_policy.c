@@ -191,10 +191,10 @@ static int lua_policy_refresh_locked(const char *path, double settle_s,
 	}
 	autosize_error_clear(&e);
 	fresh = now.file.stat_errno ? NULL : autosize_policy_load(path, &e);
-	/* The version read: the files the new policy names, and none of
-	 * them changed while it was read. */
-	lua_policy_version_of(path, fresh, &after);
 	if (fresh) {
+		/* The version read: the files the new policy names, and
+		 * none of them changed while it was read. */
+		lua_policy_version_of(path, fresh, &after);
 		if (!lua_policy_key_equal(&now.file, &after.file) ||
 		    lua_policy_version_fresh(&after, settle_s)) {
 			autosize_policy_destroy(fresh);
