@@ -82,13 +82,13 @@ CONFIG_DEFS = -DAUTOSIZE_VERSION='"$(VERSION)"' \
 	-DAUTOSIZE_POLICY_PATH='"$(POLICY_PATH)"' \
 	-DAUTOSIZE_PKGDATADIR='"$(pkgdatadir)"'
 CONFIG_ID := $(BUILD)/gen/config.id
-CONFIG_OBJ := $(BUILD)/contrib/cli/main.o $(BUILD)/contrib/cli/policy_file.o \
+CONFIG_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/policy_file.o \
 	$(BUILD)/plugin/lua_autosize.o \
 	$(BUILD)/plugin/spank_common.o
 
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC)) $(BUILD)/gen/embedded.o
-CLI_SRC := $(wildcard contrib/cli/*.c)
+CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -161,7 +161,7 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 SLURM_H := $(wildcard $(or $(SLURM_PREFIX),/usr)/include/slurm/slurm.h)
 SLURM_LDIRS := -L$(SLURM_PREFIX)/lib -Wl,-rpath,$(SLURM_PREFIX)/lib
 SLURM_LIBS := $(if $(SLURM_H),$(if $(SLURM_PREFIX),$(SLURM_LDIRS)) -lslurm)
-$(BUILD)/contrib/cli/live.o: override CFLAGS += $(SLURM_CFLAGS) \
+$(BUILD)/cli/live.o: override CFLAGS += $(SLURM_CFLAGS) \
 	$(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
 $(CLI): $(CLI_OBJ) $(LIB)
@@ -378,11 +378,11 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 		$(LIB) $(LDFLAGS) $(CORE_LIBS) $(HWLOC_LIBS) $(CMOCKA_LIBS)
 # test_live reads GRES strings and writes inventories with the CLI's
 # live objects (libslurm linked when the CLI has it).
-LIVE_TEST_OBJ := $(addprefix $(BUILD)/contrib/cli/,live.o live_cmd.o inventory.o)
+LIVE_TEST_OBJ := $(addprefix $(BUILD)/cli/,live.o live_cmd.o inventory.o)
 $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icontrib/cli -o $@ $< \
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icli -o $@ $< \
 		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h

@@ -1,7 +1,7 @@
 /* Tests: a node's GRES string read by the CLI's live check
- * (contrib/cli/live.c: live_parse_gres), from what slurmctld prints;
+ * (cli/live.c: live_parse_gres), from what slurmctld prints;
  * the policy `autosize inventory` writes for a cluster
- * (contrib/cli/inventory.c) and check-config --live's view of it. */
+ * (cli/inventory.c) and check-config --live's view of it. */
 #include "testutil.h"
 #include "live.h"
 

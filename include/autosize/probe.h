@@ -6,7 +6,7 @@
  * figures, jobrecord.h) and judge it by the renter's rules of thumb:
  * doubling the GPUs must
  * give at least 1.6x, a GPU must reach 35% of its peak, nothing may run
- * out of memory. `autosize probe` (contrib/cli/probe_cmd.c) submits and
+ * out of memory. `autosize probe` (cli/probe_cmd.c) submits and
  * collects; this part judges.
  */
 #ifndef AUTOSIZE_PROBE_H
