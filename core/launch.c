@@ -10,66 +10,10 @@
 #include "autosize/launch.h"
 #include "autosize/parse.h"
 #include "framework_private.h"
+#include "launch_private.h"
 #include "stages.h"
 
 #define LAUNCH_GIB (1024.0 * 1024.0 * 1024.0)
-
-/* Append to a fixed buffer; ok drops to 0 once anything did not fit. */
-typedef struct launch_out {
-	char *buf;
-	size_t len;
-	size_t used;
-	int ok;
-} launch_out;
-
-static void launch_init(launch_out *o, char *buf, size_t len)
-{
-	o->buf = buf;
-	o->len = len;
-	o->used = 0;
-	o->ok = buf != NULL && len > 0;
-	if (o->ok)
-		buf[0] = '\0';
-}
-
-static void launch_put(launch_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void launch_put(launch_out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!o->ok)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->used) {
-		o->ok = 0;
-		o->buf[o->used] = '\0';
-		return;
-	}
-	o->used += (size_t)n;
-}
-
-/* Length written, or -1 (and "") when something did not fit. */
-static int launch_done(launch_out *o)
-{
-	if (!o->ok) {
-		if (o->buf && o->len > 0)
-			o->buf[0] = '\0';
-		return -1;
-	}
-	return (int)o->used;
-}
-
-static int launch_fail(char *buf, size_t len)
-{
-	if (buf && len > 0)
-		buf[0] = '\0';
-	return -1;
-}
 
 static int launch_name_char(char c)
 {
@@ -756,11 +700,22 @@ static void launch_json_string(launch_out *o, const char *s)
 	launch_put(o, "\"");
 }
 
+/* ,"key":"s" or ,"key":null when s is "". */
+static void launch_json_or_null(launch_out *o, const char *key,
+				const char *s)
+{
+	launch_put(o, ",\"%s\":", key);
+	if (s[0])
+		launch_json_string(o, s);
+	else
+		launch_put(o, "null");
+}
+
 int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			  const autosize_launch_where *where,
 			  autosize_launch *out)
 {
-	autosize_launch_where none = {NULL, 0, NULL};
+	autosize_launch_where none = {NULL, 0, NULL, 0, NULL};
 	launch_out o;
 
 	if (!out)
@@ -782,10 +737,18 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	if (autosize_launch_torchtitan_args(p, r, out->torchtitan,
 					    sizeof(out->torchtitan)) < 0)
 		goto fail;
+	if (autosize_launch_accelerate_args(r, p, where, out->accelerate,
+					    sizeof(out->accelerate)) < 0 ||
+	    autosize_launch_hf_trainer_args(r, p, out->hf_trainer,
+					    sizeof(out->hf_trainer)) < 0 ||
+	    autosize_launch_torchtune_args(r, p, out->torchtune,
+					   sizeof(out->torchtune)) < 0)
+		goto fail;
 	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
 		snprintf(out->note, sizeof(out->note), "torchtitan has no %s "
 			 "training: no torchtitan options (run the adapters "
-			 "with PEFT under FSDP, e.g. accelerate or torchtune)",
+			 "with PEFT under FSDP: AUTOSIZE_ACCELERATE_ARGS, "
+			 "AUTOSIZE_TORCHTUNE_ARGS)",
 			 autosize_train_mode_name(r->train_mode));
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
@@ -812,11 +775,7 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 		return launch_fail(buf, len);
 	launch_put(&o, "{\"torchrun\":");
 	launch_json_string(&o, l->torchrun);
-	launch_put(&o, ",\"megatron\":");
-	if (l->megatron[0])
-		launch_json_string(&o, l->megatron);
-	else
-		launch_put(&o, "null");
+	launch_json_or_null(&o, "megatron", l->megatron);
 	/* the configuration as an object, on one line */
 	launch_put(&o, ",\"deepspeed\":");
 	if (!l->deepspeed[0])
@@ -827,11 +786,10 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 						   s[-1] == '\n' ||
 						   s[-1] == ' ')))
 			launch_put(&o, "%c", *s);
-	launch_put(&o, ",\"torchtitan\":");
-	if (l->torchtitan[0])
-		launch_json_string(&o, l->torchtitan);
-	else
-		launch_put(&o, "null");
+	launch_json_or_null(&o, "torchtitan", l->torchtitan);
+	launch_json_or_null(&o, "accelerate", l->accelerate);
+	launch_json_or_null(&o, "hf_trainer", l->hf_trainer);
+	launch_json_or_null(&o, "torchtune", l->torchtune);
 	launch_put(&o, ",\"note\":");
 	launch_json_string(&o, l->note);
 	launch_put(&o, "}");

@@ -25,8 +25,8 @@
  * CP x DP = the step's GPUs), _FRAMEWORK, _ZERO_STAGE, _RECOMPUTE,
  * _MICRO_BATCH, _GRAD_ACCUM, _GLOBAL_BATCH, _PLAN (one line),
  * _TORCHRUN_ARGS, and _MEGATRON_ARGS, _TORCHTITAN_ARGS or
- * _DEEPSPEED_CONFIG as the plan's
- * framework runs (autosize_launch_build, as `autosize plan --json`
+ * _DEEPSPEED_CONFIG as the plan's framework runs, and for a data-parallel
+ * layout _ACCELERATE_ARGS, _HF_TRAINER_ARGS, _TORCHTUNE_ARGS (autosize_launch_build, as `autosize plan --json`
  * shows them).
  *  - The layout is for the STEP: SLURM_STEP_NUM_NODES nodes (srun -N1 in
  *    a 3-node job is one node), the whole job in the batch step.
@@ -272,6 +272,7 @@ static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
 			     autosize_launch_where *w, char *host,
 			     size_t host_len, char *run_id, size_t id_len)
 {
+	uint32_t node_id = 0;
 	char step[16];
 
 	remote_step_name(step_id, step, sizeof(step));
@@ -279,6 +280,8 @@ static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
 	w->run_id = run_id;
 	w->port = autosize_launch_rdzv_port(job_id, step_id);
 	w->host = NULL;
+	w->node_rank = 0;
+	w->deepspeed_config = context.path[0] ? context.path : NULL;
 	if (context.plan.nodes <= 1)
 		return 0;
 	if ((remote_whole_job(sp) ||
@@ -299,22 +302,32 @@ static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
 				    context.nodelist);
 		return -1;
 	}
+	if (spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS) {
+		autosize_spank_warn("cannot read this node's index in the "
+				    "step: AUTOSIZE_TORCHRUN_ARGS not set");
+		return -1;
+	}
+	w->node_rank = (int)node_id;
 	w->host = host;
 	return 0;
 }
 
-/* The DeepSpeed JSON in the job's private folder. */
-static int remote_deepspeed(spank_t sp, uint32_t step_id, const char *text)
+/* Where the DeepSpeed JSON of a DeepSpeed plan goes: context.path, in
+ * the job's private folder ("" when there is none: warned). */
+static void remote_deepspeed_path(spank_t sp, uint32_t step_id)
 {
 	const char *dir;
 	char step[16];
 	int n;
 
+	context.path[0] = '\0';
+	if (context.plan.framework != AUTOSIZE_FRAMEWORK_DEEPSPEED)
+		return;
 	dir = autosize_spank_job_dir(sp);
 	if (!dir) {
 		autosize_spank_warn("no private job folder: "
 				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
-		return -1;
+		return;
 	}
 	remote_step_name(step_id, step, sizeof(step));
 	n = snprintf(context.path, sizeof(context.path),
@@ -322,21 +335,41 @@ static int remote_deepspeed(spank_t sp, uint32_t step_id, const char *text)
 	if (n < 0 || (size_t)n >= sizeof(context.path)) {
 		autosize_spank_warn("tmpdir path too long: "
 				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
-		return -1;
+		context.path[0] = '\0';
 	}
+}
+
+/* The DeepSpeed JSON in the job's private folder. */
+static int remote_deepspeed(spank_t sp, const char *text)
+{
+	if (!context.path[0])
+		return -1;
 	if (remote_write_file(sp, context.path, text) != 0)
 		return -1;
 	return remote_setenv(sp, "AUTOSIZE_DEEPSPEED_CONFIG", context.path);
 }
 
-/* torchrun, Megatron and DeepSpeed: what autosize_launch_build makes of
- * the plan for this step. */
+/* torchrun, Megatron, DeepSpeed and the fine-tuning stacks: what
+ * autosize_launch_build makes of the plan for this step. */
 static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 {
+	/* the values live in context.launch, filled below */
+	const struct {
+		const char *name, *value;
+	} lines[] = {
+		{"AUTOSIZE_TORCHRUN_ARGS", context.launch.torchrun},
+		{"AUTOSIZE_MEGATRON_ARGS", context.launch.megatron},
+		{"AUTOSIZE_TORCHTITAN_ARGS", context.launch.torchtitan},
+		{"AUTOSIZE_ACCELERATE_ARGS", context.launch.accelerate},
+		{"AUTOSIZE_HF_TRAINER_ARGS", context.launch.hf_trainer},
+		{"AUTOSIZE_TORCHTUNE_ARGS", context.launch.torchtune},
+	};
 	char host[AUTOSIZE_LAUNCH_HOST_MAX + 1], run_id[48];
 	autosize_launch_where w;
+	size_t i;
 	int rv = 0;
 
+	remote_deepspeed_path(sp, step_id);
 	if (remote_where_step(sp, job_id, step_id, &w, host, sizeof(host),
 			      run_id, sizeof(run_id)) != 0)
 		return -1;
@@ -345,16 +378,13 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 		autosize_spank_warn("cannot format the launcher arguments");
 		return -1;
 	}
-	rv |= remote_setenv(sp, "AUTOSIZE_TORCHRUN_ARGS",
-			    context.launch.torchrun);
-	if (context.launch.megatron[0])
-		rv |= remote_setenv(sp, "AUTOSIZE_MEGATRON_ARGS",
-				    context.launch.megatron);
-	if (context.launch.torchtitan[0])
-		rv |= remote_setenv(sp, "AUTOSIZE_TORCHTITAN_ARGS",
-				    context.launch.torchtitan);
+	/* a launcher the plan gives nothing is left unset */
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (lines[i].value[0])
+			rv |= remote_setenv(sp, lines[i].name,
+					    lines[i].value);
 	if (context.launch.deepspeed[0])
-		rv |= remote_deepspeed(sp, step_id, context.launch.deepspeed);
+		rv |= remote_deepspeed(sp, context.launch.deepspeed);
 	if (context.launch.note[0])
 		autosize_spank_warn("%s", context.launch.note);
 	return rv ? -1 : 0;
@@ -367,7 +397,9 @@ static const char *const remote_vars[] = {
 	"AUTOSIZE_TORCHTITAN_ARGS", "AUTOSIZE_ZERO_STAGE",
 	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_MICRO_BATCH", "AUTOSIZE_GRAD_ACCUM",
 	"AUTOSIZE_GLOBAL_BATCH", "AUTOSIZE_PLAN", "AUTOSIZE_TORCHRUN_ARGS",
-	"AUTOSIZE_MEGATRON_ARGS", "AUTOSIZE_DEEPSPEED_CONFIG", NULL,
+	"AUTOSIZE_MEGATRON_ARGS", "AUTOSIZE_DEEPSPEED_CONFIG",
+	"AUTOSIZE_ACCELERATE_ARGS", "AUTOSIZE_HF_TRAINER_ARGS",
+	"AUTOSIZE_TORCHTUNE_ARGS", NULL,
 };
 
 /* A step inherits the batch step's values through srun's environment:

@@ -230,17 +230,6 @@ static void test_megatron(void **state)
 	assert_megatron_names(buf);
 }
 
-/* The value of "--name N" in args, or -1. */
-static int arg_value(const char *args, const char *name)
-{
-	char key[96];
-	const char *at;
-
-	snprintf(key, sizeof(key), "%s ", name);
-	at = strstr(args, key);
-	return at ? atoi(at + strlen(key)) : -1;
-}
-
 /*
  * Megatron-LM's rules for the layers on each stage, written from its
  * TransformerConfig checks (uneven pipelines) and arguments.py
@@ -491,35 +480,6 @@ static void test_megatron_vp_group(void **state)
 						  sizeof(buf)) > 0);
 	assert_int_equal(arg_value(buf, "--microbatch-group-size-per-"
 				   "virtual-pipeline-stage"), 6);
-}
-
-/* 1 when name is a line of the list file (comments skipped). */
-static int list_has(const char *file, const char *name)
-{
-	char line[256];
-	FILE *f = fopen(file, "r");
-	int found = 0;
-
-	assert_non_null(f);
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		found = line[0] != '#' && strcmp(line, name) == 0;
-	}
-	fclose(f);
-	return found;
-}
-
-/* Every "--flag" of args is a line of the list file (a parser's names). */
-static void assert_names_in(const char *args, const char *file,
-			    const char *tool)
-{
-	char copy[1024], *tok, *save = NULL;
-
-	snprintf(copy, sizeof(copy), "%s", args);
-	for (tok = strtok_r(copy, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save))
-		if (strncmp(tok, "--", 2) == 0 && !list_has(file, tok))
-			fail_msg("%s is not a %s argument", tok, tool);
 }
 
 /* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
@@ -815,7 +775,7 @@ static void test_deepspeed_keys(void **state)
  * Megatron plan, DeepSpeed for a DeepSpeed plan; JSON with nulls. */
 static void test_build(void **state)
 {
-	autosize_launch_where w = {"gpu07", 29612, "1234-0"};
+	autosize_launch_where w = {"gpu07", 29612, "1234-0", 0, NULL};
 	autosize_plan p;
 	autosize_request r;
 	autosize_launch l;

@@ -42,6 +42,7 @@ static struct stub_state {
 	char warns[STUB_MAX][STUB_LEN]; /* slurm_spank_log */
 	int n_warns;
 	uint32_t step_id;              /* S_JOB_STEPID; 0 = the batch step */
+	uint32_t node_id;              /* S_JOB_NODEID */
 } stub;
 
 static char stub_handle;
@@ -151,6 +152,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	case S_JOB_STEPID:
 		*va_arg(ap, uint32_t *) = stub.step_id ? stub.step_id - 1
 					  : 0xfffffffbU; /* batch */
+		break;
+	case S_JOB_NODEID:
+		*va_arg(ap, uint32_t *) = stub.node_id;
 		break;
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = getuid();
@@ -839,6 +843,43 @@ static void test_remote_step_nodes(void **state)
 	slurm_spank_exit(SP, 0, NULL);
 }
 
+/* A LoRA job under the hf stack on two nodes: the second node's tasks
+ * get accelerate's rank 1, the step's first node and port, and the
+ * Trainer's and torchtune's values; no torchtitan line. */
+static void test_remote_finetune_stacks(void **state)
+{
+	const char *v;
+
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.n_env = 0;
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NUM_NODES", "2");
+	stub_put(stub.env, &stub.n_env, "SLURM_STEP_NUM_NODES", "2");
+	stub_put(stub.env, &stub.n_env, "SLURM_GPUS_ON_NODE", "8");
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_PARTITION", "h100");
+	stub_put(stub.env, &stub.n_env, "SLURM_JOB_NODELIST", "gpu[07-08]");
+	stub_put(stub.env, &stub.n_env, "SLURM_STEP_NODELIST", "gpu[07-08]");
+	stub.step_id = 1 + 2;
+	stub.node_id = 1;
+	assert_int_equal(give("model", "llama-3.1-8b"), 0);
+	assert_int_equal(give("train-mode", "lora"), 0);
+	assert_int_equal(give("train-stack", "hf"), 0);
+	assert_int_equal(give("train-tokens", "1e9"), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(set_int("AUTOSIZE_DP"), 16);
+	v = set_var("AUTOSIZE_ACCELERATE_ARGS");
+	assert_non_null(v);
+	/* step 2 of job 4242: 29500 + 4242 mod 256 x 8 + 1 + 2 */
+	assert_non_null(strstr(v, "--num_machines 2 --num_processes 16 "
+			       "--machine_rank 1 --main_process_ip gpu07 "
+			       "--rdzv_backend c10d --same_network "
+			       "--main_process_port 30671 "));
+	assert_non_null(set_var("AUTOSIZE_HF_TRAINER_ARGS"));
+	assert_non_null(set_var("AUTOSIZE_TORCHTUNE_ARGS"));
+	assert_null(set_var("AUTOSIZE_TORCHTITAN_ARGS"));
+	stub.node_id = 0;
+	slurm_spank_exit(SP, 0, NULL);
+}
+
 static void test_remote_export(void **state)
 {
 	char want_path[128], text[2048], dir[128];
@@ -1402,6 +1443,7 @@ int main(void)
 		cmocka_unit_test(test_policy_problems),
 		cmocka_unit_test(test_srun_inside_job),
 		cmocka_unit_test(test_remote_export),
+		cmocka_unit_test(test_remote_finetune_stacks),
 		cmocka_unit_test(test_remote_step_nodes),
 		cmocka_unit_test(test_remote_planted),
 		cmocka_unit_test(test_remote_job_dir_reused),

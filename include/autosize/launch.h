@@ -36,6 +36,9 @@
 #define AUTOSIZE_LAUNCH_MEGATRON_MAX 1024
 #define AUTOSIZE_LAUNCH_DEEPSPEED_MAX 1024
 #define AUTOSIZE_LAUNCH_TORCHTITAN_MAX 768
+#define AUTOSIZE_LAUNCH_ACCELERATE_MAX 768
+#define AUTOSIZE_LAUNCH_HF_TRAINER_MAX 256
+#define AUTOSIZE_LAUNCH_TORCHTUNE_MAX 384
 #define AUTOSIZE_LAUNCH_NOTE_MAX 256
 
 /* The rendezvous port of job_id's step step_id (above). */
@@ -51,6 +54,11 @@ typedef struct autosize_launch_where {
 	const char *host;
 	int port;
 	const char *run_id;
+	int node_rank;                /* this node's index in the step
+				       * (with host: accelerate's
+				       * --machine_rank) */
+	const char *deepspeed_config; /* the DeepSpeed JSON's path, or NULL
+				       * (the word DEEPSPEED_CONFIG) */
 } autosize_launch_where;
 
 /*
@@ -65,6 +73,11 @@ typedef struct autosize_launch {
 	char megatron[AUTOSIZE_LAUNCH_MEGATRON_MAX];
 	char deepspeed[AUTOSIZE_LAUNCH_DEEPSPEED_MAX];
 	char torchtitan[AUTOSIZE_LAUNCH_TORCHTITAN_MAX]; /* "" unless FSDP */
+	/* the data-parallel fine-tuning stacks (launch_dp.c): "" unless
+	 * the layout is data parallel alone under FSDP or DeepSpeed */
+	char accelerate[AUTOSIZE_LAUNCH_ACCELERATE_MAX];
+	char hf_trainer[AUTOSIZE_LAUNCH_HF_TRAINER_MAX];
+	char torchtune[AUTOSIZE_LAUNCH_TORCHTUNE_MAX]; /* FSDP only */
 	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
 } autosize_launch;
 
@@ -188,6 +201,60 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 int autosize_launch_torchtitan_args(const autosize_plan *p,
 				    const autosize_request *r, char *buf,
 				    size_t len);
+
+/*
+ * The launchers of the data-parallel fine-tuning stacks, for a plan whose
+ * layout is data parallel alone (TP, PP, CP, EP 1) under FSDP or
+ * DeepSpeed; each returns 0 and "" for another plan, -1 when buf is too
+ * small. Names: tests/data/accelerate-args.txt, hf-trainer-args.txt,
+ * torchtune-keys.txt (each from the tool's own parser).
+ *
+ * `accelerate launch` (Hugging Face accelerate, commands/launch.py):
+ * "--num_machines N --num_processes N x G [--machine_rank R
+ * --main_process_ip HOST --rdzv_backend c10d --same_network]
+ * --main_process_port PORT --mixed_precision bf16|fp16|fp8 [--fp8_backend
+ * te]", then the data-parallel engine: one GPU nothing; ZeRO-0 "--multi_gpu"
+ * (DDP); FSDP "--use_fsdp --fsdp_sharding_strategy FULL_SHARD (ZeRO-3) |
+ * SHARD_GRAD_OP (ZeRO-2) --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP
+ * --fsdp_use_orig_params true (frozen and trained weights in one unit:
+ * PEFT) --fsdp_activation_checkpointing true|false"; DeepSpeed
+ * "--use_deepspeed --deepspeed_config_file PATH
+ * [--deepspeed_multinode_launcher standard]" (the plan's JSON:
+ * autosize_launch_deepspeed_json). where as for torchrun; NULL writes
+ * MACHINE_RANK, FIRST_NODE, PORT and DEEPSPEED_CONFIG.
+ */
+int autosize_launch_accelerate_args(const autosize_request *r,
+				    const autosize_plan *p,
+				    const autosize_launch_where *where,
+				    char *buf, size_t len);
+
+/*
+ * Hugging Face Trainer (transformers TrainingArguments):
+ * "--per_device_train_batch_size MB --gradient_accumulation_steps GA
+ * --gradient_checkpointing True|False [--bf16 True | --fp16 True]".
+ * Under FSDP on more than one GPU, recomputation is accelerate's
+ * --fsdp_activation_checkpointing and gradient_checkpointing is False
+ * (both would recompute twice). An FP8 plan gets no precision flag (the
+ * Trainer's --bf16 would override accelerate's fp8).
+ */
+int autosize_launch_hf_trainer_args(const autosize_request *r,
+				    const autosize_plan *p, char *buf,
+				    size_t len);
+
+/*
+ * torchtune recipe overrides (`tune run ... RECIPE --config C` then
+ * key=value; keys read by its recipes' cfg.get):
+ * "batch_size=MB gradient_accumulation_steps=GA dtype=bf16
+ * enable_activation_checkpointing=True|False
+ * enable_activation_offloading=True|False tokenizer.max_seq_len=SEQ
+ * [enable_fp8_training=True]". FSDP plans only; none for FP16 (torchtune
+ * trains in bf16 or fp32). Offloading is on only with full
+ * recomputation and --activation-offload=on, as the memory model counts
+ * it.
+ */
+int autosize_launch_torchtune_args(const autosize_request *r,
+				   const autosize_plan *p, char *buf,
+				   size_t len);
 
 /*
  * The first host of a Slurm node list ("gpu[07-08,11],login1" ->

@@ -1,0 +1,27 @@
+/*
+ * autosize internal: the bounded string builder the launcher files share
+ * (core/launch_out.c; used by launch.c and launch_dp.c).
+ */
+#ifndef AUTOSIZE_LAUNCH_PRIVATE_H
+#define AUTOSIZE_LAUNCH_PRIVATE_H
+
+#include <stddef.h>
+#include "autosize/launch.h"
+
+/* Append to a fixed buffer; ok drops to 0 once anything did not fit. */
+typedef struct launch_out {
+	char *buf;
+	size_t len;
+	size_t used;
+	int ok;
+} launch_out;
+
+void launch_init(launch_out *o, char *buf, size_t len);
+void launch_put(launch_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Length written, or -1 (and "") when something did not fit. */
+int launch_done(launch_out *o);
+/* buf made "" (when it has room); returns -1. */
+int launch_fail(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * The launchers of the data-parallel fine-tuning stacks (core/launch_dp.c):
+ * accelerate, the Hugging Face Trainer and torchtune get the size, batch,
+ * sharding and recomputation of plans the engine computed, in names their
+ * own parsers know (the lists in tests/data).
+ */
+#include "testutil.h"
+#include "autosize.h"
+
+#define ACCELERATE TEST_DATA "/accelerate-args.txt"
+#define HF_TRAINER TEST_DATA "/hf-trainer-args.txt"
+#define TORCHTUNE TEST_DATA "/torchtune-keys.txt"
+
+static autosize_policy *pol;
+
+static int setup(void **state)
+{
+	autosize_error e;
+
+	pol = autosize_policy_default(&e);
+	return pol ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	autosize_policy_destroy(pol);
+	return 0;
+}
+
+/* Plan opts (name, value pairs, NULL-terminated) on GPUs of gpu. */
+static void plan(const char *const *opts, autosize_request *r,
+		 autosize_plan *p)
+{
+	autosize_error e;
+	int i;
+
+	autosize_request_init(r);
+	for (i = 0; opts[i]; i += 2)
+		if (autosize_request_set(r, opts[i], opts[i + 1], &e) != 0)
+			fail_msg("%s=%s: %s", opts[i], opts[i + 1], e.msg);
+	assert_int_equal(autosize_request_finish(r, &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, r, p, &e), AUTOSIZE_OK);
+}
+
+/* The value of "key=N" in overrides, or -1. */
+static int key_value(const char *args, const char *key)
+{
+	char want[64];
+	const char *at;
+
+	snprintf(want, sizeof(want), "%s=", key);
+	at = strstr(args, want);
+	return at ? atoi(at + strlen(want)) : -1;
+}
+
+/* LoRA on one 8-GPU node under the hf stack: every stack's line has the
+ * plan's batch (micro-batch x accumulation x DP = the global batch), the
+ * GPUs, and only names the tools parse. */
+static void test_hf_lora_node(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
+		"hf", "gpu", "h100", "gpus", "8", "train-seq-len", "2048",
+		"train-tokens", "1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+
+	plan(opts, &r, &p);
+	assert_int_equal(p.tp * p.pp, 1);
+	assert_int_equal(p.dp, 8);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_names_in(l.accelerate, ACCELERATE, "accelerate launch");
+	assert_names_in(l.hf_trainer, HF_TRAINER, "TrainingArguments");
+	assert_names_in(l.torchtune, TORCHTUNE, "torchtune");
+	assert_int_equal(arg_value(l.accelerate, "--num_processes"), 8);
+	assert_int_equal(arg_value(l.accelerate, "--num_machines"), 1);
+	/* one node: no machine rank or address to name */
+	assert_null(strstr(l.accelerate, "--machine_rank"));
+	assert_non_null(strstr(l.accelerate, "--main_process_port PORT"));
+	assert_int_equal(arg_value(l.hf_trainer,
+				   "--per_device_train_batch_size") *
+			 arg_value(l.hf_trainer,
+				   "--gradient_accumulation_steps") * p.dp,
+			 p.global_batch);
+	assert_int_equal(key_value(l.torchtune, "batch_size"), p.micro_batch);
+	assert_int_equal(key_value(l.torchtune,
+				   "gradient_accumulation_steps"),
+			 p.grad_accum);
+	assert_int_equal(key_value(l.torchtune, "tokenizer.max_seq_len"),
+			 2048);
+	/* the sharding the plan priced */
+	if (p.zero_stage >= 3)
+		assert_non_null(strstr(l.accelerate, "--use_fsdp "
+				       "--fsdp_sharding_strategy FULL_SHARD"));
+	else if (p.zero_stage == 2)
+		assert_non_null(strstr(l.accelerate,
+				       "--fsdp_sharding_strategy "
+				       "SHARD_GRAD_OP"));
+	else
+		assert_non_null(strstr(l.accelerate, "--multi_gpu"));
+	assert_string_equal(l.torchtitan, "");
+}
+
+/* Sharding and recomputation map one way each; recomputation is FSDP's
+ * wrapper or the model's checkpointing, never both. */
+static void test_sharding_and_recompute(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
+		"hf", "gpu", "h100", "gpus", "8", "train-tokens", "1e9", NULL};
+	static const struct {
+		int zero, recompute;
+		const char *acc, *hf;
+	} cases[] = {
+		{3, AUTOSIZE_RECOMPUTE_FULL, "FULL_SHARD --fsdp_auto_wrap_"
+		 "policy TRANSFORMER_BASED_WRAP --fsdp_use_orig_params true "
+		 "--fsdp_activation_checkpointing true",
+		 "--gradient_checkpointing False"},
+		{2, AUTOSIZE_RECOMPUTE_NONE, "SHARD_GRAD_OP", "--gradient_"
+		 "checkpointing False"},
+		{0, AUTOSIZE_RECOMPUTE_FULL, "--multi_gpu", "--gradient_"
+		 "checkpointing True"},
+	};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	size_t i;
+
+	plan(opts, &r, &p);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p.zero_stage = cases[i].zero;
+		p.recompute = (autosize_recompute)cases[i].recompute;
+		assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+		assert_non_null(strstr(l.accelerate, cases[i].acc));
+		assert_non_null(strstr(l.hf_trainer, cases[i].hf));
+		assert_names_in(l.accelerate, ACCELERATE,
+				"accelerate launch");
+	}
+	/* one GPU: no engine, the model checkpoints itself */
+	p.nodes = p.gpus_per_node = p.gpus = p.dp = 1;
+	p.zero_stage = 0;
+	p.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_null(strstr(l.accelerate, "fsdp"));
+	assert_null(strstr(l.accelerate, "--multi_gpu"));
+	assert_non_null(strstr(l.hf_trainer, "--gradient_checkpointing "
+			       "True"));
+	assert_non_null(strstr(l.torchtune, "enable_activation_"
+			       "checkpointing=True"));
+}
+
+/* Several nodes, running: the node's own rank, the step's first node
+ * and port; not yet running: the words the job fills in. DeepSpeed:
+ * the plan's JSON and an agent per node. */
+static void test_nodes_and_deepspeed(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-3.1-8b", "train-stack", "hf", "gpu", "h100",
+		"gpus", "16", "train-framework", "deepspeed", "train-tokens",
+		"1e9", NULL};
+	autosize_launch_where w = {"gpu07", 29612, "1234-0", 1,
+				   "/tmp/job/deepspeed-0.json"};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+
+	plan(opts, &r, &p);
+	assert_int_equal(p.nodes, 2);
+	assert_int_equal(p.tp * p.pp, 1);
+	assert_int_equal(autosize_launch_build(&r, &p, &w, &l), 0);
+	assert_non_null(strstr(l.accelerate, "--num_machines 2 "
+			       "--num_processes 16 --machine_rank 1 "
+			       "--main_process_ip gpu07 --rdzv_backend c10d "
+			       "--same_network --main_process_port 29612"));
+	assert_non_null(strstr(l.accelerate, "--use_deepspeed "
+			       "--deepspeed_config_file "
+			       "/tmp/job/deepspeed-0.json "
+			       "--deepspeed_multinode_launcher standard"));
+	assert_names_in(l.accelerate, ACCELERATE, "accelerate launch");
+	/* the Trainer checks its batch against the DeepSpeed JSON's */
+	assert_non_null(strstr(l.deepspeed, "\"train_micro_batch_size_per_"
+			       "gpu\": "));
+	assert_int_equal(arg_value(l.hf_trainer,
+				   "--per_device_train_batch_size"),
+			 p.micro_batch);
+	/* torchtune runs FSDP only */
+	assert_string_equal(l.torchtune, "");
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.accelerate, "--machine_rank MACHINE_RANK "
+			       "--main_process_ip FIRST_NODE"));
+	assert_non_null(strstr(l.accelerate, "--deepspeed_config_file "
+			       "DEEPSPEED_CONFIG"));
+	/* a rank below 0 is no rank */
+	w.node_rank = -1;
+	assert_int_equal(autosize_launch_build(&r, &p, &w, &l), -1);
+}
+
+/* Model-parallel plans get none of the three (the stacks shard by data
+ * alone); precisions each tool can state. */
+static void test_which_plans(void **state)
+{
+	static const char *const big[] = {
+		"model", "llama-3-70b", "gpu", "h100", "train-tokens", "1e11",
+		"train-framework", "megatron", NULL};
+	static const char *const small[] = {
+		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
+		"torchtune", "gpu", "h100", "gpus", "4", "train-tokens",
+		"1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	char json[32768];
+
+	plan(big, &r, &p);
+	assert_true(p.tp * p.pp > 1);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_string_equal(l.accelerate, "");
+	assert_string_equal(l.hf_trainer, "");
+	assert_string_equal(l.torchtune, "");
+	assert_true(autosize_launch_plan_json(&r, &p, json,
+					      sizeof(json)) > 0);
+	assert_non_null(strstr(json, "\"accelerate\":null,\"hf_trainer\":"
+			       "null,\"torchtune\":null"));
+
+	plan(small, &r, &p);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.accelerate, "--mixed_precision bf16"));
+	assert_non_null(strstr(l.hf_trainer, "--bf16 True"));
+	assert_non_null(strstr(l.torchtune, "dtype=bf16"));
+	assert_true(autosize_launch_plan_json(&r, &p, json,
+					      sizeof(json)) > 0);
+	assert_non_null(strstr(json, "\"torchtune\":\"batch_size="));
+	r.precision = AUTOSIZE_PREC_FP16;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.accelerate, "--mixed_precision fp16"));
+	assert_non_null(strstr(l.hf_trainer, "--fp16 True"));
+	assert_string_equal(l.torchtune, "");
+	r.precision = AUTOSIZE_PREC_FP8;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.accelerate, "--mixed_precision fp8 "
+			       "--fp8_backend te"));
+	assert_null(strstr(l.hf_trainer, "--bf16"));
+	assert_non_null(strstr(l.torchtune, "enable_fp8_training=True"));
+	assert_names_in(l.torchtune, TORCHTUNE, "torchtune");
+	/* offloading only as the memory model counts it */
+	r.precision = AUTOSIZE_PREC_BF16;
+	r.act_offload = 1;
+	p.recompute = AUTOSIZE_RECOMPUTE_FULL;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.torchtune,
+			       "enable_activation_offloading=True"));
+	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.torchtune,
+			       "enable_activation_offloading=False"));
+}
+
+/* Bounded: a buffer too small is -1 and "", never a cut line. */
+static void test_small_buffer(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
+		"hf", "gpu", "h100", "gpus", "8", "train-tokens", "1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	char buf[24];
+
+	plan(opts, &r, &p);
+	assert_int_equal(autosize_launch_accelerate_args(&r, &p, NULL, buf,
+							 sizeof(buf)), -1);
+	assert_string_equal(buf, "");
+	assert_int_equal(autosize_launch_hf_trainer_args(&r, &p, buf,
+							 sizeof(buf)), -1);
+	assert_string_equal(buf, "");
+	assert_int_equal(autosize_launch_torchtune_args(&r, &p, buf,
+							sizeof(buf)), -1);
+	assert_string_equal(buf, "");
+	assert_int_equal(autosize_launch_torchtune_args(NULL, &p, buf,
+							sizeof(buf)), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hf_lora_node),
+		cmocka_unit_test(test_sharding_and_recompute),
+		cmocka_unit_test(test_nodes_and_deepspeed),
+		cmocka_unit_test(test_which_plans),
+		cmocka_unit_test(test_small_buffer),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
