@@ -2,7 +2,6 @@
  * autosize: plan summaries and launcher arguments (torchrun, Megatron-LM,
  * DeepSpeed), as bounded strings.
  */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
