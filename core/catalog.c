@@ -30,7 +30,7 @@ static const char *const cat_top_keys[] = { "gpus", NULL };
 
 static const char *const cat_gpu_keys[] = {
 	"name", "aliases", "ambiguous_aliases", "bf16_tflops", "fp16_tflops", "fp8_tflops",
-	"memory_gib", "hbm_gbs", "link", "link_gbs", "net",
+	"memory_gib", "hbm_gbs", "link", "link_gbs", "p2p", "net",
 	"net_gbps_per_gpu", "pci_ids", "source", "notes", NULL
 };
 
@@ -332,7 +332,7 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 {
 	const int req = AUTOSIZE_Y_REQUIRED | AUTOSIZE_Y_GT_MIN;
 	const autosize_ynode *name_node;
-	double gib = 0;
+	double gib = 0, p2p = 1;
 	int link = 0, net = AUTOSIZE_NET_IB;
 	autosize_err rc;
 
@@ -381,6 +381,9 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 					   CAT_MAX_GBS, &g->link_gbs, NULL,
 					   e);
 	if (!rc)
+		rc = autosize_ytree_double(t, m, "p2p", AUTOSIZE_Y_OPTIONAL, 0,
+					   1, &p2p, NULL, e);
+	if (!rc)
 		rc = autosize_ytree_choice(t, m, "net", AUTOSIZE_Y_OPTIONAL,
 					   autosize_net_names, &net, NULL, e);
 	if (!rc)
@@ -398,6 +401,7 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 	g->mem_bytes = gib * 1073741824.0; /* GiB = 2^30 bytes */
 	g->link = (autosize_link)link;
 	g->net_kind = net;
+	g->no_p2p = p2p < 0.5;
 	return AUTOSIZE_OK;
 }
 

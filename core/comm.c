@@ -30,12 +30,30 @@ static void comm_link_sharp(const autosize_partition *part, int net,
 		l->in_network = 1;
 }
 
+/* NCCL between PCIe GPUs without peer-to-peer (GeForce RTX 4090:
+ * catalog p2p 0) falls back to its SHM transport: each ring step is a
+ * copy to pinned host memory and one back, both across the GPUs' PCIe
+ * links and the host's memory. Measured all_reduce_perf bus bandwidth
+ * on two such GPUs under one PCIe Gen3 x16 switch: 4.00 GB/s at 8 MB -
+ * 1 GB, against 15.75 GB/s one way (2080 Ti, P2P "NS"; nccl-tests on
+ * AutoDL, Anthony-Hoo/Anthony-Hoo.github.io @37e805e
+ * posts/AutoDL_Multi-GPU_Interconnection_Test.md): 0.25 of the one-way
+ * link rate, which stands in for pcie_eff. The NCCL maintainers put
+ * PCIe collectives at what the CPU and its memory deliver
+ * (github.com/NVIDIA/nccl/issues/1639), so the share, not the rate,
+ * carries to Gen4. */
+#define COMM_HOST_STAGED_SHARE (4.00 / 15.75)
+
 void comm_link_intra(const sizing_job *job, comm_link *l)
 {
 	const perf_params *pp = sizing_perf(job);
 	const autosize_partition *part = job->part;
 	double eff = part->intra_link == AUTOSIZE_LINK_PCIE ? pp->pcie_eff
 							     : pp->nvlink_eff;
+
+	if (part->intra_link == AUTOSIZE_LINK_PCIE && part->gpu &&
+	    part->gpu->no_p2p)
+		eff = COMM_HOST_STAGED_SHARE;
 
 	/* intra_gbs is both directions together: half one way */
 	l->bw_bytes_s = part->intra_gbs * 1e9 / 2 * eff;

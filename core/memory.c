@@ -508,7 +508,8 @@ static void memory_states_compute(const sizing_job *job,
 	}
 	ms->w = w + copy;
 	ms->g = g;
-	ms->o = o;
+	/* --optimizer-offload: the state lives in host memory */
+	ms->o = job->opt_offload ? 0 : o;
 	ms->buffer = framework_buffer_bytes(job, lay,
 		memory_layer_params_of(job) / lay->tp,
 		memory_is_lora(job) ? lora : p);

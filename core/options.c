@@ -209,10 +209,9 @@ static autosize_err options_stack(autosize_request *r, const char *value,
 			     "(expected %s)", what, value, names);
 }
 
-/* 1 on, 2 off (0, unset, is the stack's). */
-static autosize_err options_act_offload(autosize_request *r,
-					const char *value, const char *what,
-					autosize_error *e)
+/* An on|off option kept as 1 on, 2 off (0, unset, is the default). */
+static autosize_err options_onoff_set(int *field, const char *value,
+				      const char *what, autosize_error *e)
 {
 	int k;
 	autosize_err rc = autosize_parse_choice(value, what,
@@ -220,8 +219,24 @@ static autosize_err options_act_offload(autosize_request *r,
 
 	if (rc)
 		return rc;
-	r->act_offload = k % 2 ? 1 : 2;
+	*field = k % 2 ? 1 : 2;
 	return AUTOSIZE_OK;
+}
+
+/* --activation-offload: unset is the stack's. */
+static autosize_err options_act_offload(autosize_request *r,
+					const char *value, const char *what,
+					autosize_error *e)
+{
+	return options_onoff_set(&r->act_offload, value, what, e);
+}
+
+/* --optimizer-offload: unset is off. */
+static autosize_err options_opt_offload(autosize_request *r,
+					const char *value, const char *what,
+					autosize_error *e)
+{
+	return options_onoff_set(&r->opt_offload, value, what, e);
 }
 
 /* Every option, once: its name, help and where it is offered (the CLI's
@@ -302,6 +317,10 @@ static const autosize_option options_table[] = {
 	{"activation-offload", "on|off", "checkpointed activations kept in "
 	 "host memory (default: the stack's; torchtune, unsloth)", OPT_BOTH,
 	 SET_FUNC(options_act_offload)},
+	{"optimizer-offload", "on|off", "optimizer state kept in host memory "
+	 "and streamed over PCIe each step (bitsandbytes paged optimizers, "
+	 "DeepSpeed offload_optimizer; default off)", OPT_BOTH,
+	 SET_FUNC(options_opt_offload)},
 	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH, SET_FUNC(options_grad_reduce)},

@@ -310,10 +310,12 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	       (3.0 + share) * PERF_MOE_EXPERT_HOST_S;
 }
 
+/* Bytes per 4-bit base weight (MEMORY_NF4_BYTES in memory.c: 4.127
+ * bits, QLoRA paper section 3). */
+#define PERF_NF4_BYTES (4.127 / 8.0)
 /* 4-bit base weight bytes a QLoRA matmul dequantizes per pass: NF4
- * read (MEMORY_NF4_BYTES in memory.c: 4.127 bits, QLoRA paper section
- * 3), its 16-bit copy written and read back by the GEMM. */
-#define PERF_DEQUANT_BYTES (4.127 / 8.0 + 2.0 + 2.0)
+ * read, its 16-bit copy written and read back by the GEMM. */
+#define PERF_DEQUANT_BYTES (PERF_NF4_BYTES + 2.0 + 2.0)
 
 /* Time a named stack adds to one micro-batch on one stage beyond the
  * engine's kernels: host overhead per layer and pass (eager Python
@@ -541,6 +543,19 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	grad_bytes = st.grad_wire_b * p;
 	param_bytes = st.param_wire_b * p;
+	/* ZeRO-3 / FSDP shards a frozen base too (LoRA under FSDP: the
+	 * whole model is wrapped, PyTorch FSDP paper section 3.3; torchtune
+	 * lora_finetune_distributed): every forward and backward gathers
+	 * it, 16-bit or 4-bit, while only the adapters' gradients are
+	 * reduced */
+	if (lay->zero_stage >= 3 && perf_is_lora(job)) {
+		double frozen = sizing_params_per_gpu(job, lay) - p;
+
+		if (frozen > 0)
+			param_bytes += frozen *
+				(job->train_mode == AUTOSIZE_TRAIN_QLORA ?
+				 PERF_NF4_BYTES : st.param_wire_b);
+	}
 	/* The pipeline is the outermost dimension (Megatron's rank order
 	 * tp-cp-ep-dp-pp; torchtitan's mesh and DeepSpeed's pipe/data/model
 	 * topology also put it first): a DP group spans tp x dp x cp
@@ -655,6 +670,41 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
 			  pp->attn_share);
 }
 
+/* PCIe host link of a GPU whose catalog link is NVLink (or xGMI, HCCS):
+ * Gen4 x16, both directions, GB/s (A100 SXM4; H100 SXM5 boards have
+ * Gen5, so this errs slow there). */
+#define PERF_HOST_LINK_GBS 64.0
+
+/*
+ * --optimizer-offload: the optimizer state sits in host memory and the
+ * step moves this rank's share of it in and back out over the GPU's
+ * PCIe link (bitsandbytes paged optimizers page it between CPU and GPU
+ * under memory pressure, Dettmers et al. 2023, QLoRA, section 3 "Paged
+ * Optimizers"; DeepSpeed ZeRO-Offload moves gradients out and
+ * parameters back, Ren et al. 2021, arXiv:2101.06840, section 4), one
+ * way at a time, at the generation's pcie_eff of the one-way rate.
+ */
+static double perf_offload_opt_s(const sizing_job *job,
+				 const sizing_layout *lay, double trained)
+{
+	const autosize_gpu *g = job->part->gpu;
+	double host_gbs = g->link == AUTOSIZE_LINK_PCIE ? g->link_gbs
+							 : PERF_HOST_LINK_GBS;
+	double opt_b, bytes;
+	framework_state st;
+
+	framework_state_bytes(job, &st);
+	opt_b = st.opt_b;
+	if (perf_is_lora(job))
+		/* the adapters' state (memory.c): fp32 master and moments,
+		 * or bf16 moments where the stack keeps no master */
+		opt_b = job->stack && job->stack->bf16_states ? 2 : 12;
+	bytes = opt_b * trained /
+		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1);
+	return 2.0 * bytes /
+	       (host_gbs * 1e9 / 2 * sizing_perf(job)->pcie_eff);
+}
+
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		      sizing_time *out)
 {
@@ -735,6 +785,8 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	out->opt_s = opt_s = trained * 16 * PERF_OPT_PASSES /
 		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1) /
 		(job->part->gpu->hbm_gbs * 1e9);
+	if (job->opt_offload)
+		out->opt_s = opt_s = perf_offload_opt_s(job, lay, trained);
 	out->step_s = out->compute_s + out->tp_comm_s + out->pp_comm_s +
 		      out->bubble_s + out->dp_comm_s + opt_s;
 	out->model_flops_step = sizing_model_flops_per_token(job) *

@@ -328,6 +328,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		job->stack = perfdata_stack_find(perfdata_default(), stack);
 	job->act_offload = r->act_offload ? r->act_offload == 1
 					  : job->stack && job->stack->act_offload;
+	job->opt_offload = r->opt_offload == 1;
 	/* stated by the user, else the stack's engine, else the site's
 	 * default: never inferred from the layout, except that LoRA and
 	 * QLoRA with neither a framework nor a stack never default to

@@ -74,6 +74,8 @@ typedef struct sizing_job {
 	const perfdata_stack *stack; /* --train-stack; NULL: none (the
 				      * framework's own conventions) */
 	int act_offload;     /* checkpointed activations in host memory */
+	int opt_offload;     /* optimizer state in host memory, streamed
+			      * over PCIe each step */
 	double chain_s;      /* training seconds one job of a chain holds
 			      * at the upper end of the time interval
 			      * (partition max time / the interval's

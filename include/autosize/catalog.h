@@ -39,6 +39,8 @@ typedef struct autosize_gpu {
 	int n_pci_ids;
 	int net_kind; /* reference server network, an autosize_net value
 		       * (policy.h): 0 ib, 1 roce, 2 ethernet */
+	int no_p2p;   /* 1: no GPU peer-to-peer over PCIe (catalog p2p:
+		       * 0): collectives are staged through host memory */
 } autosize_gpu;
 
 typedef struct autosize_catalog autosize_catalog;

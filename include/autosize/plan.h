@@ -91,6 +91,8 @@ typedef struct autosize_request {
 				     * "" = the policy's, else none */
 	int act_offload;            /* --activation-offload: 1 on, 2 off,
 				     * 0 = the stack's */
+	int opt_offload;            /* --optimizer-offload: 1 on, 2 or 0
+				     * off */
 	int grad_reduce_b;          /* --grad-reduce: bytes per gradient
 				     * reduced (4 fp32, 2 bf16); UNSET = the
 				     * framework's */
