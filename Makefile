@@ -385,6 +385,14 @@ $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icli -o $@ $< \
 		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
+# test_chart draws with the CLI's chart, markup and HTML objects.
+CHART_TEST_OBJ := $(addprefix $(BUILD)/cli/,chart.o chart_axis.o markup.o \
+	html.o)
+$(BUILD)/tests/test_chart: tests/test_chart.c $(CHART_TEST_OBJ) $(LIB) \
+		tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIB) \
+		$(LDFLAGS) $(CORE_LIBS) $(CMOCKA_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PLUGIN_TEST_CFLAGS) -o $@ $< $(SPANK_OBJ) \

@@ -509,23 +509,21 @@ static void svg_marks(FILE *f, const chart *c, const chart_frame *fr)
 	for (i = 0; i < c->n_marks; i++) {
 		const chart_mark_def *m = &c->marks[i];
 		double p = frame_pos(c, fr, m->axis, m->value);
+		int across = m->axis == CHART_Y;   /* a horizontal line */
 
 		fprintf(f, "<g class=\"mark\" data-axis=\"%c\" "
-			"data-value=\"%.6g\" fill=\"#b00020\">\n", m->axis == CHART_X ? 'x' : 'y',
-			m->value);
-		if (m->axis == CHART_Y) {
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\" stroke=\"#b00020\" stroke-dasharray=\"6 3\"/>\n",
-				fr->x0, p, fr->x0 + fr->w, p);
+			"data-value=\"%.6g\" fill=\"#b00020\">\n<line "
+			"x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#b00020\" stroke-dasharray=\"6 3\"/>\n",
+			across ? 'y' : 'x', m->value, across ? fr->x0 : p,
+			across ? p : fr->y0, across ? fr->x0 + fr->w : p,
+			across ? p : fr->y0 + fr->h);
+		if (across)
 			svg_text(f, fr->x0 + fr->w - 4, p - 5, "end", "label",
 				 chart_str(c, m->label));
-		} else {
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\" stroke=\"#b00020\" stroke-dasharray=\"6 3\"/>\n",
-				p, fr->y0, p, fr->y0 + fr->h);
+		else
 			svg_text(f, p + 4, fr->y0 + 12, "start", "label",
 				 chart_str(c, m->label));
-		}
 		fputs("</g>\n", f);
 	}
 }

@@ -144,13 +144,14 @@ int chart_ticks(chart_scale scale, chart_unit unit, double *lo, double *hi,
 }
 
 /* 4 significant figures, k/M/G/T from 10,000 ("12.5k"). */
+#define AXIS_SI 5
 static void axis_number(double v, char *buf, size_t len)
 {
-	static const char *const si[] = {"", "k", "M", "G", "T"};
+	static const char *const si[AXIS_SI] = {"", "k", "M", "G", "T"};
 	size_t i = 0;
 
 	if (fabs(v) >= 9999.5)
-		while (fabs(v) >= 999.95 && i + 1 < sizeof(si) / sizeof(si[0])) {
+		while (fabs(v) >= 999.95 && i + 1 < AXIS_SI) {
 			v /= 1000;
 			i++;
 		}
