@@ -172,23 +172,29 @@ static void test_date_ticks(void **state)
 /* Labels carry units; 4 significant figures, k/M from 10,000. */
 static void test_labels(void **state)
 {
+	static const struct {
+		double v;
+		chart_unit unit;
+		const char *name, *want;
+	} cases[] = {
+		{12500, CHART_UNIT_MONEY, "USD", "12.5k USD"},
+		{87.9, CHART_UNIT_HOURS, NULL, "87.9 h"},
+		{2811.69, CHART_UNIT_GPU_HOURS, NULL, "2812 GPU-h"},
+		{1.25e6, CHART_UNIT_TOKENS_S, NULL, "1.25M tok/s"},
+		{0.4, CHART_UNIT_PERCENT, NULL, "40%"},
+		{9999.7, CHART_UNIT_NONE, NULL, "10k"},
+		{-3e9, CHART_UNIT_NONE, "B", "-3G B"},
+		{0, CHART_UNIT_DATE, NULL, "1970-01-01"},
+	};
 	char b[CHART_LABEL_MAX];
+	size_t i;
 
 	(void)state;
-	chart_format(12500, CHART_UNIT_MONEY, "USD", b, sizeof(b));
-	assert_string_equal(b, "12.5k USD");
-	chart_format(87.9, CHART_UNIT_HOURS, NULL, b, sizeof(b));
-	assert_string_equal(b, "87.9 h");
-	chart_format(2811.69, CHART_UNIT_GPU_HOURS, NULL, b, sizeof(b));
-	assert_string_equal(b, "2812 GPU-h");
-	chart_format(1.25e6, CHART_UNIT_TOKENS_S, NULL, b, sizeof(b));
-	assert_string_equal(b, "1.25M tok/s");
-	chart_format(0.4, CHART_UNIT_PERCENT, NULL, b, sizeof(b));
-	assert_string_equal(b, "40%");
-	chart_format(9999.7, CHART_UNIT_NONE, NULL, b, sizeof(b));
-	assert_string_equal(b, "10k");
-	chart_format(0, CHART_UNIT_DATE, NULL, b, sizeof(b));
-	assert_string_equal(b, "1970-01-01");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		chart_format(cases[i].v, cases[i].unit, cases[i].name, b,
+			     sizeof(b));
+		assert_string_equal(b, cases[i].want);
+	}
 }
 
 /* Markup, quotes and controls come out as inert text; bad UTF-8 as
