@@ -10,14 +10,14 @@
 #include "markup.h"
 
 /* Layout in the SVG's user units (pixels at 100%). */
-#define CH_WIDTH 760
-#define CH_HEIGHT 460
-#define CH_LEFT 86          /* y tick labels and the y title */
-#define CH_RIGHT 190        /* the legend */
-#define CH_TOP 50           /* the title and the notes */
-#define CH_BOTTOM 58        /* x tick labels and the x title */
-#define CH_MARKER_R 4.5
-#define CH_LEGEND_ROW 18
+#define CH_WIDTH_PX 760
+#define CH_HEIGHT_PX 460
+#define CH_LEFT_PX 86          /* y tick labels and the y title */
+#define CH_RIGHT_PX 190        /* the legend */
+#define CH_TOP_PX 50           /* the title and the notes */
+#define CH_BOTTOM_PX 58        /* x tick labels and the x title */
+#define CH_MARKER_R_PX 4.5
+#define CH_LEGEND_ROW_PX 18
 #define CH_LEGEND_CHARS 24
 #define CH_TIP_MAX 512
 /* Segments of y = x when one axis is log and the other not (a curve). */
@@ -337,10 +337,10 @@ static void frame_plan(const chart *c, chart_frame *f)
 		f->n_ticks[a] = chart_ticks(c->axis[a].scale, c->axis[a].unit,
 					    &f->lo[a], &f->hi[a], f->ticks[a],
 					    CHART_TICKS_MAX);
-	f->x0 = CH_LEFT;
-	f->y0 = CH_TOP;
-	f->w = CH_WIDTH - CH_LEFT - CH_RIGHT;
-	f->h = CH_HEIGHT - CH_TOP - CH_BOTTOM;
+	f->x0 = CH_LEFT_PX;
+	f->y0 = CH_TOP_PX;
+	f->w = CH_WIDTH_PX - CH_LEFT_PX - CH_RIGHT_PX;
+	f->h = CH_HEIGHT_PX - CH_TOP_PX - CH_BOTTOM_PX;
 }
 
 /* The pixel of value v on axis. */
@@ -538,7 +538,7 @@ static void svg_point(FILE *f, const chart *c, const chart_frame *fr,
 
 	name = svg_marker(f, p->series % CH_STYLES,
 			  frame_pos(c, fr, CHART_X, p->x),
-			  frame_pos(c, fr, CHART_Y, p->y), CH_MARKER_R,
+			  frame_pos(c, fr, CHART_Y, p->y), CH_MARKER_R_PX,
 			  ch_colour[p->series % CH_STYLES]);
 	fputs(" class=\"pt\"", f);
 	svg_attr(f, "data-series", chart_str(c, s->name));
@@ -615,11 +615,11 @@ static void svg_highlight(FILE *f, const chart *c, const chart_frame *fr)
 static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 {
 	double x = fr->x0 + fr->w + 16, y = fr->y0 + 10;
-	size_t s, rows = (size_t)(fr->h / CH_LEGEND_ROW) - 2;
+	size_t s, rows = (size_t)(fr->h / CH_LEGEND_ROW_PX) - 2;
 	char more[48];
 
 	fputs("<g class=\"legend\">\n", f);
-	for (s = 0; s < c->n_series && s < rows; s++, y += CH_LEGEND_ROW) {
+	for (s = 0; s < c->n_series && s < rows; s++, y += CH_LEGEND_ROW_PX) {
 		const char *colour = ch_colour[s % CH_STYLES];
 
 		fputs("<g class=\"legend-item\"", f);
@@ -630,7 +630,8 @@ static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 				"y2=\"%.1f\" stroke=\"%s\" stroke-width="
 				"\"1.5\" stroke-dasharray=\"%s\"/>\n", x - 8,
 				y, x + 8, y, colour, ch_dash[s % CH_STYLES]);
-		svg_marker(f, (int)(s % CH_STYLES), x, y, CH_MARKER_R, colour);
+		svg_marker(f, (int)(s % CH_STYLES), x, y, CH_MARKER_R_PX,
+			   colour);
 		fputs("/>\n", f);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 14, y + 4);
 		markup_write_max(f, chart_str(c, c->series[s].name),
@@ -640,7 +641,7 @@ static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 	if (s < c->n_series) {
 		snprintf(more, sizeof(more), "+%zu more", c->n_series - s);
 		svg_text(f, x - 8, y + 4, "start", "legend-more", more);
-		y += CH_LEGEND_ROW;
+		y += CH_LEGEND_ROW_PX;
 	}
 	if (c->highlight) {
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" "
@@ -649,7 +650,7 @@ static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 		markup_write_max(f, chart_str(c, c->hl_label),
 				 CH_LEGEND_CHARS);
 		fputs("</text>\n", f);
-		y += CH_LEGEND_ROW;
+		y += CH_LEGEND_ROW_PX;
 	}
 	if (c->diagonal)
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" "
@@ -677,7 +678,7 @@ static void svg_notes(FILE *f, const chart *c)
 			 c->capped, CHART_POINTS_MAX);
 	else
 		return;
-	svg_text(f, CH_LEFT, CH_TOP - 10, "start", "note", note);
+	svg_text(f, CH_LEFT_PX, CH_TOP_PX - 10, "start", "note", note);
 }
 
 int chart_write_svg(const chart *c, FILE *f)
@@ -692,17 +693,17 @@ int chart_write_svg(const chart *c, FILE *f)
 		"font-family=\"sans-serif\" font-size=\"12\" "
 		"data-points=\"%zu\" data-skipped=\"%zu\" "
 		"data-capped=\"%zu\">\n<title id=\"%s-title\">", c->id,
-		CH_WIDTH, CH_HEIGHT, CH_WIDTH, CH_HEIGHT, c->id, c->n_pts,
-		c->skipped, c->capped, c->id);
+		CH_WIDTH_PX, CH_HEIGHT_PX, CH_WIDTH_PX, CH_HEIGHT_PX, c->id,
+		c->n_pts, c->skipped, c->capped, c->id);
 	markup_write(f, chart_str(c, c->title));
 	fprintf(f, "</title>\n<rect class=\"bg\" width=\"%d\" height=\"%d\" "
 		"fill=\"#ffffff\"/>\n<defs><clipPath id=\"%s-clip\"><rect "
 		"x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
-		"</clipPath></defs>\n", CH_WIDTH, CH_HEIGHT, c->id, fr.x0,
+		"</clipPath></defs>\n", CH_WIDTH_PX, CH_HEIGHT_PX, c->id, fr.x0,
 		fr.y0, fr.w, fr.h);
 	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"22\" "
 		"text-anchor=\"middle\" font-size=\"15\" "
-		"font-weight=\"bold\">", CH_WIDTH / 2);
+		"font-weight=\"bold\">", CH_WIDTH_PX / 2);
 	markup_write(f, chart_str(c, c->title));
 	fputs("</text>\n", f);
 	svg_notes(f, c);

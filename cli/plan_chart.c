@@ -145,7 +145,8 @@ static chart *pch_build(const autosize_request *req,
 			const cli_table_row *rows, int n)
 {
 	char names[PCH_SERIES_MAX][PCH_NAME_MAX];
-	char title[PCH_TEXT_MAX], name[PCH_NAME_MAX], tip[PCH_TEXT_MAX * 2];
+	char title[PCH_TEXT_MAX], name[PCH_NAME_MAX];
+	char tip[AUTOSIZE_MSG_LEN + PCH_TEXT_MAX];
 	int i, s, count = 0, priced = pch_priced(rows, n);
 	chart *c;
 
@@ -215,7 +216,8 @@ static int pch_page(FILE *f, const chart *c, const autosize_request *req,
 			 "lllrrlrrrrl", head, 11);
 	for (i = 0; i < n; i++) {
 		const autosize_plan *p = &rows[i].plan;
-		char gpus[16], nodes[16], mfu[16], hours[24], ok[PCH_TEXT_MAX];
+		char gpus[16], nodes[16], mfu[16], hours[24];
+		char ok[AUTOSIZE_MSG_LEN + 8];
 		const char *cells[11];
 		cli_table_text t;
 

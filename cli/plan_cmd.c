@@ -413,7 +413,10 @@ int cli_plan(int argc, char **argv)
 			continue;
 		}
 		if (strcmp(name, "svg") == 0 || strcmp(name, "html") == 0) {
-			*(name[0] == 's' ? &charts.svg : &charts.html) = value;
+			if (name[0] == 's')
+				charts.svg = value;
+			else
+				charts.html = value;
 			as_table = 1;
 			continue;
 		}

@@ -257,10 +257,10 @@ def check_page(page, build, browser, shots):
     for s in want.get("texts", []):
         if s not in text:
             errors.append("%r does not show as text" % s)
-    return errors, "%d points on %d charts, %d tables, %d planted texts; " \
-        "screenshot %s" % (points, len(want["charts"]),
-                           len(want.get("tables", [])),
-                           len(want.get("texts", [])), shot)
+    return errors, "%d points, %d chart(s), %d table(s), %d planted " \
+        "text(s); screenshot %s" % (points, len(want["charts"]),
+                                    len(want.get("tables", [])),
+                                    len(want.get("texts", [])), shot)
 
 
 def check_scripts_off(build, browser, shots):
