@@ -18,7 +18,7 @@
 #define CH_BOTTOM_PX 58        /* x tick labels and the x title */
 #define CH_MARKER_R_PX 4.5
 #define CH_LEGEND_ROW_PX 18
-#define CH_LEGEND_CHARS 24
+#define CH_LEGEND_CHARS 20
 #define CH_TIP_MAX 512
 /* Segments of y = x when one axis is log and the other not (a curve). */
 #define CH_DIAGONAL_STEPS 48
@@ -587,13 +587,13 @@ static void svg_series(FILE *f, const chart *c, const chart_frame *fr)
 	}
 }
 
-/* The chosen point, ringed, with its label beside it. */
+/* The chosen point, ringed; its label is in the legend and tooltip (a
+ * label beside it would cross marks and points). */
 static void svg_highlight(FILE *f, const chart *c, const chart_frame *fr)
 {
 	double x = frame_pos(c, fr, CHART_X, c->hl_x);
 	double y = frame_pos(c, fr, CHART_Y, c->hl_y);
 	char xl[CHART_LABEL_MAX], yl[CHART_LABEL_MAX], tip[CH_TIP_MAX];
-	int left = x > fr->x0 + 0.7 * fr->w;
 
 	chart_label(c, CHART_X, c->hl_x, xl, sizeof(xl));
 	chart_label(c, CHART_Y, c->hl_y, yl, sizeof(yl));
@@ -604,10 +604,7 @@ static void svg_highlight(FILE *f, const chart *c, const chart_frame *fr)
 		"r=\"9\" fill=\"none\" stroke=\"#000000\" "
 		"stroke-width=\"2\"><title>", c->hl_x, c->hl_y, x, y);
 	markup_write(f, tip);
-	fputs("</title></circle>\n", f);
-	svg_text(f, left ? x - 12 : x + 12, y - 10, left ? "end" : "start",
-		 "label", chart_str(c, c->hl_label));
-	fputs("</g>\n", f);
+	fputs("</title></circle>\n</g>\n", f);
 }
 
 /* The legend, right of the plot: each series, then the highlight and

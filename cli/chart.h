@@ -98,7 +98,8 @@ int chart_mark(chart *c, chart_axis_id axis, double value,
 /* y = x with a shaded band of +-band (0.15: 15%) around it, both axes
  * then spanning the same range. */
 void chart_diagonal(chart *c, double band);
-/* Ring the point (x, y) (the chosen plan) and label it; the last call
+/* Ring the point (x, y) (the chosen plan); label (short: the legend
+ * shows 20 characters) goes in the legend and its tooltip. The last call
  * counts. 0, 1 when not drawable, -1 on out of memory. */
 int chart_highlight(chart *c, double x, double y, const char *label);
 /* Points counted as skipped and as capped so far. */

@@ -80,11 +80,11 @@ static chart_scale pch_scale(const cli_table_row *rows, int n, int priced,
 }
 
 /* The series of a row: "partition (GPU)": per partition, and per GPU
- * where that is what the menu varies (a --gpu menu's reference
- * servers). */
+ * where that is what the menu varies; a --gpu menu's reference server
+ * is named after its GPU: that name once. */
 static void pch_series_name(const autosize_plan *p, char *buf, size_t len)
 {
-	if (pch_gpu(p)[0])
+	if (pch_gpu(p)[0] && strcmp(pch_gpu(p), p->part.name) != 0)
 		snprintf(buf, len, "%s (%s)", p->part.name, pch_gpu(p));
 	else
 		snprintf(buf, len, "%s", p->part.name);
@@ -170,11 +170,9 @@ static chart *pch_build(const autosize_request *req,
 		if (s < 0 || chart_point(c, s, pch_x(&rows[i], priced),
 					 p->train_hours, tip) < 0)
 			goto fail;
-		snprintf(tip, sizeof(tip), "autosize's pick: %d GPUs on %s",
-			 p->gpus, p->part.name);
 		if (rows[i].chosen &&
 		    chart_highlight(c, pch_x(&rows[i], priced),
-				    p->train_hours, tip) < 0)
+				    p->train_hours, "autosize's pick") < 0)
 			goto fail;
 	}
 	return c;

@@ -48,7 +48,8 @@ FORBIDDEN = {"script", "iframe", "frame", "object", "embed", "img",
 def plan_expect(rows):
     """`autosize plan --table --json` rows -> the plan page's chart: x the
     cost when every size has one in one currency, else GPU-hours (as
-    doc/users.md says); one series per "partition (GPU)"."""
+    doc/users.md says); one series per "partition (GPU)", the GPU left
+    out where it is the partition's name (a --gpu reference server)."""
     priced = all(r["cost"] > 0 and r["currency"] == rows[0]["currency"]
                  for r in rows)
     key = "cost" if priced else "gpu_hours"
@@ -57,7 +58,8 @@ def plan_expect(rows):
         "charts": [{
             "id": "plan",
             "points": [{"series": ("%s (%s)" % (r["partition"], r["gpu"])
-                                   if r["gpu"] else r["partition"]),
+                                   if r["gpu"] not in ("", r["partition"])
+                                   else r["partition"]),
                         "x": r[key], "y": r["train_hours"]} for r in rows],
             "highlight": ({"x": chosen[0][key], "y": chosen[0]["train_hours"]}
                           if chosen else None),
