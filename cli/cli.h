@@ -39,7 +39,8 @@ typedef struct cli_table_row {
 /* The words of a menu row the text and HTML tables share. */
 typedef struct cli_table_text {
 	char layout[48];    /* "TP 2 PP 1 DP 16", " +" when CP or EP */
-	char limit[32];     /* the time limit, "-" without a prediction */
+	char limit[32];     /* the time limit, " x N" for N chained jobs;
+			     * "-" without a prediction */
 	char cost[48];      /* "8154 USD", else "2812 GPU-h" */
 } cli_table_text;
 

@@ -30,10 +30,18 @@ void cli_table_text_of(const cli_table_row *t, cli_table_text *out)
 	else
 		snprintf(out->cost, sizeof(out->cost), "%.0f GPU-h",
 			 p->gpu_hours);
-	if (p->train_hours > 0)
+	if (p->train_hours > 0) {
+		size_t n;
+
 		autosize_format_duration(p->time_limit_min * 60.0, out->limit,
 					 sizeof(out->limit));
-	else
+		/* the run needs more than one job at the partition's
+		 * longest time: each gets the limit */
+		n = strlen(out->limit);
+		if (p->chained_jobs > 1)
+			snprintf(out->limit + n, sizeof(out->limit) - n,
+				 " x %d", p->chained_jobs);
+	} else
 		snprintf(out->limit, sizeof(out->limit), "-");
 }
 

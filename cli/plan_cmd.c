@@ -242,7 +242,7 @@ static void table_print(const table_row *t)
 	cli_table_text x;
 
 	cli_table_text_of(t, &x);
-	printf("%c %-16.16s %6d %5d  %-18s %5.1f%% %10.1f h  %-12s %s%s\n",
+	printf("%c %-16.16s %6d %5d  %-18s %5.1f%% %10.1f h  %-16s %s%s\n",
 	       t->chosen ? '*' : ' ', p->part.name, p->gpus, p->nodes,
 	       x.layout, p->mfu * 100, p->train_hours, x.limit, x.cost,
 	       p->feasible ? "" : "  (not feasible)");
@@ -333,7 +333,7 @@ static int plan_table(const autosize_policy *pol, const autosize_request *req,
 	else if (n > 0)
 		printf("autosize: %s: sizes to choose from (* the one "
 		       "autosize picks)\n  %-16s %6s %5s  %-18s %6s %12s  "
-		       "%-12s %s\n", req->model.name[0] ? req->model.name
+		       "%-16s %s\n", req->model.name[0] ? req->model.name
 							: "model",
 		       "partition", "GPUs", "nodes", "layout", "MFU", "time",
 		       "time limit", "cost");
