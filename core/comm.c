@@ -101,6 +101,56 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 		comm_link_net(job, l);
 }
 
+/*
+ * Across nodes NCCL builds one ring (or tree) per channel and gives each
+ * channel its own NIC, the one nearest the GPU that sends on it: "NCCL
+ * detects the 4 NICs correctly and creates 4 rings, each using a
+ * different NIC" (NCCL maintainer, github.com/NVIDIA/nccl/issues/601),
+ * "AllReduce ... will form multiple rings so that it can utilize all the
+ * available NICs" (github.com/NVIDIA/nccl-tests/issues/277), and rings
+ * keep to one rail, NIC i of every node talking to NIC i (NCCL
+ * environment variables, NCCL_CROSS_NIC, docs.nvidia.com/deeplearning/
+ * nccl/user-guide/docs/env.html). A group with k members on each node
+ * thus drives k NICs at once, each ring carrying 1/k of the data: a ring
+ * all-reduce of S bytes over N = n k ranks takes 2 S (N - 1) / N /
+ * (k x nic x eff), not / (nic x eff). Measured: 192 GB/s all-reduce bus
+ * bandwidth on DGX A100 with 8 HDR NICs of 25 GB/s
+ * (github.com/NVIDIA/nccl/issues/812); 78 GB/s on two nodes of 4 A100
+ * with 4 HDR NICs each, 45 GB/s with 2 (nccl-tests/issues/277); 46-48
+ * GB/s per NDR NIC on H100 (nccl-tests/issues/290); a 1.6 GB ring
+ * all-reduce over 8 DGX-2 V100 GPUs took 363 ms with 1 GPU (and NIC)
+ * per node, 173 ms with 2, 132 ms with 4 (nccl/issues/569). Each node's k
+ * members of the group share no NIC with the node's other groups, which
+ * reduce at the same time on theirs: k NICs of the node's gpus_per_node,
+ * so k x network_gbps_per_node / gpus_per_node, never more than the
+ * node. The ring also passes the k members inside each node over
+ * NVLink (PCIe), so the link inside the node caps it ("add more NICs ...
+ * up to 160GB/s which is the NVLink intra-node bandwidth",
+ * github.com/NVIDIA/nccl/issues/412).
+ */
+void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
+		     comm_link *l)
+{
+	int gpn = job->part->gpus_per_node;
+	int k = per_node < gpn ? per_node : gpn;
+	double intra_bytes_s;
+
+	comm_link_for(job, span_gpus, l);
+	if (!l->crosses_nodes || k <= 1)
+		return;
+	if (job->prepared) {
+		intra_bytes_s = job->link_bw[0];
+	} else {
+		comm_link in;
+
+		comm_link_intra(job, &in);
+		intra_bytes_s = in.bw_bytes_s;
+	}
+	l->bw_bytes_s *= k;
+	if (l->bw_bytes_s > intra_bytes_s)
+		l->bw_bytes_s = intra_bytes_s;
+}
+
 double comm_allreduce_s(double bytes, int n, const comm_link *l)
 {
 	double bw = l->allreduce_bw_bytes_s > 0 ? l->allreduce_bw_bytes_s
@@ -135,6 +185,11 @@ double comm_alltoall_s(const sizing_job *job, double bytes, int n,
 
 	if (n <= 1 || bytes <= 0)
 		return 0;
+	/* every GPU of a node sends its own share at once, each on its own
+	 * NIC: "Alltoall cannot aggregate the bandwidth of multiple NICs, so
+	 * the performance you should see is the performance of a single
+	 * NIC" (NCCL maintainer, github.com/NVIDIA/nccl-tests/issues/267),
+	 * whatever the number of the group's members on the node */
 	comm_link_intra(job, &in);
 	comm_link_net(job, &net);
 	/* (local - 1) of n peers share the node, (n - local) are remote */

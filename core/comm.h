@@ -27,13 +27,21 @@ typedef struct comm_link {
 /* The GPU-to-GPU link inside a node (NVLink, xGMI, HCCS or PCIe). */
 void comm_link_intra(const sizing_job *job, comm_link *l);
 
-/* The network between nodes, per GPU (the node's ports shared). */
+/* The network between nodes, per GPU: one GPU's share of the node's
+ * ports (one NIC where each GPU has its own rail). */
 void comm_link_net(const sizing_job *job, comm_link *l);
 
 /* The link a group of ranks crosses: inside one node when the group
  * spans at most a node's GPUs (span_gpus: the ranks it covers,
  * consecutive ranks included, e.g. tp x dp x cp for a DP group). */
 void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
+
+/* The link of a group of span_gpus consecutive ranks (as comm_link_for)
+ * with per_node of its members on each node: across nodes, one ring per
+ * rail, so per_node NICs of the node (at most all of them, at most the
+ * link inside the node); inside a node, comm_link_for's. */
+void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
+		     comm_link *l);
 
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
  * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */

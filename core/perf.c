@@ -502,7 +502,9 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	n_coll = 4 + 2 * sizing_recompute_share(job, lay) +
 		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
 	n_coll *= perf_stage_layers(m, lay);
-	comm_link_for(job, lay->tp, &link);
+	/* a TP group wider than a node holds all of each node's GPUs: one
+	 * ring per rail, the node's NICs together (comm_link_group) */
+	comm_link_group(job, lay->tp, lay->tp, &link);
 	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);
 	/* Megatron with sequence parallelism splits each all-gather /
 	 * reduce-scatter into chunks overlapped with the GEMM that consumes
@@ -651,6 +653,11 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 		return 0;
 	kv_bytes = 2.0 * 2.0 * job->seq_len / cp * lay->micro_batch *
 		   m->kv_heads * head_dim / lay->tp;
+	/* each ring step is one send to the next rank: where it crosses
+	 * nodes, one GPU's transfer on its own NIC while the node's other
+	 * boundary GPUs send theirs on theirs, so one rail (one GPU's share
+	 * of the node) whatever the group's members per node, as pipeline
+	 * point-to-point */
 	comm_link_for(job, lay->tp * cp, &link);
 	t = 3.0 * (cp - 1) * perf_stage_layers(m, lay) *
 	    comm_p2p_s(kv_bytes, &link) - perf_attn_s(job, lay);

@@ -35,18 +35,29 @@ static void test_ring_formulas(void **state)
 	assert_true(fabs(comm_p2p_s(1e9, &l) - (0.01 + 10e-6)) < 1e-12);
 }
 
-static void test_links(void **state)
+/* A job on the reference server of gpu (the catalog to destroy), with
+ * its links inside and across nodes. */
+static autosize_catalog *links_on(sizing_job *job, autosize_partition *part,
+				  const char *gpu, comm_link *in,
+				  comm_link *net)
 {
 	autosize_error e;
 	autosize_catalog *c = autosize_catalog_default(&e);
+
+	assert_non_null(c);
+	job_on(job, part, c, gpu);
+	comm_link_intra(job, in);
+	comm_link_net(job, net);
+	return c;
+}
+
+static void test_links(void **state)
+{
 	autosize_partition part;
 	sizing_job job;
 	comm_link in, net, l;
+	autosize_catalog *c = links_on(&job, &part, "a100-80gb", &in, &net);
 
-	assert_non_null(c);
-	job_on(&job, &part, c, "a100-80gb");
-	comm_link_intra(&job, &in);
-	comm_link_net(&job, &net);
 	/* DGX A100: 600 GB/s both ways -> 300 one way x 0.73 */
 	assert_true(fabs(in.bw_bytes_s - 300e9 * 0.73) < 1);
 	/* 8 x 200 Gb/s per node, one port per GPU: 25 GB/s x 0.80 */
@@ -61,6 +72,44 @@ static void test_links(void **state)
 	comm_link_net(&job, &l);
 	assert_true(l.bw_bytes_s < net.bw_bytes_s / 2);
 	assert_true(l.latency_s > net.latency_s);
+	autosize_catalog_destroy(c);
+}
+
+/* A group across nodes gets one NIC per member on each node (one ring
+ * per rail), at most the node's NICs and the link inside the node;
+ * inside a node the group's link is the intra-node one. */
+static void test_link_group(void **state)
+{
+	autosize_partition part;
+	sizing_job job;
+	comm_link in, net, l;
+	autosize_catalog *c = links_on(&job, &part, "h100", &in, &net);
+
+	/* one member per node: one NIC, as comm_link_net */
+	comm_link_group(&job, 64, 1, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s) < 1);
+	/* 4 per node: 4 NICs of 400 Gb/s x ib_eff */
+	comm_link_group(&job, 64, 4, &l);
+	assert_true(fabs(l.bw_bytes_s - 4 * net.bw_bytes_s) < 1);
+	/* 8 per node: the whole node, 8 x 50 GB/s x 0.95 = 380 GB/s,
+	 * capped by NVLink's 450 x 0.80 = 360 GB/s */
+	comm_link_group(&job, 64, 8, &l);
+	assert_true(8 * net.bw_bytes_s > in.bw_bytes_s);
+	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
+	/* never more NICs than the node has */
+	comm_link_group(&job, 64, 16, &l);
+	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
+	/* inside a node: the intra-node link, members or not */
+	comm_link_group(&job, 8, 8, &l);
+	assert_int_equal(l.crosses_nodes, 0);
+	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
+	/* a thin network: 8 x 12.5 Gb/s Ethernet NICs stay under NVLink */
+	part.net = AUTOSIZE_NET_ETHERNET;
+	part.net_gbps_per_node = 100;
+	comm_link_net(&job, &net);
+	comm_link_group(&job, 64, 8, &l);
+	assert_true(fabs(l.bw_bytes_s - 8 * net.bw_bytes_s) < 1);
 	autosize_catalog_destroy(c);
 }
 
@@ -135,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_formulas),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_link_group),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_sharp),
 	};
