@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "autosize/report.h"
 
 struct autosize_report {
@@ -102,11 +103,13 @@ static int report_group(autosize_report *r, const autosize_record *rec)
 	autosize_report_group *g;
 	int i;
 
+	/* any case: sacctmgr lowercases the record it writes for a job
+	 * that ended before its script (h100-sxm5-80gb) */
 	for (i = 0; i < r->n_groups; i++) {
 		g = &r->groups[i];
-		if (strcmp(g->partition, rec->partition) == 0 &&
-		    strcmp(g->gpu, rec->gpu) == 0 &&
-		    strcmp(g->framework, rec->framework) == 0)
+		if (strcasecmp(g->partition, rec->partition) == 0 &&
+		    strcasecmp(g->gpu, rec->gpu) == 0 &&
+		    strcasecmp(g->framework, rec->framework) == 0)
 			return i;
 	}
 	if (r->n_groups == AUTOSIZE_REPORT_MAX_GROUPS)
@@ -124,7 +127,7 @@ static int report_partition(autosize_report *r, const char *name)
 	int i;
 
 	for (i = 0; i < r->n_partitions; i++)
-		if (strcmp(r->partitions[i], name) == 0)
+		if (strcasecmp(r->partitions[i], name) == 0)
 			return i;
 	if (r->n_partitions == AUTOSIZE_REPORT_MAX_GROUPS)
 		return -1;
