@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include "autosize.h"
 #include "autosize/calibration.h"
+#include "autosize/report.h"
 
 /* Exit codes: a plan; no feasible plan; bad input. */
 #define CLI_EXIT_OK 0
@@ -18,6 +19,10 @@ int cli_list_presets(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_report(int argc, char **argv);
+/* autosize report --html: r (finished) as one page into path
+ * (report_html.c). 0, or -1 said on stderr. */
+int cli_report_html(const autosize_report *r, const char *path,
+		    const char *source);
 
 /*
  * Load the policy: FILE, "none" (built-in defaults), or without one

@@ -130,9 +130,6 @@ static int report_max_jobs(const char *v, long *out)
 	return 0;
 }
 
-static int report_html(const autosize_report *r, const char *path,
-		       const char *source);
-
 int cli_report(int argc, char **argv)
 {
 	const char *html = NULL, *ctld = NULL;
@@ -217,8 +214,8 @@ int cli_report(int argc, char **argv)
 	snprintf(source, sizeof(source), "%s%s%s", from,
 		 sa.use && files ? " and " : "", files ? "JSON-lines files" : "");
 	if (html)
-		rv = report_html(c.r, html, source) == 0 ? CLI_EXIT_OK
-							 : CLI_EXIT_USAGE;
+		rv = cli_report_html(c.r, html, source) == 0 ? CLI_EXIT_OK
+							     : CLI_EXIT_USAGE;
 	else if (json)
 		rv = autosize_report_write_json(c.r, stdout, source) == 0
 		     ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -228,16 +225,4 @@ int cli_report(int argc, char **argv)
 out:
 	autosize_report_destroy(c.r);
 	return rv;
-}
-
-/* The page needs the chart module (cli/chart.h); until it is merged,
- * --html says so. */
-static int report_html(const autosize_report *r, const char *path,
-		       const char *source)
-{
-	(void)r;
-	(void)source;
-	fprintf(stderr, "autosize: report: --html %s: this build has no "
-		"chart module yet; use --json\n", path);
-	return -1;
 }

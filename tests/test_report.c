@@ -652,12 +652,16 @@ static void test_cli_report_sacct(void **state)
 		 "grep -q 'hit (TIMEOUT): 1 of 3 jobs' %s/out && "
 		 "grep -q 'median 0.70' %s/out && "
 		 "! grep -q forged %s/out %s/json && "
-		 "grep -q '\"name\":\"\\\\u003cb' %s/json",
+		 "grep -q '\"name\":\"\\\\u003cb' %s/json && "
+		 "PATH=%s:$PATH %s/autosize report --sacct --html %s/page "
+		 "&& ! grep -q '<b>' %s/page && ! grep -qi '<script' %s/page "
+		 "&& grep -q '&lt;b&gt;x&lt;/b&gt;&amp;&quot;|0' %s/page",
 		 dir, dir, dir, dir, cli, dir, dir, dir, cli, dir, dir, dir,
-		 dir, dir, dir, dir, dir);
+		 dir, dir, dir, dir, dir, dir, cli, dir, dir, dir, dir);
 	if (rep_sh(cmd) != 0) {
-		snprintf(cmd, sizeof(cmd), "cat %s/out %s/err %s/json", dir,
-			 dir, dir);
+		snprintf(cmd, sizeof(cmd), "cat %s/out %s/err %s/json; grep -o "
+			 "'.\\{20\\}x&lt;.\\{40\\}' %s/page", dir, dir, dir,
+			 dir);
 		rep_sh(cmd);
 		fail_msg("report --sacct");
 	}
