@@ -183,10 +183,10 @@ check: tests
 	@$(MAKE) --no-print-directory check-deb
 	@$(MAKE) --no-print-directory check-integration
 
-# The HTML pages (plan --html, a page of planted markup) in headless
-# Chromium with JavaScript off: their DOM against the JSON of the same
-# request, screenshots in $(BUILD)/screenshots/ (about 10 s; skipped
-# with one line without chromium).
+# The HTML pages (plan --html, report --html, a page of planted markup)
+# in headless Chromium with JavaScript off: their DOM against the JSON of
+# the same request, screenshots in $(BUILD)/screenshots/ (about 10 s;
+# skipped with one line without chromium).
 check-browser: $(CLI) $(BUILD)/tests/browser_fixture
 	@sh tests/browser/run $(BUILD)
 

@@ -18,7 +18,6 @@
 #define CAL_LINE_MAX (1024 * 1024)
 /* Bad lines shown on stderr before only counting them. */
 #define CAL_SHOWN_ERRORS 3
-#define CAL_SACCT_ARGS 16
 
 typedef struct cal_cli {
 	autosize_calibrator *k;
@@ -29,7 +28,7 @@ static void cal_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: autosize calibrate [--sacct [--starttime T] "
-		"[--endtime T] [--partition P]]\n"
+		"[--endtime T] [--partition P] [--user U]]\n"
 		"                          [--min-jobs N] [--min-users N] "
 		"[--min-run S] [--max-mfu X]\n"
 		"                          [--shrink-users N] [--previous "
@@ -63,35 +62,26 @@ static void cal_bad_line(cal_cli *c, const char *why, const char *msg)
 		fprintf(stderr, "autosize: warning: %s (skipped)\n", msg);
 }
 
-/* One sacct line: the record in its AdminComment. */
-static void cal_sacct_line(cal_cli *c, char *line)
+/* One job from sacct: the record in its AdminComment. */
+static void cal_sacct_job(void *ctx, autosize_finished_job *j)
 {
-	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
-	char what[96], job[32], part[AUTOSIZE_PART_NAME_MAX];
+	cal_cli *c = ctx;
 	char why[128];
-	const char *comment;
 	autosize_record r;
 	autosize_error e;
-	double elapsed;
-	long nodes, gpus;
-	size_t start, n;
+	int found = autosize_finished_record(j, &r, &e);
 
-	snprintf(job, sizeof(job), "%.*s", (int)strcspn(line, "|"), line);
-	if (autosize_cal_sacct_line(line, user, part, state, &elapsed,
-				    &nodes, &gpus, &comment))
-		return;    /* a step, or not a job line: not counted */
-	if (!autosize_record_find(comment, &start, &n)) {
+	if (found == 0) {
 		autosize_calibrator_skip(c->k, "no autosize record");
 		return;
 	}
-	snprintf(what, sizeof(what), "job %s's AdminComment", job);
-	if (autosize_record_decode(comment + start, n, what, &r, &e)) {
+	if (found < 0) {
 		cal_bad_line(c, "bad record", e.msg);
 		return;
 	}
 	/* moved or resized after it was planned (scontrol update of a
 	 * pending job): its figures are another job's than the plan's */
-	if (autosize_record_mismatch(&r, part, nodes, gpus, why,
+	if (autosize_record_mismatch(&r, j->partition, j->nodes, j->gpus, why,
 				     sizeof(why))) {
 		autosize_calibrator_skip(c->k, strncmp(why, "partition", 9)
 					 == 0 ? "ran in another partition "
@@ -99,7 +89,7 @@ static void cal_sacct_line(cal_cli *c, char *line)
 					 "than planned");
 		return;
 	}
-	autosize_calibrator_add(c->k, user, &r, state, elapsed);
+	autosize_calibrator_add(c->k, j->user, &r, j->state, j->elapsed_s);
 }
 
 static void cal_json_line(cal_cli *c, const char *file, long lineno,
@@ -125,8 +115,8 @@ static void cal_json_line(cal_cli *c, const char *file, long lineno,
 				elapsed);
 }
 
-/* Every line of f; sacct = 1: sacct's format, else JSON lines. */
-static void cal_read(cal_cli *c, FILE *f, const char *name, int sacct)
+/* Every JSON line of f. */
+static void cal_read(cal_cli *c, FILE *f, const char *name)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -139,39 +129,9 @@ static void cal_read(cal_cli *c, FILE *f, const char *name, int sacct)
 			cal_bad_line(c, "line too long", "line over 1 MiB");
 			continue;
 		}
-		if (sacct)
-			cal_sacct_line(c, line);
-		else
-			cal_json_line(c, name, lineno, line, (size_t)n);
+		cal_json_line(c, name, lineno, line, (size_t)n);
 	}
 	free(line);
-}
-
-/* Run sacct (argv, no shell) and read its output. */
-static int cal_run_sacct(cal_cli *c, char *const argv[])
-{
-	pid_t pid;
-	FILE *f;
-	int fd;
-
-	pid = cli_spawn(argv, &fd);
-	if (pid < 0)
-		return -1;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		cli_reap(pid);
-		return -1;
-	}
-	cal_read(c, f, "sacct", 1);
-	fclose(f);
-	if (cli_reap(pid) != 0) {
-		fprintf(stderr, "autosize: calibrate: sacct failed (is "
-			"slurmdbd reachable? AccountingStorageType="
-			"accounting_storage/slurmdbd)\n");
-		return -1;
-	}
-	return 0;
 }
 
 /* The folder of path into dir ("." when it has none); -1 too long. */
@@ -302,19 +262,17 @@ static int cal_int_arg(const char *name, const char *v, int *out)
 
 int cli_calibrate(int argc, char **argv)
 {
-	char *sacct[CAL_SACCT_ARGS + 1] = {
-		"sacct", "-P", "-n", "-X", "-a", "-o",
-		"JobID,User,Partition,State,Elapsed,NNodes,AllocTRES,AdminComment"
-	};
-	const char *out = NULL, *start = "now-30days", *previous = NULL;
-	char summary[768], source[256];
+	const char *out = NULL, *previous = NULL;
+	char summary[768], source[512], from[256] = "";
 	autosize_cal_options o;
 	autosize_calibration *cal = NULL, *prev = NULL;
 	autosize_catalog *cat = NULL;
 	autosize_error e;
 	cal_cli c = {NULL, 0};
-	int i, ns = 7, use_sacct = 0, files = 0, rv = CLI_EXIT_USAGE;
+	cli_sacct sa;
+	int i, files = 0, rv = CLI_EXIT_USAGE, took;
 
+	cli_sacct_init(&sa);
 	autosize_cal_options_init(&o);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -322,8 +280,9 @@ int cli_calibrate(int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			cal_usage(stdout);
 			return CLI_EXIT_OK;
-		} else if (strcmp(a, "--sacct") == 0) {
-			use_sacct = 1;
+		} else if ((took = cli_sacct_option(&sa, argc, argv, &i))) {
+			if (took < 0)
+				return CLI_EXIT_USAGE;
 		} else if (a[0] != '-') {
 			files++;
 		} else if (!v) {
@@ -331,13 +290,6 @@ int cli_calibrate(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		} else if (strcmp(a, "-o") == 0) {
 			out = argv[++i];
-		} else if (strcmp(a, "--starttime") == 0) {
-			start = argv[++i];
-		} else if ((strcmp(a, "--endtime") == 0 ||
-			    strcmp(a, "--partition") == 0) &&
-			   ns + 2 < CAL_SACCT_ARGS) {
-			sacct[ns++] = strcmp(a, "--endtime") == 0 ? "-E" : "-r";
-			sacct[ns++] = argv[++i];
 		} else if (strcmp(a, "--min-jobs") == 0) {
 			if (cal_int_arg(a, argv[++i], &o.min_jobs))
 				return CLI_EXIT_USAGE;
@@ -370,15 +322,12 @@ int cli_calibrate(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 	}
-	if (!use_sacct && !files) {
+	if (!sa.use && !files) {
 		fprintf(stderr, "autosize: calibrate: give --sacct or JSON-lines "
 			"files of finished jobs\n");
 		cal_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	sacct[ns++] = "-S";
-	sacct[ns++] = (char *)start;
-	sacct[ns] = NULL;
 	if (cal_previous(previous, out, &prev) != 0)
 		goto out;
 	if (!(cat = autosize_catalog_default(&e))) {
@@ -391,7 +340,7 @@ int cli_calibrate(int argc, char **argv)
 		fprintf(stderr, "autosize: calibrate: out of memory\n");
 		goto out;
 	}
-	if (use_sacct && cal_run_sacct(&c, sacct) != 0)
+	if (sa.use && cli_sacct_read(&sa, "calibrate", cal_sacct_job, &c) != 0)
 		goto out;
 	for (i = 1; i < argc; i++) {
 		FILE *f;
@@ -405,17 +354,17 @@ int cli_calibrate(int argc, char **argv)
 				argv[i], strerror(errno));
 			goto out;
 		}
-		cal_read(&c, f, argv[i], 0);
+		cal_read(&c, f, argv[i]);
 		fclose(f);
 	}
 	if (!(cal = autosize_calibrator_result(c.k, &e))) {
 		fprintf(stderr, "autosize: %s\n", e.msg);
 		goto out;
 	}
-	snprintf(source, sizeof(source), "%s%s%s%s",
-		 use_sacct ? "sacct -S " : "", use_sacct ? start : "",
-		 use_sacct && files ? " and " : "",
-		 files ? "JSON-lines files" : "");
+	if (sa.use)
+		cli_sacct_describe(&sa, from, sizeof(from));
+	snprintf(source, sizeof(source), "%s%s%s", from,
+		 sa.use && files ? " and " : "", files ? "JSON-lines files" : "");
 	if (cal_write(cal, out, source) != 0)
 		goto out;
 	for (i = 0; autosize_calibrator_change(c.k, i); i++)

@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 #include "autosize.h"
+#include "autosize/calibration.h"
+#include "autosize/report.h"
 
 /* Exit codes: a plan; no feasible plan; bad input. */
 #define CLI_EXIT_OK 0
@@ -16,6 +18,11 @@ int cli_list_gpus(int argc, char **argv);
 int cli_list_presets(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_probe(int argc, char **argv);
+int cli_report(int argc, char **argv);
+/* autosize report --html: r (finished) as one page into path
+ * (report_html.c). 0, or -1 said on stderr. */
+int cli_report_html(const autosize_report *r, const char *path,
+		    const char *source);
 
 /*
  * Load the policy: FILE, "none" (built-in defaults), or without one
@@ -60,5 +67,28 @@ int cli_plan_chart(const char *file, int html, const autosize_request *req,
 pid_t cli_spawn(char *const argv[], int *out_fd);
 /* Wait for pid: its exit status, -1 when it did not exit normally. */
 int cli_reap(pid_t pid);
+
+/* Finished jobs from accounting (cli/sacct.c): calibrate's and report's
+ * --sacct, --starttime, --endtime, --partition, --user. */
+typedef struct cli_sacct {
+	int use;              /* --sacct given */
+	const char *start;    /* -S (default now-30days) */
+	const char *end;      /* -E, or NULL */
+	const char *partition; /* -r, or NULL */
+	const char *user;     /* -u, or NULL: every user's (-a) */
+} cli_sacct;
+
+void cli_sacct_init(cli_sacct *s);
+/* argv[*i] when it is one of the options above (its value consumed):
+ * 1; 0 when it is not; -1 (said) when its value is missing. */
+int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i);
+/* "sacct -S now-30days -r gpu" into buf, for a source line. */
+void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len);
+/* Run sacct (no shell) for s and call each with every job line read
+ * (autosize_sacct_job_line); cmd names the command in messages. 0, or
+ * -1 when sacct could not run or failed (said on stderr). */
+typedef void (*cli_sacct_each)(void *ctx, autosize_finished_job *j);
+int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
+		   void *ctx);
 
 #endif

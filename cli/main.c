@@ -16,6 +16,8 @@ static void main_usage(FILE *f)
 		"       autosize check-config [--live] [FILE|none]\n"
 		"       autosize inventory [--gpu TYPE]\n"
 		"       autosize calibrate [--sacct] [-o FILE] [FILE...]\n"
+		"       autosize report [--json | --html FILE] [--sacct] "
+		"[FILE...]\n"
 		"       autosize probe [PLAN OPTIONS] -- [SBATCH OPTIONS] "
 		"SCRIPT\n"
 		"       autosize gpus | presets | --version\n"
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 		return cli_list_presets(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return cli_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "report") == 0)
+		return cli_report(argc - 1, argv + 1);
 	if (strcmp(cmd, "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)

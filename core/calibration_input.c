@@ -15,8 +15,7 @@
 /* What a JSON line fills, and its first error. */
 typedef struct cal_json_ctx {
 	autosize_record *r;
-	char *user, *state;
-	double *elapsed_s;
+	autosize_finished_job *j;
 	double mem_total, mem_other;
 	int have_plan, have_user, have_tok_s;
 	char bad[96];            /* the first member that was wrong */
@@ -117,6 +116,79 @@ static void cal_json_plan(cal_json_ctx *c, const autosize_json_member *m)
 		cal_json_bad(c, m);
 }
 
+/* A time: sacct's text or seconds since 1970. */
+static long long cal_json_time(const autosize_json_member *m, int *ok)
+{
+	double v;
+
+	if (m->kind == AUTOSIZE_JSON_STRING) {
+		*ok = m->str_fits;
+		return autosize_sacct_time(m->str);
+	}
+	v = cal_json_num(m, ok);
+	*ok = *ok && v < 1e11;
+	return *ok ? (long long)v : 0;
+}
+
+/* A count of at most max; -1 when it is not one. */
+static long cal_json_count(const autosize_json_member *m, double max,
+			   int *ok)
+{
+	double v = cal_json_num(m, ok);
+
+	*ok = *ok && v <= max;
+	return *ok ? (long)v : -1;
+}
+
+/* The optional top-level members (the report's): 1 when fine or not
+ * one of them. */
+static int cal_json_job(cal_json_ctx *c, const autosize_json_member *m)
+{
+	autosize_finished_job *j = c->j;
+	autosize_record *r = c->r;
+	int ok = 1;
+
+	if (strcmp(m->key, "job_id") == 0) {
+		if (m->kind == AUTOSIZE_JSON_NUMBER)
+			snprintf(j->job_id, sizeof(j->job_id), "%.*s",
+				 (int)m->num_len, m->num);
+		else
+			ok = cal_json_name(m, j->job_id, sizeof(j->job_id));
+	} else if (strcmp(m->key, "job_name") == 0) {
+		/* any text: the report escapes it */
+		ok = m->kind == AUTOSIZE_JSON_STRING;
+		if (ok && m->str_fits)
+			snprintf(j->name, sizeof(j->name), "%s", m->str);
+	} else if (strcmp(m->key, "partition") == 0) {
+		ok = cal_json_name(m, j->partition, sizeof(j->partition));
+	} else if (strcmp(m->key, "nodes") == 0) {
+		j->nodes = cal_json_count(m, 1e7, &ok);
+	} else if (strcmp(m->key, "gpus") == 0) {
+		j->gpus = cal_json_count(m, 1e9, &ok);
+	} else if (strcmp(m->key, "time_limit_min") == 0) {
+		j->time_limit_s = cal_json_count(m, 1e9, &ok) * 60.0;
+		if (j->time_limit_s < 0)
+			j->time_limit_s = 0;
+	} else if (strcmp(m->key, "submit") == 0) {
+		j->submit_s = cal_json_time(m, &ok);
+	} else if (strcmp(m->key, "start") == 0) {
+		j->start_s = cal_json_time(m, &ok);
+	} else if (strcmp(m->key, "end") == 0) {
+		j->end_s = cal_json_time(m, &ok);
+	} else if (strcmp(m->key, "warn") == 0) {
+		ok = cal_json_name(m, r->warn, sizeof(r->warn));
+	} else if (strcmp(m->key, "asked_gpus") == 0) {
+		r->ask_gpus = (int)cal_json_count(m, 1e7, &ok);
+		if (r->ask_gpus < 0)
+			r->ask_gpus = 0;
+	} else if (strcmp(m->key, "asked_time_limit_min") == 0) {
+		r->ask_min = cal_json_count(m, 1e9, &ok);
+		if (r->ask_min < 0)
+			r->ask_min = 0;
+	}
+	return ok;
+}
+
 static void cal_json_visit(void *ctx, const autosize_json_member *m)
 {
 	cal_json_ctx *c = ctx;
@@ -128,15 +200,17 @@ static void cal_json_visit(void *ctx, const autosize_json_member *m)
 		return;
 	if (!m->parent[0]) {
 		if (strcmp(m->key, "user") == 0)
-			ok = c->have_user = cal_json_name(m, c->user,
-						AUTOSIZE_CAL_USER_MAX);
+			ok = c->have_user = cal_json_name(m, c->j->user,
+						sizeof(c->j->user));
 		else if (strcmp(m->key, "state") == 0)
-			ok = cal_json_name(m, c->state,
-					   AUTOSIZE_CAL_USER_MAX);
+			ok = cal_json_name(m, c->j->state,
+					   sizeof(c->j->state));
 		else if (strcmp(m->key, "elapsed_s") == 0)
-			*c->elapsed_s = cal_json_num(m, &ok);
+			c->j->elapsed_s = cal_json_num(m, &ok);
 		else if (strcmp(m->key, "plan") == 0)
 			ok = c->have_plan = m->kind == AUTOSIZE_JSON_OBJECT;
+		else
+			ok = cal_json_job(c, m);
 	} else if (m->grandparent[0]) {
 		if (strcmp(m->grandparent, "plan") == 0 &&
 		    strcmp(m->parent, "memory_per_gpu_bytes") == 0) {
@@ -174,22 +248,25 @@ static void cal_json_visit(void *ctx, const autosize_json_member *m)
 		cal_json_bad(c, m);
 }
 
-autosize_err autosize_cal_json_line(const char *line, size_t len,
-				    const char *what, autosize_record *r,
-				    char *user, char *state,
-				    double *elapsed_s, autosize_error *e)
+void autosize_finished_job_init(autosize_finished_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->nodes = j->gpus = -1;
+}
+
+autosize_err autosize_finished_json_line(const char *line, size_t len,
+					 const char *what, autosize_record *r,
+					 autosize_finished_job *j,
+					 autosize_error *e)
 {
 	cal_json_ctx c;
 	autosize_err rc;
 
 	memset(&c, 0, sizeof(c));
 	autosize_record_init(r);
-	user[0] = state[0] = '\0';
-	*elapsed_s = 0;
+	autosize_finished_job_init(j);
 	c.r = r;
-	c.user = user;
-	c.state = state;
-	c.elapsed_s = elapsed_s;
+	c.j = j;
 	if ((rc = autosize_json_scan_deep(line, len, what, cal_json_visit, &c,
 					  e)))
 		return rc;
@@ -211,6 +288,21 @@ autosize_err autosize_cal_json_line(const char *line, size_t len,
 	if (r->has_measured)
 		r->m_lines = 1;
 	return AUTOSIZE_OK;
+}
+
+autosize_err autosize_cal_json_line(const char *line, size_t len,
+				    const char *what, autosize_record *r,
+				    char *user, char *state,
+				    double *elapsed_s, autosize_error *e)
+{
+	autosize_finished_job j;
+	autosize_err rc;
+
+	rc = autosize_finished_json_line(line, len, what, r, &j, e);
+	memcpy(user, j.user, sizeof(j.user));
+	memcpy(state, j.state, sizeof(j.state));
+	*elapsed_s = j.elapsed_s;
+	return rc;
 }
 
 /* Slurm's elapsed time: [D-]HH:MM:SS, MM:SS or MM:SS.mmm (autosize's
@@ -256,38 +348,94 @@ static long cal_tres_gpus(const char *tres)
 	return -1;
 }
 
-int autosize_cal_sacct_line(char *line, char *user, char *partition,
-			    char *state, double *elapsed_s, long *nodes,
-			    long *gpus, const char **comment)
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms", days_from_civil). */
+static long long cal_days_from_civil(long long y, unsigned m, unsigned d)
 {
-	char *f[8];
+	long long era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long long)doe - 719468;
+}
+
+long long autosize_sacct_time(const char *s)
+{
+	int y, mo, d, h, mi, sec, n = 0;
+
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi,
+			 &sec, &n) != 6 || s[n] || y < 1970 || y > 9999 ||
+	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    sec > 60 || h < 0 || mi < 0 || sec < 0)
+		return 0;
+	return cal_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	       h * 3600 + mi * 60 + sec;
+}
+
+/* sacct's Timelimit: a duration; UNLIMITED, Partition_Limit: 0. */
+static double cal_time_limit(const char *s)
+{
+	return s[0] >= '0' && s[0] <= '9' ? cal_elapsed(s) : 0;
+}
+
+int autosize_sacct_job_line(char *line, const char *delim,
+			    autosize_finished_job *j)
+{
+	char *f[AUTOSIZE_SACCT_NFIELDS];
+	size_t dlen = strlen(delim);
 	int i;
 
-	f[0] = line;
-	for (i = 1; i < 8; i++) {
-		char *bar = strchr(f[i - 1], '|');
-
-		if (!bar)
-			return -1;
-		*bar = '\0';
-		f[i] = bar + 1;
-	}
-	f[7][strcspn(f[7], "\r\n")] = '\0';
-	*nodes = cal_count(f[5]);
-	*gpus = cal_tres_gpus(f[6]);
-	if (!f[0][0] || strchr(f[0], '.') || !f[1][0] ||
-	    strlen(f[1]) >= AUTOSIZE_CAL_USER_MAX)
+	autosize_finished_job_init(j);
+	if (!dlen)
 		return -1;
-	snprintf(user, AUTOSIZE_CAL_USER_MAX, "%s", f[1]);
+	line[strcspn(line, "\r\n")] = '\0';
+	f[0] = line;
+	for (i = 1; i < AUTOSIZE_SACCT_NFIELDS; i++) {
+		char *at = strstr(f[i - 1], delim);
+
+		if (!at)
+			return -1;
+		*at = '\0';
+		f[i] = at + dlen;
+	}
+	if (!f[0][0] || strchr(f[0], '.') || !f[1][0] ||
+	    strlen(f[0]) >= sizeof(j->job_id) ||
+	    strlen(f[1]) >= sizeof(j->user))
+		return -1;
+	snprintf(j->job_id, sizeof(j->job_id), "%s", f[0]);
+	snprintf(j->user, sizeof(j->user), "%s", f[1]);
 	/* the partition it ran in ("" when too long to be a policy's) */
-	if (strlen(f[2]) < AUTOSIZE_PART_NAME_MAX)
-		snprintf(partition, AUTOSIZE_PART_NAME_MAX, "%s", f[2]);
-	else
-		partition[0] = '\0';
+	if (strlen(f[2]) < sizeof(j->partition))
+		snprintf(j->partition, sizeof(j->partition), "%s", f[2]);
 	/* "CANCELLED by 1000": the first word */
-	snprintf(state, AUTOSIZE_CAL_USER_MAX, "%.*s",
+	snprintf(j->state, sizeof(j->state), "%.*s",
 		 (int)strcspn(f[3], " "), f[3]);
-	*elapsed_s = cal_elapsed(f[4]);
-	*comment = f[7];
+	j->elapsed_s = cal_elapsed(f[4]);
+	j->nodes = cal_count(f[5]);
+	j->gpus = cal_tres_gpus(f[6]);
+	j->time_limit_s = cal_time_limit(f[7]);
+	j->submit_s = autosize_sacct_time(f[8]);
+	j->start_s = autosize_sacct_time(f[9]);
+	j->end_s = autosize_sacct_time(f[10]);
+	j->comment = f[11];
+	snprintf(j->name, sizeof(j->name), "%s", f[12]);
 	return 0;
+}
+
+int autosize_finished_record(const autosize_finished_job *j,
+			     autosize_record *r, autosize_error *e)
+{
+	char what[96];
+	size_t start, n;
+
+	autosize_record_init(r);
+	if (!j->comment || !autosize_record_find(j->comment, &start, &n))
+		return 0;
+	snprintf(what, sizeof(what), "job %s's AdminComment", j->job_id);
+	return autosize_record_decode(j->comment + start, n, what, r, e)
+	       ? -1 : 1;
 }

@@ -345,13 +345,37 @@ static int decide_explicit(const autosize_defaults *def,
 	return 0;
 }
 
-/* The plan as it travels with the job (AdminComment); "" when a name
- * cannot be carried. */
-static void decide_record(const autosize_plan *pl, autosize_decision *d)
+/* The plan as it travels with the job (AdminComment), with what the
+ * user asked for and the codes of the warnings told (the admin's report
+ * counts them; refused jobs never reach accounting, job_submit.lua logs
+ * those); "" when a name cannot be carried. */
+static void decide_record(const autosize_plan *pl, const autosize_job *job,
+			  autosize_decision *d)
 {
 	autosize_record rec;
+	long gpus = -1;
 
 	autosize_record_from_plan(pl, &rec);
+	if (job->gpus_per_job > 0)
+		gpus = job->gpus_per_job;
+	else if (job->min_nodes > 0 && job->gpus_per_node > 0)
+		gpus = job->min_nodes * job->gpus_per_node;
+	rec.ask_gpus = gpus > 0 && gpus <= DECIDE_GPUS_MAX ? (int)gpus : 0;
+	rec.ask_min = job->time_limit_min > 0 ? job->time_limit_min : 0;
+	autosize_warning_codes((const char (*)[AUTOSIZE_WARNING_LEN])
+			       d->warnings, d->n_warnings, rec.warn,
+			       sizeof(rec.warn));
+	/* the extras only where the measured figures still fit later
+	 * (spank_report.c adds them); the warnings go first, then the ask */
+	if (autosize_record_encode(&rec, d->record, sizeof(d->record) -
+				   AUTOSIZE_RECORD_MEASURED_MAX) >= 0)
+		return;
+	rec.warn[0] = '\0';
+	if (autosize_record_encode(&rec, d->record, sizeof(d->record) -
+				   AUTOSIZE_RECORD_MEASURED_MAX) >= 0)
+		return;
+	rec.ask_gpus = 0;
+	rec.ask_min = 0;
 	if (autosize_record_encode(&rec, d->record, sizeof(d->record)) < 0)
 		d->record[0] = '\0';
 }
@@ -384,7 +408,6 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 	d->time_limit_min = pl->time_limit_min;
 	d->chained_jobs = pl->chained_jobs;
 	decide_summary(r, pl, d->summary, sizeof(d->summary));
-	decide_record(pl, d);
 	decide_calibrated(pl, d);
 	for (i = 0; i < pl->n_warnings && i < AUTOSIZE_MAX_WARNINGS; i++)
 		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
@@ -400,6 +423,7 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 			 "your time limit (%ld min) ends before the "
 			 "predicted %.1f h: checkpoint and chain jobs",
 			 job->time_limit_min, pl->train_hours);
+	decide_record(pl, job, d);
 }
 
 static void decide_suggest(autosize_decision *d, const char *lead)

@@ -33,6 +33,10 @@ typedef struct rec_key {
 	sizeof(((autosize_record *)0)->f), 0, 0, 1, 0, 0 }
 #define RK_M(n, f, lo, hi) { n, REC_DBL, \
 	offsetof(autosize_record, f), 0, lo, hi, 0, 1, 0 }
+/* written only when non-zero (non-empty) */
+#define RK_O(n, t, f, lo, hi) { n, t, offsetof(autosize_record, f), \
+	t == REC_STR ? sizeof(((autosize_record *)0)->f) : 0, lo, hi, 0, 0, \
+	1 }
 
 static const rec_key rec_keys[] = {
 	RK_D("params", params, 1e6, 1e16, 1),
@@ -72,6 +76,9 @@ static const rec_key rec_keys[] = {
 	  0, 1e9, 0, 0, 1 },
 	{ "cal_mem", REC_DBL, offsetof(autosize_record, cal_memory), 0,
 	  0, 100, 0, 0, 1 },
+	RK_O("ask_gpus", REC_INT, ask_gpus, 0, 1e7),
+	RK_O("ask_min", REC_LONG, ask_min, 0, 1e9),
+	RK_O("warn", REC_STR, warn, 0, 0),
 	RK_M("m_tok_s", m_tokens_per_s, 0, 1e15),
 	RK_M("m_step_s", m_step_s, 0, 1e9),
 	RK_M("m_mem_b", m_mem_bytes, 0, 1e15),
@@ -174,6 +181,8 @@ int autosize_record_encode(const autosize_record *r, char *buf, size_t len)
 		if (k->type == REC_STR) {
 			const char *s = (const char *)r + k->off;
 
+			if (k->optional && !s[0])
+				continue;
 			if (!rec_name_ok(s))
 				return -1;
 			n = snprintf(buf + used, len - used, "%s%s=%s", sep,

@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "autosize/plan.h"
 
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
@@ -17,4 +18,78 @@ void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 	vsnprintf(plan->warnings[plan->n_warnings++], AUTOSIZE_WARNING_LEN,
 		  fmt, ap);
 	va_end(ap);
+}
+
+/* Words of each warning (plan.c, checkpoint.c, options.c, decide.c) and
+ * its code; the first row whose words all occur wins. A warning whose
+ * wording changes without this table falls to "other" (tests/
+ * test_report.c plans the common ones and checks their codes). */
+static const struct {
+	const char *words[2];
+	const char *code;
+} warn_codes[] = {
+	{{"more GPUs would not help", NULL}, "gpus_no_help"},
+	{{"GPUs asked for; ", " would do"}, "ask_oversized"},
+	{{"exceeds partition", "chained jobs"}, "chained"},
+	{{" max time ", "holds no more than"}, "limit_ckpt"},
+	{{"partition ", ": Slurm"}, "slurm_limit"},
+	{{"the global batch of", "micro-batches"}, "pipe_bubble"},
+	{{"deadline ", "holds only near"}, "deadline_tight"},
+	{{"deadline ", "cannot be met"}, "deadline_miss"},
+	{{"plain Ethernet", NULL}, "ethernet"},
+	{{"predicted utilization", NULL}, "low_mfu"},
+	{{"scaling efficiency", NULL}, "poor_scaling"},
+	{{"vision tower", NULL}, "vision_ignored"},
+	{{"stack ", "is not validated"}, "stack_unvalidated"},
+	{{"stack ", "validated on other GPU"}, "stack_other_gpu"},
+	{{"no performance data measured", NULL}, "no_perf_data"},
+	{{"search stopped at its work budget", NULL}, "search_budget"},
+	{{"keeping ", "checkpoints of"}, "ckpt_storage"},
+	{{"checkpoints of ", "GB/s"}, "ckpt_bandwidth"},
+	{{"--train-time", "minutes"}, "train_time_minutes"},
+	{{"--train-tokens", "optimizer step"}, "tokens_tiny"},
+	{{"sequence length", "positions"}, "seq_over_model"},
+	{{"--train-batch", "sequences of"}, "batch_rounded"},
+	{{"your time limit", "ends before"}, "limit_short"},
+};
+
+const char *autosize_warning_code(const char *warning)
+{
+	size_t i;
+
+	for (i = 0; warning && i < sizeof(warn_codes) / sizeof(warn_codes[0]);
+	     i++)
+		if (strstr(warning, warn_codes[i].words[0]) &&
+		    (!warn_codes[i].words[1] ||
+		     strstr(warning, warn_codes[i].words[1])))
+			return warn_codes[i].code;
+	return "other";
+}
+
+int autosize_warning_codes(const char (*warnings)[AUTOSIZE_WARNING_LEN],
+			   int n, char *out, size_t len)
+{
+	size_t used = 0;
+	int i, kept = 0;
+
+	if (len)
+		out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *code = autosize_warning_code(warnings[i]);
+		size_t clen = strlen(code), need = clen + (used ? 1 : 0);
+		const char *at = out;
+
+		/* each code once: "+code+" in "+out+" */
+		while ((at = strstr(at, code)) &&
+		       !((at == out || at[-1] == '+') &&
+			 (at[clen] == '\0' || at[clen] == '+')))
+			at += clen;
+		if (at || used + need >= len)
+			continue;
+		snprintf(out + used, len - used, "%s%s", used ? "+" : "",
+			 code);
+		used += need;
+		kept++;
+	}
+	return kept;
 }

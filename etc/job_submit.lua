@@ -334,26 +334,44 @@ local function attach_record(job_desc, mod, d)
 	end
 end
 
--- One line per sized job for the admins (job ids are not known yet at
--- submit time), at most a minute's burst: a user's --test-only loop
--- reaches here too. The name is the user's: no control characters (a
--- newline would forge slurmctld log lines).
-local function log_sized(mod, job_desc, submit_uid, changes)
+-- One line for the admins in slurmctld's log, at most a minute's burst
+-- (the module's rate limit): a user's --test-only loop reaches here too.
+-- The lines dropped are counted in the next one written.
+local function admin_log(mod, line)
 	local ok, missed = true, 0
-	if mod.admin_log_ok then
+	if mod and mod.admin_log_ok then
 		ok, missed = mod.admin_log_ok()
 	end
 	if not ok then
 		return
 	end
 	if missed and missed > 0 then
-		log_info(string.format("autosize: %d sized-job lines not " ..
+		log_info(string.format("autosize: %d admin lines not " ..
 			"logged (more than 60 a minute)", missed))
 	end
-	log_info(string.format("autosize: uid %s job %s: %s",
+	log_info(line)
+end
+
+-- One line per sized job (job ids are not known yet at submit time).
+-- The name is the user's: no control characters (a newline would forge
+-- slurmctld log lines).
+local function log_sized(mod, job_desc, submit_uid, changes)
+	admin_log(mod, string.format("autosize: uid %s job %s: %s",
 		tostring(submit_uid),
 		(tostring(job_desc.name):gsub("%c", "?")),
 		table.concat(changes, ", ")))
+end
+
+-- One stable line per refused submission (they never reach accounting;
+-- `autosize report --ctld-log` counts them by reason and the option the
+-- message names), rate-limited as above: counts from the log are lower
+-- bounds. Called through pcall: a refusal stays one whatever happens.
+local function log_refused(mod, submit_uid, reason, message)
+	local msg = tostring(message or ""):gsub("%c", "?")
+	local what = msg:match("^(%-%-[%w%-]+)") or "-"
+	admin_log(mod, string.format("autosize: refused: reason=%s what=%s " ..
+		"uid=%s: %s", (tostring(reason or "-"):gsub("[^%w_]", "?")),
+		what, tostring(submit_uid), msg))
 end
 
 -- Apply a decision: the fields the module set, the plan record, the
@@ -425,6 +443,7 @@ local function submit(job_desc, part_list, submit_uid)
 		if on_error_rejects(mod) then
 			log_user("autosize: internal error, submission " ..
 				"refused by site policy: " .. err)
+			pcall(log_refused, mod, submit_uid, "internal", err)
 			return slurm.ERROR
 		end
 		return slurm.SUCCESS
@@ -436,6 +455,7 @@ local function submit(job_desc, part_list, submit_uid)
 	local action = d.action
 	if action == "reject" then
 		log_user("autosize: " .. (d.message or "job refused"))
+		pcall(log_refused, mod, submit_uid, d.reason, d.message)
 		return reject_code(d.reason)
 	end
 	-- The plan and its warnings are told here, once, for the job as it

@@ -616,20 +616,28 @@ static void test_cli_calibrate_sacct(void **state)
 	snprintf(cmd, sizeof(cmd), "%s/lines", dir);
 	f = fopen(cmd, "w");
 	assert_non_null(f);
-	snprintf(alloc, sizeof(alloc), "%d|billing=1,cpu=64,gres/gpu=%d,"
-		 "node=%d", r.nodes, r.nodes * r.gpus_per_node, r.nodes);
+	/* sacct's fields (AUTOSIZE_SACCT_FIELDS), '@' standing for the
+	 * delimiter the CLI asks for */
+	snprintf(alloc, sizeof(alloc), "%d@billing=1,cpu=64,gres/gpu=%d,"
+		 "node=%d@02:00:00@2026-11-03T10:00:00@2026-11-03T10:00:01@"
+		 "2026-11-03T11:00:01", r.nodes, r.nodes * r.gpus_per_node,
+		 r.nodes);
 	for (i = 0; i < 4; i++)
-		fprintf(f, "%d|u%d|gpu|COMPLETED|01:00:00|%s|site note %s\n"
-			"%d.batch|u%d|gpu|COMPLETED|01:00:00|1|cpu=1|\n",
-			100 + i, i, alloc, tok, 100 + i, i);
-	fprintf(f, "200|u9|small|CANCELLED by 0|01:00:00|%s|%s\n", alloc,
+		fprintf(f, "%d@u%d@gpu@COMPLETED@01:00:00@%s@site note %s@"
+			"train | %d\n%d.batch@u%d@gpu@COMPLETED@01:00:00@1@"
+			"cpu=1@@@@@@batch\n", 100 + i, i, alloc, tok, i,
+			100 + i, i);
+	fprintf(f, "200@u9@small@CANCELLED by 0@01:00:00@%s@%s@x\n", alloc,
 		tok);
-	fprintf(f, "201|u9|gpu|TIMEOUT|00:00:00|%s|%s\n", alloc, tok);
+	fprintf(f, "201@u9@gpu@TIMEOUT@00:00:00@%s@%s@x\n", alloc, tok);
 	/* resized by scontrol update after it was planned */
-	fprintf(f, "202|u8|gpu|COMPLETED|01:00:00|%d|cpu=1,gres/gpu=%d|%s\n",
-		r.nodes + 1, (r.nodes + 1) * r.gpus_per_node, tok);
+	fprintf(f, "202@u8@gpu@COMPLETED@01:00:00@%d@cpu=1,gres/gpu=%d@"
+		"02:00:00@@@@%s@x\n", r.nodes + 1,
+		(r.nodes + 1) * r.gpus_per_node, tok);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "printf '#!/bin/sh\\ncat %s/lines\\n' "
+	snprintf(cmd, sizeof(cmd), "printf '#!/bin/sh\\nfor a; do case $a "
+		 "in --delimiter=*) d=${a#--delimiter=};; esac; done\\n"
+		 "sed \"s/@/$d/g\" %s/lines\\n' "
 		 ">%s/sacct && chmod +x %s/sacct && PATH=%s:$PATH %s/autosize "
 		 "calibrate --sacct --min-jobs 4 --max-step none -o "
 		 "%s/cal.yaml 2>%s/err && grep -q 'read 7 jobs, used 4, "

@@ -19,9 +19,15 @@
 #define AUTOSIZE_RECORD_PREFIX "autosize:v1:"
 /* Longest token written (the plan with measured figures). */
 #define AUTOSIZE_RECORD_MAX 640
+/* The most the measured keys add (m_tok_s= .. m_lines=, each at its
+ * widest %.6g): a record is written with room for them. */
+#define AUTOSIZE_RECORD_MEASURED_MAX 82
 /* Longest AdminComment handled (a site's comment plus the token). */
 #define AUTOSIZE_ADMIN_COMMENT_MAX 4096
 #define AUTOSIZE_FRAMEWORK_NAME_MAX 16
+/* warn=: the plan's warning codes joined by '+' (plan.h
+ * autosize_warning_code), at most this long with its NUL. */
+#define AUTOSIZE_RECORD_WARN_MAX 64
 
 typedef struct autosize_record {
 	/* the plan */
@@ -51,6 +57,13 @@ typedef struct autosize_record {
 	double cal_speed;            /* cal_speed=: calibration used, 0 none */
 	int cal_jobs;                /* cal_jobs= */
 	double cal_memory;           /* cal_mem=: memory factor used, 0 none */
+	int ask_gpus;                /* ask_gpus=: GPUs the user asked for
+				      * (-N x GPUs per node, or --gpus), 0:
+				      * not given */
+	long ask_min;                /* ask_min=: the user's time limit
+				      * (minutes), 0: not given */
+	char warn[AUTOSIZE_RECORD_WARN_MAX]; /* warn=: the plan's warning
+				      * codes, '+'-joined; "" none */
 	/* what the job reported ($AUTOSIZE_REPORT), when it did */
 	int has_measured;
 	double m_tokens_per_s;       /* m_tok_s=: median over the lines */

@@ -266,6 +266,21 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A warning's short code for the job record's warn= key and the admin's
+ * report ("low_mfu", "chained", ...; doc/admins.md lists them): the
+ * warning's words matched against a table; "other" for one the table
+ * does not know. Never NULL.
+ */
+const char *autosize_warning_code(const char *warning);
+
+/*
+ * The codes of n warnings, each once, joined by '+' into out ("" for
+ * none); a code that does not fit is left out. Returns the codes kept.
+ */
+int autosize_warning_codes(const char (*warnings)[AUTOSIZE_WARNING_LEN],
+			   int n, char *out, size_t len);
+
 /* Write the plan as one JSON object (no trailing newline) into buf. */
 int autosize_plan_to_json(const autosize_plan *plan, char *buf, size_t len);
 

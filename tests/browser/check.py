@@ -19,9 +19,11 @@ Every page must also: have no script, frame, object, image, link or form
 element, no on* handler and no href/src (nothing fetched, nothing run);
 carry the Content-Security-Policy that forbids scripts; have each point
 inside its plot's axis ranges. To check another page, add a Page to
-PAGES (a report page: its `--html {out}` and `--json` commands and a
-function from its JSON to the expectation).
+PAGES (its `--html {out}` and `--json` commands and a function from its
+JSON to the expectation): the plan pages, the planted-markup fixture and
+`autosize report`'s page (report_expect).
 """
+import calendar
 import collections
 import json
 import os
@@ -70,6 +72,53 @@ def plan_expect(rows):
     }
 
 
+def report_expect(rep):
+    """`autosize report --json` -> the report page (cli/report_html.c):
+    speed (predicted, measured tokens/s of each measured job) and limits
+    (time limit, run time in hours), one series per partition; the
+    weekly median error and limit hits (x: the week's Monday, seconds
+    since 1970); the tables; the planted names of the jobs that hit
+    their limit as text."""
+    def monday(w):
+        return calendar.timegm(time.strptime(w["monday"],
+                                             "%Y-%m-%dT%H:%M:%S"))
+    jobs = rep["jobs"]
+    timeouts = [j for j in jobs if j["timeout"]]
+    chart = lambda cid, pts: {"id": cid, "points": pts, "highlight": None,
+                              "skipped": 0}
+    return {
+        "charts": [
+            chart("speed", [{"series": j["partition"],
+                             "x": j["predicted_tokens_per_s"],
+                             "y": j["measured_tokens_per_s"]}
+                            for j in jobs if j["measured_tokens_per_s"]]),
+            chart("limits", [{"series": j["partition"],
+                              "x": j["time_limit_s"] / 3600,
+                              "y": j["elapsed_s"] / 3600}
+                             for j in jobs
+                             if j["time_limit_s"] and j["elapsed_s"] > 0]),
+            chart("weekly-error", [{"series": w["partition"],
+                                    "x": monday(w),
+                                    "y": w["median_abs_error"]}
+                                   for w in rep["weeks"]
+                                   if w["median_abs_error"] is not None]),
+            chart("weekly-hits", [{"series": w["partition"],
+                                   "x": monday(w), "y": w["timeouts"]}
+                                  for w in rep["weeks"]]),
+        ],
+        "tables": [
+            {"id": "groups", "rows": len(rep["groups"]), "highlighted": 0},
+            {"id": "timeouts", "rows": min(50, len(timeouts)),
+             "highlighted": 0},
+            {"id": "warnings", "rows": len(rep["warnings"]),
+             "highlighted": 0},
+            {"id": "refusals", "rows": len(rep["refusals"]["kinds"]),
+             "highlighted": 0},
+        ],
+        "texts": [j["name"] for j in timeouts if "<" in j["name"]],
+    }
+
+
 def identity(expected):
     return expected
 
@@ -80,6 +129,16 @@ def pages(build):
     plan = [cli, "plan", "--model=llama-3-8b", "--train-tokens=100B",
             "--train-time=5d"]
     priced = plan + ["--policy=etc/autosize.yaml"]
+    # finished jobs with markup in their names, two partitions, three
+    # weeks; refusals from a slurmctld log line of each kind
+    ctld = os.path.join(build, "browser", "slurmctld.log")
+    with open(ctld, "w") as f:
+        f.write("[2026-11-03T10:00:00.000] lua: autosize: refused: "
+                "reason=input what=--model-params uid=1000: <b>no</b>\n"
+                "[2026-11-03T10:00:01.000] lua: autosize: refused: "
+                "reason=unfit what=- uid=1001: too big\n")
+    report = [cli, "report", "--ctld-log", ctld,
+              "tests/data/report-jobs.jsonl"]
     unpriced = plan + ["--policy=none", "--gpu=h100"]
     return [
         Page("plan", priced + ["--html", "{out}"],
@@ -88,6 +147,8 @@ def pages(build):
              unpriced + ["--table", "--json"], plan_expect),
         Page("fixture", [fixture, "--html", "{out}"], [fixture, "--json"],
              identity),
+        Page("report", report + ["--html", "{out}"], report + ["--json"],
+             report_expect),
     ]
 
 

@@ -690,6 +690,33 @@ check("unfit rejected with ESLURM_INVALID_NODE_COUNT",
 	rc == slurm.ESLURM_INVALID_NODE_COUNT and count(writes) == 0 and
 	user_text():find("needs at least"), user_text())
 
+-- Refusals never reach accounting: one stable line each in slurmctld's
+-- log, which `autosize report --ctld-log` counts.
+fake.info = {}
+reset()
+jd = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model_params=lots") })
+slurm_job_submit(jd, {}, 1000)
+jd = job_desc({ partition = "a100", script = "x",
+	spank_job_env = env(P .. "model=llama-3.1-405b") })
+slurm_job_submit(jd, {}, 1001)
+local refused = table.concat(fake.info, "\n")
+check("refusal lines: reason, the option named, uid",
+	#fake.info == 2 and fake.info[1]:find("^autosize: refused: " ..
+	"reason=input what=%-%-model%-params uid=1000: %-%-model%-params") and
+	fake.info[2]:find("^autosize: refused: reason=unfit what=%- " ..
+	"uid=1001: ") and not refused:find("[\r]"), refused)
+-- A logger that raises does not let the refused job through.
+local saved_info = slurm.log_info
+slurm.log_info = function() error("log broken") end
+reset()
+jd, writes = job_desc({ partition = "h100", script = "x",
+	spank_job_env = env(P .. "model_params=lots") })
+rc = slurm_job_submit(jd, {}, 1000)
+slurm.log_info = saved_info
+check("refusal line failing: still refused", rc == slurm.ERROR and
+	count(writes) == 0, tostring(rc))
+
 -- Warn: only told.
 reset()
 jd, writes = job_desc({ partition = "h100", script = "x",

@@ -1,0 +1,143 @@
+/*
+ * autosize CLI: finished jobs from accounting (sacct), for calibrate and
+ * report (cli.h). sacct runs without a shell, -P with a delimiter made
+ * of random bytes for this run: a job name (the one field a user
+ * chooses) may hold '|', a newline or any fixed delimiter, but cannot
+ * guess this one, so no name can forge another job's line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include "cli.h"
+
+#define SACCT_LINE_MAX (1024 * 1024)
+
+void cli_sacct_init(cli_sacct *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->start = "now-30days";
+}
+
+int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char **slot = NULL;
+
+	if (strcmp(a, "--sacct") == 0) {
+		s->use = 1;
+		return 1;
+	}
+	if (strcmp(a, "--starttime") == 0)
+		slot = &s->start;
+	else if (strcmp(a, "--endtime") == 0)
+		slot = &s->end;
+	else if (strcmp(a, "--partition") == 0)
+		slot = &s->partition;
+	else if (strcmp(a, "--user") == 0)
+		slot = &s->user;
+	if (!slot)
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "autosize: %s needs a value\n", a);
+		return -1;
+	}
+	*slot = argv[++*i];
+	return 1;
+}
+
+void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "sacct -S %s%s%s%s%s%s%s", s->start,
+		 s->end ? " -E " : "", s->end ? s->end : "",
+		 s->partition ? " -r " : "", s->partition ? s->partition : "",
+		 s->user ? " -u " : "", s->user ? s->user : "");
+}
+
+/* "|~" 16 random hex digits "~|" */
+static int sacct_delimiter(char *buf, size_t len)
+{
+	unsigned char r[8];
+	size_t i;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r) || len < 21)
+		return -1;
+	snprintf(buf, len, "|~");
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(buf + 2 + 2 * i, len - 2 - 2 * i, "%02x", r[i]);
+	snprintf(buf + 18, len - 18, "~|");
+	return 0;
+}
+
+int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
+		   void *ctx)
+{
+	char delim[24], delim_opt[40];
+	char *argv[20], *line = NULL;
+	autosize_finished_job j;
+	size_t cap = 0;
+	ssize_t n;
+	int a = 0, fd, rv = -1;
+	FILE *f;
+	pid_t pid;
+
+	if (sacct_delimiter(delim, sizeof(delim)) != 0) {
+		fprintf(stderr, "autosize: %s: no random bytes for sacct's "
+			"delimiter: %s\n", cmd, strerror(errno));
+		return -1;
+	}
+	snprintf(delim_opt, sizeof(delim_opt), "--delimiter=%s", delim);
+	argv[a++] = "sacct";
+	argv[a++] = "-P";
+	argv[a++] = "-n";
+	argv[a++] = "-X";
+	argv[a++] = delim_opt;
+	argv[a++] = "-o";
+	argv[a++] = AUTOSIZE_SACCT_FIELDS;
+	argv[a++] = "-S";
+	argv[a++] = (char *)s->start;
+	if (s->end) {
+		argv[a++] = "-E";
+		argv[a++] = (char *)s->end;
+	}
+	if (s->partition) {
+		argv[a++] = "-r";
+		argv[a++] = (char *)s->partition;
+	}
+	if (s->user) {
+		argv[a++] = "-u";
+		argv[a++] = (char *)s->user;
+	} else {
+		argv[a++] = "-a";
+	}
+	argv[a] = NULL;
+	pid = cli_spawn(argv, &fd);
+	if (pid < 0)
+		return -1;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		cli_reap(pid);
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		/* the rest of a name with a newline, a step, a line too
+		 * long to be a job's: not a job line */
+		if (n > SACCT_LINE_MAX ||
+		    autosize_sacct_job_line(line, delim, &j) != 0)
+			continue;
+		each(ctx, &j);
+	}
+	free(line);
+	fclose(f);
+	if (cli_reap(pid) != 0)
+		fprintf(stderr, "autosize: %s: sacct failed (is slurmdbd "
+			"reachable? AccountingStorageType="
+			"accounting_storage/slurmdbd)\n", cmd);
+	else
+		rv = 0;
+	return rv;
+}
