@@ -649,12 +649,18 @@ static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 		fputs("</text>\n", f);
 		y += CH_LEGEND_ROW_PX;
 	}
-	if (c->diagonal)
+	if (c->diagonal && c->band > 0)
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" "
 			"height=\"8\" fill=\"#000000\" fill-opacity=\"0.08\" "
 			"stroke=\"#555555\"/>\n<text x=\"%.1f\" y=\"%.1f\">"
 			"y = x &#177;%.0f%%</text>\n", x - 8, y - 4, x + 14,
 			y + 4, c->band * 100);
+	else if (c->diagonal)
+		/* no band: the line alone, dashed as drawn */
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" stroke=\"#555555\" stroke-dasharray="
+			"\"4 3\"/>\n<text x=\"%.1f\" y=\"%.1f\">y = x</text>\n",
+			x - 8, y, x + 8, y, x + 14, y + 4);
 	fputs("</g>\n", f);
 }
 

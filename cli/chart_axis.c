@@ -65,7 +65,8 @@ static int axis_linear(double *lo, double *hi, double *ticks, int max)
 			 ceil(*hi / step - AXIS_EPS), lo, hi, ticks, max);
 }
 
-/* Days, or weeks from Monday: the first step giving 8 ticks or fewer. */
+/* Days, or weeks from Monday: the first step giving 5 ticks or fewer
+ * (an ISO date is ten characters: five fit under any plot width). */
 static int axis_date(double *lo, double *hi, double *ticks, int max)
 {
 	static const double days[] = {1, 2, 7, 14, 28, 56, 91, 182, 364,
@@ -77,7 +78,7 @@ static int axis_date(double *lo, double *hi, double *ticks, int max)
 		return 0;
 	for (i = 0; i < sizeof(days) / sizeof(days[0]); i++) {
 		step = days[i] * AXIS_DAY_S;
-		if ((*hi - *lo) / step <= 7)
+		if ((*hi - *lo) / step <= 4)
 			break;
 	}
 	origin = step >= 7 * AXIS_DAY_S ? AXIS_MONDAY_S : 0;
