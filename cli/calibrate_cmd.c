@@ -89,6 +89,10 @@ static void cal_sacct_job(void *ctx, autosize_finished_job *j)
 					 "than planned");
 		return;
 	}
+	/* accounting's spelling of the partition (the record may have
+	 * been lowercased by sacctmgr) */
+	if (j->partition[0])
+		snprintf(r.partition, sizeof(r.partition), "%s", j->partition);
 	autosize_calibrator_add(c->k, j->user, &r, j->state, j->elapsed_s);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "calibration_private.h"
 #include "perfdata.h"
 #include "ytree.h"
@@ -175,7 +176,8 @@ static int cal_match(const autosize_cal_entry *x, const char *partition,
 	int any_fw = strcmp(x->framework, AUTOSIZE_CAL_ANY) == 0;
 	int any_scale = strcmp(x->scale, AUTOSIZE_CAL_ANY) == 0;
 
-	if (strcmp(x->partition, partition) || strcmp(x->gpu, gpu))
+	/* in any case: a record sacctmgr rewrote is lowercase */
+	if (strcasecmp(x->partition, partition) || strcasecmp(x->gpu, gpu))
 		return -1;
 	if (!any_fw && strcmp(x->framework, framework))
 		return -1;

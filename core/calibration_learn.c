@@ -248,6 +248,7 @@ int autosize_calibrator_add(autosize_calibrator *k, const char *user,
 			    const autosize_record *r, const char *state,
 			    double elapsed_s)
 {
+	const autosize_gpu *g;
 	const char *why;
 	cal_sample s;
 	int rc;
@@ -270,7 +271,12 @@ int autosize_calibrator_add(autosize_calibrator *k, const char *user,
 	snprintf(s.framework, sizeof(s.framework), "%s", r->framework);
 	snprintf(s.scale, sizeof(s.scale), "%s",
 		 perfdata_scale(r->nodes * r->gpus_per_node));
-	rc = cal_sample_offer(k, user, r->partition, r->gpu, &s);
+	/* the catalog's spelling: sacctmgr lowercases the records of jobs
+	 * that ended before their script (the TIMEOUT and cancelled ones
+	 * calibration needs most), which must land in the same group */
+	g = autosize_catalog_find(k->o.catalog, r->gpu);
+	rc = cal_sample_offer(k, user, r->partition, g ? g->name : r->gpu,
+			      &s);
 	if (rc <= 0) {
 		autosize_calibrator_skip(k, rc < 0 ? "out of memory" :
 			"over the user x partition limit (16384)");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "autosize/framework.h"
 #include "autosize/jobrecord.h"
 
@@ -349,8 +350,10 @@ int autosize_record_mismatch(const autosize_record *r, const char *partition,
 {
 	long planned_gpus = (long)r->nodes * r->gpus_per_node;
 
+	/* sacctmgr lowercases the record it writes for a job that ended
+	 * before its script (slurm_spank_exit): names match in any case */
 	if (partition && partition[0] &&
-	    strcmp(partition, r->partition) != 0) {
+	    strcasecmp(partition, r->partition) != 0) {
 		snprintf(why, len, "partition %s, planned %s", partition,
 			 r->partition);
 		return 1;

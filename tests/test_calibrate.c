@@ -3,6 +3,7 @@
  * the calibrator (core/calibration_learn.c, calibration_input.c), the calibration
  * file (core/calibration_file.c) and plans that use it (core/calibration_plan.c).
  */
+#include <ctype.h>
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
@@ -227,6 +228,74 @@ static void test_calibrator_robust(void **state)
 	assert_non_null(strstr(summary, "bad JSON line"));
 	autosize_calibration_destroy(c);
 	autosize_calibrator_destroy(k);
+	autosize_policy_destroy(p);
+}
+
+/* sacctmgr lowercases the record of a job that ended before its script
+ * (TIMEOUT, scancel): such jobs join their partition's and GPU's group
+ * (the catalog's spelling), not a group of their own, and are not
+ * "moved to another partition". */
+static void test_calibrator_any_case(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_catalog *cat;
+	autosize_cal_options o;
+	autosize_calibrator *k;
+	autosize_calibration *c;
+	const autosize_cal_entry *x;
+	autosize_plan plan;
+	autosize_record r;
+	autosize_error e;
+	static char json[8192];
+	char line[12000], u[AUTOSIZE_CAL_USER_MAX], st[AUTOSIZE_CAL_USER_MAX];
+	char why[128], user[16];
+	double el;
+	size_t j;
+	int i;
+
+	cat = autosize_catalog_default(&e);
+	assert_non_null(cat);
+	autosize_cal_options_init(&o);
+	o.max_step = 0;
+	o.catalog = cat;
+	k = autosize_calibrator_create(&o);
+	cal_test_plan("gpu", p, &plan);
+	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
+	for (i = 0; i < 16; i++) {
+		snprintf(user, sizeof(user), "u%d", i % 4);
+		cal_test_line(line, sizeof(line), user, json,
+			      plan.tokens_per_s * 0.7);
+		if (autosize_cal_json_line(line, strlen(line), "t", &r, u, st,
+					   &el, &e))
+			fail_msg("%s", e.msg);
+		if (i % 4 >= 2) {
+			/* as sacctmgr wrote it back */
+			for (j = 0; r.gpu[j]; j++)
+				r.gpu[j] = (char)tolower((unsigned char)
+							 r.gpu[j]);
+			for (j = 0; r.partition[j]; j++)
+				r.partition[j] = (char)toupper(
+					(unsigned char)r.partition[j]);
+			assert_int_equal(autosize_record_mismatch(&r, "gpu",
+				r.nodes, (long)r.nodes * r.gpus_per_node, why,
+				sizeof(why)), 0);
+			snprintf(r.partition, sizeof(r.partition), "gpu");
+		}
+		assert_int_equal(autosize_calibrator_add(k, u, &r, st, el), 1);
+	}
+	c = autosize_calibrator_result(k, &e);
+	assert_non_null(c);
+	x = autosize_calibration_find(c, "gpu", plan.part.gpu->name,
+				      "megatron", plan.gpus);
+	assert_non_null(x);
+	assert_int_equal(x->users, 4);
+	assert_int_equal(x->jobs, 16);
+	/* a calibration file written before: found in any case */
+	assert_ptr_equal(autosize_calibration_find(c, "GPU", "h100-sxm5-80gb",
+						   "megatron", plan.gpus), x);
+	autosize_calibration_destroy(c);
+	autosize_calibrator_destroy(k);
+	autosize_catalog_destroy(cat);
 	autosize_policy_destroy(p);
 }
 
@@ -845,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_record_attach),
 		cmocka_unit_test(test_calibrator_robust),
 		cmocka_unit_test(test_calibrator_min_users),
+		cmocka_unit_test(test_calibrator_any_case),
 		cmocka_unit_test(test_calibrator_elapsed),
 		cmocka_unit_test(test_calibrator_timeout),
 		cmocka_unit_test(test_calibration_file),
