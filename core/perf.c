@@ -518,6 +518,41 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	return t;
 }
 
+typedef double (*perf_coll_fn)(double bytes, int n, const comm_link *l);
+
+/*
+ * Bandwidth time of one data-parallel collective f: b_dense bytes over
+ * the dp x cp group, b_exp bytes of routed experts over the expert
+ * data-parallel group. Megatron's rank order is tp-cp-ep-dp-pp (experts
+ * etp-ep-edp-pp, parallel_state.py), the pipeline outermost: both groups
+ * span the same tp x dp x cp consecutive ranks. The dense group's
+ * members are strided by tp, so gpus_per_node / tp of them share a node
+ * (all 8 with TP 1: the node's eight NICs, comm_link_group); the expert
+ * group's, edp = tp x dp x cp / (etp x ep) ranks, by etp x ep, so once
+ * ep fills a node it has one member per node and one NIC.
+ */
+static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
+			     perf_coll_fn f, double b_dense, double b_exp)
+{
+	int gpn = job->part->gpus_per_node, d = lay->dp * SIZING_CP(lay);
+	int span = lay->tp * d, stride_e = SIZING_ETP(lay) * SIZING_EP(lay);
+	int de = span / stride_e;
+	int per = lay->tp < gpn ? gpn / lay->tp : 1;
+	int per_e = stride_e < gpn ? gpn / stride_e : 1;
+	comm_link l;
+	double t;
+
+	comm_link_group(job, span, per < d ? per : d, &l);
+	l.latency_s = 0;
+	t = f(b_dense, d, &l);
+	if (b_exp > 0 && de > 1) {
+		comm_link_group(job, span, per_e < de ? per_e : de, &l);
+		l.latency_s = 0;
+		t += f(b_exp, de, &l);
+	}
+	return t;
+}
+
 /*
  * Data-parallel communication left exposed per step. Gradients are
  * reduced once per step (all-reduce, or reduce-scatter + all-gather with a
@@ -532,19 +567,27 @@ static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb,
 				double p)
 {
-	double grad_bytes;
-	double param_bytes, t, window, lat;
+	double grad_bytes, grad_exp, param_exp;
+	double param_bytes, t, window, lat, pe;
 	/* context-parallel ranks hold the same weights: gradients are
 	 * reduced over dp x cp (Megatron-LM) */
 	int d = lay->dp * SIZING_CP(lay);
 	framework_state st;
-	comm_link link, bw_only;
+	comm_link link;
 
 	if (d <= 1)
 		return 0;
 	framework_state_bytes(job, &st);
 	grad_bytes = st.grad_wire_b * p;
 	param_bytes = st.param_wire_b * p;
+	/* routed experts, split over ep, reduce over their own group
+	 * (perf_dp_coll_s); adapters (LoRA) have none */
+	pe = SIZING_EP(lay) > 1 && !perf_is_lora(job)
+	     ? sizing_expert_params_gpu(job, lay) : 0;
+	if (pe > p)
+		pe = p;
+	grad_exp = st.grad_wire_b * pe;
+	param_exp = st.param_wire_b * pe;
 	/* ZeRO-3 / FSDP shards a frozen base too (LoRA under FSDP: the
 	 * whole model is wrapped, PyTorch FSDP paper section 3.3; torchtune
 	 * lora_finetune_distributed): every forward and backward gathers
@@ -564,8 +607,6 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
 	 * an 8-GPU node at any pipeline depth. */
 	comm_link_for(job, lay->tp * d, &link);
-	bw_only = link;
-	bw_only.latency_s = 0;
 	/* one latency per bucket and ring step, pipelined */
 	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
 	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
@@ -577,8 +618,10 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * forward/backward prefetch; Zhao et al. 2023, PyTorch FSDP,
 		 * section 3.3) */
 		double share = sizing_recompute_share(job, lay);
-		double ag = comm_allgather_s(param_bytes, d, &bw_only);
-		double rs = comm_reduce_scatter_s(grad_bytes, d, &bw_only);
+		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
+					   param_bytes - param_exp, param_exp);
+		double rs = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
+					   grad_bytes - grad_exp, grad_exp);
 		double fwd = PERF_FSDP_OVERLAP * t_mb / (3.0 + share);
 		double bwd = PERF_FSDP_OVERLAP * t_mb * (2.0 + share) /
 			     (3.0 + share);
@@ -594,14 +637,17 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * under the next step's first forward (Megatron
 		 * dist_optimizer.md: overlap_grad_reduce and
 		 * overlap_param_gather) */
-		double ag = comm_allgather_s(param_bytes, d, &bw_only);
+		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
+					   param_bytes - param_exp, param_exp);
 		double ag_window = PERF_DP_OVERLAP * t_mb / 3.0;
 
-		t = comm_reduce_scatter_s(grad_bytes, d, &bw_only) + lat;
+		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
+				   grad_bytes - grad_exp, grad_exp) + lat;
 		return (t > window ? t - window : 0) +
 		       (ag > ag_window ? ag - ag_window : 0);
 	}
-	t = comm_allreduce_s(grad_bytes, d, &bw_only) + lat;
+	t = perf_dp_coll_s(job, lay, comm_allreduce_s,
+			   grad_bytes - grad_exp, grad_exp) + lat;
 	return t > window ? t - window : 0;
 }
 
