@@ -136,7 +136,7 @@ static void test_ethernet_collapse(void **state)
  * one ring per rail on the node's eight NICs (comm_link_group), so
  * llama-3.1-8b FP8 on B200 (32 x 8192 per step) scales from 8 GPUs to 64
  * (it gave 214K and 240K tokens/s at one NIC's share, DP 86% of the
- * step; now 1.19M on 64). */
+ * step; now 1.15M on 64). */
 static void test_dp_per_rail(void **state)
 {
 	const char *const one[] = {"model", "llama-3.1-8b", "gpu", "b200",
