@@ -105,7 +105,7 @@ CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: FORCE all check check-unit check-slurm check-versions rpm check-rpm check-install check-deb check-integration check-asan check-leaks \
+.PHONY: FORCE all check check-unit check-browser check-slurm check-versions rpm check-rpm check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
 	simulate fit
 all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
@@ -178,9 +178,17 @@ tests: $(TEST_BIN) $(CLI) $(SPANK) $(LUAMOD)
 # integration tests against a real Slurm when tests/integration exists.
 check: tests
 	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory check-browser
 	@$(MAKE) --no-print-directory check-install
 	@$(MAKE) --no-print-directory check-deb
 	@$(MAKE) --no-print-directory check-integration
+
+# The HTML pages (plan --html, a page of planted markup) in headless
+# Chromium with JavaScript off: their DOM against the JSON of the same
+# request, screenshots in $(BUILD)/screenshots/ (about 10 s; skipped
+# with one line without chromium).
+check-browser: $(CLI) $(BUILD)/tests/browser_fixture
+	@sh tests/browser/run $(BUILD)
 
 # make install into a scratch DESTDIR puts every file where it belongs.
 check-install: all
@@ -385,6 +393,20 @@ $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icli -o $@ $< \
 		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
+# test_chart draws with the CLI's chart, markup and HTML objects.
+CHART_TEST_OBJ := $(addprefix $(BUILD)/cli/,chart.o chart_axis.o markup.o \
+	html.o)
+$(BUILD)/tests/test_chart: tests/test_chart.c $(CHART_TEST_OBJ) $(LIB) \
+		tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIB) \
+		$(LDFLAGS) $(CORE_LIBS) $(CMOCKA_LIBS)
+# The browser test's page with planted markup (tests/browser/fixture.c).
+$(BUILD)/tests/browser_fixture: tests/browser/fixture.c $(CHART_TEST_OBJ) \
+		$(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIB) $(LDFLAGS) \
+		$(CORE_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PLUGIN_TEST_CFLAGS) -o $@ $< $(SPANK_OBJ) \

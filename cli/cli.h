@@ -30,6 +30,30 @@ const char *cli_installed_policy(void);
 /* The shipped example policy (the Makefile's pkgdatadir). */
 const char *cli_example_policy(void);
 
+/* One size of `plan --table`: a plan, and 1 on the one autosize picks. */
+typedef struct cli_table_row {
+	autosize_plan plan;
+	int chosen;
+} cli_table_row;
+
+/* The words of a menu row the text and HTML tables share. */
+typedef struct cli_table_text {
+	char layout[48];    /* "TP 2 PP 1 DP 16", " +" when CP or EP */
+	char limit[32];     /* the time limit, " x N" for N chained jobs;
+			     * "-" without a prediction */
+	char cost[48];      /* "8154 USD", else "2812 GPU-h" */
+} cli_table_text;
+
+/* plan_chart.c: the text of row t. */
+void cli_table_text_of(const cli_table_row *t, cli_table_text *out);
+/*
+ * plan_chart.c: the menu of n rows as a chart of time against cost to
+ * file ("-": standard output): SVG, or with html an HTML page with the
+ * chart and the table. 0, or -1 after one line on stderr naming file.
+ */
+int cli_plan_chart(const char *file, int html, const autosize_request *req,
+		   const cli_table_row *rows, int n);
+
 /* Run argv (no shell: argv[0] from PATH) with its standard output on a
  * pipe, *out_fd its read end (the caller closes it); stderr passes
  * through. Returns the child's pid, or -1. */

@@ -28,6 +28,10 @@ static void plan_help(void)
 	       "  --table\n      a menu of sizes per partition (GPUs, time, "
 	       "cost, MFU);\n      with --json a JSON list of plans in rising "
 	       "GPU count\n"
+	       "  --svg=FILE, --html=FILE\n      the menu as a chart of time "
+	       "against cost (SVG), or a page\n      with the chart and the "
+	       "table (HTML); - is standard output\n      (then instead of "
+	       "the menu); implies --table\n"
 	       "  --policy=FILE|none\n      site policy (default "
 	       "$AUTOSIZE_POLICY or the installed one)\n"
 	       "  --calibration=FILE|none\n      the site's corrections "
@@ -135,10 +139,7 @@ static int plan_wants_json(int argc, char **argv)
 #define TABLE_ROWS 8
 #define TABLE_MAX 64
 
-typedef struct table_row {
-	autosize_plan plan;
-	int chosen;        /* the plan autosize picks for the request */
-} table_row;
+typedef cli_table_row table_row;
 
 /* Rows in rising GPU count, then cost. */
 static int table_cmp(const void *a, const void *b)
@@ -238,21 +239,44 @@ static void table_star(const autosize_policy *pol,
 static void table_print(const table_row *t)
 {
 	const autosize_plan *p = &t->plan;
-	char limit[32], layout[48], cost[48];
+	cli_table_text x;
 
-	snprintf(layout, sizeof(layout), "TP %d PP %d DP %d%s", p->tp, p->pp,
-		 p->dp, p->cp > 1 || p->ep > 1 ? " +" : "");
-	if (p->cost > 0)
-		snprintf(cost, sizeof(cost), "%.0f %s", p->cost,
-			 p->part.currency);
-	else
-		snprintf(cost, sizeof(cost), "%.0f GPU-h", p->gpu_hours);
-	autosize_format_duration(p->time_limit_min * 60.0, limit,
-				 sizeof(limit));
-	printf("%c %-16.16s %6d %5d  %-18s %5.1f%% %10.1f h  %-12s %s%s\n",
-	       t->chosen ? '*' : ' ', p->part.name, p->gpus, p->nodes, layout,
-	       p->mfu * 100, p->train_hours, p->train_hours > 0 ? limit : "-",
-	       cost, p->feasible ? "" : "  (not feasible)");
+	cli_table_text_of(t, &x);
+	printf("%c %-16.16s %6d %5d  %-18s %5.1f%% %10.1f h  %-16s %s%s\n",
+	       t->chosen ? '*' : ' ', p->part.name, p->gpus, p->nodes,
+	       x.layout, p->mfu * 100, p->train_hours, x.limit, x.cost,
+	       p->feasible ? "" : "  (not feasible)");
+}
+
+/* Where --svg and --html write (NULL: not asked). */
+typedef struct table_charts {
+	const char *svg;
+	const char *html;
+} table_charts;
+
+/* 1 when a chart goes to standard output instead of the menu. */
+static int table_charts_stdout(const table_charts *ch)
+{
+	return (ch->svg && strcmp(ch->svg, "-") == 0) ||
+	       (ch->html && strcmp(ch->html, "-") == 0);
+}
+
+/* One plan of the JSON menu, with "chosen" (doc/plan-json.md). */
+static int table_json(const autosize_request *req, const table_row *t,
+		      int first)
+{
+	char json[PLAN_JSON_MAX];
+	int len = autosize_launch_plan_json(req, &t->plan, json,
+					    sizeof(json));
+
+	if (len < 1 || json[len - 1] != '}') {
+		fprintf(stderr, "autosize: internal error: JSON larger than "
+			"%d bytes\n", PLAN_JSON_MAX);
+		return -1;
+	}
+	printf("%s%.*s,\"chosen\":%s}", first ? "" : ",", len - 1, json,
+	       t->chosen ? "true" : "false");
+	return 0;
 }
 
 /*
@@ -262,13 +286,13 @@ static void table_print(const table_row *t)
  * rising GPU count. Exit 0 when some size is feasible, else 1.
  */
 static int plan_table(const autosize_policy *pol, const autosize_request *req,
-		      int as_json)
+		      int as_json, const table_charts *charts)
 {
 	table_row *rows = calloc(TABLE_MAX, sizeof(*rows));
 	char list[AUTOSIZE_PART_LIST_MAX], *name, *save = NULL;
-	char json[PLAN_JSON_MAX];
 	autosize_request r = *req;
 	int n = 0, i, feasible = 0, rv = CLI_EXIT_NOFIT;
+	int quiet = table_charts_stdout(charts);
 
 	if (!rows) {
 		plan_error(as_json, "internal", "out of memory");
@@ -295,34 +319,39 @@ static int plan_table(const autosize_policy *pol, const autosize_request *req,
 	}
 	table_star(pol, req, rows, n);
 	qsort(rows, (size_t)n, sizeof(*rows), table_cmp);
+	for (i = 0; i < n; i++)
+		feasible |= rows[i].plan.feasible;
+	if ((charts->svg && cli_plan_chart(charts->svg, 0, req, rows, n)) ||
+	    (charts->html && cli_plan_chart(charts->html, 1, req, rows, n))) {
+		rv = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (quiet)
+		goto done;
 	if (as_json)
 		printf("[");
 	else if (n > 0)
 		printf("autosize: %s: sizes to choose from (* the one "
 		       "autosize picks)\n  %-16s %6s %5s  %-18s %6s %12s  "
-		       "%-12s %s\n", req->model.name[0] ? req->model.name
+		       "%-16s %s\n", req->model.name[0] ? req->model.name
 							: "model",
 		       "partition", "GPUs", "nodes", "layout", "MFU", "time",
 		       "time limit", "cost");
 	for (i = 0; i < n; i++) {
-		feasible |= rows[i].plan.feasible;
 		if (!as_json) {
 			table_print(&rows[i]);
 			continue;
 		}
-		if (autosize_launch_plan_json(req, &rows[i].plan, json,
-					      sizeof(json)) < 0) {
+		if (table_json(req, &rows[i], i == 0) < 0) {
 			printf("]\n");
-			fprintf(stderr, "autosize: internal error: JSON larger "
-				"than %d bytes\n", PLAN_JSON_MAX);
 			goto out;
 		}
-		printf("%s%s", i ? "," : "", json);
 	}
 	if (as_json)
 		printf("]\n");
 	else if (n == 0)
 		printf("autosize: no partition has a layout for this job\n");
+done:
 	rv = feasible ? CLI_EXIT_OK : CLI_EXIT_NOFIT;
 out:
 	free(rows);
@@ -339,6 +368,7 @@ int cli_plan(int argc, char **argv)
 	char name[64], json[PLAN_JSON_MAX];
 	int i, n, as_json = plan_wants_json(argc, argv), rv = CLI_EXIT_USAGE;
 	int as_table = 0;
+	table_charts charts = {NULL, NULL};
 	autosize_err rc;
 
 	autosize_request_init(&req);
@@ -363,7 +393,8 @@ int cli_plan(int argc, char **argv)
 		n = plan_take(argc, argv, i, name, sizeof(name), &value);
 		if (!autosize_option_find(name) &&
 		    strcmp(name, "policy") != 0 &&
-		    strcmp(name, "calibration") != 0) {
+		    strcmp(name, "calibration") != 0 &&
+		    strcmp(name, "svg") != 0 && strcmp(name, "html") != 0) {
 			plan_error(as_json, "usage", "unknown option '%.40s' "
 				   "(see autosize plan --help)", argv[i]);
 			goto out;
@@ -381,10 +412,24 @@ int cli_plan(int argc, char **argv)
 			cal_file = value;
 			continue;
 		}
+		if (strcmp(name, "svg") == 0 || strcmp(name, "html") == 0) {
+			if (name[0] == 's')
+				charts.svg = value;
+			else
+				charts.html = value;
+			as_table = 1;
+			continue;
+		}
 		if (autosize_request_set(&req, name, value, &err)) {
 			plan_error(as_json, "input", "%s", err.msg);
 			goto out;
 		}
+	}
+	if (charts.svg && charts.html && strcmp(charts.svg, "-") == 0 &&
+	    strcmp(charts.html, "-") == 0) {
+		plan_error(as_json, "usage", "--svg=- and --html=- both want "
+			   "standard output: give one a file");
+		goto out;
 	}
 	if (autosize_request_finish(&req, &err)) {
 		plan_error(as_json, "input", "%s", err.msg);
@@ -407,7 +452,7 @@ int cli_plan(int argc, char **argv)
 			fprintf(stderr, "autosize: warning: --gpu: %s\n", warn);
 	}
 	if (as_table) {
-		rv = plan_table(policy, &req, as_json);
+		rv = plan_table(policy, &req, as_json, &charts);
 		goto out;
 	}
 	rc = autosize_plan_compute(policy, &req, &plan, &err);

@@ -7,8 +7,9 @@ liblua5.1-0-dev lua5.1 \
 slurmctld slurmd slurm-client munge libslurm-dev \
 slurmdbd mariadb-server \
 clang libclang-rt-14-dev \
-man-db \
+man-db chromium \
 libmunge-dev libmariadb-dev libjson-c-dev rpm"
+# chromium: make check-browser renders the HTML pages headless.
 # The last line: building newer Slurm releases from source
 # (contrib/slurm/build-slurm.sh) and the RPM (contrib/packaging/rpm).
 SUDO=""

@@ -526,6 +526,104 @@ static void test_json_contract(void **state)
 	assert_true(rows >= 4 && rows <= 8);
 }
 
+/* The number after key (e.g. "\"cost\":" or " data-x=\"") at or after
+ * p, NAN when absent. */
+static double num_after(const char *p, const char *key)
+{
+	const char *q = p ? strstr(p, key) : NULL;
+
+	return q ? strtod(q + strlen(key), NULL) : NAN;
+}
+
+/* a and b agree to the 6 significant figures of the chart's attributes
+ * and the 2 or 3 decimals of the JSON (slack). */
+static int near(double a, double b, double slack)
+{
+	return fabs(a - b) <= 1e-5 * fabs(b) + slack;
+}
+
+#define CHART_ROWS_MAX 64
+
+/* plan --table --svg - draws one point per --table --json row at its
+ * cost (GPU-hours without a price) and hours, rings the row marked
+ * chosen and draws the deadline. */
+static void chart_matches_json(const char *policy, const char *where,
+			       const char *x_key, const char *x_title)
+{
+	const char *json_args[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=100B", "--train-time=5d", policy, where,
+		"--table", "--json", NULL};
+	const char *svg_args[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=100B", "--train-time=5d", policy, where,
+		"--svg", "-", NULL};
+	double x[CHART_ROWS_MAX], y[CHART_ROWS_MAX], cx = NAN, cy = NAN;
+	int used[CHART_ROWS_MAX] = {0}, n = 0, i, points = 0, chosen = 0;
+	const char *p, *hl;
+
+	assert_int_equal(run_cli(json_args), 0);
+	assert_json(out);
+	for (p = strstr(out, "{\"schema_version\""); p;
+	     p = strstr(p + 1, "{\"schema_version\"")) {
+		const char *c = strstr(p, "\"chosen\":");
+
+		assert_true(n < CHART_ROWS_MAX);
+		assert_non_null(c);
+		x[n] = num_after(p, x_key);
+		y[n] = num_after(p, "\"train_hours\":");
+		if (strncmp(c + 9, "true", 4) == 0) {
+			cx = x[n];
+			cy = y[n];
+			chosen++;
+		}
+		n++;
+	}
+	assert_true(n >= 4);
+	assert_int_equal(chosen, 1);
+	assert_int_equal(run_cli(svg_args), 0);
+	assert_true(strncmp(out, "<svg ", 5) == 0);
+	assert_non_null(strstr(out, x_title));
+	assert_int_equal(num_after(out, " data-points=\""), n);
+	for (p = strstr(out, "class=\"pt\""); p;
+	     p = strstr(p + 1, "class=\"pt\"")) {
+		double px = num_after(p, " data-x=\""), py = num_after(
+			p, " data-y=\"");
+
+		for (i = 0; i < n; i++)
+			if (!used[i] && near(px, x[i], 0.006) &&
+			    near(py, y[i], 0.0006))
+				break;
+		if (i == n)
+			fail_msg("point (%g, %g) is no row of the JSON", px,
+				 py);
+		used[i] = 1;
+		points++;
+	}
+	assert_int_equal(points, n);
+	hl = strstr(out, "class=\"hl\"");
+	assert_non_null(hl);
+	assert_true(near(num_after(hl, " data-x=\""), cx, 0.006));
+	assert_true(near(num_after(hl, " data-y=\""), cy, 0.0006));
+	assert_int_equal(num_after(strstr(out, "class=\"mark\""),
+				   " data-value=\""), 120);
+}
+
+static void test_plan_chart(void **state)
+{
+	const char *const bad_file[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=100B", "--policy=none", "--gpu=h100",
+		"--html=/nonexistent/dir/plan.html", NULL};
+
+	chart_matches_json("--policy=etc/autosize.yaml",
+			   "--partition=h100,l40s,a100", "\"cost\":",
+			   "Cost (USD)");
+	chart_matches_json("--policy=none", "--gpu=h100", "\"gpu_hours\":",
+			   "GPU-hours (no price known)");
+	assert_int_equal(run_cli(bad_file), 2);
+	assert_string_equal(err, "autosize: cannot write "
+			    "/nonexistent/dir/plan.html: No such file or "
+			    "directory\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_renter_config),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),
+		cmocka_unit_test(test_plan_chart),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
