@@ -236,6 +236,35 @@ static double perf_gemm_eff(const perf_params *pp, double dim)
 	return pp->gemm_eff_max * dim / (dim + pp->gemm_half_dim);
 }
 
+/*
+ * FLOP/s of the attention-score kernels on one GPU. FlashAttention-class
+ * kernels tile the s x s scores themselves: their rate does not follow
+ * the GEMM shapes of the layer (hidden / tp, tokens per micro-batch), so
+ * they run at the generation's attn_share of the large-GEMM rate
+ * (gemm_eff_max; the FlashAttention-2/-3 papers compare them with large
+ * GEMMs). It rises with the sequence each kernel sees (s / cp under
+ * context parallelism) as s / (s + attn_half_seq): Shah et al. 2024,
+ * arXiv:2407.08608, Figs. 5-6, head dim 128 on H100 (forward and
+ * backward rates of FlashAttention-2 and cuDNN from 512 to 16k); 0
+ * where no curve is set. Unfused attention (--flash-attention off) runs
+ * batched GEMMs at the same share, without the length term. PyTorch-
+ * native stacks and a named stack scale it as they scale their GEMMs.
+ */
+static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
+{
+	const perf_params *pp = sizing_perf(job);
+	double rate = perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share;
+	double s_seq = (double)job->seq_len / SIZING_CP(lay);
+
+	if (framework_torch_native(job))
+		rate *= pp->torch_eff;
+	if (job->stack)
+		rate *= job->stack->kernel_eff;
+	if (job->flash_attention && pp->attn_half_seq > 0)
+		rate *= s_seq / (s_seq + pp->attn_half_seq);
+	return rate;
+}
+
 /* Share of the matmul FLOPs in routed experts (MoE), 0 for dense. */
 static double perf_expert_share(const autosize_model *m)
 {
@@ -273,15 +302,20 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	const perf_params *pp = sizing_perf(job);
 	double tokens = (double)job->seq_len * lay->micro_batch /
 			SIZING_CP(lay);
-	double dim = (double)m->hidden / lay->tp, eff;
+	double dim = (double)m->hidden / lay->tp, eff, attn;
 
 	if (tokens < dim)
 		dim = tokens;
 	/* routed experts may run wider GEMMs than the dense ones */
 	eff = m->experts > 1 ? pp->gemm_eff_max : perf_gemm_eff(pp, dim);
-	return sizing_model_flops_per_token(job) * tokens *
-	       perf_stage_layers(m, lay) / m->layers / lay->tp *
-	       perf_fp8_factor(pp) / (perf_base_peak(job) * eff);
+	/* attention at its fastest (perf_attn_rate without the factors
+	 * of at most 1: length, torch_eff, a stack's kernel_eff) */
+	attn = perf_attn_of(job);
+	return perf_stage_layers(m, lay) / m->layers / lay->tp * tokens *
+	       ((sizing_model_flops_per_token(job) - attn) *
+		perf_fp8_factor(pp) / (perf_base_peak(job) * eff) +
+		attn / (perf_base_peak(job) * pp->gemm_eff_max *
+			pp->attn_share));
 }
 
 /* 1 when --moe-overlap applies to lay (framework_moe_overlap_ok). */
@@ -444,11 +478,11 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
 		eff_exp /= PERF_MOE_CAPACITY;
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
-	 * shapes), attention at its own share of the GEMM efficiency
-	 * (FlashAttention papers), both 16-bit based. */
+	 * shapes), attention at its own rate (perf_attn_rate), both 16-bit
+	 * based. */
 	t_gemm = dense_hw * perf_fp8_factor(pp) *
 		 ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp));
-	t = t_gemm + attn_hw / (peak * eff * pp->attn_share);
+	t = t_gemm + attn_hw / perf_attn_rate(job, lay);
 	/* The output head sits on the last pipeline stage (Narayanan et
 	 * al. 2021, section 3.2), not spread over the stages as above: the
 	 * busiest stage carries what whole layers cannot balance away
@@ -476,7 +510,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	       perf_moe_host_s(job, lay, layers, share) +
 	       perf_stack_host_s(job, lay, layers, passes);
 	if (parts) {
-		parts[PERF_ATTN] = attn_hw / (peak * eff * pp->attn_share);
+		parts[PERF_ATTN] = attn_hw / perf_attn_rate(job, lay);
 		parts[PERF_GEMM] = t - parts[PERF_ATTN];
 		parts[PERF_EW] = ew / hbm;
 		parts[PERF_HOST] = host;
@@ -713,14 +747,12 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 /* Attention compute of one micro-batch on one stage (what CP overlaps). */
 static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
 {
-	const perf_params *pp = sizing_perf(job);
 	double tokens = (double)job->seq_len * lay->micro_batch /
 			SIZING_CP(lay);
 
 	return perf_attn_of(job) * tokens *
 	       perf_stage_layers(job->model, lay) / job->model->layers /
-	       lay->tp / (perf_base_peak(job) * pp->gemm_eff_max *
-			  pp->attn_share);
+	       lay->tp / perf_attn_rate(job, lay);
 }
 
 /* PCIe host link of a GPU whose catalog link is NVLink (or xGMI, HCCS):

@@ -12,9 +12,10 @@
  *
  * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s,
  * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup,
- * tp_overlap and torch_eff of one generation's entry (attn_share comes from the
- * FlashAttention papers, not from the fit), minimising the mean
- * |log(predicted / published)| of that generation's fit-half runs. It
+ * tp_overlap and torch_eff of one generation's entry (attn_share and
+ * attn_half_seq come from the FlashAttention papers, not from the fit),
+ * minimising the mean |log(predicted / published)| of that generation's
+ * fit-half runs. It
  * prints the values to write into etc/perf.yaml with "fitted on the fit
  * half" as their source. Not part of make check.
  *
