@@ -2,6 +2,7 @@
  * autosize: collectives and the links they cross (comm.h). Efficiencies
  * and latencies come from the plan's performance data (etc/perf.yaml).
  */
+#include <math.h>
 #include "comm.h"
 
 /* NVLink SHARP (NVLS) all-reduce bus bandwidth over the one-way NVLink
@@ -128,27 +129,44 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
  * up to 160GB/s which is the NVLink intra-node bandwidth",
  * github.com/NVIDIA/nccl/issues/412).
  */
+/* A ring across nodes keeps less of its bus bandwidth the more ranks it
+ * has: measured reduce-scatter bus bandwidth on H100 nodes of 8 GPUs,
+ * 360, 345, 320, 300, 280 and 260 GB/s at 32, 64, 128, 256, 512 and 1024
+ * ranks (4 to 128 nodes; github.com/NVIDIA/nccl/issues/1229): (260 /
+ * 360)^(1/5) = 0.937 per doubling of the ranks past 32. The ring's
+ * latency grows with its length (NCCL maintainer,
+ * github.com/NVIDIA/nccl/issues/1712), which messages of a training
+ * step's size (tens of MB per bucket) feel. */
+#define COMM_RING_BASE_RANKS 32.0
+#define COMM_RING_DOUBLING_SHARE 0.937
+
 void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
 		     comm_link *l)
 {
 	int gpn = job->part->gpus_per_node;
 	int k = per_node < gpn ? per_node : gpn;
-	double intra_bytes_s;
+	/* the ring's ranks: the group's members on its nodes */
+	double intra_bytes_s, ranks = (double)span_gpus / gpn * k;
 
 	comm_link_for(job, span_gpus, l);
-	if (!l->crosses_nodes || k <= 1)
+	if (!l->crosses_nodes)
 		return;
-	if (job->prepared) {
-		intra_bytes_s = job->link_bw[0];
-	} else {
-		comm_link in;
+	if (k > 1) {
+		if (job->prepared) {
+			intra_bytes_s = job->link_bw[0];
+		} else {
+			comm_link in;
 
-		comm_link_intra(job, &in);
-		intra_bytes_s = in.bw_bytes_s;
+			comm_link_intra(job, &in);
+			intra_bytes_s = in.bw_bytes_s;
+		}
+		l->bw_bytes_s *= k;
+		if (l->bw_bytes_s > intra_bytes_s)
+			l->bw_bytes_s = intra_bytes_s;
 	}
-	l->bw_bytes_s *= k;
-	if (l->bw_bytes_s > intra_bytes_s)
-		l->bw_bytes_s = intra_bytes_s;
+	if (ranks > COMM_RING_BASE_RANKS)
+		l->bw_bytes_s *= pow(COMM_RING_DOUBLING_SHARE,
+				     log2(ranks / COMM_RING_BASE_RANKS));
 }
 
 double comm_allreduce_s(double bytes, int n, const comm_link *l)

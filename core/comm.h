@@ -39,7 +39,8 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
 /* The link of a group of span_gpus consecutive ranks (as comm_link_for)
  * with per_node of its members on each node: across nodes, one ring per
  * rail, so per_node NICs of the node (at most all of them, at most the
- * link inside the node); inside a node, comm_link_for's. */
+ * link inside the node), less in a ring of more than 32 ranks (its
+ * measured loss per doubling); inside a node, comm_link_for's. */
 void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
 		     comm_link *l);
 

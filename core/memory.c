@@ -72,10 +72,8 @@ double sizing_expert_params_per_layer(const autosize_model *m)
 	       m->layers;
 }
 
-/* Routed expert parameters on one GPU: split over the expert TP x ep
- * ranks (sizing.h SIZING_ETP). */
-static double memory_expert_params_gpu(const sizing_job *job,
-				       const sizing_layout *lay)
+double sizing_expert_params_gpu(const sizing_job *job,
+				 const sizing_layout *lay)
 {
 	double e = memory_expert_layer_params(job), layer;
 
@@ -104,7 +102,7 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
 	p += emb;                  /* input embedding on the first stage */
 	if (lay->pp == 1 && !m->tied_embeddings)
 		p += emb;          /* output head on the same (only) stage */
-	return p / lay->tp + memory_expert_params_gpu(job, lay);
+	return p / lay->tp + sizing_expert_params_gpu(job, lay);
 }
 
 /* LoRA adapter parameters on one GPU: rank r on every linear layer. */
@@ -446,7 +444,7 @@ static void memory_states_compute(const sizing_job *job,
 				  const sizing_layout *lay, memory_states *ms)
 {
 	double p = sizing_params_per_gpu(job, lay);
-	double p_exp = memory_expert_params_gpu(job, lay);
+	double p_exp = sizing_expert_params_gpu(job, lay);
 	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0;
 	double lora = 0;
 	framework_state st;

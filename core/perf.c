@@ -236,6 +236,35 @@ static double perf_gemm_eff(const perf_params *pp, double dim)
 	return pp->gemm_eff_max * dim / (dim + pp->gemm_half_dim);
 }
 
+/*
+ * FLOP/s of the attention-score kernels on one GPU. FlashAttention-class
+ * kernels tile the s x s scores themselves: their rate does not follow
+ * the GEMM shapes of the layer (hidden / tp, tokens per micro-batch), so
+ * they run at the generation's attn_share of the large-GEMM rate
+ * (gemm_eff_max; the FlashAttention-2/-3 papers compare them with large
+ * GEMMs). It rises with the sequence each kernel sees (s / cp under
+ * context parallelism) as s / (s + attn_half_seq): Shah et al. 2024,
+ * arXiv:2407.08608, Figs. 5-6, head dim 128 on H100 (forward and
+ * backward rates of FlashAttention-2 and cuDNN from 512 to 16k); 0
+ * where no curve is set. Unfused attention (--flash-attention off) runs
+ * batched GEMMs at the same share, without the length term. PyTorch-
+ * native stacks and a named stack scale it as they scale their GEMMs.
+ */
+static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
+{
+	const perf_params *pp = sizing_perf(job);
+	double rate = perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share;
+	double s_seq = (double)job->seq_len / SIZING_CP(lay);
+
+	if (framework_torch_native(job))
+		rate *= pp->torch_eff;
+	if (job->stack)
+		rate *= job->stack->kernel_eff;
+	if (job->flash_attention && pp->attn_half_seq > 0)
+		rate *= s_seq / (s_seq + pp->attn_half_seq);
+	return rate;
+}
+
 /* Share of the matmul FLOPs in routed experts (MoE), 0 for dense. */
 static double perf_expert_share(const autosize_model *m)
 {
@@ -273,15 +302,20 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	const perf_params *pp = sizing_perf(job);
 	double tokens = (double)job->seq_len * lay->micro_batch /
 			SIZING_CP(lay);
-	double dim = (double)m->hidden / lay->tp, eff;
+	double dim = (double)m->hidden / lay->tp, eff, attn;
 
 	if (tokens < dim)
 		dim = tokens;
 	/* routed experts may run wider GEMMs than the dense ones */
 	eff = m->experts > 1 ? pp->gemm_eff_max : perf_gemm_eff(pp, dim);
-	return sizing_model_flops_per_token(job) * tokens *
-	       perf_stage_layers(m, lay) / m->layers / lay->tp *
-	       perf_fp8_factor(pp) / (perf_base_peak(job) * eff);
+	/* attention at its fastest (perf_attn_rate without the factors
+	 * of at most 1: length, torch_eff, a stack's kernel_eff) */
+	attn = perf_attn_of(job);
+	return perf_stage_layers(m, lay) / m->layers / lay->tp * tokens *
+	       ((sizing_model_flops_per_token(job) - attn) *
+		perf_fp8_factor(pp) / (perf_base_peak(job) * eff) +
+		attn / (perf_base_peak(job) * pp->gemm_eff_max *
+			pp->attn_share));
 }
 
 /* 1 when --moe-overlap applies to lay (framework_moe_overlap_ok). */
@@ -444,11 +478,11 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
 		eff_exp /= PERF_MOE_CAPACITY;
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
-	 * shapes), attention at its own share of the GEMM efficiency
-	 * (FlashAttention papers), both 16-bit based. */
+	 * shapes), attention at its own rate (perf_attn_rate), both 16-bit
+	 * based. */
 	t_gemm = dense_hw * perf_fp8_factor(pp) *
 		 ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp));
-	t = t_gemm + attn_hw / (peak * eff * pp->attn_share);
+	t = t_gemm + attn_hw / perf_attn_rate(job, lay);
 	/* The output head sits on the last pipeline stage (Narayanan et
 	 * al. 2021, section 3.2), not spread over the stages as above: the
 	 * busiest stage carries what whole layers cannot balance away
@@ -476,7 +510,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	       perf_moe_host_s(job, lay, layers, share) +
 	       perf_stack_host_s(job, lay, layers, passes);
 	if (parts) {
-		parts[PERF_ATTN] = attn_hw / (peak * eff * pp->attn_share);
+		parts[PERF_ATTN] = attn_hw / perf_attn_rate(job, lay);
 		parts[PERF_GEMM] = t - parts[PERF_ATTN];
 		parts[PERF_EW] = ew / hbm;
 		parts[PERF_HOST] = host;
@@ -518,6 +552,41 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	return t;
 }
 
+typedef double (*perf_coll_fn)(double bytes, int n, const comm_link *l);
+
+/*
+ * Bandwidth time of one data-parallel collective f: b_dense bytes over
+ * the dp x cp group, b_exp bytes of routed experts over the expert
+ * data-parallel group. Megatron's rank order is tp-cp-ep-dp-pp (experts
+ * etp-ep-edp-pp, parallel_state.py), the pipeline outermost: both groups
+ * span the same tp x dp x cp consecutive ranks. The dense group's
+ * members are strided by tp, so gpus_per_node / tp of them share a node
+ * (all 8 with TP 1: the node's eight NICs, comm_link_group); the expert
+ * group's, edp = tp x dp x cp / (etp x ep) ranks, by etp x ep, so once
+ * ep fills a node it has one member per node and one NIC.
+ */
+static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
+			     perf_coll_fn f, double b_dense, double b_exp)
+{
+	int gpn = job->part->gpus_per_node, d = lay->dp * SIZING_CP(lay);
+	int span = lay->tp * d, stride_e = SIZING_ETP(lay) * SIZING_EP(lay);
+	int de = span / stride_e;
+	int per = lay->tp < gpn ? gpn / lay->tp : 1;
+	int per_e = stride_e < gpn ? gpn / stride_e : 1;
+	comm_link l;
+	double t;
+
+	comm_link_group(job, span, per < d ? per : d, &l);
+	l.latency_s = 0;
+	t = f(b_dense, d, &l);
+	if (b_exp > 0 && de > 1) {
+		comm_link_group(job, span, per_e < de ? per_e : de, &l);
+		l.latency_s = 0;
+		t += f(b_exp, de, &l);
+	}
+	return t;
+}
+
 /*
  * Data-parallel communication left exposed per step. Gradients are
  * reduced once per step (all-reduce, or reduce-scatter + all-gather with a
@@ -532,19 +601,27 @@ static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb,
 				double p)
 {
-	double grad_bytes;
-	double param_bytes, t, window, lat;
+	double grad_bytes, grad_exp, param_exp;
+	double param_bytes, t, window, lat, pe;
 	/* context-parallel ranks hold the same weights: gradients are
 	 * reduced over dp x cp (Megatron-LM) */
 	int d = lay->dp * SIZING_CP(lay);
 	framework_state st;
-	comm_link link, bw_only;
+	comm_link link;
 
 	if (d <= 1)
 		return 0;
 	framework_state_bytes(job, &st);
 	grad_bytes = st.grad_wire_b * p;
 	param_bytes = st.param_wire_b * p;
+	/* routed experts, split over ep, reduce over their own group
+	 * (perf_dp_coll_s); adapters (LoRA) have none */
+	pe = SIZING_EP(lay) > 1 && !perf_is_lora(job)
+	     ? sizing_expert_params_gpu(job, lay) : 0;
+	if (pe > p)
+		pe = p;
+	grad_exp = st.grad_wire_b * pe;
+	param_exp = st.param_wire_b * pe;
 	/* ZeRO-3 / FSDP shards a frozen base too (LoRA under FSDP: the
 	 * whole model is wrapped, PyTorch FSDP paper section 3.3; torchtune
 	 * lora_finetune_distributed): every forward and backward gathers
@@ -564,8 +641,6 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
 	 * an 8-GPU node at any pipeline depth. */
 	comm_link_for(job, lay->tp * d, &link);
-	bw_only = link;
-	bw_only.latency_s = 0;
 	/* one latency per bucket and ring step, pipelined */
 	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
 	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
@@ -577,8 +652,10 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * forward/backward prefetch; Zhao et al. 2023, PyTorch FSDP,
 		 * section 3.3) */
 		double share = sizing_recompute_share(job, lay);
-		double ag = comm_allgather_s(param_bytes, d, &bw_only);
-		double rs = comm_reduce_scatter_s(grad_bytes, d, &bw_only);
+		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
+					   param_bytes - param_exp, param_exp);
+		double rs = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
+					   grad_bytes - grad_exp, grad_exp);
 		double fwd = PERF_FSDP_OVERLAP * t_mb / (3.0 + share);
 		double bwd = PERF_FSDP_OVERLAP * t_mb * (2.0 + share) /
 			     (3.0 + share);
@@ -594,14 +671,17 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * under the next step's first forward (Megatron
 		 * dist_optimizer.md: overlap_grad_reduce and
 		 * overlap_param_gather) */
-		double ag = comm_allgather_s(param_bytes, d, &bw_only);
+		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
+					   param_bytes - param_exp, param_exp);
 		double ag_window = PERF_DP_OVERLAP * t_mb / 3.0;
 
-		t = comm_reduce_scatter_s(grad_bytes, d, &bw_only) + lat;
+		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
+				   grad_bytes - grad_exp, grad_exp) + lat;
 		return (t > window ? t - window : 0) +
 		       (ag > ag_window ? ag - ag_window : 0);
 	}
-	t = comm_allreduce_s(grad_bytes, d, &bw_only) + lat;
+	t = perf_dp_coll_s(job, lay, comm_allreduce_s,
+			   grad_bytes - grad_exp, grad_exp) + lat;
 	return t > window ? t - window : 0;
 }
 
@@ -667,14 +747,12 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 /* Attention compute of one micro-batch on one stage (what CP overlaps). */
 static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
 {
-	const perf_params *pp = sizing_perf(job);
 	double tokens = (double)job->seq_len * lay->micro_batch /
 			SIZING_CP(lay);
 
 	return perf_attn_of(job) * tokens *
 	       perf_stage_layers(job->model, lay) / job->model->layers /
-	       lay->tp / (perf_base_peak(job) * pp->gemm_eff_max *
-			  pp->attn_share);
+	       lay->tp / perf_attn_rate(job, lay);
 }
 
 /* PCIe host link of a GPU whose catalog link is NVLink (or xGMI, HCCS):

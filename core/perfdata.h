@@ -46,6 +46,10 @@ typedef struct perf_params {
 				    * attention rate the PyTorch-native
 				    * stacks reach (FSDP, DeepSpeed);
 				    * optional, 1 when absent */
+	double attn_half_seq;      /* sequence (per CP rank) at which
+				    * FlashAttention kernels reach half
+				    * their rate; optional, 0 (no length
+				    * term) when absent */
 } perf_params;
 
 /* Spread of log(real / predicted) time of one regime (perf.yaml

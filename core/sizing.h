@@ -137,6 +137,11 @@ double sizing_layer_activation_bytes(const sizing_job *job,
  * averaged over all layers. */
 double sizing_expert_params_per_layer(const autosize_model *m);
 
+/* Of those, the routed experts on one GPU of the first stage: split
+ * over the expert TP x ep ranks (SIZING_ETP). */
+double sizing_expert_params_gpu(const sizing_job *job,
+				const sizing_layout *lay);
+
 /* Parameters held by one GPU of the first stage before ZeRO sharding. */
 double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
 

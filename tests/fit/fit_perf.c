@@ -12,11 +12,12 @@
  *
  * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s,
  * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup,
- * tp_overlap and torch_eff of one generation's entry (attn_share comes from the
- * FlashAttention papers, not from the fit), minimising the mean
- * |log(predicted / published)| of that generation's fit-half runs. It
- * prints the values to write into etc/perf.yaml with "fitted on the fit
- * half" as their source. Not part of make check.
+ * tp_overlap, torch_eff and elementwise_bytes_per_h of one generation's
+ * entry (attn_share and attn_half_seq come from the FlashAttention
+ * papers, not from the fit), minimising the mean |log(predicted /
+ * published)| of that generation's fit-half runs. It prints the values
+ * to write into etc/perf.yaml with "fitted on the fit half" as their
+ * source. Not part of make check.
  *
  * Runs are planned as tests/test_validation.c plans them: a run's
  * stack: is passed as --train-stack, and sealed runs (sealed: true,
@@ -35,7 +36,7 @@
 #define FIT_RUNS_FILE "tests/validation/runs.yaml"
 #define FIT_MAX_RUNS 512
 #define FIT_ROUNDS 4
-#define FIT_SLOTS 7
+#define FIT_SLOTS 8
 
 typedef struct fit_run {
 	char id[64];
@@ -67,7 +68,8 @@ static const char *fit_entry_name(const char *label)
 
 static const char *const fit_slot_names[FIT_SLOTS] = {
 	"gemm_eff_max", "gemm_half_dim", "layer_overhead_s", "ib_eff",
-	"fp8_gemm_speedup", "tp_overlap", "torch_eff"};
+	"fp8_gemm_speedup", "tp_overlap", "torch_eff",
+	"elementwise_bytes_per_h"};
 
 /* Is constant k among the names after the generation (all when none)? */
 static int fit_slot_wanted(int k, int argc, char **argv)
@@ -95,7 +97,8 @@ static int fit_slots_check(int argc, char **argv)
 			fprintf(stderr, "fit_perf: unknown constant '%s' "
 				"(gemm_eff_max gemm_half_dim layer_overhead_s "
 				"ib_eff fp8_gemm_speedup tp_overlap "
-				"torch_eff)\n", argv[i]);
+				"torch_eff elementwise_bytes_per_h)\n",
+				argv[i]);
 			return 1;
 		}
 	}
@@ -460,10 +463,11 @@ static int fit_coverage(autosize_policy *pol)
 
 int main(int argc, char **argv)
 {
-	static const double effs[] = {0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75,
-				      0.8, 0.85, 0};
-	static const double dims[] = {190, 300, 400, 500, 650, 800, 1000,
-				      1300, 1700, 0};
+	static const double effs[] = {0.45, 0.5, 0.55, 0.6, 0.62, 0.64, 0.66,
+				      0.68, 0.7, 0.72, 0.74, 0.75, 0.76,
+				      0.78, 0.8, 0.82, 0.85, 0};
+	static const double dims[] = {100, 130, 160, 190, 220, 250, 300, 400,
+				      500, 650, 800, 1000, 1300, 1700, 0};
 	static const double overheads[] = {1e-12, 50e-6, 100e-6, 150e-6,
 					   200e-6, 300e-6, 400e-6, 600e-6, 0};
 	static const double nets[] = {0.6, 0.7, 0.8, 0.9, 0.95, 0};
@@ -471,8 +475,10 @@ int main(int argc, char **argv)
 	static const double tpovs[] = {1e-12, 0.25, 0.5, 0.7, 0.85, 0};
 	static const double torchs[] = {0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0,
 					0};
+	static const double ews[] = {100, 120, 140, 155, 170, 185, 200, 230,
+				     260, 300, 0};
 	const double *grids[FIT_SLOTS] = {effs, dims, overheads, nets, fp8s,
-					  tpovs, torchs};
+					  tpovs, torchs, ews};
 	autosize_error e;
 	autosize_policy *pol = autosize_policy_default(&e);
 	perf_params *pp = NULL;
@@ -506,6 +512,7 @@ int main(int argc, char **argv)
 	slots[4] = &pp->fp8_gemm_speedup;
 	slots[5] = &pp->tp_overlap;
 	slots[6] = &pp->torch_eff;
+	slots[7] = &pp->elementwise_bytes_per_h;
 	best = fit_score(pol, gen, 0, 0, &n);
 	printf("%s: %d fit-half runs, start mean |log err| %.4f\n", gen, n,
 	       best);
@@ -533,10 +540,12 @@ int main(int argc, char **argv)
 		}
 	printf("fitted: gemm_eff_max %.3f gemm_half_dim %.0f "
 	       "layer_overhead_s %.0fe-6 ib_eff = roce_eff %.2f "
-	       "fp8_gemm_speedup %.2f tp_overlap %.2f torch_eff %.2f (mean "
-	       "|log err| %.4f)\nfit half:\n", pp->gemm_eff_max,
-	       pp->gemm_half_dim, pp->layer_overhead_s * 1e6, pp->ib_eff,
-	       pp->fp8_gemm_speedup, pp->tp_overlap, pp->torch_eff, best);
+	       "fp8_gemm_speedup %.2f tp_overlap %.2f torch_eff %.2f "
+	       "elementwise_bytes_per_h %.0f (mean |log err| %.4f)\nfit "
+	       "half:\n", pp->gemm_eff_max, pp->gemm_half_dim,
+	       pp->layer_overhead_s * 1e6, pp->ib_eff, pp->fp8_gemm_speedup,
+	       pp->tp_overlap, pp->torch_eff, pp->elementwise_bytes_per_h,
+	       best);
 	fit_score(pol, gen, 0, 1, &n);
 	printf("held-out half (not used to fit):\n");
 	best = fit_score(pol, gen, 1, 1, &n);
