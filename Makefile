@@ -178,10 +178,10 @@ tests: $(TEST_BIN) $(CLI) $(SPANK) $(LUAMOD)
 # integration tests against a real Slurm when tests/integration exists.
 check: tests
 	@$(MAKE) --no-print-directory check-unit
-	@$(MAKE) --no-print-directory check-browser
 	@$(MAKE) --no-print-directory check-install
 	@$(MAKE) --no-print-directory check-deb
 	@$(MAKE) --no-print-directory check-integration
+	@$(MAKE) --no-print-directory check-browser
 
 # The HTML pages (plan --html, report --html, a page of planted markup)
 # in headless Chromium with JavaScript off: their DOM against the JSON of

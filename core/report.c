@@ -98,6 +98,24 @@ static void report_count(autosize_report_count *counts, int *n,
 	counts[i].count = 1;
 }
 
+/* 1 when s has an upper-case letter. */
+static int report_has_upper(const char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'A' && *s <= 'Z')
+			return 1;
+	return 0;
+}
+
+/* kept becomes seen when it is the same name in another case and kept
+ * is the lowercased one: sacctmgr only ever lowercases, so the spelling
+ * with capitals is the catalog's and the policy's. */
+static void report_spelling(char *kept, size_t len, const char *seen)
+{
+	if (!report_has_upper(kept) && report_has_upper(seen))
+		snprintf(kept, len, "%s", seen);
+}
+
 static int report_group(autosize_report *r, const autosize_record *rec)
 {
 	autosize_report_group *g;
@@ -109,8 +127,12 @@ static int report_group(autosize_report *r, const autosize_record *rec)
 		g = &r->groups[i];
 		if (strcasecmp(g->partition, rec->partition) == 0 &&
 		    strcasecmp(g->gpu, rec->gpu) == 0 &&
-		    strcasecmp(g->framework, rec->framework) == 0)
+		    strcasecmp(g->framework, rec->framework) == 0) {
+			report_spelling(g->partition, sizeof(g->partition),
+					rec->partition);
+			report_spelling(g->gpu, sizeof(g->gpu), rec->gpu);
 			return i;
+		}
 	}
 	if (r->n_groups == AUTOSIZE_REPORT_MAX_GROUPS)
 		return -1;
@@ -127,8 +149,11 @@ static int report_partition(autosize_report *r, const char *name)
 	int i;
 
 	for (i = 0; i < r->n_partitions; i++)
-		if (strcasecmp(r->partitions[i], name) == 0)
+		if (strcasecmp(r->partitions[i], name) == 0) {
+			report_spelling(r->partitions[i],
+					sizeof(r->partitions[0]), name);
 			return i;
+		}
 	if (r->n_partitions == AUTOSIZE_REPORT_MAX_GROUPS)
 		return -1;
 	snprintf(r->partitions[r->n_partitions],

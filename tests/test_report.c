@@ -5,6 +5,7 @@
  * lines), the aggregation and its writers (core/report.c, report_out.c)
  * and `autosize report` against a stand-in sacct.
  */
+#include <ctype.h>
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
@@ -488,6 +489,35 @@ static void test_report_figures(void **state)
 	autosize_report_destroy(NULL);
 }
 
+/* The record of a job that ended before its script comes back from
+ * sacctmgr lowercased: the same group, shown as the catalog spells it
+ * whichever job came first. */
+static void test_report_any_case(void **state)
+{
+	autosize_report *rep = autosize_report_create(NULL);
+	const autosize_report_group *g;
+	autosize_record r, lower;
+	size_t i;
+	int ng;
+
+	assert_non_null(rep);
+	rep_record(&r);
+	assert_true(r.gpu[0] >= 'A' && r.gpu[0] <= 'Z');
+	lower = r;
+	for (i = 0; lower.gpu[i]; i++)
+		lower.gpu[i] = (char)tolower((unsigned char)lower.gpu[i]);
+	rep_add(rep, &lower, "1", 0.5, "TIMEOUT", 4800, 4800,
+		"2026-11-02T10:00:00");
+	rep_add(rep, &r, "2", 1.0, "COMPLETED", 3000, 4800,
+		"2026-11-03T10:00:00");
+	autosize_report_finish(rep);
+	g = autosize_report_groups(rep, &ng);
+	assert_int_equal(ng, 1);
+	assert_int_equal(g[0].jobs, 2);
+	assert_string_equal(g[0].gpu, r.gpu);
+	autosize_report_destroy(rep);
+}
+
 static void test_report_cap(void **state)
 {
 	autosize_report_options o;
@@ -688,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_iso_week),
 		cmocka_unit_test(test_json_line_extras),
 		cmocka_unit_test(test_report_figures),
+		cmocka_unit_test(test_report_any_case),
 		cmocka_unit_test(test_report_cap),
 		cmocka_unit_test(test_report_ctld_lines),
 		cmocka_unit_test(test_safe_text),

@@ -140,7 +140,18 @@ def pages(build):
     report = [cli, "report", "--ctld-log", ctld,
               "tests/data/report-jobs.jsonl"]
     unpriced = plan + ["--policy=none", "--gpu=h100"]
-    return [
+    # the report of the integration test's real jobs (tests/integration/
+    # run, report_shows_closed_loop), when that ran before
+    testbed = [os.path.join(build, "report-testbed." + x)
+               for x in ("html", "json")]
+    extra = []
+    if all(os.path.exists(f) for f in testbed):
+        extra.append(Page("report-testbed", ["cp", testbed[0], "{out}"],
+                          ["cat", testbed[1]], report_expect))
+    else:
+        print("check-browser: report-testbed: no integration run yet, "
+              "skipped (make check-integration writes it)")
+    return extra + [
         Page("plan", priced + ["--html", "{out}"],
              priced + ["--table", "--json"], plan_expect),
         Page("plan-gpu-hours", unpriced + ["--html", "{out}"],
