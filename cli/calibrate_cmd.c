@@ -15,7 +15,6 @@
 #include "cli.h"
 #include "autosize/calibration.h"
 
-#define CAL_LINE_MAX (1024 * 1024)
 /* Bad lines shown on stderr before only counting them. */
 #define CAL_SHOWN_ERRORS 3
 
@@ -96,20 +95,16 @@ static void cal_sacct_job(void *ctx, autosize_finished_job *j)
 	autosize_calibrator_add(c->k, j->user, &r, j->state, j->elapsed_s);
 }
 
-static void cal_json_line(cal_cli *c, const char *file, long lineno,
-			  const char *line, size_t len)
+/* One JSON line (cli_jsonl_read). */
+static void cal_json_line(void *ctx, const char *what, const char *line,
+			  size_t len)
 {
 	char user[AUTOSIZE_CAL_USER_MAX], state[AUTOSIZE_CAL_USER_MAX];
-	char what[AUTOSIZE_PATH_MAX + 32];
+	cal_cli *c = ctx;
 	autosize_record r;
 	autosize_error e;
 	double elapsed;
 
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-		len--;
-	if (len == 0)
-		return;
-	snprintf(what, sizeof(what), "%s:%ld", file, lineno);
 	if (autosize_cal_json_line(line, len, what, &r, user, state,
 				   &elapsed, &e)) {
 		cal_bad_line(c, "bad JSON line", e.msg);
@@ -119,23 +114,9 @@ static void cal_json_line(cal_cli *c, const char *file, long lineno,
 				elapsed);
 }
 
-/* Every JSON line of f. */
-static void cal_read(cal_cli *c, FILE *f, const char *name)
+static void cal_too_long(void *ctx)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long lineno = 0;
-
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		if (n > CAL_LINE_MAX) {
-			cal_bad_line(c, "line too long", "line over 1 MiB");
-			continue;
-		}
-		cal_json_line(c, name, lineno, line, (size_t)n);
-	}
-	free(line);
+	cal_bad_line(ctx, "line too long", "line over 1 MiB");
 }
 
 /* The folder of path into dir ("." when it has none); -1 too long. */
@@ -358,7 +339,7 @@ int cli_calibrate(int argc, char **argv)
 				argv[i], strerror(errno));
 			goto out;
 		}
-		cal_read(&c, f, argv[i]);
+		cli_jsonl_read(f, argv[i], cal_json_line, cal_too_long, &c);
 		fclose(f);
 	}
 	if (!(cal = autosize_calibrator_result(c.k, &e))) {

@@ -91,4 +91,15 @@ typedef void (*cli_sacct_each)(void *ctx, autosize_finished_job *j);
 int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 		   void *ctx);
 
+/* Longest JSON line of a finished job read (cli_jsonl_read). */
+#define CLI_JSONL_MAX (1024 * 1024)
+/* Every line of f, the JSON lines of finished jobs calibrate and report
+ * read: each gets a line without its CR/LF (empty ones skipped) and
+ * "name:lineno" as what; a line over CLI_JSONL_MAX bytes goes to
+ * too_long instead. */
+typedef void (*cli_jsonl_each)(void *ctx, const char *what,
+			       const char *line, size_t len);
+void cli_jsonl_read(FILE *f, const char *name, cli_jsonl_each each,
+		    void (*too_long)(void *ctx), void *ctx);
+
 #endif

@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "autosize/report.h"
 
-#define REPORT_LINE_MAX (1024 * 1024)
 /* Bad lines shown on stderr before only counting them. */
 #define REPORT_SHOWN_ERRORS 3
 
@@ -62,36 +61,24 @@ static void report_sacct_job(void *ctx, autosize_finished_job *j)
 		autosize_report_add(c->r, j, found ? &rec : NULL);
 }
 
-/* Every JSON line of f (as calibrate reads them). */
-static void report_json_file(report_cli *c, FILE *f, const char *name)
+/* One JSON line, as calibrate reads them (cli_jsonl_read). */
+static void report_json_line(void *ctx, const char *what, const char *line,
+			     size_t len)
 {
-	char what[AUTOSIZE_PATH_MAX + 32];
 	autosize_finished_job j;
 	autosize_record rec;
 	autosize_error e;
-	char *line = NULL;
-	size_t cap = 0, len;
-	ssize_t n;
-	long lineno = 0;
+	report_cli *c = ctx;
 
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		len = (size_t)n;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			len--;
-		if (len == 0)
-			continue;
-		if (n > REPORT_LINE_MAX) {
-			report_bad(c, "line over 1 MiB");
-			continue;
-		}
-		snprintf(what, sizeof(what), "%s:%ld", name, lineno);
-		if (autosize_finished_json_line(line, len, what, &rec, &j, &e))
-			report_bad(c, e.msg);
-		else
-			autosize_report_add(c->r, &j, &rec);
-	}
-	free(line);
+	if (autosize_finished_json_line(line, len, what, &rec, &j, &e))
+		report_bad(c, e.msg);
+	else
+		autosize_report_add(c->r, &j, &rec);
+}
+
+static void report_too_long(void *ctx)
+{
+	report_bad(ctx, "line over 1 MiB");
 }
 
 /* job_submit.lua's refusal lines in slurmctld's log. */
@@ -205,7 +192,8 @@ int cli_report(int argc, char **argv)
 				strerror(errno));
 			goto out;
 		}
-		report_json_file(&c, f, argv[i]);
+		cli_jsonl_read(f, argv[i], report_json_line, report_too_long,
+			       &c);
 		fclose(f);
 	}
 	if (ctld && report_ctld_log(&c, ctld) != 0)

@@ -3,7 +3,8 @@
  * report (cli.h). sacct runs without a shell, -P with a delimiter made
  * of random bytes for this run: a job name (the one field a user
  * chooses) may hold '|', a newline or any fixed delimiter, but cannot
- * guess this one, so no name can forge another job's line.
+ * guess this one, so no name can forge another job's line. And the
+ * other source of finished jobs, JSON-lines files, read line by line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -140,4 +141,30 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	else
 		rv = 0;
 	return rv;
+}
+
+void cli_jsonl_read(FILE *f, const char *name, cli_jsonl_each each,
+		    void (*too_long)(void *ctx), void *ctx)
+{
+	char what[AUTOSIZE_PATH_MAX + 32];
+	char *line = NULL;
+	size_t cap = 0, len;
+	ssize_t n;
+	long lineno = 0;
+
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (n > CLI_JSONL_MAX) {
+			too_long(ctx);
+			continue;
+		}
+		len = (size_t)n;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			len--;
+		if (len == 0)
+			continue;
+		snprintf(what, sizeof(what), "%s:%ld", name, lineno);
+		each(ctx, what, line, len);
+	}
+	free(line);
 }
