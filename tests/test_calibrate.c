@@ -164,21 +164,30 @@ static autosize_calibrator *cal_test_unbounded(void)
 	return autosize_calibrator_create(&o);
 }
 
-static void cal_test_feed(autosize_calibrator *k, const char *user,
-			  const char *plan_json, double tok_s)
+/* The record of cal_test_line's job, read back as calibrate reads it;
+ * its elapsed time into *el. */
+static void cal_test_read(autosize_record *r, const char *user,
+			  const char *plan_json, double tok_s, double *el)
 {
 	char line[12000], u[AUTOSIZE_CAL_USER_MAX], st[AUTOSIZE_CAL_USER_MAX];
-	autosize_record r;
 	autosize_error e;
-	double el;
 
 	cal_test_line(line, sizeof(line), user, plan_json, tok_s);
-	if (autosize_cal_json_line(line, strlen(line), "t", &r, u, st, &el,
+	if (autosize_cal_json_line(line, strlen(line), "t", r, u, st, el,
 				   &e))
 		fail_msg("%s", e.msg);
 	assert_string_equal(u, user);
 	assert_string_equal(st, "COMPLETED");
-	autosize_calibrator_add(k, u, &r, st, el);
+}
+
+static void cal_test_feed(autosize_calibrator *k, const char *user,
+			  const char *plan_json, double tok_s)
+{
+	autosize_record r;
+	double el;
+
+	cal_test_read(&r, user, plan_json, tok_s, &el);
+	autosize_calibrator_add(k, user, &r, "COMPLETED", el);
 }
 
 static void test_calibrator_robust(void **state)
@@ -247,7 +256,6 @@ static void test_calibrator_any_case(void **state)
 	autosize_record r;
 	autosize_error e;
 	static char json[8192];
-	char line[12000], u[AUTOSIZE_CAL_USER_MAX], st[AUTOSIZE_CAL_USER_MAX];
 	char why[128], user[16];
 	double el;
 	size_t j;
@@ -263,11 +271,7 @@ static void test_calibrator_any_case(void **state)
 	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
 	for (i = 0; i < 16; i++) {
 		snprintf(user, sizeof(user), "u%d", i % 4);
-		cal_test_line(line, sizeof(line), user, json,
-			      plan.tokens_per_s * 0.7);
-		if (autosize_cal_json_line(line, strlen(line), "t", &r, u, st,
-					   &el, &e))
-			fail_msg("%s", e.msg);
+		cal_test_read(&r, user, json, plan.tokens_per_s * 0.7, &el);
 		if (i % 4 >= 2) {
 			/* as sacctmgr wrote it back */
 			for (j = 0; r.gpu[j]; j++)
@@ -281,7 +285,8 @@ static void test_calibrator_any_case(void **state)
 				sizeof(why)), 0);
 			snprintf(r.partition, sizeof(r.partition), "gpu");
 		}
-		assert_int_equal(autosize_calibrator_add(k, u, &r, st, el), 1);
+		assert_int_equal(autosize_calibrator_add(k, user, &r,
+							 "COMPLETED", el), 1);
 	}
 	c = autosize_calibrator_result(k, &e);
 	assert_non_null(c);
