@@ -76,8 +76,8 @@ static int n_runs;
 static const char *const metrics[] = {"hfu_tflops", "mfu", "hfu",
 				      "tokens_per_s_per_gpu", "step_s",
 				      "gpu_hours", NULL};
-static const char *const generations[] = {"ampere", "hopper", "blackwell",
-					  "cdna3", NULL};
+static const char *const generations[] = {"ampere", "ada", "hopper",
+					  "blackwell", "cdna3", NULL};
 static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
 					 "torchtitan", "llm-foundry", "fsdp",
 					 "other", NULL};
@@ -85,8 +85,9 @@ static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
  * framework's name (the runs before stacks existed). */
 static const char *const stacks[] = {"megatron", "nemo", "deepspeed",
 				     "torchtitan", "llm-foundry", "fsdp",
-				     "hf", "torchtune", "unsloth", "other",
-				     NULL};
+				     "megatron-deepspeed", "hf", "torchtune",
+				     "unsloth", "axolotl", "llama-factory",
+				     "other", NULL};
 static const char *const run_keys[] = {"id", "source", "framework",
 				       "stack", "sealed", "known_miss",
 				       "gpu_generation", "options",
