@@ -87,7 +87,7 @@ void plan_cal_interval(autosize_plan *plan)
 	if (!c->applied || plan->train_hours <= 0)
 		return;
 	/* the model's time, then the spread of real / predicted speed the
-	 * site's jobs showed (5th..95th percentile) */
+	 * site's jobs showed (1st..99th percentile) */
 	raw_hours = plan->train_hours * c->speed_factor;
 	plan->train_hours_low = raw_hours / c->speed_high;
 	plan->train_hours_high = raw_hours / c->speed_low;

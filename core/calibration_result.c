@@ -8,7 +8,7 @@
  * - its factor is the median over users of each user's median (a user
  *   is one vote however many jobs; Rousseeuw & Croux's breakdown
  *   argument for medians: under half of the users lying cannot move it
- *   past the honest users' range), its spread the 5th/95th percentiles
+ *   past the honest users' range), its spread the 1st/99th percentiles
  *   with each user's jobs weighing 1 in all;
  * - a narrow group (framework, scale) shrinks toward the broader
  *   correction in log space with weight users / (users + shrink_users)
@@ -104,8 +104,10 @@ static void cal_top_user(cal_stats *st, const char *user, int jobs)
  * Statistics of value `which` over the samples all[from..to): each
  * user's median, the median of those; the spread from the median
  * absolute deviation with each user's jobs weighing 1 in all (a user
- * holds at most 1/users of it), scaled to the normal distribution's 5th
- * and 95th percentiles (1.4826 x MAD = sigma; +-1.645 sigma).
+ * holds at most 1/users of it), scaled to the normal distribution's 1st
+ * and 99th percentiles (1.4826 x MAD = sigma; +-2.326 sigma): the low
+ * end sets the time limit, and a limit short of the run kills the job
+ * (one in 20 at the 5th percentile), a generous one costs backfill slack.
  */
 static void cal_group_stats(autosize_calibrator *k, size_t from, size_t to,
 			    int which, cal_stats *st)
@@ -145,8 +147,8 @@ static void cal_group_stats(autosize_calibrator *k, size_t from, size_t to,
 	st->jobs = n;
 	st->users = m;
 	st->median = exp(center);
-	st->low = exp(center - 1.645 * sigma);
-	st->high = exp(center + 1.645 * sigma);
+	st->low = exp(center - 2.326 * sigma);
+	st->high = exp(center + 2.326 * sigma);
 }
 
 /* Order of samples at a level: partition, GPU, then framework, scale. */

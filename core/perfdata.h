@@ -59,7 +59,7 @@ typedef struct perfdata_regime {
 	char framework[PERFDATA_NAME_MAX];
 	char scale[PERFDATA_NAME_MAX];   /* gpus bucket: small, mid, large */
 	int runs;
-	double q_low;    /* lower 90% prediction bound of log(real /
+	double q_low;    /* lower 98% prediction bound of log(real /
 			  * predicted) for a new run (tests/fit) */
 	double q_high;   /* upper bound */
 } perfdata_regime;

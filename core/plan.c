@@ -600,7 +600,7 @@ static const char *plan_span(double s, char *buf, size_t len)
 
 /*
  * A deadline the prediction meets but the interval's upper end does not:
- * the odds of finishing later, reading the interval as 90% bounds of a
+ * the odds of finishing later, reading the interval as 98% bounds of a
  * log-normal time (etc/perf.yaml residuals), and the GPUs that would
  * hold it at the upper end (time falling as 1 / GPUs).
  */
@@ -612,8 +612,8 @@ static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
 	if (!(d_h > 0) || !(plan->train_hours > 0) ||
 	    plan->train_hours > d_h || !(plan->train_hours_high > d_h))
 		return;
-	/* 1.645: the standard normal's 95th percentile */
-	sigma = log(plan->train_hours_high / plan->train_hours) / 1.645;
+	/* 2.326: the standard normal's 99th percentile */
+	sigma = log(plan->train_hours_high / plan->train_hours) / 2.326;
 	p_late = sigma > 0 ? 0.5 * erfc(log(d_h / plan->train_hours) /
 				       (sigma * sqrt(2.0))) : 0;
 	autosize_plan_warn(plan, "deadline %s (%s) holds only near the "

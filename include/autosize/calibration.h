@@ -50,11 +50,11 @@ typedef struct autosize_cal_entry {
 	char scale[AUTOSIZE_CAL_SCALE_MAX];          /* or "any" */
 	int jobs, users;
 	double speed_factor;   /* real / predicted tokens per second */
-	double speed_low;      /* 5th percentile (user-weighted) */
-	double speed_high;     /* 95th */
+	double speed_low;      /* 1st percentile (user-weighted) */
+	double speed_high;     /* 99th */
 	int memory_jobs, memory_users; /* 0: no memory correction */
 	double memory_factor;  /* real / planned tensor memory */
-	double memory_high;    /* 95th percentile */
+	double memory_high;    /* 99th percentile */
 } autosize_cal_entry;
 
 typedef struct autosize_calibration autosize_calibration;

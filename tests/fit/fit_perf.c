@@ -262,8 +262,8 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 	return n ? sum / n : 0;
 }
 
-#define FIT_Q_LOW 0.05
-#define FIT_Q_HIGH 0.95
+#define FIT_Q_LOW 0.01
+#define FIT_Q_HIGH 0.99
 #define FIT_MAX_REGIMES 64
 
 static int fit_cmp(const void *a, const void *b)
@@ -290,25 +290,31 @@ typedef struct fit_regime {
 	double logs[FIT_MAX_RUNS];
 } fit_regime;
 
-/* One-sided 95% Student t quantile for df degrees of freedom (tables). */
-static double fit_t95(int df)
+/* One-sided 99% Student t quantile for df degrees of freedom (tables;
+ * a bucket takes its smallest df's value, erring wide). */
+static double fit_t99(int df)
 {
-	static const double t[] = {0, 6.314, 2.920, 2.353, 2.132, 2.015,
-				   1.943, 1.895, 1.860, 1.833, 1.812};
+	static const double t[] = {0, 31.821, 6.965, 4.541, 3.747, 3.365,
+				   3.143, 2.998, 2.896, 2.821, 2.764};
 
 	if (df < 1)
 		return t[1];
 	if (df <= 10)
 		return t[df];
-	return df <= 20 ? 1.725 : df <= 30 ? 1.697 : 1.645;
+	return df <= 15 ? 2.718 : df <= 20 ? 2.602 : df <= 30 ? 2.528 :
+	       df <= 60 ? 2.457 : 2.390;
 }
 
 /*
- * Bounds for the NEXT run of a regime, not for the n seen: a 90%
- * prediction interval of a normal sample, mean -/+ t(0.95, n-1) s
- * sqrt(1 + 1/n) (the sample 5%/95% quantiles of a handful of runs are
- * about their extremes and cover a new run less often than they claim),
- * never narrower than those quantiles.
+ * Bounds for the NEXT run of a regime, not for the n seen: a 98%
+ * prediction interval of a normal sample, mean -/+ t(0.99, n-1) s
+ * sqrt(1 + 1/n) (the sample 1%/99% quantiles of a handful of runs are
+ * their extremes and cover a new run less often than they claim), never
+ * narrower than those quantiles. 98%, not 90%: the upper end is the
+ * time limit's, and a limit short of the run kills the job (one in 20
+ * at a 95% upper end), while a generous one costs only backfill slack.
+ * The spread is in-sample (the constants were fitted on these runs), so
+ * it is narrower than a new run's: the wide quantile also covers that.
  */
 static void fit_bounds(const double *v, int n, double *lo, double *hi)
 {
@@ -323,7 +329,7 @@ static void fit_bounds(const double *v, int n, double *lo, double *hi)
 		mean += v[i] / n;
 	for (i = 0; i < n; i++)
 		ss += (v[i] - mean) * (v[i] - mean);
-	half = fit_t95(n - 1) * sqrt(ss / (n - 1)) * sqrt(1.0 + 1.0 / n);
+	half = fit_t99(n - 1) * sqrt(ss / (n - 1)) * sqrt(1.0 + 1.0 / n);
 	if (mean - half < *lo)
 		*lo = mean - half;
 	if (mean + half > *hi)
@@ -365,6 +371,31 @@ static int fit_uses_regime(const fit_run *r, const char *gen)
 }
 
 /*
+ * A run planned with its stack's own spread (validated stacks with
+ * q_low/q_high): its log(real/predicted) time goes to that stack's
+ * bounds, printed after the regimes.
+ */
+static void fit_stack_add(fit_regime *stacks, int *n, const fit_run *r,
+			  double lr)
+{
+	int j;
+
+	if (!r->stack[0])
+		return;
+	for (j = 0; j < *n; j++)
+		if (!strcmp(stacks[j].key[0], r->stack))
+			break;
+	if (j == *n) {
+		if (*n == FIT_MAX_REGIMES)
+			return;
+		snprintf(stacks[j].key[0], sizeof(stacks[j].key[0]), "%s",
+			 r->stack);
+		(*n)++;
+	}
+	stacks[j].logs[stacks[j].n++] = lr;
+}
+
+/*
  * The residuals: block of etc/perf.yaml: quantiles of log(real time /
  * predicted time) over the FIT half, by regime (the plan's performance
  * generation, framework and scale bucket) and pooled: the spread is fitted
@@ -376,7 +407,8 @@ static int fit_uses_regime(const fit_run *r, const char *gen)
 static int fit_residuals(autosize_policy *pol)
 {
 	static fit_regime regimes[FIT_MAX_REGIMES], pooled;
-	int i, j, n_regimes = 0;
+	static fit_regime stacks[FIT_MAX_REGIMES];
+	int i, j, n_regimes = 0, n_stacks = 0;
 
 	for (i = 0; i < fit_n; i++) {
 		fit_run *r = &fit_runs[i];
@@ -387,9 +419,13 @@ static int fit_residuals(autosize_policy *pol)
 		if (!r->ok || r->held_out)
 			continue;
 		pred = fit_predict(pol, r, &r->req, &plan);
-		if (pred <= 0 || !fit_uses_regime(r, plan.perf_generation))
+		if (pred <= 0)
 			continue;
 		lr = fit_log_time(r, pred);
+		if (!fit_uses_regime(r, plan.perf_generation)) {
+			fit_stack_add(stacks, &n_stacks, r, lr);
+			continue;
+		}
 		key[0] = plan.perf_generation;
 		key[1] = autosize_framework_name(plan.framework);
 		key[2] = perfdata_scale(plan.gpus);
@@ -411,13 +447,22 @@ static int fit_residuals(autosize_policy *pol)
 	}
 	if (!pooled.n)
 		return 1;
-	printf("residuals:\n  note: \"fit half, %d runs, 90%% prediction "
+	printf("residuals:\n  note: \"fit half, %d runs, 98%% prediction "
 	       "bounds of log(real/predicted) time (tests/fit/fit_perf.c "
-	       "residuals)\"\n  pooled: ", pooled.n);
+	       "residuals); regimes under %d runs left out\"\n  pooled: ",
+	       pooled.n, PERFDATA_MIN_REGIME_RUNS);
 	fit_print_regime("", &pooled, 0);
+	/* a regime of fewer runs is not used by plans (perfdata_interval),
+	 * and its t quantile makes its bounds meaningless: left out */
 	printf("  regimes:\n");
 	for (j = 0; j < n_regimes; j++)
-		fit_print_regime("    ", &regimes[j], 1);
+		if (regimes[j].n >= PERFDATA_MIN_REGIME_RUNS)
+			fit_print_regime("    ", &regimes[j], 1);
+	for (j = 0; j < n_stacks; j++) {
+		printf("stack %s (its q_low/q_high under stacks:): ",
+		       stacks[j].key[0]);
+		fit_print_regime("", &stacks[j], 0);
+	}
 	return 0;
 }
 
