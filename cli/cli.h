@@ -61,13 +61,6 @@ void cli_table_text_of(const cli_table_row *t, cli_table_text *out);
 int cli_plan_chart(const char *file, int html, const autosize_request *req,
 		   const cli_table_row *rows, int n);
 
-/* Run argv (no shell: argv[0] from PATH) with its standard output on a
- * pipe, *out_fd its read end (the caller closes it); stderr passes
- * through. Returns the child's pid, or -1. */
-pid_t cli_spawn(char *const argv[], int *out_fd);
-/* Wait for pid: its exit status, -1 when it did not exit normally. */
-int cli_reap(pid_t pid);
-
 /* Finished jobs from accounting (cli/sacct.c): calibrate's and report's
  * --sacct, --starttime, --endtime, --partition, --user. */
 typedef struct cli_sacct {

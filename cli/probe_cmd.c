@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "autosize/probe.h"
+#include "autosize/spawn.h"
 
 #define PROBE_MAX_RUNS 3
 #define PROBE_MAX_ARGS 256
@@ -76,7 +77,7 @@ static int probe_exec(char *const argv[], char *out, size_t len)
 	int fd;
 
 	out[0] = '\0';
-	pid = cli_spawn(argv, &fd);
+	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_PATH, &fd);
 	if (pid < 0)
 		return -1;
 	while (used + 1 < len &&
@@ -84,7 +85,7 @@ static int probe_exec(char *const argv[], char *out, size_t len)
 		used += (size_t)n;
 	out[used] = '\0';
 	close(fd);
-	return cli_reap(pid);
+	return autosize_reap(pid);
 }
 
 /* The first line of text, without its line end. */

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "cli.h"
+#include "autosize/spawn.h"
 
 #define SACCT_LINE_MAX (1024 * 1024)
 
@@ -115,13 +116,13 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 		argv[a++] = "-a";
 	}
 	argv[a] = NULL;
-	pid = cli_spawn(argv, &fd);
+	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_PATH, &fd);
 	if (pid < 0)
 		return -1;
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
-		cli_reap(pid);
+		autosize_reap(pid);
 		return -1;
 	}
 	while ((n = getline(&line, &cap, f)) >= 0) {
@@ -134,7 +135,7 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	}
 	free(line);
 	fclose(f);
-	if (cli_reap(pid) != 0)
+	if (autosize_reap(pid) != 0)
 		fprintf(stderr, "autosize: %s: sacct failed (is slurmdbd "
 			"reachable? AccountingStorageType="
 			"accounting_storage/slurmdbd)\n", cmd);

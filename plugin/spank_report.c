@@ -36,9 +36,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "autosize/spawn.h"
 #include "spank_common.h"
 
 #define REPORT_NAME "report.jsonl"
@@ -168,7 +168,7 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 {
 	const char *exe = NULL, *arg;
 	char *argv[10];
-	int fd[2], status = -1, i;
+	int fd, i;
 	size_t used = 0;
 	va_list ap;
 	time_t end;
@@ -184,8 +184,6 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 				    "not kept", strrchr(exes[i - 1], '/') + 1);
 		return -1;
 	}
-	if (pipe(fd) != 0)
-		return -1;
 	/* execv takes char *const[] but writes nothing through it. */
 	argv[0] = (char *)exe;
 	va_start(ap, len);
@@ -193,32 +191,17 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 		argv[i] = (char *)arg;
 	va_end(ap);
 	argv[i] = NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
+	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_QUIET, &fd);
+	if (pid < 0)
 		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(fd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		close(fd[0]);
-		close(fd[1]);
-		execv(exe, argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
 	end = time(NULL) + REPORT_TIMEOUT_S;
 	for (;;) {
 		char sink[512];
 		char *dst = out && used + 1 < len ? out + used : sink;
 		size_t room = out && used + 1 < len ? len - 1 - used
 						    : sizeof(sink);
-		ssize_t n = read(fd[0], dst, room);
+		ssize_t n = read(fd, dst, room);
 
 		if (n > 0) {
 			if (dst != sink)
@@ -235,12 +218,10 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 		}
 		usleep(20000);
 	}
-	close(fd[0]);
+	close(fd);
 	if (out)
 		out[used] = '\0';
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return autosize_reap(pid) == 0 ? 0 : -1;
 }
 
 /* The job's whole AdminComment, as slurmctld holds it, into comment:

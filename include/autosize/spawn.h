@@ -1,0 +1,31 @@
+/*
+ * autosize: run a command without a shell and read its standard output.
+ * The CLI runs sacct, sbatch and scontrol with it, the SPANK plugin
+ * squeue and scontrol on the compute side ($AUTOSIZE_REPORT).
+ */
+#ifndef AUTOSIZE_SPAWN_H
+#define AUTOSIZE_SPAWN_H
+
+#include <sys/types.h>
+
+/* How autosize_spawn runs argv[0] and where its standard error goes. */
+#define AUTOSIZE_SPAWN_PATH 1        /* argv[0] searched in PATH (else a
+				      * path, run as given) */
+#define AUTOSIZE_SPAWN_QUIET 2       /* its stderr to /dev/null (else
+				      * inherited) */
+
+/*
+ * Start argv[0] with the arguments argv[1..] (NULL-ended; execv does not
+ * write through them), its standard output on a pipe whose read end goes
+ * to *out_fd: the caller reads it to its end, closes it, then waits with
+ * autosize_reap. Returns the child's pid, or -1 (no pipe or fork; nothing
+ * left open). A command that cannot be run exits 127, and says so on its
+ * standard error unless AUTOSIZE_SPAWN_QUIET.
+ */
+pid_t autosize_spawn(char *const argv[], int flags, int *out_fd);
+
+/* Wait for pid (EINTR retried): its exit status 0-255, or -1 when it did
+ * not exit normally (a signal) or cannot be waited for. */
+int autosize_reap(pid_t pid);
+
+#endif
