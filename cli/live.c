@@ -5,29 +5,15 @@
  * headers, live_load says so and fails.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include "autosize/decide.h"
 #include "live.h"
 #ifdef AUTOSIZE_HAVE_SLURM
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #endif
-
-/* A whole number of at most 6 digits in s[0..n); -1 if not. */
-static long live_count(const char *s, size_t n)
-{
-	long v = 0;
-	size_t i;
-
-	if (n == 0 || n > 6)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
 
 /* A GPU type seen on a node: the first, or mixed when another. */
 static void live_gres_type(live_gpus *g, const char *type, size_t n)
@@ -46,32 +32,23 @@ static void live_gres_type(live_gpus *g, const char *type, size_t n)
 	}
 }
 
-/* One GRES entry "gpu[:type][:count][(...)]" of n bytes into *g. */
+/* More GPUs than this on one node: its Gres is not believed. */
+#define LIVE_NODE_GPUS_MAX 999999L
+
+/* One GRES entry "gpu[:type][:count][(...)]" of n bytes into *g
+ * (core/gres.c reads it). */
 static void live_gres_entry(const char *s, size_t n, live_gpus *g)
 {
-	const char *paren = memchr(s, '(', n), *c1, *c2;
-	size_t len = paren ? (size_t)(paren - s) : n;
-	long count = 1;
+	const char *type;
+	size_t type_len;
+	long count = autosize_gres_entry_gpus(s, n, &type, &type_len);
 
-	if (len < 3 || strncmp(s, "gpu", 3) != 0 ||
-	    (len > 3 && s[3] != ':'))
+	if (count == AUTOSIZE_JOB_UNSET)
 		return;
-	c1 = len > 3 ? s + 3 : NULL;
-	c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - s)) : NULL;
-	if (c2) {
-		/* gpu:type:count */
-		count = live_count(c2 + 1, len - (size_t)(c2 + 1 - s));
-		live_gres_type(g, c1 + 1, (size_t)(c2 - c1 - 1));
-	} else if (c1) {
-		/* gpu:count or gpu:type */
-		long v = live_count(c1 + 1, len - 4);
-
-		if (v >= 0)
-			count = v;
-		else
-			live_gres_type(g, c1 + 1, len - 4);
-	}
-	if (count < 0)
+	if (type)
+		live_gres_type(g, type, type_len);
+	if (count < 0 || count > LIVE_NODE_GPUS_MAX ||
+	    count > INT_MAX - g->count)
 		g->unreadable = 1;
 	else
 		g->count += (int)count;

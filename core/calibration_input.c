@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autosize/calibration.h"
+#include "autosize/decide.h"
 #include "autosize/parse.h"
 #include "json.h"
 
@@ -332,18 +333,22 @@ static long cal_count(const char *s)
 }
 
 /* GPUs in sacct's AllocTRES ("cpu=64,gres/gpu=8,mem=...,node=1"): -1
- * when there is no gres/gpu entry (typed ones, gres/gpu:h100=8, are
- * counted in the untyped one Slurm always lists beside them). */
+ * when there is no untyped GPU entry or it cannot be read (typed ones,
+ * gres/gpu:h100=8, are counted in the untyped one Slurm always lists
+ * beside them; core/gres.c reads each entry). */
 static long cal_tres_gpus(const char *tres)
 {
-	const char *at = tres;
+	const char *at = tres, *comma, *type;
+	size_t n, type_len;
+	long gpus;
 
 	while (at && *at) {
-		if (strncmp(at, "gres/gpu=", 9) == 0)
-			return cal_count(at + 9);
-		at = strchr(at, ',');
-		if (at)
-			at++;
+		comma = strchr(at, ',');
+		n = comma ? (size_t)(comma - at) : strlen(at);
+		gpus = autosize_gres_entry_gpus(at, n, &type, &type_len);
+		if (gpus != AUTOSIZE_JOB_UNSET && !type)
+			return gpus >= 0 ? gpus : -1;
+		at = comma ? comma + 1 : NULL;
 	}
 	return -1;
 }

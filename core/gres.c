@@ -95,12 +95,12 @@ static void gres_token(const char *tok, size_t n, gres_gpu *g)
 	if (colon == rest || memchr(colon + 1, ':', rn - (size_t)(colon -
 						rest) - 1))
 		return;                /* gpu::N, gpu:a:b:c */
-	c = gres_count(colon + 1, rn - (size_t)(colon - rest) - 1);
-	if (c < 0)
-		return;
-	g->type = rest;                /* gpu:TYPE:N */
+	g->type = rest;                /* gpu:TYPE:N (typed even when N is
+					* unreadable) */
 	g->type_len = (size_t)(colon - rest);
-	g->count = c;
+	c = gres_count(colon + 1, rn - (size_t)(colon - rest) - 1);
+	if (c >= 0)
+		g->count = c;
 }
 
 /* The GPU entry of a list into *g and its position; 0 when none, 1 when
@@ -135,6 +135,28 @@ static int gres_find(const char *tres, gres_gpu *g, size_t *at, size_t *len)
 		p = comma + 1;
 	}
 	return found;
+}
+
+long autosize_gres_entry_gpus(const char *s, size_t n, const char **type,
+			      size_t *type_len)
+{
+	const char *paren = memchr(s, '(', n);
+	gres_gpu g;
+
+	/* a node's "gpu:h100:8(S:0-1)": the sockets are not part of it */
+	if (paren)
+		n = (size_t)(paren - s);
+	if (n >= GRES_TOKEN_MAX) {
+		g.count = gres_mentions_gpu(s, n) ? AUTOSIZE_JOB_UNREADABLE
+						  : AUTOSIZE_JOB_UNSET;
+		g.type = NULL;
+		g.type_len = 0;
+	} else {
+		gres_token(s, n, &g);
+	}
+	*type = g.type;
+	*type_len = g.type_len;
+	return g.count;
 }
 
 long autosize_tres_gpus(const char *tres)

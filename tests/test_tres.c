@@ -112,6 +112,47 @@ static void test_set_gpus_as(void **state)
 						   10), -1);
 }
 
+/* One entry as a job's tres, a node's Gres and sacct's AllocTRES spell
+ * it: count, type (NULL when untyped), not-a-GPU and unreadable. */
+static void test_entry_gpus(void **state)
+{
+	static const struct {
+		const char *entry;
+		long gpus;
+		const char *type;
+	} cases[] = {
+		{"gres:gpu:8", 8, NULL},
+		{"gres/gpu:a100:2", 2, "a100"},
+		{"gres/gpu=4", 4, NULL},
+		{"gpu:h100:8(S:0-1)", 8, "h100"},
+		{"gpu:l40s(S:0)", 1, "l40s"},
+		{"gpu", 1, NULL},
+		{"gres/gpu:h100=8", 1, "h100=8"},
+		{"gres/gpumem=80G", AUTOSIZE_JOB_UNSET, NULL},
+		{"mem=512G", AUTOSIZE_JOB_UNSET, NULL},
+		{"gpu:h100:many", AUTOSIZE_JOB_UNREADABLE, "h100"},
+		{"gres/gpu=-1", AUTOSIZE_JOB_UNREADABLE, NULL},
+		{"gpu:99999999", AUTOSIZE_JOB_UNREADABLE, NULL},
+	};
+	const char *type;
+	size_t i, type_len;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long got = autosize_gres_entry_gpus(cases[i].entry,
+						    strlen(cases[i].entry),
+						    &type, &type_len);
+
+		if (got != cases[i].gpus ||
+		    (cases[i].type == NULL) != (type == NULL) ||
+		    (type && (strlen(cases[i].type) != type_len ||
+			      memcmp(type, cases[i].type, type_len) != 0)))
+			fail_msg("'%s': %ld GPUs, type '%.*s'",
+				 cases[i].entry, got, (int)type_len,
+				 type ? type : "");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_of_api),
 		cmocka_unit_test(test_syntax_of_list),
 		cmocka_unit_test(test_set_gpus_as),
+		cmocka_unit_test(test_entry_gpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,6 +154,18 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 long autosize_tres_gpus(const char *tres);
 
 /*
+ * One entry of such a list, of a node's Gres ("gpu:h100:8(S:0-1)": the
+ * parenthesis is dropped) or of sacct's AllocTRES ("gres/gpu=8",
+ * "gres/gpu:h100=8"), n bytes at s: its GPU count, UNSET when it is not
+ * a GPU entry, UNREADABLE when it is one that cannot be read; *type and
+ * *type_len its GPU type, not NUL-terminated (NULL, 0 when untyped; an
+ * AllocTRES "gres/gpu:h100=8" reads as type "h100=8" and one GPU: its
+ * count is in the untyped entry Slurm lists beside it).
+ */
+long autosize_gres_entry_gpus(const char *s, size_t n, const char **type,
+			      size_t *type_len);
+
+/*
  * How a Slurm release spells a GPU entry in job_desc's tres_per_* strings:
  * sbatch sends, and slurmctld accepts, "gres:gpu:8" up to 22.05 and
  * "gres/gpu:8" from 23.02 on (slurmctld refuses the other spelling with
