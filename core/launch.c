@@ -143,6 +143,7 @@ static void launch_report_step(launch_out *o, const autosize_plan *p)
 		LAUNCH_PART("DP", dp_comm_s),
 		LAUNCH_PART("bubble", bubble_s),
 		LAUNCH_PART("optimizer", optimizer_s),
+		LAUNCH_PART("offload", offload_s),
 	};
 #undef LAUNCH_PART
 	int first = 1;
@@ -584,6 +585,29 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 	return launch_done(&o);
 }
 
+/* --optimizer-offload and --param-offload as DeepSpeed runs them
+ * (docs/_pages/config-json.md: offload_optimizer for ZeRO 1-3, the
+ * optimizer stepping on the CPU; offload_param for ZeRO-3 only), in
+ * pinned host memory; written inside zero_optimization. */
+static void launch_deepspeed_offload(launch_out *o, const autosize_plan *p,
+				     const autosize_request *r)
+{
+	int params = r->param_offload == 1 && p->zero_stage >= 3;
+
+	if (params)
+		launch_put(o, ",\n"
+			   "    \"offload_param\": {\n"
+			   "      \"device\": \"cpu\",\n"
+			   "      \"pin_memory\": true\n"
+			   "    }");
+	if ((params || r->opt_offload == 1) && p->zero_stage >= 1)
+		launch_put(o, ",\n"
+			   "    \"offload_optimizer\": {\n"
+			   "      \"device\": \"cpu\",\n"
+			   "      \"pin_memory\": true\n"
+			   "    }");
+}
+
 int autosize_launch_deepspeed_json(const autosize_plan *p,
 				   const autosize_request *r, char *buf,
 				   size_t len)
@@ -606,20 +630,20 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
 		   "  \"gradient_accumulation_steps\": %d,\n"
 		   "  \"zero_optimization\": {\n"
-		   "    \"stage\": %d%s\n"
+		   "    \"stage\": %d%s", p->global_batch, p->micro_batch,
+		   p->grad_accum, p->zero_stage,
+		   /* the reduction under the backward, as the step time
+		    * assumes (perf.c); DeepSpeed's default is off */
+		   p->zero_stage >= 1 ? ",\n    \"overlap_comm\": true" : "");
+	launch_deepspeed_offload(&o, p, r);
+	launch_put(&o, "\n"
 		   "  },\n"
 		   "  \"bf16\": {\n"
 		   "    \"enabled\": %s\n"
 		   "  },\n"
 		   "  \"fp16\": {\n"
 		   "    \"enabled\": %s\n"
-		   "  }", p->global_batch, p->micro_batch, p->grad_accum,
-		   p->zero_stage,
-		   /* the reduction under the backward, as the step time
-		    * assumes (perf.c); DeepSpeed's default is off */
-		   p->zero_stage >= 1 ? ",\n    \"overlap_comm\": true" : "",
-		   fp16 ? "false" : "true",
-		   fp16 ? "true" : "false");
+		   "  }", fp16 ? "false" : "true", fp16 ? "true" : "false");
 	if (p->recompute != AUTOSIZE_RECOMPUTE_NONE)
 		launch_put(&o, ",\n"
 			   "  \"activation_checkpointing\": {\n"

@@ -115,6 +115,9 @@ int autosize_launch_accelerate_args(const autosize_request *r,
 		   p->zero_stage >= 3 ? "FULL_SHARD" : "SHARD_GRAD_OP",
 		   dp_bool(p->recompute != AUTOSIZE_RECOMPUTE_NONE, "true",
 			   "false"));
+	/* --param-offload: "offload parameters and gradients to CPU" */
+	if (r->param_offload == 1 && p->zero_stage >= 3)
+		launch_put(&o, " --fsdp_offload_params true");
 	return launch_done(&o);
 }
 
@@ -162,5 +165,8 @@ int autosize_launch_torchtune_args(const autosize_request *r,
 			   "False"), p->seq_len);
 	if (r->precision == AUTOSIZE_PREC_FP8)
 		launch_put(&o, " enable_fp8_training=True");
+	/* --param-offload: the distributed recipes' FSDP2 CPUOffloadPolicy */
+	if (r->param_offload == 1 && p->zero_stage >= 3 && p->dp > 1)
+		launch_put(&o, " fsdp_cpu_offload=True");
 	return launch_done(&o);
 }

@@ -438,6 +438,8 @@ static double memory_state(double b, double p, double p_exp,
 typedef struct memory_states {
 	double w, g, o;     /* weights (with any compute copy), grads, opt */
 	double buffer;      /* the framework's communication buffers */
+	double host_w;      /* --param-offload: this rank's weight shard in
+			     * host memory, copied in every pass */
 } memory_states;
 
 static void memory_states_compute(const sizing_job *job,
@@ -508,6 +510,16 @@ static void memory_states_compute(const sizing_job *job,
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
 	ms->o = job->opt_offload ? 0 : o;
+	ms->host_w = 0;
+	if (job->param_offload && lay->zero_stage >= 3) {
+		/* --param-offload: the sharded parameters, their gradients
+		 * and the optimizer state live in host memory (FSDP
+		 * CPUOffload "offload parameters and gradients to CPU";
+		 * DeepSpeed offload_param, ZeRO-3 only); the GPU holds the
+		 * gathered layers in flight (buffer) */
+		ms->host_w = ms->w;
+		ms->w = ms->g = ms->o = 0;
+	}
 	ms->buffer = framework_buffer_bytes(job, lay,
 		memory_layer_params_of(job) / lay->tp,
 		memory_is_lora(job) ? lora : p);
@@ -568,6 +580,16 @@ static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
 	memory_memo.key[i] = k;
 	memory_memo.val[i] = *ms;
 	memory_memo.valid[i] = 1;
+}
+
+/* --param-offload: bytes of this rank's parameter shard that live in host
+ * memory and are copied in for every pass (0 without it). */
+double sizing_param_host_bytes(const sizing_job *job, const sizing_layout *lay)
+{
+	memory_states ms;
+
+	memory_states_of(job, lay, &ms);
+	return ms.host_w;
 }
 
 /* Bytes beside the model states and activations: CUDA context, NCCL

@@ -239,6 +239,14 @@ static autosize_err options_opt_offload(autosize_request *r,
 	return options_onoff_set(&r->opt_offload, value, what, e);
 }
 
+/* --param-offload: unset is off. */
+static autosize_err options_param_offload(autosize_request *r,
+					  const char *value, const char *what,
+					  autosize_error *e)
+{
+	return options_onoff_set(&r->param_offload, value, what, e);
+}
+
 /* Every option, once: its name, help and where it is offered (the CLI's
  * --help, the SPANK options, the man-page check in tests/test_options.c)
  * and how its value is read and stored (autosize_request_set). The
@@ -321,6 +329,10 @@ static const autosize_option options_table[] = {
 	 "and streamed over PCIe each step (bitsandbytes paged optimizers, "
 	 "DeepSpeed offload_optimizer; default off)", OPT_BOTH,
 	 SET_FUNC(options_opt_offload)},
+	{"param-offload", "on|off", "ZeRO-3 parameter shards, gradients and "
+	 "optimizer state kept in host memory, each shard copied in over "
+	 "PCIe every pass (FSDP CPU offload, DeepSpeed offload_param; "
+	 "default off)", OPT_BOTH, SET_FUNC(options_param_offload)},
 	{"grad-reduce", "fp32|bf16", "gradient reduction precision (default: "
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH, SET_FUNC(options_grad_reduce)},

@@ -769,12 +769,20 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
  * parameters back, Ren et al. 2021, arXiv:2101.06840, section 4), one
  * way at a time, at the generation's pcie_eff of the one-way rate.
  */
-static double perf_offload_opt_s(const sizing_job *job,
-				 const sizing_layout *lay, double trained)
+/* Bytes per second one way between host memory and a GPU over its PCIe
+ * link, at the generation's pcie_eff. */
+static double perf_host_oneway_bps(const sizing_job *job)
 {
 	const autosize_gpu *g = job->part->gpu;
 	double host_gbs = g->link == AUTOSIZE_LINK_PCIE ? g->link_gbs
 							 : PERF_HOST_LINK_GBS;
+
+	return host_gbs * 1e9 / 2 * sizing_perf(job)->pcie_eff;
+}
+
+static double perf_offload_opt_s(const sizing_job *job,
+				 const sizing_layout *lay, double trained)
+{
 	double opt_b, bytes;
 	framework_state st;
 
@@ -786,8 +794,35 @@ static double perf_offload_opt_s(const sizing_job *job,
 		opt_b = job->stack && job->stack->bf16_states ? 2 : 12;
 	bytes = opt_b * trained /
 		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1);
-	return 2.0 * bytes /
-	       (host_gbs * 1e9 / 2 * sizing_perf(job)->pcie_eff);
+	return 2.0 * bytes / perf_host_oneway_bps(job);
+}
+
+/*
+ * --param-offload: every micro-batch copies this rank's parameter shard
+ * in for the forward and again for the backward (FSDP unshards each unit
+ * from its CPU shard per pass; DeepSpeed ZeRO-3 offload_param fetches
+ * each use), and its gradient shard out (accelerate's
+ * --fsdp_offload_params "offload parameters and gradients to CPU"), one
+ * way at a time over PCIe. Priced exposed: FSDP's prefetch can hide part
+ * of it behind the previous unit's compute, so this errs long. The
+ * optimizer then steps in host memory, priced as --optimizer-offload's
+ * round trip of its state (perf_offload_opt_s; a CPU Adam at host
+ * memory speed is faster, so that errs long too).
+ */
+static double perf_offload_param_s(const sizing_job *job,
+				   const sizing_layout *lay, double trained)
+{
+	double w = sizing_param_host_bytes(job, lay), grad_b;
+	framework_state st;
+
+	if (!(w > 0))
+		return 0;
+	framework_state_bytes(job, &st);
+	/* LoRA adapters' gradients are 16-bit (memory.c) */
+	grad_b = perf_is_lora(job) ? 2 : st.grad_b;
+	return lay->grad_accum *
+	       (2 * w + grad_b * trained / (lay->dp * SIZING_CP(lay))) /
+	       perf_host_oneway_bps(job);
 }
 
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
@@ -872,8 +907,9 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		(job->part->gpu->hbm_gbs * 1e9);
 	if (job->opt_offload)
 		out->opt_s = opt_s = perf_offload_opt_s(job, lay, trained);
+	out->offload_s = perf_offload_param_s(job, lay, trained);
 	out->step_s = out->compute_s + out->tp_comm_s + out->pp_comm_s +
-		      out->bubble_s + out->dp_comm_s + opt_s;
+		      out->bubble_s + out->dp_comm_s + opt_s + out->offload_s;
 	out->model_flops_step = sizing_model_flops_per_token(job) *
 				tokens_step;
 	out->hw_flops_step = hw * tokens_step;
@@ -943,12 +979,14 @@ void sizing_step_parts(const sizing_job *job, const sizing_layout *lay,
 	sp->dp_comm_s = t->dp_comm_s;
 	sp->bubble_s = t->bubble_s;
 	sp->optimizer_s = t->opt_s;
+	sp->offload_s = t->offload_s;
 	sp->fixed_mfu = job->mfu_fixed > 0;
 	/* a fixed utilization sets the step alone: the parts keep their
 	 * proportions */
 	sum = sp->gemm_s + sp->attention_s + sp->elementwise_s + sp->host_s +
 	      sp->recompute_s + sp->tp_comm_s + sp->cp_comm_s + sp->ep_comm_s +
-	      sp->pp_comm_s + sp->dp_comm_s + sp->bubble_s + sp->optimizer_s;
+	      sp->pp_comm_s + sp->dp_comm_s + sp->bubble_s + sp->optimizer_s +
+	      sp->offload_s;
 	f = sum > 0 ? t->step_s / sum : 0;
 	if (sp->fixed_mfu)
 		autosize_step_parts_scale(sp, f);
@@ -969,6 +1007,7 @@ void autosize_step_parts_scale(autosize_step_parts *sp, double f)
 		offsetof(autosize_step_parts, dp_comm_s),
 		offsetof(autosize_step_parts, bubble_s),
 		offsetof(autosize_step_parts, optimizer_s),
+		offsetof(autosize_step_parts, offload_s),
 	};
 	size_t i;
 

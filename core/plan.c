@@ -328,19 +328,23 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		job->stack = perfdata_stack_find(perfdata_default(), stack);
 	job->act_offload = r->act_offload ? r->act_offload == 1
 					  : job->stack && job->stack->act_offload;
-	job->opt_offload = r->opt_offload == 1;
+	job->param_offload = r->param_offload == 1;
+	/* offloaded parameters take their optimizer state with them */
+	job->opt_offload = r->opt_offload == 1 || job->param_offload;
 	/* stated by the user, else the stack's engine, else the site's
 	 * default: never inferred from the layout, except that LoRA and
 	 * QLoRA with neither a framework nor a stack never default to
 	 * Megatron-LM, which trains neither (PEFT adapters run under FSDP;
-	 * NeMo's LoRA is the nemo stack) */
+	 * NeMo's LoRA is the nemo stack), and neither does
+	 * --param-offload (Megatron-LM keeps its parameters on the GPU) */
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework
 			 : job->stack ? job->stack->framework
 			 : autosize_policy_defaults(p)->framework;
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack &&
 	    (r->train_mode == AUTOSIZE_TRAIN_LORA ||
-	     r->train_mode == AUTOSIZE_TRAIN_QLORA) &&
+	     r->train_mode == AUTOSIZE_TRAIN_QLORA ||
+	     job->param_offload) &&
 	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON)
 		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
 	job->seq_len = r->seq_len > 0 ? r->seq_len

@@ -55,11 +55,11 @@ static void json_step_parts(json_out *o, const autosize_step_parts *sp)
 		 "\"elementwise\":%.6g,\"host\":%.6g,\"recompute\":%.6g,"
 		 "\"tp_comm\":%.6g,\"cp_comm\":%.6g,\"ep_comm\":%.6g,"
 		 "\"pp_comm\":%.6g,\"dp_comm\":%.6g,\"bubble\":%.6g,"
-		 "\"optimizer\":%.6g,\"fixed_mfu\":%s}", sp->gemm_s,
-		 sp->attention_s, sp->elementwise_s, sp->host_s,
+		 "\"optimizer\":%.6g,\"offload\":%.6g,\"fixed_mfu\":%s}",
+		 sp->gemm_s, sp->attention_s, sp->elementwise_s, sp->host_s,
 		 sp->recompute_s, sp->tp_comm_s, sp->cp_comm_s, sp->ep_comm_s,
 		 sp->pp_comm_s, sp->dp_comm_s, sp->bubble_s, sp->optimizer_s,
-		 sp->fixed_mfu ? "true" : "false");
+		 sp->offload_s, sp->fixed_mfu ? "true" : "false");
 }
 
 /* The checkpoint (checkpoint.h) and price (price.h) objects. */

@@ -368,11 +368,13 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
 		int pipe_max = st->fp->zero_max_pp;
 
 		/* the depth scan takes the stages a pipeline could run too,
-		 * its last pass the others (search_at) */
+		 * its last pass the others (search_at); offloaded
+		 * parameters leave from ZeRO-3 shards only */
 		for (k = 0; k < n; k++)
-			if (st->zero_pass == SEARCH_ZERO_ALL ||
-			    (st->zero_pass == SEARCH_ZERO_PIPELINED) ==
-			    (all[k] <= pipe_max))
+			if ((st->zero_pass == SEARCH_ZERO_ALL ||
+			     (st->zero_pass == SEARCH_ZERO_PIPELINED) ==
+			     (all[k] <= pipe_max)) &&
+			    (!st->job->param_offload || all[k] == 3))
 				out[m++] = all[k];
 		return m;
 	}
@@ -1439,6 +1441,17 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     ? ", or --train-framework=megatron"
 				     : " (--train-framework=fsdp or deepspeed)");
 
+	if (job->param_offload && fp->id == AUTOSIZE_FRAMEWORK_MEGATRON)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--param-offload: megatron keeps its "
+				     "parameters on the GPU (use "
+				     "--train-framework=fsdp or deepspeed)");
+	if (job->param_offload && search_pinned(r->zero_stage) &&
+	    r->zero_stage != 3)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--param-offload: parameters are "
+				     "offloaded from their ZeRO-3 shards (use "
+				     "--zero 3, or leave --zero out)");
 	if (search_pinned(r->zero_stage) &&
 	    !framework_stage_ok(fp, r->zero_stage))
 		return autosize_fail(e, AUTOSIZE_EINVAL,

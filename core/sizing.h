@@ -76,6 +76,9 @@ typedef struct sizing_job {
 	int act_offload;     /* checkpointed activations in host memory */
 	int opt_offload;     /* optimizer state in host memory, streamed
 			      * over PCIe each step */
+	int param_offload;   /* ZeRO-3 parameter shards, gradients and
+			      * optimizer state in host memory, each
+			      * shard copied in every pass */
 	double chain_s;      /* training seconds one job of a chain holds
 			      * at the upper end of the time interval
 			      * (partition max time / the interval's
@@ -148,6 +151,10 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
 /* Of those, the ones trained (all, or the LoRA adapters). */
 double sizing_trained_params_per_gpu(const sizing_job *job,
 				     const sizing_layout *lay);
+/* --param-offload: bytes of this rank's parameter shard kept in host
+ * memory and copied in for every forward and backward (0 without). */
+double sizing_param_host_bytes(const sizing_job *job,
+			       const sizing_layout *lay);
 
 typedef struct sizing_time {
 	double step_s;         /* one optimizer step */
@@ -163,6 +170,7 @@ typedef struct sizing_time {
 	double ep_comm_s;      /* expert all-to-all (inside tp_comm_s) */
 	double cp_comm_s;      /* exposed ring attention (inside tp_comm_s) */
 	double opt_s;          /* optimizer step */
+	double offload_s;      /* --param-offload host <-> GPU copies */
 } sizing_time;
 
 /* Model FLOPs per token (6N + 12Lhs; 4N for frozen-base LoRA). */

@@ -823,7 +823,8 @@ static void step_parts_add_up(const autosize_plan *p, const char *json)
 {
 	static const char *const keys[] = {"gemm", "attention",
 		"elementwise", "host", "recompute", "tp_comm", "cp_comm",
-		"ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer"};
+		"ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer",
+		"offload"};
 	const autosize_step_parts *sp = &p->step;
 	const char *o = strstr(json, "\"step_parts_s\":{");
 	double sum = 0, printed = 0, step;
@@ -832,7 +833,7 @@ static void step_parts_add_up(const autosize_plan *p, const char *json)
 	sum = sp->gemm_s + sp->attention_s + sp->elementwise_s + sp->host_s +
 	      sp->recompute_s + sp->tp_comm_s + sp->cp_comm_s +
 	      sp->ep_comm_s + sp->pp_comm_s + sp->dp_comm_s + sp->bubble_s +
-	      sp->optimizer_s;
+	      sp->optimizer_s + sp->offload_s;
 	assert_true(fabs(sum - p->step_s) <= 1e-9 * p->step_s);
 	assert_non_null(o);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

@@ -741,7 +741,15 @@ static void assert_deepspeed_keys(const char *json)
 			const char *end = strchr(s + 1, '"');
 			int n = (int)(end - s - 1);
 
+			const char *after = end ? end + 1 : NULL;
+
 			assert_non_null(end);
+			while (*after == ' ')
+				after++;
+			if (*after != ':') {
+				s = end;    /* a string value, not a key */
+				continue;
+			}
 			assert_true(depth >= 1 && depth <= 4);
 			snprintf(parents[depth - 1], sizeof(parents[0]), "%.*s",
 				 n, s + 1);
@@ -769,6 +777,31 @@ static void test_deepspeed_keys(void **state)
 	assert_deepspeed_keys(buf);
 	assert_false(list_has(TEST_DATA "/deepspeed-keys.txt",
 			      "zero_optimization.level"));
+	/* the offloads, inside zero_optimization, in documented keys */
+	plan_8b(&p, &r);
+	p.zero_stage = 3;
+	r.param_offload = 1;
+	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+						   sizeof(buf)) > 0);
+	assert_true(json_valid(buf));
+	assert_deepspeed_keys(buf);
+	assert_non_null(strstr(buf, "\"offload_param\": {\n"
+			       "      \"device\": \"cpu\""));
+	assert_non_null(strstr(buf, "\"offload_optimizer\": {\n"
+			       "      \"device\": \"cpu\""));
+	/* the optimizer alone at ZeRO-2; parameters only leave ZeRO-3 */
+	p.zero_stage = 2;
+	r.param_offload = 0;
+	r.opt_offload = 1;
+	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+						   sizeof(buf)) > 0);
+	assert_true(json_valid(buf));
+	assert_null(strstr(buf, "offload_param"));
+	assert_non_null(strstr(buf, "offload_optimizer"));
+	r.opt_offload = 0;
+	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+						   sizeof(buf)) > 0);
+	assert_null(strstr(buf, "offload"));
 }
 
 /* What the tasks get, as one set: torchrun always, Megatron for a

@@ -280,6 +280,35 @@ static void test_small_buffer(void **state)
 							sizeof(buf)), -1);
 }
 
+/* --param-offload reaches the tools: accelerate offloads FSDP's
+ * parameters and gradients, torchtune's distributed recipe its FSDP2
+ * shards; names their parsers know. */
+static void test_param_offload_args(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-3.1-70b", "train-mode", "qlora", "train-stack",
+		"torchtune", "gpu", "rtx-4090", "gpus", "4", "train-seq-len",
+		"2048", "param-offload", "on", "train-tokens", "1e8", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+
+	plan(opts, &r, &p);
+	assert_int_equal(p.zero_stage, 3);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_names_in(l.accelerate, ACCELERATE, "accelerate launch");
+	assert_names_in(l.torchtune, TORCHTUNE, "torchtune");
+	assert_non_null(strstr(l.accelerate, "--fsdp_sharding_strategy "
+			       "FULL_SHARD"));
+	assert_non_null(strstr(l.accelerate, "--fsdp_offload_params true"));
+	assert_non_null(strstr(l.torchtune, "fsdp_cpu_offload=True"));
+	/* without it, neither */
+	r.param_offload = 0;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_null(strstr(l.accelerate, "offload"));
+	assert_null(strstr(l.torchtune, "fsdp_cpu_offload"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_nodes_and_deepspeed),
 		cmocka_unit_test(test_which_plans),
 		cmocka_unit_test(test_small_buffer),
+		cmocka_unit_test(test_param_offload_args),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

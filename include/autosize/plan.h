@@ -93,6 +93,9 @@ typedef struct autosize_request {
 				     * 0 = the stack's */
 	int opt_offload;            /* --optimizer-offload: 1 on, 2 or 0
 				     * off */
+	int param_offload;          /* --param-offload: 1 on (ZeRO-3
+				     * shards, gradients and optimizer
+				     * state in host memory), 2 or 0 off */
 	int grad_reduce_b;          /* --grad-reduce: bytes per gradient
 				     * reduced (4 fp32, 2 bf16); UNSET = the
 				     * framework's */
@@ -172,6 +175,8 @@ typedef struct autosize_step_parts {
 	double dp_comm_s;     /* exposed data-parallel / ZeRO traffic */
 	double bubble_s;      /* pipeline fill and drain */
 	double optimizer_s;   /* the optimizer's pass over its state */
+	double offload_s;     /* --param-offload: shards copied in over
+			       * PCIe each pass, gradients out */
 	int fixed_mfu;        /* 1: --mfu set the step; parts in proportion */
 } autosize_step_parts;
 
