@@ -617,6 +617,11 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 	mem->activations_bytes = memory_activations(job, lay,
 						    &mem->last_stage);
 	mem->other_bytes = memory_other(lay, &ms, mem->activations_bytes);
+	mem->runtime_bytes = MEMORY_CUDA_CONTEXT_BYTES +
+		((double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay) > 1
+		 ? MEMORY_NCCL_BYTES : 0);
+	mem->slack_bytes = MEMORY_FRAGMENTATION *
+		(ms.w + ms.g + ms.o + mem->activations_bytes);
 	mem->total_bytes = ms.w + ms.g + ms.o + mem->activations_bytes +
 			   mem->other_bytes;
 	mem->usable_bytes = job->usable_bytes;

@@ -135,6 +135,10 @@ typedef struct autosize_memory {
 	double optimizer_bytes;
 	double activations_bytes;
 	double other_bytes;
+	double runtime_bytes; /* of other: CUDA context and NCCL buffers,
+			       * outside PyTorch's caching allocator */
+	double slack_bytes;   /* of other: the allocator's fragmentation,
+			       * reserved but never active */
 	double total_bytes;
 	double usable_bytes;  /* GPU memory x (1 - memory reserve) */
 	int last_stage;       /* 1: the last pipeline stage holds the most
