@@ -321,7 +321,11 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 	int n = 0, z;
 
 	if (lay->dp <= 1) {
-		out[n++] = 0;     /* nothing to shard over */
+		/* nothing to shard over, but offloaded parameters leave
+		 * from ZeRO-3 even on one GPU (DeepSpeed ZeRO-Offload and
+		 * FSDP CPU offload run there) */
+		out[n++] = job->param_offload && framework_zero_ok(fp, lay, 3)
+			   ? 3 : 0;
 		return n;
 	}
 	/* Sharding costs no extra traffic up to ZeRO-2 (reduce-scatter +

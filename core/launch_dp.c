@@ -28,11 +28,21 @@ static int dp_fsdp(const autosize_plan *p)
 	return framework_resolve(p->framework) == AUTOSIZE_FRAMEWORK_FSDP;
 }
 
+/* --param-offload under FSDP: parameters and gradients offloaded from
+ * FULL_SHARD units, on one GPU too. */
+static int dp_fsdp_offload(const autosize_request *r,
+			   const autosize_plan *p)
+{
+	return dp_fsdp(p) && r->param_offload == 1 && p->zero_stage >= 3;
+}
+
 /* Recomputation in FSDP's own wrapper (accelerate's flag), not the
  * model's gradient_checkpointing. */
-static int dp_fsdp_recompute(const autosize_plan *p)
+static int dp_fsdp_recompute(const autosize_request *r,
+			     const autosize_plan *p)
 {
-	return dp_fsdp(p) && p->dp > 1 && p->zero_stage >= 2;
+	return dp_fsdp(p) && p->zero_stage >= 2 &&
+	       (p->dp > 1 || dp_fsdp_offload(r, p));
 }
 
 /* Start o on buf: -1 for bad arguments, 0 ("") for a plan these stacks
@@ -91,7 +101,8 @@ int autosize_launch_accelerate_args(const autosize_request *r,
 		   r->precision == AUTOSIZE_PREC_FP16 ? "fp16"
 		   : r->precision == AUTOSIZE_PREC_FP8 ? "fp8 --fp8_backend te"
 		   : "bf16");
-	if (p->nodes * p->gpus_per_node == 1)
+	/* one GPU runs plain, unless FSDP offloads its parameters */
+	if (p->nodes * p->gpus_per_node == 1 && !dp_fsdp_offload(r, p))
 		return launch_done(&o);
 	if (!dp_fsdp(p)) {
 		launch_put(&o, " --use_deepspeed --deepspeed_config_file %s",
@@ -116,7 +127,7 @@ int autosize_launch_accelerate_args(const autosize_request *r,
 		   dp_bool(p->recompute != AUTOSIZE_RECOMPUTE_NONE, "true",
 			   "false"));
 	/* --param-offload: "offload parameters and gradients to CPU" */
-	if (r->param_offload == 1 && p->zero_stage >= 3)
+	if (dp_fsdp_offload(r, p))
 		launch_put(&o, " --fsdp_offload_params true");
 	return launch_done(&o);
 }
@@ -135,7 +146,7 @@ int autosize_launch_hf_trainer_args(const autosize_request *r,
 		   "--gradient_checkpointing %s", p->micro_batch,
 		   p->grad_accum,
 		   dp_bool(p->recompute != AUTOSIZE_RECOMPUTE_NONE &&
-			   !dp_fsdp_recompute(p), "True", "False"));
+			   !dp_fsdp_recompute(r, p), "True", "False"));
 	if (r->precision == AUTOSIZE_PREC_FP16)
 		launch_put(&o, " --fp16 True");
 	else if (r->precision == AUTOSIZE_PREC_BF16)
@@ -165,8 +176,10 @@ int autosize_launch_torchtune_args(const autosize_request *r,
 			   "False"), p->seq_len);
 	if (r->precision == AUTOSIZE_PREC_FP8)
 		launch_put(&o, " enable_fp8_training=True");
-	/* --param-offload: the distributed recipes' FSDP2 CPUOffloadPolicy */
-	if (r->param_offload == 1 && p->zero_stage >= 3 && p->dp > 1)
+	/* --param-offload: the distributed recipes' FSDP2 CPUOffloadPolicy
+	 * (on one GPU too: run the distributed recipe with one process;
+	 * the single-device recipes have no parameter offload) */
+	if (dp_fsdp_offload(r, p))
 		launch_put(&o, " fsdp_cpu_offload=True");
 	return launch_done(&o);
 }

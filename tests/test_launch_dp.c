@@ -309,6 +309,36 @@ static void test_param_offload_args(void **state)
 	assert_null(strstr(l.torchtune, "fsdp_cpu_offload"));
 }
 
+/* One GPU offloading its parameters still runs FSDP (one process): the
+ * accelerate line says so, the Trainer leaves recomputation to FSDP's
+ * wrapper, torchtune's distributed recipe offloads. */
+static void test_param_offload_one_gpu(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-2-70b", "train-mode", "qlora", "train-stack",
+		"hf", "gpu", "rtx-4090", "gpus", "1", "param-offload", "on",
+		"train-tokens", "1e7", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+
+	plan(opts, &r, &p);
+	assert_true(p.feasible);
+	assert_int_equal(p.gpus, 1);
+	assert_int_equal(p.zero_stage, 3);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_names_in(l.accelerate, ACCELERATE, "accelerate launch");
+	assert_names_in(l.hf_trainer, HF_TRAINER, "TrainingArguments");
+	assert_int_equal(arg_value(l.accelerate, "--num_processes"), 1);
+	assert_non_null(strstr(l.accelerate, "--use_fsdp --fsdp_sharding_"
+			       "strategy FULL_SHARD"));
+	assert_non_null(strstr(l.accelerate, "--fsdp_offload_params true"));
+	if (p.recompute != AUTOSIZE_RECOMPUTE_NONE)
+		assert_non_null(strstr(l.hf_trainer,
+				       "--gradient_checkpointing False"));
+	assert_non_null(strstr(l.torchtune, "fsdp_cpu_offload=True"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_which_plans),
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_param_offload_args),
+		cmocka_unit_test(test_param_offload_one_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
