@@ -276,6 +276,16 @@ static void test_param_offload(void **state)
 		    host.mem.gradients_bytes == 0 &&
 		    host.mem.optimizer_bytes == 0);
 	assert_true(host.mem.total_bytes < host.mem.usable_bytes);
+	/* what PyTorch's allocator never sees (context, NCCL) and what it
+	 * reserves but never uses (fragmentation) are parts of "other";
+	 * both plans run 2 GPUs (the same runtime), and the slack shrinks
+	 * with the tensors left on the GPU */
+	assert_true(host.mem.runtime_bytes > 0 && host.mem.slack_bytes > 0);
+	assert_true(host.mem.runtime_bytes + host.mem.slack_bytes <=
+		    host.mem.other_bytes);
+	assert_true(host.mem.runtime_bytes > on_gpu.mem.runtime_bytes - 1 &&
+		    host.mem.runtime_bytes < on_gpu.mem.runtime_bytes + 1);
+	assert_true(host.mem.slack_bytes < on_gpu.mem.slack_bytes);
 	/* 2 x 17.8 GB of NF4 shard per micro-batch at PCIe Gen4 x16 x 0.6
 	 * one way: about 1.9 s each, 64 micro-batches a step */
 	assert_true(host.step.offload_s / host.grad_accum > 1.5 &&
