@@ -89,7 +89,10 @@ const framework_profile *framework_profile_get(autosize_framework f)
 
 int framework_dp_only(const sizing_job *job)
 {
-	if (job->train_mode == AUTOSIZE_TRAIN_QLORA ||
+	/* offloaded parameters leave from data-parallel ZeRO-3 shards:
+	 * FSDP CPU offload and DeepSpeed offload_param as the HF, accelerate
+	 * and torchtune launchers run them (launch_dp.c) */
+	if (job->train_mode == AUTOSIZE_TRAIN_QLORA || job->param_offload ||
 	    (job->stack && job->stack->dp_only))
 		return 1;
 	return job->train_mode == AUTOSIZE_TRAIN_LORA &&
@@ -248,7 +251,9 @@ double framework_buffer_bytes(const sizing_job *job, const sizing_layout *lay,
 	autosize_framework f = framework_resolve(job->framework);
 	double bucket;
 
-	if (lay->dp <= 1)
+	/* nothing sharded on one GPU, except ZeRO-3 there (--param-offload:
+	 * its layers come in from host memory as they would from peers) */
+	if (lay->dp <= 1 && lay->zero_stage < 3)
 		return 0;
 	if (lay->zero_stage >= 3) {
 		/* gathered layers as stored (16-bit; 4-bit NF4 with its
@@ -322,10 +327,19 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 
 	if (lay->dp <= 1) {
 		/* nothing to shard over, but offloaded parameters leave
-		 * from ZeRO-3 even on one GPU (DeepSpeed ZeRO-Offload and
-		 * FSDP CPU offload run there) */
-		out[n++] = job->param_offload && framework_zero_ok(fp, lay, 3)
-			   ? 3 : 0;
+		 * from ZeRO-3 even on one GPU (FSDP CPU offload, DeepSpeed
+		 * offload_param), and DeepSpeed offloads its optimizer from
+		 * ZeRO-1 up only (config-json.md offload_optimizer; its
+		 * ZeRO-Offload tutorial runs stage 2 on one GPU), where
+		 * FSDP's paged optimizers need no ZeRO */
+		if (job->param_offload && framework_zero_ok(fp, lay, 3))
+			out[n++] = 3;
+		else if (job->opt_offload && fp->id ==
+			 AUTOSIZE_FRAMEWORK_DEEPSPEED &&
+			 framework_zero_ok(fp, lay, 2))
+			out[n++] = 2;
+		else
+			out[n++] = 0;
 		return n;
 	}
 	/* Sharding costs no extra traffic up to ZeRO-2 (reduce-scatter +

@@ -36,6 +36,16 @@ static int dp_fsdp_offload(const autosize_request *r,
 	return dp_fsdp(p) && r->param_offload == 1 && p->zero_stage >= 3;
 }
 
+/* State offloaded by the sharding engine itself (FSDP's parameters,
+ * DeepSpeed's parameters or optimizer): it must run on one GPU too. */
+static int dp_engine_offload(const autosize_request *r,
+			     const autosize_plan *p)
+{
+	return dp_fsdp_offload(r, p) ||
+	       (!dp_fsdp(p) && p->zero_stage >= 1 &&
+		(r->param_offload == 1 || r->opt_offload == 1));
+}
+
 /* Recomputation in FSDP's own wrapper (accelerate's flag), not the
  * model's gradient_checkpointing. */
 static int dp_fsdp_recompute(const autosize_request *r,
@@ -101,8 +111,8 @@ int autosize_launch_accelerate_args(const autosize_request *r,
 		   r->precision == AUTOSIZE_PREC_FP16 ? "fp16"
 		   : r->precision == AUTOSIZE_PREC_FP8 ? "fp8 --fp8_backend te"
 		   : "bf16");
-	/* one GPU runs plain, unless FSDP offloads its parameters */
-	if (p->nodes * p->gpus_per_node == 1 && !dp_fsdp_offload(r, p))
+	/* one GPU runs plain, unless the engine offloads state there */
+	if (p->nodes * p->gpus_per_node == 1 && !dp_engine_offload(r, p))
 		return launch_done(&o);
 	if (!dp_fsdp(p)) {
 		launch_put(&o, " --use_deepspeed --deepspeed_config_file %s",

@@ -386,6 +386,9 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
 		need = plan->flops_total /
 		       (job->peak_flops * mfu * deadline_s);
+	/* offloaded states leave the GPU from ZeRO-3 even on one GPU */
+	if (job->param_offload)
+		one.zero_stage = 3;
 	sizing_memory(job, &one, &mem);
 	states = mem.weights_bytes + mem.gradients_bytes +
 		 mem.optimizer_bytes;

@@ -1423,6 +1423,16 @@ static autosize_err search_framework_pins(const sizing_job *job,
 	const framework_profile *fp = framework_profile_job(job);
 	const char *name = autosize_framework_name(fp->id);
 
+	if (job->param_offload &&
+	    ((search_pinned(r->tp) && r->tp > 1) ||
+	     (search_pinned(r->pp) && r->pp > 1) ||
+	     (search_pinned(r->cp) && r->cp > 1) ||
+	     (search_pinned(r->ep) && r->ep > 1)))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--param-offload: parameters are "
+				     "offloaded from data-parallel ZeRO-3 "
+				     "shards (FSDP, DeepSpeed); leave "
+				     "--tp/--pp/--cp/--ep at 1");
 	if (framework_dp_only(job) &&
 	    ((search_pinned(r->tp) && r->tp > 1) ||
 	     (search_pinned(r->pp) && r->pp > 1) ||

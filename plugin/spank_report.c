@@ -29,7 +29,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,8 +200,13 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 		char *dst = out && used + 1 < len ? out + used : sink;
 		size_t room = out && used + 1 < len ? len - 1 - used
 						    : sizeof(sink);
-		ssize_t n = read(fd, dst, room);
+		ssize_t n;
 
+		/* checked on every pass: a child that never stops writing
+		 * is cut off too */
+		if (time(NULL) > end)
+			break;
+		n = read(fd, dst, room);
 		if (n > 0) {
 			if (dst != sink)
 				used += (size_t)n;
@@ -212,16 +216,13 @@ static int report_slurm_run(const char *const exes[], char *out, size_t len,
 			break;
 		if (errno != EAGAIN && errno != EINTR)
 			break;
-		if (time(NULL) > end) {
-			kill(pid, SIGKILL);
-			break;
-		}
 		usleep(20000);
 	}
 	close(fd);
 	if (out)
 		out[used] = '\0';
-	return autosize_reap(pid) == 0 ? 0 : -1;
+	/* one that closed its output but runs on is killed at the end */
+	return autosize_reap_by(pid, end) == 0 ? 0 : -1;
 }
 
 /* The job's whole AdminComment, as slurmctld holds it, into comment:

@@ -339,6 +339,37 @@ static void test_param_offload_one_gpu(void **state)
 	assert_non_null(strstr(l.torchtune, "fsdp_cpu_offload=True"));
 }
 
+/* DeepSpeed on one GPU offloading its parameters (ZeRO-3) or only its
+ * optimizer (ZeRO-2, DeepSpeed's ZeRO-Offload): the launcher still runs
+ * DeepSpeed with the plan's JSON, which offloads what the plan took off
+ * the GPU. */
+static void test_deepspeed_offload_one_gpu(void **state)
+{
+	const char *opts[] = {
+		"model", "llama-2-7b", "train-mode", "finetune",
+		"train-framework", "deepspeed", "gpu", "h100", "gpus", "1",
+		"param-offload", "on", "train-tokens", "1e8", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (k)
+			opts[10] = "optimizer-offload";
+		plan(opts, &r, &p);
+		assert_true(p.feasible);
+		assert_int_equal(p.zero_stage, k ? 2 : 3);
+		assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+		assert_names_in(l.accelerate, ACCELERATE, "accelerate launch");
+		assert_non_null(strstr(l.accelerate, "--use_deepspeed "
+				       "--deepspeed_config_file"));
+		assert_non_null(strstr(l.deepspeed, "\"offload_optimizer\""));
+		assert_true((strstr(l.deepspeed, "\"offload_param\"") != NULL)
+			    == !k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_param_offload_args),
 		cmocka_unit_test(test_param_offload_one_gpu),
+		cmocka_unit_test(test_deepspeed_offload_one_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,6 +3,9 @@
  * read back whole, its exit status, a command that cannot be run, a
  * path run as given (no PATH search) and arguments never seen by a shell.
  */
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include "testutil.h"
 #include "autosize/spawn.h"
@@ -82,6 +85,28 @@ static void test_reap_signal(void **state)
 	assert_int_equal(autosize_reap(1), -1);
 }
 
+/* A child still running at the deadline is killed and reaped: -1, and no
+ * such process after; one that exits in time gives its status. */
+static void test_reap_by(void **state)
+{
+	char *sleeper[] = {"sleep", "30", NULL};
+	char *quick[] = {"sh", "-c", "exit 5", NULL};
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	pid = autosize_spawn(sleeper, AUTOSIZE_SPAWN_PATH, &fd);
+	assert_true(pid > 0);
+	close(fd);
+	assert_int_equal(autosize_reap_by(pid, time(NULL) + 1), -1);
+	assert_int_equal(kill(pid, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	pid = autosize_spawn(quick, AUTOSIZE_SPAWN_PATH, &fd);
+	assert_true(pid > 0);
+	close(fd);
+	assert_int_equal(autosize_reap_by(pid, time(NULL) + 30), 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +114,7 @@ int main(void)
 		cmocka_unit_test(test_no_shell),
 		cmocka_unit_test(test_path_and_missing),
 		cmocka_unit_test(test_reap_signal),
+		cmocka_unit_test(test_reap_by),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -337,6 +337,41 @@ static void test_param_offload(void **state)
 		assert_int_equal(plan_of(alone, &host), AUTOSIZE_OK);
 		assert_int_equal(host.framework, AUTOSIZE_FRAMEWORK_FSDP);
 		assert_int_equal(host.zero_stage, 3);
+		assert_int_equal(host.tp * host.pp * host.cp, 1);
+	}
+	/* one GPU: ZeRO-3 still, its layers in flight counted beside the
+	 * runtime and slack, and one GPU is the least that could do */
+	{
+		const char *one[] = {"model", "llama-2-70b", "train-mode",
+				     "qlora", "gpu", "rtx-4090", "gpus", "1",
+				     "param-offload", "on", "train-tokens",
+				     "1e7", NULL};
+
+		assert_int_equal(plan_of(one, &host), AUTOSIZE_OK);
+		assert_int_equal(host.zero_stage, 3);
+		assert_true(host.mem.other_bytes > host.mem.runtime_bytes +
+			    host.mem.slack_bytes + 0.5e9);
+		assert_true(host.gpus_min <= 1.0);
+	}
+	/* data parallel only: a pinned tensor split is refused */
+	{
+		autosize_policy *pol = autosize_policy_default(&e);
+
+		assert_non_null(pol);
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model",
+						      "llama-2-70b", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e),
+				 0);
+		assert_int_equal(autosize_request_set(&r, "tp", "2", &e), 0);
+		assert_int_equal(autosize_request_set(&r, "param-offload", "on",
+						      &e), 0);
+		assert_int_equal(autosize_request_finish(&r, &e), 0);
+		assert_int_not_equal(autosize_plan_compute(pol, &r, &host,
+							   &e), AUTOSIZE_OK);
+		assert_non_null(strstr(e.msg, "--param-offload"));
+		assert_non_null(strstr(e.msg, "--tp"));
+		autosize_policy_destroy(pol);
 	}
 }
 

@@ -171,8 +171,11 @@ int autosize_launch_megatron_args(const autosize_plan *p,
  * train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, zero_optimization.stage (and overlap_comm
  * from stage 1: the step time hides the reduction), bf16/fp16
- * enabled (fp8 plans train in bf16 as far as DeepSpeed is concerned), and
- * activation_checkpointing when the plan recomputes. -1 when
+ * enabled (fp8 plans train in bf16 as far as DeepSpeed is concerned),
+ * zero_optimization.offload_param (--param-offload, ZeRO-3) and
+ * offload_optimizer (--optimizer-offload or --param-offload, ZeRO-1 up)
+ * to pinned CPU memory, and activation_checkpointing when the plan
+ * recomputes. -1 when
  * train_batch_size = micro batch x accumulation x DP does not hold (as
  * DeepSpeed requires).
  */
@@ -213,11 +216,13 @@ int autosize_launch_torchtitan_args(const autosize_plan *p,
  * "--num_machines N --num_processes N x G [--machine_rank R
  * --main_process_ip HOST --rdzv_backend c10d --same_network]
  * --main_process_port PORT --mixed_precision bf16|fp16|fp8 [--fp8_backend
- * te]", then the data-parallel engine: one GPU nothing; ZeRO-0 "--multi_gpu"
- * (DDP); FSDP "--use_fsdp --fsdp_sharding_strategy FULL_SHARD (ZeRO-3) |
- * SHARD_GRAD_OP (ZeRO-2) --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP
- * --fsdp_use_orig_params true (frozen and trained weights in one unit:
- * PEFT) --fsdp_activation_checkpointing true|false"; DeepSpeed
+ * te]", then the data-parallel engine: one GPU nothing, unless the engine
+ * offloads state there; ZeRO-0 "--multi_gpu" (DDP); FSDP "--use_fsdp
+ * --fsdp_sharding_strategy FULL_SHARD (ZeRO-3) | SHARD_GRAD_OP (ZeRO-2)
+ * --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP --fsdp_use_orig_params
+ * true (frozen and trained weights in one unit: PEFT)
+ * --fsdp_activation_checkpointing true|false [--fsdp_offload_params true]"
+ * (the last with --param-offload, on one GPU too); DeepSpeed
  * "--use_deepspeed --deepspeed_config_file PATH
  * [--deepspeed_multinode_launcher standard]" (the plan's JSON:
  * autosize_launch_deepspeed_json). where as for torchrun; NULL writes
@@ -232,7 +237,8 @@ int autosize_launch_accelerate_args(const autosize_request *r,
  * Hugging Face Trainer (transformers TrainingArguments):
  * "--per_device_train_batch_size MB --gradient_accumulation_steps GA
  * --gradient_checkpointing True|False [--bf16 True | --fp16 True]".
- * Under FSDP on more than one GPU, recomputation is accelerate's
+ * Under FSDP on more than one GPU (or offloading parameters on one),
+ * recomputation is accelerate's
  * --fsdp_activation_checkpointing and gradient_checkpointing is False
  * (both would recompute twice). An FP8 plan gets no precision flag (the
  * Trainer's --bf16 would override accelerate's fp8).

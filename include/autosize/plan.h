@@ -155,7 +155,7 @@ typedef struct autosize_plan_calibration {
 	int applied;
 	int jobs, users;           /* behind the correction */
 	double speed_factor;       /* real / predicted speed, applied */
-	double speed_low;          /* its spread (5th, 95th percentile): */
+	double speed_low;          /* its spread (1st, 99th percentile): */
 	double speed_high;         /* the interval and time limit use it */
 	double memory_factor;      /* real / planned tensor memory; 1 none */
 	char regime[AUTOSIZE_PART_NAME_MAX + AUTOSIZE_GPU_NAME_MAX + 40];

@@ -7,6 +7,7 @@
 #define AUTOSIZE_SPAWN_H
 
 #include <sys/types.h>
+#include <time.h>
 
 /* How autosize_spawn runs argv[0] and where its standard error goes. */
 #define AUTOSIZE_SPAWN_PATH 1        /* argv[0] searched in PATH (else a
@@ -27,5 +28,10 @@ pid_t autosize_spawn(char *const argv[], int flags, int *out_fd);
 /* Wait for pid (EINTR retried): its exit status 0-255, or -1 when it did
  * not exit normally (a signal) or cannot be waited for. */
 int autosize_reap(pid_t pid);
+
+/* autosize_reap that waits until deadline (time(NULL) seconds) at most:
+ * a child still running then is killed (SIGKILL), reaped and reported
+ * as -1. For callers that must never hang (slurmstepd). */
+int autosize_reap_by(pid_t pid, time_t deadline);
 
 #endif
