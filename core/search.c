@@ -1415,6 +1415,15 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
 			 "model's heads and layers)", nodes, gpn);
 }
 
+/* 1 when the request pins a tensor, pipeline, context or expert split. */
+static int search_model_split_pinned(const autosize_request *r)
+{
+	return (search_pinned(r->tp) && r->tp > 1) ||
+	       (search_pinned(r->pp) && r->pp > 1) ||
+	       (search_pinned(r->cp) && r->cp > 1) ||
+	       (search_pinned(r->ep) && r->ep > 1);
+}
+
 /* Pins the job's framework cannot run: one error naming both. */
 static autosize_err search_framework_pins(const sizing_job *job,
 					  const autosize_request *r,
@@ -1422,22 +1431,15 @@ static autosize_err search_framework_pins(const sizing_job *job,
 {
 	const framework_profile *fp = framework_profile_job(job);
 	const char *name = autosize_framework_name(fp->id);
+	int split = search_model_split_pinned(r);
 
-	if (job->param_offload &&
-	    ((search_pinned(r->tp) && r->tp > 1) ||
-	     (search_pinned(r->pp) && r->pp > 1) ||
-	     (search_pinned(r->cp) && r->cp > 1) ||
-	     (search_pinned(r->ep) && r->ep > 1)))
+	if (job->param_offload && split)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--param-offload: parameters are "
 				     "offloaded from data-parallel ZeRO-3 "
 				     "shards (FSDP, DeepSpeed); leave "
 				     "--tp/--pp/--cp/--ep at 1");
-	if (framework_dp_only(job) &&
-	    ((search_pinned(r->tp) && r->tp > 1) ||
-	     (search_pinned(r->pp) && r->pp > 1) ||
-	     (search_pinned(r->cp) && r->cp > 1) ||
-	     (search_pinned(r->ep) && r->ep > 1)))
+	if (framework_dp_only(job) && split)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--tp/--pp/--cp/--ep: %s under %s runs "
 				     "data parallel only (PEFT%s: no tensor, "
