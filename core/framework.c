@@ -344,9 +344,11 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 	}
 	/* Sharding costs no extra traffic up to ZeRO-2 (reduce-scatter +
 	 * all-gather = all-reduce, ZeRO paper section 7), so plain
-	 * replication (0) is never worth searching over dp > 1. */
+	 * replication (0) is never worth searching over dp > 1; offloaded
+	 * parameters leave from ZeRO-3 shards only. */
 	for (z = 1; z <= 3; z++)
-		if (framework_zero_ok(fp, lay, z))
+		if (framework_zero_ok(fp, lay, z) &&
+		    (!job->param_offload || z == 3))
 			out[n++] = z;
 	return n;
 }

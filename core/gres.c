@@ -48,7 +48,8 @@ static long gres_count(const char *s, size_t n)
 }
 
 /* Parse one entry of n bytes: g->count UNSET when it is not a GPU,
- * UNREADABLE when it is one we cannot read. */
+ * UNREADABLE when it is one we cannot read (an oversized one that
+ * mentions "gpu" too). */
 static void gres_token(const char *tok, size_t n, gres_gpu *g)
 {
 	const char *rest, *colon;
@@ -57,6 +58,11 @@ static void gres_token(const char *tok, size_t n, gres_gpu *g)
 
 	memset(g, 0, sizeof(*g));
 	g->count = AUTOSIZE_JOB_UNSET;
+	if (n >= GRES_TOKEN_MAX) {
+		if (gres_mentions_gpu(tok, n))
+			g->count = AUTOSIZE_JOB_UNREADABLE;
+		return;
+	}
 	if (n >= 5 && (strncmp(tok, "gres:", 5) == 0 ||
 		       strncmp(tok, "gres/", 5) == 0)) {
 		tok += 5;
@@ -104,7 +110,8 @@ static void gres_token(const char *tok, size_t n, gres_gpu *g)
 }
 
 /* The GPU entry of a list into *g and its position; 0 when none, 1 when
- * found, -1 when unreadable (two GPU entries, an oversized entry). */
+ * found (count UNREADABLE when it cannot be read, oversized say), -1
+ * when there are two. */
 static int gres_find(const char *tres, gres_gpu *g, size_t *at, size_t *len)
 {
 	const char *p = tres, *comma;
@@ -116,19 +123,14 @@ static int gres_find(const char *tres, gres_gpu *g, size_t *at, size_t *len)
 	while (*p) {
 		comma = strchr(p, ',');
 		n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n >= GRES_TOKEN_MAX) {
-			if (gres_mentions_gpu(p, n))
+		gres_token(p, n, &one);
+		if (one.count != AUTOSIZE_JOB_UNSET) {
+			if (found)
 				return -1;
-		} else if (n > 0) {
-			gres_token(p, n, &one);
-			if (one.count != AUTOSIZE_JOB_UNSET) {
-				if (found)
-					return -1;
-				found = 1;
-				*g = one;
-				*at = (size_t)(p - tres);
-				*len = n;
-			}
+			found = 1;
+			*g = one;
+			*at = (size_t)(p - tres);
+			*len = n;
 		}
 		if (!comma)
 			break;
@@ -146,14 +148,7 @@ long autosize_gres_entry_gpus(const char *s, size_t n, const char **type,
 	/* a node's "gpu:h100:8(S:0-1)": the sockets are not part of it */
 	if (paren)
 		n = (size_t)(paren - s);
-	if (n >= GRES_TOKEN_MAX) {
-		g.count = gres_mentions_gpu(s, n) ? AUTOSIZE_JOB_UNREADABLE
-						  : AUTOSIZE_JOB_UNSET;
-		g.type = NULL;
-		g.type_len = 0;
-	} else {
-		gres_token(s, n, &g);
-	}
+	gres_token(s, n, &g);
 	*type = g.type;
 	*type_len = g.type_len;
 	return g.count;

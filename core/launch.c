@@ -585,27 +585,29 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 	return launch_done(&o);
 }
 
+/* One DeepSpeed offload block (key) to pinned host memory, inside
+ * zero_optimization. */
+static void launch_deepspeed_to_cpu(launch_out *o, const char *key)
+{
+	launch_put(o, ",\n"
+		   "    \"%s\": {\n"
+		   "      \"device\": \"cpu\",\n"
+		   "      \"pin_memory\": true\n"
+		   "    }", key);
+}
+
 /* --optimizer-offload and --param-offload as DeepSpeed runs them
  * (docs/_pages/config-json.md: offload_optimizer for ZeRO 1-3, the
- * optimizer stepping on the CPU; offload_param for ZeRO-3 only), in
- * pinned host memory; written inside zero_optimization. */
+ * optimizer stepping on the CPU; offload_param for ZeRO-3 only). */
 static void launch_deepspeed_offload(launch_out *o, const autosize_plan *p,
 				     const autosize_request *r)
 {
 	int params = r->param_offload == 1 && p->zero_stage >= 3;
 
 	if (params)
-		launch_put(o, ",\n"
-			   "    \"offload_param\": {\n"
-			   "      \"device\": \"cpu\",\n"
-			   "      \"pin_memory\": true\n"
-			   "    }");
+		launch_deepspeed_to_cpu(o, "offload_param");
 	if ((params || r->opt_offload == 1) && p->zero_stage >= 1)
-		launch_put(o, ",\n"
-			   "    \"offload_optimizer\": {\n"
-			   "      \"device\": \"cpu\",\n"
-			   "      \"pin_memory\": true\n"
-			   "    }");
+		launch_deepspeed_to_cpu(o, "offload_optimizer");
 }
 
 int autosize_launch_deepspeed_json(const autosize_plan *p,

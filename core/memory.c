@@ -440,6 +440,7 @@ typedef struct memory_states {
 	double buffer;      /* the framework's communication buffers */
 	double host_w;      /* --param-offload: this rank's weight shard in
 			     * host memory, copied in every pass */
+	double host_g;      /* and its gradient shard, copied out */
 } memory_states;
 
 static void memory_states_compute(const sizing_job *job,
@@ -510,7 +511,7 @@ static void memory_states_compute(const sizing_job *job,
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
 	ms->o = job->opt_offload ? 0 : o;
-	ms->host_w = 0;
+	ms->host_w = ms->host_g = 0;
 	if (job->param_offload && lay->zero_stage >= 3) {
 		/* --param-offload: the sharded parameters, their gradients
 		 * and the optimizer state live in host memory (FSDP
@@ -518,6 +519,7 @@ static void memory_states_compute(const sizing_job *job,
 		 * DeepSpeed offload_param, ZeRO-3 only); the GPU holds the
 		 * gathered layers in flight (buffer) */
 		ms->host_w = ms->w;
+		ms->host_g = ms->g;
 		ms->w = ms->g = ms->o = 0;
 	}
 	ms->buffer = framework_buffer_bytes(job, lay,
@@ -582,27 +584,38 @@ static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
 	memory_memo.valid[i] = 1;
 }
 
-/* --param-offload: bytes of this rank's parameter shard that live in host
- * memory and are copied in for every pass (0 without it). */
-double sizing_param_host_bytes(const sizing_job *job, const sizing_layout *lay)
+void sizing_param_host_bytes(const sizing_job *job, const sizing_layout *lay,
+			     double *params_b, double *grads_b)
 {
 	memory_states ms;
 
 	memory_states_of(job, lay, &ms);
-	return ms.host_w;
+	*params_b = ms.host_w;
+	*grads_b = ms.host_g;
 }
 
-/* Bytes beside the model states and activations: CUDA context, NCCL
- * buffers, the framework's communication buffers and fragmentation of
- * what the job allocates. */
-static double memory_other(const sizing_layout *lay, const memory_states *ms,
-			   double acts)
+/* What PyTorch's allocator never sees: the CUDA context, and NCCL's
+ * buffers when there are peers. */
+static double memory_runtime(const sizing_layout *lay)
 {
 	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
 
-	return MEMORY_CUDA_CONTEXT_BYTES + (gpus > 1 ? MEMORY_NCCL_BYTES : 0) +
-	       MEMORY_FRAGMENTATION * (ms->w + ms->g + ms->o + acts) +
-	       ms->buffer;
+	return MEMORY_CUDA_CONTEXT_BYTES + (gpus > 1 ? MEMORY_NCCL_BYTES : 0);
+}
+
+/* What the allocator reserves but never uses: fragmentation of what the
+ * job allocates. */
+static double memory_slack(const memory_states *ms, double acts)
+{
+	return MEMORY_FRAGMENTATION * (ms->w + ms->g + ms->o + acts);
+}
+
+/* Bytes beside the model states and activations: the runtime, the
+ * framework's communication buffers and the slack. */
+static double memory_other(const sizing_layout *lay, const memory_states *ms,
+			   double acts)
+{
+	return memory_runtime(lay) + memory_slack(ms, acts) + ms->buffer;
 }
 
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,
@@ -616,12 +629,9 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 	mem->optimizer_bytes = ms.o;
 	mem->activations_bytes = memory_activations(job, lay,
 						    &mem->last_stage);
-	mem->other_bytes = memory_other(lay, &ms, mem->activations_bytes);
-	mem->runtime_bytes = MEMORY_CUDA_CONTEXT_BYTES +
-		((double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay) > 1
-		 ? MEMORY_NCCL_BYTES : 0);
-	mem->slack_bytes = MEMORY_FRAGMENTATION *
-		(ms.w + ms.g + ms.o + mem->activations_bytes);
+	mem->runtime_bytes = memory_runtime(lay);
+	mem->slack_bytes = memory_slack(&ms, mem->activations_bytes);
+	mem->other_bytes = mem->runtime_bytes + mem->slack_bytes + ms.buffer;
 	mem->total_bytes = ms.w + ms.g + ms.o + mem->activations_bytes +
 			   mem->other_bytes;
 	mem->usable_bytes = job->usable_bytes;

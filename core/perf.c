@@ -810,19 +810,14 @@ static double perf_offload_opt_s(const sizing_job *job,
  * memory speed is faster, so that errs long too).
  */
 static double perf_offload_param_s(const sizing_job *job,
-				   const sizing_layout *lay, double trained)
+				   const sizing_layout *lay)
 {
-	double w = sizing_param_host_bytes(job, lay), grad_b;
-	framework_state st;
+	double w, g;
 
+	sizing_param_host_bytes(job, lay, &w, &g);
 	if (!(w > 0))
 		return 0;
-	framework_state_bytes(job, &st);
-	/* LoRA adapters' gradients are 16-bit (memory.c) */
-	grad_b = perf_is_lora(job) ? 2 : st.grad_b;
-	return lay->grad_accum *
-	       (2 * w + grad_b * trained / (lay->dp * SIZING_CP(lay))) /
-	       perf_host_oneway_bps(job);
+	return lay->grad_accum * (2 * w + g) / perf_host_oneway_bps(job);
 }
 
 void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
@@ -907,7 +902,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		(job->part->gpu->hbm_gbs * 1e9);
 	if (job->opt_offload)
 		out->opt_s = opt_s = perf_offload_opt_s(job, lay, trained);
-	out->offload_s = perf_offload_param_s(job, lay, trained);
+	out->offload_s = perf_offload_param_s(job, lay);
 	out->step_s = out->compute_s + out->tp_comm_s + out->pp_comm_s +
 		      out->bubble_s + out->dp_comm_s + opt_s + out->offload_s;
 	out->model_flops_step = sizing_model_flops_per_token(job) *

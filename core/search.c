@@ -368,13 +368,11 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
 		int pipe_max = st->fp->zero_max_pp;
 
 		/* the depth scan takes the stages a pipeline could run too,
-		 * its last pass the others (search_at); offloaded
-		 * parameters leave from ZeRO-3 shards only */
+		 * its last pass the others (search_at) */
 		for (k = 0; k < n; k++)
-			if ((st->zero_pass == SEARCH_ZERO_ALL ||
-			     (st->zero_pass == SEARCH_ZERO_PIPELINED) ==
-			     (all[k] <= pipe_max)) &&
-			    (!st->job->param_offload || all[k] == 3))
+			if (st->zero_pass == SEARCH_ZERO_ALL ||
+			    (st->zero_pass == SEARCH_ZERO_PIPELINED) ==
+			    (all[k] <= pipe_max))
 				out[m++] = all[k];
 		return m;
 	}

@@ -152,9 +152,10 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
 double sizing_trained_params_per_gpu(const sizing_job *job,
 				     const sizing_layout *lay);
 /* --param-offload: bytes of this rank's parameter shard kept in host
- * memory and copied in for every forward and backward (0 without). */
-double sizing_param_host_bytes(const sizing_job *job,
-			       const sizing_layout *lay);
+ * memory and copied in for every forward and backward, and of its
+ * gradient shard copied out (both 0 without it). */
+void sizing_param_host_bytes(const sizing_job *job, const sizing_layout *lay,
+			     double *params_b, double *grads_b);
 
 typedef struct sizing_time {
 	double step_s;         /* one optimizer step */
