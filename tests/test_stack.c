@@ -255,6 +255,13 @@ static void test_param_offload(void **state)
 		"hf", "gpu", "rtx-4090", "gpus", "2", "train-seq-len", "2048",
 		"micro-batch", "1", "recompute", "full", "train-tokens", "1e8",
 		NULL};
+	static const struct {
+		const char *key, *value, *fix;
+	} refused[] = {
+		{"zero", "2", "--zero 3"},
+		{"train-framework", "megatron", "fsdp or deepspeed"},
+		{"tp", "2", "--tp"},
+	};
 	const char *off[sizeof(base) / sizeof(base[0]) + 2];
 	autosize_plan on_gpu, host;
 	autosize_request r;
@@ -298,14 +305,15 @@ static void test_param_offload(void **state)
 			    host.step.pp_comm_s + host.step.dp_comm_s +
 			    host.step.bubble_s + host.step.optimizer_s +
 			    host.step.offload_s)) <= host.step_s * 1e-9);
-	/* a bad value, ZeRO-2 and Megatron: one line naming the option
-	 * and the fix; alone it runs under FSDP, not the site's Megatron */
+	/* a bad value, ZeRO-2, Megatron and a pinned tensor split (data
+	 * parallel only): one line naming the option and the fix; alone it
+	 * runs under FSDP, not the site's Megatron */
 	autosize_request_init(&r);
 	assert_int_equal(autosize_request_set(&r, "param-offload", "maybe",
 					      &e), AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--param-offload"));
 	assert_null(strchr(e.msg, '\n'));
-	for (int k = 0; k < 2; k++) {
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
 		autosize_policy *pol = autosize_policy_default(&e);
 
 		assert_non_null(pol);
@@ -316,18 +324,15 @@ static void test_param_offload(void **state)
 				 0);
 		assert_int_equal(autosize_request_set(&r, "param-offload", "on",
 						      &e), 0);
-		assert_int_equal(autosize_request_set(&r, k ? "train-framework"
-						      : "zero", k ? "megatron"
-						      : "2", &e), 0);
+		assert_int_equal(autosize_request_set(&r, refused[k].key,
+						      refused[k].value, &e), 0);
 		assert_int_equal(autosize_request_finish(&r, &e), 0);
 		assert_int_not_equal(autosize_plan_compute(pol, &r, &host,
 							   &e), AUTOSIZE_OK);
 		assert_non_null(strstr(e.msg, "--param-offload"));
-		assert_non_null(strstr(e.msg, k ? "fsdp or deepspeed"
-					   : "--zero 3"));
+		assert_non_null(strstr(e.msg, refused[k].fix));
 		autosize_policy_destroy(pol);
 	}
-	off[n] = NULL;
 	{
 		const char *alone[] = {"model", "llama-2-7b", "gpu", "h100",
 				       "gpus", "8",
@@ -352,26 +357,6 @@ static void test_param_offload(void **state)
 		assert_true(host.mem.other_bytes > host.mem.runtime_bytes +
 			    host.mem.slack_bytes + 0.5e9);
 		assert_true(host.gpus_min <= 1.0);
-	}
-	/* data parallel only: a pinned tensor split is refused */
-	{
-		autosize_policy *pol = autosize_policy_default(&e);
-
-		assert_non_null(pol);
-		autosize_request_init(&r);
-		assert_int_equal(autosize_request_set(&r, "model",
-						      "llama-2-70b", &e), 0);
-		assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e),
-				 0);
-		assert_int_equal(autosize_request_set(&r, "tp", "2", &e), 0);
-		assert_int_equal(autosize_request_set(&r, "param-offload", "on",
-						      &e), 0);
-		assert_int_equal(autosize_request_finish(&r, &e), 0);
-		assert_int_not_equal(autosize_plan_compute(pol, &r, &host,
-							   &e), AUTOSIZE_OK);
-		assert_non_null(strstr(e.msg, "--param-offload"));
-		assert_non_null(strstr(e.msg, "--tp"));
-		autosize_policy_destroy(pol);
 	}
 }
 

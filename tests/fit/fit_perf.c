@@ -371,28 +371,29 @@ static int fit_uses_regime(const fit_run *r, const char *gen)
 }
 
 /*
- * A run planned with its stack's own spread (validated stacks with
- * q_low/q_high): its log(real/predicted) time goes to that stack's
- * bounds, printed after the regimes.
+ * Add log(real/predicted) lr to the group keyed k0/k1/k2 of groups (n
+ * of them so far, at most FIT_MAX_REGIMES; a new key opens a group).
  */
-static void fit_stack_add(fit_regime *stacks, int *n, const fit_run *r,
-			  double lr)
+static void fit_group_add(fit_regime *groups, int *n, const char *k0,
+			  const char *k1, const char *k2, double lr)
 {
-	int j;
+	const char *key[3] = {k0, k1, k2};
+	int j, k;
 
-	if (!r->stack[0])
-		return;
 	for (j = 0; j < *n; j++)
-		if (!strcmp(stacks[j].key[0], r->stack))
+		if (!strcmp(groups[j].key[0], k0) &&
+		    !strcmp(groups[j].key[1], k1) &&
+		    !strcmp(groups[j].key[2], k2))
 			break;
 	if (j == *n) {
 		if (*n == FIT_MAX_REGIMES)
 			return;
-		snprintf(stacks[j].key[0], sizeof(stacks[j].key[0]), "%s",
-			 r->stack);
+		for (k = 0; k < 3; k++)
+			snprintf(groups[j].key[k], sizeof(groups[j].key[k]),
+				 "%s", key[k]);
 		(*n)++;
 	}
-	stacks[j].logs[stacks[j].n++] = lr;
+	groups[j].logs[groups[j].n++] = lr;
 }
 
 /*
@@ -414,7 +415,6 @@ static int fit_residuals(autosize_policy *pol)
 		fit_run *r = &fit_runs[i];
 		autosize_plan plan;
 		double pred, lr;
-		const char *key[3];
 
 		if (!r->ok || r->held_out)
 			continue;
@@ -423,26 +423,16 @@ static int fit_residuals(autosize_policy *pol)
 			continue;
 		lr = fit_log_time(r, pred);
 		if (!fit_uses_regime(r, plan.perf_generation)) {
-			fit_stack_add(stacks, &n_stacks, r, lr);
+			/* planned with its stack's own spread: that
+			 * stack's bounds, printed after the regimes */
+			if (r->stack[0])
+				fit_group_add(stacks, &n_stacks, r->stack, "",
+					      "", lr);
 			continue;
 		}
-		key[0] = plan.perf_generation;
-		key[1] = autosize_framework_name(plan.framework);
-		key[2] = perfdata_scale(plan.gpus);
-		for (j = 0; j < n_regimes; j++)
-			if (!strcmp(regimes[j].key[0], key[0]) &&
-			    !strcmp(regimes[j].key[1], key[1]) &&
-			    !strcmp(regimes[j].key[2], key[2]))
-				break;
-		if (j == n_regimes && n_regimes < FIT_MAX_REGIMES) {
-			for (int k = 0; k < 3; k++)
-				snprintf(regimes[j].key[k],
-					 sizeof(regimes[j].key[k]), "%s",
-					 key[k]);
-			n_regimes++;
-		}
-		if (j < n_regimes)
-			regimes[j].logs[regimes[j].n++] = lr;
+		fit_group_add(regimes, &n_regimes, plan.perf_generation,
+			      autosize_framework_name(plan.framework),
+			      perfdata_scale(plan.gpus), lr);
 		pooled.logs[pooled.n++] = lr;
 	}
 	if (!pooled.n)
