@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Run what a plan's tasks get through the launchers' own parsers.
+
+    check.py TARBALL CACHE PLANS.jsonl
+        unpacks TARBALL (../shared/launchers/launcher-sources.tar.xz) into
+        CACHE once, then checks every record of PLANS.jsonl (written by
+        tests/test_launch_parsers.c) with each tool, each in its own
+        process under a Python that has what the tool needs (several at
+        once); prints one line per failure and a summary per tool. Exit 0
+        when every plan parsed and read back as planned and every
+        deliberately bad value (tamper, below) was caught; 1 otherwise; a
+        tool whose Python or packages are missing is skipped with one line.
+    check.py --tool NAME CACHE PLANS.jsonl
+        one tool, in this Python (what the first form runs).
+
+Each tool's module (tool_*.py) says which parser it calls and what it
+stubs; tests/launchers/README.md has the table.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+# tool -> module; its NEEDS say which Python can run it
+TOOLS = ('torchrun', 'accelerate', 'transformers', 'torchtune', 'megatron',
+         'deepspeed', 'torchtitan', 'torchtitan_v1')
+MODULE = {'torchtitan_v1': 'tool_torchtitan'}
+PYTHONS = ('python3', '/usr/bin/python3')
+
+
+def module(tool):
+    import importlib
+    return importlib.import_module(MODULE.get(tool, 'tool_' + tool))
+
+
+# --- the sources -----------------------------------------------------------
+
+def version_of(path, pattern=r'__version__\s*=\s*"([^"]+)"'):
+    m = re.search(pattern, open(path).read())
+    return m.group(1)
+
+
+def dist_info(site, name, version):
+    """The metadata an install leaves (importlib.metadata reads it)."""
+    d = os.path.join(site, '%s-%s.dist-info' % (name, version))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'METADATA'), 'w') as f:
+        f.write('Metadata-Version: 2.1\nName: %s\nVersion: %s\n'
+                % (name, version))
+
+
+def prepare(tarball, cache):
+    """The tarball unpacked under cache (again only when it changed), as
+    installing the sources would leave them; the paths by name."""
+    root = os.path.join(cache, 'launcher-sources')
+    st = os.stat(tarball)
+    stamp = '%d %d\n' % (st.st_size, int(st.st_mtime))
+    stamp_file = os.path.join(cache, 'stamp')
+    if not (os.path.isdir(root) and os.path.exists(stamp_file) and
+            open(stamp_file).read() == stamp):
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(cache)
+        with tarfile.open(tarball) as t:
+            t.extractall(cache, filter='data') if hasattr(
+                tarfile, 'data_filter') else t.extractall(cache)
+        # DeepSpeed's repository links these into the package (setup.py
+        # copies them on Windows); the tarball keeps files only
+        ds = os.path.join(root, 'DeepSpeed', 'deepspeed')
+        os.symlink('../accelerator', os.path.join(ds, 'accelerator'))
+        os.symlink('../../op_builder', os.path.join(ds, 'ops', 'op_builder'))
+        site = os.path.join(cache, 'site')
+        for name, init in (('huggingface_hub', 'src/huggingface_hub'),
+                           ('transformers', 'src/transformers'),
+                           ('accelerate', 'src/accelerate')):
+            dist_info(site, name, version_of(
+                os.path.join(root, name, init, '__init__.py')))
+        # stand-ins at the lowest version transformers accepts
+        table = os.path.join(root, 'transformers', 'src', 'transformers',
+                             'dependency_versions_table.py')
+        dist_info(site, 'safetensors', version_of(
+            table, r'"safetensors": "safetensors>=([0-9.]+)"'))
+        dist_info(os.path.join(cache, 'site-standin'), 'torch', '2.6.0')
+        with open(stamp_file, 'w') as f:
+            f.write(stamp)
+    return sources(cache)
+
+
+# --- bad values every tool must catch ----------------------------------------
+
+def first(recs, cond):
+    for r in recs:
+        if cond(r['expect'], r):
+            return json.loads(json.dumps(r))
+    return None
+
+
+def sub(rec, key, old, new):
+    rec['launch'][key] = re.sub(old, new, rec['launch'][key], count=1)
+    return rec
+
+
+def tampers(tool, recs):
+    """Copies of good records with one value made wrong, as a bug in the
+    plan's formatting would: the tool must reject or read them back
+    wrong. (name, record) pairs."""
+    multi = lambda e, r: e['nodes'] > 1 and r['launch'].get('accelerate')
+    out = []
+    if tool == 'torchrun':
+        r = first(recs, lambda e, r: e['nodes'] > 1)
+        out.append(('endpoint on localhost',
+                    sub(r, 'torchrun', r'rdzv_endpoint=[^:]+',
+                        'rdzv_endpoint=localhost')) if r else None)
+    elif tool == 'accelerate':
+        r = first(recs, multi)
+        if r:
+            r['launch']['accelerate'] += ' --same_network'
+        out.append(('--same_network', r) if r else None)
+    elif tool == 'transformers':
+        r = first(recs, lambda e, r: r['launch'].get('hf_trainer'))
+        out.append(('micro-batch + 1', sub(
+            r, 'hf_trainer', r'batch_size (\d+)', lambda m: 'batch_size %d'
+            % (int(m.group(1)) + 1))) if r else None)
+    elif tool == 'deepspeed':
+        r = first(recs, lambda e, r: r['launch'].get('deepspeed'))
+        if r:
+            r['launch']['deepspeed']['gradient_accumulation_steps'] += 1
+        out.append(('accumulation + 1', r) if r else None)
+    elif tool == 'torchtune':
+        r = first(recs, lambda e, r: r['launch'].get('torchtune') and
+                  'single_device' in r['launch'].get('torchtune_recipe', ''))
+        if r:
+            r['launch']['tune_run'] = r['launch']['torchrun']
+        out.append(('torchrun options to a single-device recipe', r)
+                   if r else None)
+    elif tool == 'torchtitan':
+        r = first(recs, lambda e, r: r['launch'].get('torchtitan'))
+        out.append(('the June 2026 option name', sub(
+            r, 'torchtitan', r'num_tokens_per_microbatch_per_dp_rank \d+',
+            'local_batch_size %d' % r['expect']['micro_batch']))
+            if r else None)
+    elif tool == 'torchtitan_v1':
+        r = first(recs, lambda e, r: r['launch'].get('torchtitan_v1') and
+                  e['recompute'] != 'none')
+        out.append(('no activation checkpointing', sub(
+            r, 'torchtitan_v1', r'mode \w+', 'mode none')) if r else None)
+    elif tool == 'megatron':
+        r = first(recs, lambda e, r: r['launch'].get('megatron') and
+                  e['tp'] > 1 and e['zero_stage'] < 3 and
+                  'CUDA_DEVICE_MAX_CONNECTIONS' in (r['launch'].get('env')
+                                                    or {}))
+        if r:
+            del r['launch']['env']['CUDA_DEVICE_MAX_CONNECTIONS']
+        out.append(('CUDA_DEVICE_MAX_CONNECTIONS unset under TP', r)
+                   if r else None)
+    result = []
+    for item in out:
+        if item is None:
+            print('%s: no plan of the table can carry its bad value' % tool)
+            continue
+        name, r = item
+        r['tamper'] = name
+        result.append(r)
+    return result
+
+
+# --- one tool ----------------------------------------------------------------
+
+def run_tool(tool, cache, plans):
+    import common
+    src = sources(cache)
+    mod = module(tool)
+    if mod.__name__ == 'tool_torchtitan':
+        mod.setup(src, tool)
+    else:
+        mod.setup(src)
+    check = common.Check(tool)
+    recs = common.records(plans)
+    for rec in recs:
+        if tool_applies(tool, rec):
+            check.run(rec, mod.check)
+    for rec in tampers(tool, [r for r in recs if tool_applies(tool, r)]):
+        check.run(rec, mod.check)
+    return 0 if check.summary() else 1
+
+
+def sources(cache):
+    """The unpacked sources by folder name, and the two metadata sites."""
+    root = os.path.join(cache, 'launcher-sources')
+    src = {name: os.path.join(root, name) for name in os.listdir(root)}
+    src['site'] = os.path.join(cache, 'site')
+    src['site_standin'] = os.path.join(cache, 'site-standin')
+    return src
+
+
+# tools whose reading does not depend on the node check the first one
+PER_NODE = ('torchrun', 'accelerate', 'torchtune')
+
+
+def tool_applies(tool, rec):
+    import common
+    if rec['where']['node_rank'] != 0 and tool not in PER_NODE:
+        return False
+    key = {'transformers': 'hf_trainer'}.get(tool, tool)
+    return key in common.wanted(rec['expect']) or \
+        rec['launch'].get(key) not in (None, '')
+
+
+# --- which Python ------------------------------------------------------------
+
+PROBE = r'''
+import importlib.util, importlib.metadata, json, sys
+out = {}
+for name in sys.argv[1:]:
+    try:
+        if importlib.util.find_spec(name) is None:
+            continue
+    except Exception:
+        continue
+    try:
+        out[name] = importlib.metadata.version(
+            {"yaml": "PyYAML"}.get(name, name))
+    except Exception:
+        out[name] = "0"
+print(json.dumps(out))
+'''
+
+
+def version_tuple(v):
+    return tuple(int(x) for x in re.findall(r'\d+', v)[:3])
+
+
+def probe(python, names):
+    try:
+        out = subprocess.run([python, '-c', PROBE] + sorted(names),
+                             capture_output=True, text=True, timeout=60)
+        return json.loads(out.stdout) if out.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def satisfied(have, needs):
+    """The missing requirement of needs ('pydantic>=2'), or None."""
+    for need in needs:
+        name, _, least = need.partition('>=')
+        if name not in have:
+            return name
+        if least and version_tuple(have[name]) < version_tuple(least):
+            return '%s>=%s (has %s)' % (name, least, have[name])
+    return None
+
+
+def choose(needs_by_tool):
+    names = {n.partition('>=')[0] for needs in needs_by_tool.values()
+             for n in needs}
+    seen, found = set(), []
+    for py in PYTHONS:
+        path = shutil.which(py)
+        if not path or os.path.realpath(path) in seen:
+            continue
+        seen.add(os.path.realpath(path))
+        have = probe(path, names)
+        if have is not None:
+            found.append((path, have))
+    choice = {}
+    for tool, needs in needs_by_tool.items():
+        missing = None
+        for path, have in found:
+            missing = satisfied(have, needs)
+            if missing is None:
+                choice[tool] = path
+                break
+        if tool not in choice:
+            choice[tool] = 'skip: no Python here has %s' % (
+                missing or 'python3')
+    return choice
+
+
+def main(argv):
+    if argv[:1] == ['--tool']:
+        return run_tool(argv[1], argv[2], argv[3])
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    tarball, cache, plans = (os.path.abspath(a) for a in argv)
+    prepare(tarball, cache)
+    choice = choose({t: module(t).NEEDS for t in TOOLS})
+    procs = {}
+    for tool in TOOLS:
+        if choice[tool].startswith('skip'):
+            continue
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1',
+                   HF_HOME=os.path.join(cache, 'hf-home'),
+                   PYTHONWARNINGS='ignore')
+        env.pop('PYTHONPATH', None)
+        procs[tool] = subprocess.Popen(
+            [choice[tool], os.path.abspath(__file__), '--tool', tool, cache,
+             plans], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, env=env, cwd=cache)
+    status = 0
+    for tool in TOOLS:
+        if tool not in procs:
+            print('%s: %s' % (tool, choice[tool]))
+            continue
+        out, _ = procs[tool].communicate()
+        lines = out.rstrip('\n').splitlines()
+        tail = [l for l in lines if l.startswith(tool + ':')]
+        if procs[tool].returncode != 0 or not tail:
+            status = 1
+        # a crash before the summary: its traceback's end
+        print('\n'.join(lines if tail else lines[-15:] +
+                        ['%s: failed to run' % tool]))
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
