@@ -316,7 +316,16 @@ static int framework_zero_ok(const framework_profile *fp,
 			     const sizing_layout *lay, int z)
 {
 	return framework_stage_ok(fp, z) &&
-	       !(lay->pp > 1 && z > fp->zero_max_pp);
+	       !(lay->pp > 1 && z > fp->zero_max_pp) &&
+	       !framework_ep_zero_refused(fp->id, lay->ep, z);
+}
+
+int framework_ep_zero_refused(autosize_framework f, int ep, int z)
+{
+	/* "Native DeepSpeed MoE is not supported with ZeRO Stage 3"
+	 * (DeepSpeed runtime/engine.py, _validate_zero3_moe_compatibility;
+	 * only its newer AutoEP layers run there) */
+	return f == AUTOSIZE_FRAMEWORK_DEEPSPEED && ep > 1 && z >= 3;
 }
 
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,

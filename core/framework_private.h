@@ -28,6 +28,9 @@ typedef struct framework_profile {
 
 /* 1 when the profile runs ZeRO stage z at all (with some layout). */
 int framework_stage_ok(const framework_profile *fp, int z);
+/* 1 when framework f refuses expert parallelism ep with ZeRO stage z
+ * (DeepSpeed-MoE under ZeRO-3). */
+int framework_ep_zero_refused(autosize_framework f, int ep, int z);
 
 /* The profile of f (DEFAULT: the built-in default). Never NULL. */
 const framework_profile *framework_profile_get(autosize_framework f);

@@ -1489,6 +1489,12 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     "--ep: %d must divide the model's "
 				     "routed experts (%d)", r->ep,
 				     job->model->experts);
+	if (search_pinned(r->ep) && search_pinned(r->zero_stage) &&
+	    framework_ep_zero_refused(fp->id, r->ep, r->zero_stage))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--ep: DeepSpeed-MoE does not run under "
+				     "ZeRO-3 (use --zero 1 or 2, or "
+				     "--train-framework=megatron or fsdp)");
 	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--interleave: %s has no interleaved "
