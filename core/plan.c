@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "autosize/launch.h"
 #include "autosize/options.h"
 #include "autosize/parse.h"
 #include "sizing.h"
@@ -316,7 +317,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->model = m;
 	job->part = part;
 	job->train_mode = r->train_mode;
-	job->precision = r->precision;
+	/* what the job's stack trains in (launch_dp.c: torchtune's LoRA
+	 * recipes and the HF Trainer under DeepSpeed have no FP8) */
+	job->precision = autosize_launch_precision(r, NULL, 0);
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
@@ -361,10 +364,10 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->tokens = r->tokens;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
-	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
+	job->peak_flops = autosize_gpu_peak_flops(part->gpu, job->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
-	perfdata_resolve(perfdata_for(p), part->gpu, r->precision,
+	perfdata_resolve(perfdata_for(p), part->gpu, job->precision,
 			 &job->perf);
 	sizing_job_prepare(job);
 }
@@ -809,7 +812,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--train-precision: %s is not supported "
 				     "by %s (use %s)",
-				     autosize_precision_name(r->precision),
+				     autosize_precision_name(job.precision),
 				     part->gpu->name,
 				     plan_supported_precision(part->gpu));
 	job.chain_s = plan_chain_s(perfdata_for(c->p), part, &job,
@@ -1070,8 +1073,15 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	/* what the user may have mistyped (--train-time 30, a token count
 	 * under one step, a sequence past the model's positions): told by
 	 * every front end, the CLI, sbatch and slurmctld alike */
-	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT)
+	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) {
+		char why[AUTOSIZE_WARNING_LEN];
+
 		autosize_request_warnings(r, plan);
+		/* a precision the stack cannot train in: priced as it runs */
+		if (autosize_launch_precision(r, why, sizeof(why)) !=
+		    r->precision)
+			autosize_plan_warn(plan, "%s", why);
+	}
 	return rc;
 }
 

@@ -177,7 +177,7 @@ static const plan_case cases[] = {
 	 "1e7"}, "llama3_1/8B", NULL},
 	{"llama-factory-8", {"model", "qwen2.5-7b", "gpu", "a100-80gb", "gpus",
 	 "8", "train-stack", "llama-factory", "train-mode", "lora",
-	 "train-tokens", "1e8"}, NULL, NULL},
+	 "train-tokens", "1e8"}, "qwen2_5/7B", NULL},
 };
 
 static autosize_policy *pol;

@@ -83,9 +83,12 @@ def prepare(tarball, cache):
         # stand-ins at the lowest version transformers accepts
         table = os.path.join(root, 'transformers', 'src', 'transformers',
                              'dependency_versions_table.py')
+        standin = os.path.join(cache, 'site-standin')
         dist_info(site, 'safetensors', version_of(
             table, r'"safetensors": "safetensors>=([0-9.]+)"'))
-        dist_info(os.path.join(cache, 'site-standin'), 'torch', '2.6.0')
+        dist_info(standin, 'deepspeed', version_of(
+            table, r'"deepspeed": "deepspeed>=([0-9.]+)"'))
+        dist_info(standin, 'torch', '2.6.0')
         with open(stamp_file, 'w') as f:
             f.write(stamp)
     return sources(cache)

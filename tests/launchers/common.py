@@ -27,10 +27,16 @@ def capability(gpu):
 
 def run_precision(e):
     """The precision the job trains in: torchtune's LoRA recipes read no
-    enable_fp8_training, so such a plan trains (and is priced) in bf16."""
-    if e['stack'] == 'torchtune' and peft(e) and e['precision'] == 'fp8':
+    enable_fp8_training, and the HF Trainer's DeepSpeed check refuses FP8
+    (tool_transformers), so such plans train (and are priced) in bf16."""
+    if e['precision'] != 'fp8':
+        return e['precision']
+    if e['stack'] == 'torchtune' and peft(e):
         return 'bf16'
-    return e['precision']
+    if e['stack'] in ('hf', 'axolotl', 'llama-factory', 'unsloth') and \
+            e['framework'] == 'deepspeed':
+        return 'bf16'
+    return 'fp8'
 
 
 def records(path):

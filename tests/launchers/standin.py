@@ -164,14 +164,15 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
-# the job's machine as torch.cuda reports it (machine())
-MACHINE = {'capability': (9, 0), 'gpus': 8}
+# the job's machine as torch.cuda and torch.distributed report it
+MACHINE = {'capability': (9, 0), 'gpus': 8, 'world': 8}
 
 
-def machine(capability, gpus):
-    """The GPUs the stand-in torch.cuda reports from now on."""
-    MACHINE['capability'] = tuple(capability)
-    MACHINE['gpus'] = gpus
+def machine(capability, gpus, world=None):
+    """The GPUs the stand-in torch reports from now on: gpus on this
+    node of this compute capability, world in the started process group
+    (world None: no group started)."""
+    MACHINE.update(capability=tuple(capability), gpus=gpus, world=world)
 
 
 def install(names):
@@ -192,8 +193,14 @@ def install(names):
             major=cap('capability')[0], minor=cap('capability')[1]),
         'is_bf16_supported': lambda *a, **k: cap('capability') >= (8, 0),
     }
-    FIXED['torch.distributed'] = {'is_available': lambda: True,
-                                  'is_initialized': lambda: False}
+    FIXED['torch.version'] = {'cuda': '12.8', 'hip': None}
+    FIXED['torch.distributed'] = {
+        'is_available': lambda: True,
+        'is_initialized': lambda: cap('world') is not None,
+        'get_world_size': lambda *a, **k: cap('world') or 1,
+        'get_rank': lambda *a, **k: 0,
+    }
+    FIXED['deepspeed.comm'] = FIXED['torch.distributed']
     sys.meta_path.insert(0, StubFinder(names))
     if not hasattr(typing, 'override'):
         # Python 3.11 lacks typing.override (3.12), which Megatron imports

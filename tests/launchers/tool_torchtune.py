@@ -11,7 +11,8 @@ source; a component's key must be a parameter of the component).
 Stubbed: torchtune/__init__.py and torchtune/utils/__init__.py are not
 run (they import torchao and the models, for torch 2.x): the package
 folders are registered bare and the CLI and config modules load from
-them. torch.distributed.run's run records instead of starting workers.
+them. torch.distributed.run's run records instead of starting workers,
+and a single-device recipe is recorded instead of run in this process.
 The CONFIG is the recipe's own config for the plan's model in the
 tarball (what a user passes)."""
 import argparse
@@ -41,7 +42,9 @@ def setup(src):
     import torchtune._cli.run as RUN
     from torchtune.config._parse import TuneRecipeArgumentParser as PARSE
     from torchtune.config._utils import _merge_yaml_and_cli_args as MERGE
-    RUN.Run._run_distributed = lambda self, a, is_builtin: SEEN.update(
+    # the spawn: torchrun's run (distributed) or the recipe in this
+    # process (single device) record what they were given
+    RUN.run = lambda a: SEEN.update(
         kind='distributed', args=a,
         cfg=tool_torchrun.RUN.config_from_args(a)[0])
     RUN.Run._run_single_device = lambda self, a, is_builtin: SEEN.update(

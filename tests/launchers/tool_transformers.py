@@ -7,8 +7,11 @@ its arguments (HfTrainerDeepSpeedConfig.trainer_config_process, what
 Trainer.propagate_args_to_deepspeed runs; mismatches raise).
 
 Stubbed: torch (transformers 5 needs torch >= 2.4; Debian has 1.13: the
-stand-in reports the plan's GPUs), safetensors and httpx/httpcore
-(file-format and HTTP modules imported at module level)."""
+stand-in reports the plan's GPUs and a started process group of the
+plan's size, as torchrun's workers see it), deepspeed (the Trainer only
+starts its process group here; DeepSpeed's own checks are
+tool_deepspeed's), safetensors and httpx/httpcore (file-format and HTTP
+modules imported at module level)."""
 import os
 import sys
 import tempfile
@@ -17,7 +20,7 @@ import common
 from common import line
 
 NEEDS = ('numpy', 'packaging', 'yaml', 'regex', 'tqdm', 'filelock')
-STUBBED = ('torch', 'safetensors', 'httpx', 'httpcore')
+STUBBED = ('torch', 'safetensors', 'httpx', 'httpcore', 'deepspeed')
 
 
 def setup(src):
@@ -66,7 +69,8 @@ def check(rec, c):
     words = line(rec, 'hf_trainer')
     if words is None:
         return c.fail('no Trainer arguments')
-    STANDIN.machine(common.capability(e['gpu']), e['gpus_per_node'])
+    STANDIN.machine(common.capability(e['gpu']), e['gpus_per_node'],
+                    e['nodes'] * e['gpus_per_node'])
     env = worker_env(rec)
     with tempfile.TemporaryDirectory() as out, common.environ(env):
         (args,) = PARSER.parse_args_into_dataclasses(
