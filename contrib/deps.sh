@@ -32,12 +32,22 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing \
 		>/dev/null
 fi
-# torchrun's own argument parser checks AUTOSIZE_TORCHRUN_ARGS
-# (tests/test_launch.c; skipped without it): Debian's torch, ~50 MB
-# without its recommendations.
-dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "ok installed" || {
-	echo "autosize: installing python3-torch (torchrun's parser, for the tests)"
+# The launchers' own parsers check what the tasks get
+# (tests/test_launch_parsers.c with ../shared/launchers; skipped without
+# these): Debian's torch for torchrun, accelerate and torchtune (~50 MB
+# without its recommendations), OmegaConf for torchtune's config merge,
+# and what transformers and accelerate import.
+PY_PKGS="python3-torch python3-omegaconf python3-packaging python3-psutil \
+python3-tqdm python3-regex python3-filelock python3-yaml python3-numpy"
+py_missing=""
+for p in $PY_PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		py_missing="$py_missing $p"
+done
+if [ -n "$py_missing" ]; then
+	echo "autosize: installing$py_missing (the launchers' parsers, for the tests)"
 	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-		--no-install-recommends python3-torch >/dev/null
-}
+		--no-install-recommends $py_missing >/dev/null
+fi

@@ -932,9 +932,10 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
 		launch_setenv(out, "ACCELERATE_FP8_BACKEND", "TE");
 	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
-		launch_note(out, "torchtitan has no %s training: no torchtitan "
-			    "options (run the adapters with PEFT under FSDP: "
-			    "AUTOSIZE_ACCELERATE_ARGS, AUTOSIZE_TORCHTUNE_ARGS)",
+		launch_note(out, "no torchtitan options for %s training (the "
+			    "plan prices PEFT adapters: run them under FSDP "
+			    "with AUTOSIZE_ACCELERATE_ARGS or "
+			    "AUTOSIZE_TORCHTUNE_ARGS)",
 			    autosize_train_mode_name(r->train_mode));
 	else if (out->torchtitan[0] && r->precision == AUTOSIZE_PREC_FP8)
 		launch_note(out, "torchtitan's current release takes FP8 from "

@@ -8,7 +8,7 @@
  * of torchrun, accelerate, the Hugging Face Trainer, torchtune, Megatron-
  * LM, DeepSpeed and two torchtitan releases, from
  * ../shared/launchers/launcher-sources.tar.xz (unpacked once into
- * BUILD/launchers). Each value they read back must be the plan's: degrees,
+ * build/launchers, or $AUTOSIZE_LAUNCHERS_CACHE). Each value they read back must be the plan's: degrees,
  * micro-batch and accumulation, precision, sharding, offloads, steps.
  * check.py also feeds each tool a copy of a plan with one value made wrong
  * and fails unless the tool catches it.
@@ -21,7 +21,7 @@
  * Skipped with one line without ../shared or python3; a tool whose Python
  * packages are missing is skipped by check.py with one line.
  */
-#include <sys/stat.h>
+#include <limits.h>
 #include <sys/wait.h>
 #include "testutil.h"
 #include "autosize.h"
@@ -257,7 +257,7 @@ static void write_record(FILE *f, const plan_case *c,
 			 int rank, const char *dir, int index)
 {
 	static char json[16384];
-	char host[64], ds[512], run_id[32];
+	char host[64], ds[PATH_MAX + 32], run_id[32];
 	autosize_launch_where w;
 	autosize_launch l;
 	const char *slash = c->titan ? strchr(c->titan, '/') : NULL;
@@ -314,9 +314,10 @@ static void plan_one(const plan_case *c, autosize_request *r,
 /* Every plan of the table through every launcher's parser. */
 static void test_parsers(void **state)
 {
-	const char *shared = test_shared_dir(), *build = test_build_dir();
-	char tarball[512], dir[] = "/tmp/autosize-launchers-XXXXXX";
-	char plans[600], cache[512], cmd[2048], line[1024];
+	const char *shared = test_shared_dir();
+	const char *cache = getenv("AUTOSIZE_LAUNCHERS_CACHE");
+	char tarball[512], dir[PATH_MAX], plans[PATH_MAX + 16];
+	char cmd[3 * PATH_MAX], line[1024];
 	static autosize_request r;
 	static autosize_plan p;
 	int status, records = 0, rank, i;
@@ -332,7 +333,18 @@ static void test_parsers(void **state)
 		       "are not run\n", tarball);
 		skip();
 	}
-	assert_non_null(mkdtemp(dir));
+	/* the sources unpacked once for every build (build/asan, a Slurm's
+	 * build folder) and the plans at a fixed place: the same plans, an
+	 * unchanged check.py and sources make the same verdict, which
+	 * check.py then keeps */
+	if (!cache)
+		cache = "build/launchers";
+	snprintf(plans, sizeof(plans), "%s/run", cache);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", plans,
+		 plans);
+	assert_int_equal(system(cmd), 0);
+	/* absolute, as the plugin writes the DeepSpeed JSON's path */
+	assert_non_null(realpath(plans, dir));
 	snprintf(plans, sizeof(plans), "%s/plans.jsonl", dir);
 	f = fopen(plans, "w");
 	assert_non_null(f);
@@ -348,7 +360,6 @@ static void test_parsers(void **state)
 	}
 	fclose(f);
 	assert_true(sizeof(cases) / sizeof(cases[0]) >= 30);
-	snprintf(cache, sizeof(cache), "%s/launchers", build);
 	snprintf(cmd, sizeof(cmd), "python3 tests/launchers/check.py '%s' "
 		 "'%s' '%s' 2>&1", tarball, cache, plans);
 	out = popen(cmd, "r");
@@ -358,8 +369,6 @@ static void test_parsers(void **state)
 	status = pclose(out);
 	printf("%d plans, %d records (one per node checked)\n",
 	       (int)(sizeof(cases) / sizeof(cases[0])), records);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 }

@@ -162,8 +162,8 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
 				  size_t len);
 
 /*
- * Megatron-LM arguments (names as in Megatron-LM's
- * megatron/training/arguments.py; tests/data/megatron-args.txt):
+ * Megatron-LM arguments (Megatron-LM's megatron/training/arguments.py;
+ * its parser and validate_args read them back in test_launch_parsers):
  * "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2
  * --micro-batch-size 1 --global-batch-size 1024 --seq-length 4096
  * [--sequence-parallel] [--context-parallel-size N]
@@ -192,7 +192,7 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 
 /*
  * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
- * keys from DeepSpeed's configuration docs, tests/data/deepspeed-keys.txt):
+ * read back by DeepSpeed's DeepSpeedConfig in test_launch_parsers):
  * train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, gradient_clipping 1.0 (the Trainer's
  * max_grad_norm, which it checks), zero_optimization.stage (and overlap_comm
@@ -268,8 +268,8 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
  * The launchers of the data-parallel fine-tuning stacks, for a plan whose
  * layout is data parallel alone (TP, PP, CP, EP 1) under FSDP or
  * DeepSpeed; each returns 0 and "" for another plan, -1 when buf is too
- * small. Names: tests/data/accelerate-args.txt, hf-trainer-args.txt,
- * torchtune-keys.txt (each from the tool's own parser).
+ * small. Each tool's own parser reads them back in
+ * test_launch_parsers (axolotl's names: tests/data/axolotl-args.txt).
  *
  * `accelerate launch` (Hugging Face accelerate, commands/launch.py):
  * "--num_machines N --num_processes N x G [--machine_rank R

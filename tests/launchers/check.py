@@ -10,12 +10,15 @@
         when every plan parsed and read back as planned and every
         deliberately bad value (tamper, below) was caught; 1 otherwise; a
         tool whose Python or packages are missing is skipped with one line.
-    check.py --tool NAME CACHE PLANS.jsonl
-        one tool, in this Python (what the first form runs).
+    check.py --tool NAME[,NAME...] CACHE PLANS.jsonl
+        these tools, one after the other in this Python (what the first
+        form runs, a process for the three that use the real torch and
+        one for each other tool).
 
 Each tool's module (tool_*.py) says which parser it calls and what it
 stubs; tests/launchers/README.md has the table.
 """
+import hashlib
 import json
 import os
 import re
@@ -30,6 +33,10 @@ sys.path.insert(0, HERE)
 # tool -> module; its NEEDS say which Python can run it
 TOOLS = ('torchrun', 'accelerate', 'transformers', 'torchtune', 'megatron',
          'deepspeed', 'torchtitan', 'torchtitan_v1')
+# the tools each process runs: those on the real torch share its import
+PROCESSES = (('torchrun', 'accelerate', 'torchtune'), ('transformers',),
+             ('megatron',), ('deepspeed',), ('torchtitan',),
+             ('torchtitan_v1',))
 MODULE = {'torchtitan_v1': 'tool_torchtitan'}
 PYTHONS = ('python3', '/usr/bin/python3')
 
@@ -64,8 +71,9 @@ def prepare(tarball, cache):
     stamp_file = os.path.join(cache, 'stamp')
     if not (os.path.isdir(root) and os.path.exists(stamp_file) and
             open(stamp_file).read() == stamp):
-        shutil.rmtree(cache, ignore_errors=True)
-        os.makedirs(cache)
+        for old in ('launcher-sources', 'site', 'site-standin', 'pycache'):
+            shutil.rmtree(os.path.join(cache, old), ignore_errors=True)
+        os.makedirs(cache, exist_ok=True)
         with tarfile.open(tarball) as t:
             t.extractall(cache, filter='data') if hasattr(
                 tarfile, 'data_filter') else t.extractall(cache)
@@ -174,22 +182,26 @@ def tampers(tool, recs):
 
 # --- one tool ----------------------------------------------------------------
 
-def run_tool(tool, cache, plans):
+def run_tools(tools, cache, plans):
+    """The tools (a comma list) one after the other in this process: each
+    is set up right before its checks (they patch some of the same
+    functions)."""
     import common
     src = sources(cache)
-    mod = module(tool)
-    if mod.__name__ == 'tool_torchtitan':
-        mod.setup(src, tool)
-    else:
-        mod.setup(src)
-    check = common.Check(tool)
     recs = common.records(plans)
-    for rec in recs:
-        if tool_applies(tool, rec):
+    ok = True
+    for tool in tools.split(','):
+        mod = module(tool)
+        if mod.__name__ == 'tool_torchtitan':
+            mod.setup(src, tool)
+        else:
+            mod.setup(src)
+        check = common.Check(tool)
+        mine = [r for r in recs if tool_applies(tool, r)]
+        for rec in mine + tampers(tool, mine):
             check.run(rec, mod.check)
-    for rec in tampers(tool, [r for r in recs if tool_applies(tool, r)]):
-        check.run(rec, mod.check)
-    return 0 if check.summary() else 1
+        ok = check.summary() and ok
+    return 0 if ok else 1
 
 
 def sources(cache):
@@ -218,7 +230,7 @@ def tool_applies(tool, rec):
 
 PROBE = r'''
 import importlib.util, importlib.metadata, json, sys
-out = {}
+out = {"": sys.executable}
 for name in sys.argv[1:]:
     try:
         if importlib.util.find_spec(name) is None:
@@ -258,8 +270,10 @@ def satisfied(have, needs):
     return None
 
 
-def choose(needs_by_tool):
-    names = {n.partition('>=')[0] for needs in needs_by_tool.values()
+def choose(needs_by_group):
+    """The Python each group of tools runs under (the first of PYTHONS
+    with what the group needs), or 'skip: ...'."""
+    names = {n.partition('>=')[0] for needs in needs_by_group.values()
              for n in needs}
     seen, found = set(), []
     for py in PYTHONS:
@@ -269,54 +283,95 @@ def choose(needs_by_tool):
         seen.add(os.path.realpath(path))
         have = probe(path, names)
         if have is not None:
-            found.append((path, have))
+            # the interpreter itself, not a wrapper (pyenv's shim)
+            found.append((have.pop(''), have))
     choice = {}
-    for tool, needs in needs_by_tool.items():
+    for group, needs in needs_by_group.items():
         missing = None
         for path, have in found:
             missing = satisfied(have, needs)
             if missing is None:
-                choice[tool] = path
+                choice[group] = path
                 break
-        if tool not in choice:
-            choice[tool] = 'skip: no Python here has %s' % (
+        if group not in choice:
+            choice[group] = 'skip: no Python here has %s' % (
                 missing or 'python3')
     return choice
 
 
+def inputs_key(tarball, plans, choice):
+    """What decides the verdict: the plans, these checks, the sources
+    and the Pythons that ran them."""
+    h = hashlib.sha256()
+    st = os.stat(tarball)
+    h.update(b'%d %d\n' % (st.st_size, int(st.st_mtime)))
+    for path in [plans] + sorted(os.path.join(HERE, f)
+                                 for f in os.listdir(HERE)
+                                 if f.endswith('.py')):
+        h.update(open(path, 'rb').read())
+    for group, py in sorted(choice.items()):
+        h.update(('%s %s %s\n' % (group, py, '' if py.startswith('skip')
+                                  else os.stat(py).st_mtime)).encode())
+    return h.hexdigest()[:24]
+
+
 def main(argv):
     if argv[:1] == ['--tool']:
-        return run_tool(argv[1], argv[2], argv[3])
+        return run_tools(argv[1], argv[2], argv[3])
     if len(argv) != 3:
         sys.exit(__doc__)
     tarball, cache, plans = (os.path.abspath(a) for a in argv)
     prepare(tarball, cache)
-    choice = choose({t: module(t).NEEDS for t in TOOLS})
+    choice = choose({group: sum((module(t).NEEDS for t in group), ())
+                     for group in PROCESSES})
+    # an identical run passed already (make check, then check-slurm and
+    # check-asan run the unit tests again): its verdict stands
+    verdict = os.path.join(cache, 'verdict-' + inputs_key(tarball, plans,
+                                                         choice))
+    if os.path.exists(verdict):
+        sys.stdout.write(open(verdict).read())
+        print('(the verdict of an earlier run with the same plans, checks, '
+              'sources and Pythons: %s)' % verdict)
+        return 0
     procs = {}
-    for tool in TOOLS:
-        if choice[tool].startswith('skip'):
+    for group in PROCESSES:
+        if choice[group].startswith('skip'):
             continue
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1',
+        # bytecode cached beside the sources (compiling them is most of
+        # a first run), no user config of the HF tools read
+        env = dict(os.environ,
+                   PYTHONPYCACHEPREFIX=os.path.join(cache, 'pycache'),
                    HF_HOME=os.path.join(cache, 'hf-home'),
                    PYTHONWARNINGS='ignore')
         env.pop('PYTHONPATH', None)
-        procs[tool] = subprocess.Popen(
-            [choice[tool], os.path.abspath(__file__), '--tool', tool, cache,
-             plans], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, env=env, cwd=cache)
-    status = 0
-    for tool in TOOLS:
-        if tool not in procs:
-            print('%s: %s' % (tool, choice[tool]))
+        procs[group] = subprocess.Popen(
+            [choice[group], os.path.abspath(__file__), '--tool',
+             ','.join(group), cache, plans], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, env=env, cwd=cache)
+    status, report = 0, []
+    for group in PROCESSES:
+        if group not in procs:
+            report += ['%s: %s' % (t, choice[group]) for t in group]
             continue
-        out, _ = procs[tool].communicate()
+        out, _ = procs[group].communicate()
         lines = out.rstrip('\n').splitlines()
-        tail = [l for l in lines if l.startswith(tool + ':')]
-        if procs[tool].returncode != 0 or not tail:
+        done = [t for t in group
+                if any(l.startswith(t + ':') for l in lines)]
+        if procs[group].returncode != 0 or len(done) < len(group):
             status = 1
-        # a crash before the summary: its traceback's end
-        print('\n'.join(lines if tail else lines[-15:] +
-                        ['%s: failed to run' % tool]))
+        report += lines
+        if len(done) < len(group):
+            # a crash before a summary: its traceback's end is above
+            report += ['%s: failed to run' % t for t in group
+                       if t not in done]
+    text = '\n'.join(report) + '\n'
+    sys.stdout.write(text)
+    if status == 0:
+        for old in os.listdir(cache):
+            if old.startswith('verdict-'):
+                os.unlink(os.path.join(cache, old))
+        with open(verdict, 'w') as f:
+            f.write(text)
     return status
 
 

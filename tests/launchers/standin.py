@@ -22,6 +22,7 @@ import functools
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import types
 import typing
@@ -175,9 +176,12 @@ def machine(capability, gpus, world=None):
     MACHINE.update(capability=tuple(capability), gpus=gpus, world=world)
 
 
-def install(names):
+def install(names, if_missing=()):
     """Answer the top-level modules names with stand-ins (torch, when
-    named, as described above)."""
+    named, as described above), and those of if_missing that this
+    Python does not have."""
+    names = tuple(names) + tuple(n for n in if_missing
+                                 if importlib.util.find_spec(n) is None)
     torch = {'__version__': '2.6.0', 'dtype': dtype}
     for name, alias in DTYPES.items():
         torch[name] = dtype(name)

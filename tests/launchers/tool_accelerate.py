@@ -6,8 +6,9 @@ Stubbed: torch.distributed.run.run and subprocess.Popen record instead of
 starting processes; is_fp8_available answers yes (Transformer Engine, a
 GPU package); is_deepspeed_available answers yes and deepspeed is a
 stand-in (accelerate only reads DEEPSPEED_ENVIRONMENT_NAME from it:
-DeepSpeed itself is checked by tool_deepspeed); safetensors is a stand-in
-(a compiled file-format module, imported at module level)."""
+DeepSpeed itself is checked by tool_deepspeed); safetensors is one where
+this Python lacks it (a compiled file-format module, imported at module
+level)."""
 import os
 import sys
 
@@ -16,13 +17,14 @@ import tool_torchrun
 from common import line
 
 NEEDS = ('torch', 'packaging', 'yaml', 'psutil')
-STUBBED = ('safetensors', 'deepspeed')
+STUBBED = ('deepspeed',)
+IMPORTED = ('safetensors',)
 
 
 def setup(src):
     import standin
     sys.path[:0] = [src['site'], src['accelerate'] + '/src']
-    standin.install(STUBBED)
+    standin.install(STUBBED, IMPORTED)
     standin.FIXED['deepspeed.launcher.runner'] = {
         'DEEPSPEED_ENVIRONMENT_NAME': '.deepspeed_env'}
     tool_torchrun.setup(src)

@@ -7,10 +7,11 @@ EP = AUTOSIZE_EP, and the engine's refusal of native MoE under ZeRO-3
 (runtime/engine.py _validate_zero3_moe_compatibility).
 
 Stubbed: torch (a newer one than Debian's: the stand-in reports the
-plan's GPUs) and the modules DeepSpeed imports at module level for its
-runtime, not its configuration, which the Python with pydantic 2 lacks:
-numpy, packaging, cpuinfo, psutil, tqdm, hjson, einops, msgpack (so the
-JSON is read with json, which it is, instead of hjson). deepspeed.comm
+plan's GPUs) and, where this Python lacks them, the modules DeepSpeed
+imports at module level for its runtime, not its configuration: numpy,
+packaging, cpuinfo, psutil, tqdm, hjson, einops, msgpack (the JSON is
+given as the object json reads from the file, which hjson would read
+the same). deepspeed.comm
 gets a started process group of the plan's world size (the launcher's
 WORLD_SIZE), and Megatron-DeepSpeed layouts (TP or PP) its mpu's
 data-parallel size, as DeepSpeedConfig is given them in a job."""
@@ -21,14 +22,17 @@ import types
 import common
 
 NEEDS = ('pydantic>=2',)
-STUBBED = ('torch', 'numpy', 'packaging', 'cpuinfo', 'psutil', 'tqdm',
-           'hjson', 'einops', 'msgpack')
+STUBBED = ('torch',)
+# runtime modules DeepSpeed imports at module level, not its config
+# models: stand-ins only where this Python lacks them
+RUNTIME = ('numpy', 'packaging', 'cpuinfo', 'psutil', 'tqdm', 'hjson',
+           'einops', 'msgpack')
 
 
 def setup(src):
     import standin
     sys.path[:0] = [src['DeepSpeed']]
-    standin.install(STUBBED)
+    standin.install(STUBBED, RUNTIME)
     global STANDIN, CONFIG, COMM, GROUPS
     STANDIN = standin
     from deepspeed.runtime.config import DeepSpeedConfig as CONFIG

@@ -30,12 +30,15 @@ STUBBED = ('torch', 'numpy', 'transformer_engine', 'apex', 'einops',
 
 def setup(src):
     import standin
-    global STANDIN, ADD, VALIDATE
+    global STANDIN, PARSER, VALIDATE
     STANDIN = standin
     sys.path[:0] = [src['Megatron-LM']]
     standin.install(STUBBED)
-    from megatron.training.arguments import add_megatron_arguments as ADD
+    from megatron.training.arguments import add_megatron_arguments
     from megatron.training.arguments import validate_args as VALIDATE
+    # as parse_args builds it (once: its docstring reading is slow)
+    PARSER = add_megatron_arguments(argparse.ArgumentParser(
+        allow_abbrev=False))
 
 
 def model_args(e):
@@ -63,8 +66,7 @@ def check(rec, c):
     if words is None:
         return c.fail('no Megatron arguments')
     STANDIN.machine(common.capability(e['gpu']), e['gpus_per_node'])
-    parser = ADD(argparse.ArgumentParser(allow_abbrev=False))
-    args = parser.parse_args(model_args(e) + words)
+    args = PARSER.parse_args(model_args(e) + words)
     args._is_global_batch_size_explicitly_specified = True
     env = common.task_env(rec)
     env.update(WORLD_SIZE=str(e['nodes'] * e['gpus_per_node']), RANK='0')

@@ -19,7 +19,7 @@ import sys
 import common
 from common import line
 
-NEEDS = ('yaml', 'typing_extensions>=4.9')
+NEEDS = ('yaml', 'typing_extensions>=4.7')
 STUBBED = ('torch', 'safetensors', 'transformer_engine', 'triton', 'numpy',
            'spmd_types', 'grain', 'datasets', 'tokenizers', 'torchao')
 RELEASE = {'torchtitan': 'torchtitan', 'torchtitan_v1': 'torchtitan_v1'}

@@ -10,8 +10,8 @@ Stubbed: torch (transformers 5 needs torch >= 2.4; Debian has 1.13: the
 stand-in reports the plan's GPUs and a started process group of the
 plan's size, as torchrun's workers see it), deepspeed (the Trainer only
 starts its process group here; DeepSpeed's own checks are
-tool_deepspeed's), safetensors and httpx/httpcore (file-format and HTTP
-modules imported at module level)."""
+tool_deepspeed's), and where this Python lacks them safetensors and
+httpx/httpcore (file-format and HTTP modules imported at module level)."""
 import os
 import sys
 import tempfile
@@ -20,7 +20,8 @@ import common
 from common import line
 
 NEEDS = ('numpy', 'packaging', 'yaml', 'regex', 'tqdm', 'filelock')
-STUBBED = ('torch', 'safetensors', 'httpx', 'httpcore', 'deepspeed')
+STUBBED = ('torch', 'deepspeed')
+IMPORTED = ('safetensors', 'httpx', 'httpcore')
 
 
 def setup(src):
@@ -29,7 +30,7 @@ def setup(src):
                     src['transformers'] + '/src',
                     src['huggingface_hub'] + '/src',
                     src['accelerate'] + '/src']
-    standin.install(STUBBED)
+    standin.install(STUBBED, IMPORTED)
     global STANDIN, PARSER, TA, DSCONFIG, LAUNCH, ULAUNCH
     STANDIN = standin
     from transformers import HfArgumentParser, TrainingArguments
