@@ -17,7 +17,7 @@ int launch_peft(const autosize_request *r)
 }
 
 /* 1 for the stacks that run the Hugging Face Trainer (doc/stacks.md). */
-static int dp_trainer_stack(const char *stack)
+static int run_trainer_stack(const char *stack)
 {
 	static const char *const names[] = {"hf", "axolotl", "llama-factory",
 					    "unsloth"};
@@ -42,7 +42,7 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
 	 * accelerate enables bf16 in the JSON for fp8: no FP8 there */
 	if (r->precision == AUTOSIZE_PREC_FP8 &&
 	    r->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
-	    dp_trainer_stack(r->stack)) {
+	    run_trainer_stack(r->stack)) {
 		if (why && len)
 			snprintf(why, len, "the Hugging Face Trainer (stack %s) "
 				 "cannot train FP8 under DeepSpeed (its check "

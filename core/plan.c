@@ -317,7 +317,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->model = m;
 	job->part = part;
 	job->train_mode = r->train_mode;
-	/* what the job's stack trains in (launch_dp.c: torchtune's LoRA
+	/* what the job's stack trains in (launch_run.c: torchtune's LoRA
 	 * recipes and the HF Trainer under DeepSpeed have no FP8) */
 	job->precision = autosize_launch_precision(r, NULL, 0);
 	job->optimizer = r->optimizer;
