@@ -4,9 +4,9 @@
     check.py TARBALL CACHE PLANS.jsonl
         unpacks TARBALL (../shared/launchers/launcher-sources.tar.xz) into
         CACHE once, then checks every record of PLANS.jsonl (written by
-        tests/test_launch_parsers.c) with each tool, each in its own
-        process under a Python that has what the tool needs (several at
-        once); prints one line per failure and a summary per tool. Exit 0
+        tests/test_launch_parsers.c) with each tool, in processes run at
+        once (PROCESSES), each under a Python that has what its tools
+        need; prints one line per failure and a summary per tool. Exit 0
         when every plan parsed and read back as planned and every
         deliberately bad value (tamper, below) was caught; 1 otherwise; a
         tool whose Python or packages are missing is skipped with one line.
@@ -30,7 +30,8 @@ import tarfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-# tool -> module; its NEEDS say which Python can run it
+# the tools; each one's module (MODULE, else tool_NAME.py) says in NEEDS
+# what its Python must have
 TOOLS = ('torchrun', 'accelerate', 'transformers', 'torchtune', 'megatron',
          'deepspeed', 'torchtitan', 'torchtitan_v1')
 # the tools each process runs: those on the real torch share its import
