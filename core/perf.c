@@ -254,9 +254,13 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 {
 	const perf_params *pp = sizing_perf(job);
 	double rate = perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share;
-	double s_seq = (double)job->seq_len / SIZING_CP(lay);
+	/* ring attention's chunk; DeepSpeed-Ulysses runs the whole
+	 * sequence of a rank's heads */
+	double s_seq = (double)job->seq_len /
+		       (framework_cp_ulysses(job->framework) ? 1
+							      : SIZING_CP(lay));
 
-	if (framework_torch_native(job))
+	if (framework_torch_kernels(job))
 		rate *= pp->torch_eff;
 	if (job->stack)
 		rate *= job->stack->kernel_eff;
@@ -333,11 +337,12 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {
 	const autosize_model *m = job->model;
+	framework_profile fp;
 	double local;
 
 	if (m->experts <= 1 || m->layers <= 0 ||
 	    perf_moe_overlap(job, lay) ||
-	    !framework_profile_job(job)->expert_issue)
+	    !framework_profile_job(job, &fp)->expert_issue)
 		return 0;
 	local = (double)m->experts / SIZING_EP(lay);
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
@@ -464,7 +469,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* PyTorch-native stacks (FSDP as torchtitan and llm-foundry run it,
 	 * DeepSpeed) without Transformer Engine's fused kernels and cuDNN
 	 * attention: the generation's torch_eff of Megatron-Core's rate */
-	if (framework_torch_native(job)) {
+	if (framework_torch_kernels(job)) {
 		eff *= pp->torch_eff;
 		eff_exp *= pp->torch_eff;
 	}
@@ -479,9 +484,15 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 		eff_exp /= PERF_MOE_CAPACITY;
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
 	 * shapes), attention at its own rate (perf_attn_rate), both 16-bit
-	 * based. */
-	t_gemm = dense_hw * perf_fp8_factor(pp) *
-		 ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp));
+	 * based. Key/value projections replicated over tp / kv_heads ranks
+	 * (sizing_kv_replica_params) are computed on each of them: their
+	 * FLOPs beyond the tp-th share, 2 a weight forward, 4 backward (2
+	 * with a frozen base), 2 more when recomputed. */
+	t_gemm = perf_fp8_factor(pp) *
+		 (dense_hw * ((1 - exp_frac) / eff + exp_frac / eff_exp) +
+		  tokens * layers * sizing_kv_replica_params(job, lay) *
+		  ((perf_is_lora(job) ? 4.0 : 6.0) + 2.0 * share) / eff) /
+		 peak;
 	t = t_gemm + attn_hw / perf_attn_rate(job, lay);
 	/* The output head sits on the last pipeline stage (Narayanan et
 	 * al. 2021, section 3.2), not spread over the stages as above: the
@@ -720,6 +731,36 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
  */
 static double perf_attn_s(const sizing_job *job, const sizing_layout *lay);
 
+/*
+ * DeepSpeed-Ulysses sequence parallelism of one micro-batch on one stage
+ * (Jacobs et al. 2023, arXiv:2309.14509, section 3): before attention an
+ * all-to-all turns each rank's s / cp tokens of every head into the whole
+ * sequence of heads / cp heads (q, k and v), after it another turns the
+ * output back; the backward pass runs both on the gradients, and a
+ * recomputed forward again. What a rank receives is its post-exchange
+ * q, k, v and output, (cp - 1) / cp of it from peers; key/value heads
+ * fewer than tp x cp are replicated to one a rank (ALST,
+ * arXiv:2506.13996). Not overlapped with compute: exposed in full.
+ */
+static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int cp = SIZING_CP(lay), gpn = job->part->gpus_per_node;
+	double head_dim = m->head_dim > 0 ? m->head_dim
+					  : (double)m->hidden / m->heads;
+	double ways = (double)lay->tp * cp, kv_rank, bytes;
+	int members = gpn / lay->tp;
+
+	kv_rank = head_dim * m->kv_heads / ways;
+	if (kv_rank < head_dim)
+		kv_rank = head_dim;
+	bytes = 2.0 * job->seq_len * lay->micro_batch *
+		(2.0 * autosize_model_q_width(m) / ways + 2.0 * kv_rank);
+	return (2.0 + sizing_recompute_share(job, lay)) *
+	       perf_stage_layers(m, lay) *
+	       comm_alltoall_s(job, bytes, cp, members > 1 ? members : 1);
+}
+
 static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
@@ -731,6 +772,8 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 
 	if (cp <= 1)
 		return 0;
+	if (framework_cp_ulysses(job->framework))
+		return perf_ulysses_s(job, lay);
 	kv_bytes = 2.0 * 2.0 * job->seq_len / cp * lay->micro_batch *
 		   m->kv_heads * head_dim / lay->tp;
 	/* each ring step is one send to the next rank: where it crosses

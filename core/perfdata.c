@@ -61,7 +61,8 @@ static const char *const perfdata_top_keys[] = {"generations", "residuals",
 static const char *const perfdata_stack_keys[] = {
 	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
-	"q_high", "runs", "dp_only", "validated_on", "sources", NULL
+	"q_high", "runs", "dp_only", "splits", "expert_loop", "te_kernels",
+	"validated_on", "sources", NULL
 };
 static const char *const perfdata_regime_keys[] = {
 	"generation", "framework", "scale", "runs", "q_low", "q_high", NULL
@@ -259,6 +260,21 @@ static autosize_err perfdata_residuals(const autosize_ytree *t,
 	return rc;
 }
 
+/* The source of a stack key given in the stack's map. */
+static autosize_err perfdata_stack_src(const autosize_ytree *t,
+				       const autosize_ynode *src,
+				       const char *key, autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(src, key);
+
+	if (!n || autosize_ynode_is_null(n) ||
+	    n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0)
+		return autosize_ytree_fail(t, src->line, e, AUTOSIZE_EINVAL,
+					   "stack sources: '%s' has no "
+					   "source", key);
+	return AUTOSIZE_OK;
+}
+
 /* One number of a stack and its source. */
 static autosize_err perfdata_stack_num(const autosize_ytree *t,
 				       const autosize_ynode *m,
@@ -266,7 +282,6 @@ static autosize_err perfdata_stack_num(const autosize_ytree *t,
 				       const char *key, double lo, double hi,
 				       double *out, autosize_error *e)
 {
-	const autosize_ynode *n;
 	autosize_err rc;
 	int found = 0;
 
@@ -275,13 +290,7 @@ static autosize_err perfdata_stack_num(const autosize_ytree *t,
 				   out, &found, e);
 	if (rc || !found)
 		return rc;
-	n = autosize_ynode_get(src, key);
-	if (!n || autosize_ynode_is_null(n) ||
-	    n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0)
-		return autosize_ytree_fail(t, src->line, e, AUTOSIZE_EINVAL,
-					   "stack sources: '%s' has no "
-					   "source", key);
-	return AUTOSIZE_OK;
+	return perfdata_stack_src(t, src, key, e);
 }
 
 /* validated_on: the generations a stack's runs were measured on. */
@@ -299,6 +308,25 @@ static autosize_err perfdata_stack_gens(const autosize_ytree *t,
 					st->validated_on[st->n_validated_on++],
 					PERFDATA_NAME_MAX, e);
 	return rc;
+}
+
+/* splits: all|pinned|none, with its source. */
+static autosize_err perfdata_stack_splits(const autosize_ytree *t,
+					  const autosize_ynode *m,
+					  const autosize_ynode *src,
+					  perfdata_stack *st,
+					  autosize_error *e)
+{
+	static const char *const names[] = {"all", "pinned", "none", NULL};
+	int which = 0, given = 0;
+	autosize_err rc;
+
+	rc = autosize_ytree_choice(t, m, "splits", AUTOSIZE_Y_OPTIONAL, names,
+				   &which, &given, e);
+	if (rc || !given)
+		return rc;
+	st->splits = which;
+	return perfdata_stack_src(t, src, "splits", e);
 }
 
 static autosize_err perfdata_stack_parse(const autosize_ytree *t,
@@ -351,7 +379,16 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	st->act_offload = v > 0;
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "dp_only", 0, 1, &v, e);
-	st->dp_only = v > 0;
+	if (v > 0)
+		st->splits = PERFDATA_SPLITS_NONE;   /* the older key */
+	if (!rc)
+		rc = perfdata_stack_splits(t, m, src, st, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "expert_loop", 0, 1, &v, e);
+	st->expert_loop = v > 0;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "te_kernels", 0, 1, &v, e);
+	st->te_kernels = v > 0;
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "q_low", -3, 0, &st->q_low,
 					e);

@@ -64,6 +64,15 @@ typedef struct perfdata_regime {
 	double q_high;   /* upper bound */
 } perfdata_regime;
 
+/* perfdata_stack.splits (perf.yaml stacks: splits: all|pinned|none) */
+enum {
+	PERFDATA_SPLITS_ALL = 0,    /* whatever its framework runs */
+	PERFDATA_SPLITS_PINNED,     /* TP and CP where the request pins
+				     * them (accelerate ParallelismConfig);
+				     * the search keeps to data parallel */
+	PERFDATA_SPLITS_NONE        /* data parallel only */
+};
+
 /* A software stack (perf.yaml stacks:): what the user names with
  * --train-stack, on top of the sharding engine (framework) it implies. */
 typedef struct perfdata_stack {
@@ -80,7 +89,13 @@ typedef struct perfdata_stack {
 			      * master copy */
 	int act_offload;     /* 1: checkpointed layer inputs kept in host
 			      * memory */
-	int dp_only;         /* 1: data parallel (+ ZeRO/FSDP) only */
+	int splits;          /* PERFDATA_SPLITS_*: the model splits (TP,
+			      * PP, CP, EP) the stack runs on top of its
+			      * framework's data parallelism */
+	int expert_loop;     /* 1: MoE experts run in a Python loop
+			      * (transformers' MoE blocks) */
+	int te_kernels;      /* 1: Transformer Engine GEMM and attention
+			      * kernels (no torch_eff) */
 	double q_low, q_high; /* interval of log(real / predicted) time;
 			       * both 0: the generation's regimes */
 	int runs;            /* fit-half runs behind q_low/q_high */

@@ -304,6 +304,36 @@ static void plan_capped_warning(autosize_plan *plan, const search_result *res,
 			   ? ", or raise --train-batch" : "");
 }
 
+/*
+ * With no framework named (neither --train-framework nor a stack), a
+ * pinned layout the default framework cannot run is a request for one
+ * that runs it: --zero 2 under a Megatron default, --zero 3 with --pp,
+ * --cp with QLoRA's TP-less Megatron. Tried in the order megatron,
+ * fsdp, deepspeed after the default; none: the default stays, and the
+ * search refuses the pins with its reason. job->framework_switched says
+ * so for the plan's warning.
+ */
+static void plan_framework_for_pins(sizing_job *job,
+				    const autosize_request *r)
+{
+	static const autosize_framework order[] = {
+		AUTOSIZE_FRAMEWORK_MEGATRON, AUTOSIZE_FRAMEWORK_FSDP,
+		AUTOSIZE_FRAMEWORK_DEEPSPEED};
+	autosize_framework was = framework_resolve(job->framework);
+	sizing_layout pins;
+	size_t i;
+
+	framework_pins_layout(r, &pins);
+	if (framework_pins_ok(job, was, &pins))
+		return;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (order[i] != was && framework_pins_ok(job, order[i], &pins)) {
+			job->framework = order[i];
+			job->framework_switched = was;
+			return;
+		}
+}
+
 /* Fill the layout-independent part of a job. */
 static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
@@ -347,6 +377,8 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	     job->param_offload) &&
 	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON)
 		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
+	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack)
+		plan_framework_for_pins(job, r);
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);
@@ -720,8 +752,10 @@ static const char *plan_supported_precision(const autosize_gpu *gpu)
 	return "another GPU";
 }
 
-/* A pinned TP must split the heads and keep each tensor-parallel group on
- * one node's link: it divides the GPUs per node (or, across nodes, is a
+/* A pinned TP must split the heads, split the key/value heads or
+ * replicate them (Megatron-style GQA/MQA: 48 heads and one key/value
+ * head at TP 4, StarCoder), and keep each tensor-parallel group on one
+ * node's link: it divides the GPUs per node (or, across nodes, is a
  * multiple of them). */
 static autosize_err plan_check_tp(const autosize_request *r,
 				  const autosize_model *m,
@@ -734,10 +768,17 @@ static autosize_err plan_check_tp(const autosize_request *r,
 
 	if (tp == AUTOSIZE_UNSET || tp <= 1)
 		return AUTOSIZE_OK;
-	if (m->heads % tp || kv % tp)
+	if (m->heads % tp)
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
-				     "divide the model's %d attention heads "
-				     "(%d key/value heads)", tp, m->heads, kv);
+				     "divide the model's %d attention heads",
+				     tp, m->heads);
+	/* key/value heads split evenly, or each replicated on tp / kv
+	 * ranks (framework_kv_split) */
+	if (kv % tp && tp % kv)
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d neither "
+				     "divides the model's %d key/value heads "
+				     "nor is a multiple of them (each would "
+				     "be split unevenly)", tp, kv);
 	if (gpn > 0 && (tp <= gpn ? gpn % tp : tp % gpn))
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
 				     "divide the %d GPUs per node of %s (a "
@@ -843,6 +884,13 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "(doc/stacks.md)", job.stack->name,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
+	if (job.framework_switched)
+		autosize_plan_warn(plan, "planned under %s: %s does not run "
+				   "the pinned layout (name "
+				   "--train-framework to choose)",
+				   autosize_framework_name(job.framework),
+				   autosize_framework_name(
+					   job.framework_switched));
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "

@@ -58,6 +58,9 @@ typedef struct sizing_job {
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* DEFAULT resolves to the built-in */
+	autosize_framework framework_switched; /* DEFAULT, or the default
+						* framework the pins moved
+						* the job off (plan.c) */
 	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
 			      * framework's */
 	int moe_overlap;     /* --moe-overlap (request) */
@@ -143,6 +146,12 @@ double sizing_expert_params_per_layer(const autosize_model *m);
 /* Of those, the routed experts on one GPU of the first stage: split
  * over the expert TP x ep ranks (SIZING_ETP). */
 double sizing_expert_params_gpu(const sizing_job *job,
+				const sizing_layout *lay);
+
+/* Parameters of one layer's key/value projections a GPU holds beyond
+ * its tp-th share where tp exceeds the key/value heads and each head is
+ * replicated (framework_kv_split); 0 otherwise. */
+double sizing_kv_replica_params(const sizing_job *job,
 				const sizing_layout *lay);
 
 /* Parameters held by one GPU of the first stage before ZeRO sharding. */

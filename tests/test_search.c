@@ -621,9 +621,11 @@ static int recompute_cost(autosize_recompute rc)
 }
 
 /* LoRA and QLoRA: a fine-tuning batch (128 sequences, not the 4M-token
- * pretraining one: 100M tokens were 24 steps); QLoRA and LoRA under
- * FSDP/DeepSpeed run data parallel only, as PEFT stacks do; 4 -> 8 GPUs
- * is never predicted faster than linear. */
+ * pretraining one: 100M tokens were 24 steps); under FSDP the search
+ * keeps them data parallel, as PEFT stacks run, and a pinned TP runs
+ * (FSDP2 + TP); QLoRA under Megatron has no TP (NeMo's NF4 layers), and
+ * adapters under DeepSpeed only ZeRO and Ulysses; 4 -> 8 GPUs is never
+ * predicted faster than linear. */
 static void test_lora_plans(void **state)
 {
 	const char *const qlora[] = {"model", "llama-2-70b", "gpu",
@@ -632,6 +634,12 @@ static void test_lora_plans(void **state)
 	const char *const qlora_tp[] = {"model", "llama-2-70b", "gpu",
 		"a100-80gb", "train-mode", "qlora", "train-tokens", "100M",
 		"tp", "2", NULL};
+	const char *const qlora_meg_tp[] = {"model", "llama-2-70b", "gpu",
+		"a100-80gb", "train-mode", "qlora", "train-tokens", "100M",
+		"tp", "2", "train-framework", "megatron", NULL};
+	const char *const lora_ds_tp[] = {"model", "llama-2-70b", "gpu",
+		"a100-80gb", "train-mode", "lora", "train-tokens", "100M",
+		"tp", "2", "train-framework", "deepspeed", NULL};
 	const char *const lora_fsdp[] = {"model", "llama-2-70b", "gpu",
 		"a100-80gb", "train-mode", "lora", "train-framework", "fsdp",
 		"train-tokens", "100M", "gpus", "8", NULL};
@@ -651,9 +659,17 @@ static void test_lora_plans(void **state)
 	assert_true(p.tokens / (p.global_batch * p.seq_len) > 150);
 	assert_true(p.tp == 1 && p.pp == 1 && p.cp == 1);
 	req(&r, qlora_tp);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.tp, 2);
+	assert_int_equal(p.framework, AUTOSIZE_FRAMEWORK_FSDP);
+	req(&r, qlora_meg_tp);
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
 			 AUTOSIZE_EINVAL);
-	assert_non_null(strstr(e.msg, "data parallel only"));
+	assert_non_null(strstr(e.msg, "without tensor parallelism"));
+	req(&r, lora_ds_tp);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "Ulysses"));
 	req(&r, lora_fsdp);
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
 	assert_true(p.tp == 1 && p.pp == 1 && p.dp == 8);
@@ -725,15 +741,23 @@ static void test_megatron_split_exists(void **state)
 	}
 }
 
-/* A pinned TP that does not divide the GPUs per node or the heads is
- * refused, naming why. */
+/* A pinned TP that does not divide the GPUs per node or the heads, or
+ * splits the key/value heads unevenly, is refused, naming why; one above
+ * the key/value heads replicates them (StarCoder: 48 heads, one
+ * key/value head, TP 4), in memory too. */
 static void test_tp_pin_checked(void **state)
 {
 	const char *const three[] = {"model-params", "13e9", "gpu",
 		"a100-80gb", "train-tokens", "1e10", "tp", "3", NULL};
-	const char *const heads[] = {"layers", "32", "hidden", "4096",
-		"heads", "32", "kv-heads", "8", "gpu", "h100", "train-tokens",
-		"1e10", "tp", "16", NULL};
+	const char *const heads[] = {"layers", "32", "hidden", "4608",
+		"heads", "48", "kv-heads", "12", "gpu", "h100", "train-tokens",
+		"1e10", "tp", "8", NULL};
+	const char *const mqa[] = {"layers", "40", "hidden", "6144",
+		"heads", "48", "kv-heads", "1", "ffn", "24576", "mlp", "gelu",
+		"vocab", "49152", "gpu", "a100-80gb", "gpus", "16",
+		"train-tokens", "1e10", "train-framework", "megatron",
+		"train-seq-len", "8192", "tp", "4", "pp", "4", "cp", "1",
+		"zero", "1", "recompute", "full", NULL};
 	const char *const good[] = {"model-params", "13e9", "gpu",
 		"a100-80gb", "train-tokens", "1e10", "tp", "4", NULL};
 	autosize_request r;
@@ -748,6 +772,18 @@ static void test_tp_pin_checked(void **state)
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e),
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "key/value heads"));
+	req(&r, mqa);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
+	assert_int_equal(p.tp, 4);
+	{
+		/* the one key/value head's projections are on every TP
+		 * rank: more weight bytes than a quarter of the model, by
+		 * 3/4 of 2 x 6144 x 128 per layer at 2 bytes */
+		double quarter = 2.0 * r.model.params / (4 * 4);
+		double kv_extra = 40 / 4 * 2.0 * 6144 * 128 * 0.75 * 2;
+
+		assert_true(p.mem.weights_bytes > quarter + 0.9 * kv_extra);
+	}
 	req(&r, good);
 	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), 0);
 	assert_int_equal(p.tp, 4);
