@@ -45,19 +45,14 @@
  * section 2.2 and Table 1); dropless routers (Megatron, DeepSeek-V3)
  * run near it once the balancing loss or bias has converged. */
 #define PERF_MOE_CAPACITY 1.25
-/* Host time to issue one local expert's kernels in one pass unit (the
- * forward is one unit, the backward two, a recomputed forward one more)
- * where the framework issues experts one at a time after a host sync
- * (framework_profile.expert_issue: Megatron-Core's alltoall dispatcher
- * copies the tokens per expert to the host every MoE layer and its
- * grouped MLP launches each expert's GEMMs and FP8 casts; Megatron Core
- * MoE report, arXiv:2603.07685, section 4.3), so the GPU cannot run
- * ahead: it adds to each MoE layer. Host-side, so one value for every
- * GPU generation. Fitted once on the four MoE runs of the fit half of
- * tests/validation (mean |log error| over 0-200 us in 10 us steps; the
- * bound is ~5 launches of up to 40 us per expert and pass unit, and
- * the fit half's optimum sits on it). */
-#define PERF_MOE_EXPERT_HOST_S 200e-6
+/* The busiest expert-parallel rank's load over the mean: PERF_MOE_CAPACITY
+ * as learned routing leaves it, 1 where the request says routing is
+ * forced even (--moe-balanced: throughput benchmarks). */
+static double perf_moe_capacity(const sizing_job *job)
+{
+	return job->moe_balanced ? 1.0 : PERF_MOE_CAPACITY;
+}
+
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
@@ -246,14 +241,37 @@ static double perf_gemm_eff(const perf_params *pp, double dim)
  * context parallelism) as s / (s + attn_half_seq): Shah et al. 2024,
  * arXiv:2407.08608, Figs. 5-6, head dim 128 on H100 (forward and
  * backward rates of FlashAttention-2 and cuDNN from 512 to 16k); 0
- * where no curve is set. Unfused attention (--flash-attention off) runs
- * batched GEMMs at the same share, without the length term. PyTorch-
- * native stacks and a named stack scale it as they scale their GEMMs.
+ * where no curve is set; over the causal share of the counted FLOPs
+ * (PERF_ATTN_CAUSAL_WORK). Unfused attention (--flash-attention off)
+ * runs batched GEMMs at the same share over the whole square, without
+ * the length term. PyTorch's own attention (SDPA's FlashAttention-2
+ * against the cuDNN / FlashAttention-3 class kernels Transformer Engine
+ * runs on Hopper) reaches the generation's torch_attn_eff of it, a named
+ * stack its kernel_eff.
  */
+/* Share of the counted attention FLOPs (12 L h s a token: the full s x s
+ * square, as MFU counts them, PaLM appendix B) a causal FlashAttention
+ * kernel computes: it skips the score blocks above the diagonal, half of
+ * them (Dao 2023, FlashAttention-2, section 3.1.1 "Causal masking"; the
+ * FlashAttention-2/-3 papers' causal rates count that half). Unfused
+ * attention computes the whole square and masks it. */
+#define PERF_ATTN_CAUSAL_WORK 0.5
+
+/* The attention rate at its fastest, in counted FLOPs: the large-GEMM
+ * rate times attn_share, over the causal share of the work (the factors
+ * perf_attn_rate adds are at most 1). */
+static double perf_attn_peak_rate(const sizing_job *job)
+{
+	const perf_params *pp = sizing_perf(job);
+
+	return perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share /
+	       (job->flash_attention ? PERF_ATTN_CAUSAL_WORK : 1.0);
+}
+
 static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 {
 	const perf_params *pp = sizing_perf(job);
-	double rate = perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share;
+	double rate = perf_attn_peak_rate(job);
 	/* ring attention's chunk; DeepSpeed-Ulysses runs the whole
 	 * sequence of a rank's heads */
 	double s_seq = (double)job->seq_len /
@@ -261,7 +279,8 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 							      : SIZING_CP(lay));
 
 	if (framework_torch_kernels(job))
-		rate *= pp->torch_eff;
+		rate *= pp->torch_attn_eff > 0 ? pp->torch_attn_eff
+					       : pp->torch_eff;
 	if (job->stack)
 		rate *= job->stack->kernel_eff;
 	if (job->flash_attention && pp->attn_half_seq > 0)
@@ -318,8 +337,7 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	return perf_stage_layers(m, lay) / m->layers / lay->tp * tokens *
 	       ((sizing_model_flops_per_token(job) - attn) *
 		perf_fp8_factor(pp) / (perf_base_peak(job) * eff) +
-		attn / (perf_base_peak(job) * pp->gemm_eff_max *
-			pp->attn_share));
+		attn / perf_attn_peak_rate(job));
 }
 
 /* 1 when --moe-overlap applies to lay (framework_moe_overlap_ok). */
@@ -332,7 +350,13 @@ static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
 
 /* Exposed host issue time of the routed experts of one micro-batch on
  * one stage: each MoE layer issues its local experts one at a time
- * (PERF_MOE_EXPERT_HOST_S), forward, backward and any recomputation. */
+ * where the framework does (framework_profile.expert_issue: Megatron-
+ * Core's alltoall dispatcher copies the tokens per expert to the host
+ * every MoE layer and its grouped MLP launches each expert's GEMMs and
+ * FP8 casts; Megatron Core MoE report, arXiv:2603.07685, section 4.3),
+ * so the GPU cannot run ahead: the generation's expert_host_s per local
+ * expert and pass unit (the forward one, the backward two, a
+ * recomputed forward one more). */
 static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {
@@ -346,7 +370,7 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 		return 0;
 	local = (double)m->experts / SIZING_EP(lay);
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
-	       (3.0 + share) * PERF_MOE_EXPERT_HOST_S;
+	       (3.0 + share) * sizing_perf(job)->expert_host_s;
 }
 
 /* Bytes per 4-bit base weight (MEMORY_NF4_BYTES in memory.c: 4.127
@@ -481,7 +505,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	}
 	/* the busiest expert-parallel rank does capacity x the mean */
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
-		eff_exp /= PERF_MOE_CAPACITY;
+		eff_exp /= perf_moe_capacity(job);
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
 	 * shapes), attention at its own rate (perf_attn_rate), both 16-bit
 	 * based. Key/value projections replicated over tp / kv_heads ranks
@@ -500,10 +524,13 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	 * (perf_head_extra_layers) at this stage's GEMM rate */
 	if (lay->pp > 1)
 		t += perf_head_extra_layers(job, lay) / layers * t_gemm;
-	/* Element-wise kernels are bound by HBM bandwidth. */
+	/* Element-wise kernels are bound by HBM bandwidth; a stack's eager
+	 * modeling code moves more bytes (perf.yaml stacks:
+	 * elementwise_factor). */
 	passes = 1.0 + share / 3.0;
 	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
-	     passes / (lay->sp ? lay->tp : 1);
+	     passes / (lay->sp ? lay->tp : 1) *
+	     (job->stack ? job->stack->elementwise_factor : 1);
 	if (!job->flash_attention)
 		ew += tokens * layers * pp->scores_bytes * m->heads * s /
 		      lay->tp;
@@ -698,28 +725,52 @@ static double perf_dp_exposed_s(const sizing_job *job,
 
 /*
  * Expert-parallel all-to-all of one micro-batch on one stage: dispatch
- * and combine of each token's top-k hidden vectors, forward and backward
- * (and again when the forward is recomputed), per MoE layer (Megatron
- * MoE alltoall dispatcher; GShard). The EP group spans tp x ep
- * consecutive ranks, so a node holds gpn / tp of its members.
+ * and combine of each token's hidden vector to the ranks of its top-k
+ * experts, forward and backward (and again when the forward is
+ * recomputed), per MoE layer (Megatron MoE alltoall dispatcher; GShard).
+ * The EP group spans tp x ep consecutive ranks, so a node holds gpn / tp
+ * of its members. Megatron's alltoall dispatcher sends a copy per routed
+ * expert (top-k of them). DeepEP (a stack's deepep: DeepSeek-V3,
+ * arXiv:2412.19437 section 3.2.2; NeMo AutoModel's dispatcher) sends a
+ * token once to each rank that holds any of its experts, and across
+ * nodes once to each node, forwarding over NVLink inside it: with k of
+ * E experts spread evenly over n ranks (or nodes), a token reaches
+ * (n - 1)(1 - (1 - 1/n)^k) others of them, not k (n - 1) / n.
  */
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, members;
-	double tokens, bytes, n_coll, moe_share;
+	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, local;
+	double tokens, vec, n_coll, moe_share, k, in, net, nodes;
 
 	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
 		return 0;
 	tokens = (double)job->seq_len * lay->micro_batch / SIZING_CP(lay) /
 		 (lay->sp ? lay->tp : 1);
-	bytes = 2.0 * tokens * m->experts_active * m->hidden *
-		PERF_MOE_CAPACITY;
+	/* one 16-bit hidden vector of every token, at the busiest rank's
+	 * load */
+	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
+	k = m->experts_active;
+	local = gpn / SIZING_ETP(lay);
+	if (local < 1)
+		local = 1;
+	if (local > ep)
+		local = ep;
+	nodes = (double)ep / local;
+	if (job->stack && job->stack->deepep) {
+		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))
+				: 0;
+		/* the local peers it reaches, and the forwarding of what
+		 * arrives from other nodes over NVLink */
+		in = (local - 1) * (1 - pow(1 - 1.0 / ep, k)) + net;
+	} else {
+		in = k * (local - 1) / ep;
+		net = k * (ep - local) / ep;
+	}
 	moe_share = (double)(m->layers - m->dense_layers) / m->layers;
 	n_coll = 4 + 2 * sizing_recompute_share(job, lay);
-	members = gpn / SIZING_ETP(lay);
 	return n_coll * perf_stage_layers(m, lay) * moe_share *
-	       comm_alltoall_s(job, bytes, ep, members > 1 ? members : 1);
+	       comm_alltoall_parts_s(job, vec * in, vec * net);
 }
 
 /*
@@ -798,6 +849,33 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
 	       lay->tp / perf_attn_rate(job, lay);
 }
 
+/*
+ * Key/value heads replicated over tp / kv_heads ranks (framework_kv_split)
+ * get different weight gradients on each replica (each serves its own
+ * query heads): one all-reduce per step over the replicas, inside the
+ * tensor-parallel group, after the backward pass (the BigCode
+ * Megatron-LM fork all-reduces them so; exposed). Nothing for a frozen
+ * base (LoRA).
+ */
+static double perf_kv_replica_sync_s(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int split = framework_kv_split(job, lay), reps = lay->tp / split;
+	double bytes;
+	framework_state st;
+	comm_link link;
+
+	if (reps <= 1 || perf_is_lora(job) || m->kv_lora_rank > 0 ||
+	    sizing_kv_replica_params(job, lay) <= 0)
+		return 0;
+	framework_state_bytes(job, &st);
+	bytes = perf_stage_layers(m, lay) * 2.0 * m->hidden *
+		autosize_model_kv_width(m) / split * st.grad_wire_b;
+	comm_link_group(job, lay->tp, lay->tp, &link);
+	return comm_allreduce_s(bytes, reps, &link);
+}
+
 /* PCIe host link of a GPU whose catalog link is NVLink (or xGMI, HCCS):
  * Gen4 x16, both directions, GB/s (A100 SXM4; H100 SXM5 boards have
  * Gen5, so this errs slow there). */
@@ -823,11 +901,22 @@ static double perf_host_oneway_bps(const sizing_job *job)
 	return host_gbs * 1e9 / 2 * sizing_perf(job)->pcie_eff;
 }
 
+/* Bytes of host memory a CPU Adam step moves per parameter: the fp32
+ * master weight read and written, the fp32 gradient read, both moments
+ * read and written, the 16-bit copy for the GPU written (4 + 4 + 4 + 16
+ * + 2; ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, section 4.1:
+ * the update runs on the CPU over the offloaded fp32 state). */
+#define PERF_HOST_ADAM_BYTES 30.0
+
 static double perf_offload_opt_s(const sizing_job *job,
 				 const sizing_layout *lay, double trained)
 {
-	double opt_b, bytes;
+	const perf_params *pp = sizing_perf(job);
+	double opt_b, bytes, shard, t;
 	framework_state st;
+	int gpus = lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
+	int node = gpus < job->part->gpus_per_node ? gpus
+						   : job->part->gpus_per_node;
 
 	framework_state_bytes(job, &st);
 	opt_b = st.opt_b;
@@ -835,9 +924,18 @@ static double perf_offload_opt_s(const sizing_job *job,
 		/* the adapters' state (memory.c): fp32 master and moments,
 		 * or bf16 moments where the stack keeps no master */
 		opt_b = job->stack && job->stack->bf16_states ? 2 : 12;
-	bytes = opt_b * trained /
-		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1);
-	return 2.0 * bytes / perf_host_oneway_bps(job);
+	shard = trained / (lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1);
+	bytes = opt_b * shard;
+	t = 2.0 * bytes / perf_host_oneway_bps(job);
+	/* a CPU optimizer (DeepSpeed CPU Adam; FSDP CPU offload's torch
+	 * Adam) steps the shards of every rank on the node with the
+	 * node's host memory bandwidth; bitsandbytes' paged optimizers
+	 * step on the GPU (above alone) */
+	if ((framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_DEEPSPEED ||
+	     job->param_offload) && pp->host_adam_gbs > 0)
+		t += shard * node * PERF_HOST_ADAM_BYTES /
+		     (pp->host_adam_gbs * 1e9);
+	return t;
 }
 
 /*
@@ -937,7 +1035,8 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	trained = sizing_trained_params_per_gpu(job, lay);
 	/* gradient reduction hides under what compute the last
 	 * micro-batch has left over the transfers above */
-	out->dp_comm_s = perf_dp_exposed_s(job, lay, hide, trained);
+	out->dp_comm_s = perf_dp_exposed_s(job, lay, hide, trained) +
+			 perf_kv_replica_sync_s(job, lay);
 	/* Optimizer step: a memory-bound pass over this rank's share of the
 	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
 	out->opt_s = opt_s = trained * 16 * PERF_OPT_PASSES /

@@ -350,6 +350,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
+	job->moe_balanced = r->moe_balanced == 1;
 	/* the stack the user names, else the site's (perf.yaml stacks:),
 	 * looked up in the site's table, else the compiled-in one */
 	job->stack = stack[0] ? perfdata_stack_find(perfdata_for(p), stack)
@@ -393,11 +394,17 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->tokens = r->tokens;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
+	job->run_efficiency = perfdata_for(p)->run_efficiency;
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
 	perfdata_resolve(perfdata_for(p), part->gpu, r->precision,
 			 &job->perf);
+	if (job->stack) {
+		perfdata_stack_for(job->stack, job->perf.generation,
+				   &job->stack_gen);
+		job->stack = &job->stack_gen;
+	}
 	sizing_job_prepare(job);
 }
 
@@ -519,7 +526,8 @@ static double plan_job_train_min(autosize_plan *plan, double max_min,
  * sizing_goodput) and the wall time w solves w = train + that share of
  * w. Grows with GPUs x days; the policy sets both (policy.c: Llama 3's).
  * The search sizes for deadlines with it too. */
-static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
+static void plan_goodput(autosize_plan *plan, const autosize_defaults *d,
+			 double run_efficiency)
 {
 	sizing_job one;
 
@@ -527,7 +535,14 @@ static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
 	one.lost_per_gpu = plan_lost_per_gpu(d);
 	plan->goodput = 1;
 	plan->interruptions = 0;
-	if (!(plan->train_hours > 0) || !(one.lost_per_gpu > 0))
+	/* what a whole run spends beyond its steps and restarts: start-up,
+	 * evaluation, checkpoint stalls, data stalls (perf.yaml whole_run:
+	 * efficiency, from published runs' GPU-hours) */
+	plan->run_efficiency = run_efficiency > 0 ? run_efficiency : 1;
+	if (!(plan->train_hours > 0))
+		return;
+	plan->train_hours /= plan->run_efficiency;
+	if (!(one.lost_per_gpu > 0))
 		return;
 	plan->goodput = sizing_goodput(&one, plan->gpus);
 	plan->train_hours /= plan->goodput;
@@ -550,7 +565,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
-	plan_goodput(plan, d);
+	plan_goodput(plan, d, tab->run_efficiency);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
 	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
 					 plan->gpus_per_node, plan->train_hours,

@@ -137,8 +137,9 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->gpu_hours, p->cost);
 	json_string(&o, p->part.currency);
 	json_step_parts(&o, &p->step);
-	json_put(&o, ",\"goodput\":%.4f,\"interruptions\":%.1f", p->goodput,
-		 p->interruptions);
+	json_put(&o, ",\"goodput\":%.4f,\"interruptions\":%.1f,"
+		 "\"run_efficiency\":%.4f", p->goodput, p->interruptions,
+		 p->run_efficiency);
 	json_renter(&o, p);
 	if (p->calibration.applied) {
 		const autosize_plan_calibration *c = &p->calibration;

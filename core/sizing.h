@@ -64,6 +64,7 @@ typedef struct sizing_job {
 	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
 			      * framework's */
 	int moe_overlap;     /* --moe-overlap (request) */
+	int moe_balanced;    /* --moe-balanced: no expert imbalance */
 	int seq_len;
 	int global_batch;    /* sequences per step */
 	int flash_attention; /* 1: no s x s score tensor is stored */
@@ -75,7 +76,10 @@ typedef struct sizing_job {
 	double min_scaling;  /* policy min_scaling_efficiency: the cost
 			      * objective adds no GPUs below it; 0 = off */
 	const perfdata_stack *stack; /* --train-stack; NULL: none (the
-				      * framework's own conventions) */
+				      * framework's own conventions);
+				      * plans point it at stack_gen */
+	perfdata_stack stack_gen;    /* the stack with its numbers for the
+				      * GPU's generation (by_generation) */
 	int act_offload;     /* checkpointed activations in host memory */
 	int opt_offload;     /* optimizer state in host memory, streamed
 			      * over PCIe each step */
@@ -89,6 +93,10 @@ typedef struct sizing_job {
 	double lost_per_gpu; /* share of a run's wall time each GPU's
 			      * interruptions cost: restart_minutes / 60 /
 			      * gpu_mtbf_hours (policy); 0 = none */
+	double run_efficiency; /* share of a whole run's wall time beyond
+				* the interruptions that its steps take
+				* (perf.yaml whole_run: efficiency); 0 or
+				* 1: all of it */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan
@@ -108,12 +116,15 @@ typedef struct sizing_job {
 } sizing_job;
 
 /* Share of a whole run's wall time spent training on gpus GPUs: each
- * GPU's interruptions take lost_per_gpu of it (at most half in all). */
+ * GPU's interruptions take lost_per_gpu of it (at most half in all),
+ * and of the rest its steps take run_efficiency (start-up, evaluation,
+ * checkpoint stalls, data stalls take the remainder). */
 static inline double sizing_goodput(const sizing_job *job, double gpus)
 {
 	double lost = job->lost_per_gpu * gpus;
+	double eff = job->run_efficiency > 0 ? job->run_efficiency : 1;
 
-	return lost < 0.5 ? 1 - lost : 0.5;
+	return (lost < 0.5 ? 1 - lost : 0.5) * eff;
 }
 
 /* Fill the per-model constants of job the layout loops read (once per
