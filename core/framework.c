@@ -92,6 +92,12 @@ int framework_torch_kernels(const sizing_job *job)
 	       !(job->stack && job->stack->te_kernels);
 }
 
+int framework_dp_overlaps(const sizing_job *job, const sizing_layout *lay)
+{
+	return !(lay->pp > 1 && framework_resolve(job->framework) ==
+				AUTOSIZE_FRAMEWORK_DEEPSPEED);
+}
+
 int framework_cp_ulysses(autosize_framework f)
 {
 	return framework_resolve(f) == AUTOSIZE_FRAMEWORK_DEEPSPEED;

@@ -73,6 +73,14 @@ int framework_torch_native(const sizing_job *job);
  * generation's torch_eff of Megatron-Core's rate. */
 int framework_torch_kernels(const sizing_job *job);
 
+/* 1 when job's data-parallel gradient reduction (and a sharded
+ * optimizer's parameter gather) runs under its backward (forward) pass;
+ * 0 under DeepSpeed's pipeline engine, which turns the backward hooks'
+ * all-reduce off and reduces after the pipeline flushes, before the
+ * optimizer step (deepspeed/runtime/pipe/engine.py: "We schedule the
+ * all-reduces", _exec_reduce_grads). */
+int framework_dp_overlaps(const sizing_job *job, const sizing_layout *lay);
+
 /* Ways the key/value heads are split by tp x cp (ulysses: cp is
  * DeepSpeed-Ulysses' head split, else cp splits the sequence): the
  * heads held by one rank are kv_heads / that, at least one; where tp (or

@@ -641,6 +641,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 {
 	double grad_bytes, grad_exp, param_exp;
 	double param_bytes, t, window, lat, pe;
+	int hidden;
 	/* context-parallel ranks hold the same weights: gradients are
 	 * reduced over dp x cp (Megatron-LM) */
 	int d = lay->dp * SIZING_CP(lay);
@@ -702,7 +703,8 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		return lay->grad_accum * ((e_fwd > 0 ? e_fwd : 0) +
 					  (e_bwd > 0 ? e_bwd : 0));
 	}
-	window = PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
+	hidden = framework_dp_overlaps(job, lay);
+	window = hidden * PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
 	if (lay->zero_stage >= 1) {
 		/* sharded optimizer: reduce-scatter the gradients under the
 		 * last backward, all-gather the updated 16-bit parameters
@@ -711,7 +713,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * overlap_param_gather) */
 		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
 					   param_bytes - param_exp, param_exp);
-		double ag_window = PERF_DP_OVERLAP * t_mb / 3.0;
+		double ag_window = hidden * PERF_DP_OVERLAP * t_mb / 3.0;
 
 		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
 				   grad_bytes - grad_exp, grad_exp) + lat;

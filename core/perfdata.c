@@ -81,17 +81,17 @@ static const char *const perfdata_residual_keys[] = {"note", "pooled",
 						     "regimes", NULL};
 
 /* The A100 calibration: what perf.c used as #defines before this file
- * existed, with the GEMM constants refitted on the fit half under
- * per-rail communication (0.75, 190 before); the same numbers as
- * etc/perf.yaml's ampere entry (tests/test_perfdata.c checks). */
+ * existed, refitted on the fit half since (engine v4: causal attention);
+ * the same numbers as etc/perf.yaml's ampere entry (tests/test_perfdata.c
+ * checks). */
 static const perf_params perfdata_ampere = {
 	.entry = "ampere", .generation = "ampere",
-	.gemm_eff_max = 0.76, .gemm_half_dim = 130, .attn_share = 0.72,
-	.hbm_eff = 1.0, .elementwise_bytes_per_h = 170, .scores_bytes = 44,
+	.gemm_eff_max = 0.74, .gemm_half_dim = 20, .attn_share = 0.4351,
+	.hbm_eff = 1.0, .elementwise_bytes_per_h = 185.6, .scores_bytes = 44,
 	.nvlink_eff = 0.73, .pcie_eff = 0.60, .ib_eff = 0.80, .roce_eff = 0.70,
 	.ethernet_eff = 0.35, .intra_latency_s = 5e-6, .ib_latency_s = 8e-6,
 	.roce_latency_s = 12e-6, .ethernet_latency_s = 60e-6,
-	.fp8_gemm_speedup = 1.0, .torch_eff = 1, .expert_host_s = 200e-6
+	.fp8_gemm_speedup = 1.0, .torch_eff = 0.98, .expert_host_s = 200e-6
 };
 
 const perf_params *perfdata_ampere_builtin(void)

@@ -334,6 +334,36 @@ static void plan_framework_for_pins(sizing_job *job,
 		}
 }
 
+/* A pin's factor of the model split, 1 when the search picks it. */
+static double plan_pin(int v)
+{
+	return v > 0 ? v : 1;
+}
+
+/*
+ * The pretraining batch a request leaves free: ~4M tokens
+ * (PLAN_DEFAULT_BATCH_TOKENS), but at least a sequence for every
+ * data-parallel rank of a size the request fixes: 4M tokens of 4096 are
+ * 1024 sequences, which 1920 GPUs share only with a model split that
+ * 1920 / 1024 does not give (phi-4's 1920 H100 planned at TP 2 x PP 15,
+ * its bubble most of a step). A pinned TP x PP x CP split keeps its
+ * ranks: the batch it starves is said, not raised (plan_warn_batch).
+ */
+static int plan_default_batch(const autosize_request *r,
+			      const autosize_partition *part, int seq_len)
+{
+	double batch = fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS / seq_len));
+	double gpus = r->gpus > 0 ? r->gpus
+		      : r->nodes > 0 ? (double)r->nodes *
+				       (r->gpus_per_node > 0
+					? r->gpus_per_node
+					: part->gpus_per_node) : 0;
+	double ranks = gpus / (plan_pin(r->tp) * plan_pin(r->pp) *
+			       plan_pin(r->cp));
+
+	return (int)fmin(fmax(batch, ceil(ranks)), 1e9);
+}
+
 /* Fill the layout-independent part of a job. */
 static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
@@ -386,15 +416,16 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->global_batch = r->global_batch > 0 ? r->global_batch
 		: r->train_mode != AUTOSIZE_TRAIN_PRETRAIN
 		? PLAN_DEFAULT_FINETUNE_BATCH
-		: (int)fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS /
-				     job->seq_len));
+		: plan_default_batch(r, part, job->seq_len);
 	job->flash_attention = r->flash_attention != AUTOSIZE_UNSET
 			       ? r->flash_attention : 1;
 	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
 	job->tokens = r->tokens;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
-	job->run_efficiency = perfdata_for(p)->run_efficiency;
+	/* a fixed --mfu is the whole run's utilization (the seed
+	 * articles' 40%, failures and all) */
+	job->run_efficiency = r->mfu > 0 ? 1 : perfdata_for(p)->run_efficiency;
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, r->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
@@ -410,8 +441,10 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 
 /*
  * GPUs the job needs before rounding to nodes and layouts: enough compute
- * to meet the deadline at the plan's utilization (or the fixed --mfu),
- * and enough memory for the model states spread over every GPU.
+ * to meet the deadline at the plan's utilization (or the fixed --mfu)
+ * over the share of the run's wall time its steps get at that size
+ * (sizing_goodput, settled in a few rounds), and enough memory for the
+ * model states spread over every GPU.
  */
 static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 			    double deadline_s)
@@ -422,9 +455,13 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 			     1, 1, 0};
 	autosize_memory mem;
 
+	int i;
+
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
-		need = plan->flops_total /
-		       (job->peak_flops * mfu * deadline_s);
+		for (i = 0; i < 4; i++)
+			need = plan->flops_total /
+			       (job->peak_flops * mfu * deadline_s *
+				sizing_goodput(job, fmax(need, 1)));
 	/* offloaded states leave the GPU from ZeRO-3 even on one GPU */
 	if (job->param_offload)
 		one.zero_stage = 3;
@@ -556,16 +593,17 @@ static void plan_goodput(autosize_plan *plan, const autosize_defaults *d,
  * the job's checkpoint writes. Cost follows the partition's price
  * schedule (price.c) for the predicted hours. */
 static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
-			     int fallback, const perfdata_stack *st,
-			     const autosize_defaults *d)
+			     const sizing_job *job, const autosize_defaults *d)
 {
+	int fallback = job->perf.fallback;
+	const perfdata_stack *st = job->stack;
 	const autosize_checkpoint_policy *cp = &d->checkpoint;
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
 	double train_min, job_min, chains;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
-	plan_goodput(plan, d, tab->run_efficiency);
+	plan_goodput(plan, d, job->run_efficiency);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
 	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
 					 plan->gpus_per_node, plan->train_hours,
@@ -883,8 +921,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
-	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
-			 job.stack, c->d);
+	plan_finish_time(perfdata_for(c->p), plan, &job, c->d);
 	if (job.stack && !job.stack->validated)
 		autosize_plan_warn(plan, "stack %s is not validated against "
 				   "published runs: its step time is a "

@@ -55,6 +55,7 @@ typedef struct fit_run {
 	char metric[24];
 	char stack[24];      /* stack: of runs.yaml, "" when none */
 	int held_out;
+	int known_miss;      /* known_miss: given: not fitted on */
 	double published;
 	autosize_request req;
 	int ok;
@@ -158,6 +159,7 @@ static void fit_load(void)
 		r->ok = r->metric[0] && opts &&
 			fit_options(opts, stack, &r->req);
 		r->held_out = fit_fnv1a(r->id) % 2;
+		r->known_miss = autosize_ynode_get(item, "known_miss") != NULL;
 		fit_n++;
 	}
 	autosize_ytree_destroy(t);
@@ -240,7 +242,10 @@ static int fit_selected(const fit_run *r, const char *gen)
 	return 1;
 }
 
-/* Mean |log(pred / pub)| of the selected runs of one half. */
+/* Mean |log(pred / pub)| of the selected runs of one half; known
+ * misses (runs.yaml known_miss: what the model cannot follow, with the
+ * reason) are left out, as they would pull the constants toward what
+ * the model cannot represent (the residuals keep them). */
 static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 			int verbose, int *count)
 {
@@ -252,7 +257,8 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 		autosize_plan plan;
 		double pred;
 
-		if (!r->ok || r->held_out != held_out || !fit_selected(r, gen))
+		if (!r->ok || r->known_miss || r->held_out != held_out ||
+		    !fit_selected(r, gen))
 			continue;
 		pred = fit_predict(pol, r, &r->req, &plan);
 		if (pred <= 0)
@@ -534,6 +540,7 @@ static const struct {
 					     elementwise_bytes_per_h), 50, 600},
 	{"attn_share", offsetof(perf_params, attn_share), 0.2, 1.5},
 	{"attn_half_seq", offsetof(perf_params, attn_half_seq), 0, 4000},
+	{"scores_bytes", offsetof(perf_params, scores_bytes), 10, 200},
 	{"host_adam_gbs", offsetof(perf_params, host_adam_gbs), 0.5, 200},
 	{"torch_attn_eff", offsetof(perf_params, torch_attn_eff), 0.2, 1},
 	{"expert_host_s", offsetof(perf_params, expert_host_s), 0, 1e-3},
