@@ -94,7 +94,7 @@ double sizing_kv_replica_params(const sizing_job *job,
 	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	int split = lay->tp < kv ? lay->tp : kv;
 
-	if (split >= lay->tp || m->kv_lora_rank > 0)
+	if (lay->tp <= 1 || split >= lay->tp || m->kv_lora_rank > 0)
 		return 0;
 	/* the k and v projections of a layer (hidden x kv width each),
 	 * held by tp / kv ranks each instead of split tp ways */

@@ -268,6 +268,47 @@ static double perf_attn_peak_rate(const sizing_job *job)
 	       (job->flash_attention ? PERF_ATTN_CAUSAL_WORK : 1.0);
 }
 
+/*
+ * The rate factors of the job's kernels against the engine's: PyTorch's
+ * own (a native stack without Transformer Engine: torch_eff for its
+ * GEMMs, torch_attn_eff for its attention) and a named stack's
+ * kernel_eff. Constant over a job's layouts: sizing_perf_prepare keeps
+ * them.
+ */
+static void perf_kernel_factors(const sizing_job *job, double *gemm,
+				double *attn)
+{
+	const perf_params *pp = sizing_perf(job);
+	double stack = job->stack ? job->stack->kernel_eff : 1;
+
+	*gemm = *attn = stack;
+	if (framework_torch_kernels(job)) {
+		*gemm *= pp->torch_eff;
+		*attn *= pp->torch_attn_eff > 0 ? pp->torch_attn_eff
+						: pp->torch_eff;
+	}
+}
+
+static double perf_gemm_kernel_f(const sizing_job *job)
+{
+	double g, a;
+
+	if (job->prepared)
+		return job->gemm_kernel_f;
+	perf_kernel_factors(job, &g, &a);
+	return g;
+}
+
+static double perf_attn_kernel_f(const sizing_job *job)
+{
+	double g, a;
+
+	if (job->prepared)
+		return job->attn_kernel_f;
+	perf_kernel_factors(job, &g, &a);
+	return a;
+}
+
 static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 {
 	const perf_params *pp = sizing_perf(job);
@@ -275,14 +316,11 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 	/* ring attention's chunk; DeepSpeed-Ulysses runs the whole
 	 * sequence of a rank's heads */
 	double s_seq = (double)job->seq_len /
-		       (framework_cp_ulysses(job->framework) ? 1
-							      : SIZING_CP(lay));
+		       (SIZING_CP(lay) > 1 &&
+			!framework_cp_ulysses(job->framework)
+			? SIZING_CP(lay) : 1);
 
-	if (framework_torch_kernels(job))
-		rate *= pp->torch_attn_eff > 0 ? pp->torch_attn_eff
-					       : pp->torch_eff;
-	if (job->stack)
-		rate *= job->stack->kernel_eff;
+	rate *= perf_attn_kernel_f(job);
 	if (job->flash_attention && pp->attn_half_seq > 0)
 		rate *= s_seq / (s_seq + pp->attn_half_seq);
 	return rate;
@@ -366,7 +404,8 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 
 	if (m->experts <= 1 || m->layers <= 0 ||
 	    perf_moe_overlap(job, lay) ||
-	    !framework_profile_job(job, &fp)->expert_issue)
+	    !(job->prepared ? job->expert_issue
+			    : framework_profile_job(job, &fp)->expert_issue))
 		return 0;
 	local = (double)m->experts / SIZING_EP(lay);
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
@@ -491,18 +530,11 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 								 tokens))
 			       : eff;
 	/* PyTorch-native stacks (FSDP as torchtitan and llm-foundry run it,
-	 * DeepSpeed) without Transformer Engine's fused kernels and cuDNN
-	 * attention: the generation's torch_eff of Megatron-Core's rate */
-	if (framework_torch_kernels(job)) {
-		eff *= pp->torch_eff;
-		eff_exp *= pp->torch_eff;
-	}
-	/* a named stack's kernels against the engine's (perf.yaml
-	 * stacks: kernel_eff; 1 where they are the engine's own) */
-	if (job->stack) {
-		eff *= job->stack->kernel_eff;
-		eff_exp *= job->stack->kernel_eff;
-	}
+	 * DeepSpeed) without Transformer Engine's fused kernels: the
+	 * generation's torch_eff of Megatron-Core's rate; a named stack's
+	 * kernels against the engine's (perf.yaml stacks: kernel_eff) */
+	eff *= perf_gemm_kernel_f(job);
+	eff_exp *= perf_gemm_kernel_f(job);
 	/* the busiest expert-parallel rank does capacity x the mean */
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
 		eff_exp /= perf_moe_capacity(job);
@@ -863,11 +895,15 @@ static double perf_kv_replica_sync_s(const sizing_job *job,
 				     const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int split = framework_kv_split(job, lay), reps = lay->tp / split;
+	int split, reps;
 	double bytes;
 	framework_state st;
 	comm_link link;
 
+	if (lay->tp <= 1)
+		return 0;
+	split = framework_kv_split(job, lay);
+	reps = lay->tp / split;
 	if (reps <= 1 || perf_is_lora(job) || m->kv_lora_rank > 0 ||
 	    sizing_kv_replica_params(job, lay) <= 0)
 		return 0;
@@ -1065,6 +1101,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 
 void sizing_perf_prepare(sizing_job *job)
 {
+	framework_profile fp;
 	comm_link l;
 
 	comm_link_intra(job, &l);
@@ -1073,6 +1110,8 @@ void sizing_perf_prepare(sizing_job *job)
 	comm_link_net(job, &l);
 	job->link_bw[1] = l.bw_bytes_s;
 	job->link_lat[1] = l.latency_s;
+	perf_kernel_factors(job, &job->gemm_kernel_f, &job->attn_kernel_f);
+	job->expert_issue = framework_profile_job(job, &fp)->expert_issue;
 	job->matmul_params = perf_matmul_params(job->model);
 	job->attn_flops_token = perf_attn_flops(job);
 	job->flops_token = perf_model_flops(job);

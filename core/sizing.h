@@ -113,6 +113,10 @@ typedef struct sizing_job {
 	framework_state fw;         /* the framework's bytes per parameter */
 	double link_bw[2];          /* comm_link_intra / _net bytes/s */
 	double link_lat[2];         /* and their step latencies */
+	double gemm_kernel_f;       /* GEMM rate factor of the job's
+				     * kernels (perf_kernel_factors) */
+	double attn_kernel_f;       /* and of its attention kernels */
+	int expert_issue;           /* framework_profile_job's */
 } sizing_job;
 
 /* Share of a whole run's wall time spent training on gpus GPUs: each
