@@ -454,7 +454,6 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
 			     1, 1, 0};
 	autosize_memory mem;
-
 	int i;
 
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)

@@ -891,7 +891,7 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 				 int *out)
 {
 	const autosize_model *m = st->job->model;
-	int d, n = 0, pin = st->req->tp;
+	int d, top, n = 0, pin = st->req->tp;
 
 	if (search_pinned(pin)) {
 		if (pin >= 1 && gpus % pin == 0)
@@ -903,8 +903,9 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 		return n;
 	}
 	/* int, not long: 32-bit divisions in the loop (heads and GPU
-	 * counts are ints) */
-	for (d = 1; d <= m->heads && n < SEARCH_MAX_TPS; d++) {
+	 * counts are ints); past the node only where wide_tp allows */
+	top = st->wide_tp || gpn > m->heads ? m->heads : gpn;
+	for (d = 1; d <= top && n < SEARCH_MAX_TPS; d++) {
 		if (m->heads % d || gpus % d ||
 		    !framework_heads_ok(st->job, d, 1))
 			continue;
