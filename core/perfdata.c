@@ -305,6 +305,20 @@ static autosize_err perfdata_stack_num(const autosize_ytree *t,
 	return perfdata_stack_src(t, src, key, e);
 }
 
+/* A 0/1 key of a stack (validated, bf16_states, ...) into *flag. */
+static autosize_err perfdata_stack_flag(const autosize_ytree *t,
+					const autosize_ynode *m,
+					const autosize_ynode *src,
+					const char *key, int *flag,
+					autosize_error *e)
+{
+	double v;
+	autosize_err rc = perfdata_stack_num(t, m, src, key, 0, 1, &v, e);
+
+	*flag = v > 0;
+	return rc;
+}
+
 /* validated_on: the generations a stack's runs were measured on. */
 static autosize_err perfdata_stack_gens(const autosize_ytree *t,
 					const autosize_ynode *m,
@@ -416,7 +430,7 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 {
 	const autosize_ynode *src = NULL;
 	double v = 0;
-	int fw = 0;
+	int fw = 0, dp_only = 0;
 	autosize_err rc;
 
 	memset(st, 0, sizeof(*st));
@@ -436,8 +450,8 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 		rc = autosize_ytree_map(t, m, "sources", AUTOSIZE_Y_REQUIRED,
 					&src, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "validated", 0, 1, &v, e);
-	st->validated = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "validated", &st->validated,
+					 e);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "kernel_eff", 0.05, 1,
 					&st->kernel_eff, e);
@@ -453,26 +467,25 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 		rc = perfdata_stack_num(t, m, src, "logit_bytes", 0, 16,
 					&st->logit_bytes, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "bf16_states", 0, 1, &v, e);
-	st->bf16_states = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "bf16_states",
+					 &st->bf16_states, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "act_offload", 0, 1, &v, e);
-	st->act_offload = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "act_offload",
+					 &st->act_offload, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "dp_only", 0, 1, &v, e);
-	if (v > 0)
+		rc = perfdata_stack_flag(t, m, src, "dp_only", &dp_only, e);
+	if (dp_only)
 		st->splits = PERFDATA_SPLITS_NONE;   /* the older key */
 	if (!rc)
 		rc = perfdata_stack_splits(t, m, src, st, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "expert_loop", 0, 1, &v, e);
-	st->expert_loop = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "expert_loop",
+					 &st->expert_loop, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "te_kernels", 0, 1, &v, e);
-	st->te_kernels = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "te_kernels",
+					 &st->te_kernels, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "deepep", 0, 1, &v, e);
-	st->deepep = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "deepep", &st->deepep, e);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "elementwise_factor", 1, 20,
 					&st->elementwise_factor, e);
