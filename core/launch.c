@@ -639,10 +639,16 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 		   "  \"train_batch_size\": %d,\n"
 		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
 		   "  \"gradient_accumulation_steps\": %d,\n"
-		   "  \"gradient_clipping\": 1.0,\n"
-		   "  \"zero_optimization\": {\n"
-		   "    \"stage\": %d%s", p->global_batch, p->micro_batch,
-		   p->grad_accum, p->zero_stage,
+		   "  \"gradient_clipping\": 1.0,\n",
+		   p->global_batch, p->micro_batch, p->grad_accum);
+	/* --cp under DeepSpeed is Ulysses (framework_cp_ulysses): its
+	 * ranks share a sample, and DeepSpeed's batch check counts the
+	 * data-parallel ranks as the world over sequence_parallel_size
+	 * (runtime/config.py, where no mpu gives them) */
+	if (p->cp > 1)
+		launch_put(&o, "  \"sequence_parallel_size\": %d,\n", p->cp);
+	launch_put(&o, "  \"zero_optimization\": {\n"
+		   "    \"stage\": %d%s", p->zero_stage,
 		   /* the reduction under the backward, as the step time
 		    * assumes (perf.c); DeepSpeed's default is off */
 		   p->zero_stage >= 1 ? ",\n    \"overlap_comm\": true" : "");

@@ -194,6 +194,30 @@ static void test_nodes_and_deepspeed(void **state)
 	assert_int_equal(autosize_launch_build(&r, &p, &w, &l), -1);
 }
 
+/* --cp under DeepSpeed is Ulysses: the DeepSpeed JSON names the
+ * sequence-parallel size, so its batch check counts the data-parallel
+ * ranks as the world over it (micro-batch x accumulation x DP). */
+static void test_deepspeed_ulysses(void **state)
+{
+	static const char *const opts[] = {
+		"model", "llama-3.1-8b", "gpu", "h100", "gpus", "8", "cp", "4",
+		"train-framework", "deepspeed", "train-seq-len", "65536",
+		"train-tokens", "1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+
+	plan(opts, &r, &p);
+	assert_int_equal(p.cp, 4);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.deepspeed, "\"sequence_parallel_size\": 4,"));
+	assert_int_equal(p.micro_batch * p.grad_accum * p.dp, p.global_batch);
+	assert_int_equal(p.dp * p.cp, 8);
+	p.cp = 1;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_null(strstr(l.deepspeed, "sequence_parallel_size"));
+}
+
 /* Model-parallel plans get none of the three (the stacks shard by data
  * alone); precisions each tool can state. */
 static void test_which_plans(void **state)
@@ -554,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_hf_lora_node),
 		cmocka_unit_test(test_sharding_and_recompute),
 		cmocka_unit_test(test_nodes_and_deepspeed),
+		cmocka_unit_test(test_deepspeed_ulysses),
 		cmocka_unit_test(test_which_plans),
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_param_offload_args),
