@@ -5,14 +5,15 @@
  * lists, models whose heads have many divisors, 4096 MoE layers at a 4M
  * sequence, a quadrillion tokens) and a deterministic corpus of random
  * ones over the whole option space. Reports each crafted request, then
- * the slowest decision over all of them and the most layouts one decision
- * evaluated (bounded by AUTOSIZE_PLAN_MAX_LAYOUTS). Each request's time
- * is its fastest of a few passes: neighbours on a shared host only ever
- * add time. AUTOSIZE_BENCH_PASSES=n changes the passes (1 under
- * callgrind), AUTOSIZE_BENCH_RANDOM=n the random requests,
- * AUTOSIZE_BENCH_CASE=i runs only the i-th crafted one (callgrind's
- * instruction count of one request). Speed is measured here, never in
- * tests.
+ * the slowest decision over all of them and the most candidates one
+ * decision enumerated (bounded by AUTOSIZE_PLAN_MAX_LAYOUTS; slurmctld's
+ * searches also stop at AUTOSIZE_PLAN_MAX_SEARCH_MS of CPU time). Each
+ * request's time is its fastest of a few passes: neighbours on a shared
+ * host only ever add time. AUTOSIZE_BENCH_PASSES=n changes the passes (1
+ * under callgrind), AUTOSIZE_BENCH_RANDOM=n the random requests,
+ * AUTOSIZE_BENCH_CASE=i runs only the i-th request, crafted ones first
+ * (callgrind's instruction count of one request). Speed is measured
+ * here, never in tests.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -246,11 +247,11 @@ int main(void)
 	for (i = 0; i < n_random; i++)
 		bench_random(i, &seed, &reqs[n_crafted + i]);
 	if (getenv("AUTOSIZE_BENCH_CASE")) {
-		i = bench_env_int("AUTOSIZE_BENCH_CASE", 0, 0, n_crafted - 1);
+		i = bench_env_int("AUTOSIZE_BENCH_CASE", 0, 0, n - 1);
 		reqs[0] = reqs[i];
 		n = 1;
-		n_crafted = 1;
-		n_random = 0;
+		n_crafted = i < n_crafted;
+		n_random = !n_crafted;
 	}
 	for (pass = 0; pass < passes; pass++)
 		for (i = 0; i < n; i++) {
@@ -262,13 +263,13 @@ int main(void)
 			action[i] = d.action;
 		}
 	printf("autosize decide bench: slurmctld decisions on a policy of %d "
-	       "partitions x 4096 nodes (budget %ld layouts); each "
-	       "request's fastest of %d passes\n",
+	       "partitions x 4096 nodes (budget %ld candidates, %.0f ms "
+	       "of CPU); each request's fastest of %d passes\n",
 	       autosize_policy_partition_count(pol), AUTOSIZE_PLAN_MAX_LAYOUTS,
-	       passes);
+	       AUTOSIZE_PLAN_MAX_SEARCH_MS, passes);
 	for (i = 0; i < n; i++) {
 		if (i < n_crafted)
-			printf("  %-22s %8.2f ms %8ld layouts  %s\n",
+			printf("  %-22s %8.2f ms %8ld candidates  %s\n",
 			       reqs[i].name, ms[i], layouts[i],
 			       autosize_action_name(action[i]));
 		if (ms[i] > ms[worst])
@@ -277,7 +278,7 @@ int main(void)
 			worst_l = i;
 	}
 	printf("  worst of %d crafted and %d random: %.2f ms (%s), "
-	       "%ld layouts (%s)\n", n_crafted, n_random, ms[worst],
+	       "%ld candidates (%s)\n", n_crafted, n_random, ms[worst],
 	       reqs[worst].name, layouts[worst_l], reqs[worst_l].name);
 	if (worst >= n_crafted) {
 		printf("  slowest request:");
