@@ -58,8 +58,9 @@ static const rec_key rec_keys[] = {
 	RK_I("seq", seq_len, 0, 1e8, 0),
 	RK_I("gbs", global_batch, 0, 1e9, 0),
 	{ "vp", REC_INT, offsetof(autosize_record, vp), 0, 0, 1e4, 0, 0, 1 },
-	{ "rc", REC_INT, offsetof(autosize_record, recompute), 0, 0, 16, 0, 0,
-	  1 },
+	/* autosize_recompute: the record pins a node's layout to it */
+	{ "rc", REC_INT, offsetof(autosize_record, recompute), 0, 0,
+	  AUTOSIZE_RECOMPUTE_SELECTIVE_MLP, 0, 0, 1 },
 	{ "rcl", REC_INT, offsetof(autosize_record, recompute_layers), 0, 0,
 	  1e6, 0, 0, 1 },
 	RK_D("tok_s", tokens_per_s, 0, 1e15, 1),
@@ -236,10 +237,12 @@ static autosize_err rec_set(autosize_record *r, const rec_key *k,
 	errno = 0;
 	v = strtod(val, &end);
 	if (!*val || *end || errno || !isfinite(v) || v < k->min ||
-	    v > k->max)
+	    v > k->max || (k->type != REC_DBL && v != floor(v)))
 		return autosize_fail(e, AUTOSIZE_EINVAL, "%s: key '%s': "
-				     "'%.24s' is not a number in %g..%g",
-				     what, k->name, val, k->min, k->max);
+				     "'%.24s' is not a %s in %g..%g", what,
+				     k->name, val, k->type == REC_DBL
+				     ? "number" : "whole number", k->min,
+				     k->max);
 	if (k->type == REC_INT)
 		*(int *)(void *)base = (int)v;
 	else if (k->type == REC_LONG)
