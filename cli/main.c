@@ -20,6 +20,7 @@ static void main_usage(FILE *f)
 		"[FILE...]\n"
 		"       autosize probe [PLAN OPTIONS] -- [SBATCH OPTIONS] "
 		"SCRIPT\n"
+		"       autosize spool [--dir DIR] [--flush [--job N]]\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
 		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)
 		return cli_inventory(argc - 1, argv + 1);
+	if (strcmp(cmd, "spool") == 0)
+		return cli_spool(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
 		printf("autosize %s\n", AUTOSIZE_VERSION);
 		return CLI_EXIT_OK;

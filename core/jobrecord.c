@@ -404,3 +404,27 @@ void autosize_record_pin(const autosize_record *rec, autosize_request *r)
 			r->framework = (autosize_framework)
 				(AUTOSIZE_FRAMEWORK_MEGATRON + i);
 }
+
+int autosize_record_merge(const char *comment, const autosize_measured *m,
+			  const char *what, char *out, size_t len,
+			  autosize_error *e)
+{
+	char token[AUTOSIZE_RECORD_MAX];
+	autosize_record rec;
+	size_t start, n;
+
+	if (!autosize_record_find(comment, &start, &n))
+		return 0;       /* not a job slurmctld sized */
+	if (autosize_record_decode(comment + start, n, what, &rec, e))
+		return -1;
+	if (autosize_record_add_measured(&rec, m) == 0)
+		return 0;
+	if (autosize_record_encode(&rec, token, sizeof(token)) < 0 ||
+	    autosize_record_attach(comment, token, out, len) < 0) {
+		autosize_fail(e, AUTOSIZE_ETOOBIG, "%s: the record with the "
+			      "measured figures does not fit in %zu bytes",
+			      what, len);
+		return -1;
+	}
+	return 1;
+}
