@@ -14,8 +14,10 @@
  * record slurmctld sends carries the old comment and would write over
  * ours.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "acct.h"
 
 #ifdef AUTOSIZE_HAVE_SLURM
@@ -25,7 +27,20 @@
 #include <slurm/slurmdb.h>
 #include <slurm/slurm_errno.h>
 
+/* A job slurmctld has ended: its end record reaches slurmdbd a moment
+ * later (its queue); accounting is asked again this long (an epilog
+ * starts as the job ends). */
+#define ACCT_END_WAIT_US 2000000
+#define ACCT_END_POLL_US 250000
+
 static int acct_inited;
+
+/* slurm_free_ctl_conf was renamed in 26.05 */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+#define acct_free_conf slurm_free_conf
+#else
+#define acct_free_conf slurm_free_ctl_conf
+#endif
 static void *acct_db;        /* slurmdbd connection, opened once */
 
 int acct_available(void)
@@ -69,7 +84,7 @@ static int acct_ctld_job(unsigned long id, uint32_t *state, char *comment,
 	rc = slurm_load_job(&msg, (uint32_t)id, SHOW_ALL);
 #endif
 	if (rc != SLURM_SUCCESS) {
-		int err = slurm_get_errno();
+		int err = errno;
 
 		if (err == ESLURM_INVALID_JOB_ID)
 			return 0;
@@ -114,7 +129,7 @@ static int acct_ctld_update(unsigned long id, char *comment, char *why,
 	d.admin_comment = comment;
 	rc = slurm_update_job2(&d, &resp);
 	if (rc != SLURM_SUCCESS)
-		err = slurm_get_errno();
+		err = errno;
 	for (i = 0; resp && i < resp->job_array_count && !err; i++)
 		err = (int)resp->error_code[i];
 	if (resp)
@@ -143,7 +158,7 @@ static int acct_db_job(unsigned long id, const char *cluster,
 
 	if (!acct_db && !(acct_db = slurmdb_connection_get(&flags))) {
 		snprintf(why, wlen, "slurmdbd: cannot connect: %s",
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		return -1;
 	}
 	memset(&sel, 0, sizeof(sel));
@@ -165,7 +180,7 @@ static int acct_db_job(unsigned long id, const char *cluster,
 	jobs = slurmdb_jobs_get(acct_db, &cond);
 	if (!jobs) {
 		snprintf(why, wlen, "slurmdbd: %s",
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		rc = -1;
 	} else {
 		__typeof__(slurm_list_iterator_create(jobs)) it =
@@ -235,7 +250,7 @@ static int acct_db_modify(unsigned long id, const char *cluster,
 	else
 		snprintf(why, wlen, "slurmdbd did not take the change: %s",
 			 done ? "no job matched"
-			      : slurm_strerror(slurm_get_errno()));
+			      : slurm_strerror(errno));
 	if (done)
 		slurm_list_destroy(done);
 	slurm_list_destroy(steps);
@@ -260,7 +275,7 @@ static int acct_cluster(const autosize_spool_entry *en, char *buf,
 		rc = 0;
 	}
 	if (conf)
-		slurm_free_ctl_conf(conf);
+		acct_free_conf(conf);
 	return rc;
 }
 
@@ -272,7 +287,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	char what[64], cluster[AUTOSIZE_SPOOL_CLUSTER_MAX];
 	autosize_error e;
 	uint32_t state = 0;
-	int rc;
+	int rc, ended, waited_us;
 
 	why[0] = '\0';
 	if (!acct_inited) {
@@ -282,7 +297,10 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	snprintf(what, sizeof(what), "job %lu's AdminComment", en->job_id);
 	rc = acct_ctld_job(en->job_id, &state, comment, sizeof(comment), why,
 			   len);
-	if (rc == 1 && acct_live(state)) {
+	/* slurmctld says the job has ended (else it does not know it, or
+	 * did not answer) */
+	ended = rc == 1 && !acct_live(state);
+	if (rc == 1 && !ended) {
 		rc = autosize_record_merge(comment, &en->m, what, merged,
 					   sizeof(merged), &e);
 		if (rc <= 0)
@@ -295,6 +313,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 		}
 		if (rc < 0)
 			return ACCT_LATER;
+		ended = 1;      /* it ended meanwhile */
 	}
 	/* ended, forgotten, or slurmctld silent: accounting decides */
 	if (acct_cluster(en, cluster, sizeof(cluster)) != 0) {
@@ -304,6 +323,12 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	}
 	rc = acct_db_job(en->job_id, cluster, &state, comment,
 			 sizeof(comment), why, len);
+	for (waited_us = 0; rc == 1 && acct_live(state) && ended &&
+	     waited_us < ACCT_END_WAIT_US; waited_us += ACCT_END_POLL_US) {
+		usleep(ACCT_END_POLL_US);
+		rc = acct_db_job(en->job_id, cluster, &state, comment,
+				 sizeof(comment), why, len);
+	}
 	if (rc < 0)
 		return ACCT_LATER;
 	if (rc == 0) {
