@@ -357,6 +357,7 @@ fuzz: fuzz-build
 INSTALL_ENV = DESTDIR='$(DESTDIR)' BUILD='$(BUILD)' VERSION='$(VERSION)' \
 	bindir='$(bindir)' mandir='$(mandir)' pkgdatadir='$(pkgdatadir)' \
 	sysconfdir='$(sysconfdir)' slurmlibdir='$(slurmlibdir)' \
+	spooldir='$(spooldir)' \
 	luamoddir='$(luamoddir)'
 install: all
 	@$(INSTALL_ENV) sh contrib/packaging/install.sh install
