@@ -992,8 +992,7 @@ static autosize_err plan_choose(plan_ctx *c, const autosize_request *r,
 		return plan_on(c, r, &c->parts[0], plan, e);
 	/* the partitions after the one that spent the budget are not
 	 * planned: a plan that tried nothing is no candidate */
-	for (i = 0; i < c->n_parts && (i == 0 ||
-				       !search_budget_spent(&c->budget)); i++) {
+	for (i = 0; i < c->n_parts && !search_budget_spent(&c->budget); i++) {
 		rc = plan_on(c, r, &c->parts[i], cand, e);
 		if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
 			continue;
@@ -1108,9 +1107,12 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 				"limit is %d per job)", plan->advice_min_nodes,
 				plan->part.gpu->name,
 				plan->part.max_nodes_per_job);
-	else if (search_budget_spent(&c->budget))
-		return;    /* not searched to the end: no partition ruled out */
-	else
+	else if (search_budget_spent(&c->budget)) {
+		/* not searched to the end: no partition is ruled out */
+		if (!strstr(plan->reason, "work budget"))
+			plan_reason_add(plan, "; the search for where it fits "
+					"stopped at its work budget");
+	} else
 		plan_reason_add(plan, "; no partition can hold it: shard "
 				"further, train with LoRA/QLoRA, or use GPUs "
 				"with more memory");
