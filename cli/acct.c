@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "acct.h"
 
@@ -143,11 +144,11 @@ static int acct_ctld_update(unsigned long id, char *comment, char *why,
 	return -1;
 }
 
-/* The job's newest accounting record on cluster: 1 with its state and
- * comment, 0 none, -1 slurmdbd did not answer. */
+/* The job's newest accounting record on cluster: 1 with its state,
+ * submit time and comment, 0 none, -1 slurmdbd did not answer. */
 static int acct_db_job(unsigned long id, const char *cluster,
-		       uint32_t *state, char *comment, size_t len, char *why,
-		       size_t wlen)
+		       uint32_t *state, time_t *submit, char *comment,
+		       size_t len, char *why, size_t wlen)
 {
 	slurm_selected_step_t sel;
 	slurmdb_job_cond_t cond;
@@ -196,6 +197,7 @@ static int acct_db_job(unsigned long id, const char *cluster,
 				continue;
 			newest = j->submit;
 			*state = j->state;
+			*submit = j->submit;
 			if (strlen(c) >= len) {
 				snprintf(why, wlen, "accounting: the "
 					 "AdminComment is longer than %zu "
@@ -214,9 +216,12 @@ static int acct_db_job(unsigned long id, const char *cluster,
 	return rc;
 }
 
-/* comment into the job's accounting record on cluster: 0, or -1 (why). */
+/* comment into the job's accounting record on cluster, the one that
+ * ran from submit on (an older job of the same id, Slurm's ids having
+ * wrapped, ended before it and stays as it is): 0, or -1 (why). */
 static int acct_db_modify(unsigned long id, const char *cluster,
-			  char *comment, char *why, size_t wlen)
+			  time_t submit, char *comment, char *why,
+			  size_t wlen)
 {
 	slurm_selected_step_t sel;
 	slurmdb_job_cond_t cond;
@@ -239,6 +244,8 @@ static int acct_db_modify(unsigned long id, const char *cluster,
 	cond.cluster_list = clusters;
 	cond.flags = JOBCOND_FLAG_NO_DEFAULT_USAGE;
 	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+	cond.usage_start = submit;
+	cond.usage_end = time(NULL) + 3600;
 	/* only the comment: every other field says "no change" */
 	memset(&rec, 0, sizeof(rec));
 	rec.derived_ec = NO_VAL;
@@ -287,6 +294,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	char what[64], cluster[AUTOSIZE_SPOOL_CLUSTER_MAX];
 	autosize_error e;
 	uint32_t state = 0;
+	time_t submit = 0;
 	int rc, ended, waited_us;
 
 	why[0] = '\0';
@@ -321,13 +329,13 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 			 "answer)");
 		return ACCT_LATER;
 	}
-	rc = acct_db_job(en->job_id, cluster, &state, comment,
+	rc = acct_db_job(en->job_id, cluster, &state, &submit, comment,
 			 sizeof(comment), why, len);
 	for (waited_us = 0; rc == 1 && acct_live(state) && ended &&
 	     waited_us < ACCT_END_WAIT_US; waited_us += ACCT_END_POLL_US) {
 		usleep(ACCT_END_POLL_US);
-		rc = acct_db_job(en->job_id, cluster, &state, comment,
-				 sizeof(comment), why, len);
+		rc = acct_db_job(en->job_id, cluster, &state, &submit,
+				 comment, sizeof(comment), why, len);
 	}
 	if (rc < 0)
 		return ACCT_LATER;
@@ -346,12 +354,13 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	if (rc <= 0)
 		goto drop;
 	if (strcmp(merged, comment) != 0 &&
-	    acct_db_modify(en->job_id, cluster, merged, why, len) != 0)
+	    acct_db_modify(en->job_id, cluster, submit, merged, why, len) != 0)
 		return ACCT_LATER;
 	/* read back: what calibration will read */
 	why[0] = '\0';
-	if (acct_db_job(en->job_id, cluster, &state, again, sizeof(again),
-			why, len) != 1 || strcmp(again, merged) != 0) {
+	if (acct_db_job(en->job_id, cluster, &state, &submit, again,
+			sizeof(again), why, len) != 1 ||
+	    strcmp(again, merged) != 0) {
 		if (!why[0])
 			snprintf(why, len, "accounting does not show the "
 				 "change yet");
