@@ -143,8 +143,12 @@ static int spool_one(int dfd, unsigned long id, const spool_opts *o,
 	char why[AUTOSIZE_MSG_LEN];
 	time_t tried;
 	acct_outcome out;
+	autosize_err rc;
 
-	if (autosize_spool_get(dfd, id, &en, &tried, &e) != AUTOSIZE_OK) {
+	rc = autosize_spool_get(dfd, id, &en, &tried, &e);
+	if (rc == AUTOSIZE_ENOTFOUND)
+		return 0;   /* another flush (an epilog) took it meanwhile */
+	if (rc != AUTOSIZE_OK) {
 		/* only root writes here: an entry that does not read
 		 * never will */
 		autosize_one_line(e.msg);

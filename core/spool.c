@@ -291,7 +291,8 @@ autosize_err autosize_spool_get(int dirfd, unsigned long id,
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 		    O_CLOEXEC);
 	if (fd < 0)
-		return autosize_fail(e, AUTOSIZE_EIO, "%s: %s", what,
+		return autosize_fail(e, errno == ENOENT ? AUTOSIZE_ENOTFOUND
+				     : AUTOSIZE_EIO, "%s: %s", what,
 				     strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid() || st.st_nlink != 1 ||

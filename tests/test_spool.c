@@ -192,6 +192,8 @@ static void test_put_list_get(void **state)
 	assert_true(tried > 1000);
 	autosize_spool_remove(fd, 12);
 	assert_int_equal(autosize_spool_list(fd, ids, 4), 2);
+	assert_int_equal(autosize_spool_get(fd, 12, &back, &tried, &e),
+			 AUTOSIZE_ENOTFOUND);
 	/* names that are not entries are not listed */
 	assert_int_equal(mkdirat(fd, "job.x", 0700), 0);
 	assert_int_equal(autosize_spool_list(fd, NULL, 0), 2);

@@ -65,7 +65,8 @@ autosize_err autosize_spool_put(int dirfd, const autosize_spool_entry *en,
 int autosize_spool_list(int dirfd, unsigned long *ids, int max);
 
 /* Job id's entry into en, and when it was last tried into *tried (its
- * file's time; the time it was written when never). */
+ * file's time; the time it was written when never). AUTOSIZE_ENOTFOUND
+ * when there is none (another flush removed it). */
 autosize_err autosize_spool_get(int dirfd, unsigned long id,
 				autosize_spool_entry *en, time_t *tried,
 				autosize_error *e);
