@@ -144,17 +144,46 @@ static int acct_ctld_update(unsigned long id, char *comment, char *why,
 	return -1;
 }
 
+/* What names one job in accounting: its id on cluster (libslurm only
+ * reads the lists; acct_cond_free frees them). */
+typedef struct acct_cond {
+	slurm_selected_step_t sel;
+	slurmdb_job_cond_t cond;
+} acct_cond;
+
+static void acct_cond_init(acct_cond *c, unsigned long id,
+			   const char *cluster)
+{
+	memset(c, 0, sizeof(*c));
+	c->sel.array_task_id = NO_VAL;
+	c->sel.het_job_offset = NO_VAL;
+	c->sel.step_id.job_id = (uint32_t)id;
+	c->sel.step_id.step_id = NO_VAL;
+	c->sel.step_id.step_het_comp = NO_VAL;
+	c->cond.step_list = slurm_list_create(NULL);
+	c->cond.cluster_list = slurm_list_create(NULL);
+	slurm_list_append(c->cond.step_list, &c->sel);
+	slurm_list_append(c->cond.cluster_list, (char *)cluster);
+	c->cond.flags = JOBCOND_FLAG_NO_DEFAULT_USAGE;
+	c->cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+}
+
+static void acct_cond_free(acct_cond *c)
+{
+	slurm_list_destroy(c->cond.step_list);
+	slurm_list_destroy(c->cond.cluster_list);
+}
+
 /* The job's newest accounting record on cluster: 1 with its state,
  * submit time and comment, 0 none, -1 slurmdbd did not answer. */
 static int acct_db_job(unsigned long id, const char *cluster,
 		       uint32_t *state, time_t *submit, char *comment,
 		       size_t len, char *why, size_t wlen)
 {
-	slurm_selected_step_t sel;
-	slurmdb_job_cond_t cond;
-	struct xlist *steps = NULL, *clusters = NULL, *jobs = NULL;
+	struct xlist *jobs;
 	uint16_t flags = 0;
 	time_t newest = -1;
+	acct_cond c;
 	int rc = 0;
 
 	if (!acct_db && !(acct_db = slurmdb_connection_get(&flags))) {
@@ -162,23 +191,9 @@ static int acct_db_job(unsigned long id, const char *cluster,
 			 slurm_strerror(errno));
 		return -1;
 	}
-	memset(&sel, 0, sizeof(sel));
-	sel.array_task_id = NO_VAL;
-	sel.het_job_offset = NO_VAL;
-	sel.step_id.job_id = (uint32_t)id;
-	sel.step_id.step_id = NO_VAL;
-	sel.step_id.step_het_comp = NO_VAL;
-	memset(&cond, 0, sizeof(cond));
-	steps = slurm_list_create(NULL);
-	clusters = slurm_list_create(NULL);
-	slurm_list_append(steps, &sel);
-	/* libslurm only reads the name */
-	slurm_list_append(clusters, (char *)cluster);
-	cond.step_list = steps;
-	cond.cluster_list = clusters;
-	cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE;
-	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
-	jobs = slurmdb_jobs_get(acct_db, &cond);
+	acct_cond_init(&c, id, cluster);
+	c.cond.flags |= JOBCOND_FLAG_NO_STEP;
+	jobs = slurmdb_jobs_get(acct_db, &c.cond);
 	if (!jobs) {
 		snprintf(why, wlen, "slurmdbd: %s",
 			 slurm_strerror(errno));
@@ -189,8 +204,8 @@ static int acct_db_job(unsigned long id, const char *cluster,
 		slurmdb_job_rec_t *j;
 
 		while ((j = slurm_list_next(it))) {
-			const char *c = j->admin_comment ? j->admin_comment
-							 : "";
+			const char *text = j->admin_comment
+					   ? j->admin_comment : "";
 
 			/* a job id Slurm has used again: its newest job */
 			if (j->jobid != id || j->submit < newest)
@@ -198,21 +213,20 @@ static int acct_db_job(unsigned long id, const char *cluster,
 			newest = j->submit;
 			*state = j->state;
 			*submit = j->submit;
-			if (strlen(c) >= len) {
+			if (strlen(text) >= len) {
 				snprintf(why, wlen, "accounting: the "
 					 "AdminComment is longer than %zu "
 					 "bytes", len - 1);
 				rc = -1;
 				break;
 			}
-			memcpy(comment, c, strlen(c) + 1);
+			memcpy(comment, text, strlen(text) + 1);
 			rc = 1;
 		}
 		slurm_list_iterator_destroy(it);
 		slurm_list_destroy(jobs);
 	}
-	slurm_list_destroy(steps);
-	slurm_list_destroy(clusters);
+	acct_cond_free(&c);
 	return rc;
 }
 
@@ -223,34 +237,19 @@ static int acct_db_modify(unsigned long id, const char *cluster,
 			  time_t submit, char *comment, char *why,
 			  size_t wlen)
 {
-	slurm_selected_step_t sel;
-	slurmdb_job_cond_t cond;
 	slurmdb_job_rec_t rec;
-	struct xlist *steps, *clusters, *done;
+	struct xlist *done;
+	acct_cond c;
 	int rc = -1;
 
-	memset(&sel, 0, sizeof(sel));
-	sel.array_task_id = NO_VAL;
-	sel.het_job_offset = NO_VAL;
-	sel.step_id.job_id = (uint32_t)id;
-	sel.step_id.step_id = NO_VAL;
-	sel.step_id.step_het_comp = NO_VAL;
-	memset(&cond, 0, sizeof(cond));
-	steps = slurm_list_create(NULL);
-	clusters = slurm_list_create(NULL);
-	slurm_list_append(steps, &sel);
-	slurm_list_append(clusters, (char *)cluster);
-	cond.step_list = steps;
-	cond.cluster_list = clusters;
-	cond.flags = JOBCOND_FLAG_NO_DEFAULT_USAGE;
-	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
-	cond.usage_start = submit;
-	cond.usage_end = time(NULL) + 3600;
+	acct_cond_init(&c, id, cluster);
+	c.cond.usage_start = submit;
+	c.cond.usage_end = time(NULL) + 3600;
 	/* only the comment: every other field says "no change" */
 	memset(&rec, 0, sizeof(rec));
 	rec.derived_ec = NO_VAL;
 	rec.admin_comment = comment;
-	done = slurmdb_job_modify(acct_db, &cond, &rec);
+	done = slurmdb_job_modify(acct_db, &c.cond, &rec);
 	if (done && slurm_list_count(done) > 0 &&
 	    slurmdb_connection_commit(acct_db, 1) == SLURM_SUCCESS)
 		rc = 0;
@@ -260,8 +259,7 @@ static int acct_db_modify(unsigned long id, const char *cluster,
 			      : slurm_strerror(errno));
 	if (done)
 		slurm_list_destroy(done);
-	slurm_list_destroy(steps);
-	slurm_list_destroy(clusters);
+	acct_cond_free(&c);
 	return rc;
 }
 
