@@ -353,8 +353,9 @@ int autosize_record_mismatch(const autosize_record *r, const char *partition,
 {
 	long planned_gpus = (long)r->nodes * r->gpus_per_node;
 
-	/* sacctmgr lowercases the record it writes for a job that ended
-	 * before its script (slurm_spank_exit): names match in any case */
+	/* records sacctmgr wrote for a job that ended before its script
+	 * (releases before the spool) came back lowercased: names match
+	 * in any case */
 	if (partition && partition[0] &&
 	    strcasecmp(partition, r->partition) != 0) {
 		snprintf(why, len, "partition %s, planned %s", partition,
