@@ -938,6 +938,15 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "(doc/stacks.md)", job.stack->name,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
+	/* a selective setting the stack runs as full (search.c) */
+	if (job.stack && job.stack->recompute_whole &&
+	    r->recompute != AUTOSIZE_UNSET &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_NONE &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		autosize_plan_warn(plan, "stack %s recomputes whole layers: "
+				   "--recompute %s runs as full recomputation "
+				   "and is planned so", job.stack->name,
+				   autosize_recompute_name(r->recompute));
 	if (job.framework_switched)
 		autosize_plan_warn(plan, "planned under %s: %s does not run "
 				   "the pinned layout (name "
