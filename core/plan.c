@@ -1189,6 +1189,9 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 		if (autosize_launch_precision(r, why, sizeof(why)) !=
 		    r->precision)
 			autosize_plan_warn(plan, "%s", why);
+		/* a layout the named stack's launcher cannot express */
+		if (autosize_launch_stack_gap(r, plan, why, sizeof(why)))
+			autosize_plan_warn(plan, "%s", why);
 	}
 	return rc;
 }

@@ -37,11 +37,12 @@
 #define AUTOSIZE_LAUNCH_DEEPSPEED_MAX 1024
 #define AUTOSIZE_LAUNCH_TORCHTITAN_MAX 768
 #define AUTOSIZE_LAUNCH_ACCELERATE_MAX 768
+#define AUTOSIZE_LAUNCH_ACCELERATE_CONFIG_MAX 512
 #define AUTOSIZE_LAUNCH_HF_TRAINER_MAX 256
 #define AUTOSIZE_LAUNCH_TORCHTUNE_MAX 512
 #define AUTOSIZE_LAUNCH_AXOLOTL_MAX 512
 #define AUTOSIZE_LAUNCH_RECIPE_MAX 32
-#define AUTOSIZE_LAUNCH_NOTE_MAX 256
+#define AUTOSIZE_LAUNCH_NOTE_MAX 768
 /* Environment variables one launch sets (launch.env). */
 #define AUTOSIZE_LAUNCH_ENV_MAX 4
 
@@ -63,6 +64,9 @@ typedef struct autosize_launch_where {
 				       * --machine_rank) */
 	const char *deepspeed_config; /* the DeepSpeed JSON's path, or NULL
 				       * (the word DEEPSPEED_CONFIG) */
+	const char *accelerate_config; /* accelerate's config file's path
+					* (DeepSpeed-Ulysses), or NULL (the
+					* word ACCELERATE_CONFIG) */
 } autosize_launch_where;
 
 /* One environment variable a launcher's start-up checks or reads. */
@@ -86,9 +90,13 @@ typedef struct autosize_launch {
 	char deepspeed[AUTOSIZE_LAUNCH_DEEPSPEED_MAX];
 	char torchtitan[AUTOSIZE_LAUNCH_TORCHTITAN_MAX]; /* "" unless FSDP */
 	char torchtitan_v1[AUTOSIZE_LAUNCH_TORCHTITAN_MAX];
-	/* the data-parallel fine-tuning stacks (launch_dp.c): "" unless
-	 * the layout is data parallel alone under FSDP or DeepSpeed */
+	/* the fine-tuning stacks (launch_dp.c): "" unless the layout is
+	 * one they run (data parallel alone under FSDP or DeepSpeed, FSDP2
+	 * with TP or CP, DeepSpeed-Ulysses) */
 	char accelerate[AUTOSIZE_LAUNCH_ACCELERATE_MAX];
+	/* accelerate's config file for DeepSpeed-Ulysses (YAML), "" for
+	 * any other plan */
+	char accelerate_config[AUTOSIZE_LAUNCH_ACCELERATE_CONFIG_MAX];
 	char hf_trainer[AUTOSIZE_LAUNCH_HF_TRAINER_MAX];
 	char axolotl[AUTOSIZE_LAUNCH_AXOLOTL_MAX];
 	/* torchtune (FSDP only): tune run's torchrun options ("" for a
@@ -114,8 +122,8 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 /*
  * The launch as one JSON object: {"torchrun": "...", "megatron": "..." or
  * null, "deepspeed": {...} or null, "torchtitan", "torchtitan_v1",
- * "accelerate", "hf_trainer", "axolotl", "tune_run", "torchtune_recipe",
- * "torchtune": "..." or null, "env": {"NAME": "value", ...}, "steps": N,
+ * "accelerate", "accelerate_config", "hf_trainer", "axolotl", "tune_run",
+ * "torchtune_recipe", "torchtune": "..." or null, "env": {"NAME": "value", ...}, "steps": N,
  * "note": "..."}. Length or -1.
  */
 int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len);
@@ -349,6 +357,32 @@ int autosize_launch_axolotl_args(const autosize_request *r,
 				 const autosize_plan *p,
 				 const autosize_launch_where *where,
 				 char *buf, size_t len);
+
+/*
+ * accelerate's config file for a DeepSpeed-Ulysses plan (DeepSpeed with
+ * --cp; "" and 0 for any other plan), which `accelerate launch
+ * --config_file` reads: accelerate takes the sequence-parallel size
+ * only from a file's parallelism_config (its command line refuses
+ * --use_parallelism_config without FSDP2):
+ * "compute_environment: LOCAL_MACHINE / distributed_type: DEEPSPEED /
+ * parallelism_config: {parallelism_config_dp_replicate_size: 1,
+ * parallelism_config_dp_shard_size: DP, parallelism_config_sp_size: CP,
+ * parallelism_config_sp_backend: deepspeed,
+ * parallelism_config_sp_seq_length_is_variable: true}" (block YAML).
+ */
+int autosize_launch_accelerate_config(const autosize_request *r,
+				      const autosize_plan *p, char *buf,
+				      size_t len);
+
+/*
+ * The stack r names (hf, llama-factory, unsloth: accelerate and the
+ * Trainer; axolotl; torchtune; torchtitan) cannot run plan p's layout
+ * with the values the launch gives it: 1 and why (one sentence, len
+ * bytes; "stack S cannot run this layout: ..."), else 0 and "". The
+ * planner warns with it (code stack_no_launch).
+ */
+int autosize_launch_stack_gap(const autosize_request *r,
+			      const autosize_plan *p, char *why, size_t len);
 
 /*
  * The first host of a Slurm node list ("gpu[07-08,11],login1" ->
