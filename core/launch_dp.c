@@ -441,9 +441,11 @@ int autosize_launch_torchtune_args(const autosize_request *r,
 	if (dist && p->zero_stage < 3)
 		launch_put(&o, " fsdp_reshard_after_forward=False");
 	/* --param-offload: the distributed recipes' FSDP2 CPUOffloadPolicy
-	 * (on one GPU too, with one process) */
-	if (dist && dp_fsdp_offload(r, p))
-		launch_put(&o, " fsdp_cpu_offload=True");
+	 * (on one GPU too, with one process); off otherwise, over a config
+	 * that turns it on (llama3_1/70B_full.yaml does) */
+	if (dist)
+		launch_put(&o, " fsdp_cpu_offload=%s",
+			   dp_bool(dp_fsdp_offload(r, p), "True", "False"));
 	if (!launch_peft(r) &&
 	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
 		launch_put(&o, " enable_fp8_training=True");
