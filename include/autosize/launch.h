@@ -201,7 +201,9 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 /*
  * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
  * read back by DeepSpeed's DeepSpeedConfig in test_launch_parsers):
- * train_batch_size, train_micro_batch_size_per_gpu,
+ * train_batch_size (not under Ulysses, --cp: the HF Trainer would check
+ * it against world x micro-batch x accumulation; DeepSpeed derives it),
+ * train_micro_batch_size_per_gpu, [sequence_parallel_size CP],
  * gradient_accumulation_steps, gradient_clipping 1.0 (the Trainer's
  * max_grad_norm, which it checks), zero_optimization.stage (and overlap_comm
  * from stage 1: the step time hides the reduction), bf16/fp16
@@ -219,7 +221,9 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 
 /*
  * torchtitan options for an FSDP plan in which every weight is trained
- * (0 and "" otherwise), every degree of the layout so that their product
+ * or LoRA trains the adapters (the current release's LoRAConverter,
+ * from the config function; 0 and "" otherwise), every degree of the
+ * layout so that their product
  * is the step's GPUs, for its current release (config_registry
  * functions; b5bcd76c, 2026-08-21):
  * "--parallelism.data_parallel_replicate_degree R
@@ -245,7 +249,7 @@ int autosize_launch_torchtitan_args(const autosize_plan *p,
 
 /*
  * The same for the torchtitan releases with config/job_config.py (up to
- * 238fa995, 2026-02-23): the parallelism options as above, then
+ * 238fa995, 2026-02-23; no LoRA): the parallelism options as above, then
  * "[--parallelism.pipeline_parallel_microbatch_size MB (a pipeline)]
  * --training.local_batch_size L (a pipeline's: MB x GA)
  * --training.global_batch_size GB --training.seq_len SEQ
@@ -273,9 +277,11 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
 					     char *why, size_t len);
 
 /*
- * The launchers of the data-parallel fine-tuning stacks, for a plan whose
- * layout is data parallel alone (TP, PP, CP, EP 1) under FSDP or
- * DeepSpeed; each returns 0 and "" for another plan, -1 when buf is too
+ * The launchers of the fine-tuning stacks, for a plan whose layout is
+ * data parallel alone (TP, PP, CP, EP 1) under FSDP or DeepSpeed, FSDP2
+ * with TP or CP (not QLoRA: FSDP2 shards no 4-bit weights), or
+ * DeepSpeed-Ulysses (CP under DeepSpeed); each returns 0 and "" for
+ * another plan (autosize_launch_stack_gap says why), -1 when buf is too
  * small. Each tool's own parser reads them back in
  * test_launch_parsers (axolotl's names: tests/data/axolotl-args.txt).
  *
@@ -283,8 +289,13 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
  * "--num_machines N --num_processes N x G [--machine_rank R
  * --main_process_ip HOST --rdzv_backend c10d] --main_process_port PORT
  * --mixed_precision bf16|fp16|fp8" (FP8's backend is the launch's
- * ACCELERATE_FP8_BACKEND=TE), then the data-parallel engine: one GPU nothing, unless the engine
- * offloads state there; ZeRO-0 "--multi_gpu" (DDP); FSDP "--use_fsdp
+ * ACCELERATE_FP8_BACKEND=TE), then the engine: one GPU nothing, unless
+ * the engine offloads state there; ZeRO-0 "--multi_gpu" (DDP); FSDP
+ * with TP or CP "--use_fsdp --fsdp_version 2 --fsdp_reshard_after_forward
+ * true|false --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP
+ * --fsdp_activation_checkpointing true|false --use_parallelism_config
+ * --parallelism_config_dp_shard_size DP --parallelism_config_tp_size TP
+ * --parallelism_config_cp_size CP"; FSDP "--use_fsdp
  * --fsdp_sharding_strategy FULL_SHARD (ZeRO-3) | SHARD_GRAD_OP (ZeRO-2)
  * --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP --fsdp_use_orig_params
  * true (frozen and trained weights in one unit: PEFT)
@@ -292,8 +303,10 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
  * (the last with --param-offload, on one GPU too); DeepSpeed
  * "--use_deepspeed --deepspeed_config_file PATH
  * [--deepspeed_multinode_launcher standard]" (the plan's JSON:
- * autosize_launch_deepspeed_json). where as for torchrun; NULL writes
- * MACHINE_RANK, FIRST_NODE, PORT and DEEPSPEED_CONFIG.
+ * autosize_launch_deepspeed_json); Ulysses "--config_file PATH" first
+ * (autosize_launch_accelerate_config) and the JSON without
+ * --use_deepspeed. where as for torchrun; NULL writes MACHINE_RANK,
+ * FIRST_NODE, PORT, DEEPSPEED_CONFIG and ACCELERATE_CONFIG.
  */
 int autosize_launch_accelerate_args(const autosize_request *r,
 				    const autosize_plan *p,
@@ -305,8 +318,8 @@ int autosize_launch_accelerate_args(const autosize_request *r,
  * "--per_device_train_batch_size MB --gradient_accumulation_steps GA
  * --gradient_checkpointing True|False [--max_steps N] [--bf16 True |
  * --fp16 True]".
- * Under FSDP on more than one GPU (or offloading parameters on one),
- * recomputation is accelerate's
+ * Under FSDP on more than one GPU (or offloading parameters on one, or
+ * FSDP2 with TP or CP), recomputation is accelerate's
  * --fsdp_activation_checkpointing and gradient_checkpointing is False
  * (both would recompute twice). An FP8 plan gets no precision flag (the
  * Trainer's --bf16 would override accelerate's fp8).
@@ -321,10 +334,13 @@ int autosize_launch_hf_trainer_args(const autosize_request *r,
  * "batch_size=MB gradient_accumulation_steps=GA dtype=bf16
  * enable_activation_checkpointing=True|False
  * enable_activation_offloading=True|False tokenizer.max_seq_len=SEQ
- * [epochs=1 max_steps_per_epoch=N] [fsdp_reshard_after_forward=False
- * (distributed recipe, ZeRO-0 to 2)] [fsdp_cpu_offload=True (distributed,
- * --param-offload)] [enable_fp8_training=True (full fine-tuning)]". FSDP
- * plans only; none for FP16 (torchtune trains in bf16 or fp32).
+ * [epochs=1 max_steps_per_epoch=N] [data_parallel_shard_dim=DP
+ * [tensor_parallel_dim=TP] [context_parallel_dim=CP] (TP or CP)]
+ * [fsdp_reshard_after_forward=False (distributed recipe, ZeRO-0 to 2)]
+ * [fsdp_cpu_offload=True|False (distributed: --param-offload)]
+ * [enable_fp8_training=True (full fine-tuning)]". FSDP plans only; none
+ * for FP16 (torchtune trains in bf16 or fp32) nor TP with LoRA (its LoRA
+ * recipes refuse TP); TP needs the config's tensor_parallel_plan.
  * Offloading is on only with full recomputation and
  * --activation-offload=on, as the memory model counts it.
  */
@@ -351,7 +367,10 @@ const char *autosize_launch_torchtune_recipe(const autosize_request *r,
  * PATH"; FSDP ZeRO-2/3 "--fsdp-version 2 --fsdp-config.auto-wrap-policy
  * TRANSFORMER_BASED_WRAP --[no-]fsdp-config.reshard-after-forward
  * --[no-]fsdp-config.activation-checkpointing
- * [--fsdp-config.offload-params]"; nothing for DDP or one GPU.
+ * [--fsdp-config.offload-params] [--dp-shard-size DP
+ * --tensor-parallel-size TP --context-parallel-size CP (TP or CP)]";
+ * nothing for DDP or one GPU; none for Ulysses (axolotl's context
+ * parallelism is ring attention) nor QLoRA with TP.
  */
 int autosize_launch_axolotl_args(const autosize_request *r,
 				 const autosize_plan *p,

@@ -11,7 +11,9 @@ source; a component's key must be a parameter of the component).
 Stubbed: torchtune/__init__.py and torchtune/utils/__init__.py are not
 run (they import torchao and the models, for torch 2.x): the package
 folders are registered bare and the CLI and config modules load from
-them. torch.distributed.run's run records instead of starting workers,
+them. The distributed recipes' mesh is their ParallelDims class, taken
+alone from training/_distributed.py (whose imports need torch 2.x), and
+the TP checks of their __init__ (not run) are restated in read_mesh. torch.distributed.run's run records instead of starting workers,
 and a single-device recipe is recorded instead of run in this process.
 The CONFIG is the recipe's own config for the plan's model in the
 tarball (what a user passes)."""

@@ -6,6 +6,11 @@ DeepSpeed plan the Trainer's own cross-check of the DeepSpeed JSON against
 its arguments (HfTrainerDeepSpeedConfig.trainer_config_process, what
 Trainer.propagate_args_to_deepspeed runs; mismatches raise).
 
+accelerate's ParallelismConfig is built in the worker's environment as
+its Accelerator builds it and checked by its own _validate_accelerator,
+given an object with the world's process count and engine (what that
+check reads) for the Accelerator.
+
 Stubbed: torch (transformers 5 needs torch >= 2.4; Debian has 1.13: the
 stand-in reports the plan's GPUs and a started process group of the
 plan's size, as torchrun's workers see it), deepspeed (the Trainer only
