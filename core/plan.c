@@ -938,6 +938,15 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "(doc/stacks.md)", job.stack->name,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
+	/* a selective setting the stack runs as full (search.c) */
+	if (job.stack && job.stack->recompute_whole &&
+	    r->recompute != AUTOSIZE_UNSET &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_NONE &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		autosize_plan_warn(plan, "stack %s recomputes whole layers: "
+				   "--recompute %s runs as full recomputation "
+				   "and is planned so", job.stack->name,
+				   autosize_recompute_name(r->recompute));
 	if (job.framework_switched)
 		autosize_plan_warn(plan, "planned under %s: %s does not run "
 				   "the pinned layout (name "
@@ -1179,6 +1188,9 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 		/* a precision the stack cannot train in: priced as it runs */
 		if (autosize_launch_precision(r, why, sizeof(why)) !=
 		    r->precision)
+			autosize_plan_warn(plan, "%s", why);
+		/* a layout the named stack's launcher cannot express */
+		if (autosize_launch_stack_gap(r, plan, why, sizeof(why)))
 			autosize_plan_warn(plan, "%s", why);
 	}
 	return rc;
