@@ -331,10 +331,10 @@ static autosize_err lim_part_line(autosize_limits *l, const lim_line *ln,
 {
 	static const char *const keys[] = {
 		"def_cpus_per_gpu", "def_mem_per_gpu_mb", "max_cpus_per_node",
-		"node_cpus", "node_mem_mb"
+		"node_cpus", "node_mem_mb", "node_gpus"
 	};
 	autosize_slurm_part *p;
-	long *fields[5];
+	long *fields[6];
 	const char *val;
 	size_t n, k;
 	autosize_err rc;
@@ -348,7 +348,8 @@ static autosize_err lim_part_line(autosize_limits *l, const lim_line *ln,
 	fields[2] = &p->max_cpus_per_node;
 	fields[3] = &p->node_cpus;
 	fields[4] = &p->node_mem_mb;
-	for (k = 0; k < 5; k++)
+	fields[5] = &p->node_gpus;
+	for (k = 0; k < 6; k++)
 		*fields[k] = -1;
 	if ((rc = lim_name(ln, 1, p->name, e)) ||
 	    (rc = lim_name(ln, 2, p->type, e)))
@@ -358,7 +359,7 @@ static autosize_err lim_part_line(autosize_limits *l, const lim_line *ln,
 	for (i = 3; i < ln->n; i++) {
 		if ((r = lim_text(ln, i, "qos", p->qos)) == 1)
 			continue;
-		for (k = 0; r == 0 && k < 5; k++)
+		for (k = 0; r == 0 && k < 6; k++)
 			if (lim_key(ln, i, keys[k], &val, &n)) {
 				*fields[k] = lim_number(val, n);
 				r = *fields[k] < 0 ? -1 : 1;

@@ -12,6 +12,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
+#include "plan_host.h"
 #include "checkpoint_private.h"
 #include "calibration_private.h"
 #include "framework_private.h"
@@ -101,25 +102,109 @@ static void plan_tell_notes(const plan_ctx *c, autosize_plan *plan)
 			autosize_plan_warn(plan, "%s", c->notes[i]);
 }
 
+/* A Slurm limit that counts other jobs than this one: told with it. */
+static const char *plan_cap_shared(const char *who)
+{
+	if (strstr(who, "PerUser"))
+		return " (it counts your running jobs: while they hold GPUs, "
+		       "this job waits)";
+	if (strstr(who, "PerAccount") || strstr(who, "GrpTRES"))
+		return " (it counts other running jobs: while they hold "
+		       "GPUs, this job waits)";
+	return "";
+}
+
+/* The QOS and association caps of this job over the partition: its GPUs
+ * per node, nodes and time within them, noting each that bites and the
+ * first in *capped. Returns 0 when a cap leaves no GPU at all. */
+static int plan_caps(plan_ctx *c, autosize_partition *part,
+		     const autosize_caps *caps, char *capped, size_t len)
+{
+	long v;
+
+	v = caps->gpus_per_node.value;
+	if (v >= 0 && v < part->gpus_per_node) {
+		if (v == 0)
+			return 0;
+		plan_note(c, "partition %s: %s: planned within %ld GPUs per "
+			  "node", part->name, caps->gpus_per_node.who, v);
+		part->gpus_per_node = (int)v;
+		snprintf(capped, len, "%s", caps->gpus_per_node.who);
+	}
+	v = caps->gpus.value;
+	if (v >= 0 && v < (long)part->gpus_per_node * part->max_nodes_per_job) {
+		if (v == 0)
+			return 0;
+		if (v < part->gpus_per_node) {
+			part->gpus_per_node = (int)v;
+			part->max_nodes_per_job = 1;
+		} else {
+			part->max_nodes_per_job = (int)(v / part->gpus_per_node);
+		}
+		plan_note(c, "partition %s: %s: planned within %ld GPUs%s",
+			  part->name, caps->gpus.who, v,
+			  plan_cap_shared(caps->gpus.who));
+		if (!capped[0])
+			snprintf(capped, len, "%s", caps->gpus.who);
+	}
+	v = caps->nodes.value;
+	if (v >= 0 && v < part->max_nodes_per_job) {
+		if (v == 0)
+			return 0;
+		part->max_nodes_per_job = (int)v;
+		plan_note(c, "partition %s: %s: planned within %ld node%s%s",
+			  part->name, caps->nodes.who, v, v == 1 ? "" : "s",
+			  plan_cap_shared(caps->nodes.who));
+		if (!capped[0])
+			snprintf(capped, len, "%s", caps->nodes.who);
+	}
+	v = caps->wall_min.value;
+	if (v > 0 && (part->max_time_s <= 0 || v * 60.0 < part->max_time_s)) {
+		part->max_time_s = v * 60.0;
+		plan_note(c, "partition %s: %s: time limits kept within it",
+			  part->name, caps->wall_min.who);
+	}
+	return 1;
+}
+
 /*
  * The scheduler's own limits over a policy partition's (the smaller
- * wins), noting in c what changed for the plan's warnings. Returns 0 when
- * the scheduler does not let this job use the partition at all.
+ * wins), then this job's QOS and association caps and the GPUs per node
+ * its own CPUs and memory per GPU allow, noting in c what changed for
+ * the plan's warnings; *lp is the partition's Slurm limits (NULL: not
+ * known), capped the limit that made it smaller. Returns 0 when the
+ * scheduler does not let this job use the partition at all.
  */
-static int plan_live_limits(plan_ctx *c, autosize_partition *part)
+static int plan_live_limits(plan_ctx *c, autosize_partition *part,
+			    const autosize_part_limit **lp, char *capped,
+			    size_t len)
 {
 	const autosize_part_limits *live = c->r->live;
 	const autosize_part_limit *l = NULL;
+	char why[AUTOSIZE_WARNING_LEN];
 	long nodes;
-	int i;
+	int i, gpn;
 
-	if (!live)
-		return 1;
-	for (i = 0; i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
+	*lp = NULL;
+	capped[0] = '\0';
+	gpn = plan_host_gpn_cap(c->r, part, NULL, why, sizeof(why));
+	for (i = 0; live && i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
 		if (strcmp(live->at[i].name, part->name) == 0)
 			l = &live->at[i];
-	if (!l)
+	if (live && !l)
 		return 0;
+	if (l)
+		gpn = plan_host_gpn_cap(c->r, part, l, why, sizeof(why));
+	if (gpn < part->gpus_per_node) {
+		if (gpn < 1)
+			return 0;
+		plan_note(c, "partition %s: %s: planned within %d GPUs per "
+			  "node", part->name, why, gpn);
+		part->gpus_per_node = gpn;
+	}
+	if (!l)
+		return 1;
+	*lp = l;
 	nodes = l->max_nodes;
 	if (l->total_nodes > 0 && (nodes <= 0 || l->total_nodes < nodes))
 		nodes = l->total_nodes;
@@ -137,39 +222,110 @@ static int plan_live_limits(plan_ctx *c, autosize_partition *part)
 			  part->max_time_s / 3600);
 		part->max_time_s = l->max_time_s;
 	}
-	return 1;
+	return !l->have_caps || plan_caps(c, part, &l->caps, capped, len);
 }
 
-/* Add a policy partition to the candidates once (a repeated name in a
- * list is planned once). */
-static autosize_err plan_add_partition(plan_ctx *c, const char *name,
-				       autosize_error *e)
+/* Add one policy entry to the candidates. */
+static autosize_err plan_add_entry(plan_ctx *c,
+				   const autosize_partition *found,
+				   autosize_error *e)
 {
-	const autosize_partition *found;
-	int i;
+	int i = c->n_parts;
 
-	for (i = 0; i < c->n_parts; i++)
-		if (strcmp(c->parts[i].name, name) == 0)
-			return AUTOSIZE_OK;
-	found = autosize_policy_find_partition(c->p, name);
-	if (!found)
-		return autosize_fail(e, AUTOSIZE_ENOTFOUND, "--partition: '%s' "
-				     "is not in the site policy (see autosize "
-				     "check-config)", name);
 	if (c->r->gpus_per_node > found->gpus_per_node)
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--gpus-per-node: %d "
 				     "is more than partition %s has (%d)",
 				     c->r->gpus_per_node, found->name,
 				     found->gpus_per_node);
-	if (c->n_parts >= AUTOSIZE_MAX_PARTITIONS)
+	if (i >= AUTOSIZE_MAX_PARTITIONS)
 		return AUTOSIZE_OK;   /* the policy has no more */
-	c->parts[c->n_parts] = *found;
+	c->parts[i] = *found;
 	/* A partition the scheduler does not let this job use is planned
 	 * only when the user named it (Slurm then refuses it itself). */
-	if (!plan_live_limits(c, &c->parts[c->n_parts]) && !c->named)
+	if (!plan_live_limits(c, &c->parts[i], &c->live_of[i], c->capped[i],
+			      sizeof(c->capped[i])) && !c->named)
 		return AUTOSIZE_OK;
 	c->n_parts++;
 	return AUTOSIZE_OK;
+}
+
+/* Add a policy partition to the candidates once (a repeated name in a
+ * list is planned once): each of its entries (one per GPU type) of the
+ * job's GPU type; a preemptible one only when the job or the site named
+ * it. */
+static autosize_err plan_add_partition(plan_ctx *c, const char *name,
+				       autosize_error *e)
+{
+	const autosize_partition *found;
+	autosize_err rc;
+	int i, any = 0;
+
+	for (i = 0; i < c->n_parts; i++)
+		if (strcmp(c->parts[i].name, name) == 0)
+			return AUTOSIZE_OK;
+	for (i = 0; (found = autosize_policy_partition_at(c->p, i)); i++) {
+		if (strcmp(found->name, name) != 0)
+			continue;
+		any = 1;
+		if (c->r->gpu_type[0] &&
+		    !autosize_partition_has_type(c->p, found,
+						 c->r->gpu_type)) {
+			c->type_skipped++;
+			continue;
+		}
+		if (found->preemptible && !c->chosen)
+			continue;
+		if ((rc = plan_add_entry(c, found, e)))
+			return rc;
+	}
+	if (!any)
+		return autosize_fail(e, AUTOSIZE_ENOTFOUND, "--partition: '%s' "
+				     "is not in the site policy (see autosize "
+				     "check-config)", name);
+	return AUTOSIZE_OK;
+}
+
+/* 1 when the comma list has name as one of its items. */
+static int plan_in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *at = list;
+
+	while (at && *at) {
+		if (strncmp(at, name, n) == 0 && (at[n] == ',' || !at[n]))
+			return 1;
+		at = strchr(at, ',');
+		if (at)
+			at++;
+	}
+	return 0;
+}
+
+/* No candidate holds the job's GPU type: name the types there are. */
+static autosize_err plan_no_type(const plan_ctx *c, const char *where,
+				 autosize_error *e)
+{
+	const autosize_partition *part;
+	char types[160];
+	size_t used = 0;
+	int i, n;
+
+	types[0] = '\0';
+	for (i = 0; (part = autosize_policy_partition_at(c->p, i)); i++) {
+		if (where && !plan_in_list(where, part->name))
+			continue;
+		n = snprintf(types + used, sizeof(types) - used, "%s%s %s",
+			     used ? ", " : "", part->name,
+			     part->gres_type[0] ? part->gres_type
+						: part->gpu->name);
+		if (n < 0 || (size_t)n >= sizeof(types) - used)
+			break;
+		used += (size_t)n;
+	}
+	return autosize_fail(e, AUTOSIZE_ENOTFOUND, "GPU type '%s': no "
+			     "partition %s has it (%s)", c->r->gpu_type,
+			     where ? "asked for" : "of the site policy",
+			     types);
 }
 
 /* The names of a comma list ("gpu,small", as Slurm takes them). */
@@ -198,6 +354,8 @@ static autosize_err plan_add_list(plan_ctx *c, const char *list,
 			break;
 		p = comma + 1;
 	}
+	if (c->n_parts == 0 && c->type_skipped)
+		return plan_no_type(c, list, e);
 	if (c->n_parts == 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--partition: '%s' "
 				     "names no partition", list);
@@ -206,7 +364,7 @@ static autosize_err plan_add_list(plan_ctx *c, const char *list,
 
 /* Resolve where the job may run: the named partitions (a comma list), the
  * GPU's reference server, the policy's default, or every partition of the
- * policy. */
+ * policy but the preemptible ones. */
 static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 {
 	const autosize_request *r = c->r;
@@ -215,6 +373,7 @@ static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 
 	c->n_parts = 0;
 	c->named = r->partition[0] != '\0';
+	c->chosen = c->named || (!r->gpu[0] && c->d->partition[0]);
 	if (r->partition[0]) {
 		if ((rc = plan_add_list(c, r->partition, e)))
 			return rc;
@@ -239,6 +398,8 @@ static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 				     c, autosize_policy_partition_at(c->p, i)
 					     ->name, e)))
 				return rc;
+		if (c->n_parts == 0 && c->type_skipped)
+			return plan_no_type(c, NULL, e);
 		if (c->n_parts == 0)
 			return autosize_fail(e, AUTOSIZE_EINVAL,
 					     r->live ? "no partition of the site "
@@ -503,6 +664,37 @@ static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
 			      plan->train_hours;
 }
 
+/* A preemptible partition's jobs lose, each time they are preempted,
+ * the restart and the work since their last checkpoint (half an
+ * interval on average): a share lost / preempted_every of the wall
+ * time, counted in the time and the cost like the interruptions above
+ * (at most PLAN_PREEMPT_MAX_SHARE: past it the job barely moves). */
+#define PLAN_PREEMPT_MAX_SHARE 0.9
+
+static void plan_preempted(autosize_plan *plan, const autosize_defaults *d)
+{
+	double every_h = plan->part.preempt_every_s / 3600, lost_h, share;
+
+	plan->preemptions = 0;
+	if (!plan->part.preemptible || !(every_h > 0) ||
+	    !(plan->train_hours > 0))
+		return;
+	lost_h = d->restart_minutes / 60 + d->checkpoint.interval_s / 7200;
+	share = fmin(lost_h / every_h, PLAN_PREEMPT_MAX_SHARE);
+	plan->train_hours /= 1 - share;
+	plan->goodput *= 1 - share;
+	plan->preemptions = plan->train_hours / every_h;
+	autosize_plan_warn(plan, "partition %s is preemptible: its jobs are "
+			   "stopped and requeued when other work needs the "
+			   "nodes, about every %.3g h; each costs %.0f min "
+			   "(restart and the work since the last checkpoint): "
+			   "counted, about %.0f preemption%s; save "
+			   "checkpoints and resume from the last one",
+			   plan->part.name, every_h, lost_h * 60,
+			   ceil(plan->preemptions),
+			   ceil(plan->preemptions) == 1 ? "" : "s");
+}
+
 /* Time limit, chained jobs, cost from the chosen layout's numbers: the
  * limit covers the upper end of the interval (at least the policy's
  * time reserve over the prediction) plus the allowance: start-up and
@@ -519,6 +711,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
 	plan_goodput(plan, d);
+	plan_preempted(plan, d);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
 	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
 					 plan->gpus_per_node, plan->train_hours,
@@ -782,11 +975,57 @@ static double plan_chain_s(const perfdata_table *tab,
 	       factor;
 }
 
+/* The Slurm limits of partition name for this job, or NULL. */
+static const autosize_part_limit *plan_live_of(const plan_ctx *c,
+					       const char *name)
+{
+	const autosize_part_limits *live = c->r->live;
+	int i;
+
+	for (i = 0; live && i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
+		if (strcmp(live->at[i].name, name) == 0)
+			return &live->at[i];
+	return NULL;
+}
+
+/* Host memory and the rest of the node: the offloaded states per node
+ * (host_bytes_per_node), what each GPU gets, the Slurm limit that capped
+ * the partition. */
+static void plan_host(const plan_ctx *c, const autosize_request *r,
+		      const sizing_job *job, const autosize_partition *part,
+		      autosize_plan *plan)
+{
+	sizing_layout lay;
+	int i;
+
+	memset(&lay, 0, sizeof(lay));
+	lay.tp = plan->tp;
+	lay.pp = plan->pp;
+	lay.dp = plan->dp;
+	lay.cp = plan->cp;
+	lay.ep = plan->ep;
+	lay.vp = plan->vp > 0 ? plan->vp : 1;
+	lay.zero_stage = plan->zero_stage;
+	lay.micro_batch = plan->micro_batch;
+	lay.grad_accum = plan->grad_accum;
+	lay.recompute = plan->recompute;
+	plan->host_bytes_per_node = 0;
+	if ((job->param_offload || job->opt_offload) && lay.tp > 0 &&
+	    lay.pp > 0 && lay.dp > 0)
+		plan->host_bytes_per_node = sizing_host_bytes(job, &lay) *
+					    plan->gpus_per_node;
+	plan_host_per_gpu(r, plan_live_of(c, part->name), plan);
+	for (i = 0; i < c->n_parts; i++)
+		if (part == &c->parts[i])
+			snprintf(plan->capped_by, sizeof(plan->capped_by),
+				 "%s", c->capped[i]);
+}
+
 /* Plan on one resolved partition, with the warnings; no cross-partition
- * advice. r is the request (c->r, or a variant of it for advice). */
-static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
-			    const autosize_partition *part,
-			    autosize_plan *plan, autosize_error *e)
+ * advice. r is the request as plan_on made it for the partition. */
+static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
+				   const autosize_partition *part,
+				   autosize_plan *plan, autosize_error *e)
 {
 	sizing_job job;
 	search_result res;
@@ -829,6 +1068,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	checkpoint_size(&job, plan);
 	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
 			 job.stack, c->d);
+	plan_host(c, r, &job, part, plan);
 	if (job.stack && !job.stack->validated)
 		autosize_plan_warn(plan, "stack %s is not validated against "
 				   "published runs: its step time is a "
@@ -858,6 +1098,93 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 		return AUTOSIZE_ENOFIT;
 	plan_warnings(c, res.have_ref ? &res.ref : NULL, plan);
 	return plan_too_long(c, plan) ? AUTOSIZE_ENOFIT : AUTOSIZE_OK;
+}
+
+/*
+ * --gpus=N that is no multiple of a node's GPUs: the fewest nodes that
+ * take the same share each (12 on nodes of 8: 2 x 6), as a layout needs
+ * the same GPUs on every node. Returns 0 with v's size set, or fails
+ * with the sizes around N that would split.
+ */
+static autosize_err plan_split_gpus(autosize_request *v, int gpn,
+				    autosize_error *e)
+{
+	int n, below = 0, above = 0, g;
+
+	for (n = (v->gpus + gpn - 1) / gpn; n <= v->gpus; n++)
+		if (v->gpus % n == 0 && v->gpus / n <= gpn) {
+			v->nodes = n;
+			v->gpus_per_node = v->gpus / n;
+			v->gpus = AUTOSIZE_UNSET;
+			return AUTOSIZE_OK;
+		}
+	for (g = v->gpus - 1; g > gpn && !below; g--)
+		for (n = (g + gpn - 1) / gpn; n <= g && !below; n++)
+			if (g % n == 0 && g / n <= gpn)
+				below = g;
+	above = (v->gpus + gpn - 1) / gpn * gpn;
+	return autosize_fail(e, AUTOSIZE_EINVAL, "--gpus: %d GPUs cannot take "
+			     "the same share of each node of %d GPUs (a layout "
+			     "needs the same GPUs on every node): ask for "
+			     "--gpus=%d or --gpus=%d", v->gpus, gpn,
+			     below ? below : gpn, above);
+}
+
+/*
+ * Plan on one partition: the request made for it first (v): whole nodes
+ * for --exclusive, an even split of --gpus, the fewest nodes that hold
+ * the model when only GPUs per node were given (a smallest-size search
+ * first), more nodes when the offloaded states need more host memory
+ * than a node has. Every search shares the plan's one work budget.
+ */
+static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
+			    const autosize_partition *part,
+			    autosize_plan *plan, autosize_error *e)
+{
+	autosize_request *v = &c->part_r;
+	char why[AUTOSIZE_WARNING_LEN];
+	autosize_err rc;
+	int gpn = part->gpus_per_node, nodes;
+
+	if (r != v)
+		*v = *r;
+	if (v->exclusive && v->gpus <= 0)
+		v->gpus_per_node = gpn;
+	if (v->gpus > gpn && v->gpus % gpn && v->nodes <= 0 &&
+	    (rc = plan_split_gpus(v, gpn, e)))
+		return rc;
+	if (v->fewest_nodes && v->nodes <= 0 && v->gpus <= 0) {
+		v->fewest_nodes = 0;
+		v->tokens = 0;
+		rc = plan_search_on(c, v, part, plan, NULL);
+		v->tokens = r->tokens;
+		if (rc == AUTOSIZE_OK)
+			v->nodes = plan->nodes;
+	}
+	rc = plan_search_on(c, v, part, plan, e);
+	if (rc == AUTOSIZE_OK && v->nodes > 1 && r->fewest_nodes)
+		autosize_plan_warn(plan, "%d nodes: the model does not fit "
+				   "the memory of one node's %d GPUs",
+				   v->nodes, v->gpus_per_node);
+	if (rc != AUTOSIZE_OK)
+		return rc;
+	nodes = plan_host_memory(v, plan, why, sizeof(why));
+	if (nodes <= plan->nodes)
+		return rc;
+	if (r->nodes > 0 || r->gpus > 0 || nodes > part->max_nodes_per_job) {
+		plan->feasible = 0;
+		snprintf(plan->reason, sizeof(plan->reason), "%.250s (%s)",
+			 why, nodes > part->max_nodes_per_job
+			 ? "more than the partition allows a job"
+			 : "the job's size is fixed");
+		return AUTOSIZE_ENOFIT;
+	}
+	/* the offloaded states do not fit a node's memory: spread */
+	v->nodes = nodes;
+	rc = plan_search_on(c, v, part, plan, e);
+	if (rc == AUTOSIZE_OK)
+		autosize_plan_warn(plan, "%d nodes: %s", nodes, why);
+	return rc;
 }
 
 /* 1 when plan a is better than plan b (rank.c, across partitions). */
@@ -972,9 +1299,14 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 		plan->advice_min_nodes = alt->nodes;
 	for (i = 0; i < autosize_policy_partition_count(p); i++) {
 		autosize_partition o = *autosize_policy_partition_at(p, i);
+		const autosize_part_limit *lp;
+		char capped[AUTOSIZE_CAP_WHO_MAX];
 
 		if (strcmp(o.name, plan->part.name) == 0 ||
-		    !plan_live_limits(c, &o) ||
+		    (o.preemptible && !c->chosen) ||
+		    (c->r->gpu_type[0] &&
+		     !autosize_partition_has_type(p, &o, c->r->gpu_type)) ||
+		    !plan_live_limits(c, &o, &lp, capped, sizeof(capped)) ||
 		    plan_on(c, &w->free_r, &o, alt, NULL) != AUTOSIZE_OK)
 			continue;
 		if (!have || plan_better(c, alt, best)) {

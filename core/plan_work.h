@@ -22,10 +22,20 @@ typedef struct plan_ctx {
 	search_budget budget;
 	int n_parts;
 	int named;            /* the partitions were named by the job */
+	int chosen;           /* named by the job or the site's default:
+			       * preemptible ones are planned too */
+	int type_skipped;     /* entries left out: not the job's GPU type */
 	/* What the scheduler's limits changed, told with the plan. */
 	int n_notes;
-	char notes[4][AUTOSIZE_WARNING_LEN];
+	char notes[8][AUTOSIZE_WARNING_LEN];
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
+	/* Each candidate's Slurm limits (NULL: not known) and the limit
+	 * that made it smaller for this job ("" none). */
+	const autosize_part_limit *live_of[AUTOSIZE_MAX_PARTITIONS];
+	char capped[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_CAP_WHO_MAX];
+	/* The request as one partition plans it (plan_on: whole nodes,
+	 * an even split of --gpus, the fewest nodes, host memory). */
+	autosize_request part_r;
 } plan_ctx;
 
 typedef struct autosize_work autosize_work;

@@ -30,7 +30,7 @@ static const char snapshot[] =
 	"user single default_account=solo\n"
 	"part gpu - def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 node_cpus=64 "
 	"node_mem_mb=512000\n"
-	"part gpu h100 node_cpus=64 node_mem_mb=1024000\n"
+	"part gpu h100 node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
 	"part gpu a100 node_cpus=64 node_mem_mb=512000\n"
 	"part guarded - qos=partq node_cpus=64\n"
 	"end\n";

@@ -17,13 +17,13 @@
  *       [wall_min=N] [def_qos=NAME] [qos=NAME,NAME...]
  *   user NAME [default_account=ACCOUNT]
  *   part NAME TYPE|- [qos=NAME] [def_cpus_per_gpu=N] [def_mem_per_gpu_mb=N]
- *       [max_cpus_per_node=N] [node_cpus=N] [node_mem_mb=N]
+ *       [max_cpus_per_node=N] [node_cpus=N] [node_mem_mb=N] [node_gpus=N]
  *   end
  *
  * Numbers absent: no limit. `end` says the snapshot is whole. A `part`
  * line of TYPE `-` describes all the partition's nodes, one of a GPU
- * type (the GRES type, "h100") only the nodes of that type; node_cpus
- * and node_mem_mb are the smallest node's.
+ * type (the GRES type, "h100") only the nodes of that type; node_cpus,
+ * node_mem_mb and node_gpus are the smallest node's.
  */
 #ifndef AUTOSIZE_LIMITS_H
 #define AUTOSIZE_LIMITS_H
@@ -63,6 +63,7 @@ typedef struct autosize_slurm_part {
 	long max_cpus_per_node;     /* MaxCPUsPerNode */
 	long node_cpus;             /* CPUs of its smallest node */
 	long node_mem_mb;           /* RealMemory of its smallest node */
+	long node_gpus;             /* GPUs of its smallest GPU node */
 } autosize_slurm_part;
 
 typedef struct autosize_limits autosize_limits;
