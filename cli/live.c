@@ -101,8 +101,7 @@ static void live_add_node(live_part *p, const live_gpus *g)
 	p->nodes_seen++;
 }
 
-/* 1 when the comma list has name as one of its items. */
-static int live_in_list(const char *list, const char *name)
+int live_in_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);
 	const char *s = list;

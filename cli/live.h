@@ -47,6 +47,8 @@ typedef struct live_cluster {
 int live_load(live_cluster *c, char *err, size_t len);
 /* GPUs in a node's GRES string ("gpu:h100:8(S:0-1),gpu:a10:2"). */
 void live_parse_gres(const char *gres, live_gpus *g);
+/* 1 when the comma list has name as one of its items. */
+int live_in_list(const char *list, const char *name);
 /* A partition by name, or NULL. */
 const live_part *live_find(const live_cluster *c, const char *name);
 /* "2-00:00:00", or "UNLIMITED" for 0. */
@@ -55,6 +57,15 @@ const char *live_time(double s, char *buf, size_t len);
 const char *live_max_nodes(const live_part *lp, char *buf, size_t len);
 /* Nodes one job may have in Slurm: MaxNodes, at most the nodes there. */
 int live_job_nodes(const live_part *lp);
+
+/* live_limits.c: Slurm's QOS and association limits and nodes as the
+ * snapshot of limits.h, written to f (0, or -1 with err); read back
+ * (NULL with err); printed one line each after lead. `autosize limits
+ * [--raw]`. */
+int live_limits_write(FILE *f, char *err, size_t len);
+autosize_limits *live_limits_load(char *err, size_t len);
+void live_limits_print(FILE *f, const autosize_limits *l, const char *lead);
+int cli_limits(int argc, char **argv);
 
 /* live_cmd.c: `check-config --live` (after the policy is valid): 0 when
  * the policy agrees with the cluster, 1 on an error (each printed). */

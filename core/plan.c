@@ -74,31 +74,41 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 	return plan_deadline(p, r, &from);
 }
 
-/* Note what the scheduler's limits changed (told with the plan). */
-static void plan_note(plan_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Note what the scheduler's limits changed (told with the plan), once;
+ * size: a cap on the size, told only to plans that reach it. */
+static void plan_note(plan_ctx *c, int size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void plan_note(plan_ctx *c, const char *fmt, ...)
+static void plan_note(plan_ctx *c, int size, const char *fmt, ...)
 {
+	char note[AUTOSIZE_WARNING_LEN];
 	va_list ap;
+	int i;
 
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < c->n_notes; i++)
+		if (strcmp(c->notes[i], note) == 0)
+			return;   /* a partition of several GPU types */
 	if (c->n_notes >= (int)(sizeof(c->notes) / sizeof(c->notes[0])))
 		return;
-	va_start(ap, fmt);
-	vsnprintf(c->notes[c->n_notes++], sizeof(c->notes[0]), fmt, ap);
-	va_end(ap);
+	c->note_size[c->n_notes] = size;
+	memcpy(c->notes[c->n_notes++], note, sizeof(note));
 }
 
 /* The notes about the plan's own partition, as its warnings. */
 static void plan_tell_notes(const plan_ctx *c, autosize_plan *plan)
 {
 	size_t n = strlen(plan->part.name);
-	int i;
+	int i, at_cap = plan->gpus >= plan->part.max_nodes_per_job *
+				      plan->part.gpus_per_node;
 
 	for (i = 0; i < c->n_notes; i++)
 		if (strncmp(c->notes[i], "partition ", 10) == 0 &&
 		    strncmp(c->notes[i] + 10, plan->part.name, n) == 0 &&
-		    c->notes[i][10 + n] == ':')
+		    c->notes[i][10 + n] == ':' &&
+		    (!c->note_size[i] || at_cap))
 			autosize_plan_warn(plan, "%s", c->notes[i]);
 }
 
@@ -126,8 +136,8 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 	if (v >= 0 && v < part->gpus_per_node) {
 		if (v == 0)
 			return 0;
-		plan_note(c, "partition %s: %s: planned within %ld GPUs per "
-			  "node", part->name, caps->gpus_per_node.who, v);
+		plan_note(c, 1, "partition %s: %s: planned within %ld GPUs "
+			  "per node", part->name, caps->gpus_per_node.who, v);
 		part->gpus_per_node = (int)v;
 		snprintf(capped, len, "%s", caps->gpus_per_node.who);
 	}
@@ -141,7 +151,7 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 		} else {
 			part->max_nodes_per_job = (int)(v / part->gpus_per_node);
 		}
-		plan_note(c, "partition %s: %s: planned within %ld GPUs%s",
+		plan_note(c, 1, "partition %s: %s: planned within %ld GPUs%s",
 			  part->name, caps->gpus.who, v,
 			  plan_cap_shared(caps->gpus.who));
 		if (!capped[0])
@@ -152,7 +162,7 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 		if (v == 0)
 			return 0;
 		part->max_nodes_per_job = (int)v;
-		plan_note(c, "partition %s: %s: planned within %ld node%s%s",
+		plan_note(c, 1, "partition %s: %s: planned within %ld node%s%s",
 			  part->name, caps->nodes.who, v, v == 1 ? "" : "s",
 			  plan_cap_shared(caps->nodes.who));
 		if (!capped[0])
@@ -161,7 +171,7 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 	v = caps->wall_min.value;
 	if (v > 0 && (part->max_time_s <= 0 || v * 60.0 < part->max_time_s)) {
 		part->max_time_s = v * 60.0;
-		plan_note(c, "partition %s: %s: time limits kept within it",
+		plan_note(c, 0, "partition %s: %s: time limits kept within it",
 			  part->name, caps->wall_min.who);
 	}
 	return 1;
@@ -198,7 +208,7 @@ static int plan_live_limits(plan_ctx *c, autosize_partition *part,
 	if (gpn < part->gpus_per_node) {
 		if (gpn < 1)
 			return 0;
-		plan_note(c, "partition %s: %s: planned within %d GPUs per "
+		plan_note(c, 0, "partition %s: %s: planned within %d GPUs per "
 			  "node", part->name, why, gpn);
 		part->gpus_per_node = gpn;
 	}
@@ -209,14 +219,14 @@ static int plan_live_limits(plan_ctx *c, autosize_partition *part,
 	if (l->total_nodes > 0 && (nodes <= 0 || l->total_nodes < nodes))
 		nodes = l->total_nodes;
 	if (nodes > 0 && nodes < part->max_nodes_per_job) {
-		plan_note(c, "partition %s: Slurm allows %ld nodes per job, "
+		plan_note(c, 0, "partition %s: Slurm allows %ld nodes per job, "
 			  "the site policy %d: planned within %ld", part->name,
 			  nodes, part->max_nodes_per_job, nodes);
 		part->max_nodes_per_job = (int)nodes;
 	}
 	if (l->max_time_s > 0 && (part->max_time_s <= 0 ||
 				  l->max_time_s < part->max_time_s)) {
-		plan_note(c, "partition %s: Slurm's MaxTime is %.0f h, the "
+		plan_note(c, 0, "partition %s: Slurm's MaxTime is %.0f h, the "
 			  "site policy's %.0f h: time limits kept within "
 			  "Slurm's", part->name, l->max_time_s / 3600,
 			  part->max_time_s / 3600);

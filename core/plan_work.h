@@ -28,6 +28,8 @@ typedef struct plan_ctx {
 	/* What the scheduler's limits changed, told with the plan. */
 	int n_notes;
 	char notes[8][AUTOSIZE_WARNING_LEN];
+	int note_size[8];     /* a cap on the size: told only when the
+			       * plan reaches it */
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
 	/* Each candidate's Slurm limits (NULL: not known) and the limit
 	 * that made it smaller for this job ("" none). */

@@ -587,7 +587,8 @@ local function user_text()
 	return table.concat(fake.user, "\n")
 end
 
-AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good,
+	limits_cli = "" }
 local loaded, lerr = pcall(dofile, "etc/job_submit.lua")
 check("job_submit.lua loads", loaded, lerr)
 check("defines slurm_job_submit/modify and autosize_job_submit",
@@ -906,7 +907,8 @@ check("part_list MaxTime: time limit within it, told", rc == slurm.SUCCESS and
 	user_text():find("Slurm's MaxTime is 1 h"), user_text())
 
 -- Heterogeneous job: no component resized or refused for its size.
-AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good,
+	limits_cli = "" }
 slurm_job_submit, slurm_job_modify = nil, nil
 dofile("etc/job_submit.lua")
 for offset = 0, 1 do
@@ -984,7 +986,8 @@ local dir = TMP .. "/conf"
 os.execute("mkdir -p " .. dir)
 write(dir .. "/job_submit.lua", read("etc/job_submit.lua"))
 write(dir .. "/autosize_site.lua", "return { policy = '" ..
-	TMP .. "/warn.yaml', cpath = '" .. BUILD .. "/?.so' }\n")
+	TMP .. "/warn.yaml', cpath = '" .. BUILD .. "/?.so', " ..
+	"limits_cli = '' }\n")
 AUTOSIZE_SETTINGS, slurm_job_submit, slurm_job_modify = nil, nil, nil
 -- A planted autosize.lua on package.path (slurmctld's working folder,
 -- /usr/local/share/lua) is never what gets loaded.
@@ -1091,7 +1094,8 @@ check("the same file, settled, is the policy (h100 gone)",
 write(catp, POLICY_TEXT)
 autosize.load_policy(catp)
 
-AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good,
+	limits_cli = "" }
 slurm_job_submit, slurm_job_modify = nil, nil
 dofile("etc/job_submit.lua")
 fake.info = {}
