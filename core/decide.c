@@ -201,8 +201,9 @@ static void decide_summary(const autosize_request *r,
 	used = (size_t)n;
 	if (pl->host_bytes_per_node > 0) {
 		/* offloaded states: the host memory the plan needs */
-		n = snprintf(buf + used, len - used, ", host memory %.0f GB "
-			     "per node", pl->host_bytes_per_node / 1e9);
+		n = snprintf(buf + used, len - used, ", host memory %.0f GiB "
+			     "per node", pl->host_bytes_per_node /
+			     (1024.0 * 1024 * 1024));
 		if (n < 0 || (size_t)n >= len - used)
 			return;
 		used += (size_t)n;
@@ -710,9 +711,10 @@ static int decide_limits(const autosize_defaults *def,
 					 l->qos[0] ? l->qos : NULL, &l->caps,
 					 why, sizeof(why)) != 0) {
 			decide_text(d->message, sizeof(d->message), "not "
-				 "sized: %.300s (Slurm's limits as autosize "
-				 "last read them): the job goes as submitted",
-				 why);
+				 "sized: %.300s as autosize last read them (one "
+				 "made since is read within seconds): the job "
+				 "goes as submitted", why);
+			d->limits_unknown = 1;
 			return -1;
 		}
 		l->have_caps = 1;

@@ -694,15 +694,12 @@ static void plan_preempted(autosize_plan *plan, const autosize_defaults *d)
 	plan->train_hours /= 1 - share;
 	plan->goodput *= 1 - share;
 	plan->preemptions = plan->train_hours / every_h;
-	autosize_plan_warn(plan, "partition %s is preemptible: its jobs are "
-			   "stopped and requeued when other work needs the "
-			   "nodes, about every %.3g h; each costs %.0f min "
-			   "(restart and the work since the last checkpoint): "
-			   "counted, about %.0f preemption%s; save "
-			   "checkpoints and resume from the last one",
-			   plan->part.name, every_h, lost_h * 60,
-			   ceil(plan->preemptions),
-			   ceil(plan->preemptions) == 1 ? "" : "s");
+	autosize_plan_warn(plan, "partition %s is preemptible: other work "
+			   "requeues its jobs, about every %.3g h, each time "
+			   "losing %.0f min (restart, work since the last "
+			   "checkpoint); counted: about %.0f; resume from "
+			   "checkpoints", plan->part.name, every_h,
+			   lost_h * 60, ceil(plan->preemptions));
 }
 
 /* Time limit, chained jobs, cost from the chosen layout's numbers: the
@@ -1117,11 +1114,12 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
  * with the sizes around N that would split.
  */
 static autosize_err plan_split_gpus(autosize_request *v, int gpn,
-				    autosize_error *e)
+				    int max_nodes, autosize_error *e)
 {
 	int n, below = 0, above = 0, g;
 
-	for (n = (v->gpus + gpn - 1) / gpn; n <= v->gpus; n++)
+	for (n = (v->gpus + gpn - 1) / gpn; n <= v->gpus && n <= max_nodes;
+	     n++)
 		if (v->gpus % n == 0 && v->gpus / n <= gpn) {
 			v->nodes = n;
 			v->gpus_per_node = v->gpus / n;
@@ -1129,7 +1127,8 @@ static autosize_err plan_split_gpus(autosize_request *v, int gpn,
 			return AUTOSIZE_OK;
 		}
 	for (g = v->gpus - 1; g > gpn && !below; g--)
-		for (n = (g + gpn - 1) / gpn; n <= g && !below; n++)
+		for (n = (g + gpn - 1) / gpn; n <= g && n <= max_nodes &&
+					      !below; n++)
 			if (g % n == 0 && g / n <= gpn)
 				below = g;
 	above = (v->gpus + gpn - 1) / gpn * gpn;
@@ -1161,7 +1160,8 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	if (v->exclusive && v->gpus <= 0)
 		v->gpus_per_node = gpn;
 	if (v->gpus > gpn && v->gpus % gpn && v->nodes <= 0 &&
-	    (rc = plan_split_gpus(v, gpn, e)))
+	    v->gpus <= gpn * part->max_nodes_per_job &&
+	    (rc = plan_split_gpus(v, gpn, part->max_nodes_per_job, e)))
 		return rc;
 	if (v->fewest_nodes && v->nodes <= 0 && v->gpus <= 0) {
 		v->fewest_nodes = 0;
@@ -1183,10 +1183,10 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 		return rc;
 	if (r->nodes > 0 || r->gpus > 0 || nodes > part->max_nodes_per_job) {
 		plan->feasible = 0;
-		snprintf(plan->reason, sizeof(plan->reason), "%.250s (%s)",
+		snprintf(plan->reason, sizeof(plan->reason), "%.250s, %s",
 			 why, nodes > part->max_nodes_per_job
 			 ? "more than the partition allows a job"
-			 : "the job's size is fixed");
+			 : "and the job's size is fixed");
 		return AUTOSIZE_ENOFIT;
 	}
 	/* the offloaded states do not fit a node's memory: spread */

@@ -13,6 +13,7 @@
 #include "plan_host.h"
 
 #define HOST_MB (1024.0 * 1024)
+#define HOST_GIB (HOST_MB * 1024)
 
 /* Slurm's record of the partition's nodes of part's GPU type. */
 static const autosize_slurm_part *host_nodes(const autosize_request *r,
@@ -60,9 +61,9 @@ int plan_host_gpn_cap(const autosize_request *r,
 		if (cap < gpn) {
 			gpn = cap;
 			snprintf(why, len, "--mem-per-gpu=%.0fM: nodes of "
-				 "partition %s have %.0f GB, room for %ld GPU%s",
+				 "partition %s have %.0f GiB, room for %ld GPU%s",
 				 r->mem_per_gpu_bytes / HOST_MB, part->name,
-				 mem / 1e9, gpn, gpn == 1 ? "" : "s");
+				 mem / HOST_GIB, gpn, gpn == 1 ? "" : "s");
 		}
 	}
 	return (int)gpn;
@@ -142,12 +143,12 @@ int plan_host_memory(const autosize_request *r, autosize_plan *plan,
 	/* ZeRO-3 shards spread over every GPU: more nodes, less each */
 	total = need * plan->nodes;
 	nodes = (long)ceil(total / cap - 1e-9);
-	snprintf(why, len, "its offloaded model states need %.0f GB of host "
-		 "memory per node on %d node%s, and %s holds %.0f GB: %ld "
-		 "nodes hold them", need / 1e9, plan->nodes,
+	snprintf(why, len, "its offloaded model states need %.0f GiB of "
+		 "host memory per node on %d node%s, %s %.0f GiB: %ld nodes "
+		 "hold them", need / HOST_GIB, plan->nodes,
 		 plan->nodes == 1 ? "" : "s",
-		 fixed ? "the job's memory per node"
-		       : "a node of this partition", cap / 1e9, nodes);
+		 fixed ? "the job asked for" : "a node here has",
+		 cap / HOST_GIB, nodes);
 	return nodes > plan->nodes ? (int)(nodes < 1000000 ? nodes : 1000000)
 				   : plan->nodes + 1;
 }

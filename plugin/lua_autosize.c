@@ -382,6 +382,7 @@ typedef struct lua_autosize_held {
 	int limits_wanted;
 	const autosize_limits *limits;
 	char limits_why[AUTOSIZE_MSG_LEN];
+	int limits_unknown;   /* set by plan: read them again soon */
 } lua_autosize_held;
 
 /* A part_list limit: Slurm's INFINITE and NO_VAL are "no limit" (0). */
@@ -446,7 +447,7 @@ static void lua_autosize_read_parts(lua_State *L, int t,
  * locked. */
 static int lua_autosize_plan_protected(lua_State *L)
 {
-	const lua_autosize_held *held = lua_touserdata(L, 4);
+	lua_autosize_held *held = lua_touserdata(L, 4);
 	const autosize_policy *p = held->policy;
 	lua_autosize_scratch *s;
 	autosize_job *job;
@@ -479,6 +480,7 @@ static int lua_autosize_plan_protected(lua_State *L)
 	n = lua_autosize_read_env(L, 1, s->env);
 	autosize_decide(p, s->env, n, job, (autosize_decide_work *)(s + 1),
 			&s->decision);
+	held->limits_unknown = s->decision.limits_unknown;
 	if (!s->decision.has_options)
 		return 0;
 	lua_autosize_push_decision(L, &s->decision, tres);
@@ -506,7 +508,7 @@ static int lua_autosize_call(lua_State *L, lua_CFunction f, int nargs,
 	lua_pushlightuserdata(L, &held);  /* allocates nothing */
 	rc = lua_pcall(L, nargs + 1, LUA_MULTRET, 0);
 	if (limits)
-		lua_limits_unacquire();
+		lua_limits_unacquire(held.limits_unknown);
 	lua_policy_unacquire();
 	if (rc == 0)
 		return lua_gettop(L);

@@ -90,10 +90,12 @@ int lua_limits_refresh(const char *cli, char *msg, size_t len);
 
 /* Lock the snapshot and return it: NULL when not wanted (*wanted 0) or
  * when there is none younger than 5 minutes (why says why). Owned by the
- * cache; lua_limits_unacquire() must follow every acquire. */
+ * cache; lua_limits_unacquire() must follow every acquire, unknown 1
+ * when the job named a QOS or association the snapshot lacks (the next
+ * refresh then reads a new one a few seconds on). */
 const autosize_limits *lua_limits_acquire(int *wanted, char *why,
 					  size_t len);
-void lua_limits_unacquire(void);
+void lua_limits_unacquire(int unknown);
 
 /* Free the snapshot and stop the helper (the last Lua state closed). */
 void lua_limits_release(void);

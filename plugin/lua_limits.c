@@ -40,6 +40,9 @@ extern char **environ;
 #define LIMITS_HELPER_MAX_S 60.0
 /* Between failed helpers. */
 #define LIMITS_RETRY_S 5.0
+/* A job whose QOS or association the snapshot lacks (made since) asks
+ * for a new one once the snapshot is this old. */
+#define LIMITS_UNKNOWN_S 2.0
 /* Most output taken from a helper (a big site: 500k associations). */
 #define LIMITS_OUTPUT_MAX (64u << 20)
 
@@ -58,6 +61,7 @@ static struct {
 	char why[AUTOSIZE_MSG_LEN]; /* why the last helper failed, "" none */
 	char told[AUTOSIZE_MSG_LEN]; /* the last failure logged */
 	int wanted;                 /* job_submit.lua asked for them */
+	int soon;                   /* a job named what the snapshot lacks */
 } lim = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static double limits_now(void)
@@ -230,9 +234,13 @@ int lua_limits_refresh(const char *cli, char *msg, size_t len)
 	limits_reap();
 	limits_read(now);
 	if (!lim.child && cli && cli[0] &&
-	    (!lim.cur || now - lim.cur_at >= LIMITS_REFRESH_S) &&
-	    (lim.last_try == 0 || now - lim.last_try >= LIMITS_RETRY_S))
+	    (!lim.cur || now - lim.cur_at >= LIMITS_REFRESH_S ||
+	     (lim.soon && now - lim.cur_at >= LIMITS_UNKNOWN_S)) &&
+	    (lim.last_try == 0 || now - lim.last_try >= LIMITS_RETRY_S ||
+	     lim.soon)) {
+		lim.soon = 0;
 		limits_spawn(cli, now);
+	}
 	/* each new failure once in slurmctld's log */
 	if (lim.why[0] && strcmp(lim.why, lim.told) != 0) {
 		snprintf(lim.told, sizeof(lim.told), "%s", lim.why);
@@ -266,8 +274,10 @@ const autosize_limits *lua_limits_acquire(int *wanted, char *why, size_t len)
 	return NULL;
 }
 
-void lua_limits_unacquire(void)
+void lua_limits_unacquire(int unknown)
 {
+	if (unknown)
+		lim.soon = 1;
 	pthread_mutex_unlock(&lim.lock);
 }
 

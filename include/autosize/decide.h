@@ -148,6 +148,9 @@ typedef struct autosize_decision {
 	int cpus_per_gpu;
 	long mem_per_gpu_mb;
 	int preemptible;     /* the planned partition is preemptible */
+	int limits_unknown;  /* Slurm's limits as last read do not know the
+			      * job's QOS or association: a newer read
+			      * may (it was made since) */
 	/* A guard stopped the resize (the message says why): nothing is
 	 * written and no record travels with the job. */
 	int guarded;
