@@ -91,6 +91,26 @@ static void config_renter(const autosize_partition *pt)
 		       pt->name, pt->storage_write_gbs, pt->storage_tb);
 }
 
+/* What Slurm is told for the partition's jobs besides their size. */
+static void config_slurm_side(const autosize_partition *pt)
+{
+	char every[32];
+
+	if (pt->gres_type[0])
+		printf("    %s %s: jobs written as gres/gpu:%s:N\n", pt->name,
+		       pt->gpu->name, pt->gres_type);
+	if (pt->cpus_per_gpu > 0 || pt->mem_per_gpu_bytes > 0)
+		printf("    %s: each GPU gets %d CPUs, %.0f MiB (0: Slurm's "
+		       "DefCpuPerGPU/DefMemPerGPU, else the node's share)\n",
+		       pt->name, pt->cpus_per_gpu,
+		       pt->mem_per_gpu_bytes / (1024.0 * 1024));
+	if (pt->preemptible)
+		printf("    %s: preemptible, about every %s: planned only "
+		       "for jobs that name it\n", pt->name,
+		       autosize_format_duration(pt->preempt_every_s, every,
+						sizeof(every)));
+}
+
 static void config_calibration(const autosize_policy *p)
 {
 	const autosize_calibration *c = autosize_policy_calibration(p);
@@ -184,6 +204,7 @@ int cli_check_config(int argc, char **argv)
 		       : "unlimited", net, pt->price_per_gpu_hour,
 		       pt->currency);
 		config_renter(pt);
+		config_slurm_side(pt);
 	}
 	if (live)
 		rv = config_live(p, rv);
