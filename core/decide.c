@@ -450,6 +450,7 @@ static void decide_fill_node(const autosize_job *job, const autosize_plan *pl,
 {
 	long per_node = job->gpus_per_node;
 
+	d->preemptible = pl->part.preemptible;
 	if (pl->part.gres_type[0] && !job->gpu_type[0]) {
 		snprintf(d->gres_type, sizeof(d->gres_type), "%s",
 			 pl->part.gres_type);
@@ -483,13 +484,15 @@ static void decide_fill_node(const autosize_job *job, const autosize_plan *pl,
 	}
 	d->cpus_per_gpu = pl->cpus_per_gpu;
 	d->mem_per_gpu_mb = (long)(pl->mem_per_gpu_bytes / (1024.0 * 1024));
+	if (job->gpus_per_task != AUTOSIZE_JOB_UNSET ||
+	    job->gpus_per_socket != AUTOSIZE_JOB_UNSET)
+		return;  /* bound to tasks or sockets: Slurm's to place */
 	d->set_cpus = d->cpus_per_gpu > 0 && !job->cpus_given &&
 		      job->cpus_per_gpu == AUTOSIZE_JOB_UNSET &&
 		      decide_per_gpu_ours(pl->cpus_from);
 	d->set_mem = d->mem_per_gpu_mb > 0 && !job->mem_given &&
 		     job->mem_per_gpu_mb == AUTOSIZE_JOB_UNSET &&
 		     decide_per_gpu_ours(pl->mem_from);
-	d->preemptible = pl->part.preemptible;
 }
 
 /* Fill the plan part of d from pl, and what rewrite would write. */

@@ -1174,7 +1174,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	rc = plan_search_on(c, v, part, plan, e);
 	if (rc == AUTOSIZE_OK && v->nodes > 1 && r->fewest_nodes)
 		autosize_plan_warn(plan, "%d nodes: the model does not fit "
-				   "the memory of one node's %d GPUs",
+				   "the memory of %d GPUs on one node",
 				   v->nodes, v->gpus_per_node);
 	if (rc != AUTOSIZE_OK)
 		return rc;
