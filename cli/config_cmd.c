@@ -49,7 +49,7 @@ static int config_live(const autosize_policy *p, int rv)
 		free(c);
 		return CLI_EXIT_USAGE;
 	}
-	live_rv = cli_live_compare(p, c);
+	live_rv = cli_live_compare(p, c, 1);
 	free(c);
 	return rv != CLI_EXIT_OK ? rv : live_rv;
 }

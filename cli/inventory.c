@@ -243,7 +243,6 @@ int live_inventory_write(FILE *f, const autosize_catalog *cat,
 	if (c->truncated)
 		fprintf(f, "# slurmctld has more than %d partitions: the rest "
 			"are not in this file\n", LIVE_MAX_PARTS);
-	inv_limits(f);
 	return active;
 }
 
@@ -301,6 +300,7 @@ int cli_inventory(int argc, char **argv)
 		goto out;
 	}
 	active = live_inventory_write(stdout, cat, c, gpu, &gpu_parts);
+	inv_limits(stdout);
 	rv = CLI_EXIT_OK;
 	if (gpu_parts > active)
 		fprintf(stderr, "autosize: inventory: %d GPU partition%s, %d "

@@ -80,8 +80,11 @@ void live_limits_print(FILE *f, const autosize_limits *l, const char *lead);
 int cli_limits(int argc, char **argv);
 
 /* live_cmd.c: `check-config --live` (after the policy is valid): 0 when
- * the policy agrees with the cluster, 1 on an error (each printed). */
-int cli_live_compare(const autosize_policy *p, const live_cluster *c);
+ * the policy agrees with the cluster, 1 on an error (each printed); with
+ * limits, Slurm's QOS and association limits too (live_limits.c asks
+ * slurmctld for them). */
+int cli_live_compare(const autosize_policy *p, const live_cluster *c,
+		     int limits);
 /* inventory.c: the starting policy for cluster c on f (gpu_flag: --gpu
  * TYPE, or NULL): every GPU partition, the first AUTOSIZE_MAX_PARTITIONS
  * that can be written in full active, the others commented out with the

@@ -222,7 +222,8 @@ static void live_limits_check(const autosize_policy *p, live_tally *t)
 	autosize_limits_destroy(l);
 }
 
-int cli_live_compare(const autosize_policy *p, const live_cluster *c)
+int cli_live_compare(const autosize_policy *p, const live_cluster *c,
+		     int limits)
 {
 	live_tally t = { 0, 0 };
 	char names[256];
@@ -276,7 +277,8 @@ int cli_live_compare(const autosize_policy *p, const live_cluster *c)
 		       "were not compared\n", LIVE_MAX_PARTS);
 		t.warnings++;
 	}
-	live_limits_check(p, &t);
+	if (limits)
+		live_limits_check(p, &t);
 	printf("autosize: live check: %d error%s, %d warning%s\n", t.errors,
 	       t.errors == 1 ? "" : "s", t.warnings,
 	       t.warnings == 1 ? "" : "s");

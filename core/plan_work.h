@@ -50,6 +50,28 @@ struct autosize_work {
 	autosize_plan best;
 };
 
+/* ---- plan_parts.c: where a job may run ---- */
+
+/* The candidates of c->r into c->parts (a named list, the GPU's
+ * reference server, the policy's default, or every partition but the
+ * preemptible ones), each within Slurm's limits and the job's caps. */
+autosize_err plan_partitions(plan_ctx *c, autosize_error *e);
+
+/* part (a copy of a policy entry) within the scheduler's limits, the
+ * job's caps and its own CPUs and memory per GPU; *lp its Slurm limits
+ * (NULL: not known), capped the limit that made it smaller. 0 when the
+ * scheduler does not let the job use it. */
+int plan_live_limits(plan_ctx *c, autosize_partition *part,
+		     const autosize_part_limit **lp, char *capped,
+		     size_t len);
+
+/* The Slurm limits of partition name for this job, or NULL. */
+const autosize_part_limit *plan_live_of(const plan_ctx *c, const char *name);
+
+/* What the limits changed on the plan's partition, as its warnings (a
+ * cap on the size only when the plan reaches it). */
+void plan_tell_notes(const plan_ctx *c, autosize_plan *plan);
+
 /* autosize_plan_compute with the caller's scratch space w. */
 autosize_err autosize_plan_compute_work(const autosize_policy *p,
 					const autosize_request *r,
