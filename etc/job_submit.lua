@@ -337,25 +337,24 @@ local function rewrite(job_desc, d)
 				tostring(d.gpus_per_node)
 		end
 	end
-	-- CPUs and memory per GPU (sbatch wrote the job's own, if any, into
-	-- a batch job's environment: there are none to replace)
-	if d.set.cpus and d.cpus_per_tres then
-		note("CPUs per GPU", job_desc.cpus_per_tres or "(not set)",
-			d.cpus_per_gpu, false)
-		job_desc.cpus_per_tres = d.cpus_per_tres
+	-- CPUs and memory per GPU: the tres string, and a batch job's
+	-- environment, which srun in the script reads (the job set none:
+	-- those are never replaced)
+	local function per_gpu(what, field, value, var, unit)
+		note(what, job_desc[field] or "(not set)", value .. unit,
+			false)
+		job_desc[field] = d[field]
 		if job_desc.script ~= nil then
-			job_desc.environment["SLURM_CPUS_PER_GPU"] =
-				tostring(d.cpus_per_gpu)
+			job_desc.environment[var] = tostring(value)
 		end
 	end
+	if d.set.cpus and d.cpus_per_tres then
+		per_gpu("CPUs per GPU", "cpus_per_tres", d.cpus_per_gpu,
+			"SLURM_CPUS_PER_GPU", "")
+	end
 	if d.set.mem and d.mem_per_tres then
-		note("memory per GPU", job_desc.mem_per_tres or "(not set)",
-			tostring(d.mem_per_gpu) .. "M", false)
-		job_desc.mem_per_tres = d.mem_per_tres
-		if job_desc.script ~= nil then
-			job_desc.environment["SLURM_MEM_PER_GPU"] =
-				tostring(d.mem_per_gpu)
-		end
+		per_gpu("memory per GPU", "mem_per_tres", d.mem_per_gpu,
+			"SLURM_MEM_PER_GPU", "M")
 	end
 	if d.set.time and d.time_limit then
 		note("time limit", fmt_minutes(job_desc.time_limit),
