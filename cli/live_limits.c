@@ -38,6 +38,17 @@ static const char *limits_name(const char *s, char *buf, size_t len)
 }
 
 #ifdef AUTOSIZE_HAVE_SLURM
+/* libslurm's lists: List and ListIterator up to 25.11, list_t * and
+ * list_itr_t * from 23.11 on (only those in 26.05). */
+typedef __typeof__(((assoc_mgr_info_msg_t *)0)->qos_list) limits_list;
+typedef __typeof__(slurm_list_iterator_create(NULL)) limits_iter;
+/* slurm_free_ctl_conf became slurm_free_conf in 26.05. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+#define limits_free_conf slurm_free_conf
+#else
+#define limits_free_conf slurm_free_ctl_conf
+#endif
+
 /* Slurm's AccountingStorageEnforce bit for limits (src/common/
  * read_config.h, the same from 22.05 to 26.05; `safe` sets it too). */
 #define LIMITS_ENFORCE_LIMITS (1u << 1)
@@ -88,9 +99,9 @@ static void limits_qos(FILE *f, const slurmdb_qos_rec_t *q,
 }
 
 /* A QOS name by id ("" unknown). */
-static const char *limits_qos_name(List qos, uint32_t id)
+static const char *limits_qos_name(limits_list qos, uint32_t id)
 {
-	ListIterator it;
+	limits_iter it;
 	slurmdb_qos_rec_t *q;
 	const char *name = "";
 
@@ -108,9 +119,9 @@ static const char *limits_qos_name(List qos, uint32_t id)
 
 /* The QOS an association may use: a list of ids (or names) as text. */
 static void limits_assoc_qos(FILE *f, const slurmdb_assoc_rec_t *a,
-			     List qos)
+			     limits_list qos)
 {
-	ListIterator it;
+	limits_iter it;
 	const char *s, *name;
 	char n[128];
 	int first = 1;
@@ -131,7 +142,7 @@ static void limits_assoc_qos(FILE *f, const slurmdb_assoc_rec_t *a,
 	slurm_list_iterator_destroy(it);
 }
 
-static void limits_assoc(FILE *f, const slurmdb_assoc_rec_t *a, List qos,
+static void limits_assoc(FILE *f, const slurmdb_assoc_rec_t *a, limits_list qos,
 			 const limits_tres *t)
 {
 	char n1[128], n2[128], n3[128];
@@ -159,7 +170,7 @@ static int limits_assoc_mgr(FILE *f, char *err, size_t len)
 	assoc_mgr_info_request_msg_t req;
 	assoc_mgr_info_msg_t *msg = NULL;
 	limits_tres t = { -1, -1, 0 };
-	ListIterator it;
+	limits_iter it;
 	slurmdb_qos_rec_t *q;
 	slurmdb_assoc_rec_t *a;
 	slurmdb_user_rec_t *u;
@@ -231,9 +242,9 @@ static void limits_node_min(limits_nodes *m, const node_info_t *ni,
 
 /* A job default (JOB_DEF_CPU_PER_GPU, JOB_DEF_MEM_PER_GPU) of a list
  * of job_defaults_t: its value, -1 none. */
-static long limits_default(List defaults, uint16_t type)
+static long limits_default(limits_list defaults, uint16_t type)
 {
-	ListIterator it;
+	limits_iter it;
 	job_defaults_t *d;
 	long v = -1;
 
@@ -381,7 +392,7 @@ int live_limits_write(FILE *f, char *err, size_t len)
 	rc = 0;
 out:
 	if (conf)
-		slurm_free_ctl_conf(conf);
+		limits_free_conf(conf);
 	slurm_fini();
 	return rc;
 }
