@@ -247,7 +247,7 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 			 part->max_nodes_per_job);
 	else
 		decide_text(head, sizeof(head), "%s does not fit partition %s: "
-			 "%.200s", model, part->name, pl->reason);
+			 "%.300s", model, part->name, pl->reason);
 	if (pl->advice_partition[0])
 		decide_text(where, sizeof(where), "partition %s fits it with %d "
 			 "node%s", pl->advice_partition,

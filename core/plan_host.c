@@ -144,10 +144,10 @@ int plan_host_memory(const autosize_request *r, autosize_plan *plan,
 	total = need * plan->nodes;
 	nodes = (long)ceil(total / cap - 1e-9);
 	snprintf(why, len, "its offloaded model states need %.0f GiB of "
-		 "host memory per node on %d node%s, %s %.0f GiB: %ld nodes "
+		 "host memory per node (%d node%s), %s %.0f GiB: %ld nodes "
 		 "hold them", need / HOST_GIB, plan->nodes,
 		 plan->nodes == 1 ? "" : "s",
-		 fixed ? "the job asked for" : "a node here has",
+		 fixed ? "the job asked for" : "nodes here have",
 		 cap / HOST_GIB, nodes);
 	return nodes > plan->nodes ? (int)(nodes < 1000000 ? nodes : 1000000)
 				   : plan->nodes + 1;
