@@ -76,6 +76,8 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 			return 0;
 		plan_note(c, 1, "partition %s: %s: planned within %ld GPUs "
 			  "per node", part->name, caps->gpus_per_node.who, v);
+		snprintf(c->gpn_why, sizeof(c->gpn_why), "%s",
+			 caps->gpus_per_node.who);
 		part->gpus_per_node = (int)v;
 		snprintf(capped, len, "%s", caps->gpus_per_node.who);
 	}
@@ -143,7 +145,9 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part,
 		return 0;
 	if (l)
 		gpn = plan_host_gpn_cap(c->r, part, l, why, sizeof(why));
+	c->gpn_why[0] = '\0';
 	if (gpn < part->gpus_per_node) {
+		snprintf(c->gpn_why, sizeof(c->gpn_why), "%s", why);
 		if (gpn < 1)
 			return 0;
 		plan_note(c, 0, "partition %s: %s: planned within %d GPUs per "
@@ -193,6 +197,14 @@ static autosize_err plan_add_entry(plan_ctx *c,
 	if (!plan_live_limits(c, &c->parts[i], &c->live_of[i], c->capped[i],
 			      sizeof(c->capped[i])) && !c->named)
 		return AUTOSIZE_OK;
+	/* the job's own GPUs per node past what its CPUs, memory or QOS
+	 * allow there: Slurm never places it */
+	if (c->r->gpus_per_node > c->parts[i].gpus_per_node &&
+	    c->gpn_why[0])
+		return autosize_fail(e, AUTOSIZE_EINVAL, "%d GPUs per node "
+				     "asked for on partition %s, but %s",
+				     c->r->gpus_per_node, found->name,
+				     c->gpn_why);
 	c->n_parts++;
 	return AUTOSIZE_OK;
 }

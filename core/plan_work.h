@@ -30,6 +30,9 @@ typedef struct plan_ctx {
 	char notes[8][AUTOSIZE_WARNING_LEN];
 	int note_size[8];     /* a cap on the size: told only when the
 			       * plan reaches it */
+	/* Why the last entry allows fewer GPUs per node than it has (the
+	 * job's CPUs or memory per GPU, a QOS), "" when it does not. */
+	char gpn_why[AUTOSIZE_WARNING_LEN];
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
 	/* Each candidate's Slurm limits (NULL: not known) and the limit
 	 * that made it smaller for this job ("" none). */

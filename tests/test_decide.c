@@ -852,6 +852,13 @@ static void test_real_node(void **state)
 			 "param_offload=on");
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
 	assert_non_null(strstr(fx.d.message, "offloaded model states need"));
+	real_job("h100", NULL);   /* ... and its own GPUs per node past it */
+	fx.job.cpus_per_gpu = 32;
+	fx.job.gpus_per_node = 8;
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "8 GPUs per node asked for on "
+			       "partition h100, but --cpus-per-gpu=32"));
 	real_job(NULL, NULL);     /* a typed request: that type only */
 	snprintf(fx.job.gpu_type, sizeof(fx.job.gpu_type), "a100");
 	fx.job.gpus_per_node = 8;
