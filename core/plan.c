@@ -945,14 +945,13 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 		plan->advice_min_nodes = alt->nodes;
 	for (i = 0; i < autosize_policy_partition_count(p); i++) {
 		autosize_partition o = *autosize_policy_partition_at(p, i);
-		const autosize_part_limit *lp;
 		char capped[AUTOSIZE_CAP_WHO_MAX];
 
 		if (strcmp(o.name, plan->part.name) == 0 ||
 		    (o.preemptible && !c->chosen) ||
 		    (c->r->gpu_type[0] &&
 		     !autosize_partition_has_type(p, &o, c->r->gpu_type)) ||
-		    !plan_live_limits(c, &o, &lp, capped, sizeof(capped)) ||
+		    !plan_live_limits(c, &o, capped, sizeof(capped)) ||
 		    plan_on(c, &w->free_r, &o, alt, NULL) != AUTOSIZE_OK)
 			continue;
 		if (!have || plan_better(c, alt, best)) {

@@ -121,13 +121,11 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
  * The scheduler's own limits over a policy partition's (the smaller
  * wins), then this job's QOS and association caps and the GPUs per node
  * its own CPUs and memory per GPU allow, noting in c what changed for
- * the plan's warnings; *lp is the partition's Slurm limits (NULL: not
- * known), capped the limit that made it smaller. Returns 0 when the
- * scheduler does not let this job use the partition at all.
+ * the plan's warnings; capped the limit that made it smaller. Returns 0
+ * when the scheduler does not let this job use the partition at all.
  */
-int plan_live_limits(plan_ctx *c, autosize_partition *part,
-			    const autosize_part_limit **lp, char *capped,
-			    size_t len)
+int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
+		     size_t len)
 {
 	const autosize_part_limits *live = c->r->live;
 	const autosize_part_limit *l = NULL;
@@ -135,16 +133,13 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part,
 	long nodes;
 	int i, gpn;
 
-	*lp = NULL;
 	capped[0] = '\0';
-	gpn = plan_host_gpn_cap(c->r, part, NULL, why, sizeof(why));
 	for (i = 0; live && i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
 		if (strcmp(live->at[i].name, part->name) == 0)
 			l = &live->at[i];
 	if (live && !l)
 		return 0;
-	if (l)
-		gpn = plan_host_gpn_cap(c->r, part, l, why, sizeof(why));
+	gpn = plan_host_gpn_cap(c->r, part, l, why, sizeof(why));
 	c->gpn_why[0] = '\0';
 	if (gpn < part->gpus_per_node) {
 		snprintf(c->gpn_why, sizeof(c->gpn_why), "%s", why);
@@ -156,7 +151,6 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part,
 	}
 	if (!l)
 		return 1;
-	*lp = l;
 	nodes = l->max_nodes;
 	if (l->total_nodes > 0 && (nodes <= 0 || l->total_nodes < nodes))
 		nodes = l->total_nodes;
@@ -194,7 +188,7 @@ static autosize_err plan_add_entry(plan_ctx *c,
 	c->parts[i] = *found;
 	/* A partition the scheduler does not let this job use is planned
 	 * only when the user named it (Slurm then refuses it itself). */
-	if (!plan_live_limits(c, &c->parts[i], &c->live_of[i], c->capped[i],
+	if (!plan_live_limits(c, &c->parts[i], c->capped[i],
 			      sizeof(c->capped[i])) && !c->named)
 		return AUTOSIZE_OK;
 	/* the job's own GPUs per node past what its CPUs, memory or QOS

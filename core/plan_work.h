@@ -34,9 +34,7 @@ typedef struct plan_ctx {
 	 * job's CPUs or memory per GPU, a QOS), "" when it does not. */
 	char gpn_why[AUTOSIZE_WARNING_LEN];
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
-	/* Each candidate's Slurm limits (NULL: not known) and the limit
-	 * that made it smaller for this job ("" none). */
-	const autosize_part_limit *live_of[AUTOSIZE_MAX_PARTITIONS];
+	/* The limit that made each candidate smaller for this job ("" none). */
 	char capped[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_CAP_WHO_MAX];
 	/* The request as one partition plans it (plan_on: whole nodes,
 	 * an even split of --gpus, the fewest nodes, host memory). */
@@ -61,11 +59,9 @@ struct autosize_work {
 autosize_err plan_partitions(plan_ctx *c, autosize_error *e);
 
 /* part (a copy of a policy entry) within the scheduler's limits, the
- * job's caps and its own CPUs and memory per GPU; *lp its Slurm limits
- * (NULL: not known), capped the limit that made it smaller. 0 when the
- * scheduler does not let the job use it. */
-int plan_live_limits(plan_ctx *c, autosize_partition *part,
-		     const autosize_part_limit **lp, char *capped,
+ * job's caps and its own CPUs and memory per GPU; capped the limit that
+ * made it smaller. 0 when the scheduler does not let the job use it. */
+int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
 		     size_t len);
 
 /* The Slurm limits of partition name for this job, or NULL. */
