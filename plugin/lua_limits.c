@@ -43,6 +43,8 @@ extern char **environ;
 /* A job whose QOS or association the snapshot lacks (made since) asks
  * for a new one once the snapshot is this old. */
 #define LIMITS_UNKNOWN_S 2.0
+/* Helpers ended but not yet waited for, kept to wait for later. */
+#define LIMITS_REAP_MAX 4
 /* Most output taken from a helper (a big site: 500k associations). */
 #define LIMITS_OUTPUT_MAX (64u << 20)
 
@@ -54,7 +56,7 @@ static struct {
 	int fd;                     /* its output, or -1 */
 	double child_at;            /* when it started */
 	double last_try;            /* when the last one started */
-	pid_t reap;                 /* a helper still to wait for, or 0 */
+	pid_t reap[LIMITS_REAP_MAX]; /* helpers still to wait for (0 none) */
 	char *buf;                  /* its output so far */
 	size_t len, cap;
 	double first_at;            /* the first refresh (slurmctld's start) */
@@ -72,11 +74,22 @@ static double limits_now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Wait for finished helpers, never blocking (WNOHANG). */
-static void limits_reap(void)
+/* Wait for finished helpers, never blocking (WNOHANG); with pid, keep
+ * it to wait for later when it has not exited yet. */
+static void limits_reap(pid_t pid)
 {
-	if (lim.reap > 0 && waitpid(lim.reap, NULL, WNOHANG) != 0)
-		lim.reap = 0;
+	int i;
+
+	for (i = 0; i < LIMITS_REAP_MAX; i++)
+		if (lim.reap[i] > 0 && waitpid(lim.reap[i], NULL, WNOHANG) != 0)
+			lim.reap[i] = 0;
+	if (pid <= 0 || waitpid(pid, NULL, WNOHANG) != 0)
+		return;
+	for (i = 0; i < LIMITS_REAP_MAX; i++)
+		if (lim.reap[i] <= 0) {
+			lim.reap[i] = pid;
+			return;
+		}
 }
 
 /* The helper is done (or given up on): close its pipe, reap it later. */
@@ -88,10 +101,7 @@ static void limits_end_child(int kill_it)
 	if (lim.child > 0) {
 		if (kill_it)
 			kill(lim.child, SIGKILL);
-		if (waitpid(lim.child, NULL, WNOHANG) == 0) {
-			limits_reap();          /* an older one, if any */
-			lim.reap = lim.child;
-		}
+		limits_reap(lim.child);
 	}
 	lim.child = 0;
 	lim.len = 0;
@@ -231,7 +241,7 @@ int lua_limits_refresh(const char *cli, char *msg, size_t len)
 	lim.wanted = cli && cli[0];
 	if (lim.first_at == 0)
 		lim.first_at = now;
-	limits_reap();
+	limits_reap(0);
 	limits_read(now);
 	if (!lim.child && cli && cli[0] &&
 	    (!lim.cur || now - lim.cur_at >= LIMITS_REFRESH_S ||
@@ -285,7 +295,6 @@ void lua_limits_release(void)
 {
 	pthread_mutex_lock(&lim.lock);
 	limits_end_child(1);
-	limits_reap();
 	autosize_limits_destroy(lim.cur);
 	lim.cur = NULL;
 	free(lim.buf);
