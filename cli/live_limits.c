@@ -365,13 +365,16 @@ static int limits_partitions(FILE *f, const slurm_conf_t *conf, char *err,
 int live_limits_write(FILE *f, char *err, size_t len)
 {
 	slurm_conf_t *conf = NULL;
+	pid_t parent = getppid();
 	int enforced, i, rc = -1;
 
 	slurm_init(NULL);
-	/* slurmctld may be starting (its module asked as it loaded) */
+	/* slurmctld may be starting (its module asked as it loaded); a
+	 * helper whose slurmctld is gone (it is another process's child
+	 * now) stops at once */
 	for (i = 0; slurm_load_ctl_conf((time_t)0, &conf) != 0; i++) {
 		conf = NULL;
-		if (i >= LIMITS_CONNECT_WAIT_S * 2) {
+		if (i >= LIMITS_CONNECT_WAIT_S * 2 || getppid() != parent) {
 			snprintf(err, len, "cannot read slurmctld's "
 				 "configuration: %s (is slurmctld up, "
 				 "SLURM_CONF right?)", slurm_strerror(errno));
