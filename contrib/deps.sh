@@ -20,24 +20,29 @@ if [ "$(id -u)" -ne 0 ]; then
 	}
 	SUDO=sudo
 fi
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
+# Install those of the packages $1 that are missing; the rest of the
+# arguments go to apt-get install.
+install_missing() {
+	pkgs=$1
+	shift
+	missing=""
+	for p in $pkgs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -n "$missing" ] || return 0
 	echo "autosize: installing$missing"
 	$SUDO apt-get update -qq
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing \
-		>/dev/null
-fi
-# torchrun's own argument parser checks AUTOSIZE_TORCHRUN_ARGS
-# (tests/test_launch.c; skipped without it): Debian's torch, ~50 MB
-# without its recommendations.
-dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "ok installed" || {
-	echo "autosize: installing python3-torch (torchrun's parser, for the tests)"
-	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-		--no-install-recommends python3-torch >/dev/null
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" \
+		$missing >/dev/null
 }
+install_missing "$PKGS"
+# The launchers' own parsers check what the tasks get
+# (tests/test_launch_parsers.c with ../shared/launchers; skipped without
+# these): Debian's torch for torchrun, accelerate and torchtune (~50 MB
+# without its recommendations), OmegaConf for torchtune's config merge,
+# and what transformers and accelerate import.
+install_missing "python3-torch python3-omegaconf python3-packaging \
+python3-psutil python3-tqdm python3-regex python3-filelock python3-yaml \
+python3-numpy" --no-install-recommends

@@ -2,6 +2,7 @@
  * autosize: plan summaries and launcher arguments (torchrun, Megatron-LM,
  * DeepSpeed), as bounded strings.
  */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -447,11 +448,12 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 	return 0;
 }
 
-/* 1 for adapter training (LoRA, QLoRA). */
-static int launch_peft(const autosize_request *r)
+/* --moe-overlap as Megatron runs it (framework_moe_overlap_ok). */
+static int launch_moe_overlap(const autosize_plan *p,
+			      const autosize_request *r)
 {
-	return r->train_mode == AUTOSIZE_TRAIN_LORA ||
-	       r->train_mode == AUTOSIZE_TRAIN_QLORA;
+	return framework_moe_overlap_ok(r->moe_overlap, p->framework, p->ep,
+					p->pp, p->vp, p->recompute);
 }
 
 static int launch_is_megatron(const autosize_plan *p)
@@ -498,12 +500,15 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	/* --moe-overlap: DeepEP's fused dispatch and the batch-level
 	 * overlap of the all-to-all (Megatron Core MoE README, v0.12 and
 	 * v0.14) */
-	if (framework_moe_overlap_ok(r->moe_overlap, p->framework, p->ep,
-				     p->pp, p->vp, p->recompute))
+	if (launch_moe_overlap(p, r))
 		launch_put(o, " --moe-token-dispatcher-type flex "
 			   "--moe-enable-deepep "
 			   "--overlap-moe-expert-parallel-comm "
 			   "--delay-wgrad-compute");
+	else if (r->model.experts > 1)
+		/* the step time prices the tokens' all-to-all exchange
+		 * (perf.c); Megatron's default dispatcher is allgather */
+		launch_put(o, " --moe-token-dispatcher-type alltoall");
 	if (launch_megatron_stages(o, p, r, why, why_len) < 0)
 		return -1;
 	/* Megatron's distributed optimizer shards optimizer state over
@@ -627,13 +632,23 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 	    p->micro_batch < 1)
 		return launch_fail(buf, len);
 	fp16 = r->precision == AUTOSIZE_PREC_FP16;
+	/* gradient_clipping: the HF Trainer's max_grad_norm and Megatron's
+	 * --clip-grad default (1.0), which the Trainer checks the JSON
+	 * against; older DeepSpeed defaults to 0 (no clipping) */
 	launch_put(&o, "{\n"
 		   "  \"train_batch_size\": %d,\n"
 		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
 		   "  \"gradient_accumulation_steps\": %d,\n"
-		   "  \"zero_optimization\": {\n"
-		   "    \"stage\": %d%s", p->global_batch, p->micro_batch,
-		   p->grad_accum, p->zero_stage,
+		   "  \"gradient_clipping\": 1.0,\n",
+		   p->global_batch, p->micro_batch, p->grad_accum);
+	/* --cp under DeepSpeed is Ulysses (framework_cp_ulysses): its
+	 * ranks share a sample, and DeepSpeed's batch check counts the
+	 * data-parallel ranks as the world over sequence_parallel_size
+	 * (runtime/config.py, where no mpu gives them) */
+	if (p->cp > 1)
+		launch_put(&o, "  \"sequence_parallel_size\": %d,\n", p->cp);
+	launch_put(&o, "  \"zero_optimization\": {\n"
+		   "    \"stage\": %d%s", p->zero_stage,
 		   /* the reduction under the backward, as the step time
 		    * assumes (perf.c); DeepSpeed's default is off */
 		   p->zero_stage >= 1 ? ",\n    \"overlap_comm\": true" : "");
@@ -657,24 +672,18 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 	return launch_done(&o);
 }
 
-int autosize_launch_torchtitan_args(const autosize_plan *p,
-				    const autosize_request *r, char *buf,
-				    size_t len)
+/* torchtitan's degrees, sharding and pipeline schedule, the same
+ * options in both releases. */
+static void launch_titan_parallel(launch_out *o, const autosize_plan *p,
+				  const autosize_request *r)
 {
-	int shard, vp = p && p->vp > 1 ? p->vp : 1;
-	launch_out o;
-
-	launch_init(&o, buf, len);
-	if (!p || !r)
-		return launch_fail(buf, len);
-	/* torchtitan trains every weight (no adapters) */
-	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP || launch_peft(r))
-		return 0;
+	int vp = p->vp > 1 ? p->vp : 1;
 	/* torchtitan's mesh: replicate x shard x CP x TP x PP GPUs, EP
 	 * borrowed from shard x CP (parallel_dims.py); a sharded model
 	 * (ZeRO-2/3) is the shard dimension */
-	shard = p->zero_stage >= 2 || p->ep > 1;
-	launch_put(&o, "--parallelism.data_parallel_replicate_degree %d "
+	int shard = p->zero_stage >= 2 || p->ep > 1;
+
+	launch_put(o, "--parallelism.data_parallel_replicate_degree %d "
 		   "--parallelism.data_parallel_shard_degree %d "
 		   "--parallelism.tensor_parallel_degree %d "
 		   "--parallelism.pipeline_parallel_degree %d "
@@ -685,27 +694,103 @@ int autosize_launch_torchtitan_args(const autosize_plan *p,
 	/* ZeRO-2: gradients and optimizer sharded, parameters kept
 	 * gathered between forward and backward */
 	if (shard && p->zero_stage == 2)
-		launch_put(&o, " --parallelism.fsdp_reshard_after_forward "
+		launch_put(o, " --parallelism.fsdp_reshard_after_forward "
 			   "never");
-	/* a pipeline takes the rank's whole step as its local batch and
-	 * splits it into micro-batches itself */
 	if (p->pp > 1 && vp > 1 && r->model.layers % (p->pp * vp) == 0)
-		launch_put(&o, " --parallelism.pipeline_parallel_schedule "
+		launch_put(o, " --parallelism.pipeline_parallel_schedule "
 			   "Interleaved1F1B --parallelism.pipeline_parallel_"
 			   "layers_per_stage %d", r->model.layers /
 			   (p->pp * vp));
-	/* the pipeline's micro-batch option differs between torchtitan
-	 * versions (pipeline_parallel_microbatch_size, later
-	 * num_pp_microbatches): a pipeline's rank gets its whole step as
-	 * the local batch and splits it as its version does */
-	launch_put(&o, " --training.local_batch_size %d", p->pp > 1
-		   ? p->micro_batch * p->grad_accum : p->micro_batch);
-	launch_put(&o, " --training.global_batch_size %d --training.seq_len "
-		   "%d --activation_checkpoint.mode %s", p->global_batch,
-		   p->seq_len, p->recompute == AUTOSIZE_RECOMPUTE_NONE ? "none"
-		   : p->recompute == AUTOSIZE_RECOMPUTE_FULL ? "full"
-		   : "selective");
+}
+
+static const char *launch_titan_recompute(const autosize_plan *p)
+{
+	/* torchtitan's selective mode keeps a subset of the ops, as the
+	 * memory model's selective and selective-mlp do */
+	return p->recompute == AUTOSIZE_RECOMPUTE_NONE ? "none"
+	       : p->recompute == AUTOSIZE_RECOMPUTE_FULL ? "full"
+	       : "selective";
+}
+
+/* torchtitan's options for its current release, or (v1) for the
+ * releases with config/job_config.py (launch.h). */
+static int launch_titan_line(const autosize_plan *p,
+			     const autosize_request *r, int v1, char *buf,
+			     size_t len)
+{
+	launch_out o;
+
+	launch_init(&o, buf, len);
+	if (!p || !r)
+		return launch_fail(buf, len);
+	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP || launch_peft(r))
+		return 0;     /* torchtitan trains every weight */
+	launch_titan_parallel(&o, p, r);
+	if (v1) {
+		/* a pipeline's rank takes its whole step as the local
+		 * batch and splits it into micro-batches of this size
+		 * (train.py) */
+		if (p->pp > 1)
+			launch_put(&o, " --parallelism.pipeline_parallel_"
+				   "microbatch_size %d", p->micro_batch);
+		launch_put(&o, " --training.local_batch_size %d "
+			   "--training.global_batch_size %d "
+			   "--training.seq_len %d", p->pp > 1 ?
+			   p->micro_batch * p->grad_accum : p->micro_batch,
+			   p->global_batch, p->seq_len);
+	} else {
+		/* a pipeline's micro-batches per step, each micro-batch's
+		 * tokens, the step's tokens (trainer.py: accumulation =
+		 * step tokens / (micro-batch tokens x pipeline
+		 * micro-batches x DP)) */
+		if (p->pp > 1)
+			launch_put(&o, " --parallelism.num_pp_microbatches "
+				   "%d", p->grad_accum);
+		launch_put(&o, " --training.num_tokens_per_microbatch_per_"
+			   "dp_rank %ld --training.num_tokens_per_train_step "
+			   "%ld --training.max_context_length %d",
+			   (long)p->micro_batch * p->seq_len,
+			   (long)p->global_batch * p->seq_len, p->seq_len);
+	}
+	if (autosize_launch_steps(p) > 0)
+		launch_put(&o, " --training.steps %ld",
+			   autosize_launch_steps(p));
+	/* --param-offload: FSDP's CPU offload */
+	if (r->param_offload == 1 && p->zero_stage >= 3)
+		launch_put(&o, " --training.enable_cpu_offload");
+	if (v1) {
+		/* Float8 linear layers (torchao), registered so */
+		if (autosize_launch_precision(r, NULL, 0) ==
+		    AUTOSIZE_PREC_FP8)
+			launch_put(&o, " --model.converters "
+				   "quantize.linear.float8");
+		launch_put(&o, " --activation_checkpoint.mode %s",
+			   launch_titan_recompute(p));
+		return launch_done(&o);
+	}
+	/* CUDA graphs (on by default) refuse pipelines and the expert
+	 * dispatchers that synchronize with the host (trainer.py
+	 * _validate_cuda_graphs); the step time does not count them */
+	if (p->pp > 1 || p->ep > 1)
+		launch_put(&o, " --training.disable_cuda_graphs");
+	/* a subcommand: last, nothing of the parent may follow it */
+	launch_put(&o, " activation_checkpoint:%s",
+		   launch_titan_recompute(p));
 	return launch_done(&o);
+}
+
+int autosize_launch_torchtitan_args(const autosize_plan *p,
+				    const autosize_request *r, char *buf,
+				    size_t len)
+{
+	return launch_titan_line(p, r, 0, buf, len);
+}
+
+int autosize_launch_torchtitan_v1_args(const autosize_plan *p,
+				       const autosize_request *r, char *buf,
+				       size_t len)
+{
+	return launch_titan_line(p, r, 1, buf, len);
 }
 
 /* A string as JSON: quotes, backslashes and control characters escaped. */
@@ -736,11 +821,86 @@ static void launch_json_or_null(launch_out *o, const char *key,
 		launch_put(o, "null");
 }
 
+/* Add a sentence to the launch's note ("; " between two). */
+static void launch_note(autosize_launch *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void launch_note(autosize_launch *l, const char *fmt, ...)
+{
+	size_t used = strlen(l->note);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(l->note)) {
+		memcpy(l->note + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(l->note + used, sizeof(l->note) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Set an environment variable of the launch (a fixed, short value). */
+static void launch_setenv(autosize_launch *l, const char *name,
+			  const char *value)
+{
+	autosize_launch_var *v;
+
+	if (l->n_env >= AUTOSIZE_LAUNCH_ENV_MAX)
+		return;
+	v = &l->env[l->n_env++];
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	snprintf(v->value, sizeof(v->value), "%s", value);
+}
+
+/*
+ * CUDA_DEVICE_MAX_CONNECTIONS as Megatron-LM's validate_args wants it
+ * (arguments.py, GPUs before Blackwell): Megatron-FSDP asserts it is not
+ * 1 (8: CUDA's default, over a 1 left in the job's environment); tensor
+ * or context parallelism asserts it is 1 (the TP and SP collectives rely
+ * on in-order kernels, tensor_parallel/layers.py), except beside the MoE
+ * all-to-all overlap, which it only warns about and which wants more
+ * queues (32, the value its warning names).
+ */
+static const char *launch_max_connections(const autosize_plan *p,
+					  const autosize_request *r)
+{
+	if (p->zero_stage >= 3)
+		return "8";
+	if (p->tp <= 1 && p->cp <= 1)
+		return NULL;
+	return launch_moe_overlap(p, r) ? "32" : "1";
+}
+
+/* The launchers' lines of the fine-tuning stacks (launch_dp.c). */
+static int launch_dp_lines(const autosize_request *r, const autosize_plan *p,
+			   const autosize_launch_where *where,
+			   autosize_launch *out)
+{
+	if (autosize_launch_accelerate_args(r, p, where, out->accelerate,
+					    sizeof(out->accelerate)) < 0 ||
+	    autosize_launch_hf_trainer_args(r, p, out->hf_trainer,
+					    sizeof(out->hf_trainer)) < 0 ||
+	    autosize_launch_axolotl_args(r, p, where, out->axolotl,
+					 sizeof(out->axolotl)) < 0 ||
+	    autosize_launch_torchtune_args(r, p, out->torchtune,
+					   sizeof(out->torchtune)) < 0)
+		return -1;
+	if (!out->torchtune[0])
+		return 0;
+	snprintf(out->torchtune_recipe, sizeof(out->torchtune_recipe), "%s",
+		 autosize_launch_torchtune_recipe(r, p));
+	/* tune run refuses torchrun's options for a single-device recipe */
+	if (strstr(out->torchtune_recipe, "_distributed"))
+		memcpy(out->tune_run, out->torchrun, sizeof(out->tune_run));
+	return 0;
+}
+
 int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			  const autosize_launch_where *where,
 			  autosize_launch *out)
 {
 	autosize_launch_where none = {NULL, 0, NULL, 0, NULL};
+	char why[AUTOSIZE_LAUNCH_NOTE_MAX] = "";
+	const char *connections;
 	launch_out o;
 
 	if (!out)
@@ -754,34 +914,47 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 					  where->run_id, out->torchrun,
 					  sizeof(out->torchrun)) < 0)
 		goto fail;
+	out->steps = autosize_launch_steps(p);
 	launch_init(&o, out->megatron, sizeof(out->megatron));
-	if (launch_megatron(&o, p, r, out->note, sizeof(out->note)) < 0)
+	if (launch_megatron(&o, p, r, why, sizeof(why)) < 0) {
 		out->megatron[0] = '\0';
-	else if (launch_done(&o) < 0)
+		if (why[0])
+			launch_note(out, "%s", why);
+	} else if (launch_done(&o) < 0) {
 		goto fail;
+	}
+	if (out->megatron[0] && (connections = launch_max_connections(p, r)))
+		launch_setenv(out, "CUDA_DEVICE_MAX_CONNECTIONS", connections);
 	if (autosize_launch_torchtitan_args(p, r, out->torchtitan,
-					    sizeof(out->torchtitan)) < 0)
+					    sizeof(out->torchtitan)) < 0 ||
+	    autosize_launch_torchtitan_v1_args(p, r, out->torchtitan_v1,
+					       sizeof(out->torchtitan_v1)) < 0 ||
+	    launch_dp_lines(r, p, where, out) < 0)
 		goto fail;
-	if (autosize_launch_accelerate_args(r, p, where, out->accelerate,
-					    sizeof(out->accelerate)) < 0 ||
-	    autosize_launch_hf_trainer_args(r, p, out->hf_trainer,
-					    sizeof(out->hf_trainer)) < 0 ||
-	    autosize_launch_torchtune_args(r, p, out->torchtune,
-					   sizeof(out->torchtune)) < 0)
-		goto fail;
+	/* accelerate reads the backend back as an upper-case enum
+	 * (Accelerator.fp8_backend, FP8BackendType) while its command line
+	 * takes lower case: the variable, not --fp8_backend */
+	if (out->accelerate[0] &&
+	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
+		launch_setenv(out, "ACCELERATE_FP8_BACKEND", "TE");
 	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
-		snprintf(out->note, sizeof(out->note), "torchtitan has no %s "
-			 "training: no torchtitan options (run the adapters "
-			 "with PEFT under FSDP: AUTOSIZE_ACCELERATE_ARGS, "
-			 "AUTOSIZE_TORCHTUNE_ARGS)",
-			 autosize_train_mode_name(r->train_mode));
+		launch_note(out, "no torchtitan options for %s training (the "
+			    "plan prices PEFT adapters: run them under FSDP "
+			    "with AUTOSIZE_ACCELERATE_ARGS or "
+			    "AUTOSIZE_TORCHTUNE_ARGS)",
+			    autosize_train_mode_name(r->train_mode));
+	else if (out->torchtitan[0] && r->precision == AUTOSIZE_PREC_FP8)
+		launch_note(out, "torchtitan's current release takes FP8 from "
+			    "its config function (Float8LinearConverter in the "
+			    "model_spec converters), not an option: pick or "
+			    "write a float8 config");
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {
-		snprintf(out->note, sizeof(out->note), "train_batch_size %d "
-			 "is not micro-batch %d x accumulation %d x DP %d: no "
-			 "DeepSpeed configuration", p->global_batch,
-			 p->micro_batch, p->grad_accum, p->dp);
+		launch_note(out, "train_batch_size %d is not micro-batch %d x "
+			    "accumulation %d x DP %d: no DeepSpeed "
+			    "configuration", p->global_batch, p->micro_batch,
+			    p->grad_accum, p->dp);
 		out->deepspeed[0] = '\0';
 	}
 	return 0;
@@ -794,6 +967,7 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 {
 	launch_out o;
 	const char *s;
+	int i;
 
 	launch_init(&o, buf, len);
 	if (!l)
@@ -812,10 +986,21 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 						   s[-1] == ' ')))
 			launch_put(&o, "%c", *s);
 	launch_json_or_null(&o, "torchtitan", l->torchtitan);
+	launch_json_or_null(&o, "torchtitan_v1", l->torchtitan_v1);
 	launch_json_or_null(&o, "accelerate", l->accelerate);
 	launch_json_or_null(&o, "hf_trainer", l->hf_trainer);
+	launch_json_or_null(&o, "axolotl", l->axolotl);
+	launch_json_or_null(&o, "tune_run", l->tune_run);
+	launch_json_or_null(&o, "torchtune_recipe", l->torchtune_recipe);
 	launch_json_or_null(&o, "torchtune", l->torchtune);
-	launch_put(&o, ",\"note\":");
+	launch_put(&o, ",\"env\":{");
+	for (i = 0; i < l->n_env && i < AUTOSIZE_LAUNCH_ENV_MAX; i++) {
+		launch_put(&o, "%s", i ? "," : "");
+		launch_json_string(&o, l->env[i].name);
+		launch_put(&o, ":");
+		launch_json_string(&o, l->env[i].value);
+	}
+	launch_put(&o, "},\"steps\":%ld,\"note\":", l->steps);
 	launch_json_string(&o, l->note);
 	launch_put(&o, "}");
 	return launch_done(&o);

@@ -5,6 +5,7 @@
  * (launch.h). Pure string formatting over a plan.
  */
 #include <stdio.h>
+#include <string.h>
 #include "autosize/launch.h"
 #include "framework_private.h"
 #include "launch_private.h"
@@ -71,6 +72,13 @@ static const char *dp_bool(int on, const char *yes, const char *no)
 	return on ? yes : no;
 }
 
+/* The precision the job trains in, as accelerate and the Trainer
+ * name it. */
+static const char *dp_precision_name(const autosize_request *r)
+{
+	return autosize_precision_name(autosize_launch_precision(r, NULL, 0));
+}
+
 /* accelerate's size and rendezvous, as torchrun's (launch.c). */
 static void dp_accelerate_where(launch_out *o, const autosize_plan *p,
 				const autosize_launch_where *w)
@@ -84,9 +92,11 @@ static void dp_accelerate_where(launch_out *o, const autosize_plan *p,
 		else
 			launch_put(o, " --machine_rank MACHINE_RANK "
 				   "--main_process_ip FIRST_NODE");
-		/* every node reaches the first over one network; c10d:
-		 * the agents agree on ranks themselves */
-		launch_put(o, " --rdzv_backend c10d --same_network");
+		/* c10d: the agents meet at the first node's store and agree
+		 * on ranks themselves. Not --same_network: accelerate then
+		 * sets the master address, not the rendezvous endpoint
+		 * (utils/launch.py), and every node waits at its own store */
+		launch_put(o, " --rdzv_backend c10d");
 	}
 	if (w && w->port > 0)
 		launch_put(o, " --main_process_port %d", w->port);
@@ -107,10 +117,10 @@ int autosize_launch_accelerate_args(const autosize_request *r,
 	if (where && where->node_rank < 0)
 		return launch_fail(buf, len);
 	dp_accelerate_where(&o, p, where);
-	launch_put(&o, " --mixed_precision %s",
-		   r->precision == AUTOSIZE_PREC_FP16 ? "fp16"
-		   : r->precision == AUTOSIZE_PREC_FP8 ? "fp8 --fp8_backend te"
-		   : "bf16");
+	/* FP8 through Transformer Engine: ACCELERATE_FP8_BACKEND=TE in
+	 * the launch's environment (launch.c), not --fp8_backend te, which
+	 * accelerate passes on as "te", a value its Accelerator refuses */
+	launch_put(&o, " --mixed_precision %s", dp_precision_name(r));
 	/* one GPU runs plain, unless the engine offloads state there */
 	if (p->nodes * p->gpus_per_node == 1 && !dp_engine_offload(r, p))
 		return launch_done(&o);
@@ -157,11 +167,37 @@ int autosize_launch_hf_trainer_args(const autosize_request *r,
 		   p->grad_accum,
 		   dp_bool(p->recompute != AUTOSIZE_RECOMPUTE_NONE &&
 			   !dp_fsdp_recompute(r, p), "True", "False"));
-	if (r->precision == AUTOSIZE_PREC_FP16)
+	/* the planned tokens: --max_steps overrides num_train_epochs */
+	if (autosize_launch_steps(p) > 0)
+		launch_put(&o, " --max_steps %ld", autosize_launch_steps(p));
+	if (autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP16)
 		launch_put(&o, " --fp16 True");
-	else if (r->precision == AUTOSIZE_PREC_BF16)
+	else if (autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_BF16)
 		launch_put(&o, " --bf16 True");
 	return launch_done(&o);
+}
+
+/* torchtune runs its distributed recipe (FSDP) on several GPUs, to
+ * offload parameters (fsdp_cpu_offload) and for FP8 (only
+ * full_finetune_distributed has it), on one GPU with one process. */
+static int dp_tune_distributed(const autosize_request *r,
+			       const autosize_plan *p)
+{
+	return p->nodes * p->gpus_per_node > 1 || dp_fsdp_offload(r, p) ||
+	       (!launch_peft(r) &&
+		autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8);
+}
+
+const char *autosize_launch_torchtune_recipe(const autosize_request *r,
+					     const autosize_plan *p)
+{
+	if (!r || !p)
+		return "";
+	if (launch_peft(r))
+		return dp_tune_distributed(r, p) ? "lora_finetune_distributed"
+						 : "lora_finetune_single_device";
+	return dp_tune_distributed(r, p) ? "full_finetune_distributed"
+					 : "full_finetune_single_device";
 }
 
 int autosize_launch_torchtune_args(const autosize_request *r,
@@ -169,10 +205,13 @@ int autosize_launch_torchtune_args(const autosize_request *r,
 				   size_t len)
 {
 	launch_out o;
-	int go = dp_begin(&o, buf, len, r, p), recompute;
+	int go = dp_begin(&o, buf, len, r, p), recompute, dist;
+	long steps;
 
 	if (go <= 0 || !dp_fsdp(p) || r->precision == AUTOSIZE_PREC_FP16)
 		return go < 0 ? go : 0;
+	dist = dp_tune_distributed(r, p);
+	steps = autosize_launch_steps(p);
 	/* torchtune checkpoints whole layers: selective plans get it too
 	 * (more recomputation than planned, never more memory) */
 	recompute = p->recompute != AUTOSIZE_RECOMPUTE_NONE;
@@ -184,12 +223,68 @@ int autosize_launch_torchtune_args(const autosize_request *r,
 		   dp_bool(r->act_offload == 1 &&
 			   p->recompute == AUTOSIZE_RECOMPUTE_FULL, "True",
 			   "False"), p->seq_len);
-	if (r->precision == AUTOSIZE_PREC_FP8)
-		launch_put(&o, " enable_fp8_training=True");
+	/* the planned tokens: one epoch of at most this many optimizer
+	 * steps (a shorter dataset ends the run sooner) */
+	if (steps > 0)
+		launch_put(&o, " epochs=1 max_steps_per_epoch=%ld", steps);
+	/* ZeRO-0 to 2: parameters stay gathered from the forward to the
+	 * backward (FSDP2 reshard_after_forward=False: the traffic of an
+	 * all-reduce, the memory the plan counts or less) */
+	if (dist && p->zero_stage < 3)
+		launch_put(&o, " fsdp_reshard_after_forward=False");
 	/* --param-offload: the distributed recipes' FSDP2 CPUOffloadPolicy
-	 * (on one GPU too: run the distributed recipe with one process;
-	 * the single-device recipes have no parameter offload) */
-	if (dp_fsdp_offload(r, p))
+	 * (on one GPU too, with one process) */
+	if (dist && dp_fsdp_offload(r, p))
 		launch_put(&o, " fsdp_cpu_offload=True");
+	if (!launch_peft(r) &&
+	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
+		launch_put(&o, " enable_fp8_training=True");
+	return launch_done(&o);
+}
+
+int autosize_launch_axolotl_args(const autosize_request *r,
+				 const autosize_plan *p,
+				 const autosize_launch_where *where,
+				 char *buf, size_t len)
+{
+	autosize_precision prec;
+	launch_out o;
+	int go = dp_begin(&o, buf, len, r, p);
+	long steps = autosize_launch_steps(p);
+
+	if (go <= 0)
+		return go;
+	prec = autosize_launch_precision(r, NULL, 0);
+	launch_put(&o, "--micro-batch-size %d --gradient-accumulation-steps "
+		   "%d --sequence-len %d", p->micro_batch, p->grad_accum,
+		   p->seq_len);
+	if (steps > 0)
+		launch_put(&o, " --max-steps %ld", steps);
+	launch_put(&o, " --gradient-checkpointing %s",
+		   dp_bool(p->recompute != AUTOSIZE_RECOMPUTE_NONE &&
+			   !dp_fsdp_recompute(r, p), "true", "false"));
+	/* FP8 (torchao) on top of bf16 autocast */
+	launch_put(&o, "%s", prec == AUTOSIZE_PREC_FP16 ? " --fp16"
+		   : prec == AUTOSIZE_PREC_FP8 ? " --bf16 true --fp8"
+		   : " --bf16 true");
+	if (p->nodes * p->gpus_per_node == 1 && !dp_engine_offload(r, p))
+		return launch_done(&o);
+	if (!dp_fsdp(p)) {
+		launch_put(&o, " --deepspeed %s",
+			   where && where->deepspeed_config
+			   ? where->deepspeed_config : "DEEPSPEED_CONFIG");
+		return launch_done(&o);
+	}
+	if (p->zero_stage < 2)
+		return launch_done(&o); /* DDP */
+	/* FSDP2: ZeRO-3 reshards after the forward, ZeRO-2 keeps the
+	 * parameters gathered; recomputation in FSDP's wrapper */
+	launch_put(&o, " --fsdp-version 2 --fsdp-config.auto-wrap-policy "
+		   "TRANSFORMER_BASED_WRAP --%sfsdp-config.reshard-after-"
+		   "forward --%sfsdp-config.activation-checkpointing",
+		   p->zero_stage >= 3 ? "" : "no-",
+		   p->recompute != AUTOSIZE_RECOMPUTE_NONE ? "" : "no-");
+	if (dp_fsdp_offload(r, p))
+		launch_put(&o, " --fsdp-config.offload-params");
 	return launch_done(&o);
 }

@@ -1,6 +1,7 @@
 /*
  * autosize internal: the bounded string builder the launcher files share
- * (core/launch_out.c; used by launch.c and launch_dp.c).
+ * (core/launch_out.c; used by launch.c and launch_dp.c), and
+ * launch_run.c's launch_peft.
  */
 #ifndef AUTOSIZE_LAUNCH_PRIVATE_H
 #define AUTOSIZE_LAUNCH_PRIVATE_H
@@ -23,5 +24,7 @@ void launch_put(launch_out *o, const char *fmt, ...)
 int launch_done(launch_out *o);
 /* buf made "" (when it has room); returns -1. */
 int launch_fail(char *buf, size_t len);
+/* 1 for adapter training (LoRA, QLoRA; launch_run.c). */
+int launch_peft(const autosize_request *r);
 
 #endif

@@ -59,6 +59,7 @@ static const struct {
 	{{"sequence length", "positions"}, "seq_over_model"},
 	{{"--train-batch", "sequences of"}, "batch_rounded"},
 	{{"your time limit", "ends before"}, "limit_short"},
+	{{"planned in bf16", NULL}, "stack_no_fp8"},
 };
 
 const char *autosize_warning_code(const char *warning)

@@ -17,5 +17,6 @@
 #include "autosize/decide.h"
 #include "autosize/jobrecord.h"
 #include "autosize/calibration.h"
+#include "autosize/published.h"
 
 #endif

@@ -24,10 +24,14 @@
  * Exported to every task: AUTOSIZE_TP, _PP, _DP, _CP, _EP, _VP (TP x PP x
  * CP x DP = the step's GPUs), _FRAMEWORK, _ZERO_STAGE, _RECOMPUTE,
  * _MICRO_BATCH, _GRAD_ACCUM, _GLOBAL_BATCH, _PLAN (one line),
- * _TORCHRUN_ARGS, and _MEGATRON_ARGS, _TORCHTITAN_ARGS or
- * _DEEPSPEED_CONFIG as the plan's framework runs, and for a data-parallel
- * layout _ACCELERATE_ARGS, _HF_TRAINER_ARGS, _TORCHTUNE_ARGS (autosize_launch_build, as `autosize plan --json`
- * shows them).
+ * _TORCHRUN_ARGS, _TRAIN_STEPS (with a token count), and _MEGATRON_ARGS,
+ * _TORCHTITAN_ARGS and _TORCHTITAN_V1_ARGS or _DEEPSPEED_CONFIG as the
+ * plan's framework runs, for a data-parallel layout _ACCELERATE_ARGS,
+ * _HF_TRAINER_ARGS, _AXOLOTL_ARGS, _TUNE_RUN_ARGS, _TORCHTUNE_RECIPE and
+ * _TORCHTUNE_ARGS, and the variables the launchers' start-up checks
+ * read (CUDA_DEVICE_MAX_CONNECTIONS for Megatron-LM,
+ * ACCELERATE_FP8_BACKEND): autosize_launch_build, as `autosize plan
+ * --json` shows them (doc/launch.md).
  *  - The layout is for the STEP: SLURM_STEP_NUM_NODES nodes (srun -N1 in
  *    a 3-node job is one node), the whole job in the batch step.
  *  - torchrun's rendezvous host is the first node of the step
@@ -360,11 +364,15 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 		{"AUTOSIZE_TORCHRUN_ARGS", context.launch.torchrun},
 		{"AUTOSIZE_MEGATRON_ARGS", context.launch.megatron},
 		{"AUTOSIZE_TORCHTITAN_ARGS", context.launch.torchtitan},
+		{"AUTOSIZE_TORCHTITAN_V1_ARGS", context.launch.torchtitan_v1},
 		{"AUTOSIZE_ACCELERATE_ARGS", context.launch.accelerate},
 		{"AUTOSIZE_HF_TRAINER_ARGS", context.launch.hf_trainer},
+		{"AUTOSIZE_AXOLOTL_ARGS", context.launch.axolotl},
+		{"AUTOSIZE_TUNE_RUN_ARGS", context.launch.tune_run},
+		{"AUTOSIZE_TORCHTUNE_RECIPE", context.launch.torchtune_recipe},
 		{"AUTOSIZE_TORCHTUNE_ARGS", context.launch.torchtune},
 	};
-	char host[AUTOSIZE_LAUNCH_HOST_MAX + 1], run_id[48];
+	char host[AUTOSIZE_LAUNCH_HOST_MAX + 1], run_id[48], steps[24];
 	autosize_launch_where w;
 	size_t i;
 	int rv = 0;
@@ -383,6 +391,16 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 		if (lines[i].value[0])
 			rv |= remote_setenv(sp, lines[i].name,
 					    lines[i].value);
+	if (context.launch.steps > 0) {
+		snprintf(steps, sizeof(steps), "%ld", context.launch.steps);
+		rv |= remote_setenv(sp, "AUTOSIZE_TRAIN_STEPS", steps);
+	}
+	/* what the launchers' start-up checks read, over the job's own
+	 * value (a Megatron script's habitual CUDA_DEVICE_MAX_CONNECTIONS=1
+	 * would stop a Megatron-FSDP plan) */
+	for (i = 0; i < (size_t)context.launch.n_env; i++)
+		rv |= remote_setenv(sp, context.launch.env[i].name,
+				    context.launch.env[i].value);
 	if (context.launch.deepspeed[0])
 		rv |= remote_deepspeed(sp, context.launch.deepspeed);
 	if (context.launch.note[0])
@@ -399,7 +417,9 @@ static const char *const remote_vars[] = {
 	"AUTOSIZE_GLOBAL_BATCH", "AUTOSIZE_PLAN", "AUTOSIZE_TORCHRUN_ARGS",
 	"AUTOSIZE_MEGATRON_ARGS", "AUTOSIZE_DEEPSPEED_CONFIG",
 	"AUTOSIZE_ACCELERATE_ARGS", "AUTOSIZE_HF_TRAINER_ARGS",
-	"AUTOSIZE_TORCHTUNE_ARGS", NULL,
+	"AUTOSIZE_TORCHTUNE_ARGS", "AUTOSIZE_TORCHTITAN_V1_ARGS",
+	"AUTOSIZE_AXOLOTL_ARGS", "AUTOSIZE_TUNE_RUN_ARGS",
+	"AUTOSIZE_TORCHTUNE_RECIPE", "AUTOSIZE_TRAIN_STEPS", NULL,
 };
 
 /* A step inherits the batch step's values through srun's environment:

@@ -166,8 +166,6 @@ static void test_rdzv_port(void **state)
 			 autosize_launch_rdzv_port(5 + 256, 0));
 }
 
-static void assert_megatron_names(const char *args);
-
 static void test_megatron(void **state)
 {
 	autosize_plan p;
@@ -227,7 +225,6 @@ static void test_megatron(void **state)
 	assert_non_null(strstr(buf, " --use-distributed-optimizer "
 			       "--overlap-grad-reduce "
 			       "--overlap-param-gather "));
-	assert_megatron_names(buf);
 }
 
 /*
@@ -482,20 +479,15 @@ static void test_megatron_vp_group(void **state)
 				   "virtual-pipeline-stage"), 6);
 }
 
-/* Every "--flag" of args is one of Megatron-LM's (its parser's list). */
-static void assert_megatron_names(const char *args)
-{
-	assert_names_in(args, TEST_DATA "/megatron-args.txt", "Megatron-LM");
-}
-
-static void test_megatron_names(void **state)
+/* Megatron's pipeline and expert arguments for uneven and interleaved
+ * splits (Megatron's own parser and validate_args read them back in
+ * test_launch_parsers). */
+static void test_megatron_splits(void **state)
 {
 	autosize_plan p;
 	autosize_request r;
 	char buf[1024];
 
-	assert_false(list_has(TEST_DATA "/megatron-args.txt",
-			      "--num-layers-per-stage"));
 	plan_70b(&p, &r);
 	p.cp = 2;
 	p.ep = 8;
@@ -505,7 +497,6 @@ static void test_megatron_names(void **state)
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--expert-tensor-parallel-size 1"));
 	assert_non_null(strstr(buf, "--decoder-last-pipeline-num-layers"));
-	assert_megatron_names(buf);
 	p.pp = 4;
 	p.vp = 2;
 	r.precision = AUTOSIZE_PREC_FP8;
@@ -513,7 +504,6 @@ static void test_megatron_names(void **state)
 	assert_true(autosize_launch_megatron_args(&p, &r, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--num-layers-per-virtual-pipeline"));
-	assert_megatron_names(buf);
 	p.pp = 12;
 	p.vp = 1;
 	r.model.layers = 60;  /* 60 on 12 x 1: even */
@@ -521,13 +511,11 @@ static void test_megatron_names(void **state)
 	r.precision = AUTOSIZE_PREC_FP16;
 	assert_true(autosize_launch_megatron_args(&p, &r, buf,
 						  sizeof(buf)) > 0);
-	assert_megatron_names(buf);
 	r.model.layers = 70;  /* uneven with 2 virtual stages */
 	p.vp = 2;
 	assert_true(autosize_launch_megatron_args(&p, &r, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--num-virtual-stages-per-pipeline-rank"));
-	assert_megatron_names(buf);
 }
 
 /*
@@ -692,6 +680,7 @@ static void test_deepspeed(void **state)
 			    "  \"train_batch_size\": 1024,\n"
 			    "  \"train_micro_batch_size_per_gpu\": 1,\n"
 			    "  \"gradient_accumulation_steps\": 1024,\n"
+			    "  \"gradient_clipping\": 1.0,\n"
 			    "  \"zero_optimization\": {\n"
 			    "    \"stage\": 1,\n"
 			    "    \"overlap_comm\": true\n"
@@ -724,67 +713,20 @@ static void test_deepspeed(void **state)
 	assert_string_equal(buf, "");
 }
 
-/* Every key path of a pretty-printed DeepSpeed config ("a.b" nested) is
- * one of DeepSpeed's documented keys. */
-static void assert_deepspeed_keys(const char *json)
-{
-	char parents[4][64], key[160];
-	const char *s;
-	int depth = 0;
-
-	for (s = json; *s; s++) {
-		if (*s == '{')
-			depth++;
-		else if (*s == '}')
-			depth--;
-		else if (*s == '"') {
-			const char *end = strchr(s + 1, '"');
-			int n = (int)(end - s - 1);
-
-			const char *after = end ? end + 1 : NULL;
-
-			assert_non_null(end);
-			while (*after == ' ')
-				after++;
-			if (*after != ':') {
-				s = end;    /* a string value, not a key */
-				continue;
-			}
-			assert_true(depth >= 1 && depth <= 4);
-			snprintf(parents[depth - 1], sizeof(parents[0]), "%.*s",
-				 n, s + 1);
-			key[0] = '\0';
-			for (int i = 0; i < depth; i++)
-				snprintf(key + strlen(key),
-					 sizeof(key) - strlen(key), "%s%s",
-					 i ? "." : "", parents[i]);
-			if (!list_has(TEST_DATA "/deepspeed-keys.txt", key))
-				fail_msg("%s is not a DeepSpeed key", key);
-			s = end;
-		}
-	}
-}
-
-static void test_deepspeed_keys(void **state)
+/* The offloads, inside zero_optimization (DeepSpeed's own config models
+ * read them back in test_launch_parsers). */
+static void test_deepspeed_offload(void **state)
 {
 	autosize_plan p;
 	autosize_request r;
 	char buf[2048];
 
-	plan_70b(&p, &r);
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
-						   sizeof(buf)) > 0);
-	assert_deepspeed_keys(buf);
-	assert_false(list_has(TEST_DATA "/deepspeed-keys.txt",
-			      "zero_optimization.level"));
-	/* the offloads, inside zero_optimization, in documented keys */
 	plan_8b(&p, &r);
 	p.zero_stage = 3;
 	r.param_offload = 1;
 	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
 						   sizeof(buf)) > 0);
 	assert_true(json_valid(buf));
-	assert_deepspeed_keys(buf);
 	assert_non_null(strstr(buf, "\"offload_param\": {\n"
 			       "      \"device\": \"cpu\""));
 	assert_non_null(strstr(buf, "\"offload_optimizer\": {\n"
@@ -1000,12 +942,6 @@ static void test_first_host(void **state)
 			 -1);
 }
 
-/* Every "--flag" of args is one of torchtitan's job options. */
-static void assert_torchtitan_names(const char *args)
-{
-	assert_names_in(args, TEST_DATA "/torchtitan-args.txt", "torchtitan");
-}
-
 /* Plans of long sequences and MoE: every degree reaches the tasks and
  * every line that shows the layout, and their product is the GPUs (8B
  * at 128k under FSDP took CP 8 on 24 GPUs, shown and exported as DP 3
@@ -1067,7 +1003,6 @@ static void test_every_degree(void **state)
 			continue;
 		}
 		/* torchtitan's mesh: replicate x shard x CP x TP x PP */
-		assert_torchtitan_names(l.torchtitan);
 		assert_int_equal(arg_value(l.torchtitan, "--parallelism."
 			"data_parallel_replicate_degree") *
 			arg_value(l.torchtitan, "--parallelism."
@@ -1081,6 +1016,9 @@ static void test_every_degree(void **state)
 		assert_int_equal(arg_value(l.torchtitan, "--parallelism."
 			"expert_parallel_degree"), p.ep > 1 ? p.ep : 1);
 		assert_int_equal(arg_value(l.torchtitan,
+			"--training.num_tokens_per_train_step"),
+			p.global_batch * p.seq_len);
+		assert_int_equal(arg_value(l.torchtitan_v1,
 			"--training.global_batch_size"), p.global_batch);
 	}
 	assert_true(seen_cp);
@@ -1142,10 +1080,10 @@ int main(void)
 		cmocka_unit_test(test_megatron),
 		cmocka_unit_test(test_megatron_uneven),
 		cmocka_unit_test(test_megatron_vp_group),
-		cmocka_unit_test(test_megatron_names),
+		cmocka_unit_test(test_megatron_splits),
 		cmocka_unit_test(test_json_checker),
 		cmocka_unit_test(test_deepspeed),
-		cmocka_unit_test(test_deepspeed_keys),
+		cmocka_unit_test(test_deepspeed_offload),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_count),
 		cmocka_unit_test(test_report),

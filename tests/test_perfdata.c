@@ -160,15 +160,20 @@ static void test_strict(void **state)
 					  &e), AUTOSIZE_OK);
 }
 
-/* The shipped Hopper entry runs PyTorch-native stacks below Megatron's
- * rate: the same plain data-parallel layout on 8 H100s is slower under
- * fsdp than under megatron; on A100 (torch_eff 1) it is not. */
+/* The shipped Hopper entry runs PyTorch-native stacks' attention below
+ * Megatron's (SDPA's FlashAttention-2 against the cuDNN / FlashAttention-3
+ * class kernels of Transformer Engine: torch_attn_eff) and their GEMMs
+ * near it (torch_eff): at 8K tokens, where attention is a fifth of the
+ * step, the same data-parallel layout on 8 H100s is much slower under
+ * fsdp than under megatron; on A100 (FlashAttention-2 on both, no
+ * torch_attn_eff) it is not. */
 static void test_torch_eff(void **state)
 {
-	static const char *const opts[] = {"model-params", "1.5e9",
+	static const char *const opts[] = {"model", "llama-3.2-1b",
 		"train-tokens", "1e10", "gpus", "8", "tp", "1", "pp", "1",
 		"zero", "0", "micro-batch", "1", "recompute", "full",
-		"grad-reduce", "bf16", "memory-reserve", "0", NULL};
+		"grad-reduce", "bf16", "train-seq-len", "8192",
+		"memory-reserve", "0", NULL};
 	const perfdata_table *t = perfdata_default();
 	autosize_policy *pol;
 	autosize_request r;
@@ -180,9 +185,11 @@ static void test_torch_eff(void **state)
 		if (strcmp(t->entries[i].p.generation, "hopper") == 0)
 			hopper = i;
 	assert_true(hopper >= 0);
-	assert_true(t->entries[hopper].p.torch_eff < 1);
-	assert_true(t->entries[hopper].p.torch_eff >= 0.7);
-	assert_true(t->entries[0].p.torch_eff == 1);
+	assert_true(t->entries[hopper].p.torch_attn_eff < 0.9);
+	assert_true(t->entries[hopper].p.torch_attn_eff >= 0.4);
+	assert_true(t->entries[hopper].p.torch_eff <= 1);
+	assert_true(t->entries[hopper].p.torch_eff >= 0.9);
+	assert_true(t->entries[0].p.torch_attn_eff == 0);
 	pol = autosize_policy_default(&e);
 	assert_non_null(pol);
 	autosize_request_init(&r);
@@ -197,13 +204,14 @@ static void test_torch_eff(void **state)
 	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
 					      &e), 0);
 	assert_int_equal(autosize_plan_compute(pol, &r, &fsdp, &e), 0);
-	assert_true(fsdp.tokens_per_s < 0.95 * meg.tokens_per_s);
+	assert_true(fsdp.tokens_per_s < 0.9 * meg.tokens_per_s);
+	assert_true(fsdp.step.attention_s > 1.5 * meg.step.attention_s);
 	assert_int_equal(autosize_request_set(&r, "gpu", "a100-80gb", &e), 0);
 	assert_int_equal(autosize_plan_compute(pol, &r, &fsdp, &e), 0);
 	assert_int_equal(autosize_request_set(&r, "train-framework",
 					      "megatron", &e), 0);
 	assert_int_equal(autosize_plan_compute(pol, &r, &meg, &e), 0);
-	assert_true(fsdp.tokens_per_s > 0.98 * meg.tokens_per_s);
+	assert_true(fsdp.tokens_per_s > 0.95 * meg.tokens_per_s);
 	autosize_policy_destroy(pol);
 }
 

@@ -845,7 +845,8 @@ static void test_remote_step_nodes(void **state)
 
 /* A LoRA job under the hf stack on two nodes: the second node's tasks
  * get accelerate's rank 1, the step's first node and port, and the
- * Trainer's and torchtune's values; no torchtitan line. */
+ * Trainer's, axolotl's and torchtune's values and the step count; no
+ * torchtitan line, no Megatron variable. */
 static void test_remote_finetune_stacks(void **state)
 {
 	const char *v;
@@ -871,11 +872,20 @@ static void test_remote_finetune_stacks(void **state)
 	/* step 2 of job 4242: 29500 + 4242 mod 256 x 8 + 1 + 2 */
 	assert_non_null(strstr(v, "--num_machines 2 --num_processes 16 "
 			       "--machine_rank 1 --main_process_ip gpu07 "
-			       "--rdzv_backend c10d --same_network "
+			       "--rdzv_backend c10d "
 			       "--main_process_port 30671 "));
 	assert_non_null(set_var("AUTOSIZE_HF_TRAINER_ARGS"));
+	assert_non_null(set_var("AUTOSIZE_AXOLOTL_ARGS"));
 	assert_non_null(set_var("AUTOSIZE_TORCHTUNE_ARGS"));
+	/* two nodes: torchtune's distributed recipe, under torchrun's
+	 * options for this step */
+	assert_string_equal(set_var("AUTOSIZE_TORCHTUNE_RECIPE"),
+			    "lora_finetune_distributed");
+	assert_string_equal(set_var("AUTOSIZE_TUNE_RUN_ARGS"),
+			    set_var("AUTOSIZE_TORCHRUN_ARGS"));
+	assert_true(set_int("AUTOSIZE_TRAIN_STEPS") > 0);
 	assert_null(set_var("AUTOSIZE_TORCHTITAN_ARGS"));
+	assert_null(set_var("CUDA_DEVICE_MAX_CONNECTIONS"));
 	stub.node_id = 0;
 	slurm_spank_exit(SP, 0, NULL);
 }
@@ -919,6 +929,15 @@ static void test_remote_export(void **state)
 		 "--pipeline-model-parallel-size %d ", tp, pp);
 	assert_true(strncmp(v, text, strlen(text)) == 0);
 	assert_non_null(strstr(v, "--seq-length 4096"));
+	/* what Megatron's validate_args asserts of the environment: 1
+	 * under TP, not 1 under Megatron-FSDP (ZeRO-3) */
+	v = set_var("CUDA_DEVICE_MAX_CONNECTIONS");
+	if (set_int("AUTOSIZE_ZERO_STAGE") >= 3)
+		assert_string_equal(v, "8");
+	else if (tp > 1)
+		assert_string_equal(v, "1");
+	else
+		assert_null(v);
 	/* a Megatron plan: no DeepSpeed configuration */
 	assert_null(set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
 	/* The DeepSpeed file of a DeepSpeed plan: in the job's private

@@ -155,15 +155,16 @@ static void test_stack_speed_and_interval(void **state)
 	assert_true(has_warning(&c, "not validated"));
 	/* unvalidated: the limit covers up to 4x the prediction */
 	assert_true(c.train_hours_high >= 3.9 * c.train_hours);
-	/* hf is checked on A100 runs only: on H100 its plan says so and
-	 * covers as much; on A100 its own spread */
-	assert_true(has_warning(&b, "other GPU generations"));
-	assert_true(b.train_hours_high >= 3.9 * b.train_hours);
-	hf[5] = "a100-80gb";
-	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	/* hf is checked on A100 and H100 runs: there its own spread; on
+	 * B200 its plan says so and covers as much as an unchecked
+	 * stack */
 	assert_false(has_warning(&b, "other GPU generations"));
 	assert_true(b.train_hours_high < 2 * b.train_hours);
-	assert_int_equal(b.interval_runs, 12);
+	assert_int_equal(b.interval_runs, 20);
+	hf[5] = "b200";
+	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	assert_true(has_warning(&b, "other GPU generations"));
+	assert_true(b.train_hours_high >= 3.9 * b.train_hours);
 }
 
 /* A stated framework wins over the stack's; megatron stacks imply

@@ -38,8 +38,12 @@
 #define AUTOSIZE_LAUNCH_TORCHTITAN_MAX 768
 #define AUTOSIZE_LAUNCH_ACCELERATE_MAX 768
 #define AUTOSIZE_LAUNCH_HF_TRAINER_MAX 256
-#define AUTOSIZE_LAUNCH_TORCHTUNE_MAX 384
+#define AUTOSIZE_LAUNCH_TORCHTUNE_MAX 512
+#define AUTOSIZE_LAUNCH_AXOLOTL_MAX 512
+#define AUTOSIZE_LAUNCH_RECIPE_MAX 32
 #define AUTOSIZE_LAUNCH_NOTE_MAX 256
+/* Environment variables one launch sets (launch.env). */
+#define AUTOSIZE_LAUNCH_ENV_MAX 4
 
 /* The rendezvous port of job_id's step step_id (above). */
 int autosize_launch_rdzv_port(unsigned long job_id, unsigned long step_id);
@@ -61,23 +65,40 @@ typedef struct autosize_launch_where {
 				       * (the word DEEPSPEED_CONFIG) */
 } autosize_launch_where;
 
+/* One environment variable a launcher's start-up checks or reads. */
+typedef struct autosize_launch_var {
+	char name[32];
+	char value[16];
+} autosize_launch_var;
+
 /*
  * What the tasks of a step get: torchrun's arguments, Megatron-LM's (""
  * when the plan's framework is not Megatron or Megatron cannot run the
  * layout: note says why), a DeepSpeed configuration ("" unless the
- * plan's framework is DeepSpeed) and torchtitan's options ("" unless the
- * plan's framework is FSDP).
+ * plan's framework is DeepSpeed), torchtitan's options for its current
+ * release and its job_config.py releases ("" unless the plan's
+ * framework is FSDP), the environment they need and the optimizer steps
+ * that train the plan's tokens.
  */
 typedef struct autosize_launch {
 	char torchrun[AUTOSIZE_LAUNCH_TORCHRUN_MAX];
 	char megatron[AUTOSIZE_LAUNCH_MEGATRON_MAX];
 	char deepspeed[AUTOSIZE_LAUNCH_DEEPSPEED_MAX];
 	char torchtitan[AUTOSIZE_LAUNCH_TORCHTITAN_MAX]; /* "" unless FSDP */
+	char torchtitan_v1[AUTOSIZE_LAUNCH_TORCHTITAN_MAX];
 	/* the data-parallel fine-tuning stacks (launch_dp.c): "" unless
 	 * the layout is data parallel alone under FSDP or DeepSpeed */
 	char accelerate[AUTOSIZE_LAUNCH_ACCELERATE_MAX];
 	char hf_trainer[AUTOSIZE_LAUNCH_HF_TRAINER_MAX];
-	char torchtune[AUTOSIZE_LAUNCH_TORCHTUNE_MAX]; /* FSDP only */
+	char axolotl[AUTOSIZE_LAUNCH_AXOLOTL_MAX];
+	/* torchtune (FSDP only): tune run's torchrun options ("" for a
+	 * single-device recipe), the recipe, its overrides */
+	char tune_run[AUTOSIZE_LAUNCH_TORCHRUN_MAX];
+	char torchtune_recipe[AUTOSIZE_LAUNCH_RECIPE_MAX];
+	char torchtune[AUTOSIZE_LAUNCH_TORCHTUNE_MAX];
+	autosize_launch_var env[AUTOSIZE_LAUNCH_ENV_MAX];
+	int n_env;
+	long steps;                   /* 0: no token count */
 	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
 } autosize_launch;
 
@@ -92,8 +113,10 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 
 /*
  * The launch as one JSON object: {"torchrun": "...", "megatron": "..." or
- * null, "deepspeed": {...} or null, "torchtitan": "..." or null, "note":
- * "..."}. Length or -1.
+ * null, "deepspeed": {...} or null, "torchtitan", "torchtitan_v1",
+ * "accelerate", "hf_trainer", "axolotl", "tune_run", "torchtune_recipe",
+ * "torchtune": "..." or null, "env": {"NAME": "value", ...}, "steps": N,
+ * "note": "..."}. Length or -1.
  */
 int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len);
 
@@ -139,14 +162,16 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
 				  size_t len);
 
 /*
- * Megatron-LM arguments (names as in Megatron-LM's
- * megatron/training/arguments.py; tests/data/megatron-args.txt):
+ * Megatron-LM arguments (Megatron-LM's megatron/training/arguments.py;
+ * its parser and validate_args read them back in test_launch_parsers):
  * "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2
  * --micro-batch-size 1 --global-batch-size 1024 --seq-length 4096
  * [--sequence-parallel] [--context-parallel-size N]
  * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]
  * [--moe-token-dispatcher-type flex --moe-enable-deepep
  *  --overlap-moe-expert-parallel-comm --delay-wgrad-compute]]
+ * [--moe-token-dispatcher-type alltoall] (a MoE model, without the flex
+ * overlap: the step time prices the all-to-all)
  * [--decoder-first-pipeline-num-layers N --decoder-last-pipeline-num-layers
  * N] [--num-layers-per-virtual-pipeline-stage N |
  * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]
@@ -167,9 +192,10 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 
 /*
  * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
- * keys from DeepSpeed's configuration docs, tests/data/deepspeed-keys.txt):
+ * read back by DeepSpeed's DeepSpeedConfig in test_launch_parsers):
  * train_batch_size, train_micro_batch_size_per_gpu,
- * gradient_accumulation_steps, zero_optimization.stage (and overlap_comm
+ * gradient_accumulation_steps, gradient_clipping 1.0 (the Trainer's
+ * max_grad_norm, which it checks), zero_optimization.stage (and overlap_comm
  * from stage 1: the step time hides the reduction), bf16/fp16
  * enabled (fp8 plans train in bf16 as far as DeepSpeed is concerned),
  * zero_optimization.offload_param (--param-offload, ZeRO-3) and
@@ -184,9 +210,10 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 				   size_t len);
 
 /*
- * torchtitan options for an FSDP plan (names as in torchtitan's
- * config/job_config.py; tests/data/torchtitan-args.txt), every degree of
- * the layout so that their product is the step's GPUs:
+ * torchtitan options for an FSDP plan in which every weight is trained
+ * (0 and "" otherwise), every degree of the layout so that their product
+ * is the step's GPUs, for its current release (config_registry
+ * functions; b5bcd76c, 2026-08-21):
  * "--parallelism.data_parallel_replicate_degree R
  * --parallelism.data_parallel_shard_degree S
  * --parallelism.tensor_parallel_degree T
@@ -195,28 +222,60 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
  * --parallelism.expert_parallel_degree E [--parallelism.
  * fsdp_reshard_after_forward never] [--parallelism.pipeline_parallel_
  * schedule Interleaved1F1B --parallelism.pipeline_parallel_layers_per_
- * stage N] --training.local_batch_size L (a pipeline's: the rank's step) --training.global_batch_size G
- * --training.seq_len S --activation_checkpoint.mode none|selective|full".
- * ZeRO-3 shards over DP (S = DP), ZeRO-2 too but keeps parameters after
- * the forward, ZeRO-0/1 replicates (R = DP). 0 and "" for another
- * framework.
+ * stage N] [--parallelism.num_pp_microbatches GA (a pipeline)]
+ * --training.num_tokens_per_microbatch_per_dp_rank MB x SEQ
+ * --training.num_tokens_per_train_step GB x SEQ
+ * --training.max_context_length SEQ [--training.steps N]
+ * [--training.enable_cpu_offload] [--training.disable_cuda_graphs (PP
+ * or EP)] activation_checkpoint:none|selective|full" (a subcommand:
+ * last). ZeRO-3 shards over DP (S = DP), ZeRO-2 too but keeps parameters
+ * after the forward, ZeRO-0/1 replicates (R = DP).
  */
 int autosize_launch_torchtitan_args(const autosize_plan *p,
 				    const autosize_request *r, char *buf,
 				    size_t len);
 
 /*
+ * The same for the torchtitan releases with config/job_config.py (up to
+ * 238fa995, 2026-02-23): the parallelism options as above, then
+ * "[--parallelism.pipeline_parallel_microbatch_size MB (a pipeline)]
+ * --training.local_batch_size L (a pipeline's: MB x GA)
+ * --training.global_batch_size GB --training.seq_len SEQ
+ * [--training.steps N] [--training.enable_cpu_offload]
+ * [--model.converters quantize.linear.float8]
+ * --activation_checkpoint.mode none|selective|full".
+ */
+int autosize_launch_torchtitan_v1_args(const autosize_plan *p,
+				       const autosize_request *r, char *buf,
+				       size_t len);
+
+/*
+ * Optimizer steps that train the plan's tokens: tokens / (global batch x
+ * sequence), rounded up; 0 without a token count.
+ */
+long autosize_launch_steps(const autosize_plan *p);
+
+/*
+ * The precision request r trains in under its stack: r's, except where
+ * the stack has no such training (torchtune's LoRA and QLoRA recipes
+ * read no enable_fp8_training: bf16). When it differs and why is not
+ * NULL, why (len bytes) says so in one sentence; else why is "".
+ */
+autosize_precision autosize_launch_precision(const autosize_request *r,
+					     char *why, size_t len);
+
+/*
  * The launchers of the data-parallel fine-tuning stacks, for a plan whose
  * layout is data parallel alone (TP, PP, CP, EP 1) under FSDP or
  * DeepSpeed; each returns 0 and "" for another plan, -1 when buf is too
- * small. Names: tests/data/accelerate-args.txt, hf-trainer-args.txt,
- * torchtune-keys.txt (each from the tool's own parser).
+ * small. Each tool's own parser reads them back in
+ * test_launch_parsers (axolotl's names: tests/data/axolotl-args.txt).
  *
  * `accelerate launch` (Hugging Face accelerate, commands/launch.py):
  * "--num_machines N --num_processes N x G [--machine_rank R
- * --main_process_ip HOST --rdzv_backend c10d --same_network]
- * --main_process_port PORT --mixed_precision bf16|fp16|fp8 [--fp8_backend
- * te]", then the data-parallel engine: one GPU nothing, unless the engine
+ * --main_process_ip HOST --rdzv_backend c10d] --main_process_port PORT
+ * --mixed_precision bf16|fp16|fp8" (FP8's backend is the launch's
+ * ACCELERATE_FP8_BACKEND=TE), then the data-parallel engine: one GPU nothing, unless the engine
  * offloads state there; ZeRO-0 "--multi_gpu" (DDP); FSDP "--use_fsdp
  * --fsdp_sharding_strategy FULL_SHARD (ZeRO-3) | SHARD_GRAD_OP (ZeRO-2)
  * --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP --fsdp_use_orig_params
@@ -236,7 +295,8 @@ int autosize_launch_accelerate_args(const autosize_request *r,
 /*
  * Hugging Face Trainer (transformers TrainingArguments):
  * "--per_device_train_batch_size MB --gradient_accumulation_steps GA
- * --gradient_checkpointing True|False [--bf16 True | --fp16 True]".
+ * --gradient_checkpointing True|False [--max_steps N] [--bf16 True |
+ * --fp16 True]".
  * Under FSDP on more than one GPU (or offloading parameters on one),
  * recomputation is accelerate's
  * --fsdp_activation_checkpointing and gradient_checkpointing is False
@@ -248,19 +308,47 @@ int autosize_launch_hf_trainer_args(const autosize_request *r,
 				    size_t len);
 
 /*
- * torchtune recipe overrides (`tune run ... RECIPE --config C` then
- * key=value; keys read by its recipes' cfg.get):
+ * torchtune recipe overrides (`tune run [TORCHRUN ARGS] RECIPE --config C`
+ * then key=value; keys its recipes read):
  * "batch_size=MB gradient_accumulation_steps=GA dtype=bf16
  * enable_activation_checkpointing=True|False
  * enable_activation_offloading=True|False tokenizer.max_seq_len=SEQ
- * [enable_fp8_training=True]". FSDP plans only; none for FP16 (torchtune
- * trains in bf16 or fp32). Offloading is on only with full
- * recomputation and --activation-offload=on, as the memory model counts
- * it.
+ * [epochs=1 max_steps_per_epoch=N] [fsdp_reshard_after_forward=False
+ * (distributed recipe, ZeRO-0 to 2)] [fsdp_cpu_offload=True (distributed,
+ * --param-offload)] [enable_fp8_training=True (full fine-tuning)]". FSDP
+ * plans only; none for FP16 (torchtune trains in bf16 or fp32).
+ * Offloading is on only with full recomputation and
+ * --activation-offload=on, as the memory model counts it.
  */
 int autosize_launch_torchtune_args(const autosize_request *r,
 				   const autosize_plan *p, char *buf,
 				   size_t len);
+
+/*
+ * The torchtune recipe of the plan: full_finetune_* or lora_finetune_*
+ * (LoRA, QLoRA), _distributed on more than one GPU, with --param-offload
+ * (fsdp_cpu_offload) and for FP8 full fine-tuning (one process on one
+ * GPU), else _single_device, which refuses torchrun's options. "" for
+ * NULL arguments.
+ */
+const char *autosize_launch_torchtune_recipe(const autosize_request *r,
+					     const autosize_plan *p);
+
+/*
+ * axolotl's own options (`axolotl train CONFIG ...`, from its CLI's
+ * option table; tests/data/axolotl-args.txt): "--micro-batch-size MB
+ * --gradient-accumulation-steps GA --sequence-len SEQ [--max-steps N]
+ * --gradient-checkpointing true|false --bf16 true|--fp16|--bf16 true
+ * --fp8", then the engine as for accelerate: DeepSpeed "--deepspeed
+ * PATH"; FSDP ZeRO-2/3 "--fsdp-version 2 --fsdp-config.auto-wrap-policy
+ * TRANSFORMER_BASED_WRAP --[no-]fsdp-config.reshard-after-forward
+ * --[no-]fsdp-config.activation-checkpointing
+ * [--fsdp-config.offload-params]"; nothing for DDP or one GPU.
+ */
+int autosize_launch_axolotl_args(const autosize_request *r,
+				 const autosize_plan *p,
+				 const autosize_launch_where *where,
+				 char *buf, size_t len);
 
 /*
  * The first host of a Slurm node list ("gpu[07-08,11],login1" ->

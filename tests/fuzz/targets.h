@@ -381,6 +381,16 @@ static inline void fuzz_check_plan(const autosize_request *r,
 	    autosize_launch_megatron_args(plan, r, buf, sizeof(buf)) < 0 ||
 	    autosize_launch_deepspeed_json(plan, r, buf, sizeof(buf)) < 0)
 		FUZZ_FAIL("launch strings do not fit 8 KiB");
+	/* every launcher's line of the plan in its fixed field, and the
+	 * launch object of plan --json */
+	{
+		static autosize_launch l;
+		static char json[16384];
+
+		if (autosize_launch_build(r, plan, NULL, &l) != 0 ||
+		    autosize_launch_to_json(&l, json, sizeof(json)) < 0)
+			FUZZ_FAIL("the launch does not fit its fields");
+	}
 }
 
 /*

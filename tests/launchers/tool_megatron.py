@@ -1,0 +1,102 @@
+"""Megatron-LM: AUTOSIZE_MEGATRON_ARGS, after the model's own arguments
+(what a training script passes: its shape from the plan's model), through
+Megatron's parser (add_megatron_arguments, as parse_args builds it) and
+validate_args, in the task's environment (AUTOSIZE's exported variables:
+CUDA_DEVICE_MAX_CONNECTIONS) with WORLD_SIZE the plan's GPUs, read back.
+
+Stubbed: torch (a newer one: the stand-in reports the plan's GPUs, so
+the CUDA_DEVICE_MAX_CONNECTIONS rule below Blackwell applies as on the
+job's GPUs), numpy (Debian's 1.24 lacks numpy.dtypes, which
+megatron.core imports at module level) and the GPU and I/O packages
+Megatron imports at module level: transformer_engine, apex, einops,
+flash_attn, nvidia, triton, tensorstore, zarr, modelopt, wandb,
+safetensors, mamba_ssm, causal_conv1d, nvtx, sentencepiece, tiktoken,
+transformers, onelogger, nvidia_resiliency_ext, multistorageclient,
+pynvml, datasets, emerging_optimizers, flashinfer, nv_one_logger."""
+import argparse
+import sys
+
+import common
+from common import line
+
+NEEDS = ('packaging', 'yaml')
+STUBBED = ('torch', 'numpy', 'transformer_engine', 'apex', 'einops',
+           'flash_attn', 'nvidia', 'triton', 'tensorstore', 'zarr',
+           'modelopt', 'wandb', 'safetensors', 'mamba_ssm', 'causal_conv1d',
+           'nvtx', 'sentencepiece', 'tiktoken', 'transformers', 'onelogger',
+           'nvidia_resiliency_ext', 'multistorageclient', 'pynvml',
+           'datasets', 'emerging_optimizers', 'flashinfer', 'nv_one_logger')
+
+
+def setup(src):
+    import standin
+    global STANDIN, PARSER, VALIDATE
+    STANDIN = standin
+    sys.path[:0] = [src['Megatron-LM']]
+    standin.install(STUBBED)
+    from megatron.training.arguments import add_megatron_arguments
+    from megatron.training.arguments import validate_args as VALIDATE
+    # as parse_args builds it (once: its docstring reading is slow)
+    PARSER = add_megatron_arguments(argparse.ArgumentParser(
+        allow_abbrev=False))
+
+
+def model_args(e):
+    """A GPT training script's model arguments for the plan's model."""
+    m = e['model']
+    words = ['--num-layers', m['layers'], '--hidden-size', m['hidden'],
+             '--num-attention-heads', m['heads'], '--ffn-hidden-size',
+             m['ffn'], '--max-position-embeddings',
+             max(m['max_positions'], e['seq_len']), '--vocab-size',
+             m['vocab'], '--swiglu', '--normalization', 'RMSNorm',
+             '--position-embedding-type', 'rope', '--disable-bias-linear',
+             '--untie-embeddings-and-output-weights']
+    if m['kv_heads'] < m['heads']:
+        words += ['--group-query-attention', '--num-query-groups',
+                  m['kv_heads']]
+    if m['experts'] > 1:
+        words += ['--num-experts', m['experts'], '--moe-router-topk',
+                  m['experts_active']]
+    return [str(w) for w in words]
+
+
+def check(rec, c):
+    e = rec['expect']
+    words = line(rec, 'megatron')
+    if words is None:
+        return c.fail('no Megatron arguments')
+    STANDIN.machine(common.capability(e['gpu']), e['gpus_per_node'])
+    args = PARSER.parse_args(model_args(e) + words)
+    args._is_global_batch_size_explicitly_specified = True
+    env = common.task_env(rec)
+    env.update(WORLD_SIZE=str(e['nodes'] * e['gpus_per_node']), RANK='0')
+    with common.environ(env):
+        args.rank, args.world_size = 0, e['nodes'] * e['gpus_per_node']
+        VALIDATE(args, {})
+    c.eq('tensor parallel', args.tensor_model_parallel_size, e['tp'])
+    c.eq('pipeline parallel', args.pipeline_model_parallel_size, e['pp'])
+    c.eq('context parallel', args.context_parallel_size, e['cp'])
+    c.eq('expert parallel', args.expert_model_parallel_size, e['ep'])
+    c.eq('data parallel', args.data_parallel_size, e['dp'])
+    c.eq('virtual stages', args.virtual_pipeline_model_parallel_size,
+         e['vp'] if e['vp'] > 1 else None)
+    c.eq('micro-batch', args.micro_batch_size, e['micro_batch'])
+    c.eq('global batch', args.global_batch_size, e['global_batch'])
+    c.eq('accumulation', args.global_batch_size //
+         (args.micro_batch_size * args.data_parallel_size), e['grad_accum'])
+    c.eq('sequence', args.seq_length, e['seq_len'])
+    c.eq('recompute', args.recompute_granularity,
+         {'none': None, 'full': 'full'}.get(e['recompute'], 'selective'))
+    if e['recompute'] == 'selective-mlp':
+        c.eq('recompute mlp', 'mlp' in (args.recompute_modules or []), True)
+    c.eq('distributed optimizer', args.use_distributed_optimizer,
+         e['zero_stage'] >= 1)
+    c.eq('Megatron-FSDP', args.use_megatron_fsdp, e['zero_stage'] >= 3)
+    c.eq('bf16', args.bf16, e['precision'] != 'fp16')
+    c.eq('fp16', args.fp16, e['precision'] == 'fp16')
+    c.eq('fp8', args.fp8, 'hybrid' if e['precision'] == 'fp8' else None)
+    c.eq('sequence parallel', args.sequence_parallel, e['tp'] > 1)
+    if e['model']['experts'] > 1:
+        if args.moe_token_dispatcher_type not in ('alltoall', 'flex'):
+            c.fail('MoE token dispatcher %s, the plan prices all-to-all'
+                   % args.moe_token_dispatcher_type)

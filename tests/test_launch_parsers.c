@@ -1,0 +1,383 @@
+/*
+ * What the tasks of a job get, through the launchers' own parsers: a table
+ * of plans (every framework and stack, one GPU to several nodes, FP8,
+ * offloads, MoE with EP, CP, interleaving, LoRA and QLoRA), each laid out
+ * as the SPANK plugin lays out a running step (first node, port, run id,
+ * this node's rank, the DeepSpeed JSON written to a file), then checked
+ * by tests/launchers/check.py with the real parsers and start-up checks
+ * of torchrun, accelerate, the Hugging Face Trainer, torchtune, Megatron-
+ * LM, DeepSpeed and two torchtitan releases, from
+ * ../shared/launchers/launcher-sources.tar.xz (unpacked once into
+ * build/launchers, or $AUTOSIZE_LAUNCHERS_CACHE). Each value they read back must be the plan's: degrees,
+ * micro-batch and accumulation, precision, sharding, offloads, steps.
+ * check.py also feeds each tool a copy of a plan with one value made wrong
+ * and fails unless the tool catches it.
+ *
+ * What is stubbed (stand-in modules: torch where a newer one than
+ * Debian's is imported, the GPU packages, a few runtime-only modules;
+ * spawning processes) is listed per tool in tests/launchers/README.md and
+ * at the top of each tests/launchers/tool_*.py.
+ *
+ * Skipped with one line without ../shared or python3; a tool whose Python
+ * packages are missing is skipped by check.py with one line.
+ */
+#include <limits.h>
+#include <sys/wait.h>
+#include "testutil.h"
+#include "autosize.h"
+
+#define JOB_ID 4242UL
+#define NODELIST "gpu[07-22]"
+
+/* One plan of the table: its request, and what a user's script names
+ * besides the exported values (torchtune's model config, torchtitan's
+ * config function). */
+typedef struct plan_case {
+	const char *name;
+	const char *opts[24]; /* request option, value pairs; NULL ends */
+	const char *tune;     /* torchtune config family ("llama3_1/8B") */
+	const char *titan;    /* torchtitan module/config function */
+} plan_case;
+
+static const plan_case cases[] = {
+	/* Megatron-LM */
+	{"megatron-70b-tp8-pp2", {"model", "llama-3-70b", "gpu", "h100",
+	 "gpus", "32", "tp", "8", "pp", "2", "train-tokens", "2e9"},
+	 NULL, NULL},
+	{"megatron-1b-1gpu", {"model", "llama-3.2-1b", "gpu", "h100", "gpus",
+	 "1", "train-tokens", "1e8"}, NULL, NULL},
+	{"megatron-70b-fp8-64", {"model", "llama-3-70b", "gpu", "h100",
+	 "gpus", "64", "train-precision", "fp8", "train-tokens", "1e10"},
+	 NULL, NULL},
+	{"megatron-8b-cp4", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "16", "train-seq-len", "65536", "cp", "4", "tp", "2",
+	 "train-batch", "16", "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-70b-interleaved", {"model", "llama-3-70b", "gpu", "h100",
+	 "gpus", "32", "tp", "4", "pp", "4", "interleave", "2",
+	 "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-mixtral-ep8", {"model", "mixtral-8x7b", "gpu", "h100",
+	 "gpus", "16", "ep", "8", "tp", "2", "train-tokens", "1e9"},
+	 NULL, NULL},
+	{"megatron-mixtral-overlap", {"model", "mixtral-8x22b", "gpu",
+	 "h100", "gpus", "64", "ep", "8", "tp", "2", "pp", "4",
+	 "moe-overlap", "on", "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-fsdp-8b", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "16", "train-framework", "megatron", "zero", "3", "tp", "1",
+	 "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-v100-fp16", {"model", "llama-2-7b", "gpu", "v100-32gb",
+	 "gpus", "32", "train-precision", "fp16", "train-tokens", "1e9"},
+	 NULL, NULL},
+	{"megatron-b200-tp", {"model", "llama-3.1-70b", "gpu", "b200",
+	 "gpus", "16", "tp", "8", "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-selective-mlp", {"model", "llama-3-70b", "gpu", "h100",
+	 "gpus", "32", "tp", "8", "recompute", "selective-mlp",
+	 "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-lora-note", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "train-framework", "megatron", "train-mode", "lora",
+	 "train-tokens", "1e8"}, NULL, NULL},
+	/* FSDP: torchtitan */
+	{"torchtitan-8b-zero3", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "train-stack", "torchtitan", "zero", "3",
+	 "train-tokens", "1e9"}, "llama3_1/8B", "llama3/llama3_8b"},
+	{"torchtitan-70b-2d", {"model", "llama-3-70b", "gpu", "h100", "gpus",
+	 "64", "train-stack", "torchtitan", "tp", "8", "train-tokens",
+	 "1e10"}, NULL, "llama3/llama3_70b"},
+	{"torchtitan-70b-3d", {"model", "llama-3-70b", "gpu", "h100", "gpus",
+	 "64", "train-stack", "torchtitan", "tp", "4", "pp", "4",
+	 "train-tokens", "1e10"}, NULL, "llama3/llama3_70b"},
+	{"torchtitan-interleaved", {"model", "llama-3-70b", "gpu", "h100",
+	 "gpus", "64", "train-stack", "torchtitan", "tp", "8", "pp", "2",
+	 "interleave", "2", "train-tokens", "1e9"}, NULL,
+	 "llama3/llama3_70b"},
+	{"torchtitan-cp", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "16", "train-stack", "torchtitan", "train-seq-len", "65536", "cp",
+	 "4", "train-batch", "16", "train-tokens", "1e9"}, NULL,
+	 "llama3/llama3_8b"},
+	{"torchtitan-mixtral-ep", {"model", "mixtral-8x7b", "gpu", "h100",
+	 "gpus", "16", "train-stack", "torchtitan", "ep", "8",
+	 "train-tokens", "1e9"}, NULL, "deepseek_v3/deepseek_v3_16b"},
+	{"torchtitan-fp8", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "16", "train-stack", "torchtitan", "train-precision", "fp8",
+	 "train-tokens", "1e9"}, "llama3_1/8B", "llama3/llama3_405b"},
+	{"torchtitan-zero2", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "8", "train-framework", "fsdp", "zero", "2", "train-tokens",
+	 "1e9"}, "llama3_1/8B", "llama3/llama3_8b"},
+	{"torchtitan-ddp-a100", {"model", "llama-3.2-1b", "gpu", "a100-80gb",
+	 "gpus", "16", "train-framework", "fsdp", "zero", "0",
+	 "train-tokens", "1e9"}, "llama3_2/1B", "llama3/llama3_8b"},
+	/* DeepSpeed */
+	{"deepspeed-zero3-offload-16", {"model", "llama-3.1-70b", "gpu",
+	 "h100", "gpus", "16", "train-framework", "deepspeed",
+	 "train-mode", "finetune", "param-offload", "on", "train-tokens",
+	 "1e8"}, NULL, NULL},
+	{"deepspeed-zero-offload-1gpu", {"model", "llama-3.2-1b", "gpu",
+	 "rtx-4090", "gpus", "1", "train-framework", "deepspeed",
+	 "train-mode", "finetune", "optimizer-offload", "on",
+	 "train-tokens", "1e7"}, NULL, NULL},
+	{"deepspeed-zero1-8", {"model", "llama-3.2-1b", "gpu", "a100-80gb", "gpus",
+	 "8", "train-framework", "deepspeed", "zero", "1", "train-tokens",
+	 "1e9"}, NULL, NULL},
+	{"deepspeed-mixtral-ep4", {"model", "mixtral-8x7b", "gpu", "h100",
+	 "gpus", "32", "train-framework", "deepspeed", "ep", "4",
+	 "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-deepspeed-tp-pp", {"model", "llama-2-13b", "gpu", "a100-80gb",
+	 "gpus", "32", "train-stack", "megatron-deepspeed", "tp", "4", "pp",
+	 "2", "train-tokens", "1e9"}, NULL, NULL},
+	{"deepspeed-v100-fp16", {"model", "llama-2-7b", "gpu", "v100-32gb",
+	 "gpus", "16", "train-framework", "deepspeed", "train-mode", "lora",
+	 "train-precision", "fp16", "train-tokens", "1e8"}, NULL, NULL},
+	{"deepspeed-hf-fp8", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "8", "train-stack", "hf", "train-framework", "deepspeed",
+	 "train-mode", "lora", "train-precision", "fp8", "train-tokens",
+	 "1e8"}, NULL, NULL},
+	/* the fine-tuning stacks */
+	{"hf-lora-8", {"model", "llama-3.1-8b", "gpu", "h100", "gpus", "8",
+	 "train-stack", "hf", "train-mode", "lora", "train-seq-len", "2048",
+	 "train-tokens", "1e9"}, "llama3_1/8B", NULL},
+	{"hf-finetune-16-h100", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "16", "train-stack", "hf", "train-mode", "finetune",
+	 "train-tokens", "1e9"}, "llama3_1/8B", NULL},
+	{"axolotl-qlora-16-a100", {"model", "llama-3.1-70b", "gpu", "a100-80gb",
+	 "gpus", "16", "train-stack", "axolotl", "train-mode", "qlora",
+	 "train-tokens", "1e8"}, "llama3_1/70B", NULL},
+	{"hf-fp8-8", {"model", "llama-3.1-8b", "gpu", "h100", "gpus", "8",
+	 "train-stack", "hf", "train-mode", "lora", "train-precision", "fp8",
+	 "train-tokens", "1e9"}, "llama3_1/8B", NULL},
+	{"hf-v100-fp16", {"model", "llama-2-7b", "gpu", "v100-32gb", "gpus",
+	 "8", "train-stack", "hf", "train-mode", "lora", "train-precision",
+	 "fp16", "train-tokens", "1e8"}, NULL, NULL},
+	{"torchtune-lora-1gpu", {"model", "llama-3.1-8b", "gpu", "rtx-4090",
+	 "gpus", "1", "train-stack", "torchtune", "train-mode", "lora",
+	 "train-seq-len", "2048", "train-tokens", "1e7"}, "llama3_1/8B",
+	 NULL},
+	{"torchtune-qlora-1gpu", {"model", "llama-3.1-8b", "gpu", "l40s",
+	 "gpus", "1", "train-stack", "torchtune", "train-mode", "qlora",
+	 "train-seq-len", "2048", "train-tokens", "1e7"}, "llama3_1/8B",
+	 NULL},
+	{"torchtune-full-zero2-8", {"model", "llama-3.1-8b", "gpu", "a100-80gb",
+	 "gpus", "8", "train-stack", "torchtune", "train-mode", "finetune",
+	 "zero", "2", "train-tokens", "1e8"}, "llama3_1/8B", NULL},
+	{"torchtune-lora-fp8", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "train-stack", "torchtune", "train-mode", "lora",
+	 "train-precision", "fp8", "train-tokens", "1e8"}, "llama3_1/8B",
+	 NULL},
+	{"torchtune-full-fp8-1gpu", {"model", "llama-3.2-1b", "gpu", "h100",
+	 "gpus", "1", "train-stack", "torchtune", "train-mode", "finetune",
+	 "train-precision", "fp8", "train-tokens", "1e8"}, "llama3_2/1B",
+	 NULL},
+	{"torchtune-70b-qlora-offload", {"model", "llama-2-70b", "gpu",
+	 "rtx-4090", "gpus", "2", "train-stack", "torchtune", "train-mode",
+	 "qlora", "param-offload", "on", "train-seq-len", "2048",
+	 "train-tokens", "1e6"}, "llama2/70B", NULL},
+	{"torchtune-lora-2-nodes", {"model", "llama-3.1-70b", "gpu", "h100",
+	 "gpus", "16", "train-stack", "torchtune", "train-mode", "lora",
+	 "train-tokens", "1e8"}, "llama3_1/70B", NULL},
+	{"unsloth-1gpu", {"model", "llama-3.1-8b", "gpu", "l40s", "gpus", "1",
+	 "train-stack", "unsloth", "train-mode", "qlora", "train-tokens",
+	 "1e7"}, "llama3_1/8B", NULL},
+	{"llama-factory-8", {"model", "qwen2.5-7b", "gpu", "a100-80gb", "gpus",
+	 "8", "train-stack", "llama-factory", "train-mode", "lora",
+	 "train-tokens", "1e8"}, "qwen2_5/7B", NULL},
+};
+
+static autosize_policy *pol;
+
+static int setup(void **state)
+{
+	autosize_error e;
+
+	pol = autosize_policy_default(&e);
+	return pol ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	autosize_policy_destroy(pol);
+	return 0;
+}
+
+static const char *framework_word(autosize_framework f)
+{
+	switch (f) {
+	case AUTOSIZE_FRAMEWORK_FSDP:
+		return "fsdp";
+	case AUTOSIZE_FRAMEWORK_DEEPSPEED:
+		return "deepspeed";
+	default:
+		return "megatron";
+	}
+}
+
+/* The plan as every tool must read it back, and the model a script
+ * passes besides (JSON object). */
+static void write_expect(FILE *f, const autosize_request *r,
+			 const autosize_plan *p)
+{
+	const autosize_model *m = &r->model;
+	char warnings[AUTOSIZE_MAX_WARNINGS * AUTOSIZE_WARNING_LEN];
+	int i;
+
+	fprintf(f, "{\"nodes\":%d,\"gpus_per_node\":%d,\"tp\":%d,\"pp\":%d,"
+		"\"cp\":%d,\"dp\":%d,\"ep\":%d,\"vp\":%d,\"zero_stage\":%d,"
+		"\"recompute\":\"%s\",\"micro_batch\":%d,\"grad_accum\":%d,"
+		"\"global_batch\":%d,\"seq_len\":%d,\"tokens\":%.0f,"
+		"\"framework\":\"%s\",\"precision\":\"%s\","
+		"\"train_mode\":\"%s\",\"stack\":\"%s\",\"param_offload\":%d,"
+		"\"opt_offload\":%d,\"act_offload\":%d,\"gpu\":\"%s\",",
+		p->nodes, p->gpus_per_node, p->tp, p->pp, p->cp > 1 ? p->cp : 1,
+		p->dp, p->ep > 1 ? p->ep : 1, p->vp > 1 ? p->vp : 1,
+		p->zero_stage, autosize_recompute_name(p->recompute),
+		p->micro_batch, p->grad_accum, p->global_batch, p->seq_len,
+		p->tokens, framework_word(p->framework),
+		autosize_precision_name(r->precision),
+		autosize_train_mode_name(r->train_mode), r->stack,
+		r->param_offload == 1, r->opt_offload == 1,
+		r->act_offload == 1, p->part.gpu->name);
+	fprintf(f, "\"model\":{\"layers\":%d,\"hidden\":%d,\"heads\":%d,"
+		"\"kv_heads\":%d,\"ffn\":%d,\"vocab\":%d,\"experts\":%d,"
+		"\"experts_active\":%d,\"max_positions\":%d},", m->layers,
+		m->hidden, m->heads, m->kv_heads > 0 ? m->kv_heads : m->heads,
+		m->ffn, m->vocab, m->experts, m->experts_active,
+		m->max_positions);
+	warnings[0] = '\0';
+	for (i = 0; i < p->n_warnings; i++)
+		snprintf(warnings + strlen(warnings),
+			 sizeof(warnings) - strlen(warnings), "%s%s",
+			 i ? " | " : "", p->warnings[i]);
+	/* the warnings as one string, quotes left out */
+	for (i = 0; warnings[i]; i++)
+		if (warnings[i] == '"' || warnings[i] == '\\')
+			warnings[i] = '\'';
+	fprintf(f, "\"warnings\":\"%s\"}", warnings);
+}
+
+/* One line of the plans file: plan c laid out on node rank of a step. */
+static void write_record(FILE *f, const plan_case *c,
+			 const autosize_request *r, const autosize_plan *p,
+			 int rank, const char *dir, int index)
+{
+	static char json[16384];
+	char host[64], ds[PATH_MAX + 32], run_id[32];
+	autosize_launch_where w;
+	autosize_launch l;
+	const char *slash = c->titan ? strchr(c->titan, '/') : NULL;
+	FILE *df;
+
+	assert_true(autosize_launch_first_host(NODELIST, host,
+					       sizeof(host)) > 0);
+	snprintf(ds, sizeof(ds), "%s/deepspeed-%d.json", dir, index);
+	snprintf(run_id, sizeof(run_id), "%lu-batch", JOB_ID);
+	w.host = p->nodes > 1 ? host : NULL;
+	w.port = autosize_launch_rdzv_port(JOB_ID,
+					   AUTOSIZE_LAUNCH_STEP_BATCH);
+	w.run_id = run_id;
+	w.node_rank = rank;
+	w.deepspeed_config = ds;
+	if (autosize_launch_build(r, p, &w, &l) != 0)
+		fail_msg("%s: the launch values do not fit", c->name);
+	if (l.deepspeed[0]) {
+		df = fopen(ds, "w");
+		assert_non_null(df);
+		fputs(l.deepspeed, df);
+		fclose(df);
+	}
+	assert_true(autosize_launch_to_json(&l, json, sizeof(json)) > 0);
+	fprintf(f, "{\"name\":\"%s\",\"expect\":", c->name);
+	write_expect(f, r, p);
+	fprintf(f, ",\"where\":{\"host\":\"%s\",\"port\":%d,\"run_id\":\"%s\","
+		"\"node_rank\":%d,\"deepspeed_config\":\"%s\"}", host, w.port,
+		run_id, rank, ds);
+	fprintf(f, ",\"user\":{\"torchtune\":\"%s\",\"titan_module\":\"%.*s\","
+		"\"titan_config\":\"%s\"}", c->tune ? c->tune : "",
+		slash ? (int)(slash - c->titan) : 0, c->titan ? c->titan : "",
+		slash ? slash + 1 : "");
+	fprintf(f, ",\"launch\":%s}\n", json);
+}
+
+static void plan_one(const plan_case *c, autosize_request *r,
+		     autosize_plan *p)
+{
+	autosize_error e;
+	int i;
+
+	autosize_request_init(r);
+	for (i = 0; c->opts[i]; i += 2)
+		if (autosize_request_set(r, c->opts[i], c->opts[i + 1], &e))
+			fail_msg("%s: %s=%s: %s", c->name, c->opts[i],
+				 c->opts[i + 1], e.msg);
+	if (autosize_request_finish(r, &e) != AUTOSIZE_OK)
+		fail_msg("%s: %s", c->name, e.msg);
+	if (autosize_plan_compute(pol, r, p, &e) != AUTOSIZE_OK)
+		fail_msg("%s: no plan: %s %s", c->name, e.msg, p->reason);
+}
+
+/* Every plan of the table through every launcher's parser. */
+static void test_parsers(void **state)
+{
+	const char *shared = test_shared_dir();
+	const char *cache = getenv("AUTOSIZE_LAUNCHERS_CACHE");
+	char tarball[512], dir[PATH_MAX], plans[PATH_MAX + 16];
+	char cmd[3 * PATH_MAX], line[1024];
+	static autosize_request r;
+	static autosize_plan p;
+	int status, records = 0, rank, i;
+	FILE *f, *out;
+
+	if (!shared)
+		skip();
+	snprintf(tarball, sizeof(tarball),
+		 "%s/launchers/launcher-sources.tar.xz", shared);
+	if (access(tarball, R_OK) != 0 ||
+	    system("command -v python3 >/dev/null 2>&1") != 0) {
+		printf("skip: %s or python3 missing: the launchers' parsers "
+		       "are not run\n", tarball);
+		skip();
+	}
+	/* the sources unpacked once for every build (build/asan, a Slurm's
+	 * build folder) and the plans at a fixed place: the same plans, an
+	 * unchanged check.py and sources make the same verdict, which
+	 * check.py then keeps */
+	if (!cache)
+		cache = "build/launchers";
+	snprintf(plans, sizeof(plans), "%s/run", cache);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", plans,
+		 plans);
+	assert_int_equal(system(cmd), 0);
+	/* absolute, as the plugin writes the DeepSpeed JSON's path */
+	assert_non_null(realpath(plans, dir));
+	snprintf(plans, sizeof(plans), "%s/plans.jsonl", dir);
+	f = fopen(plans, "w");
+	assert_non_null(f);
+	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+		plan_one(&cases[i], &r, &p);
+		/* every node of two; the first and the last of more */
+		for (rank = 0; rank < p.nodes; rank++) {
+			if (rank > 0 && rank < p.nodes - 1 && p.nodes > 2)
+				continue;
+			write_record(f, &cases[i], &r, &p, rank, dir, records);
+			records++;
+		}
+	}
+	fclose(f);
+	assert_true(sizeof(cases) / sizeof(cases[0]) >= 30);
+	snprintf(cmd, sizeof(cmd), "python3 tests/launchers/check.py '%s' "
+		 "'%s' '%s' 2>&1", tarball, cache, plans);
+	out = popen(cmd, "r");
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), out))
+		fputs(line, stdout);
+	status = pclose(out);
+	printf("%d plans, %d records (one per node checked)\n",
+	       (int)(sizeof(cases) / sizeof(cases[0])), records);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parsers),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
