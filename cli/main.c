@@ -15,6 +15,7 @@ static void main_usage(FILE *f)
 		"usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n"
 		"       autosize check-config [--live] [FILE|none]\n"
 		"       autosize inventory [--gpu TYPE]\n"
+		"       autosize limits [--raw]\n"
 		"       autosize calibrate [--sacct] [-o FILE] [FILE...]\n"
 		"       autosize report [--json | --html FILE] [--sacct] "
 		"[FILE...]\n"
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)
 		return cli_inventory(argc - 1, argv + 1);
+	if (strcmp(cmd, "limits") == 0)
+		return cli_limits(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
 		printf("autosize %s\n", AUTOSIZE_VERSION);
 		return CLI_EXIT_OK;

@@ -53,6 +53,11 @@ local settings = {
 	cpath = "/usr/lib/x86_64-linux-gnu/slurm-wlm/lua/?.so",
 	-- The site policy; re-read whenever the file changes.
 	policy = "/etc/slurm/autosize/autosize.yaml",
+	-- The autosize command, run as a helper (never waited for) to read
+	-- the QOS and association limits Slurm enforces: jobs are planned
+	-- within them. "" plans without them (so does the policy's
+	-- slurm_limits: off).
+	limits_cli = "/usr/bin/autosize",
 	-- Optional overrides, in the folder of this script.
 	site_file = "autosize_site.lua",
 }
@@ -98,6 +103,9 @@ local function apply_settings(t)
 		if type(t[k]) == "string" and t[k] ~= "" then
 			settings[k] = t[k]
 		end
+	end
+	if type(t.limits_cli) == "string" then
+		settings.limits_cli = t.limits_cli
 	end
 end
 
@@ -168,7 +176,25 @@ local function load_module()
 	return nil
 end
 
-load_module()
+-- Slurm's limits are read by a helper process from the start, so the
+-- first jobs find them read.
+local function read_limits(mod)
+	if not mod.read_limits then
+		return
+	end
+	local ok, err = mod.read_limits(settings.limits_cli)
+	if not ok and err then
+		log_error(err)  -- once per new failure
+	end
+end
+
+do
+	local mod = load_module()
+	if mod then
+		mod.load_policy(settings.policy)
+		read_limits(mod)
+	end
+end
 
 -- true when an entry of spank_job_env (a 0-based array, at most
 -- ENV_MAX entries looked at) satisfies match.
@@ -251,6 +277,10 @@ end
 local function reject_code(reason)
 	if reason == "unfit" then
 		return slurm.ESLURM_INVALID_NODE_COUNT or slurm.ERROR
+	elseif reason == "limit" then
+		return slurm.ESLURM_ACCOUNTING_POLICY or slurm.ERROR
+	elseif reason == "time" then
+		return slurm.ESLURM_INVALID_TIME_LIMIT or slurm.ERROR
 	end
 	return slurm.ERROR
 end
@@ -307,6 +337,25 @@ local function rewrite(job_desc, d)
 				tostring(d.gpus_per_node)
 		end
 	end
+	-- CPUs and memory per GPU: the tres string, and a batch job's
+	-- environment, which srun in the script reads (the job set none:
+	-- those are never replaced)
+	local function per_gpu(what, field, value, var, unit)
+		note(what, job_desc[field] or "(not set)", value .. unit,
+			false)
+		job_desc[field] = d[field]
+		if job_desc.script ~= nil then
+			job_desc.environment[var] = tostring(value)
+		end
+	end
+	if d.set.cpus and d.cpus_per_tres then
+		per_gpu("CPUs per GPU", "cpus_per_tres", d.cpus_per_gpu,
+			"SLURM_CPUS_PER_GPU", "")
+	end
+	if d.set.mem and d.mem_per_tres then
+		per_gpu("memory per GPU", "mem_per_tres", d.mem_per_gpu,
+			"SLURM_MEM_PER_GPU", "M")
+	end
 	if d.set.time and d.time_limit then
 		note("time limit", fmt_minutes(job_desc.time_limit),
 			fmt_minutes(d.time_limit), replaced.time)
@@ -328,9 +377,13 @@ local function attach_record(job_desc, mod, d)
 	end
 	-- A batch job's steps inherit its environment: the nodes lay out
 	-- this plan, whatever policy they hold (srun and salloc jobs have
-	-- no environment here and are laid out on the nodes).
+	-- no environment here and are laid out on the nodes); a job of a
+	-- preemptible partition is told so.
 	if job_desc.script ~= nil then
 		job_desc.environment["AUTOSIZE_RECORD"] = d.record
+		if d.preemptible then
+			job_desc.environment["AUTOSIZE_PREEMPTIBLE"] = "1"
+		end
 	end
 end
 
@@ -398,6 +451,7 @@ local function submit(job_desc, part_list, submit_uid)
 	if not ok and perr then
 		log_error(perr)  -- once per broken version of the file
 	end
+	read_limits(mod)
 	local job = {
 		partition = job_desc.partition,
 		min_nodes = job_desc.min_nodes,
@@ -414,9 +468,20 @@ local function submit(job_desc, part_list, submit_uid)
 		-- srun and salloc jobs have no script; their first step is
 		-- laid out with their own task count (the module's guard).
 		batch = job_desc.script ~= nil,
-		-- the policy's exempt users and accounts
+		-- the policy's exempt users and accounts; the QOS and
+		-- association whose limits the plan keeps within
 		uid = submit_uid,
-		account = job_desc.account,
+		account = job_desc.account or job_desc.default_account,
+		qos = job_desc.qos,
+		-- the GPU type of -C a100; whole nodes (shared 0 is
+		-- --exclusive); the job's own CPUs and memory
+		features = job_desc.features,
+		shared = job_desc.shared,
+		cpus_per_tres = job_desc.cpus_per_tres,
+		mem_per_tres = job_desc.mem_per_tres,
+		cpus_per_task = job_desc.cpus_per_task,
+		min_mem_per_cpu = job_desc.min_mem_per_cpu,
+		min_mem_per_node = job_desc.min_mem_per_node,
 	}
 	-- The partitions this job may use, with Slurm's own limits (the
 	-- smaller of Slurm's and the policy's wins).
@@ -429,6 +494,8 @@ local function submit(job_desc, part_list, submit_uid)
 					max_nodes = p.max_nodes,
 					total_nodes = p.total_nodes,
 					max_time = p.max_time,
+					max_cpus_per_node = p.max_cpus_per_node,
+					qos = p.qos,
 				}
 			end
 		end

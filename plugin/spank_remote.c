@@ -563,6 +563,22 @@ static int remote_where(spank_t sp, const autosize_policy *policy)
 	return -1;
 }
 
+/* The time limit a step's tasks are told is the job's (slurmctld's
+ * plan), whatever size the step lays out; GPUs per node other than
+ * planned (an --exclusive job given the whole node, a job changed
+ * since) are said once. */
+static void remote_job_limit(int gpn)
+{
+	if (!context.have_record || context.record.time_limit_min <= 0)
+		return;
+	if (gpn != context.record.gpus_per_node)
+		autosize_spank_warn("the allocation has %d GPUs per node, "
+				    "slurmctld planned %d: laid out for the "
+				    "allocation; the time limit is the job's",
+				    gpn, context.record.gpus_per_node);
+	context.plan.time_limit_min = context.record.time_limit_min;
+}
+
 /* Plan for this allocation and export it. */
 static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 {
@@ -607,6 +623,7 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 		autosize_spank_warn("%s", err.msg);
 		return -1;
 	}
+	remote_job_limit(gpn);
 	return remote_export(sp);
 }
 

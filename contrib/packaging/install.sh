@@ -52,6 +52,7 @@ subst() {
 lua_settings() {
 	sed -e "s|^\([[:space:]]*cpath = \)\"[^\"]*\",|\1\"$luamoddir/?.so\",|" \
 		-e "s|^\([[:space:]]*policy = \)\"[^\"]*\",|\1\"$policy\",|" \
+		-e "s|^\([[:space:]]*limits_cli = \)\"[^\"]*\",|\1\"$bindir/autosize\",|" \
 		-e "s|/etc/slurm/autosize/|$sysconfdir/autosize/|g" "$1"
 }
 example_policy() {

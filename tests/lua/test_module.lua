@@ -587,7 +587,8 @@ local function user_text()
 	return table.concat(fake.user, "\n")
 end
 
-AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good,
+	limits_cli = "" }
 local loaded, lerr = pcall(dofile, "etc/job_submit.lua")
 check("job_submit.lua loads", loaded, lerr)
 check("defines slurm_job_submit/modify and autosize_job_submit",
@@ -906,7 +907,8 @@ check("part_list MaxTime: time limit within it, told", rc == slurm.SUCCESS and
 	user_text():find("Slurm's MaxTime is 1 h"), user_text())
 
 -- Heterogeneous job: no component resized or refused for its size.
-AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good,
+	limits_cli = "" }
 slurm_job_submit, slurm_job_modify = nil, nil
 dofile("etc/job_submit.lua")
 for offset = 0, 1 do
@@ -984,7 +986,8 @@ local dir = TMP .. "/conf"
 os.execute("mkdir -p " .. dir)
 write(dir .. "/job_submit.lua", read("etc/job_submit.lua"))
 write(dir .. "/autosize_site.lua", "return { policy = '" ..
-	TMP .. "/warn.yaml', cpath = '" .. BUILD .. "/?.so' }\n")
+	TMP .. "/warn.yaml', cpath = '" .. BUILD .. "/?.so', " ..
+	"limits_cli = '' }\n")
 AUTOSIZE_SETTINGS, slurm_job_submit, slurm_job_modify = nil, nil, nil
 -- A planted autosize.lua on package.path (slurmctld's working folder,
 -- /usr/local/share/lua) is never what gets loaded.
@@ -1091,7 +1094,79 @@ check("the same file, settled, is the policy (h100 gone)",
 write(catp, POLICY_TEXT)
 autosize.load_policy(catp)
 
-AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good }
+-- Slurm's QOS and association limits, read by a helper (a script here,
+-- standing in for `autosize limits --raw`) and never waited for: jobs
+-- are planned within their caps; a QOS the snapshot lacks, or no
+-- snapshot yet, leaves the job as submitted with one line.
+autosize.load_policy(good)
+local me = sh("id -un"):gsub("%s+$", "")
+local my_uid = tonumber(sh("id -u"))
+local helper = TMP .. "/limits-helper"
+write_now(helper, "#!/bin/sh\ncat <<'EOF'\nautosize-limits 1\n" ..
+	"enforce limits\nqos normal user_gpus=4\nqos tiny job_gpus=1\n" ..
+	"assoc 1 0 root - -\nassoc 2 1 root " .. me .. " - def_qos=normal " ..
+	"qos=normal,tiny\nuser " .. me .. " default_account=root\nend\nEOF\n")
+os.execute("chmod 755 " .. helper)
+local function plan_capped(qos, params)
+	return autosize.plan(env(P .. "model_params=" .. (params or "7e9"),
+		P .. "train_tokens=5e10"), { partition = "h100", uid = my_uid,
+		qos = qos, min_nodes = autosize.NO_VAL,
+		max_nodes = autosize.NO_VAL, time_limit = autosize.NO_VAL },
+		{ h100 = { max_nodes = 4, total_nodes = 4, max_time = 4320 } })
+end
+r, err = autosize.read_limits(helper)
+check("read_limits starts the helper without waiting", r == true, err)
+d = plan_capped()
+check("no snapshot yet: the job goes as submitted, said",
+	d and d.action == "none" and
+	tostring(d.message):find("not sized: Slurm's QOS and association " ..
+		"limits cannot be read %(still being read"),
+	tostring(d and d.message))
+for _ = 1, 100 do
+	autosize.read_limits(helper)
+	d = plan_capped()
+	if d and d.action ~= "none" then break end
+	os.execute("sleep 0.05")
+end
+local capped_told = false
+for _, w in ipairs(d and d.warnings or {}) do
+	capped_told = capped_told or
+		w:find("QOS normal MaxTRESPerUser=gres/gpu=4: planned within 4",
+			1, true)
+end
+check("the snapshot read: planned within the per-user cap, told",
+	d and d.action == "rewrite" and
+	d.min_nodes * d.gpus_per_node <= 4 and capped_told,
+	tostring(d and d.message))
+d = plan_capped("tiny", "70e9")
+check("no size fits the QOS: refused naming it",
+	d and d.action == "reject" and d.reason == "limit" and
+	tostring(d.message):find("QOS tiny MaxTRESPerJob=gres/gpu=1", 1, true),
+	tostring(d and d.message))
+d = plan_capped("nosuch")
+check("a QOS the snapshot lacks: as submitted, said",
+	d and d.action == "none" and
+	tostring(d.message):find("not sized: QOS nosuch is not among", 1, true),
+	tostring(d and d.message))
+-- the unknown QOS has them read again soon (2 s): by a helper that
+-- cannot run, here
+os.execute("sleep 2.1")
+r, err = autosize.read_limits(TMP .. "/no-such-helper")
+local kept = plan_capped()
+check("a helper that cannot run: said once, the last snapshot kept",
+	r == nil and tostring(err):find("cannot run") and kept and
+	kept.action == "rewrite", tostring(err))
+r, err = autosize.read_limits("relative/autosize")
+check("the helper must be an absolute path", r == nil and
+	tostring(err):find("absolute path"), tostring(err))
+autosize.read_limits("")
+d = plan_capped()
+check("limits_cli \"\": planned without Slurm's limits",
+	d and d.action == "rewrite" and not tostring(d.message):find("QOS"),
+	tostring(d and d.message))
+
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = good,
+	limits_cli = "" }
 slurm_job_submit, slurm_job_modify = nil, nil
 dofile("etc/job_submit.lua")
 fake.info = {}
