@@ -372,6 +372,7 @@ int cli_plan(int argc, char **argv)
 	autosize_err rc;
 
 	autosize_request_init(&req);
+	req.model_local = 1;   /* the user's own files and hub cache */
 	for (i = 1; i < argc; i += n) {
 		n = 1;
 		if (strcmp(argv[i], "--json") == 0)

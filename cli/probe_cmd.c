@@ -641,6 +641,7 @@ int cli_probe(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	autosize_request_init(&c.req);
+	c.req.model_local = 1;   /* the user's own files and hub cache */
 	c.steps = AUTOSIZE_PROBE_STEPS;
 	c.time_min = PROBE_TIME_MIN;
 	r = probe_args(&c, argc, argv, &policy_file);

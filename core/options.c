@@ -283,8 +283,8 @@ static const autosize_option options_table[] = {
 	 OPT_BOTH, SET_ARCH(experts_shared, 0, AUTOSIZE_MAX_EXPERTS)},
 	{"shared-ffn", "N", "MLP width of one shared expert (default ffn)",
 	 OPT_BOTH, SET_ARCH(ffn_shared, 1, AUTOSIZE_MAX_FFN)},
-	{"dense-layers", "N", "leading layers with a dense MLP (DeepSeek "
-	 "first_k_dense_replace)", OPT_BOTH,
+	{"dense-layers", "N", "layers with a dense MLP instead of experts "
+	 "(DeepSeek first_k_dense_replace, Llama 4 Maverick 24)", OPT_BOTH,
 	 SET_ARCH(dense_layers, 0, AUTOSIZE_MAX_LAYERS)},
 	{"dense-ffn", "N", "MLP width of those dense layers (default ffn)",
 	 OPT_BOTH, SET_ARCH(ffn_dense, 1, AUTOSIZE_MAX_FFN)},
@@ -497,14 +497,6 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 	return options_apply(r, o->setter, value, what, e);
 }
 
-static int options_is_path(const char *spec)
-{
-	size_t n = strlen(spec);
-
-	return strchr(spec, '/') != NULL ||
-	       (n > 5 && strcmp(spec + n - 5, ".json") == 0);
-}
-
 int autosize_request_seq_len(const autosize_request *r)
 {
 	const autosize_model *m = &r->model;
@@ -546,11 +538,8 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 	if (!r->model_spec[0] && !r->arch_given && r->model.has_arch) {
 		/* resolved already: AUTOSIZE_MODEL decoded in slurmctld */
 	} else if (r->model_spec[0]) {
-		if (options_is_path(r->model_spec))
-			rc = autosize_model_from_config_json(r->model_spec, m,
-							     e);
-		else
-			rc = autosize_model_preset(r->model_spec, m, e);
+		rc = autosize_model_resolve(r->model_spec, r->model_local, m,
+					    e);
 		if (rc)
 			return rc;
 	} else if (r->arch_given) {
@@ -567,8 +556,8 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 	} else {
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no model: give --model-params (e.g. "
-				     "70e9) or --model (preset or "
-				     "config.json)");
+				     "70e9) or --model (a preset, a folder "
+				     "or config.json, a Hugging Face id)");
 	}
 	if (r->model_params > 0 &&
 	    fabs(r->model_params - m->params) >

@@ -37,6 +37,8 @@ static int options_cb(int val, const char *optarg, int remote)
 	/* Validate on a scratch request so a refused value leaves the kept
 	 * one untouched; applying a value twice is harmless. */
 	autosize_request_init(&scratch);
+	scratch.model_local = !remote;  /* sbatch, srun, salloc: the user's
+					 * files; slurmstepd: presets only */
 	autosize_error_clear(&err);
 	if (autosize_request_set(&scratch, name, optarg ? optarg : "",
 				 &err) != AUTOSIZE_OK) {
@@ -49,10 +51,10 @@ static int options_cb(int val, const char *optarg, int remote)
 		}
 		return -1;
 	}
-	/* A --model that names no preset or no readable config.json is
-	 * refused here, while sbatch parses options: a -1 from
-	 * init_post_opt does not stop the submission when the plugin is
-	 * loaded `optional`. */
+	/* A --model that names no preset, folder, readable config.json or
+	 * cached Hugging Face model is refused here, while sbatch parses
+	 * options: a -1 from init_post_opt does not stop the submission
+	 * when the plugin is loaded `optional`. */
 	if (!remote && strcmp(name, "model") == 0 &&
 	    autosize_request_finish(&scratch, &err) != AUTOSIZE_OK) {
 		slurm_error("autosize: %s", err.msg);

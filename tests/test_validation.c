@@ -223,6 +223,7 @@ static int plan_run(vrun *r, const autosize_ynode *opts, autosize_plan *plan)
 
 	assert_non_null(pol);
 	autosize_request_init(&req);
+	req.model_local = 1;   /* config.json files, as the CLI */
 	if (set_options(r, opts, &req))
 		goto out;
 	/* a token count gives every plan its time interval and limit; the
@@ -828,6 +829,7 @@ static void check_search(const char *shape, int gpus, int batch,
 	char n[16];
 
 	autosize_request_init(&req);
+	req.model_local = 1;
 	assert_int_equal(autosize_request_set(&req, "model", shape, &e), 0);
 	assert_int_equal(autosize_request_finish(&req, &e), 0);
 	assert_int_equal(autosize_request_set(&req, "gpu", "a100-80gb", &e),

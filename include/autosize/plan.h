@@ -70,7 +70,13 @@ typedef struct autosize_part_limits {
 
 typedef struct autosize_request {
 	autosize_model model;       /* filled by autosize_request_finish */
-	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset or path */
+	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset, folder, file
+					     * or Hugging Face id */
+	int model_local;            /* 1: --model may name the user's files
+				     * and hub cache, read here (sbatch,
+				     * srun, salloc, the CLI); 0: presets
+				     * only (slurmctld, slurmstepd: the
+				     * submit host sends what it read) */
 	double model_params;        /* --model-params; 0 = not given */
 	int arch_given;             /* any of --layers, --hidden, ... */
 	autosize_job_mode job_mode; /* --autosize */
