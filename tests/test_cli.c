@@ -239,7 +239,16 @@ static void test_bad_input_exit_2(void **state)
 		{"--train-time=10x", "--model-params=7e9", "--train-time"},
 		{"--model=no-such-model", NULL, "no-such-model"},
 		{"--gpu=Z9000", "--model-params=7e9", "Z9000"},
-		{"--train-mode=sft", "--model-params=7e9", "--train-mode"},
+		{"--train-mode=rlhf", "--model-params=7e9", "--train-mode"},
+		/* two options that ask for different things */
+		{"--train-framework=megatron", "--train-stack=hf",
+		 "--train-stack hf runs fsdp or deepspeed, not "
+		 "--train-framework megatron"},
+		{"--train-mode=lora", "--train-stack=megatron",
+		 "trains every weight"},
+		{"--optimizer-offload=off", "--param-offload=on",
+		 "drop one of them"},
+		{"--model=llama3-70b", NULL, "did you mean llama-3-70b?"},
 		{"--bogus=1", NULL, "--bogus"},
 		{"--model=/nonexistent/config.json", NULL, "/nonexistent"},
 		/* inputs read the way people write them */
@@ -607,6 +616,45 @@ static void chart_matches_json(const char *policy, const char *where,
 				   " data-value=\""), 120);
 }
 
+/*
+ * Warnings only where the user can act on them: a low utilization only
+ * with a size or layout they fixed (autosize's own pick is its best),
+ * torchtitan's lack of LoRA not to a job of another stack, and no "train
+ * with LoRA" to a LoRA job that does not fit.
+ */
+static void test_warnings_actionable(void **state)
+{
+	const char *own[] = {"plan", "--policy=none", "--json",
+		"--model=llama-3.1-8b", "--gpu=l4", "--train-tokens=1e9", NULL,
+		NULL};
+	const char *hf[] = {"plan", "--policy=none", "--json",
+		"--model=llama-3.1-8b", "--gpu=h100", "--gpus=1",
+		"--train-mode=qlora", "--train-tokens=1e8", NULL, NULL};
+	const char *lora128k[] = {"plan", "--policy=none",
+		"--model=llama-3.1-8b", "--gpu=a100-40gb", "--train-mode=lora",
+		"--train-seq-len=128k", "--train-tokens=1e8", NULL};
+
+	(void)state;
+	assert_int_equal(run_cli(own), 0);
+	assert_null(strstr(out, "predicted utilization"));
+	own[6] = "--tp=8";
+	assert_int_equal(run_cli(own), 0);
+	assert_non_null(strstr(out, "predicted utilization"));
+	assert_non_null(strstr(out, "with the size or layout given"));
+	/* no stack named: the note may help; the HF Trainer's job: not */
+	assert_int_equal(run_cli(hf), 0);
+	assert_non_null(strstr(out, "no torchtitan options for qlora"));
+	hf[8] = "--train-stack=hf";
+	assert_int_equal(run_cli(hf), 0);
+	assert_null(strstr(out, "no torchtitan options"));
+	hf[8] = "--train-stack=torchtune";
+	assert_int_equal(run_cli(hf), 0);
+	assert_null(strstr(out, "no torchtitan options"));
+	assert_int_equal(run_cli(lora128k), 1);
+	assert_null(strstr(out, "LoRA/QLoRA"));
+	assert_non_null(strstr(out, "shorter --train-seq-len"));
+}
+
 static void test_plan_chart(void **state)
 {
 	const char *const bad_file[] = {"plan", "--model=llama-3-8b",
@@ -640,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_plan_chart),
+		cmocka_unit_test(test_warnings_actionable),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
