@@ -931,7 +931,10 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	if (out->accelerate[0] &&
 	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
 		launch_setenv(out, "ACCELERATE_FP8_BACKEND", "TE");
-	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
+	/* said only to a job that could run torchtitan: not to one whose
+	 * stack is the HF Trainer, torchtune, ... (their lines are set) */
+	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r) &&
+	    (!p->stack[0] || strcmp(p->stack, "torchtitan") == 0))
 		launch_note(out, "no torchtitan options for %s training (the "
 			    "plan prices PEFT adapters: run them under FSDP "
 			    "with AUTOSIZE_ACCELERATE_ARGS or "

@@ -637,6 +637,16 @@ static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
 					     plan->train_hours_high / d_h));
 }
 
+/* 1 when the request fixes the size or a layout value (what
+ * plan_unpinned frees). */
+static int plan_pinned(const autosize_request *r)
+{
+	return r->gpus > 0 || r->nodes > 0 || r->tp > 0 || r->pp > 0 ||
+	       r->dp > 0 || r->zero_stage >= 0 || r->micro_batch > 0 ||
+	       r->recompute >= 0 || r->interleave > 1 || r->cp > 0 ||
+	       r->ep > 0;
+}
+
 static void plan_warnings(const plan_ctx *c,
 			  const autosize_plan *best_possible,
 			  autosize_plan *plan)
@@ -650,10 +660,15 @@ static void plan_warnings(const plan_ctx *c,
 				   "gradient traffic limits %d GPUs to %.0f%% "
 				   "utilization; use InfiniBand or RoCE",
 				   plan->gpus, plan->mfu * 100);
-	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU)
+	/* only where the user can act on it: a size or layout they fixed
+	 * (autosize's own pick is already its best; QLoRA's dequantizing
+	 * is slow by nature) */
+	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU &&
+	    plan_pinned(c->r) && !(c->r->mfu > 0))
 		autosize_plan_warn(plan, "predicted utilization %.1f%% of "
-				   "peak is below %.0f%%: check the layout "
-				   "and data loading before adding GPUs",
+				   "peak is below %.0f%% with the size or "
+				   "layout given: autosize's own pick, "
+				   "without them, may do better",
 				   plan->mfu * 100, PLAN_WARN_MFU * 100);
 	plan_warn_batch(plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
@@ -822,6 +837,8 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			     c->d->objective, &c->budget, &res, e)))
 		return rc;
 	*plan = res.best;
+	snprintf(plan->stack, sizeof(plan->stack), "%s",
+		 job.stack ? job.stack->name : "");
 	plan_cal_apply(c->p, cal, usable, plan);
 	if (res.have_ref && plan->calibration.applied)
 		plan_cal_scale_speed(&res.ref, plan->calibration.speed_factor);
@@ -921,6 +938,33 @@ static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
 	free_r->cp = free_r->ep = AUTOSIZE_UNSET;
 }
 
+/*
+ * What makes a job that no partition holds smaller, for what it trains:
+ * full training can drop to adapters; adapters can quantize their base
+ * (LoRA to QLoRA); when activations are most of the memory (long
+ * sequences) a shorter sequence is what helps.
+ */
+static const char *plan_memory_advice(const autosize_request *r,
+				      const autosize_plan *plan)
+{
+	int acts = plan->mem.activations_bytes > 0.5 * plan->mem.total_bytes;
+
+	if (acts)
+		return "its activations take most of the memory at this "
+		       "sequence length: a shorter --train-seq-len, or GPUs "
+		       "with more memory";
+	switch (r->train_mode) {
+	case AUTOSIZE_TRAIN_LORA:
+		return "train with QLoRA (a 4-bit base), or use GPUs with "
+		       "more memory";
+	case AUTOSIZE_TRAIN_QLORA:
+		return "use GPUs with more memory, or a smaller model";
+	default:
+		return "shard further, train with LoRA/QLoRA, or use GPUs "
+		       "with more memory";
+	}
+}
+
 /* Append text to an unfit plan's reason (bounded). */
 static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -1004,9 +1048,8 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 				plan->part.gpu->name,
 				plan->part.max_nodes_per_job);
 	else
-		plan_reason_add(plan, "; no partition can hold it: shard "
-				"further, train with LoRA/QLoRA, or use GPUs "
-				"with more memory");
+		plan_reason_add(plan, "; no partition can hold it: %s",
+				plan_memory_advice(c->r, plan));
 }
 
 /* A fixed size larger than the job needs: say what a smaller one would

@@ -210,6 +210,8 @@ typedef struct autosize_plan {
 				     * method, recompute_layers / vp per
 				     * virtual stage) */
 	autosize_framework framework; /* what the layout runs under */
+	char stack[24];             /* the stack it was priced for (the
+				     * request's, else the site's); "" none */
 	int vp;                     /* interleaved pipeline stages per rank */
 	int cp;                     /* context parallel (sequence split) */
 	int ep;                     /* expert parallel (within dp x cp) */
