@@ -2,6 +2,7 @@
 #ifndef AUTOSIZE_CLI_H
 #define AUTOSIZE_CLI_H
 
+#include <stdio.h>
 #include <sys/types.h>
 #include "autosize.h"
 #include "autosize/calibration.h"
@@ -60,6 +61,39 @@ void cli_table_text_of(const cli_table_row *t, cli_table_text *out);
  */
 int cli_plan_chart(const char *file, int html, const autosize_request *req,
 		   const cli_table_row *rows, int n);
+
+/* autosize plan: sbatch's own options (plan_sbatch.c), read with
+ * sbatch's meanings. */
+typedef struct cli_sbatch {
+	long time_limit_min;   /* -t: the job's time limit; 0 none */
+	long ntasks;           /* -n; 0 none */
+	long gpus_per_task;    /* --gpus-per-task; 0 none */
+	int node_range;        /* -N MIN-MAX: planned at MIN */
+	char gpu_type[AUTOSIZE_GPU_NAME_MAX]; /* TYPE of [TYPE:]N */
+	char value[32];        /* a value rewritten (the N of [TYPE:]N) */
+	char ntasks_arg[64];   /* -n as given */
+	char unused[512];      /* options taken, not used, as given */
+} cli_sbatch;
+
+void cli_sbatch_init(cli_sbatch *sb);
+/*
+ * argv[i] when it is an sbatch option (-p gpu, -pgpu, -N 2-4, -G h100:8,
+ * --gres=gpu:4, -n, -t, --gpus-per-task, -J ...): the number of
+ * arguments it takes (1 or 2), with *name and *value what autosize_request
+ * sets ("" name: read into sb, or not used for sizing). 0: not sbatch's;
+ * -1: its value is missing; -2: a bad value (*e says which).
+ */
+int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
+		   char *name, size_t len, const char **value,
+		   autosize_error *e);
+/* What sb read that the request takes as a whole (GPUs of -n x
+ * --gpus-per-task, a GPU type without -p). */
+int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
+		      autosize_error *e);
+/* A -t that ends before the prediction: the plan's warning. */
+void cli_sbatch_warn(const cli_sbatch *sb, autosize_plan *p);
+/* One line each: what was not used for sizing, a -N range. */
+void cli_sbatch_notes(const cli_sbatch *sb, FILE *f);
 
 /* Finished jobs from accounting (cli/sacct.c): calibrate's and report's
  * --sacct, --starttime, --endtime, --partition, --user. */

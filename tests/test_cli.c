@@ -655,6 +655,80 @@ static void test_warnings_actionable(void **state)
 	assert_non_null(strstr(out, "shorter --train-seq-len"));
 }
 
+/* The plan of an sbatch line as a renter pastes it (-p -N -G -t ...),
+ * with sbatch's meanings: the same plan as autosize's own options. */
+static void test_sbatch_forms(void **state)
+{
+	static const char *const same[][4] = {
+		/* sbatch's forms, autosize's */
+		{"-p", "gpu", "-N2", "--partition=gpu --nodes=2"},
+		{"-pgpu", "-N", "2-4", "--partition=gpu --nodes=2"},
+		{"-p", "gpu", "-G16", "--partition=gpu --gpus=16"},
+		{"--partition=gpu", "--gres=gpu:4", "-N1",
+		 "--partition=gpu --gpus-per-node=4 --nodes=1"},
+		{"-p", "gpu", "--gpus-per-node=h100:2",
+		 "--partition=gpu --gpus-per-node=2"},
+		{"-G", "h100:16", "-N2", "--gpu=h100 --gpus=16 --nodes=2"},
+	};
+	const char *common[] = {"plan", "--json", "--policy="
+		"contrib/testbed/autosize.yaml", "--model=llama-3.1-8b",
+		"--train-tokens=1e9"};
+	double gpus, nodes;
+	size_t i, k, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		const char *args[16];
+		char own[128], *tok, *save = NULL;
+
+		for (k = 0; k < 5; k++)
+			args[k] = common[k];
+		for (j = 0; j < 3 && same[i][j]; j++)
+			args[k++] = same[i][j];
+		args[k] = NULL;
+		if (run_cli(args) != 0)
+			fail_msg("%s %s %s: %s", same[i][0], same[i][1],
+				 same[i][2], err);
+		gpus = json_num(out, "gpus");
+		nodes = json_num(out, "nodes");
+		snprintf(own, sizeof(own), "%s", same[i][3]);
+		for (k = 5, tok = strtok_r(own, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			args[k++] = tok;
+		args[k] = NULL;
+		assert_int_equal(run_cli(args), 0);
+		assert_true(json_num(out, "gpus") == gpus);
+		assert_true(json_num(out, "nodes") == nodes);
+	}
+	/* -t is the job's time limit: too short, the plan says so; options
+	 * that size nothing are taken and named on one line */
+	{
+		const char *args[] = {"plan", "--policy=none", "--gpu=h100",
+			"--model=llama-3.1-8b", "--train-tokens=1e9", "-t",
+			"30", "-J", "run", "--mem=100G", "--exclusive", "-n",
+			"8", NULL};
+
+		assert_int_equal(run_cli(args), 0);
+		assert_non_null(strstr(out, "your time limit (-t 00:30:00) "
+				       "ends before the predicted"));
+		assert_non_null(strstr(err, "not used for sizing"));
+		assert_non_null(strstr(err, "-J run --mem=100G --exclusive "
+				       "-n 8"));
+	}
+	/* a bad value names the option; the script is not an option */
+	{
+		const char *bad[] = {"plan", "--policy=none", "--gpu=h100",
+			"--model=llama-3.1-8b", "-N", "two", NULL};
+
+		assert_int_equal(run_cli(bad), 2);
+		assert_non_null(strstr(err, "-N: 'two'"));
+		bad[4] = "train.sh";
+		bad[5] = NULL;
+		assert_int_equal(run_cli(bad), 2);
+		assert_non_null(strstr(err, "the script is not read"));
+	}
+}
+
 static void test_plan_chart(void **state)
 {
 	const char *const bad_file[] = {"plan", "--model=llama-3-8b",
@@ -689,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_plan_chart),
 		cmocka_unit_test(test_warnings_actionable),
+		cmocka_unit_test(test_sbatch_forms),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
