@@ -521,10 +521,26 @@ function autosize_job_submit(job_desc, part_list, submit_uid)
 	return slurm.SUCCESS
 end
 
+-- Whether slurm.log_user() in job_modify reaches the user: Slurm 23.02
+-- (API 39) and later hand it to scontrol; 22.05 discards it with an
+-- error: line in slurmctld's log ("Use of log.user() in job_modify is
+-- not supported"). The running slurmctld's API first, else the release
+-- the module was built for; unknown: not (a log line, never an error).
+local function modify_tells_user(mod)
+	local s = type(mod.slurm) == "table" and mod.slurm or {}
+	local api = tonumber(s.api_major)
+	if api then
+		return api >= 39
+	end
+	local y, m = tostring(s.built_for or ""):match("^(%d+)%.(%d+)")
+	return y ~= nil and tonumber(y) * 100 + tonumber(m) >= 2302
+end
+
 -- scontrol update of a sized job: the change is Slurm's to allow; the
 -- plan record then describes another job, and the user or admin is told
 -- (calibration compares the record with what accounting says the job
--- got, and leaves such a job out).
+-- got, and leaves such a job out). On 22.05 it is slurmctld's log that
+-- says so, at info (doc/users.md): scontrol shows the user nothing.
 local function modify(job_desc, job_rec)
 	local mod = load_module()
 	if not mod or not mod.record_check or type(job_rec) ~= "table" and
@@ -537,11 +553,18 @@ local function modify(job_desc, job_rec)
 		tres_per_node = job_desc.tres_per_node,
 		time_limit = job_desc.time_limit,
 	})
-	if why then
-		log_user("autosize: this job was sized by autosize; after " ..
-			"this change (" .. why .. ") its plan no longer " ..
-			"describes it: its speed will not calibrate the " ..
-			"site's plans (resubmit to have it sized again)")
+	if not why then
+		return
+	end
+	local text = "this job was sized by autosize; after this change (" ..
+		why .. ") its plan no longer describes it: its speed will " ..
+		"not calibrate the site's plans (resubmit to have it sized " ..
+		"again)"
+	if modify_tells_user(mod) then
+		log_user("autosize: " .. text)
+	else
+		admin_log(mod, string.format("autosize: job %s: %s",
+			(tostring(job_rec.job_id):gsub("%c", "?")), text))
 	end
 end
 
