@@ -481,6 +481,11 @@ autosize_err autosize_parse_choice(const char *text, const char *what,
 			     parse_echo(text, echo, sizeof(echo)), list);
 }
 
+const char *autosize_plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 char *autosize_format_duration(double seconds, char *buf, size_t len)
 {
 	long long s = seconds > 0 ? (long long)ceil(seconds) : 0;

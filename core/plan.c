@@ -641,7 +641,8 @@ static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
  * plan_unpinned frees). */
 static int plan_pinned(const autosize_request *r)
 {
-	return r->gpus > 0 || r->nodes > 0 || r->tp > 0 || r->pp > 0 ||
+	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
+	       r->tp > 0 || r->pp > 0 ||
 	       r->dp > 0 || r->zero_stage >= 0 || r->micro_batch > 0 ||
 	       r->recompute >= 0 || r->interleave > 1 || r->cp > 0 ||
 	       r->ep > 0;
@@ -981,12 +982,6 @@ static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int plan_pins_size(const autosize_request *r)
-{
-	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
-	       r->tp > 0 || r->pp > 0 || r->dp > 0;
-}
-
 /*
  * Nothing fits: find what would, for the user and for slurmctld's
  * message: the smallest size on this partition without the pins, the
@@ -1004,12 +999,15 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 
 	plan_unpinned(c->r, &w->free_r);
 	w->free_r.tokens = 0;
-	if (plan_pins_size(c->r) &&
+	if (plan_pinned(c->r) &&
 	    plan_on(c, &w->free_r, &part, alt, NULL) == AUTOSIZE_OK) {
 		plan->advice_here_nodes = alt->nodes;
-		plan_reason_add(plan, "; on %s it fits as %d x %d GPUs, TP %d "
-				"PP %d", part.name, alt->nodes,
-				alt->gpus_per_node, alt->tp, alt->pp);
+		plan_reason_add(plan, "; on %s it fits as %d node%s x %d "
+				"GPU%s, TP %d PP %d", part.name, alt->nodes,
+				autosize_plural(alt->nodes),
+				alt->gpus_per_node,
+				autosize_plural(alt->gpus_per_node), alt->tp,
+				alt->pp);
 	}
 	part.max_nodes_per_job = AUTOSIZE_REFERENCE_MAX_NODES;
 	part.nodes = AUTOSIZE_REFERENCE_MAX_NODES;
@@ -1039,12 +1037,15 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 	if (plan->advice_here_nodes > 0)
 		return;
 	if (have)
-		plan_reason_add(plan, "; it fits on partition %s from %d nodes "
-				"x %d GPUs", best->part.name, best->nodes,
-				best->gpus_per_node);
+		plan_reason_add(plan, "; it fits on partition %s from %d node%s "
+				"x %d GPU%s", best->part.name, best->nodes,
+				autosize_plural(best->nodes),
+				best->gpus_per_node,
+				autosize_plural(best->gpus_per_node));
 	else if (plan->advice_min_nodes > 0)
-		plan_reason_add(plan, "; it needs at least %d nodes of %s (the "
+		plan_reason_add(plan, "; it needs at least %d node%s of %s (the "
 				"limit is %d per job)", plan->advice_min_nodes,
+				autosize_plural(plan->advice_min_nodes),
 				plan->part.gpu->name,
 				plan->part.max_nodes_per_job);
 	else

@@ -556,9 +556,9 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 	context.req.gpus = AUTOSIZE_UNSET;
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
 	if (rc == AUTOSIZE_ENOFIT) {
-		autosize_spank_warn("no layout fits %d node%s x %d GPUs: %s",
-				    nodes, nodes == 1 ? "" : "s", gpn,
-				    context.plan.reason);
+		autosize_spank_warn("no layout fits %d node%s x %d GPU%s: %s",
+				    nodes, autosize_plural(nodes), gpn,
+				    autosize_plural(gpn), context.plan.reason);
 		return -1;
 	}
 	if (rc != AUTOSIZE_OK) {

@@ -66,6 +66,10 @@ autosize_err autosize_parse_fraction(const char *text, const char *what,
 autosize_err autosize_parse_duration(const char *text, const char *what,
 				     double *seconds, autosize_error *e);
 
+/* "s" after a count other than one: "%d node%s", n, autosize_plural(n)
+ * reads "1 node", "2 nodes". */
+const char *autosize_plural(long n);
+
 /*
  * Match text against a NULL-terminated list of words (case-insensitive);
  * on success *index is the position. The error lists the accepted words.
