@@ -103,6 +103,8 @@ typedef struct cli_sacct {
 	const char *end;      /* -E, or NULL */
 	const char *partition; /* -r, or NULL */
 	const char *user;     /* -u, or NULL: every user's (-a) */
+	const char *jobs;     /* -j (then no -S: every time), or NULL */
+	int duplicates;       /* -D: each run of a requeued job */
 } cli_sacct;
 
 void cli_sacct_init(cli_sacct *s);

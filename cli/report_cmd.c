@@ -127,6 +127,8 @@ int cli_report(int argc, char **argv)
 	int i, json = 0, files = 0, took, rv = CLI_EXIT_USAGE;
 
 	cli_sacct_init(&sa);
+	/* each run of a requeued job: what it spent is shown */
+	sa.duplicates = 1;
 	autosize_report_options_init(&o);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -53,7 +53,8 @@ int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i)
 
 void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "sacct -S %s%s%s%s%s%s%s", s->start,
+	snprintf(buf, len, "sacct%s -S %s%s%s%s%s%s%s",
+		 s->duplicates ? " -D" : "", s->start,
 		 s->end ? " -E " : "", s->end ? s->end : "",
 		 s->partition ? " -r " : "", s->partition ? s->partition : "",
 		 s->user ? " -u " : "", s->user ? s->user : "");
@@ -99,8 +100,15 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	argv[a++] = delim_opt;
 	argv[a++] = "-o";
 	argv[a++] = AUTOSIZE_SACCT_FIELDS;
-	argv[a++] = "-S";
-	argv[a++] = (char *)s->start;
+	if (s->duplicates)
+		argv[a++] = "-D";
+	if (s->jobs) {
+		argv[a++] = "-j";
+		argv[a++] = (char *)s->jobs;
+	} else {
+		argv[a++] = "-S";
+		argv[a++] = (char *)s->start;
+	}
 	if (s->end) {
 		argv[a++] = "-E";
 		argv[a++] = (char *)s->end;

@@ -119,16 +119,53 @@ static void out_timeouts(const autosize_report *r, FILE *f)
 	fprintf(f, "\n");
 }
 
+/* The runs another job's priority or a requeue ended: their time is
+ * spent, their plan's prediction not tested. */
+static void out_interrupted(const autosize_report *r, FILE *f)
+{
+	const autosize_report_totals *t = autosize_report_totals_of(r);
+	const autosize_report_job *k;
+	char dur[32], name[OUT_NAME_COLS + 1], user[24];
+	long n, i, shown = 0;
+
+	if (!t->preempted && !t->requeued)
+		return;
+	k = autosize_report_jobs(r, &n);
+	fprintf(f, "\npreempted or requeued: %ld preempted, %ld runs "
+		"requeued\n", t->preempted, t->requeued);
+	for (i = 0; i < n && shown < OUT_ROWS; i++) {
+		if (!k[i].preempted && !k[i].requeued)
+			continue;
+		shown++;
+		autosize_report_safe_text(k[i].name, name, sizeof(name));
+		autosize_report_safe_text(k[i].user, user, sizeof(user));
+		autosize_format_duration(k[i].elapsed_s, dur, sizeof(dur));
+		fprintf(f, "    job %s %s \"%s\" %s: %s after %s, %.0f "
+			"GPU-hours\n", k[i].job_id, user, name,
+			autosize_report_partition(r, k[i].partition),
+			k[i].state, dur, k[i].gpus * k[i].elapsed_s / 3600);
+	}
+	if (t->preempted + t->requeued > shown)
+		fprintf(f, "    ... and %ld more\n",
+			t->preempted + t->requeued - shown);
+}
+
 static void out_gpu_hours(const autosize_report *r, FILE *f)
 {
 	const autosize_report_totals *t = autosize_report_totals_of(r);
 
-	fprintf(f, "\nGPU-hours: planned %.0f (GPUs x time limit), used "
-		"%.0f (GPUs x elapsed)", t->gpu_h_planned, t->gpu_h_used);
+	fprintf(f, "\nGPU-hours: planned %.0f (GPUs x time limit, the jobs "
+		"that ran), used %.0f (GPUs x elapsed)", t->gpu_h_planned,
+		t->gpu_h_used);
 	if (t->gpu_h_planned > 0)
 		fprintf(f, ", %.0f%% of planned",
 			100 * t->gpu_h_used / t->gpu_h_planned);
 	fprintf(f, "\n");
+	if (t->never_ran)
+		fprintf(f, "  %ld job%s cancelled before %s started: no "
+			"GPU-hours\n", t->never_ran,
+			t->never_ran == 1 ? "" : "s",
+			t->never_ran == 1 ? "it" : "they");
 	if (t->asked_jobs)
 		fprintf(f, "  asked: %.0f by the %ld jobs that gave a size and "
 			"a time limit (they used %.0f)\n", t->gpu_h_asked,
@@ -236,6 +273,7 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 			t->mismatched);
 	out_groups(r, f);
 	out_timeouts(r, f);
+	out_interrupted(r, f);
 	out_gpu_hours(r, f);
 	out_calibration(r, f);
 	out_weeks(r, f);
@@ -323,7 +361,9 @@ static void out_json_totals(const autosize_report *r, FILE *f)
 	out_json_num(f, "need_ratio_median", t->need_median, 1);
 	fputc(',', f);
 	out_json_num(f, "need_ratio_max", t->need_max, 1);
-	fprintf(f, ",\"far_under\":%ld,", t->far_under);
+	fprintf(f, ",\"far_under\":%ld,\"preempted\":%ld,\"requeued\":%ld,"
+		"\"never_ran\":%ld,", t->far_under, t->preempted, t->requeued,
+		t->never_ran);
 	out_json_num(f, "far_under_ratio_median", t->far_under_median, 1);
 	fputc(',', f);
 	out_json_time(f, "first_submit", t->first_submit_s);
@@ -468,10 +508,14 @@ static void out_json_jobs(const autosize_report *r, FILE *f)
 		out_json_time(f, "submit", k[i].submit_s);
 		fputc(',', f);
 		out_json_time(f, "end", k[i].end_s);
-		fprintf(f, ",\"timeout\":%s,\"far_under\":%s,\"mismatch\":%s}",
+		fprintf(f, ",\"timeout\":%s,\"far_under\":%s,\"mismatch\":%s,"
+			"\"preempted\":%s,\"requeued\":%s,\"ran\":%s}",
 			k[i].timeout ? "true" : "false",
 			k[i].far_under ? "true" : "false",
-			k[i].mismatch ? "true" : "false");
+			k[i].mismatch ? "true" : "false",
+			k[i].preempted ? "true" : "false",
+			k[i].requeued ? "true" : "false",
+			k[i].ran ? "true" : "false");
 	}
 	fputs("]", f);
 }

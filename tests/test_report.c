@@ -489,6 +489,71 @@ static void test_report_figures(void **state)
 	autosize_report_destroy(NULL);
 }
 
+/* Issue 33: planned (and asked) GPU-hours count the jobs that ran, not
+ * one cancelled while pending; preempted runs and the runs of a requeued
+ * job (sacct --duplicates: REQUEUED) are kept and shown. */
+static void test_report_interrupted(void **state)
+{
+	autosize_report *rep = autosize_report_create(NULL);
+	const autosize_report_totals *t;
+	const autosize_report_job *k;
+	autosize_record r;
+	char *text = NULL;
+	size_t len = 0;
+	double per_job;
+	FILE *f;
+	long nk;
+
+	assert_non_null(rep);
+	rep_record(&r);
+	r.time_limit_min = 120;
+	r.ask_gpus = 64;
+	r.ask_min = 600;
+	per_job = (double)r.nodes * r.gpus_per_node * 2;   /* GPU-hours */
+	rep_add(rep, &r, "1", 1.0, "COMPLETED", 3600, 7200,
+		"2026-11-02T10:00:00");
+	rep_add(rep, &r, "2", 0, "CANCELLED", 0, 7200, "2026-11-02T11:00:00");
+	rep_add(rep, &r, "3", 0, "PREEMPTED", 1800, 7200,
+		"2026-11-02T12:00:00");
+	rep_add(rep, &r, "4", 1.0, "REQUEUED", 600, 7200,
+		"2026-11-02T13:00:00");
+	autosize_report_finish(rep);
+	t = autosize_report_totals_of(rep);
+	assert_int_equal(t->running, 0);     /* REQUEUED: a run that ended */
+	assert_int_equal(t->kept, 4);
+	assert_int_equal(t->never_ran, 1);
+	assert_int_equal(t->preempted, 1);
+	assert_int_equal(t->requeued, 1);
+	assert_true(fabs(t->gpu_h_planned - 3 * per_job) < 1e-6);
+	assert_int_equal(t->asked_jobs, 3);
+	assert_true(fabs(t->gpu_h_asked - 3 * 64 * 10.0) < 1e-6);
+	k = autosize_report_jobs(rep, &nk);
+	assert_int_equal(nk, 4);
+	assert_false(k[1].ran);
+	assert_true(k[2].preempted && k[2].ran);
+	assert_true(k[3].requeued);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_report_write_text(rep, f, "test"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "preempted or requeued: 1 preempted, 1 "
+			       "runs requeued"));
+	assert_non_null(strstr(text, "\"job 3\" gpu: PREEMPTED after"));
+	assert_non_null(strstr(text, "1 job cancelled before it started"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_report_write_json(rep, f, "test"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"preempted\":1,\"requeued\":1,"
+			       "\"never_ran\":1"));
+	assert_non_null(strstr(text, "\"preempted\":true,\"requeued\":false,"
+			       "\"ran\":true"));
+	free(text);
+	autosize_report_destroy(rep);
+}
+
 /* The record of a job that ended before its script comes back from
  * sacctmgr lowercased: the same group, shown as the catalog spells it
  * whichever job came first. */
@@ -677,7 +742,7 @@ static void test_cli_report_sacct(void **state)
 		 "%s/sacct && PATH=%s:$PATH %s/autosize report --sacct "
 		 "--starttime now-1day >%s/out 2>%s/err && "
 		 "PATH=%s:$PATH %s/autosize report --sacct --json >%s/json "
-		 "&& grep -q '4 jobs from sacct -S now-1day' %s/out && "
+		 "&& grep -q '4 jobs from sacct -D -S now-1day' %s/out && "
 		 "grep -q '3 sized by autosize, 1 without' %s/out && "
 		 "grep -q 'hit (TIMEOUT): 1 of 3 jobs' %s/out && "
 		 "grep -q 'median 0.70' %s/out && "
@@ -719,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_json_line_extras),
 		cmocka_unit_test(test_report_figures),
 		cmocka_unit_test(test_report_any_case),
+		cmocka_unit_test(test_report_interrupted),
 		cmocka_unit_test(test_report_cap),
 		cmocka_unit_test(test_report_ctld_lines),
 		cmocka_unit_test(test_safe_text),

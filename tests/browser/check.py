@@ -18,7 +18,9 @@ JSON; expect(json) the expectation, a dict:
 Every page must also: have no script, frame, object, image, link or form
 element, no on* handler and no href/src (nothing fetched, nothing run);
 carry the Content-Security-Policy that forbids scripts; have each point
-inside its plot's axis ranges. To check another page, add a Page to
+inside its plot's axis ranges; draw each series (a partition of the
+report) with one marker and colour on all its charts. To check another
+page, add a Page to
 PAGES (its `--html {out}` and `--json` commands and a function from its
 JSON to the expectation): the plan pages, the planted-markup fixture and
 `autosize report`'s page (report_expect).
@@ -78,7 +80,7 @@ def report_expect(rep):
     (time limit, run time in hours), one series per partition; the
     weekly median error and limit hits (x: the week's Monday, seconds
     since 1970); the tables; the planted names of the jobs that hit
-    their limit as text."""
+    their limit as text; the preempted and requeued runs' table."""
     def monday(w):
         return calendar.timegm(time.strptime(w["monday"],
                                              "%Y-%m-%dT%H:%M:%S"))
@@ -109,6 +111,9 @@ def report_expect(rep):
         "tables": [
             {"id": "groups", "rows": len(rep["groups"]), "highlighted": 0},
             {"id": "timeouts", "rows": min(50, len(timeouts)),
+             "highlighted": 0},
+            {"id": "interrupted", "rows": min(50, len(
+                [j for j in jobs if j["preempted"] or j["requeued"]])),
              "highlighted": 0},
             {"id": "warnings", "rows": len(rep["warnings"]),
              "highlighted": 0},
@@ -291,6 +296,22 @@ def check_chart(tree, want, errors):
     return len(pts)
 
 
+def check_styles(tree, errors):
+    """A series (a partition of the report) looks the same on every chart
+    of the page: one marker (data-style), fill and stroke colour."""
+    seen = {}
+    for p in tree.root.walk():
+        if "pt" not in p.classes():
+            continue
+        look = (p.tag, p.attrs.get("data-style"), p.attrs.get("fill"),
+                p.attrs.get("stroke"))
+        seen.setdefault(p.attrs.get("data-series"), set()).add(look)
+    for series, looks in sorted(seen.items()):
+        if len(looks) > 1:
+            errors.append("series %s is drawn %d ways on the page: %s" % (
+                series, len(looks), sorted(looks)))
+
+
 def check_table(tree, want, errors):
     tables = [n for n in tree.root.walk()
               if n.tag == "table" and n.attrs.get("id") == want["id"]]
@@ -325,6 +346,7 @@ def check_page(page, build, browser, shots):
     errors = []
     check_safe(tree, errors)
     points = sum(check_chart(tree, c, errors) for c in want["charts"])
+    check_styles(tree, errors)
     for t in want.get("tables", []):
         check_table(tree, t, errors)
     text = "".join(tree.texts)
