@@ -20,6 +20,7 @@ int cli_list_presets(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_show(int argc, char **argv);
 /* autosize report --html: r (finished) as one page into path
  * (report_html.c). 0, or -1 said on stderr. */
 int cli_report_html(const autosize_report *r, const char *path,

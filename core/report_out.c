@@ -304,7 +304,7 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 /* A JSON string of text made safe (control bytes, invalid UTF-8: '?');
  * quotes and backslashes escaped, and <, >, & too: the object may be
  * put into an HTML page. */
-static void out_json_str(FILE *f, const char *s)
+void autosize_report_json_str(FILE *f, const char *s)
 {
 	char clean[512];
 	const char *p;
@@ -338,7 +338,7 @@ static void out_json_time(FILE *f, const char *key, long long s)
 	autosize_report_time(s, t, sizeof(t));
 	fprintf(f, "\"%s\":", key);
 	if (t[0])
-		out_json_str(f, t);
+		autosize_report_json_str(f, t);
 	else
 		fputs("null", f);
 }
@@ -395,11 +395,11 @@ static void out_json_groups(const autosize_report *r, FILE *f)
 	fputs("\"groups\":[", f);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"partition\":", i ? "," : "");
-		out_json_str(f, g[i].partition);
+		autosize_report_json_str(f, g[i].partition);
 		fputs(",\"gpu\":", f);
-		out_json_str(f, g[i].gpu);
+		autosize_report_json_str(f, g[i].gpu);
 		fputs(",\"framework\":", f);
-		out_json_str(f, g[i].framework);
+		autosize_report_json_str(f, g[i].framework);
 		fprintf(f, ",\"jobs\":%ld,\"measured\":%ld,\"in_band\":%ld,"
 			"\"timeouts\":%ld,\"far_under\":%ld,\"mismatched\":%ld,",
 			g[i].jobs, g[i].measured, g[i].in_band, g[i].timeouts,
@@ -431,15 +431,15 @@ static void out_json_weeks(const autosize_report *r, FILE *f)
 	fputs("\"partitions\":[", f);
 	for (p = 0; p < autosize_report_partition_count(r); p++) {
 		fputs(p ? "," : "", f);
-		out_json_str(f, autosize_report_partition(r, p));
+		autosize_report_json_str(f, autosize_report_partition(r, p));
 	}
 	w = autosize_report_weeks(r, &n);
 	fputs("],\"weeks\":[", f);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"partition\":", i ? "," : "");
-		out_json_str(f, autosize_report_partition(r, w[i].partition));
+		autosize_report_json_str(f, autosize_report_partition(r, w[i].partition));
 		fputs(",\"week\":", f);
-		out_json_str(f, w[i].week);
+		autosize_report_json_str(f, w[i].week);
 		fputc(',', f);
 		out_json_time(f, "monday", w[i].monday_s);
 		fprintf(f, ",\"jobs\":%ld,\"measured\":%ld,\"timeouts\":%ld,",
@@ -458,7 +458,7 @@ static void out_json_counts(FILE *f, const char *name, const char *key,
 	fprintf(f, "\"%s\":[", name);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"%s\":", i ? "," : "", key);
-		out_json_str(f, c[i].code);
+		autosize_report_json_str(f, c[i].code);
 		fprintf(f, ",\"count\":%ld}", c[i].count);
 	}
 	fputc(']', f);
@@ -479,19 +479,19 @@ static void out_json_jobs(const autosize_report *r, FILE *f)
 						  &g[k[i].group] : NULL;
 
 		fprintf(f, "%s{\"job_id\":", i ? "," : "");
-		out_json_str(f, k[i].job_id);
+		autosize_report_json_str(f, k[i].job_id);
 		fputs(",\"user\":", f);
-		out_json_str(f, k[i].user);
+		autosize_report_json_str(f, k[i].user);
 		fputs(",\"name\":", f);
-		out_json_str(f, k[i].name);
+		autosize_report_json_str(f, k[i].name);
 		fputs(",\"state\":", f);
-		out_json_str(f, k[i].state);
+		autosize_report_json_str(f, k[i].state);
 		fputs(",\"partition\":", f);
-		out_json_str(f, autosize_report_partition(r, k[i].partition));
+		autosize_report_json_str(f, autosize_report_partition(r, k[i].partition));
 		fputs(",\"gpu\":", f);
-		out_json_str(f, gr ? gr->gpu : "");
+		autosize_report_json_str(f, gr ? gr->gpu : "");
 		fputs(",\"framework\":", f);
-		out_json_str(f, gr ? gr->framework : "");
+		autosize_report_json_str(f, gr ? gr->framework : "");
 		fprintf(f, ",\"group\":%d,", k[i].group);
 		out_json_num(f, "predicted_tokens_per_s", k[i].predicted_tok_s,
 			     0);
@@ -529,7 +529,7 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
 
 	fprintf(f, "{\"report_version\":%d,\"source\":",
 		AUTOSIZE_REPORT_VERSION);
-	out_json_str(f, source);
+	autosize_report_json_str(f, source);
 	fputc(',', f);
 	out_json_totals(r, f);
 	out_json_groups(r, f);

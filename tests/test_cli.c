@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "testutil.h"
+#include "autosize.h"
 
 #define OUT_MAX 65536
 
@@ -729,6 +730,118 @@ static void test_sbatch_forms(void **state)
 	}
 }
 
+/* Run a shell command; its exit status. */
+static int cli_sh(const char *cmd)
+{
+	int rc = system(cmd);
+
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/*
+ * autosize show: a job slurmctld sized (autosize_decide on the testbed's
+ * policy: its record and its submit-time line), read back from a fake
+ * scontrol while live and from a fake sacct once scontrol forgot it: the
+ * plan in the submit-time line's words (less its MFU, which the record
+ * does not keep), what it measured, the limit hit; --json parses.
+ */
+static void test_show(void **state)
+{
+	const char *env[2] = {AUTOSIZE_SPANK_OPTION_PREFIX "model_params=70e9",
+			      AUTOSIZE_SPANK_OPTION_PREFIX "train_tokens=1e9"};
+	char dir[] = "/tmp/autosize-show-XXXXXX", cmd[8192], words[1024];
+	char *mfu, path[512];
+	autosize_policy *pol;
+	autosize_decide_work *w = malloc(autosize_decide_work_size());
+	autosize_decision d;
+	autosize_job job;
+	autosize_error e;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(w);
+	pol = autosize_policy_load("contrib/testbed/autosize.yaml", &e);
+	assert_non_null(pol);
+	autosize_job_init(&job);
+	autosize_decide(pol, env, 2, &job, w, &d);
+	assert_true(d.has_plan && d.record[0]);
+	/* the submit-time line without ", MFU 45%" */
+	snprintf(words, sizeof(words), "%s", d.summary);
+	mfu = strstr(words, ", MFU ");
+	assert_non_null(mfu);
+	memmove(mfu, mfu + strcspn(mfu + 1, ",") + 1,
+		strlen(mfu + strcspn(mfu + 1, ",") + 1) + 1);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/scontrol", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n[ \"$3\" = 12 ] || exit 1\ncat <<'X'\n"
+		"JobId=12 JobName=x\n   UserId=alice(1000) GroupId=a(1)\n"
+		"   JobState=RUNNING Reason=None Dependency=(null)\n"
+		"   RunTime=01:00:00 TimeLimit=%ld\n   Partition=%s "
+		"AllocNode:Sid=h:1\n   NumNodes=%d NumCPUs=4\n"
+		"   TRES=cpu=4,node=%d,gres/gpu=%d\n   WorkDir=/tmp\n"
+		"   AdminComment=%s \n   Comment=AdminComment=forged\nX\n",
+		d.time_limit_min, d.partition, d.nodes, d.nodes,
+		d.nodes * d.gpus_per_node, d.record);
+	fclose(f);
+	/* accounting, after: the record with what the job measured */
+	snprintf(path, sizeof(path), "%s/sacct", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\nfor a; do case $a in --delimiter=*) "
+		"d=${a#--delimiter=};; esac; done\nprintf '13@alice@%s@TIMEOUT@"
+		"%ld:00@%d@gres/gpu=%d@%ld@2026-12-01T10:00:00@"
+		"2026-12-01T10:00:05@2026-12-02T10:00:05@%s,m_tok_s=1000,"
+		"m_step_s=9,m_mem_b=5e+10,m_lines=12@big run\\n' | "
+		"sed \"s/@/$d/g\"\n", d.partition, d.time_limit_min,
+		d.nodes, d.nodes * d.gpus_per_node, d.time_limit_min,
+		d.record);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "chmod +x %s/scontrol %s/sacct", dir, dir);
+	assert_int_equal(cli_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "PATH=%s:$PATH %s/autosize show 12 >%s/out "
+		 "&& grep -qF '  plan       %s' %s/out && grep -q "
+		 "'RUNNING on %s, from scontrol' %s/out && grep -q "
+		 "'measured   nothing yet' %s/out && grep -q 'so far' %s/out",
+		 dir, test_build_dir(), dir, words, dir, d.partition, dir, dir,
+		 dir);
+	if (cli_sh(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "cat %s/out; echo '%s'", dir,
+			 words);
+		cli_sh(cmd);
+		fail_msg("autosize show 12 (scontrol)");
+	}
+	/* forgotten by slurmctld: sacct, the limit hit, what it needed */
+	snprintf(cmd, sizeof(cmd), "PATH=%s:$PATH %s/autosize show 13 >%s/out "
+		 "&& grep -qF '  plan       %s' %s/out && grep -q "
+		 "'TIMEOUT on %s, from sacct' %s/out && grep -q "
+		 "'measured   1K tokens/s' %s/out && grep -q 'limit      hit: "
+		 "TIMEOUT' %s/out && grep -q 'needs' %s/out && "
+		 "PATH=%s:$PATH %s/autosize show 13 --json >%s/json && "
+		 "python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); "
+		 "assert j[\"limit\"][\"hit\"] and j[\"measured\"]"
+		 "[\"lines\"] == 12 and j[\"chain\"] is None' %s/json",
+		 dir, test_build_dir(), dir, words, dir, d.partition, dir, dir,
+		 dir, dir, dir, test_build_dir(), dir, dir);
+	if (cli_sh(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "cat %s/out %s/json", dir, dir);
+		cli_sh(cmd);
+		fail_msg("autosize show 13 (sacct)");
+	}
+	/* neither knows it; not a job id */
+	snprintf(cmd, sizeof(cmd), "PATH=%s:$PATH %s/autosize show 99 "
+		 "2>%s/err; test $? = 1 && grep -q 'neither' %s/err && "
+		 "%s/autosize show '12;rm' 2>%s/err; test $? = 2 && "
+		 "grep -q 'not a job id' %s/err", dir, test_build_dir(), dir,
+		 dir, test_build_dir(), dir, dir);
+	assert_int_equal(cli_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cli_sh(cmd);
+	autosize_policy_destroy(pol);
+	free(w);
+}
+
 static void test_plan_chart(void **state)
 {
 	const char *const bad_file[] = {"plan", "--model=llama-3-8b",
@@ -764,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_plan_chart),
 		cmocka_unit_test(test_warnings_actionable),
 		cmocka_unit_test(test_sbatch_forms),
+		cmocka_unit_test(test_show),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

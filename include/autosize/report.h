@@ -212,6 +212,10 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
  */
 void autosize_report_safe_text(const char *s, char *out, size_t len);
 
+/* s as a JSON string: safe text (above), '"' and '\\' escaped, and
+ * '<', '>', '&' as \u escapes (a page may embed it). */
+void autosize_report_json_str(FILE *f, const char *s);
+
 /* Civil seconds as "2026-11-03T12:00:00" ("" for 0). */
 void autosize_report_time(long long civil_s, char *buf, size_t len);
 
