@@ -217,6 +217,16 @@ int chart_series_styled(chart *c, const char *name, chart_kind kind,
 	return (int)c->n_series++;
 }
 
+int chart_series_of(chart *c, int *series, int n, int i, const char *name,
+		    chart_kind kind)
+{
+	if (i < 0 || i >= n)
+		return -1;
+	if (series[i] < 0)
+		series[i] = chart_series_styled(c, name, kind, i);
+	return series[i];
+}
+
 /* 1 when v can be drawn on axis. */
 static int chart_drawable(const chart *c, chart_axis_id axis, double v)
 {

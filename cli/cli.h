@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include "autosize.h"
 #include "autosize/calibration.h"
+#include "autosize/replay.h"
 #include "autosize/report.h"
 
 /* Exit codes: a plan; no feasible plan; bad input. */
@@ -21,6 +22,11 @@ int cli_calibrate(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_show(int argc, char **argv);
+int cli_replay(int argc, char **argv);
+/* autosize replay --html: r as one page into path (replay_html.c). 0,
+ * or -1 said on stderr. */
+int cli_replay_html(const autosize_replay *r, const char *path,
+		    const char *source);
 /* autosize report --html: r (finished) as one page into path
  * (report_html.c). 0, or -1 said on stderr. */
 int cli_report_html(const autosize_report *r, const char *path,
@@ -120,6 +126,23 @@ void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len);
 typedef void (*cli_sacct_each)(void *ctx, autosize_finished_job *j);
 int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 		   void *ctx);
+
+/* Where report and replay send each job read (cli/jobs_input.c): add
+ * gets a job with its record (NULL: it has none), bad counts one whose
+ * record or line could not be read (the first few are said on stderr). */
+typedef struct cli_jobs_sink {
+	void (*add)(void *ctx, const autosize_finished_job *j,
+		    const autosize_record *rec);
+	void (*bad)(void *ctx);
+	void *ctx;
+	const char *cmd;      /* names the command in messages */
+	int shown;            /* errors said so far */
+} cli_jobs_sink;
+/* The jobs of sa (when sa->use) and of the n JSON-lines files into s;
+ * where they came from into source ("sacct -S now-30days and JSON-lines
+ * files"). 0, or -1 when one could not be read (said). */
+int cli_jobs_read(const cli_sacct *sa, const char *const *files, int n,
+		  cli_jobs_sink *s, char *source, size_t len);
 
 /* Longest JSON line of a finished job read (cli_jsonl_read). */
 #define CLI_JSONL_MAX (1024 * 1024)

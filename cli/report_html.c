@@ -26,12 +26,8 @@
 static int rh_series(chart *c, int *series, const autosize_report *r,
 		     int part, chart_kind kind)
 {
-	if (part < 0 || part >= AUTOSIZE_REPORT_MAX_GROUPS)
-		return -1;
-	if (series[part] < 0)
-		series[part] = chart_series_styled(c,
-			autosize_report_partition(r, part), kind, part);
-	return series[part];
+	return chart_series_of(c, series, AUTOSIZE_REPORT_MAX_GROUPS, part,
+			       autosize_report_partition(r, part), kind);
 }
 
 static void rh_tip(const autosize_report_job *k, char *buf, size_t len)

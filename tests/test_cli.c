@@ -842,6 +842,32 @@ static void test_show(void **state)
 	free(w);
 }
 
+/* autosize replay from the command line: text, JSON, usage errors. */
+static void test_replay_cli(void **state)
+{
+	const char *text[] = {"replay", "--policy",
+		"tests/data/replay-policy.yaml", "--baseline",
+		"contrib/testbed/autosize.yaml", "tests/data/report-jobs.jsonl",
+		NULL, NULL};
+	const char *none[] = {"replay", "tests/data/report-jobs.jsonl", NULL};
+
+	(void)state;
+	assert_int_equal(run_cli(text), 0);
+	assert_non_null(strstr(out, "decided again under "
+			       "tests/data/replay-policy.yaml against "
+			       "contrib/testbed/autosize.yaml"));
+	assert_non_null(strstr(out, "refused 1,"));
+	assert_non_null(strstr(out, "job 101 alice \"llama-7b-pretrain\": gpu "
+			       "4 x 8 GPUs, 1-00:00:00 -> refused (unfit)"));
+	text[6] = "--json";
+	assert_int_equal(run_cli(text), 0);
+	assert_json(out);
+	assert_int_equal(run_cli(none), 2);
+	assert_non_null(strstr(err, "--policy FILE"));
+	text[1] = "--policy=x";
+	assert_int_equal(run_cli(text), 2);
+}
+
 static void test_plan_chart(void **state)
 {
 	const char *const bad_file[] = {"plan", "--model=llama-3-8b",
@@ -878,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_warnings_actionable),
 		cmocka_unit_test(test_sbatch_forms),
 		cmocka_unit_test(test_show),
+		cmocka_unit_test(test_replay_cli),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
+#include "autosize/replay.h"
 #include "autosize/report.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
@@ -554,6 +555,84 @@ static void test_report_interrupted(void **state)
 	autosize_report_destroy(rep);
 }
 
+/*
+ * autosize replay's core: a job's record decided again under the policy
+ * that made it (the testbed's: the recorded plan comes back) and under
+ * tests/data/replay-policy.yaml (gpu: 2 nodes and 10 hours a job); what
+ * the user asked is kept as slurmctld keeps it, and refused where the
+ * candidate cannot hold it.
+ */
+static void test_replay(void **state)
+{
+	autosize_policy *base = rep_policy(), *cand;
+	const autosize_replay_totals *t;
+	const autosize_replay_job *k;
+	autosize_finished_job j;
+	autosize_replay *rp;
+	autosize_record r, big;
+	autosize_error e;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	long n;
+
+	cand = autosize_policy_load("tests/data/replay-policy.yaml", &e);
+	if (!cand)
+		fail_msg("%s", e.msg);
+	rp = autosize_replay_create(base, "testbed", cand, "tried", 0);
+	assert_non_null(rp);
+	rep_record(&r);
+	autosize_finished_job_init(&j);
+	snprintf(j.job_id, sizeof(j.job_id), "1");
+	snprintf(j.state, sizeof(j.state), "PENDING");
+	autosize_replay_add(rp, &j, &r);
+	/* the user asked 4 nodes x 8 and a day: more than gpu holds now */
+	big = r;
+	big.ask_gpus = 32;
+	big.ask_min = 1440;
+	snprintf(j.job_id, sizeof(j.job_id), "2");
+	autosize_replay_add(rp, &j, &big);
+	autosize_replay_add(rp, &j, NULL);
+	autosize_replay_bad_record(rp);
+	t = autosize_replay_totals_of(rp);
+	assert_int_equal(t->read, 4);
+	assert_int_equal(t->replayed, 2);
+	assert_int_equal(t->no_record, 1);
+	assert_int_equal(t->bad_record, 1);
+	k = autosize_replay_jobs(rp, &n);
+	assert_int_equal(n, 2);
+	/* the plan the record holds comes back under its own policy */
+	assert_true(k[0].reproduced);
+	assert_int_equal(k[0].before.nodes, r.nodes);
+	assert_true(k[0].before.time_limit_min == r.time_limit_min);
+	assert_true(fabs(k[0].before.gpu_hours - (double)r.nodes *
+			 r.gpus_per_node * r.time_limit_min / 60) < 1e-6);
+	/* 5% time reserve instead of 15%: a shorter limit */
+	assert_true(k[0].changed & AUTOSIZE_REPLAY_LIMIT);
+	assert_true(k[0].after.time_limit_min < k[0].before.time_limit_min);
+	/* the asked size is kept under the testbed, refused under 2 nodes */
+	assert_int_equal(k[1].before.nodes * k[1].before.gpus_per_node, 32);
+	assert_int_equal(k[1].before.time_limit_min, 1440);
+	assert_int_equal(k[1].changed, AUTOSIZE_REPLAY_REFUSED);
+	assert_int_equal(k[1].after.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(k[1].after.reason, "unfit");
+	assert_int_equal(t->refused, 1);
+	assert_true(fabs(t->gpu_hours_refused - 32 * 24.0) < 1e-6);
+	assert_true(fabs(t->gpu_hours_after - k[0].after.gpu_hours) < 1e-6);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_replay_write_json(rp, f, "test"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"changed\":[\"refused\"],"
+			       "\"before\":{\"action\":\"rewrite\""));
+	assert_non_null(strstr(text, "\"reproduced\":1,"));
+	free(text);
+	autosize_replay_destroy(rp);
+	autosize_replay_destroy(NULL);
+	autosize_policy_destroy(base);
+	autosize_policy_destroy(cand);
+}
+
 /* The record of a job that ended before its script comes back from
  * sacctmgr lowercased: the same group, shown as the catalog spells it
  * whichever job came first. */
@@ -785,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_report_figures),
 		cmocka_unit_test(test_report_any_case),
 		cmocka_unit_test(test_report_interrupted),
+		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_report_cap),
 		cmocka_unit_test(test_report_ctld_lines),
 		cmocka_unit_test(test_safe_text),

@@ -22,8 +22,9 @@ inside its plot's axis ranges; draw each series (a partition of the
 report) with one marker and colour on all its charts. To check another
 page, add a Page to
 PAGES (its `--html {out}` and `--json` commands and a function from its
-JSON to the expectation): the plan pages, the planted-markup fixture and
-`autosize report`'s page (report_expect).
+JSON to the expectation): the plan pages, the planted-markup fixture,
+`autosize report`'s page (report_expect) and `autosize replay`'s
+(replay_expect).
 """
 import calendar
 import collections
@@ -124,6 +125,29 @@ def report_expect(rep):
     }
 
 
+def replay_expect(rep):
+    """`autosize replay --json` -> the replay page (cli/replay_html.c): per
+    job that holds something under both policies, GPU-hours and time
+    limit (hours) under the current policy (x) against the one tried
+    (y), one series per recorded partition; the table of the jobs that
+    change, the refused ones highlighted; the planted names as text."""
+    jobs = rep["jobs"]
+    changed = [j for j in jobs if j["changed"]]
+    chart = lambda cid, key, scale: {"id": cid, "highlight": None,
+                                     "skipped": 0, "points": [
+        {"series": j["partition"], "x": j["before"][key] / scale,
+         "y": j["after"][key] / scale}
+        for j in jobs if j["before"][key] > 0 and j["after"][key] > 0]}
+    return {
+        "charts": [chart("gpu-hours", "gpu_hours", 1),
+                   chart("limits", "time_limit_min", 60)],
+        "tables": [{"id": "changed", "rows": min(200, len(changed)),
+                    "highlighted": len([j for j in changed
+                                        if "refused" in j["changed"]])}],
+        "texts": [j["name"] for j in changed if "<" in j["name"]],
+    }
+
+
 def identity(expected):
     return expected
 
@@ -145,6 +169,11 @@ def pages(build):
     report = [cli, "report", "--ctld-log", ctld,
               "tests/data/report-jobs.jsonl"]
     unpriced = plan + ["--policy=none", "--gpu=h100"]
+    # the same jobs decided again under a smaller gpu partition, a lower
+    # time reserve and a lowprio partition, against the testbed's policy
+    replay = [cli, "replay", "--policy", "tests/data/replay-policy.yaml",
+              "--baseline", "contrib/testbed/autosize.yaml",
+              "tests/data/report-jobs.jsonl"]
     # the report of the integration test's real jobs (tests/integration/
     # run, report_shows_closed_loop), when that ran before
     testbed = [os.path.join(build, "report-testbed." + x)
@@ -165,6 +194,8 @@ def pages(build):
              identity),
         Page("report", report + ["--html", "{out}"], report + ["--json"],
              report_expect),
+        Page("replay", replay + ["--html", "{out}"], replay + ["--json"],
+             replay_expect),
     ]
 
 
