@@ -8,6 +8,7 @@
  * lua_job.c       Slurm's sentinels in job_desc numbers; which
  *                 spank_job_env entries are ours.
  * lua_slurm.c     what differs between the Slurm releases it runs in.
+ * lua_metrics.c   the decisions counted for monitoring (metrics.h).
  * The decision itself is the core's (core/decide.c, autosize/decide.h).
  */
 #ifndef AUTOSIZE_LUA_AUTOSIZE_H
@@ -74,6 +75,19 @@ long lua_job_number(int present, double v);
  * not see entries shorter than its prefix.
  */
 int lua_job_env_ours(const char *entry);
+
+/* ---- lua_metrics.c ---- */
+
+/* A monotonic clock, seconds. */
+double lua_metrics_now(void);
+/* The file the metrics go to ("" or NULL: none) and the seconds between
+ * two writes. 0, or -1 with msg when path is not an absolute path. */
+int lua_metrics_file(const char *path, double every_s, char *msg,
+		     size_t len);
+/* Count one decision that took seconds; write the file when due. 0, or
+ * -1 with msg the first time a write fails. */
+int lua_metrics_add(const autosize_decision *d, double seconds, char *msg,
+		    size_t len);
 
 /* ---- lua_slurm.c ---- */
 
