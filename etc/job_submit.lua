@@ -55,6 +55,13 @@ local settings = {
 	policy = "/etc/slurm/autosize/autosize.yaml",
 	-- Optional overrides, in the folder of this script.
 	site_file = "autosize_site.lua",
+	-- Metrics of the decisions (counters, decision time) in Prometheus'
+	-- text format for node exporter's textfile collector, e.g.
+	-- "/var/lib/prometheus/node-exporter/autosize.prom"; nil: none.
+	-- Replaced whole (temporary file and rename) at most every
+	-- metrics_every seconds, on a decision (doc/admins.md "Metrics").
+	metrics_file = nil,
+	metrics_every = 15,
 }
 
 local OPTION_PREFIX = "_SLURM_SPANK_OPTION_autosize_"
@@ -94,10 +101,14 @@ local function apply_settings(t)
 	if type(t) ~= "table" then
 		return
 	end
-	for _, k in ipairs({ "cpath", "policy", "site_file" }) do
+	for _, k in ipairs({ "cpath", "policy", "site_file",
+			     "metrics_file" }) do
 		if type(t[k]) == "string" and t[k] ~= "" then
 			settings[k] = t[k]
 		end
+	end
+	if type(t.metrics_every) == "number" then
+		settings.metrics_every = t.metrics_every
 	end
 end
 
@@ -157,6 +168,13 @@ local function load_module()
 	end
 	if type(mod) == "table" and mod.plan then
 		autosize_module = mod
+		if mod.metrics_file then
+			local ok, merr = mod.metrics_file(settings.metrics_file,
+				settings.metrics_every)
+			if not ok and merr then
+				log_error(merr)
+			end
+		end
 		return mod
 	end
 	local msg = "autosize: cannot load " .. tostring(file or settings.cpath) ..
@@ -451,6 +469,9 @@ local function submit(job_desc, part_list, submit_uid)
 	if d.error then
 		log_error(string.format("autosize: uid %s: %s",
 			tostring(submit_uid), d.error))
+	end
+	if d.metrics_error then
+		log_error(d.metrics_error)   -- once until a write works again
 	end
 	local action = d.action
 	if action == "reject" then

@@ -521,6 +521,51 @@ for i = 1, 200 do
 end
 check("200 plans in a row", true)
 
+-- Metrics for node exporter's textfile collector: counters and the
+-- decision-time histogram, the file replaced whole on a decision, at
+-- most every metrics_every seconds; a relative path refused.
+do
+	local dir = os.tmpname()
+	os.remove(dir)
+	local path = dir .. ".prom"
+	local ok, merr = autosize.metrics_file("metrics.prom")
+	check("metrics_file: a relative path is refused", ok == nil and
+		merr and merr:find("absolute path"), merr)
+	ok = autosize.metrics_file(path, 1)
+	check("metrics_file: an absolute path", ok == true)
+	local function read_metrics()
+		local mf = io.open(path, "r")
+		local t = mf and mf:read("*a") or ""
+		if mf then mf:close() end
+		local sum = 0
+		for n in t:gmatch('autosize_decisions_total{action="[a-z]+"} (%d+)') do
+			sum = sum + tonumber(n)
+		end
+		return t, sum, tonumber(t:match(
+			'autosize_decision_seconds_count (%d+)')),
+			tonumber(t:match('autosize_refusals_total{reason="input"} (%d+)'))
+	end
+	autosize.plan(env(P .. "model_params=7e9", P .. "train_tokens=1e9"),
+		{ partition = "h100" })
+	local text, sum, count, input = read_metrics()
+	check("metrics: written on the first decision after metrics_file, " ..
+		"every decision in the histogram", sum > 0 and count == sum and
+		text:find("# TYPE autosize_decision_seconds histogram", 1, true)
+		and text:find('le="+Inf"} ' .. count, 1, true), text)
+	-- a refusal, counted and written within the next second
+	local t0, input2 = os.time(), input
+	repeat
+		autosize.plan(env(P .. "model_params=bogus"), {})
+		text, sum, count, input2 = read_metrics()
+	until input2 > input or os.time() - t0 > 3
+	check("metrics: refusals by reason, between writes at most 1 s",
+		input2 > input and count == sum, text)
+	check("metrics: no temporary file left",
+		os.execute("ls " .. path .. ".tmp.* >/dev/null 2>&1") ~= 0)
+	autosize.metrics_file(nil)
+	os.remove(path)
+end
+
 -- ------------------------------------------------------- job_submit.lua
 local fake = { user = {}, error = {}, info = {} }
 slurm = {
