@@ -9,15 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "autosize/metrics.h"
 #include "autosize/report.h"
 
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: autosize report [--json | --html FILE] [--sacct "
-		"[--starttime T] [--endtime T]\n"
-		"                       [--partition P] [--user U]] "
-		"[--ctld-log FILE] [--max-jobs N]\n"
+		"usage: autosize report [--json | --html FILE | --metrics "
+		"FILE|-] [--sacct [--starttime T]\n"
+		"                       [--endtime T] [--partition P] "
+		"[--user U]] [--ctld-log FILE]... [--max-jobs N]\n"
 		"                       [FILE.jsonl...]\n\n"
 		"Whether the plans are right on this cluster and what they "
 		"saved or cost: measured\nvs predicted speed per partition, "
@@ -26,10 +27,13 @@ static void report_usage(FILE *f)
 		"weekly\nerror, warnings and refusals. Jobs from accounting "
 		"(--sacct; --starttime\ndefaults to now-30days) or JSON lines "
 		"(as calibrate reads them); refusals from\nslurmctld's log "
-		"(--ctld-log: rate-limited, counts are lower bounds). Text "
-		"by\ndefault; --json: doc/report-json.md; --html FILE: one "
-		"self-contained page.\n--max-jobs (%d): jobs kept for the "
-		"figures; more are counted and said.\n",
+		"(--ctld-log: rate-limited, counts are lower bounds; also a "
+		"submit host's\nsyslog, where the plugin logs the submissions "
+		"sbatch refused). Text by\ndefault; --json: doc/report-json.md; "
+		"--html FILE: one self-contained page;\n--metrics FILE: "
+		"Prometheus text for node exporter's textfile collector\n"
+		"(replaced whole; - for standard output). --max-jobs (%d): jobs "
+		"kept for the\nfigures; more are counted and said.\n",
 		AUTOSIZE_REPORT_MAX_JOBS);
 }
 
@@ -64,6 +68,26 @@ static int report_ctld_log(autosize_report *r, const char *path)
 	return 0;
 }
 
+static int report_metrics_cb(const void *ctx, FILE *f)
+{
+	return autosize_report_write_metrics(ctx, f);
+}
+
+/* --metrics FILE (replaced whole, for node exporter's textfile
+ * collector) or - (standard output). */
+static int report_metrics(const autosize_report *r, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return autosize_report_write_metrics(r, stdout) == 0
+		       ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (autosize_write_file_atomic(path, report_metrics_cb, r) == 0)
+		return CLI_EXIT_OK;
+	fprintf(stderr, "autosize: report: --metrics %.200s: %s (give a file "
+		"in a writable folder, e.g. node exporter's textfile "
+		"folder)\n", path, strerror(errno));
+	return CLI_EXIT_USAGE;
+}
+
 static int report_max_jobs(const char *v, long *out)
 {
 	char *end;
@@ -82,16 +106,17 @@ static int report_max_jobs(const char *v, long *out)
 
 int cli_report(int argc, char **argv)
 {
-	const char *html = NULL, *ctld = NULL;
+	const char *html = NULL, *metrics = NULL;
 	const char **files = calloc((size_t)argc + 1, sizeof(*files));
+	const char **logs = calloc((size_t)argc + 1, sizeof(*logs));
 	char source[512];
 	autosize_report_options o;
 	autosize_report *r = NULL;
 	cli_jobs_sink sink = {report_add, report_bad, NULL, "report", 0};
 	cli_sacct sa;
-	int i, json = 0, n = 0, took, rv = CLI_EXIT_USAGE;
+	int i, json = 0, n = 0, nlogs = 0, took, rv = CLI_EXIT_USAGE;
 
-	if (!files) {
+	if (!files || !logs) {
 		fprintf(stderr, "autosize: report: out of memory\n");
 		return CLI_EXIT_USAGE;
 	}
@@ -120,8 +145,11 @@ int cli_report(int argc, char **argv)
 			goto out;
 		} else if (strcmp(a, "--html") == 0) {
 			html = argv[++i];
-		} else if (strcmp(a, "--ctld-log") == 0) {
-			ctld = argv[++i];
+		} else if (strcmp(a, "--ctld-log") == 0 ||
+			   strcmp(a, "--log") == 0) {
+			logs[nlogs++] = argv[++i];
+		} else if (strcmp(a, "--metrics") == 0) {
+			metrics = argv[++i];
 		} else if (strcmp(a, "--max-jobs") == 0) {
 			if (report_max_jobs(argv[++i], &o.max_jobs))
 				goto out;
@@ -138,9 +166,9 @@ int cli_report(int argc, char **argv)
 		report_usage(stderr);
 		goto out;
 	}
-	if (json && html) {
-		fprintf(stderr, "autosize: report: --json and --html: give "
-			"one (the page carries the figures --json prints)\n");
+	if (json + !!html + !!metrics > 1) {
+		fprintf(stderr, "autosize: report: --json, --html and --metrics: "
+			"give one\n");
 		goto out;
 	}
 	if (!(r = autosize_report_create(&o))) {
@@ -148,11 +176,15 @@ int cli_report(int argc, char **argv)
 		goto out;
 	}
 	sink.ctx = r;
-	if (cli_jobs_read(&sa, files, n, &sink, source, sizeof(source)) ||
-	    (ctld && report_ctld_log(r, ctld) != 0))
+	if (cli_jobs_read(&sa, files, n, &sink, source, sizeof(source)))
 		goto out;
+	for (i = 0; i < nlogs; i++)
+		if (report_ctld_log(r, logs[i]) != 0)
+			goto out;
 	autosize_report_finish(r);
-	if (html)
+	if (metrics)
+		rv = report_metrics(r, metrics);
+	else if (html)
 		rv = cli_report_html(r, html, source) == 0 ? CLI_EXIT_OK
 							   : CLI_EXIT_USAGE;
 	else if (json)
@@ -164,5 +196,6 @@ int cli_report(int argc, char **argv)
 out:
 	autosize_report_destroy(r);
 	free(files);
+	free(logs);
 	return rv;
 }

@@ -318,7 +318,7 @@ static void report_log_word(const char *line, const char *key, char *out,
 
 int autosize_report_ctld_line(autosize_report *r, const char *line)
 {
-	char reason[16], what[AUTOSIZE_REPORT_CODE_MAX - 17];
+	char reason[16], what[AUTOSIZE_REPORT_CODE_MAX - 25], where[8];
 	char key[AUTOSIZE_REPORT_CODE_MAX];
 	const char *at = strstr(line, "autosize: refused: ");
 	long missed;
@@ -333,7 +333,13 @@ int autosize_report_ctld_line(autosize_report *r, const char *line)
 			 (int)(colon - at) : (int)strlen(at), at);
 		report_log_word(head, " reason=", reason, sizeof(reason));
 		report_log_word(head, " what=", what, sizeof(what));
-		snprintf(key, sizeof(key), "%s%s%s", reason,
+		/* the SPANK plugin's line on a submit host's syslog names
+		 * its command (where=sbatch); slurmctld's has none */
+		report_log_word(head, " where=", where, sizeof(where));
+		if (strcmp(where, "?") == 0)
+			where[0] = '\0';
+		snprintf(key, sizeof(key), "%s%s%s%s%s", where,
+			 where[0] ? " " : "", reason,
 			 strcmp(what, "-") && strcmp(what, "?") ? " " : "",
 			 strcmp(what, "-") && strcmp(what, "?") ? what : "");
 		report_count(r->refusals, &r->n_refusals, key);

@@ -3,6 +3,7 @@
  * (report.h; doc/admins.md, doc/report-json.md).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "autosize/parse.h"
@@ -518,6 +519,106 @@ static void out_json_jobs(const autosize_report *r, FILE *f)
 			k[i].ran ? "true" : "false");
 	}
 	fputs("]", f);
+}
+
+/* A label value: '\\', '"' and a newline escaped (the text format). */
+static void out_label(FILE *f, const char *name, const char *v, int last)
+{
+	fprintf(f, "%s=\"", name);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+	fputs(last ? "\"}" : "\",", f);
+}
+
+static void out_gauge(FILE *f, const char *name, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+int autosize_report_write_metrics(const autosize_report *r, FILE *f)
+{
+	const autosize_report_totals *t = autosize_report_totals_of(r);
+	const autosize_report_group *g;
+	const autosize_report_count *c;
+	const struct {
+		const char *kind;
+		long v;
+	} jobs[] = {
+		{"read", t->read}, {"running", t->running},
+		{"sized", t->sized}, {"no_record", t->no_record},
+		{"bad_record", t->bad_record}, {"measured", t->measured},
+		{"mismatched", t->mismatched}, {"completed", t->completed},
+		{"timeout", t->timeouts}, {"far_under", t->far_under},
+		{"preempted", t->preempted}, {"requeued", t->requeued},
+		{"never_ran", t->never_ran},
+	};
+	const struct {
+		const char *q;
+		size_t off;
+	} qs[] = {
+		{"0.1", offsetof(autosize_report_group, p10)},
+		{"0.5", offsetof(autosize_report_group, median)},
+		{"0.9", offsetof(autosize_report_group, p90)},
+	};
+	size_t i, k;
+	int n, j;
+
+	out_gauge(f, "autosize_report_jobs", "Jobs of the period read, by "
+		  "outcome (autosize report).");
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+		fprintf(f, "autosize_report_jobs{kind=\"%s\"} %ld\n",
+			jobs[i].kind, jobs[i].v);
+	out_gauge(f, "autosize_report_speed_ratio", "Measured / predicted "
+		  "speed of the group's jobs, by quantile.");
+	g = autosize_report_groups(r, &n);
+	for (j = 0; j < n; j++) {
+		if (!g[j].measured)
+			continue;
+		for (k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+			fputs("autosize_report_speed_ratio{", f);
+			out_label(f, "partition", g[j].partition, 0);
+			out_label(f, "gpu", g[j].gpu, 0);
+			out_label(f, "framework", g[j].framework, 0);
+			out_label(f, "q", qs[k].q, 1);
+			fprintf(f, " %.6g\n", *(const double *)(const void *)
+				((const char *)&g[j] + qs[k].off));
+		}
+	}
+	out_gauge(f, "autosize_report_gpu_hours", "GPU-hours of the period: "
+		  "planned (the jobs that ran), used, asked by the users.");
+	fprintf(f, "autosize_report_gpu_hours{kind=\"planned\"} %.6g\n"
+		"autosize_report_gpu_hours{kind=\"used\"} %.6g\n",
+		t->gpu_h_planned, t->gpu_h_used);
+	if (t->asked_jobs)
+		fprintf(f, "autosize_report_gpu_hours{kind=\"asked\"} %.6g\n",
+			t->gpu_h_asked);
+	out_gauge(f, "autosize_report_warnings", "Jobs warned at submission, "
+		  "by warning code.");
+	c = autosize_report_warnings(r, &n);
+	for (j = 0; j < n; j++) {
+		fputs("autosize_report_warnings{", f);
+		out_label(f, "code", c[j].code, 1);
+		fprintf(f, " %ld\n", c[j].count);
+	}
+	out_gauge(f, "autosize_report_refusals", "Refusal lines in the logs "
+		  "read (slurmctld's; a submit host's syslog: kind starts "
+		  "with sbatch, srun or salloc), by kind; lower bounds.");
+	c = autosize_report_refusals(r, &n);
+	for (j = 0; j < n; j++) {
+		fputs("autosize_report_refusals{", f);
+		out_label(f, "kind", c[j].code, 1);
+		fprintf(f, " %ld\n", c[j].count);
+	}
+	out_gauge(f, "autosize_report_log_lines_missed", "Refusal lines the "
+		  "rate limit kept out of slurmctld's log.");
+	fprintf(f, "autosize_report_log_lines_missed %ld\n", t->log_missed);
+	return ferror(f) ? -1 : 0;
 }
 
 int autosize_report_write_json(const autosize_report *r, FILE *f,

@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
+#include "autosize/metrics.h"
 #include "autosize/replay.h"
 #include "autosize/report.h"
 
@@ -721,6 +722,113 @@ static void test_report_ctld_lines(void **state)
 	autosize_report_destroy(rep);
 }
 
+/*
+ * Issue 33: refusals made in sbatch reach no slurmctld: the SPANK plugin
+ * logs them on the submit host's syslog with where=sbatch, read by the
+ * same reader; the report's figures as Prometheus text (--metrics).
+ */
+static void test_report_submit_refusals_metrics(void **state)
+{
+	autosize_report *rep = autosize_report_create(NULL);
+	autosize_record r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(rep);
+	assert_int_equal(autosize_report_ctld_line(rep, "Dec  6 10:00:00 "
+		"login1 sbatch: autosize: refused: reason=input what=--model "
+		"uid=1000 where=sbatch: unknown model 'llama3-70b': did you "
+		"mean llama-3-70b?"), 1);
+	assert_int_equal(autosize_report_ctld_line(rep, "autosize: refused: "
+		"reason=unfit what=- uid=7: too big"), 1);
+	rep_record(&r);
+	rep_add(rep, &r, "1", 0.8, "COMPLETED", 3600, 7200,
+		"2026-11-02T10:00:00");
+	autosize_report_finish(rep);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_report_write_metrics(rep, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "autosize_report_refusals{kind="
+			       "\"sbatch input --model\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_report_refusals{kind="
+			       "\"unfit\"} 1\n"));
+	assert_non_null(strstr(text, "# TYPE autosize_report_jobs gauge\n"));
+	assert_non_null(strstr(text, "autosize_report_jobs{kind=\"sized\"} "
+			       "1\n"));
+	assert_non_null(strstr(text, "autosize_report_speed_ratio{partition="
+			       "\"gpu\",gpu=\"H100-SXM5-80GB\",framework=\""));
+	assert_non_null(strstr(text, "q=\"0.5\"} 0.8\n"));
+	free(text);
+	autosize_report_destroy(rep);
+}
+
+static int metrics_cb(const void *ctx, FILE *f)
+{
+	return fputs(ctx, f) < 0 ? -1 : 0;
+}
+
+/* slurmctld's decision metrics: counters by action and reason, a
+ * cumulative histogram; the file replaced whole, at most every N s. */
+static void test_decision_metrics(void **state)
+{
+	char dir[] = "/tmp/autosize-metrics-XXXXXX", path[256], cmd[512];
+	autosize_metrics m;
+	autosize_decision d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	autosize_metrics_init(&m);
+	memset(&d, 0, sizeof(d));
+	d.action = AUTOSIZE_ACTION_REWRITE;
+	d.evaluated = 50;
+	autosize_metrics_add(&m, &d, 0.00002);
+	autosize_metrics_add(&m, &d, 0.003);
+	d.action = AUTOSIZE_ACTION_REJECT;
+	d.reason = "unfit";
+	autosize_metrics_add(&m, &d, 2.0);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_metrics_write(&m, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "autosize_decisions_total{action="
+			       "\"rewrite\"} 2\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"unfit\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"0.0001\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"0.005\"} 2\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"1\"} 2\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"+Inf\"} 3\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_count 3\n"));
+	assert_non_null(strstr(text, "autosize_layouts_evaluated_total 150"));
+	free(text);
+	/* written when due only; replaced whole, nothing left beside */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/autosize.prom", dir);
+	assert_int_equal(autosize_metrics_flush(&m, path, 100, 15), 1);
+	assert_int_equal(autosize_metrics_flush(&m, path, 110, 15), 0);
+	assert_int_equal(autosize_metrics_flush(&m, path, 116, 15), 1);
+	assert_int_equal(autosize_write_file_atomic(path, metrics_cb, "x\n"),
+			 0);
+	snprintf(cmd, sizeof(cmd), "test \"$(cat %s)\" = x && test $(ls %s "
+		 "| wc -l) = 1", path, dir);
+	assert_int_equal(system(cmd), 0);
+	/* a folder that cannot be written: -1, nothing left */
+	snprintf(path, sizeof(path), "%s/no/such/autosize.prom", dir);
+	assert_int_equal(autosize_write_file_atomic(path, metrics_cb, "x"),
+			 -1);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_safe_text(void **state)
 {
 	char out[16];
@@ -867,6 +975,8 @@ int main(void)
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_report_cap),
 		cmocka_unit_test(test_report_ctld_lines),
+		cmocka_unit_test(test_report_submit_refusals_metrics),
+		cmocka_unit_test(test_decision_metrics),
 		cmocka_unit_test(test_safe_text),
 		cmocka_unit_test(test_report_writers_escape),
 		cmocka_unit_test(test_cli_report_sacct),

@@ -206,6 +206,14 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
 			       const char *source);
 
 /*
+ * The report's figures as Prometheus text (gauges over the period read:
+ * jobs by outcome, speed ratios per group, GPU-hours, warnings and
+ * refusals by kind), for node exporter's textfile collector
+ * (`autosize report --metrics FILE`). 0, or -1 on a write error.
+ */
+int autosize_report_write_metrics(const autosize_report *r, FILE *f);
+
+/*
  * s made safe for a terminal into out (len bytes): valid UTF-8 kept,
  * control bytes (C0, DEL, C1) and invalid bytes as '?', cut to fit on a
  * character boundary.
