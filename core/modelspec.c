@@ -156,7 +156,8 @@ static int spec_newest_snapshot(const char *repo, char *rev, size_t len)
 	return rv;
 }
 
-/* The model's name: the repository's, letters, digits and ._+- kept. */
+/* The model's name: the repository's (an id holds only letters,
+ * digits and ._-, spec_hf_part). */
 static void spec_name(autosize_model *m, const char *name)
 {
 	size_t i;
