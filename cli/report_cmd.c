@@ -68,6 +68,44 @@ static int report_ctld_log(autosize_report *r, const char *path)
 	return 0;
 }
 
+/* A run of a requeued job, from sacct --duplicates: kept when it is one
+ * (the job's other rows came in the plain listing). */
+static void report_requeued_add(void *ctx, const autosize_finished_job *j,
+				const autosize_record *rec)
+{
+	cli_jobs_sink *s = ctx;
+
+	if (strcmp(j->state, "REQUEUED") == 0)
+		s->add(s->ctx, j, rec);
+}
+
+/* A bad line of the second read was counted by the first. */
+static void report_requeued_bad(void *ctx)
+{
+	(void)ctx;
+}
+
+/*
+ * The earlier runs of requeued jobs: sacct lists a job once, as its
+ * last run; with --duplicates each run, the earlier ones REQUEUED. Read
+ * apart (-D -s REQUEUED), so that the plain listing keeps the comment
+ * accounting holds now (a --duplicates row may show an older one).
+ */
+static int report_requeued_runs(const cli_sacct *sa, cli_jobs_sink *sink)
+{
+	cli_jobs_sink runs = *sink;
+	cli_sacct d = *sa;
+	char ignored[64];
+
+	d.duplicates = 1;
+	d.states = "REQUEUED";
+	runs.add = report_requeued_add;
+	runs.bad = report_requeued_bad;
+	runs.shown = 1 << 30;   /* said by the first read */
+	runs.ctx = sink;
+	return cli_jobs_read(&d, NULL, 0, &runs, ignored, sizeof(ignored));
+}
+
 static int report_metrics_cb(const void *ctx, FILE *f)
 {
 	return autosize_report_write_metrics(ctx, f);
@@ -122,8 +160,6 @@ int cli_report(int argc, char **argv)
 	}
 
 	cli_sacct_init(&sa);
-	/* each run of a requeued job: what it spent is shown */
-	sa.duplicates = 1;
 	autosize_report_options_init(&o);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -176,7 +212,8 @@ int cli_report(int argc, char **argv)
 		goto out;
 	}
 	sink.ctx = r;
-	if (cli_jobs_read(&sa, files, n, &sink, source, sizeof(source)))
+	if (cli_jobs_read(&sa, files, n, &sink, source, sizeof(source)) ||
+	    (sa.use && report_requeued_runs(&sa, &sink) != 0))
 		goto out;
 	for (i = 0; i < nlogs; i++)
 		if (report_ctld_log(r, logs[i]) != 0)

@@ -53,8 +53,7 @@ int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i)
 
 void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "sacct%s -S %s%s%s%s%s%s%s",
-		 s->duplicates ? " -D" : "", s->start,
+	snprintf(buf, len, "sacct -S %s%s%s%s%s%s%s", s->start,
 		 s->end ? " -E " : "", s->end ? s->end : "",
 		 s->partition ? " -r " : "", s->partition ? s->partition : "",
 		 s->user ? " -u " : "", s->user ? s->user : "");
@@ -102,6 +101,10 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	argv[a++] = AUTOSIZE_SACCT_FIELDS;
 	if (s->duplicates)
 		argv[a++] = "-D";
+	if (s->states) {
+		argv[a++] = "-s";
+		argv[a++] = (char *)s->states;
+	}
 	if (s->jobs) {
 		argv[a++] = "-j";
 		argv[a++] = (char *)s->jobs;

@@ -2,9 +2,12 @@
  * autosize show JOBID [--json]: what autosize decided for one job, from
  * the plan record slurmctld wrote into its AdminComment (jobrecord.h),
  * in the words of the submit-time line, with what it measured and
- * whether it hit its limit (show.h). A job slurmctld still knows is read
- * with `scontrol show job` (pending, running, just ended); an older one
- * from accounting (`sacct -j`, the same reader as report and calibrate).
+ * whether it hit its limit (show.h). A live job (pending, running) is read
+ * with `scontrol show job`; one that ended from accounting (`sacct -j`,
+ * the same reader as report and calibrate), where the SPANK plugin
+ * writes what the job measured once it ends before its script (the end
+ * record slurmctld sends would carry the old comment: spank_report.c),
+ * else from scontrol while slurmctld still knows it.
  *
  * scontrol prints each field as Key=Value, one group per line; the
  * AdminComment on its own line after WorkDir. A user who puts a newline
@@ -222,14 +225,24 @@ int cli_show(int argc, char **argv)
 		if (autosize_sacct_job_line(line, SHOW_DELIM, &s.job) == 0)
 			s.found = 1;
 	}
-	if (!s.found) {
-		/* slurmctld forgot it (MinJobAge): accounting */
+	if (!s.found || !autosize_show_live(s.job.state)) {
+		/* ended, or forgotten by slurmctld (MinJobAge): accounting,
+		 * which has what the job measured */
+		show_found acct;
+
+		memset(&acct, 0, sizeof(acct));
+		acct.id = id;
 		cli_sacct_init(&sa);
 		sa.use = 1;
 		sa.jobs = id;
-		source = "sacct";
-		if (cli_sacct_read(&sa, "show", show_sacct_job, &s) != 0)
+		if (cli_sacct_read(&sa, "show", show_sacct_job, &acct) != 0 &&
+		    !s.found)
 			return CLI_EXIT_NOFIT;
+		if (acct.found) {
+			s = acct;
+			s.job.comment = s.comment;
+			source = "sacct";
+		}
 	}
 	if (!s.found) {
 		fprintf(stderr, "autosize: show: job %s: neither slurmctld "

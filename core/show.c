@@ -48,8 +48,7 @@ int autosize_record_summary(const autosize_record *r, const char *model,
 	return (int)(used + (size_t)n);
 }
 
-/* States of a job that has not ended (scontrol and sacct spell them). */
-static int show_live(const char *state)
+int autosize_show_live(const char *state)
 {
 	static const char *const live[] = {"PENDING", "RUNNING", "SUSPENDED",
 		"COMPLETING", "CONFIGURING", "RESIZING", "REQUEUE_HOLD",
@@ -68,7 +67,7 @@ void autosize_show_limit_of(const autosize_finished_job *j,
 	double work_s = r->train_hours * 3600;
 
 	memset(l, 0, sizeof(*l));
-	l->finished = !show_live(j->state);
+	l->finished = !autosize_show_live(j->state);
 	l->hit = strcmp(j->state, "TIMEOUT") == 0;
 	l->limit_s = j->time_limit_s > 0 ? j->time_limit_s
 					 : r->time_limit_min * 60.0;
@@ -220,7 +219,8 @@ int autosize_show_write_json(const autosize_finished_job *j,
 	autosize_report_json_str(f, j->state);
 	fputs(",\"partition\":", f);
 	autosize_report_json_str(f, j->partition);
-	fprintf(f, ",\"nodes\":%ld,\"gpus\":%ld", j->nodes, j->gpus);
+	show_json_num(f, "nodes", (double)j->nodes);   /* null: unknown */
+	show_json_num(f, "gpus", (double)j->gpus);
 	show_json_num(f, "elapsed_s", j->elapsed_s);
 	show_json_num(f, "time_limit_s", j->time_limit_s);
 	if (!rec) {

@@ -929,7 +929,7 @@ static void test_cli_report_sacct(void **state)
 		 "%s/sacct && PATH=%s:$PATH %s/autosize report --sacct "
 		 "--starttime now-1day >%s/out 2>%s/err && "
 		 "PATH=%s:$PATH %s/autosize report --sacct --json >%s/json "
-		 "&& grep -q '4 jobs from sacct -D -S now-1day' %s/out && "
+		 "&& grep -q '4 jobs from sacct -S now-1day' %s/out && "
 		 "grep -q '3 sized by autosize, 1 without' %s/out && "
 		 "grep -q 'hit (TIMEOUT): 1 of 3 jobs' %s/out && "
 		 "grep -q 'median 0.70' %s/out && "

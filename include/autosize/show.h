@@ -22,6 +22,10 @@
 int autosize_record_summary(const autosize_record *r, const char *model,
 			    char *buf, size_t len);
 
+/* 1 for the state of a job that has not ended (PENDING, RUNNING, ...;
+ * "" unknown), as scontrol and sacct spell them. */
+int autosize_show_live(const char *state);
+
 /* Whether the job hit its time limit, and what it would have needed. */
 typedef struct autosize_show_limit {
 	int finished;           /* the job has ended */
