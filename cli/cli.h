@@ -112,7 +112,6 @@ typedef struct cli_sacct {
 	const char *user;     /* -u, or NULL: every user's (-a) */
 	const char *jobs;     /* -j (then no -S: every time), or NULL */
 	int duplicates;       /* -D: each run of a requeued job */
-	const char *states;   /* -s, or NULL */
 } cli_sacct;
 
 void cli_sacct_init(cli_sacct *s);

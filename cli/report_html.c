@@ -291,7 +291,7 @@ static void rh_summary(html_page *p, const autosize_report *r,
 	}
 	snprintf(text, sizeof(text), "Time limits: %ld of %ld jobs hit "
 		 "theirs; %ld of %ld completed in less than %.0f%% of it; "
-		 "%ld preempted, %ld runs requeued. GPU-hours of the jobs "
+		 "%ld preempted, %ld run(s) requeued. GPU-hours of the jobs "
 		 "that ran: planned %.0f, used %.0f; asked %s; %ld job%s "
 		 "cancelled before starting.",
 		 t->timeouts, t->kept, t->far_under, t->completed,

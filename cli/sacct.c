@@ -101,10 +101,6 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	argv[a++] = AUTOSIZE_SACCT_FIELDS;
 	if (s->duplicates)
 		argv[a++] = "-D";
-	if (s->states) {
-		argv[a++] = "-s";
-		argv[a++] = (char *)s->states;
-	}
 	if (s->jobs) {
 		argv[a++] = "-j";
 		argv[a++] = (char *)s->jobs;

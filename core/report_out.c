@@ -132,8 +132,9 @@ static void out_interrupted(const autosize_report *r, FILE *f)
 	if (!t->preempted && !t->requeued)
 		return;
 	k = autosize_report_jobs(r, &n);
-	fprintf(f, "\npreempted or requeued: %ld preempted, %ld runs "
-		"requeued\n", t->preempted, t->requeued);
+	fprintf(f, "\npreempted or requeued: %ld preempted, %ld run%s "
+		"requeued\n", t->preempted, t->requeued,
+		autosize_plural(t->requeued));
 	for (i = 0; i < n && shown < OUT_ROWS; i++) {
 		if (!k[i].preempted && !k[i].requeued)
 			continue;
@@ -165,7 +166,7 @@ static void out_gpu_hours(const autosize_report *r, FILE *f)
 	if (t->never_ran)
 		fprintf(f, "  %ld job%s cancelled before %s started: no "
 			"GPU-hours\n", t->never_ran,
-			t->never_ran == 1 ? "" : "s",
+			autosize_plural(t->never_ran),
 			t->never_ran == 1 ? "it" : "they");
 	if (t->asked_jobs)
 		fprintf(f, "  asked: %.0f by the %ld jobs that gave a size and "

@@ -539,7 +539,7 @@ static void test_report_interrupted(void **state)
 	assert_int_equal(autosize_report_write_text(rep, f, "test"), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "preempted or requeued: 1 preempted, 1 "
-			       "runs requeued"));
+			       "run requeued"));
 	assert_non_null(strstr(text, "\"job 3\" gpu: PREEMPTED after"));
 	assert_non_null(strstr(text, "1 job cancelled before it started"));
 	free(text);
