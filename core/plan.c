@@ -840,6 +840,9 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	*plan = res.best;
 	snprintf(plan->stack, sizeof(plan->stack), "%s",
 		 job.stack ? job.stack->name : "");
+	snprintf(plan->model, sizeof(plan->model), "%s", c->model.name);
+	plan->train_mode = r->train_mode;
+	plan->precision = job.precision;
 	plan_cal_apply(c->p, cal, usable, plan);
 	if (res.have_ref && plan->calibration.applied)
 		plan_cal_scale_speed(&res.ref, plan->calibration.speed_factor);

@@ -212,6 +212,10 @@ typedef struct autosize_plan {
 	autosize_framework framework; /* what the layout runs under */
 	char stack[24];             /* the stack it was priced for (the
 				     * request's, else the site's); "" none */
+	char model[AUTOSIZE_NAME_MAX]; /* the model's name (a preset's, a
+				     * config's folder); "" none */
+	autosize_train_mode train_mode;
+	autosize_precision precision; /* what it trains in */
 	int vp;                     /* interleaved pipeline stages per rank */
 	int cp;                     /* context parallel (sequence split) */
 	int ep;                     /* expert parallel (within dp x cp) */
