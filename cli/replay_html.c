@@ -116,8 +116,9 @@ static void rp_summary(html_page *p, const autosize_replay *r,
 		 "as slurmctld would, under %s (the policy tried) and under "
 		 "%s (the current one). %ld were sized by autosize; %ld of "
 		 "them get their recorded plan again under the current policy "
-		 "(the record keeps the parameter count, tokens, batch and "
-		 "framework, not the model's shape or train mode).", t->read,
+		 "(a job whose record names no preset is rebuilt from its "
+		 "parameter count: a config.json's shape, and records older "
+		 "than model= and mode=, come out otherwise).", t->read,
 		 source, autosize_replay_policy_name(r, 1),
 		 autosize_replay_policy_name(r, 0), t->replayed,
 		 t->reproduced);

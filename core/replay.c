@@ -12,8 +12,8 @@
 #include "autosize/parse.h"
 #include "autosize/replay.h"
 
-#define REPLAY_ENV_MAX 8
-#define REPLAY_ENV_LEN 96
+#define REPLAY_ENV_MAX 12
+#define REPLAY_ENV_LEN 128
 #define REPLAY_PARTS 256
 #define REPLAY_NAME_MAX 200
 
@@ -107,7 +107,17 @@ static size_t replay_request(const autosize_record *rec,
 
 #define REPLAY_ENV(...) snprintf(env[n++], REPLAY_ENV_LEN, \
 	AUTOSIZE_SPANK_OPTION_PREFIX __VA_ARGS__)
-	REPLAY_ENV("model_params=%.6g", rec->params);
+	/* a preset's shape when the record names one, else its size */
+	if (rec->model[0] && autosize_model_is_preset(rec->model))
+		REPLAY_ENV("model=%s", rec->model);
+	else
+		REPLAY_ENV("model_params=%.6g", rec->params);
+	if (rec->mode[0])
+		REPLAY_ENV("train_mode=%s", rec->mode);
+	if (rec->stack[0])
+		REPLAY_ENV("train_stack=%s", rec->stack);
+	if (rec->prec[0])
+		REPLAY_ENV("train_precision=%s", rec->prec);
 	if (rec->tokens > 0)
 		REPLAY_ENV("train_tokens=%.6g", rec->tokens);
 	if (rec->seq_len > 0)
@@ -335,8 +345,9 @@ int autosize_replay_write_text(const autosize_replay *r, FILE *f,
 		t->no_record, t->bad_record, t->over_cap ? "; more past "
 		"--max-jobs counted only" : "");
 	fprintf(f, "  %ld of %ld get their recorded plan again under %s "
-		"(the record keeps the parameter count, tokens, batch and "
-		"framework, not the model's shape or train mode)\n",
+		"(a job whose record names no preset is rebuilt from its "
+		"parameter count: a config.json's shape, and records older "
+		"than model= and mode=, come out otherwise)\n",
 		t->reproduced, t->replayed, r->name[0]);
 	fprintf(f, "\nwhat changes: %ld of %ld jobs\n", t->changed,
 		t->replayed);

@@ -158,7 +158,7 @@ int autosize_show_write_text(const autosize_finished_job *j,
 			  "(no autosize:v1 record in its AdminComment)");
 		return ferror(f) ? -1 : 0;
 	}
-	if (autosize_record_summary(rec, NULL, line, sizeof(line)) < 0)
+	if (autosize_record_summary(rec, rec->model, line, sizeof(line)) < 0)
 		snprintf(line, sizeof(line), "(too long to show)");
 	fprintf(f, "  plan       %s\n", line);
 	fprintf(f, "  layout     %s, recompute %s, micro-batch %d, grad accum "
@@ -232,7 +232,7 @@ int autosize_show_write_json(const autosize_finished_job *j,
 		fputs(",\"chain\":null}\n", f);
 		return ferror(f) ? -1 : 0;
 	}
-	if (autosize_record_summary(rec, NULL, line, sizeof(line)) < 0)
+	if (autosize_record_summary(rec, rec->model, line, sizeof(line)) < 0)
 		line[0] = '\0';
 	fputs(",\"plan\":{\"summary\":", f);
 	autosize_report_json_str(f, line);

@@ -629,6 +629,34 @@ static void test_replay(void **state)
 	assert_non_null(strstr(text, "\"reproduced\":1,"));
 	free(text);
 	autosize_replay_destroy(rp);
+	/* a LoRA job on a preset, as slurmctld records it (model=, mode=):
+	 * rebuilt as such, its plan comes back */
+	{
+		const char *env[3] = {P "model=llama-3.1-8b",
+				      P "train_mode=lora",
+				      P "train_tokens=2e9"};
+		autosize_decide_work *w = malloc(autosize_decide_work_size());
+		autosize_decision d;
+		autosize_job job;
+		autosize_record lora;
+
+		assert_non_null(w);
+		autosize_job_init(&job);
+		autosize_decide(base, env, 3, &job, w, &d);
+		assert_true(d.has_plan);
+		assert_int_equal(autosize_record_decode(d.record,
+			strlen(d.record), "test", &lora, &e), 0);
+		assert_string_equal(lora.model, "llama-3.1-8b");
+		assert_string_equal(lora.mode, "lora");
+		assert_string_equal(lora.prec, "");
+		rp = autosize_replay_create(base, "testbed", cand, "tried", 0);
+		assert_non_null(rp);
+		autosize_replay_add(rp, &j, &lora);
+		k = autosize_replay_jobs(rp, &n);
+		assert_true(k[0].reproduced);
+		autosize_replay_destroy(rp);
+		free(w);
+	}
 	autosize_replay_destroy(NULL);
 	autosize_policy_destroy(base);
 	autosize_policy_destroy(cand);

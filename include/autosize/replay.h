@@ -6,11 +6,13 @@
  * decisions are compared: size, time limit, partition, GPU-hours, a
  * refusal.
  *
- * The request is rebuilt from the record, which keeps the parameter
- * count, tokens, sequence length, batch and framework and what the user
- * asked (ask_gpus=, ask_min=), not the model's shape, train mode or
- * stack: both policies see the same rebuilt request, so what differs is
- * the policy's doing. Whether the baseline gives the job its recorded
+ * The request is rebuilt from the record: the model (a preset's shape
+ * when it names one, else its parameter count), tokens, sequence length,
+ * batch, framework, train mode, stack, precision and what the user asked
+ * (ask_gpus=, ask_min=); not a config.json's shape (sized from its
+ * parameter count) or the options it does not keep (pins, offload):
+ * both policies see the same rebuilt request, so what differs is the
+ * policy's doing. Whether the baseline gives the job its recorded
  * plan again is counted (reproduced): where it does not, the rebuilt
  * request is not the job's, and the comparison is only as good.
  *
