@@ -171,10 +171,15 @@ int autosize_show_write_text(const autosize_finished_job *j,
 		show_gib(rec->mem_bytes));
 	if (rec->ask_gpus > 0 || rec->ask_min > 0) {
 		autosize_format_duration(rec->ask_min * 60.0, b, sizeof(b));
-		fprintf(f, "  asked      %s%d GPU%s%s%s\n", rec->ask_gpus ? ""
-			: "no size, ", rec->ask_gpus,
-			autosize_plural(rec->ask_gpus), rec->ask_min ?
-			", time limit " : "", rec->ask_min ? b : "");
+		fprintf(f, "  asked      ");
+		if (rec->ask_gpus > 0)
+			fprintf(f, "%d GPU%s", rec->ask_gpus,
+				autosize_plural(rec->ask_gpus));
+		else
+			fprintf(f, "no size");
+		if (rec->ask_min > 0)
+			fprintf(f, ", time limit %s", b);
+		fputc('\n', f);
 	}
 	if (rec->cal_speed > 0)
 		fprintf(f, "  calibrated speed x %.2f on %d jobs of this "
