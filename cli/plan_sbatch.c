@@ -56,16 +56,6 @@ static const char *const sbatch_unused_flags[] = {
 	"overcommit", "oversubscribe", "contiguous", NULL
 };
 
-static int sbatch_in(const char *name, const char *const *list)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		if (strcmp(name, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 void cli_sbatch_init(cli_sbatch *sb)
 {
 	memset(sb, 0, sizeof(*sb));
@@ -183,13 +173,13 @@ int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
 		if (k >= len)
 			return 0;
 		snprintf(name, len, "%.*s", (int)k, a + 2);
-		if (sbatch_in(name, sbatch_unused_flags) && !eq) {
+		if (autosize_word_in(name, sbatch_unused_flags) && !eq) {
 			sbatch_unused_note(sb, a);
 			name[0] = '\0';
 			return 1;
 		}
-		if (!sbatch_in(name, sbatch_sized) &&
-		    !sbatch_in(name, sbatch_unused))
+		if (!autosize_word_in(name, sbatch_sized) &&
+		    !autosize_word_in(name, sbatch_unused))
 			return 0;   /* autosize's own (--partition, --model) */
 		if (eq) {
 			v = eq + 1;
@@ -200,7 +190,7 @@ int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
 	}
 	if (!v)
 		return -1;
-	if (sbatch_in(name, sbatch_unused)) {
+	if (autosize_word_in(name, sbatch_unused)) {
 		char both[160];
 
 		snprintf(both, sizeof(both), "%s%s%s", a, used == 2 ? " " : "",

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include "autosize/model.h"
+#include "autosize/parse.h"
 #include "json.h"
 #include "readfile.h"
 
@@ -193,16 +194,6 @@ struct hf_reader {
 	autosize_error sem;          /* first error in a value, reported once
 					the syntax is known to be good */
 };
-
-static int hf_in_list(const char *s, const char *const *list)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
 
 /* Record the first error found in a value (not in the syntax). */
 static void hf_sem(struct hf_reader *r, const char *fmt, ...)
@@ -403,9 +394,9 @@ static autosize_mlp hf_pick_mlp(const struct hf_value *v)
 {
 	const struct hf_value *type = &v[HF_TYPE], *act = &v[HF_ACT];
 
-	if (type->set && hf_in_list(type->str, hf_plain_mlp_types))
+	if (type->set && autosize_word_in(type->str, hf_plain_mlp_types))
 		return AUTOSIZE_MLP_GELU;
-	if (type->set && hf_in_list(type->str, hf_gated_mlp_types))
+	if (type->set && autosize_word_in(type->str, hf_gated_mlp_types))
 		return AUTOSIZE_MLP_SWIGLU;
 	if (act->set && act->str[0])
 		return strncasecmp(act->str, "gelu", 4) == 0 ||
@@ -525,7 +516,7 @@ static autosize_err hf_experts(const char *what, const struct hf_value *v,
 		m->experts_shared = hf_int(v, HF_SHARED_EXPERTS);
 		m->ffn_shared = m->ffn;
 	} else if (v[HF_TYPE].set &&
-		   hf_in_list(v[HF_TYPE].str, hf_one_shared_expert_types)) {
+		   autosize_word_in(v[HF_TYPE].str, hf_one_shared_expert_types)) {
 		m->experts_shared = 1;
 		m->ffn_shared = m->ffn;
 	}
@@ -572,7 +563,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 		m->tied_embeddings = hf_int(v, HF_TIED);
 	else
 		m->tied_embeddings = type->set &&
-				     hf_in_list(type->str, hf_tied_types);
+				     autosize_word_in(type->str, hf_tied_types);
 	m->q_lora_rank = hf_int(v, HF_Q_LORA);
 	m->kv_lora_rank = hf_int(v, HF_KV_LORA);
 	if (m->kv_lora_rank > 0) {
@@ -582,7 +573,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 	}
 	m->max_positions = hf_int(v, HF_POSITIONS);
 	m->learned_positions = m->max_positions > 0 &&
-		(type->set ? hf_in_list(type->str, hf_learned_pos_types)
+		(type->set ? autosize_word_in(type->str, hf_learned_pos_types)
 			   : strcmp(hf_key_name(&v[HF_POSITIONS], ""),
 				    "n_positions") == 0);
 	rc = hf_experts(what, v, m, e);

@@ -560,16 +560,6 @@ static const char *const options_stacks_deepspeed[] = {"hf", "axolotl",
 static const char *const options_stacks_no_peft[] = {"megatron",
 	"megatron-deepspeed", NULL};
 
-static int options_in(const char *s, const char *const *list)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* Options that ask for two things at once: one line naming both. */
 static autosize_err options_contradictions(const autosize_request *r,
 					   autosize_error *e)
@@ -582,7 +572,7 @@ static autosize_err options_contradictions(const autosize_request *r,
 
 	if (st && r->framework != AUTOSIZE_FRAMEWORK_DEFAULT &&
 	    r->framework != st->framework) {
-		ds = options_in(st->name, options_stacks_deepspeed);
+		ds = autosize_word_in(st->name, options_stacks_deepspeed);
 		if (!(ds && r->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED))
 			return autosize_fail(e, AUTOSIZE_EINVAL,
 					     "--train-stack %s runs %s%s, not "
@@ -594,7 +584,7 @@ static autosize_err options_contradictions(const autosize_request *r,
 					     autosize_framework_name(
 						r->framework));
 	}
-	if (st && peft && options_in(st->name, options_stacks_no_peft))
+	if (st && peft && autosize_word_in(st->name, options_stacks_no_peft))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--train-mode %s: --train-stack %s "
 				     "trains every weight (no LoRA adapters); "
