@@ -10,7 +10,7 @@
 #include "autosize/calibration.h"
 
 #define PLAN_REPORT_MAX 16384
-#define PLAN_JSON_MAX 16384
+#define PLAN_JSON_MAX 24576
 
 static void plan_help(void)
 {
@@ -268,13 +268,36 @@ static int table_charts_stdout(const table_charts *ch)
 	       (ch->html && strcmp(ch->html, "-") == 0);
 }
 
+/*
+ * The plan object of --json: the plan, what its tasks get (launch) and
+ * the published runs nearest to it with their error (published_runs),
+ * into json; its length, or -1 when it does not fit.
+ */
+static int plan_json(const autosize_request *req, const autosize_plan *plan,
+		     char *json, size_t size)
+{
+	int len = autosize_launch_plan_json(req, plan, json, size);
+	int more;
+
+	if (len < 1 || json[len - 1] != '}' || (size_t)len + 1 >= size)
+		return -1;
+	json[len - 1] = ',';
+	more = autosize_plan_published_json(req, plan, json + len,
+					    size - (size_t)len - 1);
+	if (more < 0)
+		return -1;
+	len += more;
+	json[len++] = '}';
+	json[len] = '\0';
+	return len;
+}
+
 /* One plan of the JSON menu, with "chosen" (doc/plan-json.md). */
 static int table_json(const autosize_request *req, const table_row *t,
 		      int first)
 {
 	char json[PLAN_JSON_MAX];
-	int len = autosize_launch_plan_json(req, &t->plan, json,
-					    sizeof(json));
+	int len = plan_json(req, &t->plan, json, sizeof(json));
 
 	if (len < 1 || json[len - 1] != '}') {
 		fprintf(stderr, "autosize: internal error: JSON larger than "
@@ -494,8 +517,7 @@ int cli_plan(int argc, char **argv)
 	cli_sbatch_warn(&sb, &plan);
 	if (as_json) {
 		/* the plan and what its tasks get (launch) */
-		if (autosize_launch_plan_json(&req, &plan, json,
-					      sizeof(json)) < 0) {
+		if (plan_json(&req, &plan, json, sizeof(json)) < 0) {
 			plan_error(as_json, "internal", "internal error: JSON "
 				   "larger than %d bytes", PLAN_JSON_MAX);
 			goto out;

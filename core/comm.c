@@ -194,15 +194,12 @@ double comm_reduce_scatter_s(double bytes, int n, const comm_link *l)
 	return comm_allgather_s(bytes, n, l);
 }
 
-double comm_alltoall_s(const sizing_job *job, double bytes, int n,
-		       int n_per_node)
+double comm_alltoall_parts_s(const sizing_job *job, double bytes_in,
+			     double bytes_net)
 {
 	comm_link in, net;
-	double t_in, t_net;
-	int local = n < n_per_node ? n : n_per_node;
+	double t_in = 0, t_net = 0;
 
-	if (n <= 1 || bytes <= 0)
-		return 0;
 	/* every GPU of a node sends its own share at once, each on its own
 	 * NIC: "Alltoall cannot aggregate the bandwidth of multiple NICs, so
 	 * the performance you should see is the performance of a single
@@ -210,12 +207,23 @@ double comm_alltoall_s(const sizing_job *job, double bytes, int n,
 	 * whatever the number of the group's members on the node */
 	comm_link_intra(job, &in);
 	comm_link_net(job, &net);
-	/* (local - 1) of n peers share the node, (n - local) are remote */
-	t_in = bytes * (local - 1) / n / in.bw_bytes_s +
-	       (local > 1 ? in.latency_s : 0);
-	t_net = n > local ? bytes * (n - local) / n / net.bw_bytes_s +
-			    net.latency_s : 0;
+	if (bytes_in > 0)
+		t_in = bytes_in / in.bw_bytes_s + in.latency_s;
+	if (bytes_net > 0)
+		t_net = bytes_net / net.bw_bytes_s + net.latency_s;
 	return t_in > t_net ? t_in : t_net;
+}
+
+double comm_alltoall_s(const sizing_job *job, double bytes, int n,
+		       int n_per_node)
+{
+	int local = n < n_per_node ? n : n_per_node;
+
+	if (n <= 1 || bytes <= 0)
+		return 0;
+	/* (local - 1) of n peers share the node, (n - local) are remote */
+	return comm_alltoall_parts_s(job, bytes * (local - 1) / n,
+				     bytes * (n - local) / n);
 }
 
 double comm_p2p_s(double bytes, const comm_link *l)

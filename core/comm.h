@@ -63,6 +63,12 @@ double comm_reduce_scatter_s(double bytes, int n, const comm_link *l);
 double comm_alltoall_s(const sizing_job *job, double bytes, int n,
 		       int n_per_node);
 
+/* An all-to-all whose rank sends bytes_in to peers on its node and
+ * bytes_net to peers on other nodes, both at once: the slower of the
+ * two (one NIC a GPU). */
+double comm_alltoall_parts_s(const sizing_job *job, double bytes_in,
+			     double bytes_net);
+
 /* One point-to-point transfer. */
 double comm_p2p_s(double bytes, const comm_link *l);
 

@@ -4,6 +4,7 @@
  * (memory.c), the step time (perf.c) and the search ask here instead of
  * guessing the framework from the layout.
  */
+#include <string.h>
 #include "framework_private.h"
 
 const char *const autosize_framework_names[] = {"megatron", "fsdp",
@@ -34,35 +35,22 @@ static const framework_profile framework_profiles[] = {
 	 * FSDP). Its alltoall dispatcher syncs with the host every MoE
 	 * layer and the grouped expert MLP issues its experts one by one
 	 * (Megatron Core MoE report, arXiv:2603.07685, section 4.3). */
-	{AUTOSIZE_FRAMEWORK_MEGATRON, 1, 1, 1, 1, 1, 3, 1, 0, 1, 1},
+	{AUTOSIZE_FRAMEWORK_MEGATRON, 1, 1, 1, 1, 1, 3, 1, 0, 1, 1, 1, 0},
 	/* PyTorch FSDP2 as in torchtitan: FULL_SHARD (ZeRO-3), or
 	 * reshard_after_forward=False (ZeRO-2 like), or plain DDP; 2-D/3-D
 	 * with TP, PP (incl. interleaved schedules), CP and EP
 	 * (torchtitan docs, composability and fsdp.md); its MoE runs all
 	 * local experts in one grouped GEMM (torch._grouped_mm) with the
 	 * token counts on the device. */
-	{AUTOSIZE_FRAMEWORK_FSDP, 1, 1, 1, 1, 1, 3, 3, 1, 0, 0},
+	{AUTOSIZE_FRAMEWORK_FSDP, 1, 1, 1, 1, 1, 3, 3, 1, 0, 0, 1, 0},
 	/* DeepSpeed: ZeRO 0-3; TP/PP only through Megatron-DeepSpeed, whose
 	 * pipeline engine runs ZeRO-1 at most (DeepSpeed pipeline docs);
-	 * DeepSpeed-MoE expert parallelism (a module per local expert,
-	 * called in turn); no interleaving, no CP. */
-	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 0, 1, 3, 1, 0, 0, 1},
-};
-
-/*
- * PEFT stacks: Hugging Face PEFT with bitsandbytes 4-bit base weights
- * (QLoRA, Dettmers et al. 2023), and LoRA under plain FSDP or DeepSpeed,
- * wrap a transformers model and run it data parallel only, sharded by
- * ZeRO or FSDP (PEFT docs, "DeepSpeed" and "Fully Sharded Data
- * Parallel" guides, ZeRO-3 / FSDP with QLoRA; Answer.AI FSDP-QLoRA): no
- * tensor, pipeline, context or expert parallelism. LoRA under Megatron
- * (NeMo's PEFT) keeps Megatron's dimensions.
- */
-static const framework_profile framework_peft_profiles[] = {
-	{AUTOSIZE_FRAMEWORK_MEGATRON, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1},
-	/* transformers' MoE blocks loop over their experts in Python */
-	{AUTOSIZE_FRAMEWORK_FSDP, 0, 0, 0, 0, 0, 3, 3, 1, 0, 1},
-	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 0, 0, 0, 0, 0, 3, 1, 0, 0, 1},
+	 * DeepSpeed-Ulysses sequence parallelism (sequence_parallel_size:
+	 * an all-to-all over the attention heads, arXiv:2309.14509; the
+	 * Hugging Face integration ALST, arXiv:2506.13996, runs it with
+	 * ZeRO-3); DeepSpeed-MoE expert parallelism (a module per local
+	 * expert, called in turn); no interleaving. */
+	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 1, 1, 3, 1, 0, 0, 1, 1, 0},
 };
 
 autosize_framework framework_resolve(autosize_framework f)
@@ -87,22 +75,57 @@ const framework_profile *framework_profile_get(autosize_framework f)
 				   AUTOSIZE_FRAMEWORK_MEGATRON];
 }
 
-int framework_dp_only(const sizing_job *job)
+int framework_peft(const sizing_job *job)
 {
-	/* offloaded parameters leave from data-parallel ZeRO-3 shards:
-	 * FSDP CPU offload and DeepSpeed offload_param as the HF, accelerate
-	 * and torchtune launchers run them (launch_dp.c) */
-	if (job->train_mode == AUTOSIZE_TRAIN_QLORA || job->param_offload ||
-	    (job->stack && job->stack->dp_only))
-		return 1;
-	return job->train_mode == AUTOSIZE_TRAIN_LORA &&
-	       framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;
+	return job->train_mode == AUTOSIZE_TRAIN_LORA ||
+	       job->train_mode == AUTOSIZE_TRAIN_QLORA;
 }
 
 int framework_torch_native(const sizing_job *job)
 {
-	return framework_resolve(job->framework) !=
-	       AUTOSIZE_FRAMEWORK_MEGATRON || framework_dp_only(job);
+	return framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
+int framework_torch_kernels(const sizing_job *job)
+{
+	return framework_torch_native(job) &&
+	       !(job->stack && job->stack->te_kernels);
+}
+
+int framework_dp_overlaps(const sizing_job *job, const sizing_layout *lay)
+{
+	return !(lay->pp > 1 && framework_resolve(job->framework) ==
+				AUTOSIZE_FRAMEWORK_DEEPSPEED);
+}
+
+int framework_cp_ulysses(autosize_framework f)
+{
+	return framework_resolve(f) == AUTOSIZE_FRAMEWORK_DEEPSPEED;
+}
+
+int framework_kv_split(const sizing_job *job, const sizing_layout *lay)
+{
+	int kv = job->model->kv_heads > 0 ? job->model->kv_heads
+					  : job->model->heads;
+	int ways = lay->tp;
+
+	if (framework_cp_ulysses(job->framework))
+		ways *= SIZING_CP(lay);
+	return ways < kv ? ways : kv;
+}
+
+int framework_heads_ok(const sizing_job *job, int tp, int cp)
+{
+	const autosize_model *m = job->model;
+	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	int ways = tp * (framework_cp_ulysses(job->framework) && cp > 1
+			 ? cp : 1);
+
+	if (ways <= 1)
+		return 1;
+	if (m->heads <= 0 || m->heads % ways)
+		return 0;
+	return kv % ways == 0 || ways % kv == 0;
 }
 
 int framework_moe_overlap_ok(int requested, autosize_framework f, int ep,
@@ -140,16 +163,66 @@ int framework_vp_group(autosize_framework f, int pp, int vp, int m)
 int framework_op_sac(const sizing_job *job)
 {
 	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP &&
-	       !framework_dp_only(job) && job->model->experts <= 1 &&
-	       job->model->kv_lora_rank == 0 && !job->model->arch_synthetic;
+	       !framework_peft(job) && !job->param_offload &&
+	       !(job->stack && job->stack->splits != PERFDATA_SPLITS_ALL) &&
+	       job->model->experts <= 1 && job->model->kv_lora_rank == 0 &&
+	       !job->model->arch_synthetic;
 }
 
-const framework_profile *framework_profile_job(const sizing_job *job)
+/* No model split at all: data parallel (+ ZeRO/FSDP sharding) only. */
+static void framework_dp_narrow(framework_profile *fp, int why)
 {
-	if (framework_dp_only(job))
-		return &framework_peft_profiles[framework_resolve(
-			job->framework) - AUTOSIZE_FRAMEWORK_MEGATRON];
-	return framework_profile_get(job->framework);
+	fp->tp_ok = fp->pp_ok = fp->vp_ok = fp->cp_ok = fp->ep_ok = 0;
+	fp->why = why;
+}
+
+const framework_profile *framework_profile_job(const sizing_job *job,
+					       framework_profile *buf)
+{
+	const perfdata_stack *st = job->stack;
+	autosize_framework f = framework_resolve(job->framework);
+
+	*buf = *framework_profile_get(f);
+	if (st && st->expert_loop)
+		buf->expert_issue = 1;   /* transformers' MoE blocks loop
+					  * over their experts in Python */
+	/* offloaded parameters leave from data-parallel ZeRO-3 shards:
+	 * FSDP CPU offload and DeepSpeed offload_param as the HF,
+	 * accelerate and torchtune launchers run them (launch_dp.c) */
+	if (job->param_offload) {
+		framework_dp_narrow(buf, FRAMEWORK_WHY_OFFLOAD);
+		return buf;
+	}
+	if (st && st->splits == PERFDATA_SPLITS_NONE) {
+		framework_dp_narrow(buf, FRAMEWORK_WHY_STACK);
+		return buf;
+	}
+	if (st && st->splits == PERFDATA_SPLITS_PINNED) {
+		/* accelerate's ParallelismConfig (1.10+): tp_size with
+		 * FSDP2, cp_size (ring attention, FSDP2), sp_size
+		 * (DeepSpeed-Ulysses); no pipeline or expert split */
+		buf->pp_ok = buf->vp_ok = buf->ep_ok = 0;
+		buf->searched = 0;
+		buf->why = FRAMEWORK_WHY_STACK;
+	}
+	/* adapters under FSDP2 split the model where the request pins it
+	 * (torchtitan-style FSDP2 + TP, NeMo AutoModel's LoRA recipes at
+	 * TP 2, PP 4); the search keeps to the data parallelism the PEFT
+	 * stacks default to */
+	if (framework_peft(job) && f == AUTOSIZE_FRAMEWORK_FSDP)
+		buf->searched = 0;
+	if (framework_peft(job) && f == AUTOSIZE_FRAMEWORK_DEEPSPEED) {
+		buf->tp_ok = buf->pp_ok = buf->vp_ok = buf->ep_ok = 0;
+		buf->why = FRAMEWORK_WHY_PEFT_DS;
+	}
+	if (job->train_mode == AUTOSIZE_TRAIN_QLORA &&
+	    f == AUTOSIZE_FRAMEWORK_MEGATRON) {
+		/* NeMo qlora.py: NF4 wrappers of TE's parallel linears,
+		 * "Tensor Parallel is not supported" */
+		buf->tp_ok = 0;
+		buf->why = FRAMEWORK_WHY_QLORA_MEG;
+	}
+	return buf;
 }
 
 /* Optimizer moments per parameter: fp32 m and v for AdamW, 8-bit m and
@@ -331,7 +404,8 @@ int framework_ep_zero_refused(autosize_framework f, int ep, int z)
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 			  int *out)
 {
-	const framework_profile *fp = framework_profile_job(job);
+	framework_profile buf;
+	const framework_profile *fp = framework_profile_job(job, &buf);
 	int n = 0, z;
 
 	if (lay->dp <= 1) {
@@ -364,8 +438,40 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 
 int framework_layout_ok(const sizing_job *job, const sizing_layout *lay)
 {
-	const framework_profile *fp = framework_profile_job(job);
+	framework_profile buf;
+	const framework_profile *fp = framework_profile_job(job, &buf);
 
 	return framework_dims_ok(fp, lay) &&
 	       framework_zero_ok(fp, lay, lay->zero_stage);
+}
+
+void framework_pins_layout(const autosize_request *r, sizing_layout *lay)
+{
+	memset(lay, 0, sizeof(*lay));
+	lay->tp = r->tp != AUTOSIZE_UNSET && r->tp > 1 ? r->tp : 1;
+	lay->pp = r->pp != AUTOSIZE_UNSET && r->pp > 1 ? r->pp : 1;
+	lay->vp = r->interleave != AUTOSIZE_UNSET && r->interleave > 1
+		  ? r->interleave : 1;
+	lay->cp = r->cp != AUTOSIZE_UNSET && r->cp > 1 ? r->cp : 1;
+	lay->ep = r->ep != AUTOSIZE_UNSET && r->ep > 1 ? r->ep : 1;
+	/* dp is left to the search: any multiple of ep works for it */
+	lay->dp = lay->ep;
+	lay->zero_stage = r->zero_stage != AUTOSIZE_UNSET ? r->zero_stage
+							  : -1;
+}
+
+int framework_pins_ok(const sizing_job *job, autosize_framework f,
+		      const sizing_layout *pins)
+{
+	sizing_job j = *job;
+	framework_profile buf;
+	const framework_profile *fp;
+
+	j.framework = f;
+	fp = framework_profile_job(&j, &buf);
+	if (!framework_dims_ok(fp, pins) ||
+	    !framework_heads_ok(&j, pins->tp, SIZING_CP(pins)))
+		return 0;
+	return pins->zero_stage < 0 ||
+	       framework_zero_ok(fp, pins, pins->zero_stage);
 }

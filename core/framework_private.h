@@ -23,7 +23,22 @@ typedef struct framework_profile {
 	int expert_issue;  /* 1: the host issues each local expert's MoE
 			    * kernels one at a time after a host sync
 			    * (perf.c PERF_MOE_EXPERT_HOST_S) */
+	int searched;      /* 1: the search tries the splits above; 0:
+			    * they run only where the request pins them
+			    * (a stack whose recipes default to data
+			    * parallel: perf.yaml stacks: splits pinned) */
+	int why;           /* what narrowed the framework's splits
+			    * (FRAMEWORK_WHY_*), for refusals */
 } framework_profile;
+
+/* framework_profile.why */
+enum {
+	FRAMEWORK_WHY_NONE = 0,
+	FRAMEWORK_WHY_OFFLOAD,     /* --param-offload */
+	FRAMEWORK_WHY_STACK,       /* the stack runs data parallel only */
+	FRAMEWORK_WHY_PEFT_DS,     /* adapters under DeepSpeed */
+	FRAMEWORK_WHY_QLORA_MEG    /* QLoRA under Megatron: no TP */
+};
 
 
 /* 1 when the profile runs ZeRO stage z at all (with some layout). */
@@ -35,19 +50,57 @@ int framework_ep_zero_refused(autosize_framework f, int ep, int z);
 /* The profile of f (DEFAULT: the built-in default). Never NULL. */
 const framework_profile *framework_profile_get(autosize_framework f);
 
-/* The profile job runs under: its framework's, narrowed to data
- * parallel (+ ZeRO/FSDP sharding) where the training mode runs on a PEFT
- * stack (QLoRA anywhere, LoRA under FSDP or DeepSpeed). Never NULL. */
-const framework_profile *framework_profile_job(const sizing_job *job);
+/* The profile job runs under, into buf (returned): its framework's,
+ * narrowed where the job cannot split the model so: --param-offload
+ * (data-parallel ZeRO-3 shards only), a stack's splits (perf.yaml
+ * stacks: splits), LoRA and QLoRA adapters under DeepSpeed (ZeRO and
+ * Ulysses sequence parallelism: its tensor and pipeline parallelism are
+ * Megatron-DeepSpeed's, which trains no adapters), QLoRA under Megatron
+ * (NeMo's NF4 layers run without tensor parallelism). LoRA and QLoRA
+ * under FSDP2 keep every split where the request pins it
+ * (torchtitan-style FSDP2 + TP/PP/CP, NeMo AutoModel's LoRA recipes);
+ * the search keeps them data parallel. */
+const framework_profile *framework_profile_job(const sizing_job *job,
+					       framework_profile *buf);
 
-/* 1 when job runs data parallel only (PEFT, above, or a stack that
- * shards by data parallel alone: perf.yaml stacks: dp_only). */
-int framework_dp_only(const sizing_job *job);
+/* 1 when job trains LoRA or QLoRA adapters on a frozen base. */
+int framework_peft(const sizing_job *job);
 
-/* 1 when job runs on a PyTorch-native stack (FSDP, DeepSpeed, or the
- * PEFT stack that QLoRA, and LoRA outside Megatron, run on): no
- * Transformer Engine kernels, F.cross_entropy on fp32 logits. */
+/* 1 when job runs on a PyTorch-native stack (FSDP, DeepSpeed): no
+ * Transformer Engine layers or fused loss, F.cross_entropy on fp32
+ * logits, SwiGLU as written in PyTorch. */
 int framework_torch_native(const sizing_job *job);
+
+/* 1 when its GEMM and attention kernels are PyTorch's (a native stack
+ * without Transformer Engine: perf.yaml stacks: te_kernels), at the
+ * generation's torch_eff of Megatron-Core's rate. */
+int framework_torch_kernels(const sizing_job *job);
+
+/* 1 when job's data-parallel gradient reduction (and a sharded
+ * optimizer's parameter gather) runs under its backward (forward) pass;
+ * 0 under DeepSpeed's pipeline engine, which turns the backward hooks'
+ * all-reduce off and reduces after the pipeline flushes, before the
+ * optimizer step (deepspeed/runtime/pipe/engine.py: "We schedule the
+ * all-reduces", _exec_reduce_grads). */
+int framework_dp_overlaps(const sizing_job *job, const sizing_layout *lay);
+
+/* Ways the key/value heads are split by tp x cp (ulysses: cp is
+ * DeepSpeed-Ulysses' head split, else cp splits the sequence): the
+ * heads held by one rank are kv_heads / that, at least one; where tp (or
+ * Ulysses' tp x cp) exceeds the key/value heads, each head is
+ * replicated on tp / kv_heads ranks (Megatron-style GQA/MQA, as the
+ * BigCode Megatron-LM fork ran StarCoder's one key/value head at TP 4). */
+int framework_kv_split(const sizing_job *job, const sizing_layout *lay);
+
+/* 1 when cp means DeepSpeed-Ulysses (all-to-all over attention heads)
+ * for framework f rather than ring attention (Megatron, FSDP2). */
+int framework_cp_ulysses(autosize_framework f);
+
+/* 1 when the heads of job's model allow tensor parallelism tp with
+ * (Ulysses) sequence parallelism cp: tp x cp divides the attention heads
+ * under Ulysses, tp alone otherwise, and the key/value heads either
+ * split evenly or are replicated (framework_kv_split). */
+int framework_heads_ok(const sizing_job *job, int tp, int cp);
 
 /* 1 when --moe-overlap (requested: 1) applies to a layout of framework
  * f with expert parallelism ep: Megatron-Core's
@@ -104,5 +157,14 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 
 /* 1 when the framework can run lay (dimensions and ZeRO stage). */
 int framework_layout_ok(const sizing_job *job, const sizing_layout *lay);
+
+/* The pins of a request as a layout for framework_pins_ok: unpinned
+ * dimensions 1, an unpinned ZeRO stage -1. */
+void framework_pins_layout(const autosize_request *r, sizing_layout *lay);
+
+/* 1 when framework f, with job's training mode and stack, runs the
+ * pinned layout pins (framework_pins_layout). */
+int framework_pins_ok(const sizing_job *job, autosize_framework f,
+		      const sizing_layout *pins);
 
 #endif

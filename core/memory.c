@@ -87,14 +87,28 @@ double sizing_expert_params_gpu(const sizing_job *job,
 	       ((double)SIZING_ETP(lay) * SIZING_EP(lay));
 }
 
+double sizing_kv_replica_params(const sizing_job *job,
+				const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	int split = lay->tp < kv ? lay->tp : kv;
+
+	if (lay->tp <= 1 || split >= lay->tp || m->kv_lora_rank > 0)
+		return 0;
+	/* the k and v projections of a layer (hidden x kv width each),
+	 * held by tp / kv ranks each instead of split tp ways */
+	return 2.0 * m->hidden * autosize_model_kv_width(m) *
+	       (1.0 / split - 1.0 / lay->tp);
+}
+
 double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
 	double emb = (double)m->vocab * m->hidden;
-	double p = memory_layers_per_stage(job, lay) *
-		   memory_layer_params_of(job);
-	double e = memory_layers_per_stage(job, lay) *
-		   memory_expert_layer_params(job);
+	double layers = memory_layers_per_stage(job, lay);
+	double p = layers * memory_layer_params_of(job);
+	double e = layers * memory_expert_layer_params(job);
 
 	if (e > p)
 		e = p;
@@ -102,7 +116,25 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
 	p += emb;                  /* input embedding on the first stage */
 	if (lay->pp == 1 && !m->tied_embeddings)
 		p += emb;          /* output head on the same (only) stage */
-	return p / lay->tp + sizing_expert_params_gpu(job, lay);
+	return p / lay->tp + sizing_expert_params_gpu(job, lay) +
+	       layers * sizing_kv_replica_params(job, lay);
+}
+
+/* One layer's parameters on one GPU: the dense part split tp ways (key
+ * and value projections replicated where tp exceeds their heads), the
+ * routed experts etp x ep ways (what ZeRO-3 / FSDP gathers per layer:
+ * each expert-parallel rank gathers its own experts only). */
+static double memory_layer_params_gpu(const sizing_job *job,
+				      const sizing_layout *lay)
+{
+	double layer = memory_layer_params_of(job);
+	double e = memory_expert_layer_params(job);
+
+	if (e > layer)
+		e = layer;
+	return (layer - e) / lay->tp +
+	       e / ((double)SIZING_ETP(lay) * SIZING_EP(lay)) +
+	       sizing_kv_replica_params(job, lay);
 }
 
 /* LoRA adapter parameters on one GPU: rank r on every linear layer. */
@@ -178,7 +210,15 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	/* context parallelism splits the sequence over cp ranks */
 	double s = (double)job->seq_len / SIZING_CP(lay);
 	double b = lay->micro_batch, h = m->hidden;
-	double sbh = s * b * h, kvr = (double)m->kv_heads / m->heads;
+	/* K and V: split tp ways, or over fewer ranks where the key/value
+	 * heads are replicated (framework_kv_split; under Ulysses a rank
+	 * holds the whole sequence of its heads: tp x cp ways), in units
+	 * of the split that divides everything else (tp) */
+	double kv_rep = (double)lay->tp *
+			(framework_cp_ulysses(job->framework)
+			 ? SIZING_CP(lay) : 1) / framework_kv_split(job, lay);
+	double sbh = s * b * h;
+	double kvr = (double)m->kv_heads / m->heads * kv_rep;
 	int gelu = m->mlp == AUTOSIZE_MLP_GELU;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double rep, split, scores = 0;
@@ -203,7 +243,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 
 		return 2 * sbh / rep_div + w2 +
 		       (t > 1 && lay->sp ? 4 * sbh / t : 0) +
-		       2 * s * b * (2 * q + kv + m->ffn) / t;
+		       2 * s * b * (2 * q + kv * kv_rep + m->ffn) / t;
 	}
 	/* Two norm inputs, QKV input, MLP input, dropout masks. */
 	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
@@ -523,7 +563,7 @@ static void memory_states_compute(const sizing_job *job,
 		ms->w = ms->g = ms->o = 0;
 	}
 	ms->buffer = framework_buffer_bytes(job, lay,
-		memory_layer_params_of(job) / lay->tp,
+		memory_layer_params_gpu(job, lay),
 		memory_is_lora(job) ? lora : p);
 }
 

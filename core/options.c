@@ -390,6 +390,9 @@ static const autosize_option options_table[] = {
 	 SET_INT(ep, 1, 4096)},
 	{"flash-attention", "on|off", "FlashAttention kernels (on)",
 	 AUTOSIZE_OPT_CLI, SET_ONOFF(flash_attention)},
+	{"moe-balanced", "on|off", "MoE routing forced even over the "
+	 "experts, as benchmarks run it (off: the busiest expert at 1.25x "
+	 "the mean)", AUTOSIZE_OPT_CLI, SET_ONOFF(moe_balanced)},
 	{"mfu", "F", "plan at a fixed utilization (0.4)", AUTOSIZE_OPT_CLI,
 	 SET_FRACTION(mfu, 0.01, 1)},
 	{"memory-reserve", "F", "GPU memory kept free (default 0.20)",

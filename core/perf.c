@@ -45,19 +45,14 @@
  * section 2.2 and Table 1); dropless routers (Megatron, DeepSeek-V3)
  * run near it once the balancing loss or bias has converged. */
 #define PERF_MOE_CAPACITY 1.25
-/* Host time to issue one local expert's kernels in one pass unit (the
- * forward is one unit, the backward two, a recomputed forward one more)
- * where the framework issues experts one at a time after a host sync
- * (framework_profile.expert_issue: Megatron-Core's alltoall dispatcher
- * copies the tokens per expert to the host every MoE layer and its
- * grouped MLP launches each expert's GEMMs and FP8 casts; Megatron Core
- * MoE report, arXiv:2603.07685, section 4.3), so the GPU cannot run
- * ahead: it adds to each MoE layer. Host-side, so one value for every
- * GPU generation. Fitted once on the four MoE runs of the fit half of
- * tests/validation (mean |log error| over 0-200 us in 10 us steps; the
- * bound is ~5 launches of up to 40 us per expert and pass unit, and
- * the fit half's optimum sits on it). */
-#define PERF_MOE_EXPERT_HOST_S 200e-6
+/* The busiest expert-parallel rank's load over the mean: PERF_MOE_CAPACITY
+ * as learned routing leaves it, 1 where the request says routing is
+ * forced even (--moe-balanced: throughput benchmarks). */
+static double perf_moe_capacity(const sizing_job *job)
+{
+	return job->moe_balanced ? 1.0 : PERF_MOE_CAPACITY;
+}
+
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
 #define PERF_BUCKETS_IN_FLIGHT 8.0
 
@@ -246,20 +241,86 @@ static double perf_gemm_eff(const perf_params *pp, double dim)
  * context parallelism) as s / (s + attn_half_seq): Shah et al. 2024,
  * arXiv:2407.08608, Figs. 5-6, head dim 128 on H100 (forward and
  * backward rates of FlashAttention-2 and cuDNN from 512 to 16k); 0
- * where no curve is set. Unfused attention (--flash-attention off) runs
- * batched GEMMs at the same share, without the length term. PyTorch-
- * native stacks and a named stack scale it as they scale their GEMMs.
+ * where no curve is set; over the causal share of the counted FLOPs
+ * (PERF_ATTN_CAUSAL_WORK). Unfused attention (--flash-attention off)
+ * runs batched GEMMs at the same share over the whole square, without
+ * the length term. PyTorch's own attention (SDPA's FlashAttention-2
+ * against the cuDNN / FlashAttention-3 class kernels Transformer Engine
+ * runs on Hopper) reaches the generation's torch_attn_eff of it, a named
+ * stack its kernel_eff.
  */
+/* Share of the counted attention FLOPs (12 L h s a token: the full s x s
+ * square, as MFU counts them, PaLM appendix B) a causal FlashAttention
+ * kernel computes: it skips the score blocks above the diagonal, half of
+ * them (Dao 2023, FlashAttention-2, section 3.1.1 "Causal masking"; the
+ * FlashAttention-2/-3 papers' causal rates count that half). Unfused
+ * attention computes the whole square and masks it. */
+#define PERF_ATTN_CAUSAL_WORK 0.5
+
+/* The attention rate at its fastest, in counted FLOPs: the large-GEMM
+ * rate times attn_share, over the causal share of the work (the factors
+ * perf_attn_rate adds are at most 1). */
+static double perf_attn_peak_rate(const sizing_job *job)
+{
+	const perf_params *pp = sizing_perf(job);
+
+	return perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share /
+	       (job->flash_attention ? PERF_ATTN_CAUSAL_WORK : 1.0);
+}
+
+/*
+ * The rate factors of the job's kernels against the engine's: PyTorch's
+ * own (a native stack without Transformer Engine: torch_eff for its
+ * GEMMs, torch_attn_eff for its attention) and a named stack's
+ * kernel_eff. Constant over a job's layouts: sizing_perf_prepare keeps
+ * them.
+ */
+static void perf_kernel_factors(const sizing_job *job, double *gemm,
+				double *attn)
+{
+	const perf_params *pp = sizing_perf(job);
+	double stack = job->stack ? job->stack->kernel_eff : 1;
+
+	*gemm = *attn = stack;
+	if (framework_torch_kernels(job)) {
+		*gemm *= pp->torch_eff;
+		*attn *= pp->torch_attn_eff > 0 ? pp->torch_attn_eff
+						: pp->torch_eff;
+	}
+}
+
+static double perf_gemm_kernel_f(const sizing_job *job)
+{
+	double g, a;
+
+	if (job->prepared)
+		return job->gemm_kernel_f;
+	perf_kernel_factors(job, &g, &a);
+	return g;
+}
+
+static double perf_attn_kernel_f(const sizing_job *job)
+{
+	double g, a;
+
+	if (job->prepared)
+		return job->attn_kernel_f;
+	perf_kernel_factors(job, &g, &a);
+	return a;
+}
+
 static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 {
 	const perf_params *pp = sizing_perf(job);
-	double rate = perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share;
-	double s_seq = (double)job->seq_len / SIZING_CP(lay);
+	double rate = perf_attn_peak_rate(job);
+	/* ring attention's chunk; DeepSpeed-Ulysses runs the whole
+	 * sequence of a rank's heads */
+	double s_seq = (double)job->seq_len /
+		       (SIZING_CP(lay) > 1 &&
+			!framework_cp_ulysses(job->framework)
+			? SIZING_CP(lay) : 1);
 
-	if (framework_torch_native(job))
-		rate *= pp->torch_eff;
-	if (job->stack)
-		rate *= job->stack->kernel_eff;
+	rate *= perf_attn_kernel_f(job);
 	if (job->flash_attention && pp->attn_half_seq > 0)
 		rate *= s_seq / (s_seq + pp->attn_half_seq);
 	return rate;
@@ -314,8 +375,7 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	return perf_stage_layers(m, lay) / m->layers / lay->tp * tokens *
 	       ((sizing_model_flops_per_token(job) - attn) *
 		perf_fp8_factor(pp) / (perf_base_peak(job) * eff) +
-		attn / (perf_base_peak(job) * pp->gemm_eff_max *
-			pp->attn_share));
+		attn / perf_attn_peak_rate(job));
 }
 
 /* 1 when --moe-overlap applies to lay (framework_moe_overlap_ok). */
@@ -328,20 +388,28 @@ static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
 
 /* Exposed host issue time of the routed experts of one micro-batch on
  * one stage: each MoE layer issues its local experts one at a time
- * (PERF_MOE_EXPERT_HOST_S), forward, backward and any recomputation. */
+ * where the framework does (framework_profile.expert_issue: Megatron-
+ * Core's alltoall dispatcher copies the tokens per expert to the host
+ * every MoE layer and its grouped MLP launches each expert's GEMMs and
+ * FP8 casts; Megatron Core MoE report, arXiv:2603.07685, section 4.3),
+ * so the GPU cannot run ahead: the generation's expert_host_s per local
+ * expert and pass unit (the forward one, the backward two, a
+ * recomputed forward one more). */
 static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {
 	const autosize_model *m = job->model;
+	framework_profile fp;
 	double local;
 
 	if (m->experts <= 1 || m->layers <= 0 ||
 	    perf_moe_overlap(job, lay) ||
-	    !framework_profile_job(job)->expert_issue)
+	    !(job->prepared ? job->expert_issue
+			    : framework_profile_job(job, &fp)->expert_issue))
 		return 0;
 	local = (double)m->experts / SIZING_EP(lay);
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
-	       (3.0 + share) * PERF_MOE_EXPERT_HOST_S;
+	       (3.0 + share) * sizing_perf(job)->expert_host_s;
 }
 
 /* Bytes per 4-bit base weight (MEMORY_NF4_BYTES in memory.c: 4.127
@@ -462,26 +530,25 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 								 tokens))
 			       : eff;
 	/* PyTorch-native stacks (FSDP as torchtitan and llm-foundry run it,
-	 * DeepSpeed) without Transformer Engine's fused kernels and cuDNN
-	 * attention: the generation's torch_eff of Megatron-Core's rate */
-	if (framework_torch_native(job)) {
-		eff *= pp->torch_eff;
-		eff_exp *= pp->torch_eff;
-	}
-	/* a named stack's kernels against the engine's (perf.yaml
-	 * stacks: kernel_eff; 1 where they are the engine's own) */
-	if (job->stack) {
-		eff *= job->stack->kernel_eff;
-		eff_exp *= job->stack->kernel_eff;
-	}
+	 * DeepSpeed) without Transformer Engine's fused kernels: the
+	 * generation's torch_eff of Megatron-Core's rate; a named stack's
+	 * kernels against the engine's (perf.yaml stacks: kernel_eff) */
+	eff *= perf_gemm_kernel_f(job);
+	eff_exp *= perf_gemm_kernel_f(job);
 	/* the busiest expert-parallel rank does capacity x the mean */
 	if (exp_frac > 0 && SIZING_EP(lay) > 1)
-		eff_exp /= PERF_MOE_CAPACITY;
+		eff_exp /= perf_moe_capacity(job);
 	/* GEMMs (the FP8 share faster; routed experts at their own, smaller
 	 * shapes), attention at its own rate (perf_attn_rate), both 16-bit
-	 * based. */
-	t_gemm = dense_hw * perf_fp8_factor(pp) *
-		 ((1 - exp_frac) / (peak * eff) + exp_frac / (peak * eff_exp));
+	 * based. Key/value projections replicated over tp / kv_heads ranks
+	 * (sizing_kv_replica_params) are computed on each of them: their
+	 * FLOPs beyond the tp-th share, 2 a weight forward, 4 backward (2
+	 * with a frozen base), 2 more when recomputed. */
+	t_gemm = perf_fp8_factor(pp) *
+		 (dense_hw * ((1 - exp_frac) / eff + exp_frac / eff_exp) +
+		  tokens * layers * sizing_kv_replica_params(job, lay) *
+		  ((perf_is_lora(job) ? 4.0 : 6.0) + 2.0 * share) / eff) /
+		 peak;
 	t = t_gemm + attn_hw / perf_attn_rate(job, lay);
 	/* The output head sits on the last pipeline stage (Narayanan et
 	 * al. 2021, section 3.2), not spread over the stages as above: the
@@ -489,10 +556,13 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	 * (perf_head_extra_layers) at this stage's GEMM rate */
 	if (lay->pp > 1)
 		t += perf_head_extra_layers(job, lay) / layers * t_gemm;
-	/* Element-wise kernels are bound by HBM bandwidth. */
+	/* Element-wise kernels are bound by HBM bandwidth; a stack's eager
+	 * modeling code moves more bytes (perf.yaml stacks:
+	 * elementwise_factor). */
 	passes = 1.0 + share / 3.0;
 	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
-	     passes / (lay->sp ? lay->tp : 1);
+	     passes / (lay->sp ? lay->tp : 1) *
+	     (job->stack ? job->stack->elementwise_factor : 1);
 	if (!job->flash_attention)
 		ew += tokens * layers * pp->scores_bytes * m->heads * s /
 		      lay->tp;
@@ -603,6 +673,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 {
 	double grad_bytes, grad_exp, param_exp;
 	double param_bytes, t, window, lat, pe;
+	int hidden;
 	/* context-parallel ranks hold the same weights: gradients are
 	 * reduced over dp x cp (Megatron-LM) */
 	int d = lay->dp * SIZING_CP(lay);
@@ -664,7 +735,8 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		return lay->grad_accum * ((e_fwd > 0 ? e_fwd : 0) +
 					  (e_bwd > 0 ? e_bwd : 0));
 	}
-	window = PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
+	hidden = framework_dp_overlaps(job, lay);
+	window = hidden * PERF_DP_OVERLAP * t_mb * 2.0 / 3.0;
 	if (lay->zero_stage >= 1) {
 		/* sharded optimizer: reduce-scatter the gradients under the
 		 * last backward, all-gather the updated 16-bit parameters
@@ -673,7 +745,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * overlap_param_gather) */
 		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
 					   param_bytes - param_exp, param_exp);
-		double ag_window = PERF_DP_OVERLAP * t_mb / 3.0;
+		double ag_window = hidden * PERF_DP_OVERLAP * t_mb / 3.0;
 
 		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
 				   grad_bytes - grad_exp, grad_exp) + lat;
@@ -687,28 +759,52 @@ static double perf_dp_exposed_s(const sizing_job *job,
 
 /*
  * Expert-parallel all-to-all of one micro-batch on one stage: dispatch
- * and combine of each token's top-k hidden vectors, forward and backward
- * (and again when the forward is recomputed), per MoE layer (Megatron
- * MoE alltoall dispatcher; GShard). The EP group spans tp x ep
- * consecutive ranks, so a node holds gpn / tp of its members.
+ * and combine of each token's hidden vector to the ranks of its top-k
+ * experts, forward and backward (and again when the forward is
+ * recomputed), per MoE layer (Megatron MoE alltoall dispatcher; GShard).
+ * The EP group spans tp x ep consecutive ranks, so a node holds gpn / tp
+ * of its members. Megatron's alltoall dispatcher sends a copy per routed
+ * expert (top-k of them). DeepEP (a stack's deepep: DeepSeek-V3,
+ * arXiv:2412.19437 section 3.2.2; NeMo AutoModel's dispatcher) sends a
+ * token once to each rank that holds any of its experts, and across
+ * nodes once to each node, forwarding over NVLink inside it: with k of
+ * E experts spread evenly over n ranks (or nodes), a token reaches
+ * (n - 1)(1 - (1 - 1/n)^k) others of them, not k (n - 1) / n.
  */
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, members;
-	double tokens, bytes, n_coll, moe_share;
+	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, local;
+	double tokens, vec, n_coll, moe_share, k, in, net, nodes;
 
 	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
 		return 0;
 	tokens = (double)job->seq_len * lay->micro_batch / SIZING_CP(lay) /
 		 (lay->sp ? lay->tp : 1);
-	bytes = 2.0 * tokens * m->experts_active * m->hidden *
-		PERF_MOE_CAPACITY;
+	/* one 16-bit hidden vector of every token, at the busiest rank's
+	 * load */
+	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
+	k = m->experts_active;
+	local = gpn / SIZING_ETP(lay);
+	if (local < 1)
+		local = 1;
+	if (local > ep)
+		local = ep;
+	nodes = (double)ep / local;
+	if (job->stack && job->stack->deepep) {
+		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))
+				: 0;
+		/* the local peers it reaches, and the forwarding of what
+		 * arrives from other nodes over NVLink */
+		in = (local - 1) * (1 - pow(1 - 1.0 / ep, k)) + net;
+	} else {
+		in = k * (local - 1) / ep;
+		net = k * (ep - local) / ep;
+	}
 	moe_share = (double)(m->layers - m->dense_layers) / m->layers;
 	n_coll = 4 + 2 * sizing_recompute_share(job, lay);
-	members = gpn / SIZING_ETP(lay);
 	return n_coll * perf_stage_layers(m, lay) * moe_share *
-	       comm_alltoall_s(job, bytes, ep, members > 1 ? members : 1);
+	       comm_alltoall_parts_s(job, vec * in, vec * net);
 }
 
 /*
@@ -719,6 +815,36 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
  * attention it feeds: only the excess is exposed.
  */
 static double perf_attn_s(const sizing_job *job, const sizing_layout *lay);
+
+/*
+ * DeepSpeed-Ulysses sequence parallelism of one micro-batch on one stage
+ * (Jacobs et al. 2023, arXiv:2309.14509, section 3): before attention an
+ * all-to-all turns each rank's s / cp tokens of every head into the whole
+ * sequence of heads / cp heads (q, k and v), after it another turns the
+ * output back; the backward pass runs both on the gradients, and a
+ * recomputed forward again. What a rank receives is its post-exchange
+ * q, k, v and output, (cp - 1) / cp of it from peers; key/value heads
+ * fewer than tp x cp are replicated to one a rank (ALST,
+ * arXiv:2506.13996). Not overlapped with compute: exposed in full.
+ */
+static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int cp = SIZING_CP(lay), gpn = job->part->gpus_per_node;
+	double head_dim = m->head_dim > 0 ? m->head_dim
+					  : (double)m->hidden / m->heads;
+	double ways = (double)lay->tp * cp, kv_rank, bytes;
+	int members = gpn / lay->tp;
+
+	kv_rank = head_dim * m->kv_heads / ways;
+	if (kv_rank < head_dim)
+		kv_rank = head_dim;
+	bytes = 2.0 * job->seq_len * lay->micro_batch *
+		(2.0 * autosize_model_q_width(m) / ways + 2.0 * kv_rank);
+	return (2.0 + sizing_recompute_share(job, lay)) *
+	       perf_stage_layers(m, lay) *
+	       comm_alltoall_s(job, bytes, cp, members > 1 ? members : 1);
+}
 
 static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
@@ -731,6 +857,8 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 
 	if (cp <= 1)
 		return 0;
+	if (framework_cp_ulysses(job->framework))
+		return perf_ulysses_s(job, lay);
 	kv_bytes = 2.0 * 2.0 * job->seq_len / cp * lay->micro_batch *
 		   m->kv_heads * head_dim / lay->tp;
 	/* each ring step is one send to the next rank: where it crosses
@@ -753,6 +881,37 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay)
 	return perf_attn_of(job) * tokens *
 	       perf_stage_layers(job->model, lay) / job->model->layers /
 	       lay->tp / perf_attn_rate(job, lay);
+}
+
+/*
+ * Key/value heads replicated over tp / kv_heads ranks (framework_kv_split)
+ * get different weight gradients on each replica (each serves its own
+ * query heads): one all-reduce per step over the replicas, inside the
+ * tensor-parallel group, after the backward pass (the BigCode
+ * Megatron-LM fork all-reduces them so; exposed). Nothing for a frozen
+ * base (LoRA).
+ */
+static double perf_kv_replica_sync_s(const sizing_job *job,
+				     const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int split, reps;
+	double bytes;
+	framework_state st;
+	comm_link link;
+
+	if (lay->tp <= 1)
+		return 0;
+	split = framework_kv_split(job, lay);
+	reps = lay->tp / split;
+	if (reps <= 1 || perf_is_lora(job) || m->kv_lora_rank > 0 ||
+	    sizing_kv_replica_params(job, lay) <= 0)
+		return 0;
+	framework_state_bytes(job, &st);
+	bytes = perf_stage_layers(m, lay) * 2.0 * m->hidden *
+		autosize_model_kv_width(m) / split * st.grad_wire_b;
+	comm_link_group(job, lay->tp, lay->tp, &link);
+	return comm_allreduce_s(bytes, reps, &link);
 }
 
 /* PCIe host link of a GPU whose catalog link is NVLink (or xGMI, HCCS):
@@ -780,11 +939,22 @@ static double perf_host_oneway_bps(const sizing_job *job)
 	return host_gbs * 1e9 / 2 * sizing_perf(job)->pcie_eff;
 }
 
+/* Bytes of host memory a CPU Adam step moves per parameter: the fp32
+ * master weight read and written, the fp32 gradient read, both moments
+ * read and written, the 16-bit copy for the GPU written (4 + 4 + 4 + 16
+ * + 2; ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, section 4.1:
+ * the update runs on the CPU over the offloaded fp32 state). */
+#define PERF_HOST_ADAM_BYTES 30.0
+
 static double perf_offload_opt_s(const sizing_job *job,
 				 const sizing_layout *lay, double trained)
 {
-	double opt_b, bytes;
+	const perf_params *pp = sizing_perf(job);
+	double opt_b, bytes, shard, t;
 	framework_state st;
+	int gpus = lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
+	int node = gpus < job->part->gpus_per_node ? gpus
+						   : job->part->gpus_per_node;
 
 	framework_state_bytes(job, &st);
 	opt_b = st.opt_b;
@@ -792,9 +962,18 @@ static double perf_offload_opt_s(const sizing_job *job,
 		/* the adapters' state (memory.c): fp32 master and moments,
 		 * or bf16 moments where the stack keeps no master */
 		opt_b = job->stack && job->stack->bf16_states ? 2 : 12;
-	bytes = opt_b * trained /
-		(lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1);
-	return 2.0 * bytes / perf_host_oneway_bps(job);
+	shard = trained / (lay->zero_stage >= 1 ? lay->dp * SIZING_CP(lay) : 1);
+	bytes = opt_b * shard;
+	t = 2.0 * bytes / perf_host_oneway_bps(job);
+	/* a CPU optimizer (DeepSpeed CPU Adam; FSDP CPU offload's torch
+	 * Adam) steps the shards of every rank on the node with the
+	 * node's host memory bandwidth; bitsandbytes' paged optimizers
+	 * step on the GPU (above alone) */
+	if ((framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_DEEPSPEED ||
+	     job->param_offload) && pp->host_adam_gbs > 0)
+		t += shard * node * PERF_HOST_ADAM_BYTES /
+		     (pp->host_adam_gbs * 1e9);
+	return t;
 }
 
 /*
@@ -894,7 +1073,8 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	trained = sizing_trained_params_per_gpu(job, lay);
 	/* gradient reduction hides under what compute the last
 	 * micro-batch has left over the transfers above */
-	out->dp_comm_s = perf_dp_exposed_s(job, lay, hide, trained);
+	out->dp_comm_s = perf_dp_exposed_s(job, lay, hide, trained) +
+			 perf_kv_replica_sync_s(job, lay);
 	/* Optimizer step: a memory-bound pass over this rank's share of the
 	 * 16 bytes per trained parameter (ZeRO paper: 2 + 2 + 12). */
 	out->opt_s = opt_s = trained * 16 * PERF_OPT_PASSES /
@@ -921,6 +1101,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 
 void sizing_perf_prepare(sizing_job *job)
 {
+	framework_profile fp;
 	comm_link l;
 
 	comm_link_intra(job, &l);
@@ -929,6 +1110,8 @@ void sizing_perf_prepare(sizing_job *job)
 	comm_link_net(job, &l);
 	job->link_bw[1] = l.bw_bytes_s;
 	job->link_lat[1] = l.latency_s;
+	perf_kernel_factors(job, &job->gemm_kernel_f, &job->attn_kernel_f);
+	job->expert_issue = framework_profile_job(job, &fp)->expert_issue;
 	job->matmul_params = perf_matmul_params(job->model);
 	job->attn_flops_token = perf_attn_flops(job);
 	job->flops_token = perf_model_flops(job);

@@ -51,6 +51,9 @@ static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY(tp_overlap, 0, 1),
 	PERFDATA_KEY_OPT(torch_eff, 0.05, 1, 1),
 	PERFDATA_KEY_OPT(attn_half_seq, 0, 1e6, 0),
+	PERFDATA_KEY_OPT(host_adam_gbs, 0, 10000, 0),
+	PERFDATA_KEY_OPT(torch_attn_eff, 0, 1, 0),
+	PERFDATA_KEY_OPT(expert_host_s, 0, 1e-2, 200e-6),
 	{ NULL, 0, 0, 0, 0, 0 }
 };
 
@@ -58,11 +61,19 @@ static const perfdata_key perfdata_keys[] = {
 	(sizeof(perfdata_keys) / sizeof(perfdata_keys[0]) - 1)
 
 static const char *const perfdata_top_keys[] = {"generations", "residuals",
-						"stacks", NULL};
+						"stacks", "whole_run", NULL};
+static const char *const perfdata_whole_run_keys[] = {"efficiency", "runs",
+						      "sources", NULL};
 static const char *const perfdata_stack_keys[] = {
 	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
-	"q_high", "runs", "dp_only", "validated_on", "sources", NULL
+	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
+	"te_kernels", "elementwise_factor", "deepep", "by_generation",
+	"validated_on", "sources", NULL
+};
+static const char *const perfdata_by_gen_keys[] = {
+	"generation", "kernel_eff", "layer_overhead_s", "elementwise_factor",
+	"sources", NULL
 };
 static const char *const perfdata_regime_keys[] = {
 	"generation", "framework", "scale", "runs", "q_low", "q_high", NULL
@@ -71,15 +82,17 @@ static const char *const perfdata_residual_keys[] = {"note", "pooled",
 						     "regimes", NULL};
 
 /* The A100 calibration: what perf.c used as #defines before this file
- * existed, with the GEMM constants refitted on the fit half under
- * per-rail communication (0.75, 190 before); the same numbers as
- * etc/perf.yaml's ampere entry (tests/test_perfdata.c checks). */
+ * existed, refitted on the fit half since (engine v4: causal attention);
+ * the same numbers as etc/perf.yaml's ampere entry (tests/test_perfdata.c
+ * checks). */
 static const perf_params perfdata_ampere = {
-	"ampere", "ampere", 0,
-	0.76, 130, 0.72, 1.0, 170, 44, 0,
-	0.73, 0.60, 0.80, 0.70, 0.35,
-	5e-6, 8e-6, 12e-6, 60e-6,
-	1.0, 0, 0, 1, 0
+	.entry = "ampere", .generation = "ampere",
+	.gemm_eff_max = 0.74, .gemm_half_dim = 20, .attn_share = 0.4351,
+	.hbm_eff = 1.0, .elementwise_bytes_per_h = 185.6, .scores_bytes = 44,
+	.nvlink_eff = 0.73, .pcie_eff = 0.60, .ib_eff = 0.80, .roce_eff = 0.70,
+	.ethernet_eff = 0.35, .intra_latency_s = 5e-6, .ib_latency_s = 8e-6,
+	.roce_latency_s = 12e-6, .ethernet_latency_s = 60e-6,
+	.fp8_gemm_speedup = 1.0, .torch_eff = 0.98, .expert_host_s = 200e-6
 };
 
 const perf_params *perfdata_ampere_builtin(void)
@@ -260,6 +273,21 @@ static autosize_err perfdata_residuals(const autosize_ytree *t,
 	return rc;
 }
 
+/* The source of a stack key given in the stack's map. */
+static autosize_err perfdata_stack_src(const autosize_ytree *t,
+				       const autosize_ynode *src,
+				       const char *key, autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(src, key);
+
+	if (!n || autosize_ynode_is_null(n) ||
+	    n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0)
+		return autosize_ytree_fail(t, src->line, e, AUTOSIZE_EINVAL,
+					   "stack sources: '%s' has no "
+					   "source", key);
+	return AUTOSIZE_OK;
+}
+
 /* One number of a stack and its source. */
 static autosize_err perfdata_stack_num(const autosize_ytree *t,
 				       const autosize_ynode *m,
@@ -267,7 +295,6 @@ static autosize_err perfdata_stack_num(const autosize_ytree *t,
 				       const char *key, double lo, double hi,
 				       double *out, autosize_error *e)
 {
-	const autosize_ynode *n;
 	autosize_err rc;
 	int found = 0;
 
@@ -276,13 +303,21 @@ static autosize_err perfdata_stack_num(const autosize_ytree *t,
 				   out, &found, e);
 	if (rc || !found)
 		return rc;
-	n = autosize_ynode_get(src, key);
-	if (!n || autosize_ynode_is_null(n) ||
-	    n->kind != AUTOSIZE_YNODE_SCALAR || n->len == 0)
-		return autosize_ytree_fail(t, src->line, e, AUTOSIZE_EINVAL,
-					   "stack sources: '%s' has no "
-					   "source", key);
-	return AUTOSIZE_OK;
+	return perfdata_stack_src(t, src, key, e);
+}
+
+/* A 0/1 key of a stack (validated, bf16_states, ...) into *flag. */
+static autosize_err perfdata_stack_flag(const autosize_ytree *t,
+					const autosize_ynode *m,
+					const autosize_ynode *src,
+					const char *key, int *flag,
+					autosize_error *e)
+{
+	double v;
+	autosize_err rc = perfdata_stack_num(t, m, src, key, 0, 1, &v, e);
+
+	*flag = v > 0;
+	return rc;
 }
 
 /* validated_on: the generations a stack's runs were measured on. */
@@ -302,13 +337,105 @@ static autosize_err perfdata_stack_gens(const autosize_ytree *t,
 	return rc;
 }
 
+/* A key of a stack that names one of names (splits: all|pinned|none,
+ * recompute: any|full) into *which, with its source; *which is left
+ * alone when the key is absent. */
+static autosize_err perfdata_stack_choice(const autosize_ytree *t,
+					  const autosize_ynode *m,
+					  const autosize_ynode *src,
+					  const char *key,
+					  const char *const *names,
+					  int *which, autosize_error *e)
+{
+	int v = 0, given = 0;
+	autosize_err rc;
+
+	rc = autosize_ytree_choice(t, m, key, AUTOSIZE_Y_OPTIONAL, names, &v,
+				   &given, e);
+	if (rc || !given)
+		return rc;
+	*which = v;
+	return perfdata_stack_src(t, src, key, e);
+}
+
+/* by_generation: [{generation, kernel_eff, layer_overhead_s,
+ * elementwise_factor, sources}], each number with its source. */
+static autosize_err perfdata_stack_by_gen(const autosize_ytree *t,
+					  const autosize_ynode *m,
+					  perfdata_stack *st,
+					  autosize_error *e)
+{
+	const autosize_ynode *seq, *it, *src;
+	autosize_err rc;
+
+	rc = autosize_ytree_seq(t, m, "by_generation", AUTOSIZE_Y_OPTIONAL,
+				PERFDATA_MAX_ENTRIES, &seq, e);
+	for (it = !rc && seq ? seq->child : NULL; it && !rc; it = it->next) {
+		int k = st->n_by_gen++;
+		int found = 0;
+		double *v[3] = {&st->by_gen[k].kernel_eff,
+				&st->by_gen[k].layer_overhead_s,
+				&st->by_gen[k].elementwise_factor};
+		static const char *const keys[3] = {"kernel_eff",
+			"layer_overhead_s", "elementwise_factor"};
+		static const double lo[3] = {0.05, 0, 1}, hi[3] = {1, 1, 20};
+		int j;
+
+		rc = autosize_ytree_check_keys(t, it, "by_generation",
+					       perfdata_by_gen_keys, e);
+		if (!rc)
+			rc = autosize_ytree_str(t, it, "generation",
+						AUTOSIZE_Y_REQUIRED,
+						st->by_gen[k].generation,
+						PERFDATA_NAME_MAX, NULL, e);
+		if (!rc)
+			rc = autosize_ytree_map(t, it, "sources",
+						AUTOSIZE_Y_REQUIRED, &src, e);
+		for (j = 0; j < 3 && !rc; j++) {
+			rc = perfdata_stack_num(t, it, src, keys[j], lo[j],
+						hi[j], v[j], e);
+			if (!rc && !autosize_ynode_get(it, keys[j]))
+				*v[j] = -1;
+			found |= *v[j] >= 0;
+		}
+		if (!rc && !found)
+			rc = autosize_ytree_fail(t, it->line, e,
+						 AUTOSIZE_EINVAL,
+						 "by_generation: %s states no "
+						 "number",
+						 st->by_gen[k].generation);
+	}
+	return rc;
+}
+
+void perfdata_stack_for(const perfdata_stack *st, const char *gen,
+			perfdata_stack *out)
+{
+	int k;
+
+	*out = *st;
+	for (k = 0; gen && k < st->n_by_gen; k++) {
+		if (strcmp(st->by_gen[k].generation, gen) != 0)
+			continue;
+		if (st->by_gen[k].kernel_eff >= 0)
+			out->kernel_eff = st->by_gen[k].kernel_eff;
+		if (st->by_gen[k].layer_overhead_s >= 0)
+			out->layer_overhead_s = st->by_gen[k].layer_overhead_s;
+		if (st->by_gen[k].elementwise_factor >= 0)
+			out->elementwise_factor =
+				st->by_gen[k].elementwise_factor;
+	}
+}
+
 static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 					 const autosize_ynode *m,
 					 perfdata_stack *st, autosize_error *e)
 {
+	static const char *const splits[] = {"all", "pinned", "none", NULL};
+	static const char *const recompute[] = {"any", "full", NULL};
 	const autosize_ynode *src = NULL;
 	double v = 0;
-	int fw = 0;
+	int fw = 0, dp_only = 0;
 	autosize_err rc;
 
 	memset(st, 0, sizeof(*st));
@@ -328,8 +455,8 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 		rc = autosize_ytree_map(t, m, "sources", AUTOSIZE_Y_REQUIRED,
 					&src, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "validated", 0, 1, &v, e);
-	st->validated = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "validated", &st->validated,
+					 e);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "kernel_eff", 0.05, 1,
 					&st->kernel_eff, e);
@@ -345,14 +472,34 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 		rc = perfdata_stack_num(t, m, src, "logit_bytes", 0, 16,
 					&st->logit_bytes, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "bf16_states", 0, 1, &v, e);
-	st->bf16_states = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "bf16_states",
+					 &st->bf16_states, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "act_offload", 0, 1, &v, e);
-	st->act_offload = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "act_offload",
+					 &st->act_offload, e);
 	if (!rc)
-		rc = perfdata_stack_num(t, m, src, "dp_only", 0, 1, &v, e);
-	st->dp_only = v > 0;
+		rc = perfdata_stack_flag(t, m, src, "dp_only", &dp_only, e);
+	if (dp_only)
+		st->splits = PERFDATA_SPLITS_NONE;   /* the older key */
+	if (!rc)
+		rc = perfdata_stack_choice(t, m, src, "splits", splits,
+					   &st->splits, e);
+	if (!rc)
+		rc = perfdata_stack_choice(t, m, src, "recompute", recompute,
+					   &st->recompute_whole, e);
+	if (!rc)
+		rc = perfdata_stack_flag(t, m, src, "expert_loop",
+					 &st->expert_loop, e);
+	if (!rc)
+		rc = perfdata_stack_flag(t, m, src, "te_kernels",
+					 &st->te_kernels, e);
+	if (!rc)
+		rc = perfdata_stack_flag(t, m, src, "deepep", &st->deepep, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "elementwise_factor", 1, 20,
+					&st->elementwise_factor, e);
+	if (!rc && st->elementwise_factor <= 0)
+		st->elementwise_factor = 1;
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "q_low", -3, 0, &st->q_low,
 					e);
@@ -364,6 +511,8 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	st->runs = (int)v;
 	if (!rc)
 		rc = perfdata_stack_gens(t, m, st, e);
+	if (!rc)
+		rc = perfdata_stack_by_gen(t, m, st, e);
 	return rc;
 }
 
@@ -416,6 +565,37 @@ void perfdata_stack_names(const perfdata_table *t, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s",
 					 i ? "|" : "", t->stacks[i].name);
 }
+/* whole_run: the share of a whole run's wall time its steps take beyond
+ * the interruptions (policy gpu_mtbf_hours), with its source; 1 when
+ * absent. */
+static autosize_err perfdata_whole_run(const autosize_ytree *t,
+				       const autosize_ynode *root,
+				       perfdata_table *tab, autosize_error *e)
+{
+	const autosize_ynode *m, *src = NULL;
+	double v = 0;
+	autosize_err rc;
+
+	tab->run_efficiency = 1;
+	rc = autosize_ytree_map(t, root, "whole_run", AUTOSIZE_Y_OPTIONAL, &m,
+				e);
+	if (rc || !m)
+		return rc;
+	rc = autosize_ytree_check_keys(t, m, "whole_run",
+				       perfdata_whole_run_keys, e);
+	if (!rc)
+		rc = autosize_ytree_map(t, m, "sources", AUTOSIZE_Y_REQUIRED,
+					&src, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "efficiency", 0.1, 1,
+					&tab->run_efficiency, e);
+	if (!rc && tab->run_efficiency <= 0)
+		tab->run_efficiency = 1;
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "runs", 0, 100000, &v, e);
+	tab->run_efficiency_runs = (int)v;
+	return rc;
+}
 
 autosize_err perfdata_parse(const char *text, size_t len, const char *what,
 			    perfdata_table *tab, autosize_error *e)
@@ -440,6 +620,8 @@ autosize_err perfdata_parse(const char *text, size_t len, const char *what,
 		rc = perfdata_residuals(t, root, tab, e);
 	if (!rc)
 		rc = perfdata_stacks(t, root, tab, e);
+	if (!rc)
+		rc = perfdata_whole_run(t, root, tab, e);
 	autosize_ytree_destroy(t);
 	return rc;
 }
@@ -458,6 +640,7 @@ static void perfdata_load_embedded(void)
 			   &perfdata_embedded, &e) != AUTOSIZE_OK) {
 		/* test_perfdata guards the shipped file; never fail a plan */
 		memset(&perfdata_embedded, 0, sizeof(perfdata_embedded));
+		perfdata_embedded.run_efficiency = 1;
 		perfdata_embedded.n = 1;
 		perfdata_embedded.entries[0].p = perfdata_ampere;
 	}

@@ -50,6 +50,20 @@ typedef struct perf_params {
 				    * FlashAttention kernels reach half
 				    * their rate; optional, 0 (no length
 				    * term) when absent */
+	double torch_attn_eff;     /* share of Megatron-Core's attention rate
+				    * PyTorch's own SDPA kernels reach
+				    * (FlashAttention-2 against cuDNN /
+				    * FlashAttention-3 class); optional, 0:
+				    * torch_eff */
+	double expert_host_s;      /* host time to issue one local expert's
+				    * kernels per pass unit where the
+				    * framework issues them one by one
+				    * (perf.c perf_moe_host_s); optional,
+				    * 200e-6 */
+	double host_adam_gbs;      /* GB/s of host memory a node's CPU
+				    * optimizer step moves (DeepSpeed CPU
+				    * Adam under offload_optimizer);
+				    * optional, 0: not priced */
 } perf_params;
 
 /* Spread of log(real / predicted) time of one regime (perf.yaml
@@ -63,6 +77,15 @@ typedef struct perfdata_regime {
 			  * predicted) for a new run (tests/fit) */
 	double q_high;   /* upper bound */
 } perfdata_regime;
+
+/* perfdata_stack.splits (perf.yaml stacks: splits: all|pinned|none) */
+enum {
+	PERFDATA_SPLITS_ALL = 0,    /* whatever its framework runs */
+	PERFDATA_SPLITS_PINNED,     /* TP and CP where the request pins
+				     * them (accelerate ParallelismConfig);
+				     * the search keeps to data parallel */
+	PERFDATA_SPLITS_NONE        /* data parallel only */
+};
 
 /* A software stack (perf.yaml stacks:): what the user names with
  * --train-stack, on top of the sharding engine (framework) it implies. */
@@ -80,13 +103,37 @@ typedef struct perfdata_stack {
 			      * master copy */
 	int act_offload;     /* 1: checkpointed layer inputs kept in host
 			      * memory */
-	int dp_only;         /* 1: data parallel (+ ZeRO/FSDP) only */
+	int splits;          /* PERFDATA_SPLITS_*: the model splits (TP,
+			      * PP, CP, EP) the stack runs on top of its
+			      * framework's data parallelism */
+	int recompute_whole; /* 1 (recompute: full): recomputes whole
+			      * layers or none, never a selection of ops
+			      * (the HF Trainer's gradient_checkpointing,
+			      * torchtune's enable_activation_checkpointing) */
+	int expert_loop;     /* 1: MoE experts run in a Python loop
+			      * (transformers' MoE blocks) */
+	int te_kernels;      /* 1: Transformer Engine GEMM and attention
+			      * kernels (no torch_eff) */
+	int deepep;          /* 1: MoE dispatch sends a token once a rank
+			      * (once a node across nodes), DeepEP */
+	double elementwise_factor; /* element-wise bytes over the engine's
+				    * (eager, unfused modeling code and
+				    * adapter dropout); 1: the engine's */
 	double q_low, q_high; /* interval of log(real / predicted) time;
 			       * both 0: the generation's regimes */
 	int runs;            /* fit-half runs behind q_low/q_high */
 	/* GPU generations its published runs were measured on; none: all */
 	char validated_on[PERFDATA_MAX_ENTRIES][PERFDATA_NAME_MAX];
 	int n_validated_on;
+	/* by_generation: kernel_eff, layer_overhead_s and
+	 * elementwise_factor of one GPU generation where it differs (an
+	 * eager stack's kernels and host reach another share of a faster
+	 * GPU); < 0: the stack's own */
+	int n_by_gen;
+	struct {
+		char generation[PERFDATA_NAME_MAX];
+		double kernel_eff, layer_overhead_s, elementwise_factor;
+	} by_gen[PERFDATA_MAX_ENTRIES];
 } perfdata_stack;
 
 typedef struct perfdata_entry {
@@ -106,10 +153,16 @@ typedef struct perfdata_table {
 	char residuals_note[160];   /* date, run count, source */
 	int n_stacks;
 	perfdata_stack stacks[PERFDATA_MAX_STACKS];
+	double run_efficiency;      /* whole_run: efficiency, 1 when absent */
+	int run_efficiency_runs;    /* the fit-half runs behind it */
 } perfdata_table;
 
 /* 1 when st has published runs checked on GPU generation gen. */
 int perfdata_stack_validated(const perfdata_stack *st, const char *gen);
+
+/* st with the numbers of GPU generation gen (by_generation) into out. */
+void perfdata_stack_for(const perfdata_stack *st, const char *gen,
+			perfdata_stack *out);
 
 /* The stack named name in t, or NULL. */
 const perfdata_stack *perfdata_stack_find(const perfdata_table *t,

@@ -305,6 +305,66 @@ static void plan_capped_warning(autosize_plan *plan, const search_result *res,
 			   ? ", or raise --train-batch" : "");
 }
 
+/*
+ * With no framework named (neither --train-framework nor a stack), a
+ * pinned layout the default framework cannot run is a request for one
+ * that runs it: --zero 2 under a Megatron default, --zero 3 with --pp,
+ * --cp with QLoRA's TP-less Megatron. Tried in the order megatron,
+ * fsdp, deepspeed after the default; none: the default stays, and the
+ * search refuses the pins with its reason. job->framework_switched says
+ * so for the plan's warning.
+ */
+static void plan_framework_for_pins(sizing_job *job,
+				    const autosize_request *r)
+{
+	static const autosize_framework order[] = {
+		AUTOSIZE_FRAMEWORK_MEGATRON, AUTOSIZE_FRAMEWORK_FSDP,
+		AUTOSIZE_FRAMEWORK_DEEPSPEED};
+	autosize_framework was = framework_resolve(job->framework);
+	sizing_layout pins;
+	size_t i;
+
+	framework_pins_layout(r, &pins);
+	if (framework_pins_ok(job, was, &pins))
+		return;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (order[i] != was && framework_pins_ok(job, order[i], &pins)) {
+			job->framework = order[i];
+			job->framework_switched = was;
+			return;
+		}
+}
+
+/* A pin's factor of the model split, 1 when the search picks it. */
+static double plan_pin(int v)
+{
+	return v > 0 ? v : 1;
+}
+
+/*
+ * The pretraining batch a request leaves free: ~4M tokens
+ * (PLAN_DEFAULT_BATCH_TOKENS), but at least a sequence for every
+ * data-parallel rank of a size the request fixes: 4M tokens of 4096 are
+ * 1024 sequences, which 1920 GPUs share only with a model split that
+ * 1920 / 1024 does not give (phi-4's 1920 H100 planned at TP 2 x PP 15,
+ * its bubble most of a step). A pinned TP x PP x CP split keeps its
+ * ranks: the batch it starves is said, not raised (plan_warn_batch).
+ */
+static int plan_default_batch(const autosize_request *r,
+			      const autosize_partition *part, int seq_len)
+{
+	double batch = fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS / seq_len));
+	double gpus = r->gpus > 0 ? r->gpus
+		      : r->nodes > 0 ? (double)r->nodes *
+				       (r->gpus_per_node > 0
+					? r->gpus_per_node
+					: part->gpus_per_node) : 0;
+	double ranks = gpus / (plan_pin(r->tp) * plan_pin(r->pp) *
+			       plan_pin(r->cp));
+
+	return (int)fmin(fmax(batch, ceil(ranks)), 1e9);
+}
+
 /* Fill the layout-independent part of a job. */
 static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
@@ -323,6 +383,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->optimizer = r->optimizer;
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
+	job->moe_balanced = r->moe_balanced == 1;
 	/* the stack the user names, else the site's (perf.yaml stacks:),
 	 * looked up in the site's table, else the compiled-in one */
 	job->stack = stack[0] ? perfdata_stack_find(perfdata_for(p), stack)
@@ -350,32 +411,43 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	     job->param_offload) &&
 	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON)
 		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
+	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack)
+		plan_framework_for_pins(job, r);
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);
 	job->global_batch = r->global_batch > 0 ? r->global_batch
 		: r->train_mode != AUTOSIZE_TRAIN_PRETRAIN
 		? PLAN_DEFAULT_FINETUNE_BATCH
-		: (int)fmax(1, floor(PLAN_DEFAULT_BATCH_TOKENS /
-				     job->seq_len));
+		: plan_default_batch(r, part, job->seq_len);
 	job->flash_attention = r->flash_attention != AUTOSIZE_UNSET
 			       ? r->flash_attention : 1;
 	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
 	job->tokens = r->tokens;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
+	/* a fixed --mfu is the whole run's utilization (the seed
+	 * articles' 40%, failures and all) */
+	job->run_efficiency = r->mfu > 0 ? 1 : perfdata_for(p)->run_efficiency;
 	job->peak_flops = autosize_gpu_peak_flops(part->gpu, job->precision);
 	job->mfu_fixed = r->mfu;
 	job->usable_bytes = part->gpu->mem_bytes * (1 - reserve);
 	perfdata_resolve(perfdata_for(p), part->gpu, job->precision,
 			 &job->perf);
+	if (job->stack) {
+		perfdata_stack_for(job->stack, job->perf.generation,
+				   &job->stack_gen);
+		job->stack = &job->stack_gen;
+	}
 	sizing_job_prepare(job);
 }
 
 /*
  * GPUs the job needs before rounding to nodes and layouts: enough compute
- * to meet the deadline at the plan's utilization (or the fixed --mfu),
- * and enough memory for the model states spread over every GPU.
+ * to meet the deadline at the plan's utilization (or the fixed --mfu)
+ * over the share of the run's wall time its steps get at that size
+ * (sizing_goodput, settled in a few rounds), and enough memory for the
+ * model states spread over every GPU.
  */
 static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 			    double deadline_s)
@@ -385,10 +457,13 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
 			     1, 1, 0};
 	autosize_memory mem;
+	int i;
 
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
-		need = plan->flops_total /
-		       (job->peak_flops * mfu * deadline_s);
+		for (i = 0; i < 4; i++)
+			need = plan->flops_total /
+			       (job->peak_flops * mfu * deadline_s *
+				sizing_goodput(job, fmax(need, 1)));
 	/* offloaded states leave the GPU from ZeRO-3 even on one GPU */
 	if (job->param_offload)
 		one.zero_stage = 3;
@@ -490,7 +565,8 @@ static double plan_job_train_min(autosize_plan *plan, double max_min,
  * sizing_goodput) and the wall time w solves w = train + that share of
  * w. Grows with GPUs x days; the policy sets both (policy.c: Llama 3's).
  * The search sizes for deadlines with it too. */
-static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
+static void plan_goodput(autosize_plan *plan, const autosize_defaults *d,
+			 double run_efficiency)
 {
 	sizing_job one;
 
@@ -498,7 +574,14 @@ static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
 	one.lost_per_gpu = plan_lost_per_gpu(d);
 	plan->goodput = 1;
 	plan->interruptions = 0;
-	if (!(plan->train_hours > 0) || !(one.lost_per_gpu > 0))
+	/* what a whole run spends beyond its steps and restarts: start-up,
+	 * evaluation, checkpoint stalls, data stalls (perf.yaml whole_run:
+	 * efficiency, from published runs' GPU-hours) */
+	plan->run_efficiency = run_efficiency > 0 ? run_efficiency : 1;
+	if (!(plan->train_hours > 0))
+		return;
+	plan->train_hours /= plan->run_efficiency;
+	if (!(one.lost_per_gpu > 0))
 		return;
 	plan->goodput = sizing_goodput(&one, plan->gpus);
 	plan->train_hours /= plan->goodput;
@@ -512,16 +595,17 @@ static void plan_goodput(autosize_plan *plan, const autosize_defaults *d)
  * the job's checkpoint writes. Cost follows the partition's price
  * schedule (price.c) for the predicted hours. */
 static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
-			     int fallback, const perfdata_stack *st,
-			     const autosize_defaults *d)
+			     const sizing_job *job, const autosize_defaults *d)
 {
+	int fallback = job->perf.fallback;
+	const perfdata_stack *st = job->stack;
 	const autosize_checkpoint_policy *cp = &d->checkpoint;
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
 	double train_min, job_min, chains;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
-	plan_goodput(plan, d);
+	plan_goodput(plan, d, job->run_efficiency);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
 	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
 					 plan->gpus_per_node, plan->train_hours,
@@ -739,8 +823,10 @@ static const char *plan_supported_precision(const autosize_gpu *gpu)
 	return "another GPU";
 }
 
-/* A pinned TP must split the heads and keep each tensor-parallel group on
- * one node's link: it divides the GPUs per node (or, across nodes, is a
+/* A pinned TP must split the heads, split the key/value heads or
+ * replicate them (Megatron-style GQA/MQA: 48 heads and one key/value
+ * head at TP 4, StarCoder), and keep each tensor-parallel group on one
+ * node's link: it divides the GPUs per node (or, across nodes, is a
  * multiple of them). */
 static autosize_err plan_check_tp(const autosize_request *r,
 				  const autosize_model *m,
@@ -753,10 +839,17 @@ static autosize_err plan_check_tp(const autosize_request *r,
 
 	if (tp == AUTOSIZE_UNSET || tp <= 1)
 		return AUTOSIZE_OK;
-	if (m->heads % tp || kv % tp)
+	if (m->heads % tp)
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
-				     "divide the model's %d attention heads "
-				     "(%d key/value heads)", tp, m->heads, kv);
+				     "divide the model's %d attention heads",
+				     tp, m->heads);
+	/* key/value heads split evenly, or each replicated on tp / kv
+	 * ranks (framework_kv_split) */
+	if (kv % tp && tp % kv)
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d neither "
+				     "divides the model's %d key/value heads "
+				     "nor is a multiple of them (each would "
+				     "be split unevenly)", tp, kv);
 	if (gpn > 0 && (tp <= gpn ? gpn % tp : tp % gpn))
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
 				     "divide the %d GPUs per node of %s (a "
@@ -851,8 +944,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
-	plan_finish_time(perfdata_for(c->p), plan, job.perf.fallback,
-			 job.stack, c->d);
+	plan_finish_time(perfdata_for(c->p), plan, &job, c->d);
 	if (job.stack && !job.stack->validated)
 		autosize_plan_warn(plan, "stack %s is not validated against "
 				   "published runs: its step time is a "
@@ -867,6 +959,22 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "(doc/stacks.md)", job.stack->name,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
+	/* a selective setting the stack runs as full (search.c) */
+	if (job.stack && job.stack->recompute_whole &&
+	    r->recompute != AUTOSIZE_UNSET &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_NONE &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		autosize_plan_warn(plan, "stack %s recomputes whole layers: "
+				   "--recompute %s runs as full recomputation "
+				   "and is planned so", job.stack->name,
+				   autosize_recompute_name(r->recompute));
+	if (job.framework_switched)
+		autosize_plan_warn(plan, "planned under %s: %s does not run "
+				   "the pinned layout (name "
+				   "--train-framework to choose)",
+				   autosize_framework_name(job.framework),
+				   autosize_framework_name(
+					   job.framework_switched));
 	if (job.perf.fallback)
 		autosize_plan_warn(plan, "no performance data measured on %s: "
 				   "step time from the %s generation's "
@@ -1127,6 +1235,9 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 		/* a precision the stack cannot train in: priced as it runs */
 		if (autosize_launch_precision(r, why, sizeof(why)) !=
 		    r->precision)
+			autosize_plan_warn(plan, "%s", why);
+		/* a layout the named stack's launcher cannot express */
+		if (autosize_launch_stack_gap(r, plan, why, sizeof(why)))
 			autosize_plan_warn(plan, "%s", why);
 	}
 	return rc;

@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include "autosize/plan.h"
+#include "autosize/published.h"
 
 /* The "schema_version" of the plan JSON (doc/plan-json.md). */
 #define AUTOSIZE_PLAN_JSON_SCHEMA 1
@@ -137,8 +138,9 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->gpu_hours, p->cost);
 	json_string(&o, p->part.currency);
 	json_step_parts(&o, &p->step);
-	json_put(&o, ",\"goodput\":%.4f,\"interruptions\":%.1f", p->goodput,
-		 p->interruptions);
+	json_put(&o, ",\"goodput\":%.4f,\"interruptions\":%.1f,"
+		 "\"run_efficiency\":%.4f", p->goodput, p->interruptions,
+		 p->run_efficiency);
 	json_renter(&o, p);
 	if (p->calibration.applied) {
 		const autosize_plan_calibration *c = &p->calibration;
@@ -159,5 +161,65 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		json_string(&o, p->warnings[i]);
 	}
 	json_put(&o, "]}");
+	return o.used < len ? (int)o.used : -1;
+}
+
+/* Published runs a plan's JSON cites (doc/plan-json.md). */
+#define PLAN_JSON_PUBLISHED 3
+
+int autosize_plan_published_json(const autosize_request *r,
+				 const autosize_plan *p, char *buf, size_t len)
+{
+	static const struct {
+		int bit;
+		const char *name;
+	} match[] = {
+		{AUTOSIZE_MATCH_GENERATION, "generation"},
+		{AUTOSIZE_MATCH_FRAMEWORK, "framework"},
+		{AUTOSIZE_MATCH_STACK, "stack"},
+		{AUTOSIZE_MATCH_MOE, "moe"},
+		{AUTOSIZE_MATCH_PEFT, "peft"},
+	};
+	autosize_published near[PLAN_JSON_PUBLISHED];
+	json_out o = {buf, len, 0};
+	int i, k, n, first;
+
+	if (!buf || len == 0)
+		return -1;
+	n = autosize_published_nearest(r, p, near, PLAN_JSON_PUBLISHED);
+	json_put(&o, "\"published_runs\":[");
+	for (i = 0; i < n; i++) {
+		const autosize_published *u = &near[i];
+
+		json_put(&o, "%s{\"id\":", i ? "," : "");
+		json_string(&o, u->id);
+		json_put(&o, ",\"half\":");
+		json_string(&o, u->half);
+		json_put(&o, ",\"generation\":");
+		json_string(&o, u->generation);
+		json_put(&o, ",\"framework\":");
+		json_string(&o, u->framework);
+		json_put(&o, ",\"stack\":");
+		json_string(&o, u->stack);
+		json_put(&o, ",\"moe\":%s,\"peft\":%s,\"gpus\":%d,"
+			 "\"params\":%.0f,\"seq_len\":%d,\"metric\":",
+			 u->moe ? "true" : "false", u->peft ? "true" : "false",
+			 u->gpus, u->params, u->seq_len);
+		json_string(&o, u->metric);
+		json_put(&o, ",\"error\":%.3f,\"known_miss\":%s,"
+			 "\"distance\":%.3f,\"matches\":[", u->error,
+			 u->known_miss ? "true" : "false", u->distance);
+		for (k = 0, first = 1; k < (int)(sizeof(match) /
+						 sizeof(match[0])); k++)
+			if (u->matches & match[k].bit) {
+				json_put(&o, "%s\"%s\"", first ? "" : ",",
+					 match[k].name);
+				first = 0;
+			}
+		json_put(&o, "],\"source\":");
+		json_string(&o, u->source);
+		json_put(&o, "}");
+	}
+	json_put(&o, "]");
 	return o.used < len ? (int)o.used : -1;
 }

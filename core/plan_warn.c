@@ -52,6 +52,8 @@ static const struct {
 	{{"--train-batch", "sequences of"}, "batch_rounded"},
 	{{"your time limit", "ends before"}, "limit_short"},
 	{{"planned in bf16", NULL}, "stack_no_fp8"},
+	{{"recomputes whole layers", NULL}, "stack_whole_recompute"},
+	{{"cannot run this layout", NULL}, "stack_no_launch"},
 };
 
 const char *autosize_warning_code(const char *warning)

@@ -122,6 +122,7 @@ typedef struct search_state {
 	double size_fastest; /* tokens/s of the fastest layout of the size
 			      * search_at is trying */
 	const framework_profile *fp; /* the job's framework profile */
+	framework_profile fp_buf;    /* (fp points here) */
 	int have_best_key;   /* best_key is the rank key of best_key_of */
 	search_cand best_key_of;
 	rank_key best_key;
@@ -826,6 +827,21 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	return found > 0;
 }
 
+/* The recomputation the request pins (AUTOSIZE_UNSET: none pinned).
+ * A stack that recomputes whole layers only (perf.yaml recompute: full:
+ * the HF Trainer's gradient_checkpointing, torchtune's
+ * enable_activation_checkpointing) runs a pinned selective setting as
+ * full recomputation, and is priced so (plan.c says it). */
+static int search_recompute_pin(const search_state *st)
+{
+	int pin = st->req->recompute;
+
+	if (search_pinned(pin) && pin != AUTOSIZE_RECOMPUTE_NONE &&
+	    st->job->stack && st->job->stack->recompute_whole)
+		return AUTOSIZE_RECOMPUTE_FULL;
+	return pin;
+}
+
 /* Recomputation settings of a (tp, pp, dp) shape, at the micro-batch
  * sizes mbs of its dp. */
 static int search_shape(search_state *st, const sizing_layout *base,
@@ -834,9 +850,10 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	static const autosize_recompute order[] = {
 		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
 		AUTOSIZE_RECOMPUTE_FULL, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP};
-	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
 	int i, rc, any = 0, none_fits = 0, full_fits = 0;
+	int pin = search_recompute_pin(st);
+	int whole = st->job->stack && st->job->stack->recompute_whole;
 	search_shape_ctx sh;
 
 	sh.mbs = mbs;
@@ -848,10 +865,13 @@ static int search_shape(search_state *st, const sizing_layout *base,
 		rc = order[i];
 		/* With FlashAttention selective saves nothing; the MLP too
 		 * (Megatron's recompute modules) only where nothing fits
-		 * without recomputation and something with it. */
-		if (search_pinned(r->recompute)
-		    ? rc != r->recompute
-		    : (st->job->flash_attention &&
+		 * without recomputation and something with it; a stack of
+		 * whole layers runs neither. */
+		if (search_pinned(pin)
+		    ? rc != pin
+		    : (whole && rc != AUTOSIZE_RECOMPUTE_NONE &&
+		       rc != AUTOSIZE_RECOMPUTE_FULL) ||
+		      (st->job->flash_attention &&
 		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE &&
 		       !framework_op_sac(st->job)) ||
 		      (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP &&
@@ -877,23 +897,11 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	return any;
 }
 
-/* Greatest common divisor of two positive numbers. */
-static long search_gcd(long a, long b)
-{
-	long t;
-
-	while (b) {
-		t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * TP degrees worth trying on nodes x gpn GPUs, ascending, into out (at
  * most SEARCH_MAX_TPS): the pinned one, or the divisors of the attention
- * and key/value heads that divide the GPUs per node (collectives on the
+ * heads that split the key/value heads or replicate them
+ * (framework_heads_ok) and divide the GPUs per node (collectives on the
  * node's own link); degrees that span whole nodes only when nothing fit
  * inside one (wide_tp). Iterating divisors keeps the work independent of
  * the GPU count.
@@ -902,23 +910,23 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 				 int *out)
 {
 	const autosize_model *m = st->job->model;
-	/* int, not long: 32-bit divisions in the loop below (heads and
-	 * GPU counts are ints) */
-	int g = (int)search_gcd(m->heads, m->kv_heads > 0 ? m->kv_heads
-							 : m->heads), d;
-	int n = 0, pin = st->req->tp;
+	int d, top, n = 0, pin = st->req->tp;
 
-	if (!st->fp->tp_ok) {
-		out[n++] = 1;     /* data parallel only (PEFT) */
-		return n;
-	}
 	if (search_pinned(pin)) {
 		if (pin >= 1 && gpus % pin == 0)
 			out[n++] = pin;
 		return n;
 	}
-	for (d = 1; d <= g && n < SEARCH_MAX_TPS; d++) {
-		if (g % d || gpus % d)
+	if (!st->fp->tp_ok || !st->fp->searched) {
+		out[n++] = 1;     /* data parallel only */
+		return n;
+	}
+	/* int, not long: 32-bit divisions in the loop (heads and GPU
+	 * counts are ints); past the node only where wide_tp allows */
+	top = st->wide_tp || gpn > m->heads ? m->heads : gpn;
+	for (d = 1; d <= top && n < SEARCH_MAX_TPS; d++) {
+		if (m->heads % d || gpus % d ||
+		    !framework_heads_ok(st->job, d, 1))
 			continue;
 		if (d <= gpn ? gpn % d == 0 : st->wide_tp && d % gpn == 0)
 			out[n++] = d;
@@ -932,10 +940,10 @@ static int search_pp_ok(search_state *st, int pp)
 {
 	int pin = st->req->pp;
 
-	if (!st->fp->pp_ok)
-		return pp == 1;
 	if (search_pinned(pin))
 		return pp == pin;
+	if (!st->fp->pp_ok || !st->fp->searched)
+		return pp == 1;
 	return pp == 1 || (2 * pp <= st->job->model->layers &&
 			   search_split_ok(st, pp, 1));
 }
@@ -946,10 +954,10 @@ static int search_pp_max(const search_state *st)
 {
 	int pin = st->req->pp, most = st->job->model->layers / 2;
 
-	if (!st->fp->pp_ok)
-		return 1;
 	if (search_pinned(pin))
 		most = pin;
+	else if (!st->fp->pp_ok || !st->fp->searched)
+		return 1;
 	return most < 1 ? 1 : most < SEARCH_MAX_PP ? most : SEARCH_MAX_PP;
 }
 
@@ -959,7 +967,8 @@ static int search_pp_max(const search_state *st)
  * the framework has none; else 1 and the powers of two up to
  * SEARCH_MAX_CP that divide the GPUs left and keep 2 cp chunks of the
  * sequence whole (Megatron's load-balanced split), inside a node with TP
- * when they can.
+ * when they can; under DeepSpeed-Ulysses only sizes whose split of the
+ * heads works (framework_heads_ok).
  */
 static int search_cps(const search_state *st, int tp, int gpus, int *out)
 {
@@ -972,11 +981,13 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 		return n;
 	}
 	out[n++] = 1;
-	if (st->job->seq_len < SEARCH_CP_MIN_SEQ || !fp->cp_ok)
+	if (st->job->seq_len < SEARCH_CP_MIN_SEQ || !fp->cp_ok ||
+	    !fp->searched)
 		return n;
 	for (cp = 2; cp <= SEARCH_MAX_CP && n < 4; cp *= 2)
 		if ((gpus / tp) % cp == 0 && st->job->seq_len % (2 * cp) == 0 &&
-		    st->job->seq_len / cp >= SEARCH_CP_MIN_CHUNK)
+		    st->job->seq_len / cp >= SEARCH_CP_MIN_CHUNK &&
+		    framework_heads_ok(st->job, tp, cp))
 			out[n++] = cp;
 	return n;
 }
@@ -1006,7 +1017,7 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 		return n;
 	}
 	out[n++] = 1;
-	if (experts <= 1 || !fp->ep_ok)
+	if (experts <= 1 || !fp->ep_ok || !fp->searched)
 		return n;
 	for (e = 2; e <= experts && e <= d && e <= SEARCH_MAX_EP; e++) {
 		if (experts % e || d % e)
@@ -1413,49 +1424,85 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
 			 "model's heads and layers)", nodes, gpn);
 }
 
-/* 1 when the request pins a tensor, pipeline, context or expert split. */
-static int search_model_split_pinned(const autosize_request *r)
+/* Why a split the request pins cannot run under job's profile fp:
+ * what narrowed it (framework_profile.why), or the framework. */
+static autosize_err search_split_refusal(const sizing_job *job,
+					 const framework_profile *fp,
+					 const char *opt, autosize_error *e)
 {
-	return (search_pinned(r->tp) && r->tp > 1) ||
-	       (search_pinned(r->pp) && r->pp > 1) ||
-	       (search_pinned(r->cp) && r->cp > 1) ||
-	       (search_pinned(r->ep) && r->ep > 1);
-}
-
-/* Pins the job's framework cannot run: one error naming both. */
-static autosize_err search_framework_pins(const sizing_job *job,
-					  const autosize_request *r,
-					  autosize_error *e)
-{
-	const framework_profile *fp = framework_profile_job(job);
 	const char *name = autosize_framework_name(fp->id);
-	int split = search_model_split_pinned(r);
 
-	if (job->param_offload && split)
+	switch (fp->why) {
+	case FRAMEWORK_WHY_OFFLOAD:
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--param-offload: parameters are "
 				     "offloaded from data-parallel ZeRO-3 "
 				     "shards (FSDP, DeepSpeed); leave "
 				     "--tp/--pp/--cp/--ep at 1");
-	if (framework_dp_only(job) && split)
+	case FRAMEWORK_WHY_STACK:
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--tp/--pp/--cp/--ep: %s under %s runs "
-				     "data parallel only (PEFT%s: no tensor, "
-				     "pipeline, context or expert "
-				     "parallelism); shard with --zero 3%s",
-				     autosize_train_mode_name(job->train_mode),
-				     name, job->train_mode ==
-				     AUTOSIZE_TRAIN_QLORA ? " with bitsandbytes"
-							  : "",
-				     job->train_mode == AUTOSIZE_TRAIN_LORA
-				     ? ", or --train-framework=megatron"
-				     : " (--train-framework=fsdp or deepspeed)");
+				     "%s: stack %s does not run it (%s); use "
+				     "--train-stack=torchtitan or nemo, or "
+				     "leave %s out", opt, job->stack->name,
+				     job->stack->splits == PERFDATA_SPLITS_NONE
+				     ? "data parallel only"
+				     : "tensor and context parallelism only",
+				     opt);
+	case FRAMEWORK_WHY_PEFT_DS:
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: %s under deepspeed runs ZeRO and "
+				     "Ulysses sequence parallelism (--cp) "
+				     "only; use --train-framework=fsdp or "
+				     "megatron", opt,
+				     autosize_train_mode_name(job->train_mode));
+	case FRAMEWORK_WHY_QLORA_MEG:
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: qlora under megatron runs without "
+				     "tensor parallelism (NeMo's NF4 layers); "
+				     "use --train-framework=fsdp, or --pp",
+				     opt);
+	default:
+		break;
+	}
+	if (strcmp(opt, "--cp") == 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--cp: %s has no context parallelism "
+				     "(use --train-framework=megatron, fsdp "
+				     "or deepspeed)", name);
+	if (strcmp(opt, "--interleave") == 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--interleave: %s has no interleaved "
+				     "pipeline schedule (use "
+				     "--train-framework=megatron or fsdp)",
+				     name);
+	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: %s does not run it "
+			     "(use --train-framework=megatron or fsdp)", opt,
+			     name);
+}
+
+/* Pins the job's framework cannot run: one error naming both. */
+static autosize_err search_framework_pins(const sizing_job *job,
+					  const autosize_request *r,
+					  const framework_profile *fp,
+					  autosize_error *e)
+{
+	const char *name = autosize_framework_name(fp->id);
 
 	if (job->param_offload && fp->id == AUTOSIZE_FRAMEWORK_MEGATRON)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--param-offload: megatron keeps its "
 				     "parameters on the GPU (use "
 				     "--train-framework=fsdp or deepspeed)");
+	if (search_pinned(r->tp) && r->tp > 1 && !fp->tp_ok)
+		return search_split_refusal(job, fp, "--tp", e);
+	if (search_pinned(r->pp) && r->pp > 1 && !fp->pp_ok)
+		return search_split_refusal(job, fp, "--pp", e);
+	if (search_pinned(r->cp) && r->cp > 1 && !fp->cp_ok)
+		return search_split_refusal(job, fp, "--cp", e);
+	if (search_pinned(r->ep) && r->ep > 1 && !fp->ep_ok)
+		return search_split_refusal(job, fp, "--ep", e);
+	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
+		return search_split_refusal(job, fp, "--interleave", e);
 	if (job->param_offload && search_pinned(r->zero_stage) &&
 	    r->zero_stage != 3)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
@@ -1477,14 +1524,16 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     "--zero: %s runs ZeRO-%d at most with "
 				     "pipeline parallelism (--pp %d)", name,
 				     fp->zero_max_pp, r->pp);
-	if (search_pinned(r->cp) && r->cp > 1 && !fp->cp_ok)
+	if (search_pinned(r->cp) && r->cp > 1 &&
+	    framework_cp_ulysses(fp->id) &&
+	    !framework_heads_ok(job, search_pinned(r->tp) ? r->tp : 1, r->cp))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--cp: %s has no context parallelism "
-				     "(use --train-framework=megatron or "
-				     "fsdp)", name);
+				     "--cp: DeepSpeed-Ulysses splits the "
+				     "attention heads; %d x TP does not "
+				     "divide the model's %d heads", r->cp,
+				     job->model->heads);
 	if (search_pinned(r->ep) && r->ep > 1 &&
-	    (!fp->ep_ok || job->model->experts <= 1 ||
-	     job->model->experts % r->ep))
+	    (job->model->experts <= 1 || job->model->experts % r->ep))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--ep: %d must divide the model's "
 				     "routed experts (%d)", r->ep,
@@ -1495,12 +1544,6 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     "--ep: DeepSpeed-MoE does not run under "
 				     "ZeRO-3 (use --zero 1 or 2, or "
 				     "--train-framework=megatron or fsdp)");
-	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--interleave: %s has no interleaved "
-				     "pipeline schedule (use "
-				     "--train-framework=megatron or fsdp)",
-				     name);
 	return AUTOSIZE_OK;
 }
 
@@ -1618,7 +1661,7 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	memset(&st, 0, sizeof(st));
 	memset(res, 0, sizeof(*res));
 	st.job = job;
-	st.fp = framework_profile_job(job);
+	st.fp = framework_profile_job(job, &st.fp_buf);
 	st.req = r;
 	st.deadline_s = deadline_s;
 	st.objective = objective;
@@ -1629,7 +1672,7 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	st.tight = !search_pinned(r->interleave) &&
 		   !(objective == AUTOSIZE_OBJECTIVE_COST &&
 		     job->part->pricing.n_rental > 0);
-	if ((rc = search_framework_pins(job, r, e)) ||
+	if ((rc = search_framework_pins(job, r, st.fp, e)) ||
 	    (rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
 		return rc;
 	if (nodes > 0) {

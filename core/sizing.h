@@ -58,9 +58,13 @@ typedef struct sizing_job {
 	autosize_precision precision;
 	autosize_optimizer optimizer;
 	autosize_framework framework; /* DEFAULT resolves to the built-in */
+	autosize_framework framework_switched; /* DEFAULT, or the default
+						* framework the pins moved
+						* the job off (plan.c) */
 	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
 			      * framework's */
 	int moe_overlap;     /* --moe-overlap (request) */
+	int moe_balanced;    /* --moe-balanced: no expert imbalance */
 	int seq_len;
 	int global_batch;    /* sequences per step */
 	int flash_attention; /* 1: no s x s score tensor is stored */
@@ -72,7 +76,10 @@ typedef struct sizing_job {
 	double min_scaling;  /* policy min_scaling_efficiency: the cost
 			      * objective adds no GPUs below it; 0 = off */
 	const perfdata_stack *stack; /* --train-stack; NULL: none (the
-				      * framework's own conventions) */
+				      * framework's own conventions);
+				      * plans point it at stack_gen */
+	perfdata_stack stack_gen;    /* the stack with its numbers for the
+				      * GPU's generation (by_generation) */
 	int act_offload;     /* checkpointed activations in host memory */
 	int opt_offload;     /* optimizer state in host memory, streamed
 			      * over PCIe each step */
@@ -86,6 +93,10 @@ typedef struct sizing_job {
 	double lost_per_gpu; /* share of a run's wall time each GPU's
 			      * interruptions cost: restart_minutes / 60 /
 			      * gpu_mtbf_hours (policy); 0 = none */
+	double run_efficiency; /* share of a whole run's wall time beyond
+				* the interruptions that its steps take
+				* (perf.yaml whole_run: efficiency); 0 or
+				* 1: all of it */
 	perf_params perf;    /* the GPU's performance data (perfdata.c);
 			      * all zero: the A100 calibration */
 	/* Per-model constants the layout loops read, filled once per plan
@@ -102,15 +113,22 @@ typedef struct sizing_job {
 	framework_state fw;         /* the framework's bytes per parameter */
 	double link_bw[2];          /* comm_link_intra / _net bytes/s */
 	double link_lat[2];         /* and their step latencies */
+	double gemm_kernel_f;       /* GEMM rate factor of the job's
+				     * kernels (perf_kernel_factors) */
+	double attn_kernel_f;       /* and of its attention kernels */
+	int expert_issue;           /* framework_profile_job's */
 } sizing_job;
 
 /* Share of a whole run's wall time spent training on gpus GPUs: each
- * GPU's interruptions take lost_per_gpu of it (at most half in all). */
+ * GPU's interruptions take lost_per_gpu of it (at most half in all),
+ * and of the rest its steps take run_efficiency (start-up, evaluation,
+ * checkpoint stalls, data stalls take the remainder). */
 static inline double sizing_goodput(const sizing_job *job, double gpus)
 {
 	double lost = job->lost_per_gpu * gpus;
+	double eff = job->run_efficiency > 0 ? job->run_efficiency : 1;
 
-	return lost < 0.5 ? 1 - lost : 0.5;
+	return (lost < 0.5 ? 1 - lost : 0.5) * eff;
 }
 
 /* Fill the per-model constants of job the layout loops read (once per
@@ -143,6 +161,12 @@ double sizing_expert_params_per_layer(const autosize_model *m);
 /* Of those, the routed experts on one GPU of the first stage: split
  * over the expert TP x ep ranks (SIZING_ETP). */
 double sizing_expert_params_gpu(const sizing_job *job,
+				const sizing_layout *lay);
+
+/* Parameters of one layer's key/value projections a GPU holds beyond
+ * its tp-th share where tp exceeds the key/value heads and each head is
+ * replicated (framework_kv_split); 0 otherwise. */
+double sizing_kv_replica_params(const sizing_job *job,
 				const sizing_layout *lay);
 
 /* Parameters held by one GPU of the first stage before ZeRO sharding. */

@@ -16,5 +16,6 @@
 #include "autosize/decide.h"
 #include "autosize/jobrecord.h"
 #include "autosize/calibration.h"
+#include "autosize/published.h"
 
 #endif

@@ -887,8 +887,8 @@ static void test_plan_deadline_uses_speed(void **state)
 		assert_int_equal(autosize_request_set(&r, "model-params",
 						      "7e9", &e), 0);
 		assert_int_equal(autosize_request_set(&r, "train-tokens",
-						      "2e10", &e), 0);
-		/* 2 days: 2 of the 4 nodes (1 day takes all 4, the
+						      "1.6e10", &e), 0);
+		/* 2 days: 3 of the 4 nodes (1 day takes all 4, the
 		 * cheapest size there, and leaves no room to grow) */
 		assert_int_equal(autosize_request_set(&r, "train-time", "2d",
 						      &e), 0);

@@ -623,34 +623,62 @@ static void chart_matches_json(const char *policy, const char *where,
  * torchtitan's lack of LoRA not to a job of another stack, and no "train
  * with LoRA" to a LoRA job that does not fit.
  */
+/* The note a job's tasks are told (spank_remote.c prints task_note). */
+static void tasks_note(const char *stack, char *note, size_t len)
+{
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_launch *l = malloc(sizeof(*l));
+	autosize_plan p;
+	autosize_error e;
+
+	assert_non_null(l);
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-mode", "lora", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpus", "8", &e), 0);
+	if (stack)
+		assert_int_equal(autosize_request_set(&r, "train-stack", stack,
+						      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), 0);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, l), 0);
+	snprintf(note, len, "%s", l->task_note);
+	free(l);
+	autosize_policy_destroy(pol);
+}
+
 static void test_warnings_actionable(void **state)
 {
 	const char *own[] = {"plan", "--policy=none", "--json",
-		"--model=llama-3.1-8b", "--gpu=l4", "--train-tokens=1e9", NULL,
-		NULL};
-	const char *hf[] = {"plan", "--policy=none", "--json",
-		"--model=llama-3.1-8b", "--gpu=h100", "--gpus=1",
-		"--train-mode=qlora", "--train-tokens=1e8", NULL, NULL};
+		"--model=llama-3.1-8b", "--gpu=h100", "--train-tokens=1e9", NULL,
+		NULL, NULL};
 	const char *lora128k[] = {"plan", "--policy=none",
 		"--model=llama-3.1-8b", "--gpu=a100-40gb", "--train-mode=lora",
 		"--train-seq-len=128k", "--train-tokens=1e8", NULL};
+	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
 
 	(void)state;
 	assert_int_equal(run_cli(own), 0);
 	assert_null(strstr(out, "predicted utilization"));
-	own[6] = "--tp=8";
+	own[6] = "--tp=8";     /* 31% of peak pinned, 51% autosize's pick */
+	own[7] = "--pp=8";
 	assert_int_equal(run_cli(own), 0);
 	assert_non_null(strstr(out, "predicted utilization"));
 	assert_non_null(strstr(out, "with the size or layout given"));
-	/* no stack named: the note may help; the HF Trainer's job: not */
-	assert_int_equal(run_cli(hf), 0);
-	assert_non_null(strstr(out, "no torchtitan options for qlora"));
-	hf[8] = "--train-stack=hf";
-	assert_int_equal(run_cli(hf), 0);
-	assert_null(strstr(out, "no torchtitan options"));
-	hf[8] = "--train-stack=torchtune";
-	assert_int_equal(run_cli(hf), 0);
-	assert_null(strstr(out, "no torchtitan options"));
+	/* torchtitan's LoRA note: told to the tasks of a job that may run
+	 * torchtitan, not to those of the HF Trainer's or torchtune's */
+	tasks_note(NULL, note, sizeof(note));
+	assert_non_null(strstr(note, "LoRAConverter"));
+	tasks_note("hf", note, sizeof(note));
+	assert_null(strstr(note, "torchtitan"));
+	tasks_note("torchtune", note, sizeof(note));
+	assert_null(strstr(note, "torchtitan"));
 	assert_int_equal(run_cli(lora128k), 1);
 	assert_null(strstr(out, "LoRA/QLoRA"));
 	assert_non_null(strstr(out, "shorter --train-seq-len"));

@@ -855,6 +855,104 @@ static void step_parts_add_up(const autosize_plan *p, const char *json)
 
 /* Plans of three frameworks (and a MoE model) as JSON: valid, every
  * field documented, schema_version first, counts as integers. */
+/* r from a model, framework, GPU and "name", "value" pairs (NULL
+ * ends them), finished. */
+static void request_for(autosize_request *r, const char *model,
+			const char *framework, const char *gpu,
+			const char *const *more)
+{
+	autosize_error e;
+	int k;
+
+	autosize_request_init(r);
+	assert_int_equal(autosize_request_set(r, "model", model, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(r, "train-framework", framework,
+					      &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(r, "gpu", gpu, &e), AUTOSIZE_OK);
+	for (k = 0; more && more[k]; k += 2)
+		assert_int_equal(autosize_request_set(r, more[k], more[k + 1],
+						      &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_finish(r, &e), AUTOSIZE_OK);
+}
+
+static void ignore_member(void *ctx, const autosize_json_member *m)
+{
+	(void)ctx;
+	(void)m;
+}
+
+/* The published runs a plan cites: the compiled-in table is whole, the
+ * nearest share the plan's generation, framework and dense/MoE kind,
+ * nearest first, and the JSON member is valid and documented. */
+static void test_plan_json_published(void **state)
+{
+	static const char *const reqs[][4] = {
+		{"llama-3-70b", "megatron", "h100", "64"},
+		{"mixtral-8x7b", "fsdp", "h100", "64"},
+		{"llama-3-8b", "deepspeed", "a100-80gb", "16"},
+	};
+	static const char *const keys[] = {"published_runs", "id", "half",
+		"generation", "framework", "stack", "moe", "peft", "gpus",
+		"seq_len", "metric", "error", "known_miss", "distance",
+		"matches", "source", NULL};
+	autosize_published near[3];
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+	char json[8192], doc[65536], pat[40];
+	size_t i;
+	int k, n, len;
+	FILE *f;
+
+	f = fopen("doc/plan-json.md", "r");
+	assert_non_null(f);
+	len = (int)fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[len] = '\0';
+	assert_true(autosize_published_count() >= 200);
+	pol = autosize_policy_load("etc/autosize.yaml", &e);
+	assert_non_null(pol);
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		const char *const more[] = {"gpus", reqs[i][3],
+					    "train-tokens", "1T", NULL};
+
+		request_for(&r, reqs[i][0], reqs[i][1], reqs[i][2], more);
+		assert_true(autosize_plan_compute(pol, &r, &p, &e) !=
+			    AUTOSIZE_EINVAL);
+		n = autosize_published_nearest(&r, &p, near, 3);
+		assert_int_equal(n, 3);
+		for (k = 0; k < n; k++) {
+			assert_string_equal(near[k].generation,
+					    p.perf_generation);
+			assert_int_equal(near[k].moe, r.model.experts > 1);
+			assert_true(near[k].matches &
+				    AUTOSIZE_MATCH_FRAMEWORK);
+			assert_true(k == 0 || near[k].distance >=
+					      near[k - 1].distance);
+			assert_true(near[k].gpus > 0 && near[k].params > 0);
+		}
+		json[0] = '{';
+		len = autosize_plan_published_json(&r, &p, json + 1,
+						   sizeof(json) - 2);
+		assert_true(len > 20);
+		json[1 + len] = '}';
+		json[2 + len] = '\0';
+		assert_int_equal(autosize_json_scan(json, strlen(json),
+						    "published", ignore_member,
+						    NULL, &e), AUTOSIZE_OK);
+		assert_non_null(strstr(json, near[0].id));
+	}
+	for (k = 0; keys[k]; k++) {
+		snprintf(pat, sizeof(pat), "`%s`", keys[k]);
+		if (!strstr(doc, pat))
+			fail_msg("%s is not in doc/plan-json.md", pat);
+	}
+	assert_int_equal(autosize_plan_published_json(&r, &p, json, 16), -1);
+	autosize_policy_destroy(pol);
+}
+
 static void test_plan_json_documented(void **state)
 {
 	static const char *const reqs[][4] = {
@@ -886,18 +984,9 @@ static void test_plan_json_documented(void **state)
 	pol = autosize_policy_load("etc/autosize.yaml", &e);
 	assert_non_null(pol);
 	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-		autosize_request_init(&r);
-		assert_int_equal(autosize_request_set(&r, "model", reqs[i][0],
-						      &e), AUTOSIZE_OK);
-		assert_int_equal(autosize_request_set(&r, "train-framework",
-						      reqs[i][1], &e),
-				 AUTOSIZE_OK);
-		assert_int_equal(autosize_request_set(&r, "train-tokens",
-						      reqs[i][2], &e),
-				 AUTOSIZE_OK);
-		assert_int_equal(autosize_request_set(&r, "gpu", reqs[i][3],
-						      &e), AUTOSIZE_OK);
-		assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+		const char *const more[] = {"train-tokens", reqs[i][2], NULL};
+
+		request_for(&r, reqs[i][0], reqs[i][1], reqs[i][3], more);
 		assert_true(autosize_plan_compute(pol, &r, &p, &e) !=
 			    AUTOSIZE_EINVAL);
 		assert_true(autosize_launch_plan_json(&r, &p, json, 32768) > 0);
@@ -971,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_bad_paths),
 		cmocka_unit_test(test_plan_json_documented),
+		cmocka_unit_test(test_plan_json_published),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,6 +53,42 @@ static void test_shipped_file(void **state)
 		    a->elementwise_bytes_per_h);
 	assert_true(t->entries[0].p.nvlink_eff == a->nvlink_eff);
 	assert_true(t->entries[0].p.layer_overhead_s == 0);
+	/* whole-layer recomputation: the HF Trainer's stacks and
+	 * torchtune, not torchtitan's selective checkpointing */
+	assert_true(perfdata_stack_find(t, "hf")->recompute_whole);
+	assert_true(perfdata_stack_find(t, "axolotl")->recompute_whole);
+	assert_true(perfdata_stack_find(t, "torchtune")->recompute_whole);
+	assert_false(perfdata_stack_find(t, "torchtitan")->recompute_whole);
+}
+
+/* A stack's recompute: any or full, with its source. */
+static void test_stack_recompute(void **state)
+{
+	static const char stack[] =
+		"stacks:\n  - name: s\n    framework: fsdp\n"
+		"    recompute: %s\n    sources: {%s}\n";
+	static perfdata_table t;
+	char buf[sizeof(good_entry) + sizeof(stack) + 64];
+	autosize_error e;
+
+	snprintf(buf, sizeof(buf), "%s", good_entry);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), stack, "full",
+		 "recompute: a");
+	assert_int_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t, &e),
+			 AUTOSIZE_OK);
+	assert_true(perfdata_stack_find(&t, "s")->recompute_whole);
+	snprintf(buf, sizeof(buf), "%s", good_entry);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), stack,
+		 "selective", "recompute: a");
+	assert_int_not_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t,
+					    &e), AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "recompute"));
+	snprintf(buf, sizeof(buf), "%s", good_entry);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), stack, "full",
+		 "q_low: a");
+	assert_int_not_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t,
+					    &e), AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "recompute"));
 }
 
 static const autosize_gpu *gpu(const autosize_catalog *c, const char *n)
@@ -160,15 +196,20 @@ static void test_strict(void **state)
 					  &e), AUTOSIZE_OK);
 }
 
-/* The shipped Hopper entry runs PyTorch-native stacks below Megatron's
- * rate: the same plain data-parallel layout on 8 H100s is slower under
- * fsdp than under megatron; on A100 (torch_eff 1) it is not. */
+/* The shipped Hopper entry runs PyTorch-native stacks' attention below
+ * Megatron's (SDPA's FlashAttention-2 against the cuDNN / FlashAttention-3
+ * class kernels of Transformer Engine: torch_attn_eff) and their GEMMs
+ * near it (torch_eff): at 8K tokens, where attention is a fifth of the
+ * step, the same data-parallel layout on 8 H100s is much slower under
+ * fsdp than under megatron; on A100 (FlashAttention-2 on both, no
+ * torch_attn_eff) it is not. */
 static void test_torch_eff(void **state)
 {
-	static const char *const opts[] = {"model-params", "1.5e9",
+	static const char *const opts[] = {"model", "llama-3.2-1b",
 		"train-tokens", "1e10", "gpus", "8", "tp", "1", "pp", "1",
 		"zero", "0", "micro-batch", "1", "recompute", "full",
-		"grad-reduce", "bf16", "memory-reserve", "0", NULL};
+		"grad-reduce", "bf16", "train-seq-len", "8192",
+		"memory-reserve", "0", NULL};
 	const perfdata_table *t = perfdata_default();
 	autosize_policy *pol;
 	autosize_request r;
@@ -180,9 +221,11 @@ static void test_torch_eff(void **state)
 		if (strcmp(t->entries[i].p.generation, "hopper") == 0)
 			hopper = i;
 	assert_true(hopper >= 0);
-	assert_true(t->entries[hopper].p.torch_eff < 1);
-	assert_true(t->entries[hopper].p.torch_eff >= 0.7);
-	assert_true(t->entries[0].p.torch_eff == 1);
+	assert_true(t->entries[hopper].p.torch_attn_eff < 0.9);
+	assert_true(t->entries[hopper].p.torch_attn_eff >= 0.4);
+	assert_true(t->entries[hopper].p.torch_eff <= 1);
+	assert_true(t->entries[hopper].p.torch_eff >= 0.9);
+	assert_true(t->entries[0].p.torch_attn_eff == 0);
 	pol = autosize_policy_default(&e);
 	assert_non_null(pol);
 	autosize_request_init(&r);
@@ -197,13 +240,14 @@ static void test_torch_eff(void **state)
 	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
 					      &e), 0);
 	assert_int_equal(autosize_plan_compute(pol, &r, &fsdp, &e), 0);
-	assert_true(fsdp.tokens_per_s < 0.95 * meg.tokens_per_s);
+	assert_true(fsdp.tokens_per_s < 0.9 * meg.tokens_per_s);
+	assert_true(fsdp.step.attention_s > 1.5 * meg.step.attention_s);
 	assert_int_equal(autosize_request_set(&r, "gpu", "a100-80gb", &e), 0);
 	assert_int_equal(autosize_plan_compute(pol, &r, &fsdp, &e), 0);
 	assert_int_equal(autosize_request_set(&r, "train-framework",
 					      "megatron", &e), 0);
 	assert_int_equal(autosize_plan_compute(pol, &r, &meg, &e), 0);
-	assert_true(fsdp.tokens_per_s > 0.98 * meg.tokens_per_s);
+	assert_true(fsdp.tokens_per_s > 0.95 * meg.tokens_per_s);
 	autosize_policy_destroy(pol);
 }
 
@@ -414,6 +458,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_file),
+		cmocka_unit_test(test_stack_recompute),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_plan_says_fallback),

@@ -155,15 +155,16 @@ static void test_stack_speed_and_interval(void **state)
 	assert_true(has_warning(&c, "not validated"));
 	/* unvalidated: the limit covers up to 4x the prediction */
 	assert_true(c.train_hours_high >= 3.9 * c.train_hours);
-	/* hf is checked on A100 runs only: on H100 its plan says so and
-	 * covers as much; on A100 its own spread */
-	assert_true(has_warning(&b, "other GPU generations"));
-	assert_true(b.train_hours_high >= 3.9 * b.train_hours);
-	hf[5] = "a100-80gb";
-	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	/* hf is checked on A100 and H100 runs: there its own spread; on
+	 * B200 its plan says so and covers as much as an unchecked
+	 * stack */
 	assert_false(has_warning(&b, "other GPU generations"));
 	assert_true(b.train_hours_high < 2 * b.train_hours);
-	assert_int_equal(b.interval_runs, 12);
+	assert_int_equal(b.interval_runs, 20);
+	hf[5] = "b200";
+	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	assert_true(has_warning(&b, "other GPU generations"));
+	assert_true(b.train_hours_high >= 3.9 * b.train_hours);
 }
 
 /* A stated framework wins over the stack's; megatron stacks imply
@@ -203,6 +204,38 @@ static void test_hf_data_parallel_only(void **state)
 	assert_int_equal(a.pp, 1);
 	assert_int_equal(a.zero_stage, 3);
 	assert_int_not_equal(plan_of(tp, &a), AUTOSIZE_OK);
+}
+
+/* Stacks that recompute whole layers (etc/perf.yaml recompute: full:
+ * the HF Trainer, torchtune) plan none or full, never a selective
+ * setting their job would run as full: torchtune's full fine-tune of
+ * 70B on 16 H100 was priced with torchtitan's selective checkpointing;
+ * a pinned selective is planned as full, with one warning; without a
+ * stack a pinned selective stays. */
+static void test_whole_layer_recompute(void **state)
+{
+	const char *tt[] = {"model", "llama-3.1-70b", "train-mode",
+			    "finetune", "gpu", "h100", "gpus", "16",
+			    "train-stack", "torchtune", NULL};
+	const char *hf[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			    "gpu", "h100", "gpus", "8", "train-stack", "hf",
+			    "recompute", "selective-mlp", NULL};
+	const char *fsdp[] = {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+			      "8", "train-framework", "fsdp", "recompute",
+			      "selective", NULL};
+	autosize_plan a;
+
+	assert_int_equal(plan_of(tt, &a), AUTOSIZE_OK);
+	assert_true(a.recompute == AUTOSIZE_RECOMPUTE_NONE ||
+		    a.recompute == AUTOSIZE_RECOMPUTE_FULL);
+	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_FULL);
+	assert_true(has_warning(&a, "--recompute selective-mlp runs as full"));
+	assert_string_equal(autosize_warning_code(a.warnings[0]),
+			    "stack_whole_recompute");
+	assert_int_equal(plan_of(fsdp, &a), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_SELECTIVE);
+	assert_false(has_warning(&a, "recomputes whole layers"));
 }
 
 /* A site's default stack serves jobs that name none; a wrong name in
@@ -370,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_stack_speed_and_interval),
 		cmocka_unit_test(test_stack_framework),
 		cmocka_unit_test(test_hf_data_parallel_only),
+		cmocka_unit_test(test_whole_layer_recompute),
 		cmocka_unit_test(test_policy_default_stack),
 		cmocka_unit_test(test_param_offload),
 	};

@@ -18,6 +18,7 @@
 #include "testutil.h"
 #include "autosize.h"
 #include "autosize/options.h"
+#include "embedded.h"
 #include "ytree.h"
 
 #define RUNS_FILE "tests/validation/runs.yaml"
@@ -31,15 +32,25 @@
 #define GUARD_RUNS 21
 #define GUARD_CLOSE 20
 #define GUARD_WORST 0.26
-/* make validate (strict): the accuracy goals. */
-#define STRICT_HELDOUT_MEDIAN 0.10
+/* make validate (strict) fails unless the held-out half meets these
+ * (never looser than before: median 10% until issue 32) and every run
+ * is within STRICT_WORST and expressible. */
+typedef struct vgoals {
+	double median;         /* the held-out half's median error, at most */
+	double close;          /* its share within CLOSE_ERR, at least */
+	double covered;        /* its share the time limit covers, at least */
+} vgoals;
+static const vgoals strict_gate = {0.09, 0.65, 0.95};
+/* Issue 32's goals, reported against (REPORT.md "Gates"), not enforced
+ * while the engine misses them. */
+static const vgoals issue_target = {0.08, 0.70, 0.97};
 #define STRICT_WORST 0.40
 
 /* Sealed runs were added after the constants were frozen (the commit
  * before them): scored once, reported apart, never tuned on. Batch b
  * (sealed_batch:, 1 when absent) is half HALF_SEALED + b - 1. */
 enum { HALF_FIT = 0, HALF_HELDOUT = 1, HALF_SEALED = 2 };
-#define SEALED_BATCHES 2
+#define SEALED_BATCHES 3
 
 typedef struct vrun {
 	char id[64];
@@ -57,7 +68,7 @@ typedef struct vrun {
 	char why[AUTOSIZE_MSG_LEN]; /* not expressible: the engine's reason */
 	char remark[256];      /* notes: in runs.yaml */
 	char notes[160];       /* options passed in a v1 form */
-	char known_miss[200];  /* known_miss: why a run the model cannot
+	char known_miss[320];  /* known_miss: why a run the model cannot
 				* yet follow is left out of the 40% gate
 				* (still in every statistic) */
 	double published;
@@ -71,7 +82,21 @@ typedef struct vrun {
 	double mem_pred_gib;
 	double mem_error;
 	char layout[160];
+	int classes;           /* CLASS_* of the run */
+	/* what etc/published-runs.tsv keeps of the plan */
+	char perf[16];         /* its perf.yaml entry */
+	const char *planned;   /* the framework it ran under */
+	int gpus, seq_len;
+	double params;
 } vrun;
+
+/* What kind of run: the report's classes (a run may be in several). */
+enum { CLASS_DENSE = 1, CLASS_MOE = 2, CLASS_LONG = 4, CLASS_PEFT = 8,
+       CLASS_WHOLE = 16 };
+/* Long context: sequences of at least this many tokens. */
+#define LONG_CONTEXT_TOKENS 32768
+static const char *const classes[] = {"dense", "MoE", "long context",
+				      "PEFT", "whole run", NULL};
 
 static vrun *runs;
 static int n_runs;
@@ -85,7 +110,7 @@ static const char *const mem_kinds[] = {"device", "reserved", "active",
 					NULL};
 static const char *const metrics[] = {"hfu_tflops", "mfu", "hfu",
 				      "tokens_per_s_per_gpu", "step_s",
-				      "gpu_hours", NULL};
+				      "gpu_hours", "step_gpu_hours", NULL};
 static const char *const generations[] = {"ampere", "ada", "hopper",
 					  "blackwell", "cdna3", NULL};
 static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
@@ -95,7 +120,8 @@ static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
  * framework's name (the runs before stacks existed). */
 static const char *const stacks[] = {"megatron", "nemo", "deepspeed",
 				     "torchtitan", "llm-foundry", "fsdp",
-				     "megatron-deepspeed", "hf", "torchtune",
+				     "megatron-deepspeed", "automodel", "hf",
+				     "torchtune",
 				     "unsloth", "axolotl", "llama-factory",
 				     "other", NULL};
 static const char *const run_keys[] = {"id", "source", "framework",
@@ -106,7 +132,7 @@ static const char *const run_keys[] = {"id", "source", "framework",
 				       "peak_memory_kind",
 				       "notes", "hfu_tflops", "mfu", "hfu",
 				       "tokens_per_s_per_gpu", "step_s",
-				       "gpu_hours", NULL};
+				       "gpu_hours", "step_gpu_hours", NULL};
 
 /* FNV-1a, 32 bit (Fowler, Noll, Vo; the public-domain reference). */
 static uint32_t fnv1a(const char *s)
@@ -212,6 +238,22 @@ static int set_options(vrun *r, const autosize_ynode *opts,
 	return 0;
 }
 
+/* The classes of a run planned from req as plan. */
+static int run_classes(const vrun *r, const autosize_request *req,
+		       const autosize_plan *plan)
+{
+	int c = req->model.experts > 1 ? CLASS_MOE : CLASS_DENSE;
+
+	if (plan->seq_len >= LONG_CONTEXT_TOKENS)
+		c |= CLASS_LONG;
+	if (req->train_mode == AUTOSIZE_TRAIN_LORA ||
+	    req->train_mode == AUTOSIZE_TRAIN_QLORA)
+		c |= CLASS_PEFT;
+	if (strcmp(r->metric, "gpu_hours") == 0)
+		c |= CLASS_WHOLE;
+	return c;
+}
+
 /* Plan a run; 0, or -1 when the engine cannot express it (r->why). */
 static int plan_run(vrun *r, const autosize_ynode *opts, autosize_plan *plan)
 {
@@ -235,10 +277,23 @@ static int plan_run(vrun *r, const autosize_ynode *opts, autosize_plan *plan)
 		snprintf(r->why, sizeof(r->why), "%s", e.msg);
 		goto out;
 	}
+	r->classes = run_classes(r, &req, plan);
 	ret = 0;
 out:
 	autosize_policy_destroy(pol);
 	return ret;
+}
+
+/* A plan's utilization over the dense BF16/FP16 peak, the convention
+ * the metrics use (an FP8 plan's own is over the FP8 peak). */
+static double bf16_share(const autosize_plan *p)
+{
+	double peak = p->mfu > 0 ? p->tflops_per_gpu * 1e12 / p->mfu : 0;
+	double bf16 = p->part.gpu ? autosize_gpu_peak_flops(p->part.gpu,
+							     AUTOSIZE_PREC_BF16)
+				  : 0;
+
+	return bf16 > 0 && peak > 0 ? peak / bf16 : 1;
 }
 
 static double predicted_metric(const char *metric, const autosize_plan *p)
@@ -248,13 +303,16 @@ static double predicted_metric(const char *metric, const autosize_plan *p)
 	if (strcmp(metric, "hfu_tflops") == 0)
 		return p->hfu * peak;
 	if (strcmp(metric, "mfu") == 0)
-		return p->mfu;
+		return p->mfu * bf16_share(p);
 	if (strcmp(metric, "hfu") == 0)
-		return p->hfu;
+		return p->hfu * bf16_share(p);
 	if (strcmp(metric, "step_s") == 0)
 		return p->step_s;
 	if (strcmp(metric, "gpu_hours") == 0)
 		return p->gpu_hours;
+	if (strcmp(metric, "step_gpu_hours") == 0)
+		return p->tokens_per_s > 0 ? p->tokens / p->tokens_per_s *
+					     p->gpus / 3600 : 0;
 	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
 }
 
@@ -271,7 +329,8 @@ static double predicted_metric(const char *metric, const autosize_plan *p)
 static void time_cover(vrun *r, const autosize_plan *p)
 {
 	int is_time = strcmp(r->metric, "step_s") == 0 ||
-		      strcmp(r->metric, "gpu_hours") == 0;
+		      strcmp(r->metric, "gpu_hours") == 0 ||
+		      strcmp(r->metric, "step_gpu_hours") == 0;
 
 	if (r->predicted <= 0 || p->train_hours <= 0) {
 		r->time_ratio = 0;
@@ -290,7 +349,7 @@ static void time_cover(vrun *r, const autosize_plan *p)
 static const char *half_name(int half)
 {
 	static const char *const names[] = {"fit", "held-out", "sealed 1",
-					    "sealed 2"};
+					    "sealed 2", "sealed 3"};
 
 	return half >= 0 && half < HALF_SEALED + SEALED_BATCHES
 		? names[half] : "?";
@@ -378,6 +437,11 @@ static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
 		return;
 	r->predicted = predicted_metric(r->metric, &plan);
 	r->error = (r->predicted - r->published) / r->published;
+	snprintf(r->perf, sizeof(r->perf), "%s", plan.perf_generation);
+	r->planned = autosize_framework_name(plan.framework);
+	r->gpus = plan.gpus;
+	r->seq_len = plan.seq_len;
+	r->params = plan.params;
 	time_cover(r, &plan);
 	if (r->mem_pub_gib > 0) {
 		double b = plan.mem.total_bytes;
@@ -437,6 +501,7 @@ typedef struct vfilter {
 	const char *generation;
 	const char *framework;
 	const char *stack;
+	int cls;               /* CLASS_* the run must be in; 0: any */
 } vfilter;
 
 typedef struct vstats {
@@ -462,6 +527,7 @@ static int in_filter(const vrun *r, const vfilter *f)
 	       (!f->generation || strcmp(r->generation, f->generation) == 0) &&
 	       (!f->framework || strcmp(r->framework, f->framework) == 0) &&
 	       (!f->stack || strcmp(r->stack, f->stack) == 0) &&
+	       (!f->cls || (r->classes & f->cls)) &&
 	       (f->half >= 0 || r->half < HALF_SEALED);
 }
 
@@ -519,25 +585,27 @@ static void stats_header(FILE *out, const char *first, int memory)
 }
 
 /* One table of a half (or all, half < 0) grouped by a list of values. */
-enum { BY_FRAMEWORK = 0, BY_GENERATION = 1, BY_STACK = 2 };
+enum { BY_FRAMEWORK = 0, BY_GENERATION = 1, BY_STACK = 2, BY_CLASS = 3 };
 
 static void group_table(FILE *out, int half, const char *title,
 			const char *const *values, int by)
 {
 	static const char *const heads[] = {"framework", "GPU generation",
-					    "stack"};
+					    "stack", "class"};
 	int i;
 
 	fprintf(out, "%s\n\n", title);
 	stats_header(out, heads[by], 0);
 	for (i = 0; values[i]; i++) {
-		vfilter f = {half, 0, NULL, NULL, NULL};
+		vfilter f = {half, 0, NULL, NULL, NULL, 0};
 		vstats s;
 
 		if (by == BY_GENERATION)
 			f.generation = values[i];
 		else if (by == BY_STACK)
 			f.stack = values[i];
+		else if (by == BY_CLASS)
+			f.cls = 1 << i;
 		else
 			f.framework = values[i];
 		s = stats_of(&f, 0);
@@ -579,13 +647,14 @@ static void run_rows(FILE *out, int half)
 
 static void summary_table(FILE *out, int memory)
 {
-	vfilter fit = {HALF_FIT, 0, NULL, NULL, NULL};
-	vfilter held = {HALF_HELDOUT, 0, NULL, NULL, NULL};
-	vfilter all = {-1, 0, NULL, NULL, NULL};
-	vfilter guard = {-1, 1, NULL, NULL, NULL};
+	vfilter fit = {HALF_FIT, 0, NULL, NULL, NULL, 0};
+	vfilter held = {HALF_HELDOUT, 0, NULL, NULL, NULL, 0};
+	vfilter all = {-1, 0, NULL, NULL, NULL, 0};
+	vfilter guard = {-1, 1, NULL, NULL, NULL, 0};
 	static const char *const sealed_titles[SEALED_BATCHES] = {
 		"sealed batch 1 (re-scored since)",
-		"sealed batch 2 (scored once)"};
+		"sealed batch 2 (re-scored since)",
+		"sealed batch 3 (scored once)"};
 	vstats s;
 	int b;
 
@@ -595,7 +664,7 @@ static void summary_table(FILE *out, int memory)
 	s = stats_of(&held, memory);
 	stats_row(out, "held-out half", &s, memory);
 	for (b = 0; b < SEALED_BATCHES; b++) {
-		vfilter sealed = {HALF_SEALED + b, 0, NULL, NULL, NULL};
+		vfilter sealed = {HALF_SEALED + b, 0, NULL, NULL, NULL, 0};
 
 		s = stats_of(&sealed, memory);
 		stats_row(out, sealed_titles[b], &s, memory);
@@ -650,23 +719,42 @@ static int count_expressible(void)
 	return n;
 }
 
-/* make validate: the accuracy goals on the held-out half and every run.
- * Prints each miss to out after prefix; returns how many. */
-static int strict_gates(FILE *out, const char *prefix)
+/* The held-out half against goals g; with runs, every run against
+ * STRICT_WORST and expressibility too. Prints each miss to out after
+ * prefix; returns how many. */
+static int strict_gates(FILE *out, const char *prefix, const vgoals *g,
+			int runs_too)
 {
-	vfilter held = {HALF_HELDOUT, 0, NULL, NULL, NULL};
+	vfilter held = {HALF_HELDOUT, 0, NULL, NULL, NULL, 0};
 	vstats s = stats_of(&held, 0);
 	int i, bad = 0;
 
-	if (s.n == 0 || s.median > STRICT_HELDOUT_MEDIAN) {
+	if (s.n == 0 || s.median > g->median) {
 		fprintf(out, "%sheld-out median error %.1f%% over %d runs "
 			"exceeds %.0f%%\n", prefix, 100 * s.median, s.n,
-			100 * STRICT_HELDOUT_MEDIAN);
+			100 * g->median);
 		bad++;
 	}
-	for (i = 0; i < n_runs; i++) {
+	if (s.close < g->close * s.n) {
+		fprintf(out, "%sheld-out: %d of %d runs within %.0f%%, under "
+			"%.0f%%\n", prefix, s.close, s.n, 100 * CLOSE_ERR,
+			100 * g->close);
+		bad++;
+	}
+	if (s.covered < g->covered * s.n) {
+		fprintf(out, "%sheld-out: the time limit covers %d of %d "
+			"runs, under %.0f%%\n", prefix, s.covered, s.n,
+			100 * g->covered);
+		bad++;
+	}
+	for (i = 0; runs_too && i < n_runs; i++) {
 		const vrun *r = &runs[i];
 
+		if (!r->expressible) {
+			fprintf(out, "%s%s (%s) is not expressible: %s\n",
+				prefix, r->id, half_name(r->half), r->why);
+			bad++;
+		}
 		if (r->expressible && r->half < HALF_SEALED &&
 		    !r->known_miss[0] && fabs(r->error) > STRICT_WORST) {
 			fprintf(out, "%s%s (%s) error %+.1f%% exceeds %.0f%%\n",
@@ -713,16 +801,46 @@ static void write_report(FILE *out)
 		    frameworks, BY_FRAMEWORK);
 	group_table(out, HALF_FIT, "## In-sample half by stack", stacks,
 		    BY_STACK);
+	group_table(out, HALF_SEALED + 2, "## Sealed batch 3 by stack", stacks,
+		    BY_STACK);
+	group_table(out, HALF_SEALED + 2, "## Sealed batch 3 by GPU "
+		    "generation", generations, BY_GENERATION);
 	group_table(out, HALF_SEALED + 1, "## Sealed batch 2 by stack", stacks,
 		    BY_STACK);
 	group_table(out, HALF_SEALED + 1, "## Sealed batch 2 by GPU "
 		    "generation", generations, BY_GENERATION);
 	group_table(out, HALF_SEALED, "## Sealed batch 1 by stack", stacks,
 		    BY_STACK);
-	fprintf(out, "## Gates of `make validate`\n\nHeld-out median "
-		"error at most %.0f%%, every run within %.0f%%. Misses:\n\n",
-		100 * STRICT_HELDOUT_MEDIAN, 100 * STRICT_WORST);
-	if (!strict_gates(out, "- "))
+	fprintf(out, "## By class\n\nA run is in every class it belongs "
+		"to: dense or MoE; long context (sequences of %d tokens or "
+		"more); PEFT (LoRA, QLoRA); whole run (GPU-hours of a whole "
+		"run).\n\n", LONG_CONTEXT_TOKENS);
+	group_table(out, HALF_HELDOUT, "### Held-out half by class", classes,
+		    BY_CLASS);
+	group_table(out, HALF_FIT, "### In-sample half by class", classes,
+		    BY_CLASS);
+	group_table(out, HALF_SEALED + 2, "### Sealed batch 3 by class",
+		    classes, BY_CLASS);
+	group_table(out, HALF_SEALED + 1, "### Sealed batch 2 by class",
+		    classes, BY_CLASS);
+	group_table(out, HALF_SEALED, "### Sealed batch 1 by class", classes,
+		    BY_CLASS);
+	fprintf(out, "## Gates of `make validate`\n\nOn the held-out half: "
+		"median error at most %.0f%%, at least %.0f%% of the runs "
+		"within %.0f%%, the time limit covering at least %.0f%%; "
+		"every run of both halves within %.0f%%; every run "
+		"expressible. Misses:\n\n", 100 * strict_gate.median,
+		100 * strict_gate.close, 100 * CLOSE_ERR,
+		100 * strict_gate.covered, 100 * STRICT_WORST);
+	if (!strict_gates(out, "- ", &strict_gate, 1))
+		fprintf(out, "None.\n");
+	fprintf(out, "\nIssue 32's goals on the held-out half (reported, "
+		"not enforced): median error at most %.0f%%, at least %.0f%% "
+		"within %.0f%%, the time limit covering at least %.0f%%. "
+		"Misses:\n\n", 100 * issue_target.median,
+		100 * issue_target.close, 100 * CLOSE_ERR,
+		100 * issue_target.covered);
+	if (!strict_gates(out, "- ", &issue_target, 0))
 		fprintf(out, "None.\n");
 	fprintf(out, "\nKnown misses (in every statistic above, left out "
 		"of the 40%% gate with the reason the model cannot follow "
@@ -742,7 +860,10 @@ static void write_report(FILE *out)
 	fprintf(out, "## Sealed runs\n\nAdded after the constants were "
 		"frozen, scored once; the 40%% gate does not apply to them "
 		"(a miss is reported, not tuned away).\n\n");
-	fprintf(out, "### Batch 2\n\n");
+	fprintf(out, "### Batch 3\n\n");
+	run_rows(out, HALF_SEALED + 2);
+	fprintf(out, "### Batch 2 (scored once at its freeze, re-scored "
+		"under every later change of the constants)\n\n");
 	run_rows(out, HALF_SEALED + 1);
 	fprintf(out, "### Batch 1 (scored once at its freeze, re-scored "
 		"under every later change of the constants)\n\n");
@@ -777,9 +898,64 @@ static void print_console(void)
 	}
 }
 
+/*
+ * etc/published-runs.tsv: every expressible run with what the plan
+ * matched it on and its error, for plan --json's nearest published runs
+ * (core/published.c). make validate writes it (AUTOSIZE_PUBLISHED);
+ * make check fails while the compiled-in copy differs from what the
+ * engine scores now.
+ */
+static void published_table(FILE *out)
+{
+	int i;
+
+	fprintf(out, "# Generated by make validate (tests/test_validation.c) "
+		"from tests/validation/runs.yaml: do not edit.\n# id\thalf\t"
+		"perf\tframework\tstack\tmoe\tpeft\tgpus\tparams\tseq_len"
+		"\tmetric\terror\tknown_miss\tsource\n");
+	for (i = 0; i < n_runs; i++) {
+		const vrun *r = &runs[i];
+
+		if (!r->expressible)
+			continue;
+		fprintf(out, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%.4g\t%d\t%s\t"
+			"%.3f\t%d\t%s\n", r->id, half_name(r->half), r->perf,
+			r->planned, r->stack, !!(r->classes & CLASS_MOE),
+			!!(r->classes & CLASS_PEFT), r->gpus, r->params,
+			r->seq_len, r->metric, r->error, !!r->known_miss[0],
+			r->source);
+	}
+}
+
+/* The compiled-in etc/published-runs.tsv against the scores now. */
+static void check_published_table(void)
+{
+	const char *path = getenv("AUTOSIZE_PUBLISHED");
+	char *now = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (path) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		published_table(f);
+		assert_int_equal(fclose(f), 0);
+		return;
+	}
+	f = open_memstream(&now, &len);
+	assert_non_null(f);
+	published_table(f);
+	assert_int_equal(fclose(f), 0);
+	if (len != autosize_embedded_published_runs_tsv_len ||
+	    memcmp(now, autosize_embedded_published_runs_tsv, len) != 0)
+		fail_msg("etc/published-runs.tsv is not what the engine scores "
+			 "now: run make validate and commit it");
+	free(now);
+}
+
 static void test_published_runs(void **state)
 {
-	vfilter guard = {-1, 1, NULL, NULL, NULL};
+	vfilter guard = {-1, 1, NULL, NULL, NULL, 0};
 	vstats g;
 	const char *report = getenv("AUTOSIZE_REPORT");
 	const char *strict = getenv("AUTOSIZE_VALIDATE_STRICT");
@@ -797,12 +973,14 @@ static void test_published_runs(void **state)
 		write_report(f);
 		assert_int_equal(fclose(f), 0);
 	}
+	check_published_table();
 	assert_true(n_runs >= MIN_RUNS);
 	assert_int_equal(g.n, GUARD_RUNS);
 	assert_true(g.close >= GUARD_CLOSE);
 	assert_true(g.worst <= GUARD_WORST);
 	if (strict && strcmp(strict, "1") == 0)
-		assert_int_equal(strict_gates(stdout, "  strict: "), 0);
+		assert_int_equal(strict_gates(stdout, "  strict: ",
+					      &strict_gate, 1), 0);
 	free(runs);
 	runs = NULL;
 	n_runs = 0;

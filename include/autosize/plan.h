@@ -126,6 +126,9 @@ typedef struct autosize_request {
 	int interleave;             /* virtual pipeline stages; UNSET = 1 */
 	int cp, ep;                 /* context / expert parallel pins */
 	int flash_attention;        /* 0/1; UNSET = on */
+	int moe_balanced;           /* --moe-balanced: 1 = routing forced
+				     * even over the experts (benchmarks);
+				     * 0 = learned routing's imbalance */
 	double mfu;                 /* > 0: plan at this fixed utilization */
 	double memory_reserve;      /* < 0: policy default */
 	double time_reserve;        /* < 0: policy default */
@@ -237,6 +240,11 @@ typedef struct autosize_plan {
 				     * gpu_mtbf_hours, restart_minutes) take
 				     * the rest; 1 = none */
 	double interruptions;       /* expected over the run */
+	double run_efficiency;      /* share of the wall time beyond the
+				     * interruptions its steps take (start-up,
+				     * evaluation, checkpoint and data stalls
+				     * take the rest; etc/perf.yaml
+				     * whole_run:); train_hours includes it */
 	double train_hours;         /* predicted wall time */
 	/* Interval of the wall time from the validation residuals of the
 	 * plan's regime (GPU generation x framework x scale; etc/perf.yaml

@@ -1,23 +1,33 @@
 /*
- * Fit the per-generation numbers of etc/perf.yaml on the FIT half of
+ * Fit the numbers of etc/perf.yaml on the FIT half of
  * tests/validation/runs.yaml (the half is fixed by FNV-1a of the run id,
  * as in tests/test_validation.c; the held-out half is never looked at
  * while fitting, only reported after).
  *
- *   make fit                           # hopper, from the repository root
+ *   make fit                           # hopper, its default constants
  *   make fit FIT=cdna3                 # runs.yaml's label of entry cdna
  *   make fit FIT="cdna3 gemm_eff_max ib_eff"   # only these constants
+ *   make fit FIT="all stack.hf.elementwise_factor --runs=stack:hf"
+ *   make fit FIT="all whole_run.efficiency --runs=metric:gpu_hours"
  *   make fit FIT=residuals             # the residuals: block
  *   make fit FIT=coverage              # time limits vs real runs
  *
- * Coordinate descent over gemm_eff_max, gemm_half_dim, layer_overhead_s,
- * the network efficiency (ib_eff, roce_eff taken equal), fp8_gemm_speedup,
- * tp_overlap, torch_eff and elementwise_bytes_per_h of one generation's
- * entry (attn_share and attn_half_seq come from the FlashAttention
- * papers, not from the fit), minimising the mean |log(predicted /
- * published)| of that generation's fit-half runs. It prints the values
- * to write into etc/perf.yaml with "fitted on the fit half" as their
- * source. Not part of make check.
+ * The first word names the runs' GPU generation ("all": every one); the
+ * next the constants: a key of that generation's entry (by default
+ * gemm_eff_max, gemm_half_dim, layer_overhead_s, ib_eff with roce_eff
+ * taken equal, fp8_gemm_speedup, tp_overlap, torch_eff,
+ * elementwise_bytes_per_h, attn_share; GEN.KEY for another entry's),
+ * stack.NAME.KEY of a stack (stack.NAME@GEN.KEY: its by_generation
+ * number)
+ * (kernel_eff, layer_overhead_s, dequant_eff, elementwise_factor) or
+ * whole_run.efficiency; --runs=stack:NAME, --runs=engine (runs without a
+ * stack or on one without constants of its own, whole runs left out)
+ * or --runs=metric:NAME
+ * narrows the runs. Coordinate descent over a grid around each
+ * constant's value minimises the mean |log(predicted / published)| of
+ * the chosen fit-half runs; it prints the values to write into
+ * etc/perf.yaml with "fitted on the fit half" as their source. Not part
+ * of make check.
  *
  * Runs are planned as tests/test_validation.c plans them: a run's
  * stack: is passed as --train-stack, and sealed runs (sealed: true,
@@ -25,6 +35,7 @@
  * they are never fitted on, so they are left out here.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +47,7 @@
 #define FIT_RUNS_FILE "tests/validation/runs.yaml"
 #define FIT_MAX_RUNS 512
 #define FIT_ROUNDS 4
-#define FIT_SLOTS 8
+#define FIT_MAX_SLOTS 16
 
 typedef struct fit_run {
 	char id[64];
@@ -44,6 +55,7 @@ typedef struct fit_run {
 	char metric[24];
 	char stack[24];      /* stack: of runs.yaml, "" when none */
 	int held_out;
+	int known_miss;      /* known_miss: given: not fitted on */
 	double published;
 	autosize_request req;
 	int ok;
@@ -55,7 +67,7 @@ static perfdata_table fit_table;
 
 static const char *const fit_metrics[] = {"hfu_tflops", "mfu", "hfu",
 					  "tokens_per_s_per_gpu", "step_s",
-					  "gpu_hours", NULL};
+					  "gpu_hours", "step_gpu_hours", NULL};
 
 /*
  * The etc/perf.yaml entry a runs.yaml gpu_generation label uses: the
@@ -64,45 +76,6 @@ static const char *const fit_metrics[] = {"hfu_tflops", "mfu", "hfu",
 static const char *fit_entry_name(const char *label)
 {
 	return strcmp(label, "cdna3") == 0 ? "cdna" : label;
-}
-
-static const char *const fit_slot_names[FIT_SLOTS] = {
-	"gemm_eff_max", "gemm_half_dim", "layer_overhead_s", "ib_eff",
-	"fp8_gemm_speedup", "tp_overlap", "torch_eff",
-	"elementwise_bytes_per_h"};
-
-/* Is constant k among the names after the generation (all when none)? */
-static int fit_slot_wanted(int k, int argc, char **argv)
-{
-	int i;
-
-	if (argc <= 2)
-		return 1;
-	for (i = 2; i < argc; i++)
-		if (strcmp(argv[i], fit_slot_names[k]) == 0)
-			return 1;
-	return 0;
-}
-
-/* 0 when every name after the generation is a constant fit_perf fits. */
-static int fit_slots_check(int argc, char **argv)
-{
-	int i, k;
-
-	for (i = 2; i < argc; i++) {
-		for (k = 0; k < FIT_SLOTS; k++)
-			if (strcmp(argv[i], fit_slot_names[k]) == 0)
-				break;
-		if (k == FIT_SLOTS) {
-			fprintf(stderr, "fit_perf: unknown constant '%s' "
-				"(gemm_eff_max gemm_half_dim layer_overhead_s "
-				"ib_eff fp8_gemm_speedup tp_overlap "
-				"torch_eff elementwise_bytes_per_h)\n",
-				argv[i]);
-			return 1;
-		}
-	}
-	return 0;
 }
 
 static uint32_t fit_fnv1a(const char *s)
@@ -186,6 +159,7 @@ static void fit_load(void)
 		r->ok = r->metric[0] && opts &&
 			fit_options(opts, stack, &r->req);
 		r->held_out = fit_fnv1a(r->id) % 2;
+		r->known_miss = autosize_ynode_get(item, "known_miss") != NULL;
 		fit_n++;
 	}
 	autosize_ytree_destroy(t);
@@ -197,14 +171,24 @@ static double fit_metric(const fit_run *r, const autosize_plan *p)
 
 	if (strcmp(r->metric, "hfu_tflops") == 0)
 		return p->hfu * peak;
+	/* over the dense BF16/FP16 peak (an FP8 plan's own utilization is
+	 * over its FP8 peak), as tests/validation/README.md has it */
+	double bf16 = p->part.gpu ? autosize_gpu_peak_flops(p->part.gpu,
+							     AUTOSIZE_PREC_BF16)
+				  : 0;
+	double share = bf16 > 0 && peak > 0 ? peak * 1e12 / bf16 : 1;
+
 	if (strcmp(r->metric, "mfu") == 0)
-		return p->mfu;
+		return p->mfu * share;
 	if (strcmp(r->metric, "hfu") == 0)
-		return p->hfu;
+		return p->hfu * share;
 	if (strcmp(r->metric, "step_s") == 0)
 		return p->step_s;
 	if (strcmp(r->metric, "gpu_hours") == 0)
 		return p->gpu_hours;
+	if (strcmp(r->metric, "step_gpu_hours") == 0)
+		return p->tokens_per_s > 0 ? p->tokens / p->tokens_per_s *
+					     p->gpus / 3600 : 0;
 	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
 }
 
@@ -224,12 +208,44 @@ static double fit_predict(autosize_policy *pol, const fit_run *r,
 static double fit_log_time(const fit_run *r, double pred)
 {
 	int is_time = strcmp(r->metric, "step_s") == 0 ||
-		      strcmp(r->metric, "gpu_hours") == 0;
+		      strcmp(r->metric, "gpu_hours") == 0 ||
+		      strcmp(r->metric, "step_gpu_hours") == 0;
 
 	return is_time ? log(r->published / pred) : log(pred / r->published);
 }
 
-/* Mean |log(pred / pub)| of one generation's runs of one half. */
+/* Which runs a score is over: a generation ("all": any), and where
+ * given a stack (stack:NAME), the engine's own (engine: no stack, or
+ * one with no constants of its own) or a metric (metric:NAME). */
+static char fit_filter[64];
+
+static int fit_stack_own(const char *name)
+{
+	const perfdata_stack *st = perfdata_stack_find(&fit_table, name);
+
+	return st && (st->layer_overhead_s > 0 || st->kernel_eff != 1 ||
+		      st->dequant_eff > 0 || st->elementwise_factor != 1);
+}
+
+static int fit_selected(const fit_run *r, const char *gen)
+{
+	if (strcmp(gen, "all") != 0 && strcmp(r->generation, gen) != 0)
+		return 0;
+	if (strncmp(fit_filter, "stack:", 6) == 0)
+		return strcmp(r->stack, fit_filter + 6) == 0;
+	if (strncmp(fit_filter, "metric:", 7) == 0)
+		return strcmp(r->metric, fit_filter + 7) == 0;
+	/* the engine's step model: whole runs depend on whole_run: too */
+	if (strcmp(fit_filter, "engine") == 0)
+		return (!r->stack[0] || !fit_stack_own(r->stack)) &&
+		       strcmp(r->metric, "gpu_hours") != 0;
+	return 1;
+}
+
+/* Mean |log(pred / pub)| of the selected runs of one half; known
+ * misses (runs.yaml known_miss: what the model cannot follow, with the
+ * reason) are left out, as they would pull the constants toward what
+ * the model cannot represent (the residuals keep them). */
 static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 			int verbose, int *count)
 {
@@ -241,8 +257,8 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 		autosize_plan plan;
 		double pred;
 
-		if (!r->ok || r->held_out != held_out ||
-		    strcmp(r->generation, gen) != 0)
+		if (!r->ok || r->known_miss || r->held_out != held_out ||
+		    !fit_selected(r, gen))
 			continue;
 		pred = fit_predict(pol, r, &r->req, &plan);
 		if (pred <= 0)
@@ -250,11 +266,11 @@ static double fit_score(autosize_policy *pol, const char *gen, int held_out,
 		sum += fabs(log(pred / r->published));
 		n++;
 		if (verbose)
-			printf("  %-40s %+6.1f%%  TP %d PP %d DP %d z%d mb %d "
-			       "%s MFU %.2f\n", r->id,
+			printf("  %-44s %+6.1f%%  TP %d PP %d DP %d CP %d EP "
+			       "%d z%d mb %d %s MFU %.2f\n", r->id,
 			       100 * (pred / r->published - 1), plan.tp,
-			       plan.pp, plan.dp, plan.zero_stage,
-			       plan.micro_batch,
+			       plan.pp, plan.dp, plan.cp, plan.ep,
+			       plan.zero_stage, plan.micro_batch,
 			       autosize_recompute_name(plan.recompute),
 			       plan.mfu);
 	}
@@ -496,30 +512,167 @@ static int fit_coverage(autosize_policy *pol)
 	return 0;
 }
 
+/* A constant the fit may move: its name, where it is in fit_table,
+ * its range. */
+typedef struct fit_slot {
+	char name[64];
+	double *v;
+	double lo, hi;
+	int ib;               /* 1: ib_eff, with roce_eff taken equal */
+	perf_params *pp;      /* its generation entry (ib_eff) */
+} fit_slot;
+
+/* The keys of a generation's entry the fit may move, and their ranges
+ * (attn_share above 1: kernels faster than the large-GEMM rate). */
+static const struct {
+	const char *key;
+	size_t off;
+	double lo, hi;
+} fit_gen_keys[] = {
+	{"gemm_eff_max", offsetof(perf_params, gemm_eff_max), 0.3, 0.95},
+	{"gemm_half_dim", offsetof(perf_params, gemm_half_dim), 20, 3000},
+	{"layer_overhead_s", offsetof(perf_params, layer_overhead_s), 0, 1e-3},
+	{"ib_eff", offsetof(perf_params, ib_eff), 0.3, 1},
+	{"fp8_gemm_speedup", offsetof(perf_params, fp8_gemm_speedup), 1, 2},
+	{"tp_overlap", offsetof(perf_params, tp_overlap), 0, 0.95},
+	{"torch_eff", offsetof(perf_params, torch_eff), 0.5, 1},
+	{"elementwise_bytes_per_h", offsetof(perf_params,
+					     elementwise_bytes_per_h), 50, 600},
+	{"attn_share", offsetof(perf_params, attn_share), 0.2, 1.5},
+	{"attn_half_seq", offsetof(perf_params, attn_half_seq), 0, 4000},
+	{"scores_bytes", offsetof(perf_params, scores_bytes), 10, 200},
+	{"host_adam_gbs", offsetof(perf_params, host_adam_gbs), 0.5, 200},
+	{"torch_attn_eff", offsetof(perf_params, torch_attn_eff), 0.2, 1},
+	{"expert_host_s", offsetof(perf_params, expert_host_s), 0, 1e-3},
+};
+#define FIT_GEN_KEYS (sizeof(fit_gen_keys) / sizeof(fit_gen_keys[0]))
+/* the default constants of a generation's fit: the first nine */
+#define FIT_GEN_DEFAULT 9
+
+/* Slot spec of name into sl; 0, or -1 with a message. */
+static int fit_slot_of(const char *name, perf_params *pp, fit_slot *sl)
+{
+	size_t i;
+
+	memset(sl, 0, sizeof(*sl));
+	snprintf(sl->name, sizeof(sl->name), "%s", name);
+	if (strcmp(name, "whole_run.efficiency") == 0) {
+		sl->v = &fit_table.run_efficiency;
+		sl->lo = 0.2;
+		sl->hi = 1;
+		return 0;
+	}
+	if (strncmp(name, "stack.", 6) == 0) {
+		char st_name[32], gen_name[PERFDATA_NAME_MAX] = "";
+		const char *dot = strchr(name + 6, '.');
+		char *at;
+		perfdata_stack *st = NULL;
+		int k, g = -1;
+
+		if (!dot || (size_t)(dot - name - 6) >= sizeof(st_name))
+			goto bad;
+		memcpy(st_name, name + 6, (size_t)(dot - name - 6));
+		st_name[dot - name - 6] = '\0';
+		/* stack.NAME@GEN.KEY: its by_generation numbers of GEN */
+		if ((at = strchr(st_name, '@'))) {
+			snprintf(gen_name, sizeof(gen_name), "%s", at + 1);
+			*at = '\0';
+		}
+		for (k = 0; k < fit_table.n_stacks; k++)
+			if (strcmp(fit_table.stacks[k].name, st_name) == 0)
+				st = &fit_table.stacks[k];
+		if (!st)
+			goto bad;
+		for (k = 0; gen_name[0] && k < st->n_by_gen; k++)
+			if (strcmp(st->by_gen[k].generation, gen_name) == 0)
+				g = k;
+		if (gen_name[0] && g < 0) {
+			if (st->n_by_gen == PERFDATA_MAX_ENTRIES)
+				goto bad;
+			g = st->n_by_gen++;
+			snprintf(st->by_gen[g].generation, PERFDATA_NAME_MAX,
+				 "%s", gen_name);
+			st->by_gen[g].kernel_eff = st->kernel_eff;
+			st->by_gen[g].layer_overhead_s = st->layer_overhead_s;
+			st->by_gen[g].elementwise_factor =
+				st->elementwise_factor;
+		}
+		sl->lo = 0;
+		sl->hi = 1;
+		if (strcmp(dot + 1, "kernel_eff") == 0) {
+			sl->v = g >= 0 ? &st->by_gen[g].kernel_eff
+				       : &st->kernel_eff;
+			sl->lo = 0.2;
+		} else if (strcmp(dot + 1, "layer_overhead_s") == 0) {
+			sl->v = g >= 0 ? &st->by_gen[g].layer_overhead_s
+				       : &st->layer_overhead_s;
+			sl->hi = 0.05;
+		} else if (strcmp(dot + 1, "dequant_eff") == 0 && g < 0) {
+			sl->v = &st->dequant_eff;
+			sl->lo = 0.05;
+		} else if (strcmp(dot + 1, "elementwise_factor") == 0) {
+			sl->v = g >= 0 ? &st->by_gen[g].elementwise_factor
+				       : &st->elementwise_factor;
+			sl->lo = 1;
+			sl->hi = 20;
+		} else {
+			goto bad;
+		}
+		return 0;
+	}
+	{
+		/* GEN.KEY: another generation's entry than the runs' */
+		const char *dot = strchr(name, '.');
+		int k;
+
+		for (k = 0; dot && k < fit_table.n; k++)
+			if (strncmp(fit_table.entries[k].p.generation, name,
+				    (size_t)(dot - name)) == 0 &&
+			    fit_table.entries[k].p.generation[dot - name] ==
+			    '\0') {
+				pp = &fit_table.entries[k].p;
+				name = dot + 1;
+			}
+	}
+	for (i = 0; pp && i < FIT_GEN_KEYS; i++)
+		if (strcmp(name, fit_gen_keys[i].key) == 0) {
+			sl->v = (double *)(void *)((char *)pp +
+						   fit_gen_keys[i].off);
+			sl->lo = fit_gen_keys[i].lo;
+			sl->hi = fit_gen_keys[i].hi;
+			sl->ib = strcmp(name, "ib_eff") == 0;
+			sl->pp = pp;
+			return 0;
+		}
+bad:
+	fprintf(stderr, "fit_perf: unknown constant '%s' (a key of the "
+		"generation's entry, stack.NAME.kernel_eff|layer_overhead_s|"
+		"dequant_eff|elementwise_factor, whole_run.efficiency)\n",
+		name);
+	return -1;
+}
+
+static void fit_slot_set(fit_slot *sl, double v)
+{
+	*sl->v = v;
+	if (sl->ib)
+		sl->pp->roce_eff = v;
+}
+
 int main(int argc, char **argv)
 {
-	static const double effs[] = {0.45, 0.5, 0.55, 0.6, 0.62, 0.64, 0.66,
-				      0.68, 0.7, 0.72, 0.74, 0.75, 0.76,
-				      0.78, 0.8, 0.82, 0.85, 0};
-	static const double dims[] = {100, 130, 160, 190, 220, 250, 300, 400,
-				      500, 650, 800, 1000, 1300, 1700, 0};
-	static const double overheads[] = {1e-12, 50e-6, 100e-6, 150e-6,
-					   200e-6, 300e-6, 400e-6, 600e-6, 0};
-	static const double nets[] = {0.6, 0.7, 0.8, 0.9, 0.95, 0};
-	static const double fp8s[] = {1.3, 1.45, 1.6, 1.75, 1.9, 2.0, 0};
-	static const double tpovs[] = {1e-12, 0.25, 0.5, 0.7, 0.85, 0};
-	static const double torchs[] = {0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0,
-					0};
-	static const double ews[] = {100, 120, 140, 155, 170, 185, 200, 230,
-				     260, 300, 0};
-	const double *grids[FIT_SLOTS] = {effs, dims, overheads, nets, fp8s,
-					  tpovs, torchs, ews};
+	/* multiples of the current value tried for each constant */
+	static const double steps[] = {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95,
+				       0.98, 1.02, 1.05, 1.1, 1.2, 1.35, 1.5,
+				       1.75, 2.0, 2.5, 3.0};
 	autosize_error e;
 	autosize_policy *pol = autosize_policy_default(&e);
 	perf_params *pp = NULL;
-	double *slots[FIT_SLOTS], best;
+	fit_slot slots[FIT_MAX_SLOTS];
+	double best;
 	const char *gen = argc > 1 ? argv[1] : "hopper";
-	int i, k, round, n;
+	int i, k, round, n, n_slots = 0;
+	size_t j;
 
 	fit_load();
 	if (pol && (strcmp(gen, "residuals") == 0 ||
@@ -533,54 +686,55 @@ int main(int argc, char **argv)
 		if (strcmp(fit_table.entries[i].p.generation,
 			   fit_entry_name(gen)) == 0)
 			pp = &fit_table.entries[i].p;
-	if (!pp || !pol || fit_slots_check(argc, argv)) {
-		if (!pp)
-			fprintf(stderr, "no entry %s in etc/perf.yaml\n", gen);
+	if ((!pp && strcmp(gen, "all") != 0) || !pol) {
+		fprintf(stderr, "no entry %s in etc/perf.yaml\n", gen);
 		autosize_policy_destroy(pol);
 		return 1;
 	}
+	for (i = 2; i < argc; i++) {
+		if (strncmp(argv[i], "--runs=", 7) == 0) {
+			snprintf(fit_filter, sizeof(fit_filter), "%s",
+				 argv[i] + 7);
+			continue;
+		}
+		if (n_slots == FIT_MAX_SLOTS ||
+		    fit_slot_of(argv[i], pp, &slots[n_slots])) {
+			autosize_policy_destroy(pol);
+			return 1;
+		}
+		n_slots++;
+	}
+	if (n_slots == 0)
+		for (j = 0; pp && j < FIT_GEN_DEFAULT; j++)
+			fit_slot_of(fit_gen_keys[j].key, pp,
+				    &slots[n_slots++]);
 	perfdata_use(&fit_table);
-	slots[0] = &pp->gemm_eff_max;
-	slots[1] = &pp->gemm_half_dim;
-	slots[2] = &pp->layer_overhead_s;
-	slots[3] = &pp->ib_eff;    /* RoCE follows: roce_eff = ib_eff */
-	slots[4] = &pp->fp8_gemm_speedup;
-	slots[5] = &pp->tp_overlap;
-	slots[6] = &pp->torch_eff;
-	slots[7] = &pp->elementwise_bytes_per_h;
 	best = fit_score(pol, gen, 0, 0, &n);
-	printf("%s: %d fit-half runs, start mean |log err| %.4f\n", gen, n,
-	       best);
+	printf("%s%s%s: %d fit-half runs, start mean |log err| %.4f\n", gen,
+	       fit_filter[0] ? " --runs=" : "", fit_filter, n, best);
 	for (round = 0; round < FIT_ROUNDS; round++)
-		for (k = 0; k < FIT_SLOTS; k++) {
-			double keep = *slots[k];
+		for (k = 0; k < n_slots; k++) {
+			double keep = *slots[k].v, base = keep > 0 ? keep
+								  : 1e-4;
 
-			if (!fit_slot_wanted(k, argc, argv))
-				continue;
-			for (i = 0; grids[k][i] > 0; i++) {
-				double s;
+			for (j = 0; j < sizeof(steps) / sizeof(steps[0]); j++) {
+				double v = base * steps[j], sc;
 
-				*slots[k] = grids[k][i];
-				if (k == 3)
-					pp->roce_eff = pp->ib_eff;
-				s = fit_score(pol, gen, 0, 0, &n);
-				if (s < best - 1e-6) {
-					best = s;
-					keep = *slots[k];
+				if (v < slots[k].lo || v > slots[k].hi)
+					continue;
+				fit_slot_set(&slots[k], v);
+				sc = fit_score(pol, gen, 0, 0, &n);
+				if (sc < best - 1e-6) {
+					best = sc;
+					keep = v;
 				}
 			}
-			*slots[k] = keep;
-			if (k == 3)
-				pp->roce_eff = pp->ib_eff;
+			fit_slot_set(&slots[k], keep);
 		}
-	printf("fitted: gemm_eff_max %.3f gemm_half_dim %.0f "
-	       "layer_overhead_s %.0fe-6 ib_eff = roce_eff %.2f "
-	       "fp8_gemm_speedup %.2f tp_overlap %.2f torch_eff %.2f "
-	       "elementwise_bytes_per_h %.0f (mean |log err| %.4f)\nfit "
-	       "half:\n", pp->gemm_eff_max, pp->gemm_half_dim,
-	       pp->layer_overhead_s * 1e6, pp->ib_eff, pp->fp8_gemm_speedup,
-	       pp->tp_overlap, pp->torch_eff, pp->elementwise_bytes_per_h,
-	       best);
+	printf("fitted (mean |log err| %.4f):\n", best);
+	for (k = 0; k < n_slots; k++)
+		printf("  %s: %.4g\n", slots[k].name, *slots[k].v);
+	printf("fit half:\n");
 	fit_score(pol, gen, 0, 1, &n);
 	printf("held-out half (not used to fit):\n");
 	best = fit_score(pol, gen, 1, 1, &n);

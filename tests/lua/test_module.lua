@@ -202,10 +202,10 @@ check("AUTOSIZE_MODEL alone is not an autosize job", d == nil and
 	err == nil, err)
 
 local cases = {
-	{ "model_params=70e9 train_tokens=2e12", "h100" },
+	{ "model_params=70e9 train_tokens=1e12", "h100" },
 	{ "model=llama-3-8b train_tokens=1e11", "a100" },
 	{ "model_params=13e9 train_tokens=200B", "l40s" },
-	{ "model=llama-3-70b train_tokens=2T train_time=30d", "h100" },
+	{ "model=llama-3-70b train_tokens=1T train_time=30d", "h100" },
 	{ "model=qwen2.5-7b train_tokens=5e10 train_mode=lora", "a100" },
 	{ "model=mixtral-8x7b train_tokens=1e11", "h100" },
 }
@@ -317,7 +317,7 @@ check("partition outside the policy left as submitted, said",
 	d.min_nodes == nil, d and d.message)
 
 -- Too big: reject naming what fits, or that nothing does.
-d = autosize.plan(env(P .. "model=llama-3.1-405b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3.1-405b", P .. "train_tokens=1e12"),
 	{ partition = "a100" })
 check("405b on a100 rejected", d and d.action == "reject" and
 	d.reason == "unfit", d and d.message)
@@ -327,13 +327,13 @@ check("405b message: nodes needed, limit, what fits", d and
 	(d.message:find("no partition") or
 	 d.message:find("partition %w+ fits it with %d+ nodes")),
 	d and d.message)
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=1e12"),
 	{ partition = "l40s" })
 check("70b on l40s rejected, names a partition that fits", d and
 	d.action == "reject" and
 	d.message:find("needs at least %d+ nodes of L40S") and
 	d.message:find("partition %w+ fits it with %d+ nodes"), d and d.message)
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=1e12"),
 	{ partition = "l40s,h100" })
 check("comma list picks the partition that fits", d and
 	d.action == "rewrite" and d.partition == "h100" and d.set.partition,
@@ -361,7 +361,7 @@ check("keep: everything given, nothing written", d and
 	d.action == "none" and d.message:find("keeping") and
 	not d.set.nodes and not d.set.gpus and not d.set.time and
 	#d.warnings > 0, d and d.message)
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=1e12"),
 	{ partition = "h100", min_nodes = 1 })
 check("keep: explicit size too small rejected with what fits", d and
 	d.action == "reject" and d.reason == "unfit" and
@@ -435,7 +435,7 @@ check("rewrite: an over-long tres is never replaced by a made-up GPU type",
 	d and (d.tres_per_node == nil or
 	       not d.tres_per_node:find("unreadable")),
 	d and d.tres_per_node)
-d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=2e12"),
+d = autosize.plan(env(P .. "model=llama-3-70b", P .. "train_tokens=1e12"),
 	{ partition = "h100", min_nodes = 1, tres_per_node = "gres:gpu:2",
 	  time_limit = 60 })
 want = cli_plan(rw, "--partition h100 --model llama-3-70b " ..
@@ -658,7 +658,7 @@ reset()
 local envw
 jd, writes, envw = job_desc({ partition = "h100", script = "#!/bin/sh",
 	spank_job_env = env(P .. "model_params=70e9",
-		P .. "train_tokens=2e12") })
+		P .. "train_tokens=1e12") })
 want = cli_plan(good, "--partition h100 --model-params 70e9 " ..
 	"--train-tokens 2e12")
 check("rewrite: SUCCESS", slurm_job_submit(jd, {}, 1000) == slurm.SUCCESS)
@@ -689,7 +689,7 @@ reset()
 jd, writes = job_desc({ partition = "h100", script = "#!/bin/sh",
 	admin_comment = "site: project 42",
 	spank_job_env = env(P .. "model_params=70e9",
-		P .. "train_tokens=2e12") })
+		P .. "train_tokens=1e12") })
 slurm_job_submit(jd, {}, 1000)
 check("a site's AdminComment is kept, the record appended",
 	type(writes.admin_comment) == "string" and
@@ -785,7 +785,7 @@ check("keep: only the time written", rc == slurm.SUCCESS and
 reset()
 jd, writes = job_desc({ partition = "h100", num_tasks = 1,
 	ntasks_per_node = 1,
-	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=1e12") })
 rc = slurm_job_submit(jd, {}, 1000)
 check("interactive job with fewer tasks than nodes: untouched, told",
 	rc == slurm.SUCCESS and count(writes) == 0 and
@@ -793,20 +793,20 @@ check("interactive job with fewer tasks than nodes: untouched, told",
 	user_text())
 reset()
 jd, writes = job_desc({ partition = "h100", num_tasks = 64,
-	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=1e12") })
 slurm_job_submit(jd, {}, 1000)
 check("interactive job with enough tasks: resized", writes.min_nodes ~= nil and
 	writes.num_tasks == nil, user_text())
 reset()
 jd, writes = job_desc({ partition = "h100", script = "x", num_tasks = 1,
-	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=1e12") })
 slurm_job_submit(jd, {}, 1000)
 check("batch -n 1: one task per new node", writes.min_nodes and
 	writes.num_tasks == writes.min_nodes, user_text())
 reset()
 jd, writes = job_desc({ partition = "h100", script = "x", num_tasks = 2,
 	ntasks_per_node = 2,
-	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=1e12") })
 slurm_job_submit(jd, {}, 1000)
 check("batch --ntasks-per-node=2: tasks follow the nodes",
 	writes.min_nodes and writes.num_tasks == 2 * writes.min_nodes and
@@ -814,7 +814,7 @@ check("batch --ntasks-per-node=2: tasks follow the nodes",
 reset()
 jd, writes, envw = job_desc({ partition = "h100", script = "x",
 	num_tasks = 2, ntasks_per_node = 2,
-	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=2e12") })
+	spank_job_env = env(P .. "model=llama-3-70b", P .. "train_tokens=1e12") })
 slurm_job_submit(jd, {}, 1000)
 check("batch task count also rewritten in the job's environment",
 	writes.num_tasks and envw.SLURM_NTASKS == tostring(writes.num_tasks)
@@ -869,7 +869,7 @@ for _, path in ipairs(guard_paths) do
 		reset()
 		local fields = { partition = "h100",
 			spank_job_env = env(P .. "model=llama-3-70b",
-				P .. "train_tokens=2e12", unpack(path[2])) }
+				P .. "train_tokens=1e12", unpack(path[2])) }
 		for k, v in pairs(shape[2]) do fields[k] = v end
 		jd, writes = job_desc(fields)
 		rc = slurm_job_submit(jd, {}, 1000)
@@ -932,7 +932,7 @@ reset()
 jd, writes = job_desc({ partition = "h100", script = "x",
 	tres_per_node = "gres:gpu:h100:2,gres:shard:1",
 	spank_job_env = env(P .. "model_params=70e9",
-		P .. "train_tokens=2e12") })
+		P .. "train_tokens=1e12") })
 rc = slurm_job_submit(jd, {}, 1000)
 check("rewrite keeps the GPU type and other gres", rc == slurm.SUCCESS and
 	writes.tres_per_node and
@@ -959,7 +959,7 @@ for offset = 0, 1 do
 	jd, writes = job_desc({ partition = "h100", script = "x",
 		min_nodes = 1, het_job_offset = offset,
 		spank_job_env = env(P .. "model_params=70e9",
-			P .. "train_tokens=2e12") })
+			P .. "train_tokens=1e12") })
 	rc = slurm_job_submit(jd, {}, 1000)
 	check("het component " .. offset .. ": SUCCESS, nothing written",
 		rc == slurm.SUCCESS and count(writes) == 0, user_text())
