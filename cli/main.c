@@ -21,6 +21,9 @@ static void main_usage(FILE *f)
 		"[FILE...]\n"
 		"       autosize probe [PLAN OPTIONS] -- [SBATCH OPTIONS] "
 		"SCRIPT\n"
+		"       autosize show JOBID [--json]\n"
+		"       autosize replay --policy FILE [--json | --html FILE] "
+		"[--sacct] [FILE...]\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
 		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
@@ -48,6 +51,10 @@ int main(int argc, char **argv)
 		return cli_calibrate(argc - 1, argv + 1);
 	if (strcmp(cmd, "report") == 0)
 		return cli_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "show") == 0)
+		return cli_show(argc - 1, argv + 1);
+	if (strcmp(cmd, "replay") == 0)
+		return cli_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "autosize/decide.h"
 #include "autosize/jobenv.h"
+#include "autosize/launch.h"
 #include "autosize/parse.h"
 #include "decide_private.h"
 
@@ -150,11 +151,13 @@ static int decide_partitions(const autosize_policy *p,
 static void decide_model_name(const autosize_request *r,
 			      const autosize_plan *pl, char *buf, size_t len)
 {
+	char n[16];
+
 	if (r->model.name[0])
 		snprintf(buf, len, "%s", r->model.name);
 	else
-		snprintf(buf, len, "a model of %.3gB parameters",
-			 pl->params / 1e9);
+		snprintf(buf, len, "a model of %s parameters",
+			 autosize_launch_count(pl->params, n, sizeof(n)));
 }
 
 static void decide_summary(const autosize_request *r,
@@ -168,10 +171,11 @@ static void decide_summary(const autosize_request *r,
 	if (pl->time_limit_min > 0)
 		autosize_format_duration(pl->time_limit_min * 60.0, limit,
 					 sizeof(limit));
-	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPUs, TP %d x PP %d "
+	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPU%s, TP %d x PP %d "
 		     "x CP %d x DP %d, EP %d, VP %d, ZeRO-%d, MFU %.0f%%", model,
-		     pl->part.name, pl->nodes, pl->nodes == 1 ? "" : "s",
-		     pl->gpus_per_node, pl->tp, pl->pp, pl->cp > 1 ? pl->cp : 1,
+		     pl->part.name, pl->nodes, autosize_plural(pl->nodes),
+		     pl->gpus_per_node, autosize_plural(pl->gpus_per_node),
+		     pl->tp, pl->pp, pl->cp > 1 ? pl->cp : 1,
 		     pl->dp, pl->ep > 1 ? pl->ep : 1, pl->vp > 1 ? pl->vp : 1,
 		     pl->zero_stage, pl->mfu * 100);
 	if (n < 0 || (size_t)n >= len)
@@ -228,22 +232,26 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 	}
 	if (decide_has_explicit_size(r) && pl->advice_here_nodes > 0)
 		decide_text(head, sizeof(head), "%s does not fit the size you "
-			 "asked for on partition %s (%d node%s x %d GPUs: "
-			 "%.200s); it needs at least %d nodes of %s there",
+			 "asked for on partition %s (%d node%s x %d GPU%s: "
+			 "%.200s); it needs at least %d node%s of %s there",
 			 model, part->name, pl->nodes,
-			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
-			 pl->reason, pl->advice_here_nodes, gpu);
+			 autosize_plural(pl->nodes), pl->gpus_per_node,
+			 autosize_plural(pl->gpus_per_node), pl->reason,
+			 pl->advice_here_nodes,
+			 autosize_plural(pl->advice_here_nodes), gpu);
 	else if (decide_has_explicit_size(r))
 		decide_text(head, sizeof(head), "%s does not fit the size you "
-			 "asked for on partition %s (%d node%s x %d GPUs: "
+			 "asked for on partition %s (%d node%s x %d GPU%s: "
 			 "%.200s)", model, part->name, pl->nodes,
-			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
-			 pl->reason);
+			 autosize_plural(pl->nodes), pl->gpus_per_node,
+			 autosize_plural(pl->gpus_per_node), pl->reason);
 	else if (pl->advice_min_nodes > 0)
-		decide_text(head, sizeof(head), "%s needs at least %d nodes of "
-			 "%s (%d GPUs each); partition %s allows %d per job",
-			 model, pl->advice_min_nodes, gpu,
-			 part->gpus_per_node, part->name,
+		decide_text(head, sizeof(head), "%s needs at least %d node%s "
+			 "of %s (%d GPU%s each); partition %s allows %d per "
+			 "job", model, pl->advice_min_nodes,
+			 autosize_plural(pl->advice_min_nodes), gpu,
+			 part->gpus_per_node,
+			 autosize_plural(part->gpus_per_node), part->name,
 			 part->max_nodes_per_job);
 	else
 		decide_text(head, sizeof(head), "%s does not fit partition %s: "
@@ -524,8 +532,10 @@ static void decide_het(const autosize_policy *p, const autosize_job *job,
 	char why[AUTOSIZE_LINE_MAX];
 
 	if (decide_plan(p, job, w, d)) {
-		decide_suggest(d, "heterogeneous job, not resized; for its "
-			       "first component, ");
+		/* Slurm puts each component's number before its lines
+		 * ("sbatch: 0: autosize: ..."): the words say which */
+		decide_suggest(d, "heterogeneous job, not resized; for "
+			       "component 0, ");
 	} else if (strcmp(d->reason, "unfit") == 0) {
 		decide_text(why, sizeof(why), "%s", d->message);
 		decide_text(d->message, sizeof(d->message), "heterogeneous job, "

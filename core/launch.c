@@ -835,21 +835,43 @@ static void launch_json_or_null(launch_out *o, const char *key,
 		launch_put(o, "null");
 }
 
-/* Add a sentence to the launch's note ("; " between two). */
+/* Add a sentence to a note ("; " between two). */
+static void launch_note_add(char *note, size_t len, const char *text)
+{
+	size_t used = strlen(note);
+
+	if (used && used + 2 < len) {
+		memcpy(note + used, "; ", 3);
+		used += 2;
+	}
+	snprintf(note + used, len - used, "%s", text);
+}
+
+/* Add a sentence to the launch's note and the tasks'. */
 static void launch_note(autosize_launch *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void launch_note(autosize_launch *l, const char *fmt, ...)
 {
-	size_t used = strlen(l->note);
+	char text[AUTOSIZE_LAUNCH_NOTE_MAX];
 	va_list ap;
 
-	if (used && used + 2 < sizeof(l->note)) {
-		memcpy(l->note + used, "; ", 3);
-		used += 2;
-	}
 	va_start(ap, fmt);
-	vsnprintf(l->note + used, sizeof(l->note) - used, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	launch_note_add(l->note, sizeof(l->note), text);
+	launch_note_add(l->task_note, sizeof(l->task_note), text);
+}
+
+/* A sentence about torchtitan's lines: in the launch's note, and told
+ * to the tasks only of a job that may run torchtitan (its stack, or the
+ * site's, is torchtitan or none: not the HF Trainer's or torchtune's
+ * jobs, whose every task got it). */
+static void launch_note_torchtitan(autosize_launch *l,
+				   const autosize_plan *p, const char *text)
+{
+	launch_note_add(l->note, sizeof(l->note), text);
+	if (!p->stack[0] || strcmp(p->stack, "torchtitan") == 0)
+		launch_note_add(l->task_note, sizeof(l->task_note), text);
 }
 
 /* Set an environment variable of the launch (a fixed, short value). */
@@ -996,16 +1018,16 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
 		launch_setenv(out, "ACCELERATE_FP8_BACKEND", "TE");
 	if (out->torchtitan[0] && launch_peft(r))
-		launch_note(out, "torchtitan trains LoRA in its current "
-			    "release only, from a config function whose "
-			    "model_spec converters hold a LoRAConverter (as "
-			    "llama3_debugmodel_float8_emulate_lora), not from "
-			    "an option");
+		launch_note_torchtitan(out, p, "torchtitan trains LoRA in its "
+			"current release only, from a config function whose "
+			"model_spec converters hold a LoRAConverter (as "
+			"llama3_debugmodel_float8_emulate_lora), not from an "
+			"option");
 	if (out->torchtitan[0] && r->precision == AUTOSIZE_PREC_FP8)
-		launch_note(out, "torchtitan's current release takes FP8 from "
-			    "its config function (Float8LinearConverter in the "
-			    "model_spec converters), not an option: pick or "
-			    "write a float8 config");
+		launch_note_torchtitan(out, p, "torchtitan's current release "
+			"takes FP8 from its config function "
+			"(Float8LinearConverter in the model_spec converters), "
+			"not an option: pick or write a float8 config");
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {

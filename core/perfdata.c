@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "perfdata.h"
 #include "framework_private.h"
 #include "embedded.h"
@@ -548,7 +549,7 @@ const perfdata_stack *perfdata_stack_find(const perfdata_table *t,
 	int i;
 
 	for (i = 0; t && name && i < t->n_stacks; i++)
-		if (strcmp(t->stacks[i].name, name) == 0)
+		if (strcasecmp(t->stacks[i].name, name) == 0)
 			return &t->stacks[i];
 	return NULL;
 }

@@ -570,6 +570,17 @@ static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
 					     plan->train_hours_high / d_h));
 }
 
+/* 1 when the request fixes the size or a layout value (what
+ * plan_unpinned frees). */
+static int plan_pinned(const autosize_request *r)
+{
+	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
+	       r->tp > 0 || r->pp > 0 ||
+	       r->dp > 0 || r->zero_stage >= 0 || r->micro_batch > 0 ||
+	       r->recompute >= 0 || r->interleave > 1 || r->cp > 0 ||
+	       r->ep > 0;
+}
+
 static void plan_warnings(const plan_ctx *c,
 			  const autosize_plan *best_possible,
 			  autosize_plan *plan)
@@ -583,10 +594,15 @@ static void plan_warnings(const plan_ctx *c,
 				   "gradient traffic limits %d GPUs to %.0f%% "
 				   "utilization; use InfiniBand or RoCE",
 				   plan->gpus, plan->mfu * 100);
-	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU)
+	/* only where the user can act on it: a size or layout they fixed
+	 * (autosize's own pick is already its best; QLoRA's dequantizing
+	 * is slow by nature) */
+	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU &&
+	    plan_pinned(c->r) && !(c->r->mfu > 0))
 		autosize_plan_warn(plan, "predicted utilization %.1f%% of "
-				   "peak is below %.0f%%: check the layout "
-				   "and data loading before adding GPUs",
+				   "peak is below %.0f%% with the size or "
+				   "layout given: autosize's own pick, "
+				   "without them, may do better",
 				   plan->mfu * 100, PLAN_WARN_MFU * 100);
 	plan_warn_batch(plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
@@ -797,6 +813,11 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 			     c->d->objective, &c->budget, &res, e)))
 		return rc;
 	*plan = res.best;
+	snprintf(plan->stack, sizeof(plan->stack), "%s",
+		 job.stack ? job.stack->name : "");
+	snprintf(plan->model, sizeof(plan->model), "%s", c->model.name);
+	plan->train_mode = r->train_mode;
+	plan->precision = job.precision;
 	plan_cal_apply(c->p, cal, usable, plan);
 	if (res.have_ref && plan->calibration.applied)
 		plan_cal_scale_speed(&res.ref, plan->calibration.speed_factor);
@@ -1002,6 +1023,33 @@ static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
 	free_r->cp = free_r->ep = AUTOSIZE_UNSET;
 }
 
+/*
+ * What makes a job that no partition holds smaller, for what it trains:
+ * full training can drop to adapters; adapters can quantize their base
+ * (LoRA to QLoRA); when activations are most of the memory (long
+ * sequences) a shorter sequence is what helps.
+ */
+static const char *plan_memory_advice(const autosize_request *r,
+				      const autosize_plan *plan)
+{
+	int acts = plan->mem.activations_bytes > 0.5 * plan->mem.total_bytes;
+
+	if (acts)
+		return "its activations take most of the memory at this "
+		       "sequence length: a shorter --train-seq-len, or GPUs "
+		       "with more memory";
+	switch (r->train_mode) {
+	case AUTOSIZE_TRAIN_LORA:
+		return "train with QLoRA (a 4-bit base), or use GPUs with "
+		       "more memory";
+	case AUTOSIZE_TRAIN_QLORA:
+		return "use GPUs with more memory, or a smaller model";
+	default:
+		return "shard further, train with LoRA/QLoRA, or use GPUs "
+		       "with more memory";
+	}
+}
+
 /* Append text to an unfit plan's reason (bounded). */
 static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -1016,12 +1064,6 @@ static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(plan->reason + n, sizeof(plan->reason) - n, fmt, ap);
 	va_end(ap);
-}
-
-static int plan_pins_size(const autosize_request *r)
-{
-	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
-	       r->tp > 0 || r->pp > 0 || r->dp > 0;
 }
 
 /*
@@ -1041,12 +1083,15 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 
 	plan_unpinned(c->r, &w->free_r);
 	w->free_r.tokens = 0;
-	if (plan_pins_size(c->r) &&
+	if (plan_pinned(c->r) &&
 	    plan_on(c, &w->free_r, &part, alt, NULL) == AUTOSIZE_OK) {
 		plan->advice_here_nodes = alt->nodes;
-		plan_reason_add(plan, "; on %s it fits as %d x %d GPUs, TP %d "
-				"PP %d", part.name, alt->nodes,
-				alt->gpus_per_node, alt->tp, alt->pp);
+		plan_reason_add(plan, "; on %s it fits as %d node%s x %d "
+				"GPU%s, TP %d PP %d", part.name, alt->nodes,
+				autosize_plural(alt->nodes),
+				alt->gpus_per_node,
+				autosize_plural(alt->gpus_per_node), alt->tp,
+				alt->pp);
 	}
 	part.max_nodes_per_job = AUTOSIZE_REFERENCE_MAX_NODES;
 	part.nodes = AUTOSIZE_REFERENCE_MAX_NODES;
@@ -1080,18 +1125,20 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 	if (plan->advice_here_nodes > 0)
 		return;
 	if (have)
-		plan_reason_add(plan, "; it fits on partition %s from %d nodes "
-				"x %d GPUs", best->part.name, best->nodes,
-				best->gpus_per_node);
+		plan_reason_add(plan, "; it fits on partition %s from %d node%s "
+				"x %d GPU%s", best->part.name, best->nodes,
+				autosize_plural(best->nodes),
+				best->gpus_per_node,
+				autosize_plural(best->gpus_per_node));
 	else if (plan->advice_min_nodes > 0)
-		plan_reason_add(plan, "; it needs at least %d nodes of %s (the "
+		plan_reason_add(plan, "; it needs at least %d node%s of %s (the "
 				"limit is %d per job)", plan->advice_min_nodes,
+				autosize_plural(plan->advice_min_nodes),
 				plan->part.gpu->name,
 				plan->part.max_nodes_per_job);
 	else
-		plan_reason_add(plan, "; no partition can hold it: shard "
-				"further, train with LoRA/QLoRA, or use GPUs "
-				"with more memory");
+		plan_reason_add(plan, "; no partition can hold it: %s",
+				plan_memory_advice(c->r, plan));
 }
 
 /* A fixed size larger than the job needs: say what a smaller one would

@@ -60,6 +60,13 @@ local settings = {
 	limits_cli = "/usr/bin/autosize",
 	-- Optional overrides, in the folder of this script.
 	site_file = "autosize_site.lua",
+	-- Metrics of the decisions (counters, decision time) in Prometheus'
+	-- text format for node exporter's textfile collector, e.g.
+	-- "/var/lib/prometheus/node-exporter/autosize.prom"; nil: none.
+	-- Replaced whole (temporary file and rename) at most every
+	-- metrics_every seconds, on a decision (doc/admins.md "Metrics").
+	metrics_file = nil,
+	metrics_every = 15,
 }
 
 local OPTION_PREFIX = "_SLURM_SPANK_OPTION_autosize_"
@@ -99,13 +106,17 @@ local function apply_settings(t)
 	if type(t) ~= "table" then
 		return
 	end
-	for _, k in ipairs({ "cpath", "policy", "site_file" }) do
+	for _, k in ipairs({ "cpath", "policy", "site_file",
+			     "metrics_file" }) do
 		if type(t[k]) == "string" and t[k] ~= "" then
 			settings[k] = t[k]
 		end
 	end
 	if type(t.limits_cli) == "string" then
 		settings.limits_cli = t.limits_cli
+	end
+	if type(t.metrics_every) == "number" then
+		settings.metrics_every = t.metrics_every
 	end
 end
 
@@ -165,6 +176,13 @@ local function load_module()
 	end
 	if type(mod) == "table" and mod.plan then
 		autosize_module = mod
+		if mod.metrics_file then
+			local ok, merr = mod.metrics_file(settings.metrics_file,
+				settings.metrics_every)
+			if not ok and merr then
+				log_error(merr)
+			end
+		end
 		return mod
 	end
 	local msg = "autosize: cannot load " .. tostring(file or settings.cpath) ..
@@ -519,6 +537,9 @@ local function submit(job_desc, part_list, submit_uid)
 		log_error(string.format("autosize: uid %s: %s",
 			tostring(submit_uid), d.error))
 	end
+	if d.metrics_error then
+		log_error(d.metrics_error)   -- once until a write works again
+	end
 	local action = d.action
 	if action == "reject" then
 		log_user("autosize: " .. (d.message or "job refused"))
@@ -588,10 +609,26 @@ function autosize_job_submit(job_desc, part_list, submit_uid)
 	return slurm.SUCCESS
 end
 
+-- Whether slurm.log_user() in job_modify reaches the user: Slurm 23.02
+-- (API 39) and later hand it to scontrol; 22.05 discards it with an
+-- error: line in slurmctld's log ("Use of log.user() in job_modify is
+-- not supported"). The running slurmctld's API first, else the release
+-- the module was built for; unknown: not (a log line, never an error).
+local function modify_tells_user(mod)
+	local s = type(mod.slurm) == "table" and mod.slurm or {}
+	local api = tonumber(s.api_major)
+	if api then
+		return api >= 39
+	end
+	local y, m = tostring(s.built_for or ""):match("^(%d+)%.(%d+)")
+	return y ~= nil and tonumber(y) * 100 + tonumber(m) >= 2302
+end
+
 -- scontrol update of a sized job: the change is Slurm's to allow; the
 -- plan record then describes another job, and the user or admin is told
 -- (calibration compares the record with what accounting says the job
--- got, and leaves such a job out).
+-- got, and leaves such a job out). On 22.05 it is slurmctld's log that
+-- says so, at info (doc/users.md): scontrol shows the user nothing.
 local function modify(job_desc, job_rec)
 	local mod = load_module()
 	if not mod or not mod.record_check or type(job_rec) ~= "table" and
@@ -604,11 +641,18 @@ local function modify(job_desc, job_rec)
 		tres_per_node = job_desc.tres_per_node,
 		time_limit = job_desc.time_limit,
 	})
-	if why then
-		log_user("autosize: this job was sized by autosize; after " ..
-			"this change (" .. why .. ") its plan no longer " ..
-			"describes it: its speed will not calibrate the " ..
-			"site's plans (resubmit to have it sized again)")
+	if not why then
+		return
+	end
+	local text = "this job was sized by autosize; after this change (" ..
+		why .. ") its plan no longer describes it: its speed will " ..
+		"not calibrate the site's plans (resubmit to have it sized " ..
+		"again)"
+	if modify_tells_user(mod) then
+		log_user("autosize: " .. text)
+	else
+		admin_log(mod, string.format("autosize: job %s: %s",
+			(tostring(job_rec.job_id):gsub("%c", "?")), text))
 	end
 end
 

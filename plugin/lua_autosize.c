@@ -370,6 +370,7 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 typedef struct lua_autosize_scratch {
 	autosize_decision decision;
 	autosize_job job;
+	char metrics_msg[AUTOSIZE_PATH_MAX + 128];
 	const char *env[AUTOSIZE_JOBENV_MAX_ENTRIES];
 	/* then autosize_decide_work_size() bytes of work */
 } lua_autosize_scratch;
@@ -452,6 +453,8 @@ static int lua_autosize_plan_protected(lua_State *L)
 	lua_autosize_scratch *s;
 	autosize_job *job;
 	const char *tres = NULL;
+	int metrics_bad;
+	double t0;
 	size_t n;
 
 	if (lua_isnil(L, 1))
@@ -478,12 +481,18 @@ static int lua_autosize_plan_protected(lua_State *L)
 	snprintf(job->limits_why, sizeof(job->limits_why), "%s",
 		 held->limits_why);
 	n = lua_autosize_read_env(L, 1, s->env);
+	t0 = lua_metrics_now();
 	autosize_decide(p, s->env, n, job, (autosize_decide_work *)(s + 1),
 			&s->decision);
 	held->limits_unknown = s->decision.limits_unknown;
 	if (!s->decision.has_options)
 		return 0;
+	metrics_bad = lua_metrics_add(&s->decision, lua_metrics_now() - t0,
+				      s->metrics_msg,
+				      sizeof(s->metrics_msg)) != 0;
 	lua_autosize_push_decision(L, &s->decision, tres);
+	if (metrics_bad)
+		lua_autosize_set_string(L, "metrics_error", s->metrics_msg);
 	return 1;
 }
 
@@ -748,6 +757,23 @@ static int lua_autosize_admin_log_ok(lua_State *L)
 	return 2;
 }
 
+/* metrics_file(path [, every_s]) -> true | nil, msg: where the decisions'
+ * metrics go (nil or "": nowhere), at most every every_s seconds. */
+static int lua_autosize_metrics_file(lua_State *L)
+{
+	char msg[AUTOSIZE_PATH_MAX + 128];
+	const char *path = lua_isstring(L, 1) ? lua_tostring(L, 1) : NULL;
+	double every = lua_isnumber(L, 2) ? lua_tonumber(L, 2) : 0;
+
+	if (lua_metrics_file(path, every, msg, sizeof(msg)) != 0) {
+		lua_pushnil(L);
+		lua_pushstring(L, msg);
+		return 2;
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 /* The module's hold on the policy cache ends with its Lua state. */
 static int lua_autosize_state_gc(lua_State *L)
 {
@@ -760,6 +786,7 @@ static const luaL_Reg lua_autosize_functions[] = {
 	{"admin_log_ok", lua_autosize_admin_log_ok},
 	{"attach_record", lua_autosize_attach_record},
 	{"load_policy", lua_autosize_load_policy},
+	{"metrics_file", lua_autosize_metrics_file},
 	{"plan", lua_autosize_plan},
 	{"policy_info", lua_autosize_policy_info},
 	{"read_limits", lua_autosize_read_limits},

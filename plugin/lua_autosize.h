@@ -10,6 +10,7 @@
  * lua_limits.c    Slurm's QOS and association limits, read by a helper
  *                 process (autosize limits --raw), never waited for.
  * lua_slurm.c     what differs between the Slurm releases it runs in.
+ * lua_metrics.c   the decisions counted for monitoring (metrics.h).
  * The decision itself is the core's (core/decide.c, autosize/decide.h).
  */
 #ifndef AUTOSIZE_LUA_AUTOSIZE_H
@@ -99,6 +100,19 @@ void lua_limits_unacquire(int unknown);
 
 /* Free the snapshot and stop the helper (the last Lua state closed). */
 void lua_limits_release(void);
+
+/* ---- lua_metrics.c ---- */
+
+/* A monotonic clock, seconds. */
+double lua_metrics_now(void);
+/* The file the metrics go to ("" or NULL: none) and the seconds between
+ * two writes. 0, or -1 with msg when path is not an absolute path. */
+int lua_metrics_file(const char *path, double every_s, char *msg,
+		     size_t len);
+/* Count one decision that took seconds; write the file when due. 0, or
+ * -1 with msg the first time a write fails. */
+int lua_metrics_add(const autosize_decision *d, double seconds, char *msg,
+		    size_t len);
 
 /* ---- lua_slurm.c ---- */
 

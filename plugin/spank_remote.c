@@ -444,8 +444,8 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 		rv |= remote_file_out(sp, REMOTE_ACCELERATE,
 				      "AUTOSIZE_ACCELERATE_CONFIG",
 				      context.launch.accelerate_config);
-	if (context.launch.note[0])
-		autosize_spank_warn("%s", context.launch.note);
+	if (context.launch.task_note[0])
+		autosize_spank_warn("%s", context.launch.task_note);
 	return rv ? -1 : 0;
 }
 
@@ -614,9 +614,9 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 	context.req.gpus = AUTOSIZE_UNSET;
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
 	if (rc == AUTOSIZE_ENOFIT) {
-		autosize_spank_warn("no layout fits %d node%s x %d GPUs: %s",
-				    nodes, nodes == 1 ? "" : "s", gpn,
-				    context.plan.reason);
+		autosize_spank_warn("no layout fits %d node%s x %d GPU%s: %s",
+				    nodes, autosize_plural(nodes), gpn,
+				    autosize_plural(gpn), context.plan.reason);
 		return -1;
 	}
 	if (rc != AUTOSIZE_OK) {

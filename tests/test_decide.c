@@ -453,6 +453,32 @@ static void test_het_job(void **state)
 	assert_string_equal(fx.d.reason, "input");
 }
 
+/* Issue 33: the words of the submit-time line: "1 node x 1 GPU", a
+ * count that reads as one ("5T", not "5e+03B"), a het job's component
+ * named as Slurm numbers it. */
+static void test_wording(void **state)
+{
+	const char *small[3] = {P "model_params=1e9", P "train_tokens=1e8",
+				P "train_time=30d"};
+	const char *huge[2] = {P "model_params=5e15", P "train_tokens=1e9"};
+
+	autosize_job_init(&fx.job);
+	fx.job.min_nodes = 1;
+	fx.job.gpus_per_node = 1;
+	autosize_decide(fx.pol, small, 3, &fx.job, fx.w, &fx.d);
+	assert_true(fx.d.has_plan);
+	assert_non_null(strstr(fx.d.summary, ": 1 node x 1 GPU,"));
+	autosize_job_init(&fx.job);
+	autosize_decide(fx.pol, huge, 2, &fx.job, fx.w, &fx.d);
+	assert_null(strstr(fx.d.message, "e+"));
+	assert_non_null(strstr(fx.d.message, "a model of 5000T parameters"));
+	autosize_job_init(&fx.job);
+	fx.job.het_offset = 0;
+	decide_70b(fx.pol, NULL);
+	assert_non_null(strstr(fx.d.message, "for component 0, suggested "
+			       "size"));
+}
+
 /* Issue 8 item 7: escape sequences in AUTOSIZE_MODEL's name are
  * refused, never echoed. */
 static void test_model_name_filtered(void **state)
@@ -909,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_tres_read),
 		cmocka_unit_test(test_tres_edit),
+		cmocka_unit_test(test_wording),
 	};
 
 	const struct CMUnitTest real_tests[] = {

@@ -108,6 +108,10 @@ typedef struct autosize_launch {
 	int n_env;
 	long steps;                   /* 0: no token count */
 	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
+	/* what the job's tasks are told (spank_remote.c): the note less
+	 * what concerns only the lines of a stack the job does not run
+	 * (torchtitan's, to a job of the HF Trainer or torchtune) */
+	char task_note[AUTOSIZE_LAUNCH_NOTE_MAX];
 } autosize_launch;
 
 /*

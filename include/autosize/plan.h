@@ -78,7 +78,13 @@ typedef struct autosize_part_limits {
 
 typedef struct autosize_request {
 	autosize_model model;       /* filled by autosize_request_finish */
-	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset or path */
+	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset, folder, file
+					     * or Hugging Face id */
+	int model_local;            /* 1: --model may name the user's files
+				     * and hub cache, read here (sbatch,
+				     * srun, salloc, the CLI); 0: presets
+				     * only (slurmctld, slurmstepd: the
+				     * submit host sends what it read) */
 	double model_params;        /* --model-params; 0 = not given */
 	int arch_given;             /* any of --layers, --hidden, ... */
 	autosize_job_mode job_mode; /* --autosize */
@@ -241,6 +247,12 @@ typedef struct autosize_plan {
 				     * method, recompute_layers / vp per
 				     * virtual stage) */
 	autosize_framework framework; /* what the layout runs under */
+	char stack[24];             /* the stack it was priced for (the
+				     * request's, else the site's); "" none */
+	char model[AUTOSIZE_NAME_MAX]; /* the model's name (a preset's, a
+				     * config's folder); "" none */
+	autosize_train_mode train_mode;
+	autosize_precision precision; /* what it trains in */
 	int vp;                     /* interleaved pipeline stages per rank */
 	int cp;                     /* context parallel (sequence split) */
 	int ep;                     /* expert parallel (within dp x cp) */
