@@ -170,8 +170,8 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 SLURM_H := $(wildcard $(or $(SLURM_PREFIX),/usr)/include/slurm/slurm.h)
 SLURM_LDIRS := -L$(SLURM_PREFIX)/lib -Wl,-rpath,$(SLURM_PREFIX)/lib
 SLURM_LIBS := $(if $(SLURM_H),$(if $(SLURM_PREFIX),$(SLURM_LDIRS)) -lslurm)
-$(BUILD)/cli/live.o $(BUILD)/cli/acct.o: override CFLAGS += $(SLURM_CFLAGS) \
-	$(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
+$(BUILD)/cli/live.o $(BUILD)/cli/live_limits.o $(BUILD)/cli/acct.o: \
+	override CFLAGS += $(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
 $(CLI): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
@@ -400,7 +400,8 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 		$(LIB) $(LDFLAGS) $(CORE_LIBS) $(HWLOC_LIBS) $(CMOCKA_LIBS)
 # test_live reads GRES strings and writes inventories with the CLI's
 # live objects (libslurm linked when the CLI has it).
-LIVE_TEST_OBJ := $(addprefix $(BUILD)/cli/,live.o live_cmd.o inventory.o)
+LIVE_TEST_OBJ := $(addprefix $(BUILD)/cli/,live.o live_cmd.o live_limits.o \
+	inventory.o)
 $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)

@@ -42,6 +42,7 @@ typedef struct chart_axis_def {
 typedef struct chart_series_def {
 	size_t name;
 	chart_kind kind;
+	int style;              /* colour, marker and dash: 0..CH_STYLES-1 */
 } chart_series_def;
 
 typedef struct chart_pt {
@@ -194,10 +195,16 @@ int chart_axis(chart *c, chart_axis_id axis, const char *title,
 
 int chart_series(chart *c, const char *name, chart_kind kind)
 {
+	return chart_series_styled(c, name, kind, c ? (int)c->n_series : 0);
+}
+
+int chart_series_styled(chart *c, const char *name, chart_kind kind,
+			int style)
+{
 	void *series;
 	size_t off;
 
-	if (!c || chart_keep(c, name, &off) < 0)
+	if (!c || style < 0 || chart_keep(c, name, &off) < 0)
 		return -1;
 	series = c->series;
 	if (chart_grow(&series, &c->cap_series, c->n_series + 1,
@@ -206,7 +213,18 @@ int chart_series(chart *c, const char *name, chart_kind kind)
 	c->series = series;
 	c->series[c->n_series].name = off;
 	c->series[c->n_series].kind = kind;
+	c->series[c->n_series].style = style % CH_STYLES;
 	return (int)c->n_series++;
+}
+
+int chart_series_of(chart *c, int *series, int n, int i, const char *name,
+		    chart_kind kind)
+{
+	if (i < 0 || i >= n)
+		return -1;
+	if (series[i] < 0)
+		series[i] = chart_series_styled(c, name, kind, i);
+	return series[i];
 }
 
 /* 1 when v can be drawn on axis. */
@@ -536,11 +554,10 @@ static void svg_point(FILE *f, const chart *c, const chart_frame *fr,
 	char tip[CH_TIP_MAX], xl[CHART_LABEL_MAX], yl[CHART_LABEL_MAX];
 	const char *name;
 
-	name = svg_marker(f, p->series % CH_STYLES,
-			  frame_pos(c, fr, CHART_X, p->x),
+	name = svg_marker(f, s->style, frame_pos(c, fr, CHART_X, p->x),
 			  frame_pos(c, fr, CHART_Y, p->y), CH_MARKER_R_PX,
-			  ch_colour[p->series % CH_STYLES]);
-	fputs(" class=\"pt\"", f);
+			  ch_colour[s->style]);
+	fprintf(f, " class=\"pt\" data-style=\"%d\"", s->style);
 	svg_attr(f, "data-series", chart_str(c, s->name));
 	fprintf(f, " data-x=\"%.6g\" data-y=\"%.6g\"><title>", p->x, p->y);
 	chart_label(c, CHART_X, p->x, xl, sizeof(xl));
@@ -558,7 +575,7 @@ static void svg_series(FILE *f, const chart *c, const chart_frame *fr)
 	size_t s, i;
 
 	for (s = 0; s < c->n_series; s++) {
-		const char *colour = ch_colour[s % CH_STYLES];
+		const char *colour = ch_colour[c->series[s].style];
 
 		fputs("<g class=\"series\"", f);
 		svg_attr(f, "data-series", chart_str(c, c->series[s].name));
@@ -567,9 +584,9 @@ static void svg_series(FILE *f, const chart *c, const chart_frame *fr)
 		if (c->series[s].kind == CHART_LINE) {
 			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
 				"stroke-width=\"1.5\"", colour);
-			if (ch_dash[s % CH_STYLES][0])
+			if (ch_dash[c->series[s].style][0])
 				fprintf(f, " stroke-dasharray=\"%s\"",
-					ch_dash[s % CH_STYLES]);
+					ch_dash[c->series[s].style]);
 			fputs(" points=\"", f);
 			for (i = 0; i < c->n_pts; i++)
 				if (c->pts[i].series == (int)s)
@@ -617,7 +634,7 @@ static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 
 	fputs("<g class=\"legend\">\n", f);
 	for (s = 0; s < c->n_series && s < rows; s++, y += CH_LEGEND_ROW_PX) {
-		const char *colour = ch_colour[s % CH_STYLES];
+		const char *colour = ch_colour[c->series[s].style];
 
 		fputs("<g class=\"legend-item\"", f);
 		svg_attr(f, "data-series", chart_str(c, c->series[s].name));
@@ -626,8 +643,8 @@ static void svg_legend(FILE *f, const chart *c, const chart_frame *fr)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 				"y2=\"%.1f\" stroke=\"%s\" stroke-width="
 				"\"1.5\" stroke-dasharray=\"%s\"/>\n", x - 8,
-				y, x + 8, y, colour, ch_dash[s % CH_STYLES]);
-		svg_marker(f, (int)(s % CH_STYLES), x, y, CH_MARKER_R_PX,
+				y, x + 8, y, colour, ch_dash[c->series[s].style]);
+		svg_marker(f, c->series[s].style, x, y, CH_MARKER_R_PX,
 			   colour);
 		fputs("/>\n", f);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 14, y + 4);

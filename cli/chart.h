@@ -83,6 +83,17 @@ int chart_axis(chart *c, chart_axis_id axis, const char *title,
  * then again), so that series differ in grey too. Returns the series'
  * number, or -1 on out of memory. */
 int chart_series(chart *c, const char *name, chart_kind kind);
+/* The same with its style given (its colour, marker and dash: style
+ * modulo eight), so that a thing drawn on several charts looks the
+ * same on each (the report's partitions). */
+int chart_series_styled(chart *c, const char *name, chart_kind kind,
+			int style);
+/* The series of thing i (0 <= i < n, a partition of a page) in c, made
+ * when first needed with i's style: series[i] keeps its number (the
+ * caller sets all n to -1 first). -1 when i is out of range or on out
+ * of memory. */
+int chart_series_of(chart *c, int *series, int n, int i, const char *name,
+		    chart_kind kind);
 /* Add a point to series s; tip (NULL: none) is added to its tooltip,
  * which gives the series and both values. 0 drawn; 1 not drawn: a value
  * not finite, or not positive on a log axis (counted as skipped), or

@@ -2,9 +2,11 @@
 #ifndef AUTOSIZE_CLI_H
 #define AUTOSIZE_CLI_H
 
+#include <stdio.h>
 #include <sys/types.h>
 #include "autosize.h"
 #include "autosize/calibration.h"
+#include "autosize/replay.h"
 #include "autosize/report.h"
 
 /* Exit codes: a plan; no feasible plan; bad input. */
@@ -20,6 +22,12 @@ int cli_calibrate(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_spool(int argc, char **argv);
+int cli_show(int argc, char **argv);
+int cli_replay(int argc, char **argv);
+/* autosize replay --html: r as one page into path (replay_html.c). 0,
+ * or -1 said on stderr. */
+int cli_replay_html(const autosize_replay *r, const char *path,
+		    const char *source);
 /* autosize report --html: r (finished) as one page into path
  * (report_html.c). 0, or -1 said on stderr. */
 int cli_report_html(const autosize_report *r, const char *path,
@@ -62,6 +70,39 @@ void cli_table_text_of(const cli_table_row *t, cli_table_text *out);
 int cli_plan_chart(const char *file, int html, const autosize_request *req,
 		   const cli_table_row *rows, int n);
 
+/* autosize plan: sbatch's own options (plan_sbatch.c), read with
+ * sbatch's meanings. */
+typedef struct cli_sbatch {
+	long time_limit_min;   /* -t: the job's time limit; 0 none */
+	long ntasks;           /* -n; 0 none */
+	long gpus_per_task;    /* --gpus-per-task; 0 none */
+	int node_range;        /* -N MIN-MAX: planned at MIN */
+	char gpu_type[AUTOSIZE_GPU_NAME_MAX]; /* TYPE of [TYPE:]N */
+	char value[32];        /* a value rewritten (the N of [TYPE:]N) */
+	char ntasks_arg[64];   /* -n as given */
+	char unused[512];      /* options taken, not used, as given */
+} cli_sbatch;
+
+void cli_sbatch_init(cli_sbatch *sb);
+/*
+ * argv[i] when it is an sbatch option (-p gpu, -pgpu, -N 2-4, -G h100:8,
+ * --gres=gpu:4, -n, -t, --gpus-per-task, -J ...): the number of
+ * arguments it takes (1 or 2), with *name and *value what autosize_request
+ * sets ("" name: read into sb, or not used for sizing). 0: not sbatch's;
+ * -1: its value is missing; -2: a bad value (*e says which).
+ */
+int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
+		   char *name, size_t len, const char **value,
+		   autosize_error *e);
+/* What sb read that the request takes as a whole (GPUs of -n x
+ * --gpus-per-task, a GPU type without -p). */
+int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
+		      autosize_error *e);
+/* A -t that ends before the prediction: the plan's warning. */
+void cli_sbatch_warn(const cli_sbatch *sb, autosize_plan *p);
+/* One line each: what was not used for sizing, a -N range. */
+void cli_sbatch_notes(const cli_sbatch *sb, FILE *f);
+
 /* Finished jobs from accounting (cli/sacct.c): calibrate's and report's
  * --sacct, --starttime, --endtime, --partition, --user. */
 typedef struct cli_sacct {
@@ -70,6 +111,8 @@ typedef struct cli_sacct {
 	const char *end;      /* -E, or NULL */
 	const char *partition; /* -r, or NULL */
 	const char *user;     /* -u, or NULL: every user's (-a) */
+	const char *jobs;     /* -j (then no -S: every time), or NULL */
+	int duplicates;       /* -D: each run of a requeued job */
 } cli_sacct;
 
 void cli_sacct_init(cli_sacct *s);
@@ -84,6 +127,23 @@ void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len);
 typedef void (*cli_sacct_each)(void *ctx, autosize_finished_job *j);
 int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 		   void *ctx);
+
+/* Where report and replay send each job read (cli/jobs_input.c): add
+ * gets a job with its record (NULL: it has none), bad counts one whose
+ * record or line could not be read (the first few are said on stderr). */
+typedef struct cli_jobs_sink {
+	void (*add)(void *ctx, const autosize_finished_job *j,
+		    const autosize_record *rec);
+	void (*bad)(void *ctx);
+	void *ctx;
+	const char *cmd;      /* names the command in messages */
+	int shown;            /* errors said so far */
+} cli_jobs_sink;
+/* The jobs of sa (when sa->use) and of the n JSON-lines files into s;
+ * where they came from into source ("sacct -S now-30days and JSON-lines
+ * files"). 0, or -1 when one could not be read (said). */
+int cli_jobs_read(const cli_sacct *sa, const char *const *files, int n,
+		  cli_jobs_sink *s, char *source, size_t len);
 
 /* Longest JSON line of a finished job read (cli_jsonl_read). */
 #define CLI_JSONL_MAX (1024 * 1024)

@@ -49,7 +49,7 @@ static int config_live(const autosize_policy *p, int rv)
 		free(c);
 		return CLI_EXIT_USAGE;
 	}
-	live_rv = cli_live_compare(p, c);
+	live_rv = cli_live_compare(p, c, 1);
 	free(c);
 	return rv != CLI_EXIT_OK ? rv : live_rv;
 }
@@ -89,6 +89,26 @@ static void config_renter(const autosize_partition *pt)
 	if (pt->storage_write_gbs > 0 || pt->storage_tb > 0)
 		printf("    %s storage: %.1f GB/s, %.1f TB (0: not stated)\n",
 		       pt->name, pt->storage_write_gbs, pt->storage_tb);
+}
+
+/* What Slurm is told for the partition's jobs besides their size. */
+static void config_slurm_side(const autosize_partition *pt)
+{
+	char every[32];
+
+	if (pt->gres_type[0])
+		printf("    %s %s: jobs written as gres/gpu:%s:N\n", pt->name,
+		       pt->gpu->name, pt->gres_type);
+	if (pt->cpus_per_gpu > 0 || pt->mem_per_gpu_bytes > 0)
+		printf("    %s: each GPU gets %d CPUs, %.0f MiB (0: Slurm's "
+		       "DefCpuPerGPU/DefMemPerGPU, else the node's share)\n",
+		       pt->name, pt->cpus_per_gpu,
+		       pt->mem_per_gpu_bytes / (1024.0 * 1024));
+	if (pt->preemptible)
+		printf("    %s: preemptible, about every %s: planned only "
+		       "for jobs that name it\n", pt->name,
+		       autosize_format_duration(pt->preempt_every_s, every,
+						sizeof(every)));
 }
 
 static void config_calibration(const autosize_policy *p)
@@ -184,6 +204,7 @@ int cli_check_config(int argc, char **argv)
 		       : "unlimited", net, pt->price_per_gpu_hour,
 		       pt->currency);
 		config_renter(pt);
+		config_slurm_side(pt);
 	}
 	if (live)
 		rv = config_live(p, rv);

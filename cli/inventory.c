@@ -84,20 +84,33 @@ static const char *inv_why(const autosize_catalog *cat, const live_part *lp,
 	return NULL;
 }
 
-/* One partition of the starting policy, commented out when why. */
-static void inv_part(FILE *f, const live_part *lp, const autosize_gpu *g,
-		     const char *from, const char *gpu_flag,
-		     const char *warn, const char *why)
+/* One partition of the starting policy (of GPU type ti of a partition
+ * of several types, or -1: all its nodes), commented out when why. */
+static void inv_part(FILE *f, const live_part *lp, int ti,
+		     const autosize_gpu *g, const char *from,
+		     const char *gpu_flag, const char *warn, const char *why)
 {
 	const char *c = why ? "# " : "";
+	const char *type = ti >= 0 ? lp->types[ti]
+			   : lp->typed_nodes > 0 && !lp->gpu_mixed
+			   ? lp->gpu_type : NULL;
 	char t[32], m[16], q[4 * AUTOSIZE_PART_NAME_MAX + 4];
 	char qf[4 * LIVE_TYPE_MAX + 4];
+	int nodes = ti >= 0 ? lp->type_nodes[ti] : lp->nodes;
+	int gpn = ti >= 0 ? lp->type_gpus[ti] : lp->gpus_min;
+	int job_nodes = live_job_nodes(lp);
 
 	live_yaml_quote(lp->name, q, sizeof(q));
-	fprintf(f, "\n  # Slurm partition %s: %d nodes, %d%s GPUs per node%s\n",
-		q, lp->nodes, lp->gpus_min,
-		lp->gpus_max != lp->gpus_min ? " (or more)" : "",
-		lp->up ? "" : ", State not UP");
+	if (ti >= 0)
+		fprintf(f, "\n  # Slurm partition %s, its nodes of GPU type "
+			"%s: %d nodes, %d GPUs per node%s\n", q,
+			live_yaml_quote(type, qf, sizeof(qf)), nodes, gpn,
+			lp->up ? "" : ", State not UP");
+	else
+		fprintf(f, "\n  # Slurm partition %s: %d nodes, %d%s GPUs per "
+			"node%s\n", q, lp->nodes, lp->gpus_min,
+			lp->gpus_max != lp->gpus_min ? " (or more)" : "",
+			lp->up ? "" : ", State not UP");
 	if (why)
 		fprintf(f, "  # CHECK (left out): %s\n", why);
 	fprintf(f, "  %s- name: %s\n", c, q);
@@ -106,20 +119,83 @@ static void inv_part(FILE *f, const live_part *lp, const autosize_gpu *g,
 		fprintf(f, "   # from %s%s%s", from == gpu_flag ? "--gpu " :
 			"GRES type ", live_yaml_quote(from, qf, sizeof(qf)),
 			warn[0] ? "; ambiguous" : "");
-	fprintf(f, "\n  %s  gpus_per_node: %d\n", c, lp->gpus_min);
-	fprintf(f, "  %s  nodes: %d\n", c, lp->nodes);
+	if (type)
+		fprintf(f, "\n  %s  gres_type: %s   # jobs are written as "
+			"gres/gpu:TYPE:N", c, live_yaml_quote(type, qf,
+							     sizeof(qf)));
+	fprintf(f, "\n  %s  gpus_per_node: %d\n", c, gpn);
+	fprintf(f, "  %s  nodes: %d\n", c, nodes);
 	fprintf(f, "  %s  max_nodes_per_job: %d   # Slurm: MaxNodes %s\n", c,
-		live_job_nodes(lp), live_max_nodes(lp, m, sizeof(m)));
+		job_nodes < nodes ? job_nodes : nodes,
+		live_max_nodes(lp, m, sizeof(m)));
 	fprintf(f, "  %s  max_time: \"%s\"   # Slurm: MaxTime\n", c,
 		live_time(lp->max_time_s, t, sizeof(t)));
 	fprintf(f, "  %s  network: %s   # CHECK: Slurm does not know the "
 		"network; the GPU's reference server\n", c,
 		g ? autosize_net_name((autosize_net)g->net_kind) : "ib");
 	fprintf(f, "  %s  network_gbps_per_node: %.0f   # CHECK: all ports "
-		"of a node, Gb/s\n", c, g ? g->net_gbps_per_gpu * lp->gpus_min
-					  : 400.0 * lp->gpus_min);
+		"of a node, Gb/s\n", c, g ? g->net_gbps_per_gpu * gpn
+					  : 400.0 * gpn);
 	fprintf(f, "  %s  # price_per_gpu_hour: 0   # CHECK: what a GPU-hour "
 		"costs (cost objective)\n", c);
+	if (lp->preempted)
+		fprintf(f, "  %s  preemptible: true   # Slurm: PreemptMode "
+			"preempts its jobs (PriorityTier %d); CHECK "
+			"preempted_every\n", c, lp->priority_tier);
+}
+
+/* 1 when partition lp is written as one entry per GPU type: nodes of
+ * several types, each node of one. */
+static int inv_by_type(const live_part *lp)
+{
+	return lp->gpu_mixed && lp->untyped_nodes == 0 && lp->n_types > 1 &&
+	       lp->n_types <= LIVE_MAX_TYPES;
+}
+
+/* Partition lp, one entry per GPU type (the policy's way to say a
+ * partition holds several): those written active. */
+static int inv_types(FILE *f, const autosize_catalog *cat,
+		     const live_part *lp, int active, const char *full)
+{
+	const autosize_gpu *g;
+	const char *why;
+	char warn[160];
+	int i, n = 0;
+
+	for (i = 0; i < lp->n_types; i++) {
+		g = autosize_catalog_resolve(cat, lp->types[i], warn,
+					     sizeof(warn));
+		why = !g ? "the GRES type is not in the catalog: set gpu: to "
+			   "a catalog name (autosize gpus)"
+		      : !inv_policy_name(lp->name)
+		      ? "a name the policy cannot hold (letters, digits, "
+			"'_', '.', '-')"
+		      : lp->type_gpus[i] < 1 || lp->type_gpus[i] > 64
+		      ? "GPUs per node outside 1 .. 64"
+		      : active + n >= AUTOSIZE_MAX_PARTITIONS ? full : NULL;
+		inv_part(f, lp, i, g, lp->types[i], NULL, warn, why);
+		n += !why;
+	}
+	return n;
+}
+
+/* Slurm's QOS and association limits, as comments: autosize reads them
+ * itself (they are not policy keys). */
+static void inv_limits(FILE *f)
+{
+	autosize_limits *l;
+	char err[AUTOSIZE_MSG_LEN];
+
+	l = live_limits_load(err, sizeof(err));
+	fprintf(f, "\n# Slurm's QOS and association limits: slurmctld's "
+		"module reads them itself\n# (autosize limits) and plans "
+		"each job within its own; nothing to write here.\n");
+	if (!l) {
+		fprintf(f, "#   (cannot be read now: %s)\n", err);
+		return;
+	}
+	live_limits_print(f, l, "#   ");
+	autosize_limits_destroy(l);
 }
 
 int live_inventory_write(FILE *f, const autosize_catalog *cat,
@@ -146,11 +222,16 @@ int live_inventory_write(FILE *f, const autosize_catalog *cat,
 		if (c->parts[i].gpus_max <= 0)
 			continue;
 		(*gpu_parts)++;
+		if (inv_by_type(&c->parts[i])) {
+			active += inv_types(f, cat, &c->parts[i], active,
+					    full);
+			continue;
+		}
 		why = inv_why(cat, &c->parts[i], gpu_flag, &g, &from, warn,
 			      sizeof(warn));
 		if (!why && active >= AUTOSIZE_MAX_PARTITIONS)
 			why = full;
-		inv_part(f, &c->parts[i], g, from, gpu_flag, warn, why);
+		inv_part(f, &c->parts[i], -1, g, from, gpu_flag, warn, why);
 		active += !why;
 	}
 	fprintf(f, "\n");
@@ -219,6 +300,7 @@ int cli_inventory(int argc, char **argv)
 		goto out;
 	}
 	active = live_inventory_write(stdout, cat, c, gpu, &gpu_parts);
+	inv_limits(stdout);
 	rv = CLI_EXIT_OK;
 	if (gpu_parts > active)
 		fprintf(stderr, "autosize: inventory: %d GPU partition%s, %d "

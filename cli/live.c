@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "autosize/decide.h"
 #include "live.h"
 #ifdef AUTOSIZE_HAVE_SLURM
@@ -76,6 +77,35 @@ void live_parse_gres(const char *gres, live_gpus *g)
 	}
 }
 
+int live_type_index(const live_part *lp, const char *type)
+{
+	int i;
+
+	for (i = 0; i < lp->n_types && i < LIVE_MAX_TYPES; i++)
+		if (strcasecmp(lp->types[i], type) == 0)
+			return i;
+	return -1;
+}
+
+/* A node of one GPU type, counted under its type. */
+static void live_add_type(live_part *p, const live_gpus *g)
+{
+	int i = live_type_index(p, g->type);
+
+	if (i < 0) {
+		if (p->n_types >= LIVE_MAX_TYPES) {
+			p->n_types = LIVE_MAX_TYPES + 1;
+			return;
+		}
+		i = p->n_types++;
+		snprintf(p->types[i], LIVE_TYPE_MAX, "%s", g->type);
+		p->type_gpus[i] = g->count;
+	}
+	p->type_nodes[i]++;
+	if (g->count < p->type_gpus[i])
+		p->type_gpus[i] = g->count;
+}
+
 /* Fold one node's GPUs into partition p. */
 static void live_add_node(live_part *p, const live_gpus *g)
 {
@@ -94,6 +124,8 @@ static void live_add_node(live_part *p, const live_gpus *g)
 			snprintf(p->gpu_type, sizeof(p->gpu_type), "%s",
 				 g->type);
 			p->typed_nodes++;
+			if (!g->mixed)
+				live_add_type(p, g);
 		} else {
 			p->untyped_nodes++;
 		}
@@ -101,8 +133,7 @@ static void live_add_node(live_part *p, const live_gpus *g)
 	p->nodes_seen++;
 }
 
-/* 1 when the comma list has name as one of its items. */
-static int live_in_list(const char *list, const char *name)
+int live_in_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);
 	const char *s = list;
@@ -201,6 +232,11 @@ int live_load(live_cluster *c, char *err, size_t len)
 		p->max_time_s = live_minutes(pi->max_time);
 		p->default_time_s = live_minutes(pi->default_time);
 		p->up = (pi->state_up & PARTITION_UP) == PARTITION_UP;
+		p->preempted = pi->preempt_mode != NO_VAL16 &&
+			       (pi->preempt_mode & (PREEMPT_MODE_SUSPEND |
+						    PREEMPT_MODE_REQUEUE |
+						    PREEMPT_MODE_CANCEL));
+		p->priority_tier = pi->priority_tier;
 	}
 	/* node_info_t.partitions is filled in here, not by slurmctld */
 	slurm_populate_node_partitions(nm, pm);

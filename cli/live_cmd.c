@@ -57,9 +57,54 @@ static void live_time_and_size(const autosize_partition *pt,
 			 pt->max_nodes_per_job, job_nodes,
 			 live_max_nodes(lp, m, sizeof(m)), lp->nodes,
 			 job_nodes);
-	if (pt->nodes != lp->nodes)
+	if (!pt->gres_type[0] && pt->nodes != lp->nodes)
 		live_say(t, 0, pt->name, "nodes %d in the policy, Slurm has %d",
 			 pt->nodes, lp->nodes);
+}
+
+/* "h100, a100" of a partition's GPU types. */
+static const char *live_types(const live_part *lp, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	for (i = 0; i < lp->n_types && i < LIVE_MAX_TYPES; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+			     lp->types[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf[0] ? buf : "none";
+}
+
+/* An entry of a GPU type (gres_type): its type among Slurm's there, its
+ * nodes and GPUs per node those of that type. */
+static void live_typed(const autosize_policy *p, const autosize_partition *pt,
+		       const live_part *lp, live_tally *t)
+{
+	int i = live_type_index(lp, pt->gres_type);
+	char types[200];
+
+	if (i < 0) {
+		live_say(t, 1, pt->name, "gres_type %s, Slurm's nodes there "
+			 "have GPU types %s: jobs written as gres/gpu:%s:N "
+			 "never start", pt->gres_type,
+			 live_types(lp, types, sizeof(types)), pt->gres_type);
+		return;
+	}
+	if (pt->gpus_per_node > lp->type_gpus[i])
+		live_say(t, 1, pt->name, "gpus_per_node %d, Slurm's %s nodes "
+			 "have %d: set gpus_per_node: %d", pt->gpus_per_node,
+			 pt->gres_type, lp->type_gpus[i], lp->type_gpus[i]);
+	if (pt->nodes != lp->type_nodes[i])
+		live_say(t, 0, pt->name, "nodes %d of type %s in the policy, "
+			 "Slurm has %d", pt->nodes, pt->gres_type,
+			 lp->type_nodes[i]);
+	if (!autosize_partition_has_type(p, pt, lp->types[i]))
+		live_say(t, 1, pt->name, "gres_type %s names no GPU type "
+			 "of %s", pt->gres_type, pt->gpu->name);
 }
 
 static void live_gpus_of(const autosize_policy *p,
@@ -69,9 +114,23 @@ static void live_gpus_of(const autosize_policy *p,
 	const autosize_gpu *g;
 	char warn[160];
 
+	char types[200];
+
 	if (lp->nodes_seen == 0 || lp->gpus_max == 0) {
 		live_say(t, 1, pt->name, "its nodes have no GPUs in Slurm (no "
 			 "gpu GRES): GPU jobs there never start");
+		return;
+	}
+	if (pt->gres_type[0]) {
+		live_typed(p, pt, lp, t);
+		return;
+	}
+	if (lp->gpu_mixed && lp->n_types > 1) {
+		live_say(t, 0, pt->name, "its nodes have GPU types %s: give "
+			 "the policy one entry of this name per type, each "
+			 "with its gres_type, so a job is written for the type "
+			 "it was planned for", live_types(lp, types,
+							  sizeof(types)));
 		return;
 	}
 	if (pt->gpus_per_node > lp->gpus_min)
@@ -112,7 +171,59 @@ static void live_gpus_of(const autosize_policy *p,
 		live_say(t, 0, pt->name, "Slurm's GRES type: %s", warn);
 }
 
-int cli_live_compare(const autosize_policy *p, const live_cluster *c)
+/* A partition's CPUs and memory per GPU against its nodes. */
+static void live_per_gpu(const autosize_partition *pt,
+			 const autosize_slurm_part *sp, live_tally *t)
+{
+	double mb = pt->mem_per_gpu_bytes / (1024.0 * 1024);
+
+	if (pt->cpus_per_gpu > 0 && sp->node_cpus > 0 &&
+	    (long)pt->cpus_per_gpu * pt->gpus_per_node > sp->node_cpus)
+		live_say(t, 1, pt->name, "cpus_per_gpu %d x %d GPUs, its "
+			 "nodes have %ld CPUs: a whole node's job never "
+			 "starts", pt->cpus_per_gpu, pt->gpus_per_node,
+			 sp->node_cpus);
+	if (mb > 0 && sp->node_mem_mb > 0 &&
+	    mb * pt->gpus_per_node > sp->node_mem_mb)
+		live_say(t, 1, pt->name, "mem_per_gpu %.0fM x %d GPUs, its "
+			 "nodes have %ldM (RealMemory): a whole node's job "
+			 "never starts", mb, pt->gpus_per_node,
+			 sp->node_mem_mb);
+}
+
+/* Slurm's QOS and association limits, which slurmctld's module plans
+ * within, and what each partition gives a GPU. */
+static void live_limits_check(const autosize_policy *p, live_tally *t)
+{
+	const autosize_partition *pt;
+	const autosize_slurm_part *sp;
+	autosize_limits *l;
+	char err[AUTOSIZE_MSG_LEN];
+	int i;
+
+	l = live_limits_load(err, sizeof(err));
+	if (!l) {
+		printf("  warning: Slurm's QOS and association limits cannot "
+		       "be read: %s (slurmctld's module leaves autosize jobs "
+		       "as submitted while it cannot)\n", err);
+		t->warnings++;
+		return;
+	}
+	if (!autosize_policy_defaults(p)->slurm_limits)
+		printf("  slurm_limits: off: jobs are planned without Slurm's "
+		       "QOS and association limits\n");
+	else
+		live_limits_print(stdout, l, "  ");
+	for (i = 0; (pt = autosize_policy_partition_at(p, i)); i++) {
+		sp = autosize_limits_partition(l, pt->name, pt->gres_type);
+		if (sp)
+			live_per_gpu(pt, sp, t);
+	}
+	autosize_limits_destroy(l);
+}
+
+int cli_live_compare(const autosize_policy *p, const live_cluster *c,
+		     int limits)
 {
 	live_tally t = { 0, 0 };
 	char names[256];
@@ -166,6 +277,8 @@ int cli_live_compare(const autosize_policy *p, const live_cluster *c)
 		       "were not compared\n", LIVE_MAX_PARTS);
 		t.warnings++;
 	}
+	if (limits)
+		live_limits_check(p, &t);
 	printf("autosize: live check: %d error%s, %d warning%s\n", t.errors,
 	       t.errors == 1 ? "" : "s", t.warnings,
 	       t.warnings == 1 ? "" : "s");

@@ -15,11 +15,15 @@ static void main_usage(FILE *f)
 		"usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n"
 		"       autosize check-config [--live] [FILE|none]\n"
 		"       autosize inventory [--gpu TYPE]\n"
+		"       autosize limits [--raw]\n"
 		"       autosize calibrate [--sacct] [-o FILE] [FILE...]\n"
 		"       autosize report [--json | --html FILE] [--sacct] "
 		"[FILE...]\n"
 		"       autosize probe [PLAN OPTIONS] -- [SBATCH OPTIONS] "
 		"SCRIPT\n"
+		"       autosize show JOBID [--json]\n"
+		"       autosize replay --policy FILE [--json | --html FILE] "
+		"[--sacct] [FILE...]\n"
 		"       autosize spool [--dir DIR] [--flush [--job N]]\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
@@ -48,10 +52,16 @@ int main(int argc, char **argv)
 		return cli_calibrate(argc - 1, argv + 1);
 	if (strcmp(cmd, "report") == 0)
 		return cli_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "show") == 0)
+		return cli_show(argc - 1, argv + 1);
+	if (strcmp(cmd, "replay") == 0)
+		return cli_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "inventory") == 0)
 		return cli_inventory(argc - 1, argv + 1);
+	if (strcmp(cmd, "limits") == 0)
+		return cli_limits(argc - 1, argv + 1);
 	if (strcmp(cmd, "spool") == 0)
 		return cli_spool(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {

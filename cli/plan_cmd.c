@@ -16,7 +16,8 @@ static void plan_help(void)
 {
 	const autosize_option *o;
 
-	printf("usage: autosize plan [OPTIONS] [--json] [--policy FILE]\n\n"
+	printf("usage: autosize plan [OPTIONS] [SBATCH OPTIONS] [--json] "
+	       "[--policy FILE]\n\n"
 	       "Sizes an LLM training job. Options (also accepted by "
 	       "sbatch where marked *):\n");
 	for (o = autosize_options(); o->name; o++)
@@ -37,6 +38,12 @@ static void plan_help(void)
 	       "  --calibration=FILE|none\n      the site's corrections "
 	       "(autosize calibrate -o FILE;\n      default: the policy's "
 	       "calibration: key)\n"
+	       "\nsbatch's own options, with sbatch's meanings: -p, --partition;"
+	       "\n-N, --nodes (MIN-MAX: MIN); -G, --gpus=[TYPE:]N; "
+	       "--gpus-per-node=[TYPE:]N;\n--gres=gpu[:TYPE]:N (per node); "
+	       "-n, --ntasks with --gpus-per-task; -t, --time\n(the time "
+	       "limit, checked against the plan). Others (-J, -o, --mem, "
+	       "...) are\nsaid not to be used.\n"
 	       "\nExit status: 0 a plan, 1 no feasible plan, 2 bad input.\n");
 }
 
@@ -392,9 +399,12 @@ int cli_plan(int argc, char **argv)
 	int i, n, as_json = plan_wants_json(argc, argv), rv = CLI_EXIT_USAGE;
 	int as_table = 0;
 	table_charts charts = {NULL, NULL};
+	cli_sbatch sb;
 	autosize_err rc;
 
+	cli_sbatch_init(&sb);
 	autosize_request_init(&req);
+	req.model_local = 1;   /* the user's own files and hub cache */
 	for (i = 1; i < argc; i += n) {
 		n = 1;
 		if (strcmp(argv[i], "--json") == 0)
@@ -408,9 +418,27 @@ int cli_plan(int argc, char **argv)
 			plan_help();
 			return CLI_EXIT_OK;
 		}
+		/* sbatch's options, as a renter's sbatch line has them */
+		n = cli_sbatch_arg(&sb, argc, argv, i, name, sizeof(name),
+				   &value, &err);
+		if (n == -1) {
+			plan_error(as_json, "usage", "%.40s needs a value",
+				   argv[i]);
+			goto out;
+		}
+		if (n == -2 || (n > 0 && name[0] &&
+				autosize_request_set(&req, name, value,
+						     &err))) {
+			plan_error(as_json, "input", "%s", err.msg);
+			goto out;
+		}
+		if (n > 0)
+			continue;
+		n = 1;
 		if (strncmp(argv[i], "--", 2) != 0) {
 			plan_error(as_json, "usage", "unexpected argument "
-				   "'%.40s' (options start with --)", argv[i]);
+				   "'%.40s' (options start with - or --; the "
+				   "script is not read)", argv[i]);
 			goto out;
 		}
 		n = plan_take(argc, argv, i, name, sizeof(name), &value);
@@ -454,10 +482,12 @@ int cli_plan(int argc, char **argv)
 			   "standard output: give one a file");
 		goto out;
 	}
-	if (autosize_request_finish(&req, &err)) {
+	if (cli_sbatch_finish(&sb, &req, &err) ||
+	    autosize_request_finish(&req, &err)) {
 		plan_error(as_json, "input", "%s", err.msg);
 		goto out;
 	}
+	cli_sbatch_notes(&sb, stderr);
 	policy = cli_load_policy(policy_file);
 	if (!policy || (cal_file && cli_plan_calibration(policy, cal_file))) {
 		if (as_json)
@@ -484,6 +514,7 @@ int cli_plan(int argc, char **argv)
 		goto out;
 	}
 	autosize_request_warnings(&req, &plan);
+	cli_sbatch_warn(&sb, &plan);
 	if (as_json) {
 		/* the plan and what its tasks get (launch) */
 		if (plan_json(&req, &plan, json, sizeof(json)) < 0) {

@@ -369,10 +369,11 @@ static void probe_real_job(probe_cli *c, autosize_calibration *cal)
 	if (autosize_plan_compute(c->policy, &c->req, &plan, &e) !=
 	    AUTOSIZE_OK || plan.time_limit_min <= 0)
 		return;
-	printf("  real job   %d node%s x %d GPUs, %.1f h predicted from the "
+	printf("  real job   %d node%s x %d GPU%s, %.1f h predicted from the "
 	       "measured speed: sbatch --nodes=%d --gpus-per-node=%d "
 	       "--time=%s%s%s [the plan options] SCRIPT\n", plan.nodes,
-	       plan.nodes == 1 ? "" : "s", plan.gpus_per_node,
+	       autosize_plural(plan.nodes), plan.gpus_per_node,
+	       autosize_plural(plan.gpus_per_node),
 	       plan.train_hours, plan.nodes, plan.gpus_per_node,
 	       autosize_format_duration(plan.time_limit_min * 60.0, limit,
 					sizeof(limit)),
@@ -641,6 +642,7 @@ int cli_probe(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	autosize_request_init(&c.req);
+	c.req.model_local = 1;   /* the user's own files and hub cache */
 	c.steps = AUTOSIZE_PROBE_STEPS;
 	c.time_min = PROBE_TIME_MIN;
 	r = probe_args(&c, argc, argv, &policy_file);

@@ -9,23 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "autosize/metrics.h"
 #include "autosize/report.h"
-
-/* Bad lines shown on stderr before only counting them. */
-#define REPORT_SHOWN_ERRORS 3
-
-typedef struct report_cli {
-	autosize_report *r;
-	int shown;
-} report_cli;
 
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: autosize report [--json | --html FILE] [--sacct "
-		"[--starttime T] [--endtime T]\n"
-		"                       [--partition P] [--user U]] "
-		"[--ctld-log FILE] [--max-jobs N]\n"
+		"usage: autosize report [--json | --html FILE | --metrics "
+		"FILE|-] [--sacct [--starttime T]\n"
+		"                       [--endtime T] [--partition P] "
+		"[--user U]] [--ctld-log FILE]... [--max-jobs N]\n"
 		"                       [FILE.jsonl...]\n\n"
 		"Whether the plans are right on this cluster and what they "
 		"saved or cost: measured\nvs predicted speed per partition, "
@@ -34,55 +27,29 @@ static void report_usage(FILE *f)
 		"weekly\nerror, warnings and refusals. Jobs from accounting "
 		"(--sacct; --starttime\ndefaults to now-30days) or JSON lines "
 		"(as calibrate reads them); refusals from\nslurmctld's log "
-		"(--ctld-log: rate-limited, counts are lower bounds). Text "
-		"by\ndefault; --json: doc/report-json.md; --html FILE: one "
-		"self-contained page.\n--max-jobs (%d): jobs kept for the "
-		"figures; more are counted and said.\n",
+		"(--ctld-log: rate-limited, counts are lower bounds; also a "
+		"submit host's\nsyslog, where the plugin logs the submissions "
+		"sbatch refused). Text by\ndefault; --json: doc/report-json.md; "
+		"--html FILE: one self-contained page;\n--metrics FILE: "
+		"Prometheus text for node exporter's textfile collector\n"
+		"(replaced whole; - for standard output). --max-jobs (%d): jobs "
+		"kept for the\nfigures; more are counted and said.\n",
 		AUTOSIZE_REPORT_MAX_JOBS);
 }
 
-static void report_bad(report_cli *c, const char *msg)
+static void report_add(void *ctx, const autosize_finished_job *j,
+		       const autosize_record *rec)
 {
-	autosize_report_bad_record(c->r);
-	if (c->shown++ < REPORT_SHOWN_ERRORS)
-		fprintf(stderr, "autosize: warning: %s (skipped)\n", msg);
+	autosize_report_add(ctx, j, rec);
 }
 
-static void report_sacct_job(void *ctx, autosize_finished_job *j)
+static void report_bad(void *ctx)
 {
-	report_cli *c = ctx;
-	autosize_record rec;
-	autosize_error e;
-	int found = autosize_finished_record(j, &rec, &e);
-
-	if (found < 0)
-		report_bad(c, e.msg);
-	else
-		autosize_report_add(c->r, j, found ? &rec : NULL);
-}
-
-/* One JSON line, as calibrate reads them (cli_jsonl_read). */
-static void report_json_line(void *ctx, const char *what, const char *line,
-			     size_t len)
-{
-	autosize_finished_job j;
-	autosize_record rec;
-	autosize_error e;
-	report_cli *c = ctx;
-
-	if (autosize_finished_json_line(line, len, what, &rec, &j, &e))
-		report_bad(c, e.msg);
-	else
-		autosize_report_add(c->r, &j, &rec);
-}
-
-static void report_too_long(void *ctx)
-{
-	report_bad(ctx, "line over 1 MiB");
+	autosize_report_bad_record(ctx);
 }
 
 /* job_submit.lua's refusal lines in slurmctld's log. */
-static int report_ctld_log(report_cli *c, const char *path)
+static int report_ctld_log(autosize_report *r, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
@@ -95,10 +62,69 @@ static int report_ctld_log(report_cli *c, const char *path)
 		return -1;
 	}
 	while (getline(&line, &cap, f) >= 0)
-		autosize_report_ctld_line(c->r, line);
+		autosize_report_ctld_line(r, line);
 	free(line);
 	fclose(f);
 	return 0;
+}
+
+/* A run of a requeued job, from sacct --duplicates: kept when it is one
+ * (the job's other rows came in the plain listing). */
+static void report_requeued_add(void *ctx, const autosize_finished_job *j,
+				const autosize_record *rec)
+{
+	cli_jobs_sink *s = ctx;
+
+	if (strcmp(j->state, "REQUEUED") == 0)
+		s->add(s->ctx, j, rec);
+}
+
+/* A bad line of the second read was counted by the first. */
+static void report_requeued_bad(void *ctx)
+{
+	(void)ctx;
+}
+
+/*
+ * The earlier runs of requeued jobs: sacct lists a job once, as its
+ * last run; with --duplicates each run, the earlier ones REQUEUED. Read
+ * apart (a second listing with -D, its REQUEUED rows only: sacct's -s
+ * REQUEUED selects none of them), so that the plain listing keeps the
+ * comment accounting holds now (a --duplicates row may show an older
+ * one: the integration closed loop saw 4 of 10 measured jobs so).
+ */
+static int report_requeued_runs(const cli_sacct *sa, cli_jobs_sink *sink)
+{
+	cli_jobs_sink runs = *sink;
+	cli_sacct d = *sa;
+	char ignored[64];
+
+	d.duplicates = 1;
+	runs.add = report_requeued_add;
+	runs.bad = report_requeued_bad;
+	runs.shown = 1 << 30;   /* said by the first read */
+	runs.ctx = sink;
+	return cli_jobs_read(&d, NULL, 0, &runs, ignored, sizeof(ignored));
+}
+
+static int report_metrics_cb(const void *ctx, FILE *f)
+{
+	return autosize_report_write_metrics(ctx, f);
+}
+
+/* --metrics FILE (replaced whole, for node exporter's textfile
+ * collector) or - (standard output). */
+static int report_metrics(const autosize_report *r, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return autosize_report_write_metrics(r, stdout) == 0
+		       ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (autosize_write_file_atomic(path, report_metrics_cb, r) == 0)
+		return CLI_EXIT_OK;
+	fprintf(stderr, "autosize: report: --metrics %.200s: %s (give a file "
+		"in a writable folder, e.g. node exporter's textfile "
+		"folder)\n", path, strerror(errno));
+	return CLI_EXIT_USAGE;
 }
 
 static int report_max_jobs(const char *v, long *out)
@@ -119,12 +145,20 @@ static int report_max_jobs(const char *v, long *out)
 
 int cli_report(int argc, char **argv)
 {
-	const char *html = NULL, *ctld = NULL;
-	char source[512], from[256] = "";
+	const char *html = NULL, *metrics = NULL;
+	const char **files = calloc((size_t)argc + 1, sizeof(*files));
+	const char **logs = calloc((size_t)argc + 1, sizeof(*logs));
+	char source[512];
 	autosize_report_options o;
-	report_cli c = {NULL, 0};
+	autosize_report *r = NULL;
+	cli_jobs_sink sink = {report_add, report_bad, NULL, "report", 0};
 	cli_sacct sa;
-	int i, json = 0, files = 0, took, rv = CLI_EXIT_USAGE;
+	int i, json = 0, n = 0, nlogs = 0, took, rv = CLI_EXIT_USAGE;
+
+	if (!files || !logs) {
+		fprintf(stderr, "autosize: report: out of memory\n");
+		return CLI_EXIT_USAGE;
+	}
 
 	cli_sacct_init(&sa);
 	autosize_report_options_init(&o);
@@ -134,83 +168,72 @@ int cli_report(int argc, char **argv)
 
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			report_usage(stdout);
-			return CLI_EXIT_OK;
+			rv = CLI_EXIT_OK;
+			goto out;
 		} else if ((took = cli_sacct_option(&sa, argc, argv, &i))) {
 			if (took < 0)
-				return CLI_EXIT_USAGE;
+				goto out;
 		} else if (strcmp(a, "--json") == 0) {
 			json = 1;
 		} else if (a[0] != '-') {
-			files++;
+			files[n++] = a;
 		} else if (!has_value) {
 			fprintf(stderr, "autosize: %s needs a value\n", a);
-			return CLI_EXIT_USAGE;
+			goto out;
 		} else if (strcmp(a, "--html") == 0) {
 			html = argv[++i];
-		} else if (strcmp(a, "--ctld-log") == 0) {
-			ctld = argv[++i];
+		} else if (strcmp(a, "--ctld-log") == 0 ||
+			   strcmp(a, "--log") == 0) {
+			logs[nlogs++] = argv[++i];
+		} else if (strcmp(a, "--metrics") == 0) {
+			metrics = argv[++i];
 		} else if (strcmp(a, "--max-jobs") == 0) {
 			if (report_max_jobs(argv[++i], &o.max_jobs))
-				return CLI_EXIT_USAGE;
+				goto out;
 		} else {
 			fprintf(stderr, "autosize: report: unknown option "
 				"'%.40s'\n", a);
 			report_usage(stderr);
-			return CLI_EXIT_USAGE;
+			goto out;
 		}
 	}
-	if (!sa.use && !files) {
+	if (!sa.use && !n) {
 		fprintf(stderr, "autosize: report: give --sacct or JSON-lines "
 			"files of finished jobs\n");
 		report_usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if (json && html) {
-		fprintf(stderr, "autosize: report: --json and --html: give "
-			"one (the page carries the figures --json prints)\n");
-		return CLI_EXIT_USAGE;
-	}
-	if (!(c.r = autosize_report_create(&o))) {
-		fprintf(stderr, "autosize: report: out of memory\n");
-		return CLI_EXIT_USAGE;
-	}
-	if (sa.use) {
-		if (cli_sacct_read(&sa, "report", report_sacct_job, &c) != 0)
-			goto out;
-		cli_sacct_describe(&sa, from, sizeof(from));
-	}
-	for (i = 1; i < argc; i++) {
-		FILE *f;
-
-		if (argv[i][0] == '-') {
-			i += strcmp(argv[i], "--sacct") != 0 &&
-			     strcmp(argv[i], "--json") != 0;
-			continue;
-		}
-		if (!(f = fopen(argv[i], "r"))) {
-			fprintf(stderr, "autosize: report: %s: %s\n", argv[i],
-				strerror(errno));
-			goto out;
-		}
-		cli_jsonl_read(f, argv[i], report_json_line, report_too_long,
-			       &c);
-		fclose(f);
-	}
-	if (ctld && report_ctld_log(&c, ctld) != 0)
 		goto out;
-	autosize_report_finish(c.r);
-	snprintf(source, sizeof(source), "%s%s%s", from,
-		 sa.use && files ? " and " : "", files ? "JSON-lines files" : "");
-	if (html)
-		rv = cli_report_html(c.r, html, source) == 0 ? CLI_EXIT_OK
-							     : CLI_EXIT_USAGE;
+	}
+	if (json + !!html + !!metrics > 1) {
+		fprintf(stderr, "autosize: report: --json, --html and --metrics: "
+			"give one\n");
+		goto out;
+	}
+	if (!(r = autosize_report_create(&o))) {
+		fprintf(stderr, "autosize: report: out of memory\n");
+		goto out;
+	}
+	sink.ctx = r;
+	if (cli_jobs_read(&sa, files, n, &sink, source, sizeof(source)) ||
+	    (sa.use && report_requeued_runs(&sa, &sink) != 0))
+		goto out;
+	for (i = 0; i < nlogs; i++)
+		if (report_ctld_log(r, logs[i]) != 0)
+			goto out;
+	autosize_report_finish(r);
+	if (metrics)
+		rv = report_metrics(r, metrics);
+	else if (html)
+		rv = cli_report_html(r, html, source) == 0 ? CLI_EXIT_OK
+							   : CLI_EXIT_USAGE;
 	else if (json)
-		rv = autosize_report_write_json(c.r, stdout, source) == 0
+		rv = autosize_report_write_json(r, stdout, source) == 0
 		     ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	else
-		rv = autosize_report_write_text(c.r, stdout, source) == 0
+		rv = autosize_report_write_text(r, stdout, source) == 0
 		     ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 out:
-	autosize_report_destroy(c.r);
+	autosize_report_destroy(r);
+	free(files);
+	free(logs);
 	return rv;
 }

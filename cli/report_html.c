@@ -21,17 +21,13 @@
 #define RH_TIMEOUT_ROWS 50
 #define RH_TEXT_MAX 512
 
-/* The series of a partition, made when first needed (-1: none). */
+/* The series of a partition, made when first needed (-1: none): its
+ * colour and marker are the partition's on every chart of the page. */
 static int rh_series(chart *c, int *series, const autosize_report *r,
 		     int part, chart_kind kind)
 {
-	if (part < 0 || part >= AUTOSIZE_REPORT_MAX_GROUPS)
-		return -1;
-	if (series[part] < 0)
-		series[part] = chart_series(c, autosize_report_partition(r,
-									  part),
-					    kind);
-	return series[part];
+	return chart_series_of(c, series, AUTOSIZE_REPORT_MAX_GROUPS, part,
+			       autosize_report_partition(r, part), kind);
 }
 
 static void rh_tip(const autosize_report_job *k, char *buf, size_t len)
@@ -219,6 +215,40 @@ static void rh_timeouts(html_page *p, const autosize_report *r)
 	html_table_end(p);
 }
 
+/* The runs that ended PREEMPTED or REQUEUED: what they spent. */
+static void rh_interrupted(html_page *p, const autosize_report *r)
+{
+	static const char *const head[] = {"job", "user", "name",
+		"partition", "state", "ran", "GPU-hours"};
+	const autosize_report_job *k;
+	long n, i, rows = 0;
+
+	k = autosize_report_jobs(r, &n);
+	html_table_begin(p, "interrupted", "Preempted and requeued runs (their "
+			 "time is spent, their prediction untested)",
+			 "lllllrr", head, 7);
+	for (i = 0; i < n && rows < RH_TIMEOUT_ROWS; i++) {
+		char ran[32], gpu_h[32];
+		const char *cells[7];
+
+		if (!k[i].preempted && !k[i].requeued)
+			continue;
+		rows++;
+		autosize_format_duration(k[i].elapsed_s, ran, sizeof(ran));
+		snprintf(gpu_h, sizeof(gpu_h), "%.0f",
+			 k[i].gpus * k[i].elapsed_s / 3600);
+		cells[0] = k[i].job_id;
+		cells[1] = k[i].user;
+		cells[2] = k[i].name;
+		cells[3] = autosize_report_partition(r, k[i].partition);
+		cells[4] = k[i].state;
+		cells[5] = ran;
+		cells[6] = gpu_h;
+		html_table_row(p, cells, 0);
+	}
+	html_table_end(p);
+}
+
 static void rh_counts(html_page *p, const char *id, const char *caption,
 		      const char *what, const autosize_report_count *c, int n)
 {
@@ -260,13 +290,16 @@ static void rh_summary(html_page *p, const autosize_report *r,
 		html_paragraph(p, text);
 	}
 	snprintf(text, sizeof(text), "Time limits: %ld of %ld jobs hit "
-		 "theirs; %ld of %ld completed in less than %.0f%% of it. "
-		 "GPU-hours: planned %.0f, used %.0f; asked %s.",
+		 "theirs; %ld of %ld completed in less than %.0f%% of it; "
+		 "%ld preempted, %ld run(s) requeued. GPU-hours of the jobs "
+		 "that ran: planned %.0f, used %.0f; asked %s; %ld job%s "
+		 "cancelled before starting.",
 		 t->timeouts, t->kept, t->far_under, t->completed,
 		 autosize_report_options_of(r)->far_under * 100,
+		 t->preempted, t->requeued,
 		 t->gpu_h_planned, t->gpu_h_used, t->asked_jobs ?
 		 "by the jobs that gave a size and a limit (see --json)" :
-		 "not known");
+		 "not known", t->never_ran, t->never_ran == 1 ? "" : "s");
 	html_paragraph(p, text);
 }
 
@@ -292,6 +325,7 @@ static int rh_page(FILE *f, const autosize_report *r, const char *source,
 		       "below: it waited for a longer slot than it needed.");
 	html_chart(p, charts[1]);
 	rh_timeouts(p, r);
+	rh_interrupted(p, r);
 	html_heading(p, "Week by week");
 	html_chart(p, charts[2]);
 	html_chart(p, charts[3]);

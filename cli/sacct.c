@@ -99,8 +99,15 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	argv[a++] = delim_opt;
 	argv[a++] = "-o";
 	argv[a++] = AUTOSIZE_SACCT_FIELDS;
-	argv[a++] = "-S";
-	argv[a++] = (char *)s->start;
+	if (s->duplicates)
+		argv[a++] = "-D";
+	if (s->jobs) {
+		argv[a++] = "-j";
+		argv[a++] = (char *)s->jobs;
+	} else {
+		argv[a++] = "-S";
+		argv[a++] = (char *)s->start;
+	}
 	if (s->end) {
 		argv[a++] = "-E";
 		argv[a++] = (char *)s->end;

@@ -7,18 +7,14 @@
 #include <string.h>
 #include "autosize/decide.h"
 #include "autosize/jobenv.h"
+#include "autosize/launch.h"
 #include "autosize/parse.h"
-#include "plan_work.h"
+#include "decide_private.h"
 
 /* GPU counts above this are taken as this (the plan then names the
  * partition's limit). */
 #define DECIDE_GPUS_MAX 10000000L
 
-struct autosize_decide_work {
-	autosize_request req;
-	autosize_plan plan;
-	autosize_work plan_work;
-};
 
 size_t autosize_decide_work_size(void)
 {
@@ -34,6 +30,7 @@ void autosize_job_init(autosize_job *job)
 	job->gpus_per_task = job->gpus_per_socket = AUTOSIZE_JOB_UNSET;
 	job->sockets_per_node = job->het_offset = AUTOSIZE_JOB_UNSET;
 	job->ntasks_per_node = AUTOSIZE_JOB_UNSET;
+	job->cpus_per_gpu = job->mem_per_gpu_mb = AUTOSIZE_JOB_UNSET;
 }
 
 const char *autosize_action_name(autosize_action a)
@@ -48,22 +45,6 @@ const char *autosize_action_name(autosize_action a)
 	return "none";
 }
 
-/* A bounded line into buf (a longer one is cut: messages are best
- * effort, never an overflow). */
-static void decide_text(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void decide_text(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	/* messages quote the job's own text (partition names, model
-	 * names): one line in slurmctld's log and on the user's terminal */
-	autosize_one_line(buf);
-}
 
 /* The plugin failed, not the user: on_error decides. */
 static void decide_internal(const autosize_policy *p, autosize_decision *d,
@@ -170,11 +151,13 @@ static int decide_partitions(const autosize_policy *p,
 static void decide_model_name(const autosize_request *r,
 			      const autosize_plan *pl, char *buf, size_t len)
 {
+	char n[16];
+
 	if (r->model.name[0])
 		snprintf(buf, len, "%s", r->model.name);
 	else
-		snprintf(buf, len, "a model of %.3gB parameters",
-			 pl->params / 1e9);
+		snprintf(buf, len, "a model of %s parameters",
+			 autosize_launch_count(pl->params, n, sizeof(n)));
 }
 
 static void decide_summary(const autosize_request *r,
@@ -188,15 +171,27 @@ static void decide_summary(const autosize_request *r,
 	if (pl->time_limit_min > 0)
 		autosize_format_duration(pl->time_limit_min * 60.0, limit,
 					 sizeof(limit));
-	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPUs, TP %d x PP %d "
+	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPU%s, TP %d x PP %d "
 		     "x CP %d x DP %d, EP %d, VP %d, ZeRO-%d, MFU %.0f%%", model,
-		     pl->part.name, pl->nodes, pl->nodes == 1 ? "" : "s",
-		     pl->gpus_per_node, pl->tp, pl->pp, pl->cp > 1 ? pl->cp : 1,
+		     pl->part.name, pl->nodes, autosize_plural(pl->nodes),
+		     pl->gpus_per_node, autosize_plural(pl->gpus_per_node),
+		     pl->tp, pl->pp, pl->cp > 1 ? pl->cp : 1,
 		     pl->dp, pl->ep > 1 ? pl->ep : 1, pl->vp > 1 ? pl->vp : 1,
 		     pl->zero_stage, pl->mfu * 100);
-	if (n < 0 || (size_t)n >= len || pl->train_hours <= 0)
+	if (n < 0 || (size_t)n >= len)
 		return;
 	used = (size_t)n;
+	if (pl->host_bytes_per_node > 0) {
+		/* offloaded states: the host memory the plan needs */
+		n = snprintf(buf + used, len - used, ", host memory %.0f GiB "
+			     "per node", pl->host_bytes_per_node /
+			     (1024.0 * 1024 * 1024));
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+	if (pl->train_hours <= 0)
+		return;
 	n = snprintf(buf + used, len - used,
 		     ", %.1f h predicted, time limit %s%s", pl->train_hours,
 		     limit, pl->chained_jobs > 1 ? " per job" : "");
@@ -237,26 +232,30 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 	}
 	if (decide_has_explicit_size(r) && pl->advice_here_nodes > 0)
 		decide_text(head, sizeof(head), "%s does not fit the size you "
-			 "asked for on partition %s (%d node%s x %d GPUs: "
-			 "%.200s); it needs at least %d nodes of %s there",
+			 "asked for on partition %s (%d node%s x %d GPU%s: "
+			 "%.200s); it needs at least %d node%s of %s there",
 			 model, part->name, pl->nodes,
-			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
-			 pl->reason, pl->advice_here_nodes, gpu);
+			 autosize_plural(pl->nodes), pl->gpus_per_node,
+			 autosize_plural(pl->gpus_per_node), pl->reason,
+			 pl->advice_here_nodes,
+			 autosize_plural(pl->advice_here_nodes), gpu);
 	else if (decide_has_explicit_size(r))
 		decide_text(head, sizeof(head), "%s does not fit the size you "
-			 "asked for on partition %s (%d node%s x %d GPUs: "
+			 "asked for on partition %s (%d node%s x %d GPU%s: "
 			 "%.200s)", model, part->name, pl->nodes,
-			 pl->nodes == 1 ? "" : "s", pl->gpus_per_node,
-			 pl->reason);
+			 autosize_plural(pl->nodes), pl->gpus_per_node,
+			 autosize_plural(pl->gpus_per_node), pl->reason);
 	else if (pl->advice_min_nodes > 0)
-		decide_text(head, sizeof(head), "%s needs at least %d nodes of "
-			 "%s (%d GPUs each); partition %s allows %d per job",
-			 model, pl->advice_min_nodes, gpu,
-			 part->gpus_per_node, part->name,
+		decide_text(head, sizeof(head), "%s needs at least %d node%s "
+			 "of %s (%d GPU%s each); partition %s allows %d per "
+			 "job", model, pl->advice_min_nodes,
+			 autosize_plural(pl->advice_min_nodes), gpu,
+			 part->gpus_per_node,
+			 autosize_plural(part->gpus_per_node), part->name,
 			 part->max_nodes_per_job);
 	else
 		decide_text(head, sizeof(head), "%s does not fit partition %s: "
-			 "%.200s", model, part->name, pl->reason);
+			 "%.300s", model, part->name, pl->reason);
 	if (pl->advice_partition[0])
 		decide_text(where, sizeof(where), "partition %s fits it with %d "
 			 "node%s", pl->advice_partition,
@@ -267,11 +266,28 @@ static void decide_unfit(const autosize_policy *p, const autosize_request *r,
 	else
 		decide_text(where, sizeof(where), "no partition in the site "
 			 "policy fits it");
+	d->reason = "unfit";
+	if (pl->capped_by[0]) {
+		/* what does not fit is Slurm's own limit on this job */
+		d->reason = "limit";
+		if (pl->advice_min_nodes > 0 && !decide_has_explicit_size(r))
+			decide_text(head, sizeof(head), "%s needs at least %d "
+				 "GPUs of %s; %.120s allows fewer to this job "
+				 "on partition %s", model,
+				 pl->advice_min_nodes * part->gpus_per_node,
+				 gpu, pl->capped_by, part->name);
+		else
+			decide_text(head, sizeof(head), "%s does not fit what "
+				 "%.120s allows this job on partition %s "
+				 "(%.200s)", model, pl->capped_by, part->name,
+				 pl->reason);
+		if (!pl->advice_partition[0])
+			where[0] = '\0';
+	}
 	decide_text(d->message, sizeof(d->message), "%.420s%s%.150s%s", head,
 		 where[0] ? "; " : "", where, warn ? " (submitted unchanged: it will likely run out "
 			       "of memory)" : "");
 	d->action = warn ? AUTOSIZE_ACTION_WARN : AUTOSIZE_ACTION_REJECT;
-	d->reason = "unfit";
 	d->has_plan = 0;
 }
 
@@ -323,10 +339,14 @@ static int decide_explicit(const autosize_defaults *def,
 		else if (job->gpus_per_task > 0 && job->num_tasks > 0)
 			total = job->gpus_per_task * job->num_tasks;
 	}
+	if (job->exclusive)   /* all GPUs of each node (decide_request) */
+		per_node = AUTOSIZE_JOB_UNSET;
 	if (!keep)
 		return 0;
 	if (d->explicit_nodes)
 		r->nodes = (int)job->min_nodes;
+	else if (per_node > 0)
+		r->fewest_nodes = 1;   /* one node unless memory needs more */
 	if (per_node == 0 || total == 0) {
 		decide_text(d->message, sizeof(d->message), "the job asks for "
 			 "no GPUs (a GPU count of 0) but carries model "
@@ -416,6 +436,7 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 	d->set_gpus = !gpus_fixed && !(keep && d->explicit_gpus);
 	d->set_time = pl->time_limit_min > 0 && !(keep && d->explicit_time);
 	d->set_partition = strcmp(job->partition, pl->part.name) != 0;
+	decide_fill_node(job, pl, d);
 	if (keep && d->explicit_time && job->time_limit_min > 0 &&
 	    pl->train_hours > 0 && d->n_warnings < AUTOSIZE_MAX_WARNINGS &&
 	    job->time_limit_min < pl->train_hours * 60)
@@ -511,8 +532,10 @@ static void decide_het(const autosize_policy *p, const autosize_job *job,
 	char why[AUTOSIZE_LINE_MAX];
 
 	if (decide_plan(p, job, w, d)) {
-		decide_suggest(d, "heterogeneous job, not resized; for its "
-			       "first component, ");
+		/* Slurm puts each component's number before its lines
+		 * ("sbatch: 0: autosize: ..."): the words say which */
+		decide_suggest(d, "heterogeneous job, not resized; for "
+			       "component 0, ");
 	} else if (strcmp(d->reason, "unfit") == 0) {
 		decide_text(why, sizeof(why), "%s", d->message);
 		decide_text(d->message, sizeof(d->message), "heterogeneous job, "
@@ -639,7 +662,9 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 	mode = decide_mode(site, &w->req);
 	if (mode == AUTOSIZE_ACTION_NONE)
 		return;  /* off: nothing to say */
-	w->req.live = job->have_live ? &job->live : NULL;
+	if (decide_limits(def, job, w, d) != 0)
+		return;
+	decide_request(p, job, &w->req);
 	snprintf(w->req.partition, sizeof(w->req.partition), "%s",
 		 job->partition);
 	if (job->het_offset == 0) {
@@ -657,7 +682,7 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 	}
 	if (decide_explicit(def, job, &w->req, d) != 0)
 		return;
-	if (!decide_plan(p, job, w, d))
+	if (!decide_plan(p, job, w, d) || decide_time_past_max(job, w, d))
 		return;
 	/* The planned partition's own mode (a list may mix them). */
 	mode = decide_mode(w->plan.part.mode, &w->req);

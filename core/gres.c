@@ -221,6 +221,27 @@ int autosize_tres_set_gpus_as(const char *tres, int gpus,
 			      autosize_tres_syntax syntax, char *out,
 			      size_t len)
 {
+	return autosize_tres_set_gpus_typed(tres, gpus, NULL, syntax, out,
+					    len);
+}
+
+int autosize_tres_gpu_type(const char *tres, char *type, size_t len)
+{
+	gres_gpu g;
+	size_t at, n;
+
+	if (!tres || gres_find(tres, &g, &at, &n) != 1 || !g.type ||
+	    g.count == AUTOSIZE_JOB_UNREADABLE || g.type_len >= len)
+		return 0;
+	memcpy(type, g.type, g.type_len);
+	type[g.type_len] = '\0';
+	return 1;
+}
+
+int autosize_tres_set_gpus_typed(const char *tres, int gpus, const char *type,
+				 autosize_tres_syntax syntax, char *out,
+				 size_t len)
+{
 	gres_gpu g;
 	size_t at = 0, n = 0, tail;
 	int rc = 0, w;
@@ -233,10 +254,17 @@ int autosize_tres_set_gpus_as(const char *tres, int gpus,
 	if (syntax == AUTOSIZE_TRES_UNKNOWN)
 		syntax = autosize_tres_syntax_of(tres); /* COLON when none */
 	gres = syntax == AUTOSIZE_TRES_SLASH ? "gres/gpu" : "gres:gpu";
+	if (type && type[0]) {
+		g.type = type;     /* the type planned for */
+		g.type_len = strlen(type);
+	}
 	if (rc == 0) {
 		/* No GPU entry: ours first, the others after it. */
-		w = snprintf(out, len, "%s:%d%s%s", gres, gpus,
-			     tres && tres[0] ? "," : "", tres ? tres : "");
+		w = type && type[0]
+		    ? snprintf(out, len, "%s:%s:%d%s%s", gres, type, gpus,
+			       tres && tres[0] ? "," : "", tres ? tres : "")
+		    : snprintf(out, len, "%s:%d%s%s", gres, gpus,
+			       tres && tres[0] ? "," : "", tres ? tres : "");
 		return w < 0 || (size_t)w >= len ? -1 : 0;
 	}
 	if (g.count == AUTOSIZE_JOB_UNREADABLE)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include "autosize/model.h"
+#include "autosize/parse.h"
 #include "json.h"
 #include "readfile.h"
 
@@ -41,6 +42,7 @@ enum hf_field {
 	HF_SHARED_EXPERTS,  /* DeepSeek: this many of moe_intermediate_size */
 	HF_DENSE_LAYERS,
 	HF_MOE_EVERY,       /* MoE in every k-th layer only */
+	HF_DENSE_FFN,       /* Llama 4: the dense layers' MLP width */
 	HF_HEAD_DIM,
 	HF_MULTI_QUERY,
 	HF_Q_LORA,
@@ -92,6 +94,9 @@ static const struct hf_key hf_keys[] = {
 	  AUTOSIZE_MAX_LAYERS },
 	{ "decoder_sparse_step", HF_MOE_EVERY, HF_INT, 0, AUTOSIZE_MAX_LAYERS },
 	{ "moe_layer_freq", HF_MOE_EVERY, HF_INT, 0, AUTOSIZE_MAX_LAYERS },
+	{ "interleave_moe_layer_step", HF_MOE_EVERY, HF_INT, 0,
+	  AUTOSIZE_MAX_LAYERS },
+	{ "intermediate_size_mlp", HF_DENSE_FFN, HF_INT, 1, AUTOSIZE_MAX_FFN },
 	{ "head_dim", HF_HEAD_DIM, HF_INT, 1, AUTOSIZE_MAX_HEAD_DIM },
 	{ "multi_query", HF_MULTI_QUERY, HF_BOOL, 0, 1 },
 	{ "q_lora_rank", HF_Q_LORA, HF_INT, 0, AUTOSIZE_MAX_LORA_RANK },
@@ -127,7 +132,13 @@ static const char *const hf_gated_mlp_types[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
 	"qwen3_moe", "gemma", "gemma2", "gemma3", "gemma3_text", "phi3",
 	"olmo", "olmo2", "olmoe", "internlm2", "cohere", "granite",
-	"granitemoe", "stablelm", "yi", "deepseek_v2", "deepseek_v3", NULL
+	"granitemoe", "stablelm", "yi", "deepseek_v2", "deepseek_v3", "llama4",
+	"llama4_text", NULL
+};
+/* Types whose MoE layers add one always-active expert of
+ * intermediate_size (transformers' Llama4TextMoe.shared_expert). */
+static const char *const hf_one_shared_expert_types[] = {
+	"llama4", "llama4_text", NULL
 };
 /*
  * Types whose configuration class ties embeddings when the file does not
@@ -183,16 +194,6 @@ struct hf_reader {
 	autosize_error sem;          /* first error in a value, reported once
 					the syntax is known to be good */
 };
-
-static int hf_in_list(const char *s, const char *const *list)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
 
 /* Record the first error found in a value (not in the syntax). */
 static void hf_sem(struct hf_reader *r, const char *fmt, ...)
@@ -393,9 +394,9 @@ static autosize_mlp hf_pick_mlp(const struct hf_value *v)
 {
 	const struct hf_value *type = &v[HF_TYPE], *act = &v[HF_ACT];
 
-	if (type->set && hf_in_list(type->str, hf_plain_mlp_types))
+	if (type->set && autosize_word_in(type->str, hf_plain_mlp_types))
 		return AUTOSIZE_MLP_GELU;
-	if (type->set && hf_in_list(type->str, hf_gated_mlp_types))
+	if (type->set && autosize_word_in(type->str, hf_gated_mlp_types))
 		return AUTOSIZE_MLP_SWIGLU;
 	if (act->set && act->str[0])
 		return strncasecmp(act->str, "gelu", 4) == 0 ||
@@ -455,15 +456,40 @@ static autosize_err hf_missing(const char *what, const char *key,
 			     what, key, expected);
 }
 
+/*
+ * MoE layers of layers when every k-th has experts after dense_first
+ * leading dense ones. transformers' Qwen2-MoE (decoder_sparse_step) and
+ * Llama 4 (interleave_moe_layer_step) put experts in layer i when
+ * (i + 1) % k == 0; DeepSeek (moe_layer_freq) when i >= dense_first and
+ * i % k == 0.
+ */
+static int hf_moe_layers(const char *key, int layers, int dense_first, int k)
+{
+	int i, n = 0;
+
+	if (k <= 1)
+		return layers - dense_first;
+	for (i = dense_first; i < layers; i++)
+		if (strcmp(key, "moe_layer_freq") == 0 ? i % k == 0
+						       : (i + 1) % k == 0)
+			n++;
+	return n;
+}
+
 /* Experts: Mixtral (num_local_experts, intermediate_size per expert),
- * Qwen2-MoE (num_experts, moe_intermediate_size, one shared expert of
- * shared_expert_intermediate_size), DeepSeek-V2/V3 (n_routed_experts,
- * n_shared_experts of moe_intermediate_size, first_k_dense_replace
- * leading dense layers of intermediate_size). */
+ * Qwen2/3-MoE (num_experts, moe_intermediate_size, one shared expert of
+ * shared_expert_intermediate_size, MoE every decoder_sparse_step-th
+ * layer), DeepSeek-V2/V3 (n_routed_experts, n_shared_experts of
+ * moe_intermediate_size, first_k_dense_replace leading dense layers of
+ * intermediate_size), Llama 4 (num_local_experts of intermediate_size
+ * and a shared one, every interleave_moe_layer_step-th layer, the others
+ * dense of intermediate_size_mlp). The dense layers are counted, where
+ * they are does not change the sizes. */
 static autosize_err hf_experts(const char *what, const struct hf_value *v,
 			       autosize_model *m, autosize_error *e)
 {
-	int moe_ffn = hf_int(v, HF_MOE_FFN);
+	int moe_ffn = hf_int(v, HF_MOE_FFN), every = hf_int(v, HF_MOE_EVERY);
+	int moe_layers;
 
 	if (hf_int(v, HF_EXPERTS) <= 1) {
 		if (moe_ffn > 0 || hf_int(v, HF_SHARED_FFN) > 0)
@@ -477,28 +503,29 @@ static autosize_err hf_experts(const char *what, const struct hf_value *v,
 					     "intermediate_size");
 		return AUTOSIZE_OK;
 	}
-	if (hf_int(v, HF_MOE_EVERY) > 1)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "%s: %s %d (experts in every %d-th layer "
-				     "only) is not supported (expected 1; "
-				     "give --model-params instead)", what,
-				     hf_key_name(&v[HF_MOE_EVERY], ""),
-				     hf_int(v, HF_MOE_EVERY),
-				     hf_int(v, HF_MOE_EVERY));
 	m->experts = hf_int(v, HF_EXPERTS);
 	m->experts_active = hf_int(v, HF_EXPERTS_ACTIVE);
-	if (moe_ffn > 0) {
-		m->ffn_dense = m->ffn;
+	m->ffn_dense = hf_int(v, HF_DENSE_FFN) > 0 ? hf_int(v, HF_DENSE_FFN)
+						   : m->ffn;
+	if (moe_ffn > 0)
 		m->ffn = moe_ffn;
-	}
 	if (hf_int(v, HF_SHARED_FFN) > 0) {
 		m->experts_shared = 1;
 		m->ffn_shared = hf_int(v, HF_SHARED_FFN);
 	} else if (hf_int(v, HF_SHARED_EXPERTS) > 0) {
 		m->experts_shared = hf_int(v, HF_SHARED_EXPERTS);
 		m->ffn_shared = m->ffn;
+	} else if (v[HF_TYPE].set &&
+		   autosize_word_in(v[HF_TYPE].str, hf_one_shared_expert_types)) {
+		m->experts_shared = 1;
+		m->ffn_shared = m->ffn;
 	}
-	m->dense_layers = hf_int(v, HF_DENSE_LAYERS);
+	moe_layers = hf_moe_layers(hf_key_name(&v[HF_MOE_EVERY], ""),
+				   m->layers, hf_int(v, HF_DENSE_LAYERS) <
+				   m->layers ? hf_int(v, HF_DENSE_LAYERS)
+					     : m->layers, every);
+	/* none left: autosize_model_finish_arch says so */
+	m->dense_layers = m->layers - moe_layers;
 	if (m->dense_layers == 0)
 		m->ffn_dense = 0;
 	return AUTOSIZE_OK;
@@ -536,7 +563,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 		m->tied_embeddings = hf_int(v, HF_TIED);
 	else
 		m->tied_embeddings = type->set &&
-				     hf_in_list(type->str, hf_tied_types);
+				     autosize_word_in(type->str, hf_tied_types);
 	m->q_lora_rank = hf_int(v, HF_Q_LORA);
 	m->kv_lora_rank = hf_int(v, HF_KV_LORA);
 	if (m->kv_lora_rank > 0) {
@@ -546,7 +573,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 	}
 	m->max_positions = hf_int(v, HF_POSITIONS);
 	m->learned_positions = m->max_positions > 0 &&
-		(type->set ? hf_in_list(type->str, hf_learned_pos_types)
+		(type->set ? autosize_word_in(type->str, hf_learned_pos_types)
 			   : strcmp(hf_key_name(&v[HF_POSITIONS], ""),
 				    "n_positions") == 0);
 	rc = hf_experts(what, v, m, e);

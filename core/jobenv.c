@@ -246,13 +246,6 @@ autosize_err autosize_request_from_env(const char *const *env, size_t n,
 		 * model's positions: as on the submit host */
 		return autosize_request_finish(r, e);
 	}
-	if (r->model_spec[0] && (strchr(r->model_spec, '/') ||
-				 strstr(r->model_spec, ".json")))
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--model %.200s: a config.json path "
-				     "reaches slurmctld only when the submit "
-				     "host read it (is the autosize SPANK "
-				     "plugin loaded there?)", r->model_spec);
 	if (!r->model_spec[0] && !(r->model_params > 0) && !r->arch_given)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "autosize options without a model: add "

@@ -81,6 +81,10 @@ static const rec_key rec_keys[] = {
 	RK_O("ask_gpus", REC_INT, ask_gpus, 0, 1e7),
 	RK_O("ask_min", REC_LONG, ask_min, 0, 1e9),
 	RK_O("warn", REC_STR, warn, 0, 0),
+	RK_O("model", REC_STR, model, 0, 0),
+	RK_O("mode", REC_STR, mode, 0, 0),
+	RK_O("stack", REC_STR, stack, 0, 0),
+	RK_O("prec", REC_STR, prec, 0, 0),
 	RK_M("m_tok_s", m_tokens_per_s, 0, 1e15),
 	RK_M("m_step_s", m_step_s, 0, 1e9),
 	RK_M("m_mem_b", m_mem_bytes, 0, 1e15),
@@ -94,6 +98,8 @@ void autosize_record_init(autosize_record *r)
 {
 	memset(r, 0, sizeof(*r));
 }
+
+static int rec_name_ok(const char *s);
 
 void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 {
@@ -138,6 +144,18 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->cal_memory = p->calibration.applied &&
 			p->calibration.memory_factor > 1
 			? p->calibration.memory_factor : 0;
+	/* the request's facts a plan does not show (a name the format
+	 * cannot carry is left out, not the record) */
+	if (rec_name_ok(p->model) && strlen(p->model) < sizeof(r->model))
+		snprintf(r->model, sizeof(r->model), "%s", p->model);
+	if (p->train_mode != AUTOSIZE_TRAIN_PRETRAIN)
+		snprintf(r->mode, sizeof(r->mode), "%s",
+			 autosize_train_mode_name(p->train_mode));
+	if (rec_name_ok(p->stack))
+		snprintf(r->stack, sizeof(r->stack), "%s", p->stack);
+	if (p->precision != AUTOSIZE_PREC_BF16)
+		snprintf(r->prec, sizeof(r->prec), "%s",
+			 autosize_precision_name(p->precision));
 }
 
 /* A name the format can carry: [A-Za-z0-9._+-], 1.. bytes. */

@@ -476,9 +476,12 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * plan would run as full training, with other memory and speed */
 	if (launch_peft(r)) {
 		if (why)
-			snprintf(why, why_len, "Megatron-LM has no %s "
-				 "training: no Megatron arguments (train the "
-				 "adapters under FSDP or DeepSpeed with PEFT)",
+			snprintf(why, why_len, "Megatron-LM trains every "
+				 "weight: no Megatron arguments for %s (NeMo's "
+				 "and Megatron-Bridge's PEFT recipes run it: "
+				 "their tensor, pipeline and context parallel "
+				 "sizes are AUTOSIZE_TP, AUTOSIZE_PP and "
+				 "AUTOSIZE_CP)",
 				 autosize_train_mode_name(r->train_mode));
 		return -1;
 	}
@@ -635,16 +638,22 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 	/* gradient_clipping: the HF Trainer's max_grad_norm and Megatron's
 	 * --clip-grad default (1.0), which the Trainer checks the JSON
 	 * against; older DeepSpeed defaults to 0 (no clipping) */
-	launch_put(&o, "{\n"
-		   "  \"train_batch_size\": %d,\n"
-		   "  \"train_micro_batch_size_per_gpu\": %d,\n"
+	launch_put(&o, "{\n");
+	/* --cp under DeepSpeed is Ulysses (framework_cp_ulysses): its
+	 * ranks share a sample. DeepSpeed counts the data-parallel ranks
+	 * as the world over sequence_parallel_size (runtime/config.py,
+	 * where no mpu gives them) and derives train_batch_size from the
+	 * other two; the HF Trainer checks a stated one against world x
+	 * micro-batch x accumulation (integrations/deepspeed.py
+	 * trainer_config_process), sequence_parallel_size times too many,
+	 * and accelerate sets it itself (accelerator.py): left out */
+	if (p->cp <= 1)
+		launch_put(&o, "  \"train_batch_size\": %d,\n",
+			   p->global_batch);
+	launch_put(&o, "  \"train_micro_batch_size_per_gpu\": %d,\n"
 		   "  \"gradient_accumulation_steps\": %d,\n"
 		   "  \"gradient_clipping\": 1.0,\n",
-		   p->global_batch, p->micro_batch, p->grad_accum);
-	/* --cp under DeepSpeed is Ulysses (framework_cp_ulysses): its
-	 * ranks share a sample, and DeepSpeed's batch check counts the
-	 * data-parallel ranks as the world over sequence_parallel_size
-	 * (runtime/config.py, where no mpu gives them) */
+		   p->micro_batch, p->grad_accum);
 	if (p->cp > 1)
 		launch_put(&o, "  \"sequence_parallel_size\": %d,\n", p->cp);
 	launch_put(&o, "  \"zero_optimization\": {\n"
@@ -723,8 +732,13 @@ static int launch_titan_line(const autosize_plan *p,
 	launch_init(&o, buf, len);
 	if (!p || !r)
 		return launch_fail(buf, len);
-	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP || launch_peft(r))
-		return 0;     /* torchtitan trains every weight */
+	/* adapters: the current release's LoRAConverter (components/
+	 * lora.py: TP-sharded LoRA linears over 16-bit ones), a converter
+	 * of the config function; no QLoRA, none in the job_config.py
+	 * releases */
+	if (p->framework != AUTOSIZE_FRAMEWORK_FSDP ||
+	    (launch_peft(r) && (v1 || r->train_mode == AUTOSIZE_TRAIN_QLORA)))
+		return 0;
 	launch_titan_parallel(&o, p, r);
 	if (v1) {
 		/* a pipeline's rank takes its whole step as the local
@@ -821,21 +835,43 @@ static void launch_json_or_null(launch_out *o, const char *key,
 		launch_put(o, "null");
 }
 
-/* Add a sentence to the launch's note ("; " between two). */
+/* Add a sentence to a note ("; " between two). */
+static void launch_note_add(char *note, size_t len, const char *text)
+{
+	size_t used = strlen(note);
+
+	if (used && used + 2 < len) {
+		memcpy(note + used, "; ", 3);
+		used += 2;
+	}
+	snprintf(note + used, len - used, "%s", text);
+}
+
+/* Add a sentence to the launch's note and the tasks'. */
 static void launch_note(autosize_launch *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void launch_note(autosize_launch *l, const char *fmt, ...)
 {
-	size_t used = strlen(l->note);
+	char text[AUTOSIZE_LAUNCH_NOTE_MAX];
 	va_list ap;
 
-	if (used && used + 2 < sizeof(l->note)) {
-		memcpy(l->note + used, "; ", 3);
-		used += 2;
-	}
 	va_start(ap, fmt);
-	vsnprintf(l->note + used, sizeof(l->note) - used, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	launch_note_add(l->note, sizeof(l->note), text);
+	launch_note_add(l->task_note, sizeof(l->task_note), text);
+}
+
+/* A sentence about torchtitan's lines: in the launch's note, and told
+ * to the tasks only of a job that may run torchtitan (its stack, or the
+ * site's, is torchtitan or none: not the HF Trainer's or torchtune's
+ * jobs, whose every task got it). */
+static void launch_note_torchtitan(autosize_launch *l,
+				   const autosize_plan *p, const char *text)
+{
+	launch_note_add(l->note, sizeof(l->note), text);
+	if (!p->stack[0] || strcmp(p->stack, "torchtitan") == 0)
+		launch_note_add(l->task_note, sizeof(l->task_note), text);
 }
 
 /* Set an environment variable of the launch (a fixed, short value). */
@@ -877,6 +913,9 @@ static int launch_dp_lines(const autosize_request *r, const autosize_plan *p,
 {
 	if (autosize_launch_accelerate_args(r, p, where, out->accelerate,
 					    sizeof(out->accelerate)) < 0 ||
+	    autosize_launch_accelerate_config(r, p, out->accelerate_config,
+					      sizeof(out->accelerate_config))
+	    < 0 ||
 	    autosize_launch_hf_trainer_args(r, p, out->hf_trainer,
 					    sizeof(out->hf_trainer)) < 0 ||
 	    autosize_launch_axolotl_args(r, p, where, out->axolotl,
@@ -894,11 +933,52 @@ static int launch_dp_lines(const autosize_request *r, const autosize_plan *p,
 	return 0;
 }
 
+/* The launcher lines a stack's job may run, for a note. */
+static void launch_lines_set(const autosize_launch *l, char *buf,
+			     size_t len)
+{
+	const struct {
+		const char *value, *name;
+	} lines[] = {
+		{l->accelerate, "AUTOSIZE_ACCELERATE_ARGS"},
+		{l->hf_trainer, "AUTOSIZE_HF_TRAINER_ARGS"},
+		{l->axolotl, "AUTOSIZE_AXOLOTL_ARGS"},
+		{l->torchtune, "AUTOSIZE_TORCHTUNE_ARGS"},
+		{l->torchtitan, "AUTOSIZE_TORCHTITAN_ARGS"},
+		{l->deepspeed, "AUTOSIZE_DEEPSPEED_CONFIG"},
+	};
+	launch_out o;
+	size_t i;
+
+	launch_init(&o, buf, len);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (lines[i].value[0])
+			launch_put(&o, "%s%s", o.used ? ", " : "",
+				   lines[i].name);
+}
+
+/* What no launcher, or not the named stack's, runs (one sentence). */
+static void launch_gaps(const autosize_request *r, const autosize_plan *p,
+			autosize_launch *out)
+{
+	char why[AUTOSIZE_LAUNCH_NOTE_MAX], set[AUTOSIZE_LAUNCH_NOTE_MAX];
+
+	if (launch_dp_none(r, p, why, sizeof(why))) {
+		launch_note(out, "%s", why);
+		return;
+	}
+	if (!autosize_launch_stack_gap(r, p, why, sizeof(why)))
+		return;
+	launch_lines_set(out, set, sizeof(set));
+	launch_note(out, "%s%s%s%s", why, set[0] ? " (set: " : "", set,
+		    set[0] ? ")" : "");
+}
+
 int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			  const autosize_launch_where *where,
 			  autosize_launch *out)
 {
-	autosize_launch_where none = {NULL, 0, NULL, 0, NULL};
+	autosize_launch_where none = {NULL, 0, NULL, 0, NULL, NULL};
 	char why[AUTOSIZE_LAUNCH_NOTE_MAX] = "";
 	const char *connections;
 	launch_out o;
@@ -937,17 +1017,17 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	if (out->accelerate[0] &&
 	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
 		launch_setenv(out, "ACCELERATE_FP8_BACKEND", "TE");
-	if (p->framework == AUTOSIZE_FRAMEWORK_FSDP && launch_peft(r))
-		launch_note(out, "no torchtitan options for %s training (the "
-			    "plan prices PEFT adapters: run them under FSDP "
-			    "with AUTOSIZE_ACCELERATE_ARGS or "
-			    "AUTOSIZE_TORCHTUNE_ARGS)",
-			    autosize_train_mode_name(r->train_mode));
-	else if (out->torchtitan[0] && r->precision == AUTOSIZE_PREC_FP8)
-		launch_note(out, "torchtitan's current release takes FP8 from "
-			    "its config function (Float8LinearConverter in the "
-			    "model_spec converters), not an option: pick or "
-			    "write a float8 config");
+	if (out->torchtitan[0] && launch_peft(r))
+		launch_note_torchtitan(out, p, "torchtitan trains LoRA in its "
+			"current release only, from a config function whose "
+			"model_spec converters hold a LoRAConverter (as "
+			"llama3_debugmodel_float8_emulate_lora), not from an "
+			"option");
+	if (out->torchtitan[0] && r->precision == AUTOSIZE_PREC_FP8)
+		launch_note_torchtitan(out, p, "torchtitan's current release "
+			"takes FP8 from its config function "
+			"(Float8LinearConverter in the model_spec converters), "
+			"not an option: pick or write a float8 config");
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {
@@ -957,6 +1037,7 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			    p->grad_accum, p->dp);
 		out->deepspeed[0] = '\0';
 	}
+	launch_gaps(r, p, out);
 	return 0;
 fail:
 	memset(out, 0, sizeof(*out));
@@ -988,6 +1069,7 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 	launch_json_or_null(&o, "torchtitan", l->torchtitan);
 	launch_json_or_null(&o, "torchtitan_v1", l->torchtitan_v1);
 	launch_json_or_null(&o, "accelerate", l->accelerate);
+	launch_json_or_null(&o, "accelerate_config", l->accelerate_config);
 	launch_json_or_null(&o, "hf_trainer", l->hf_trainer);
 	launch_json_or_null(&o, "axolotl", l->axolotl);
 	launch_json_or_null(&o, "tune_run", l->tune_run);

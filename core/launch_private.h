@@ -1,7 +1,7 @@
 /*
  * autosize internal: the bounded string builder the launcher files share
- * (core/launch_out.c; used by launch.c and launch_dp.c), and
- * launch_run.c's launch_peft.
+ * (core/launch_out.c; used by launch.c and launch_dp.c), launch_run.c's
+ * launch_peft and launch_dp.c's launch_dp_none.
  */
 #ifndef AUTOSIZE_LAUNCH_PRIVATE_H
 #define AUTOSIZE_LAUNCH_PRIVATE_H
@@ -26,5 +26,10 @@ int launch_done(launch_out *o);
 int launch_fail(char *buf, size_t len);
 /* 1 for adapter training (LoRA, QLoRA; launch_run.c). */
 int launch_peft(const autosize_request *r);
+/* 1 when no launcher of an FSDP plan runs it (no accelerate, Trainer,
+ * axolotl, torchtune or torchtitan line), with why (len bytes;
+ * launch_dp.c). */
+int launch_dp_none(const autosize_request *r, const autosize_plan *p,
+		   char *why, size_t len);
 
 #endif

@@ -481,6 +481,7 @@ typedef struct memory_states {
 	double host_w;      /* --param-offload: this rank's weight shard in
 			     * host memory, copied in every pass */
 	double host_g;      /* and its gradient shard, copied out */
+	double host_o;      /* --optimizer-offload: its optimizer state */
 } memory_states;
 
 static void memory_states_compute(const sizing_job *job,
@@ -551,6 +552,7 @@ static void memory_states_compute(const sizing_job *job,
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
 	ms->o = job->opt_offload ? 0 : o;
+	ms->host_o = job->opt_offload ? o : 0;
 	ms->host_w = ms->host_g = 0;
 	if (job->param_offload && lay->zero_stage >= 3) {
 		/* --param-offload: the sharded parameters, their gradients
@@ -632,6 +634,14 @@ void sizing_param_host_bytes(const sizing_job *job, const sizing_layout *lay,
 	memory_states_of(job, lay, &ms);
 	*params_b = ms.host_w;
 	*grads_b = ms.host_g;
+}
+
+double sizing_host_bytes(const sizing_job *job, const sizing_layout *lay)
+{
+	memory_states ms;
+
+	memory_states_of(job, lay, &ms);
+	return ms.host_w + ms.host_g + ms.host_o;
 }
 
 /* What PyTorch's allocator never sees: the CUDA context, and NCCL's

@@ -5,6 +5,10 @@
 
 const char *const autosize_train_mode_names[] = {"pretrain", "finetune",
 						 "lora", "qlora", NULL};
+/* Other words for them, as pairs (word, the name it stands for): SFT is
+ * supervised fine-tuning of every weight. */
+const char *const autosize_train_mode_aliases[] = {"sft", "finetune",
+						   "full", "finetune", NULL};
 const char *const autosize_precision_names[] = {"bf16", "fp16", "fp8",
 						NULL};
 const char *const autosize_optimizer_names[] = {"adamw", "adamw-8bit", "sgd",

@@ -8,6 +8,9 @@
 #define AUTOSIZE_NAMES_H
 
 extern const char *const autosize_train_mode_names[];
+/* Pairs (other word, the name in autosize_train_mode_names it means),
+ * NULL-terminated: "sft" is "finetune". */
+extern const char *const autosize_train_mode_aliases[];
 extern const char *const autosize_precision_names[];
 extern const char *const autosize_optimizer_names[];
 extern const char *const autosize_recompute_names[];

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "autosize/options.h"
 #include "autosize/parse.h"
 #include "names.h"
@@ -44,6 +45,8 @@ struct autosize_option_setter {
 	size_t size;                 /* OPTIONS_STRING: the buffer's size */
 	double lo, hi;               /* OPTIONS_INT, OPTIONS_FRACTION */
 	const char *const *names;    /* OPTIONS_CHOICE */
+	const char *const *aliases;  /* OPTIONS_CHOICE: pairs (word, name)
+				      * also accepted, or NULL */
 	int base;                    /* OPTIONS_CHOICE: value of names[0] */
 	int arch;                    /* 1: sets arch_given, even on error */
 	autosize_err (*fn)(autosize_request *r, const char *value,
@@ -199,10 +202,13 @@ static autosize_err options_grad_reduce(autosize_request *r,
 static autosize_err options_stack(autosize_request *r, const char *value,
 				  const char *what, autosize_error *e)
 {
+	const perfdata_stack *st = perfdata_stack_find(perfdata_default(),
+						       value);
 	char names[256];
 
-	if (perfdata_stack_find(perfdata_default(), value))
-		return options_copy(r->stack, sizeof(r->stack), value, what,
+	/* any case (HF is hf); kept as the table spells it */
+	if (st)
+		return options_copy(r->stack, sizeof(r->stack), st->name, what,
 				    e);
 	perfdata_stack_names(perfdata_default(), names, sizeof(names));
 	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: unknown stack '%.32s' "
@@ -283,8 +289,8 @@ static const autosize_option options_table[] = {
 	 OPT_BOTH, SET_ARCH(experts_shared, 0, AUTOSIZE_MAX_EXPERTS)},
 	{"shared-ffn", "N", "MLP width of one shared expert (default ffn)",
 	 OPT_BOTH, SET_ARCH(ffn_shared, 1, AUTOSIZE_MAX_FFN)},
-	{"dense-layers", "N", "leading layers with a dense MLP (DeepSeek "
-	 "first_k_dense_replace)", OPT_BOTH,
+	{"dense-layers", "N", "layers with a dense MLP instead of experts "
+	 "(DeepSeek first_k_dense_replace, Llama 4 Maverick 24)", OPT_BOTH,
 	 SET_ARCH(dense_layers, 0, AUTOSIZE_MAX_LAYERS)},
 	{"dense-ffn", "N", "MLP width of those dense layers (default ffn)",
 	 OPT_BOTH, SET_ARCH(ffn_dense, 1, AUTOSIZE_MAX_FFN)},
@@ -303,8 +309,12 @@ static const autosize_option options_table[] = {
 	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00; a bare "
 	 "number is minutes, as in Slurm)", OPT_BOTH,
 	 SET_FUNC(options_deadline)},
-	{"train-mode", "pretrain|finetune|lora|qlora", "what is trained",
-	 OPT_BOTH, SET_CHOICE(train_mode, autosize_train_mode_names, 0)},
+	{"train-mode", "pretrain|finetune|lora|qlora", "what is trained "
+	 "(finetune: every weight; sft and full say the same)",
+	 OPT_BOTH, OPTIONS_SET(.kind = OPTIONS_CHOICE,
+			       .off = OPTIONS_OFF(train_mode),
+			       .names = autosize_train_mode_names,
+			       .aliases = autosize_train_mode_aliases)},
 	{"train-seq-len", "N", "sequence length (default 4096; 8k = 8192)",
 	 OPT_BOTH, SET_FUNC(options_seq_len)},
 	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
@@ -406,6 +416,23 @@ const char *const *autosize_option_choices(const autosize_option *o)
 	return o->setter->kind == OPTIONS_CHOICE ? o->setter->names : NULL;
 }
 
+/* value is one of row s's other words: *k is the index of its name. */
+static int options_alias(const struct autosize_option_setter *s,
+			 const char *value, int *k)
+{
+	int i, j;
+
+	for (i = 0; s->aliases && s->aliases[i]; i += 2)
+		if (strcasecmp(value, s->aliases[i]) == 0)
+			for (j = 0; s->names[j]; j++)
+				if (strcmp(s->names[j],
+					   s->aliases[i + 1]) == 0) {
+					*k = j;
+					return 1;
+				}
+	return 0;
+}
+
 /* Read value as row s says and store it in r. */
 static autosize_err options_apply(autosize_request *r,
 				  const struct autosize_option_setter *s,
@@ -435,6 +462,8 @@ static autosize_err options_apply(autosize_request *r,
 		return options_copy(field, s->size, value, what, e);
 	case OPTIONS_CHOICE:
 		rc = autosize_parse_choice(value, what, s->names, &k, e);
+		if (rc != AUTOSIZE_OK && options_alias(s, value, &k))
+			rc = AUTOSIZE_OK;
 		if (rc == AUTOSIZE_OK)
 			*(int *)field = s->base + k;
 		return rc;
@@ -500,14 +529,6 @@ autosize_err autosize_request_set(autosize_request *r, const char *name,
 	return options_apply(r, o->setter, value, what, e);
 }
 
-static int options_is_path(const char *spec)
-{
-	size_t n = strlen(spec);
-
-	return strchr(spec, '/') != NULL ||
-	       (n > 5 && strcmp(spec + n - 5, ".json") == 0);
-}
-
 int autosize_request_seq_len(const autosize_request *r)
 {
 	const autosize_model *m = &r->model;
@@ -531,6 +552,59 @@ static void options_batch_sequences(autosize_request *r)
 	r->global_batch = (int)fmin(fmax(seqs, 1), 100000000);
 }
 
+/* Stacks that run DeepSpeed besides their own FSDP (perf.yaml): the HF
+ * Trainer and accelerate take --deepspeed (transformers' DeepSpeed
+ * integration), and so do axolotl's and LLaMA-Factory's configs. */
+static const char *const options_stacks_deepspeed[] = {"hf", "axolotl",
+	"llama-factory", NULL};
+/* Stacks without LoRA or QLoRA: they train every weight (Megatron-LM's
+ * and Megatron-DeepSpeed's training scripts have no PEFT adapters; NeMo
+ * is the LoRA over Megatron). */
+static const char *const options_stacks_no_peft[] = {"megatron",
+	"megatron-deepspeed", NULL};
+
+/* Options that ask for two things at once: one line naming both. */
+static autosize_err options_contradictions(const autosize_request *r,
+					   autosize_error *e)
+{
+	const perfdata_stack *st = r->stack[0]
+		? perfdata_stack_find(perfdata_default(), r->stack) : NULL;
+	int peft = r->train_mode == AUTOSIZE_TRAIN_LORA ||
+		   r->train_mode == AUTOSIZE_TRAIN_QLORA;
+	int ds;
+
+	if (st && r->framework != AUTOSIZE_FRAMEWORK_DEFAULT &&
+	    r->framework != st->framework) {
+		ds = autosize_word_in(st->name, options_stacks_deepspeed);
+		if (!(ds && r->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED))
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "--train-stack %s runs %s%s, not "
+					     "--train-framework %s: drop one "
+					     "of them", st->name,
+					     autosize_framework_name(
+						st->framework),
+					     ds ? " or deepspeed" : "",
+					     autosize_framework_name(
+						r->framework));
+	}
+	if (st && peft && autosize_word_in(st->name, options_stacks_no_peft))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--train-mode %s: --train-stack %s "
+				     "trains every weight (no LoRA adapters); "
+				     "use --train-stack=nemo, hf, "
+				     "torchtune, axolotl or unsloth, or "
+				     "--train-mode=finetune",
+				     autosize_train_mode_name(r->train_mode),
+				     st->name);
+	if (r->param_offload == 1 && r->opt_offload == 2)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--param-offload on keeps the optimizer "
+				     "state in host memory with the "
+				     "parameters, not --optimizer-offload "
+				     "off: drop one of them");
+	return AUTOSIZE_OK;
+}
+
 autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 {
 	autosize_model *m = &r->model;
@@ -546,14 +620,13 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--model and --layers/--hidden/... both "
 				     "given: use one or the other");
+	if ((rc = options_contradictions(r, e)))
+		return rc;
 	if (!r->model_spec[0] && !r->arch_given && r->model.has_arch) {
 		/* resolved already: AUTOSIZE_MODEL decoded in slurmctld */
 	} else if (r->model_spec[0]) {
-		if (options_is_path(r->model_spec))
-			rc = autosize_model_from_config_json(r->model_spec, m,
-							     e);
-		else
-			rc = autosize_model_preset(r->model_spec, m, e);
+		rc = autosize_model_resolve(r->model_spec, r->model_local, m,
+					    e);
 		if (rc)
 			return rc;
 	} else if (r->arch_given) {
@@ -570,8 +643,8 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 	} else {
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no model: give --model-params (e.g. "
-				     "70e9) or --model (preset or "
-				     "config.json)");
+				     "70e9) or --model (a preset, a folder "
+				     "or config.json, a Hugging Face id)");
 	}
 	if (r->model_params > 0 &&
 	    fabs(r->model_params - m->params) >

@@ -481,6 +481,21 @@ autosize_err autosize_parse_choice(const char *text, const char *what,
 			     parse_echo(text, echo, sizeof(echo)), list);
 }
 
+int autosize_word_in(const char *s, const char *const *list)
+{
+	int i;
+
+	for (i = 0; s && list[i]; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+const char *autosize_plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 char *autosize_format_duration(double seconds, char *buf, size_t len)
 {
 	long long s = seconds > 0 ? (long long)ceil(seconds) : 0;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "perfdata.h"
 #include "framework_private.h"
 #include "embedded.h"
@@ -66,9 +67,9 @@ static const char *const perfdata_whole_run_keys[] = {"efficiency", "runs",
 static const char *const perfdata_stack_keys[] = {
 	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
-	"q_high", "runs", "dp_only", "splits", "expert_loop", "te_kernels",
-	"elementwise_factor", "deepep", "by_generation", "validated_on",
-	"sources", NULL
+	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
+	"te_kernels", "elementwise_factor", "deepep", "by_generation",
+	"validated_on", "sources", NULL
 };
 static const char *const perfdata_by_gen_keys[] = {
 	"generation", "kernel_eff", "layer_overhead_s", "elementwise_factor",
@@ -336,23 +337,25 @@ static autosize_err perfdata_stack_gens(const autosize_ytree *t,
 	return rc;
 }
 
-/* splits: all|pinned|none, with its source. */
-static autosize_err perfdata_stack_splits(const autosize_ytree *t,
+/* A key of a stack that names one of names (splits: all|pinned|none,
+ * recompute: any|full) into *which, with its source; *which is left
+ * alone when the key is absent. */
+static autosize_err perfdata_stack_choice(const autosize_ytree *t,
 					  const autosize_ynode *m,
 					  const autosize_ynode *src,
-					  perfdata_stack *st,
-					  autosize_error *e)
+					  const char *key,
+					  const char *const *names,
+					  int *which, autosize_error *e)
 {
-	static const char *const names[] = {"all", "pinned", "none", NULL};
-	int which = 0, given = 0;
+	int v = 0, given = 0;
 	autosize_err rc;
 
-	rc = autosize_ytree_choice(t, m, "splits", AUTOSIZE_Y_OPTIONAL, names,
-				   &which, &given, e);
+	rc = autosize_ytree_choice(t, m, key, AUTOSIZE_Y_OPTIONAL, names, &v,
+				   &given, e);
 	if (rc || !given)
 		return rc;
-	st->splits = which;
-	return perfdata_stack_src(t, src, "splits", e);
+	*which = v;
+	return perfdata_stack_src(t, src, key, e);
 }
 
 /* by_generation: [{generation, kernel_eff, layer_overhead_s,
@@ -428,6 +431,8 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 					 const autosize_ynode *m,
 					 perfdata_stack *st, autosize_error *e)
 {
+	static const char *const splits[] = {"all", "pinned", "none", NULL};
+	static const char *const recompute[] = {"any", "full", NULL};
 	const autosize_ynode *src = NULL;
 	double v = 0;
 	int fw = 0, dp_only = 0;
@@ -477,7 +482,11 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (dp_only)
 		st->splits = PERFDATA_SPLITS_NONE;   /* the older key */
 	if (!rc)
-		rc = perfdata_stack_splits(t, m, src, st, e);
+		rc = perfdata_stack_choice(t, m, src, "splits", splits,
+					   &st->splits, e);
+	if (!rc)
+		rc = perfdata_stack_choice(t, m, src, "recompute", recompute,
+					   &st->recompute_whole, e);
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "expert_loop",
 					 &st->expert_loop, e);
@@ -540,7 +549,7 @@ const perfdata_stack *perfdata_stack_find(const perfdata_table *t,
 	int i;
 
 	for (i = 0; t && name && i < t->n_stacks; i++)
-		if (strcmp(t->stacks[i].name, name) == 0)
+		if (strcasecmp(t->stacks[i].name, name) == 0)
 			return &t->stacks[i];
 	return NULL;
 }

@@ -106,6 +106,10 @@ typedef struct perfdata_stack {
 	int splits;          /* PERFDATA_SPLITS_*: the model splits (TP,
 			      * PP, CP, EP) the stack runs on top of its
 			      * framework's data parallelism */
+	int recompute_whole; /* 1 (recompute: full): recomputes whole
+			      * layers or none, never a selection of ops
+			      * (the HF Trainer's gradient_checkpointing,
+			      * torchtune's enable_activation_checkpointing) */
 	int expert_loop;     /* 1: MoE experts run in a Python loop
 			      * (transformers' MoE blocks) */
 	int te_kernels;      /* 1: Transformer Engine GEMM and attention

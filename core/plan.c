@@ -13,6 +13,7 @@
 #include "sizing.h"
 #include "rank.h"
 #include "plan_work.h"
+#include "plan_host.h"
 #include "checkpoint_private.h"
 #include "calibration_private.h"
 #include "framework_private.h"
@@ -72,187 +73,6 @@ double autosize_plan_deadline_s(const autosize_policy *p,
 	const char *from;
 
 	return plan_deadline(p, r, &from);
-}
-
-/* Note what the scheduler's limits changed (told with the plan). */
-static void plan_note(plan_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void plan_note(plan_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->n_notes >= (int)(sizeof(c->notes) / sizeof(c->notes[0])))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(c->notes[c->n_notes++], sizeof(c->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
-/* The notes about the plan's own partition, as its warnings. */
-static void plan_tell_notes(const plan_ctx *c, autosize_plan *plan)
-{
-	size_t n = strlen(plan->part.name);
-	int i;
-
-	for (i = 0; i < c->n_notes; i++)
-		if (strncmp(c->notes[i], "partition ", 10) == 0 &&
-		    strncmp(c->notes[i] + 10, plan->part.name, n) == 0 &&
-		    c->notes[i][10 + n] == ':')
-			autosize_plan_warn(plan, "%s", c->notes[i]);
-}
-
-/*
- * The scheduler's own limits over a policy partition's (the smaller
- * wins), noting in c what changed for the plan's warnings. Returns 0 when
- * the scheduler does not let this job use the partition at all.
- */
-static int plan_live_limits(plan_ctx *c, autosize_partition *part)
-{
-	const autosize_part_limits *live = c->r->live;
-	const autosize_part_limit *l = NULL;
-	long nodes;
-	int i;
-
-	if (!live)
-		return 1;
-	for (i = 0; i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
-		if (strcmp(live->at[i].name, part->name) == 0)
-			l = &live->at[i];
-	if (!l)
-		return 0;
-	nodes = l->max_nodes;
-	if (l->total_nodes > 0 && (nodes <= 0 || l->total_nodes < nodes))
-		nodes = l->total_nodes;
-	if (nodes > 0 && nodes < part->max_nodes_per_job) {
-		plan_note(c, "partition %s: Slurm allows %ld nodes per job, "
-			  "the site policy %d: planned within %ld", part->name,
-			  nodes, part->max_nodes_per_job, nodes);
-		part->max_nodes_per_job = (int)nodes;
-	}
-	if (l->max_time_s > 0 && (part->max_time_s <= 0 ||
-				  l->max_time_s < part->max_time_s)) {
-		plan_note(c, "partition %s: Slurm's MaxTime is %.0f h, the "
-			  "site policy's %.0f h: time limits kept within "
-			  "Slurm's", part->name, l->max_time_s / 3600,
-			  part->max_time_s / 3600);
-		part->max_time_s = l->max_time_s;
-	}
-	return 1;
-}
-
-/* Add a policy partition to the candidates once (a repeated name in a
- * list is planned once). */
-static autosize_err plan_add_partition(plan_ctx *c, const char *name,
-				       autosize_error *e)
-{
-	const autosize_partition *found;
-	int i;
-
-	for (i = 0; i < c->n_parts; i++)
-		if (strcmp(c->parts[i].name, name) == 0)
-			return AUTOSIZE_OK;
-	found = autosize_policy_find_partition(c->p, name);
-	if (!found)
-		return autosize_fail(e, AUTOSIZE_ENOTFOUND, "--partition: '%s' "
-				     "is not in the site policy (see autosize "
-				     "check-config)", name);
-	if (c->r->gpus_per_node > found->gpus_per_node)
-		return autosize_fail(e, AUTOSIZE_EINVAL, "--gpus-per-node: %d "
-				     "is more than partition %s has (%d)",
-				     c->r->gpus_per_node, found->name,
-				     found->gpus_per_node);
-	if (c->n_parts >= AUTOSIZE_MAX_PARTITIONS)
-		return AUTOSIZE_OK;   /* the policy has no more */
-	c->parts[c->n_parts] = *found;
-	/* A partition the scheduler does not let this job use is planned
-	 * only when the user named it (Slurm then refuses it itself). */
-	if (!plan_live_limits(c, &c->parts[c->n_parts]) && !c->named)
-		return AUTOSIZE_OK;
-	c->n_parts++;
-	return AUTOSIZE_OK;
-}
-
-/* The names of a comma list ("gpu,small", as Slurm takes them). */
-static autosize_err plan_add_list(plan_ctx *c, const char *list,
-				  autosize_error *e)
-{
-	char name[AUTOSIZE_PART_NAME_MAX];
-	const char *p = list, *comma;
-	autosize_err rc;
-	size_t n;
-
-	while (*p) {
-		comma = strchr(p, ',');
-		n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n >= sizeof(name))
-			return autosize_fail(e, AUTOSIZE_ENOTFOUND,
-					     "--partition: '%.*s...' is not in "
-					     "the site policy", 32, p);
-		if (n > 0) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			if ((rc = plan_add_partition(c, name, e)))
-				return rc;
-		}
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	if (c->n_parts == 0)
-		return autosize_fail(e, AUTOSIZE_EINVAL, "--partition: '%s' "
-				     "names no partition", list);
-	return AUTOSIZE_OK;
-}
-
-/* Resolve where the job may run: the named partitions (a comma list), the
- * GPU's reference server, the policy's default, or every partition of the
- * policy. */
-static autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
-{
-	const autosize_request *r = c->r;
-	autosize_err rc;
-	int i;
-
-	c->n_parts = 0;
-	c->named = r->partition[0] != '\0';
-	if (r->partition[0]) {
-		if ((rc = plan_add_list(c, r->partition, e)))
-			return rc;
-	} else if (r->gpu[0]) {
-		const autosize_gpu *gpu = autosize_catalog_find(
-			autosize_policy_catalog(c->p), r->gpu);
-		int gpn = r->gpus_per_node > 0 ? r->gpus_per_node : 8;
-
-		if (!gpu)
-			return autosize_fail(e, AUTOSIZE_ENOTFOUND,
-					     "--gpu: '%s' is not in the GPU "
-					     "catalog (e.g. a100-80gb, h100, "
-					     "h200, mi300x)", r->gpu);
-		autosize_partition_reference(&c->parts[0], gpu, gpn);
-		c->n_parts = 1;
-	} else if (c->d->partition[0]) {
-		if ((rc = plan_add_list(c, c->d->partition, e)))
-			return rc;
-	} else {
-		for (i = 0; i < autosize_policy_partition_count(c->p); i++)
-			if ((rc = plan_add_partition(
-				     c, autosize_policy_partition_at(c->p, i)
-					     ->name, e)))
-				return rc;
-		if (c->n_parts == 0)
-			return autosize_fail(e, AUTOSIZE_EINVAL,
-					     r->live ? "no partition of the site "
-					     "policy is open to this job in "
-					     "Slurm: give --partition"
-					     : "no partition: give --partition, "
-					     "or --gpu TYPE (e.g. --gpu h100)");
-	}
-	for (i = 0; r->net_set && i < c->n_parts; i++) {
-		c->parts[i].net = r->net;
-		c->parts[i].net_gbps_per_node = r->net_gbps_per_node;
-	}
-	return AUTOSIZE_OK;
 }
 
 static autosize_err plan_model(const autosize_request *r, autosize_model *m,
@@ -589,6 +409,34 @@ static void plan_goodput(autosize_plan *plan, const autosize_defaults *d,
 			      plan->train_hours;
 }
 
+/* A preemptible partition's jobs lose, each time they are preempted,
+ * the restart and the work since their last checkpoint (half an
+ * interval on average): a share lost / preempted_every of the wall
+ * time, counted in the time and the cost like the interruptions above
+ * (at most PLAN_PREEMPT_MAX_SHARE: past it the job barely moves). */
+#define PLAN_PREEMPT_MAX_SHARE 0.9
+
+static void plan_preempted(autosize_plan *plan, const autosize_defaults *d)
+{
+	double every_h = plan->part.preempt_every_s / 3600, lost_h, share;
+
+	plan->preemptions = 0;
+	if (!plan->part.preemptible || !(every_h > 0) ||
+	    !(plan->train_hours > 0))
+		return;
+	lost_h = d->restart_minutes / 60 + d->checkpoint.interval_s / 7200;
+	share = fmin(lost_h / every_h, PLAN_PREEMPT_MAX_SHARE);
+	plan->train_hours /= 1 - share;
+	plan->goodput *= 1 - share;
+	plan->preemptions = plan->train_hours / every_h;
+	autosize_plan_warn(plan, "partition %s is preemptible: other work "
+			   "requeues its jobs, about every %.3g h, each time "
+			   "losing %.0f min (restart, work since the last "
+			   "checkpoint); counted: about %.0f; resume from "
+			   "checkpoints", plan->part.name, every_h,
+			   lost_h * 60, ceil(plan->preemptions));
+}
+
 /* Time limit, chained jobs, cost from the chosen layout's numbers: the
  * limit covers the upper end of the interval (at least the policy's
  * time reserve over the prediction) plus the allowance: start-up and
@@ -606,6 +454,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
 	plan_goodput(plan, d, job->run_efficiency);
+	plan_preempted(plan, d);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
 	plan->cost = autosize_price_cost(&plan->part, plan->nodes,
 					 plan->gpus_per_node, plan->train_hours,
@@ -721,6 +570,17 @@ static void plan_warn_deadline_odds(const plan_ctx *c, autosize_plan *plan)
 					     plan->train_hours_high / d_h));
 }
 
+/* 1 when the request fixes the size or a layout value (what
+ * plan_unpinned frees). */
+static int plan_pinned(const autosize_request *r)
+{
+	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
+	       r->tp > 0 || r->pp > 0 ||
+	       r->dp > 0 || r->zero_stage >= 0 || r->micro_batch > 0 ||
+	       r->recompute >= 0 || r->interleave > 1 || r->cp > 0 ||
+	       r->ep > 0;
+}
+
 static void plan_warnings(const plan_ctx *c,
 			  const autosize_plan *best_possible,
 			  autosize_plan *plan)
@@ -734,10 +594,15 @@ static void plan_warnings(const plan_ctx *c,
 				   "gradient traffic limits %d GPUs to %.0f%% "
 				   "utilization; use InfiniBand or RoCE",
 				   plan->gpus, plan->mfu * 100);
-	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU)
+	/* only where the user can act on it: a size or layout they fixed
+	 * (autosize's own pick is already its best; QLoRA's dequantizing
+	 * is slow by nature) */
+	if (plan->mfu > 0 && plan->mfu < PLAN_WARN_MFU &&
+	    plan_pinned(c->r) && !(c->r->mfu > 0))
 		autosize_plan_warn(plan, "predicted utilization %.1f%% of "
-				   "peak is below %.0f%%: check the layout "
-				   "and data loading before adding GPUs",
+				   "peak is below %.0f%% with the size or "
+				   "layout given: autosize's own pick, "
+				   "without them, may do better",
 				   plan->mfu * 100, PLAN_WARN_MFU * 100);
 	plan_warn_batch(plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
@@ -878,11 +743,44 @@ static double plan_chain_s(const perfdata_table *tab,
 	       factor;
 }
 
+/* Host memory and the rest of the node: the offloaded states per node
+ * (host_bytes_per_node), what each GPU gets, the Slurm limit that capped
+ * the partition. */
+static void plan_host(const plan_ctx *c, const autosize_request *r,
+		      const sizing_job *job, const autosize_partition *part,
+		      autosize_plan *plan)
+{
+	sizing_layout lay;
+	int i;
+
+	memset(&lay, 0, sizeof(lay));
+	lay.tp = plan->tp;
+	lay.pp = plan->pp;
+	lay.dp = plan->dp;
+	lay.cp = plan->cp;
+	lay.ep = plan->ep;
+	lay.vp = plan->vp > 0 ? plan->vp : 1;
+	lay.zero_stage = plan->zero_stage;
+	lay.micro_batch = plan->micro_batch;
+	lay.grad_accum = plan->grad_accum;
+	lay.recompute = plan->recompute;
+	plan->host_bytes_per_node = 0;
+	if ((job->param_offload || job->opt_offload) && lay.tp > 0 &&
+	    lay.pp > 0 && lay.dp > 0)
+		plan->host_bytes_per_node = sizing_host_bytes(job, &lay) *
+					    plan->gpus_per_node;
+	plan_host_per_gpu(r, plan_live_of(c, part->name), plan);
+	for (i = 0; i < c->n_parts; i++)
+		if (part == &c->parts[i])
+			snprintf(plan->capped_by, sizeof(plan->capped_by),
+				 "%s", c->capped[i]);
+}
+
 /* Plan on one resolved partition, with the warnings; no cross-partition
- * advice. r is the request (c->r, or a variant of it for advice). */
-static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
-			    const autosize_partition *part,
-			    autosize_plan *plan, autosize_error *e)
+ * advice. r is the request as plan_on made it for the partition. */
+static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
+				   const autosize_partition *part,
+				   autosize_plan *plan, autosize_error *e)
 {
 	sizing_job job;
 	search_result res;
@@ -916,6 +814,11 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 			     c->d->objective, &c->budget, &res, e)))
 		return rc;
 	*plan = res.best;
+	snprintf(plan->stack, sizeof(plan->stack), "%s",
+		 job.stack ? job.stack->name : "");
+	snprintf(plan->model, sizeof(plan->model), "%s", c->model.name);
+	plan->train_mode = r->train_mode;
+	plan->precision = job.precision;
 	plan_cal_apply(c->p, cal, usable, plan);
 	if (res.have_ref && plan->calibration.applied)
 		plan_cal_scale_speed(&res.ref, plan->calibration.speed_factor);
@@ -925,6 +828,7 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
 	plan_finish_time(perfdata_for(c->p), plan, &job, c->d);
+	plan_host(c, r, &job, part, plan);
 	if (job.stack && !job.stack->validated)
 		autosize_plan_warn(plan, "stack %s is not validated against "
 				   "published runs: its step time is a "
@@ -939,6 +843,15 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 				   "(doc/stacks.md)", job.stack->name,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
+	/* a selective setting the stack runs as full (search.c) */
+	if (job.stack && job.stack->recompute_whole &&
+	    r->recompute != AUTOSIZE_UNSET &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_NONE &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		autosize_plan_warn(plan, "stack %s recomputes whole layers: "
+				   "--recompute %s runs as full recomputation "
+				   "and is planned so", job.stack->name,
+				   autosize_recompute_name(r->recompute));
 	if (job.framework_switched)
 		autosize_plan_warn(plan, "planned under %s: %s does not run "
 				   "the pinned layout (name "
@@ -963,6 +876,96 @@ static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
 		return AUTOSIZE_ENOFIT;
 	plan_warnings(c, res.have_ref ? &res.ref : NULL, plan);
 	return plan_too_long(c, plan) ? AUTOSIZE_ENOFIT : AUTOSIZE_OK;
+}
+
+/*
+ * --gpus=N that is no multiple of a node's GPUs: the fewest nodes that
+ * take the same share each (12 on nodes of 8: 2 x 6), as a layout needs
+ * the same GPUs on every node. Returns 0 with v's size set, or fails
+ * with the sizes around N that would split.
+ */
+static autosize_err plan_split_gpus(autosize_request *v, int gpn,
+				    int max_nodes, autosize_error *e)
+{
+	int n, below = 0, above = 0, g;
+
+	for (n = (v->gpus + gpn - 1) / gpn; n <= v->gpus && n <= max_nodes;
+	     n++)
+		if (v->gpus % n == 0 && v->gpus / n <= gpn) {
+			v->nodes = n;
+			v->gpus_per_node = v->gpus / n;
+			v->gpus = AUTOSIZE_UNSET;
+			return AUTOSIZE_OK;
+		}
+	for (g = v->gpus - 1; g > gpn && !below; g--)
+		for (n = (g + gpn - 1) / gpn; n <= g && n <= max_nodes &&
+					      !below; n++)
+			if (g % n == 0 && g / n <= gpn)
+				below = g;
+	above = (v->gpus + gpn - 1) / gpn * gpn;
+	return autosize_fail(e, AUTOSIZE_EINVAL, "--gpus: %d GPUs cannot take "
+			     "the same share of each node of %d GPUs (a layout "
+			     "needs the same GPUs on every node): ask for "
+			     "--gpus=%d or --gpus=%d", v->gpus, gpn,
+			     below ? below : gpn, above);
+}
+
+/*
+ * Plan on one partition: the request made for it first (v): whole nodes
+ * for --exclusive, an even split of --gpus, the fewest nodes that hold
+ * the model when only GPUs per node were given (a smallest-size search
+ * first), more nodes when the offloaded states need more host memory
+ * than a node has. Every search shares the plan's one work budget.
+ */
+static autosize_err plan_on(plan_ctx *c, const autosize_request *r,
+			    const autosize_partition *part,
+			    autosize_plan *plan, autosize_error *e)
+{
+	autosize_request *v = &c->part_r;
+	char why[AUTOSIZE_WARNING_LEN];
+	autosize_err rc;
+	int gpn = part->gpus_per_node, nodes;
+
+	if (r != v)
+		*v = *r;
+	if (v->exclusive && v->gpus <= 0)
+		v->gpus_per_node = gpn;
+	if (v->gpus > gpn && v->gpus % gpn && v->nodes <= 0 &&
+	    v->gpus <= gpn * part->max_nodes_per_job &&
+	    (rc = plan_split_gpus(v, gpn, part->max_nodes_per_job, e)))
+		return rc;
+	if (v->fewest_nodes && v->nodes <= 0 && v->gpus <= 0) {
+		v->fewest_nodes = 0;
+		v->tokens = 0;
+		rc = plan_search_on(c, v, part, plan, NULL);
+		v->tokens = r->tokens;
+		if (rc == AUTOSIZE_OK)
+			v->nodes = plan->nodes;
+	}
+	rc = plan_search_on(c, v, part, plan, e);
+	if (rc == AUTOSIZE_OK && v->nodes > 1 && r->fewest_nodes)
+		autosize_plan_warn(plan, "%d nodes: the model does not fit "
+				   "the memory of %d GPUs on one node",
+				   v->nodes, v->gpus_per_node);
+	if (rc != AUTOSIZE_OK)
+		return rc;
+	nodes = plan_host_memory(v, plan, why, sizeof(why));
+	if (nodes <= plan->nodes)
+		return rc;
+	if (r->nodes > 0 || r->gpus > 0 || nodes > part->max_nodes_per_job) {
+		plan->feasible = 0;
+		snprintf(plan->reason, sizeof(plan->reason), "%.250s, %s",
+			 why, nodes > part->max_nodes_per_job
+			 ? "more than the partition allows a job"
+			 : "and the job's size is fixed");
+		return AUTOSIZE_ENOFIT;
+	}
+	/* the offloaded states do not fit a node's memory: spread */
+	v->nodes = nodes;
+	rc = plan_search_on(c, v, part, plan, e);
+	if (rc == AUTOSIZE_OK)
+		autosize_plan_warn(plan, "%d nodes: %s", nodes, why);
+	return rc;
 }
 
 /* 1 when plan a is better than plan b (rank.c, across partitions). */
@@ -1025,6 +1028,33 @@ static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
 	free_r->cp = free_r->ep = AUTOSIZE_UNSET;
 }
 
+/*
+ * What makes a job that no partition holds smaller, for what it trains:
+ * full training can drop to adapters; adapters can quantize their base
+ * (LoRA to QLoRA); when activations are most of the memory (long
+ * sequences) a shorter sequence is what helps.
+ */
+static const char *plan_memory_advice(const autosize_request *r,
+				      const autosize_plan *plan)
+{
+	int acts = plan->mem.activations_bytes > 0.5 * plan->mem.total_bytes;
+
+	if (acts)
+		return "its activations take most of the memory at this "
+		       "sequence length: a shorter --train-seq-len, or GPUs "
+		       "with more memory";
+	switch (r->train_mode) {
+	case AUTOSIZE_TRAIN_LORA:
+		return "train with QLoRA (a 4-bit base), or use GPUs with "
+		       "more memory";
+	case AUTOSIZE_TRAIN_QLORA:
+		return "use GPUs with more memory, or a smaller model";
+	default:
+		return "shard further, train with LoRA/QLoRA, or use GPUs "
+		       "with more memory";
+	}
+}
+
 /* Append text to an unfit plan's reason (bounded). */
 static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -1039,12 +1069,6 @@ static void plan_reason_add(autosize_plan *plan, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(plan->reason + n, sizeof(plan->reason) - n, fmt, ap);
 	va_end(ap);
-}
-
-static int plan_pins_size(const autosize_request *r)
-{
-	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
-	       r->tp > 0 || r->pp > 0 || r->dp > 0;
 }
 
 /*
@@ -1064,12 +1088,15 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 
 	plan_unpinned(c->r, &w->free_r);
 	w->free_r.tokens = 0;
-	if (plan_pins_size(c->r) &&
+	if (plan_pinned(c->r) &&
 	    plan_on(c, &w->free_r, &part, alt, NULL) == AUTOSIZE_OK) {
 		plan->advice_here_nodes = alt->nodes;
-		plan_reason_add(plan, "; on %s it fits as %d x %d GPUs, TP %d "
-				"PP %d", part.name, alt->nodes,
-				alt->gpus_per_node, alt->tp, alt->pp);
+		plan_reason_add(plan, "; on %s it fits as %d node%s x %d "
+				"GPU%s, TP %d PP %d", part.name, alt->nodes,
+				autosize_plural(alt->nodes),
+				alt->gpus_per_node,
+				autosize_plural(alt->gpus_per_node), alt->tp,
+				alt->pp);
 	}
 	part.max_nodes_per_job = AUTOSIZE_REFERENCE_MAX_NODES;
 	part.nodes = AUTOSIZE_REFERENCE_MAX_NODES;
@@ -1079,9 +1106,13 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 		plan->advice_min_nodes = alt->nodes;
 	for (i = 0; i < autosize_policy_partition_count(p); i++) {
 		autosize_partition o = *autosize_policy_partition_at(p, i);
+		char capped[AUTOSIZE_CAP_WHO_MAX];
 
 		if (strcmp(o.name, plan->part.name) == 0 ||
-		    !plan_live_limits(c, &o) ||
+		    (o.preemptible && !c->chosen) ||
+		    (c->r->gpu_type[0] &&
+		     !autosize_partition_has_type(p, &o, c->r->gpu_type)) ||
+		    !plan_live_limits(c, &o, capped, sizeof(capped)) ||
 		    plan_on(c, &w->free_r, &o, alt, NULL) != AUTOSIZE_OK)
 			continue;
 		if (!have || plan_better(c, alt, best)) {
@@ -1099,12 +1130,15 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 	if (plan->advice_here_nodes > 0)
 		return;
 	if (have)
-		plan_reason_add(plan, "; it fits on partition %s from %d nodes "
-				"x %d GPUs", best->part.name, best->nodes,
-				best->gpus_per_node);
+		plan_reason_add(plan, "; it fits on partition %s from %d node%s "
+				"x %d GPU%s", best->part.name, best->nodes,
+				autosize_plural(best->nodes),
+				best->gpus_per_node,
+				autosize_plural(best->gpus_per_node));
 	else if (plan->advice_min_nodes > 0)
-		plan_reason_add(plan, "; it needs at least %d nodes of %s (the "
+		plan_reason_add(plan, "; it needs at least %d node%s of %s (the "
 				"limit is %d per job)", plan->advice_min_nodes,
+				autosize_plural(plan->advice_min_nodes),
 				plan->part.gpu->name,
 				plan->part.max_nodes_per_job);
 	else if (search_budget_spent(&c->budget)) {
@@ -1113,9 +1147,8 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 			plan_reason_add(plan, "; the search for where it fits "
 					"stopped at its work budget");
 	} else
-		plan_reason_add(plan, "; no partition can hold it: shard "
-				"further, train with LoRA/QLoRA, or use GPUs "
-				"with more memory");
+		plan_reason_add(plan, "; no partition can hold it: %s",
+				plan_memory_advice(c->r, plan));
 }
 
 /* A fixed size larger than the job needs: say what a smaller one would
@@ -1191,6 +1224,9 @@ static autosize_err plan_compute(const autosize_policy *p,
 		/* a precision the stack cannot train in: priced as it runs */
 		if (autosize_launch_precision(r, why, sizeof(why)) !=
 		    r->precision)
+			autosize_plan_warn(plan, "%s", why);
+		/* a layout the named stack's launcher cannot express */
+		if (autosize_launch_stack_gap(r, plan, why, sizeof(why)))
 			autosize_plan_warn(plan, "%s", why);
 	}
 	return rc;

@@ -32,6 +32,14 @@ static const struct {
 	{{"GPUs asked for; ", " would do"}, "ask_oversized"},
 	{{"exceeds partition", "chained jobs"}, "chained"},
 	{{" max time ", "holds no more than"}, "limit_ckpt"},
+	{{"planned within", "TRES"}, "slurm_cap"},
+	{{"MaxWall=", "time limits kept"}, "slurm_cap"},
+	{{"-per-gpu=", "room for"}, "per_gpu_cap"},
+	{{"is preemptible", NULL}, "preemptible"},
+	{{"--exclusive", "all "}, "exclusive"},
+	{{"the model does not fit the memory of", NULL}, "memory_nodes"},
+	{{"offloaded model states", "host memory"}, "host_memory"},
+	{{"--gpus=", "the same on each node"}, "gpus_split"},
 	{{"partition ", ": Slurm"}, "slurm_limit"},
 	{{"the global batch of", "micro-batches"}, "pipe_bubble"},
 	{{"deadline ", "holds only near"}, "deadline_tight"},
@@ -52,6 +60,8 @@ static const struct {
 	{{"--train-batch", "sequences of"}, "batch_rounded"},
 	{{"your time limit", "ends before"}, "limit_short"},
 	{{"planned in bf16", NULL}, "stack_no_fp8"},
+	{{"recomputes whole layers", NULL}, "stack_whole_recompute"},
+	{{"cannot run this layout", NULL}, "stack_no_launch"},
 };
 
 const char *autosize_warning_code(const char *warning)

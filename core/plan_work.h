@@ -22,10 +22,23 @@ typedef struct plan_ctx {
 	search_budget budget;
 	int n_parts;
 	int named;            /* the partitions were named by the job */
+	int chosen;           /* named by the job or the site's default:
+			       * preemptible ones are planned too */
+	int type_skipped;     /* entries left out: not the job's GPU type */
 	/* What the scheduler's limits changed, told with the plan. */
 	int n_notes;
-	char notes[4][AUTOSIZE_WARNING_LEN];
+	char notes[8][AUTOSIZE_WARNING_LEN];
+	int note_size[8];     /* a cap on the size: told only when the
+			       * plan reaches it */
+	/* Why the last entry allows fewer GPUs per node than it has (the
+	 * job's CPUs or memory per GPU, a QOS), "" when it does not. */
+	char gpn_why[AUTOSIZE_WARNING_LEN];
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
+	/* The limit that made each candidate smaller for this job ("" none). */
+	char capped[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_CAP_WHO_MAX];
+	/* The request as one partition plans it (plan_on: whole nodes,
+	 * an even split of --gpus, the fewest nodes, host memory). */
+	autosize_request part_r;
 } plan_ctx;
 
 typedef struct autosize_work autosize_work;
@@ -37,6 +50,26 @@ struct autosize_work {
 	autosize_plan alt;        /* advice */
 	autosize_plan best;
 };
+
+/* ---- plan_parts.c: where a job may run ---- */
+
+/* The candidates of c->r into c->parts (a named list, the GPU's
+ * reference server, the policy's default, or every partition but the
+ * preemptible ones), each within Slurm's limits and the job's caps. */
+autosize_err plan_partitions(plan_ctx *c, autosize_error *e);
+
+/* part (a copy of a policy entry) within the scheduler's limits, the
+ * job's caps and its own CPUs and memory per GPU; capped the limit that
+ * made it smaller. 0 when the scheduler does not let the job use it. */
+int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
+		     size_t len);
+
+/* The Slurm limits of partition name for this job, or NULL. */
+const autosize_part_limit *plan_live_of(const plan_ctx *c, const char *name);
+
+/* What the limits changed on the plan's partition, as its warnings (a
+ * cap on the size only when the plan reaches it). */
+void plan_tell_notes(const plan_ctx *c, autosize_plan *plan);
 
 /* autosize_plan_compute with the caller's scratch space w, for
  * slurmctld's decisions (autosize_decide): its searches also stop at

@@ -74,7 +74,7 @@ static const char *const pol_default_keys[] = {
 	"horizon", "max_train_time", "min_scaling_efficiency",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
 	"framework", "other_partitions", "stack", "gpu_mtbf_hours",
-	"restart_minutes", NULL
+	"restart_minutes", "slurm_limits", NULL
 };
 
 static const char *const pol_part_keys[] = {
@@ -82,7 +82,8 @@ static const char *const pol_part_keys[] = {
 	"max_time", "intra_node_link", "intra_node_gbs", "network",
 	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
 	"storage_write_gbs", "storage_tb", "mode", "nvlink_sharp",
-	"ib_sharp", NULL
+	"ib_sharp", "gres_type", "cpus_per_gpu", "mem_per_gpu", "preemptible",
+	"preempted_every", NULL
 };
 
 /* Same orders as the enums in policy.h and catalog.h. */
@@ -94,6 +95,7 @@ static const char *const pol_others[] = { "leave", "refuse", NULL };
 static const char *const pol_on_errors[] = { "pass", "reject", NULL };
 static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
 					      NULL };
+static const char *const pol_slurm_limits[] = { "off", "read", NULL };
 static const char *const pol_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
 };
@@ -112,6 +114,7 @@ static void pol_defaults_init(autosize_defaults *d)
 	d->gpu_mtbf_hours = POL_GPU_MTBF_H;
 	d->restart_minutes = POL_RESTART_MIN;
 	d->framework = AUTOSIZE_FRAMEWORK_BUILTIN;
+	d->slurm_limits = 1;
 	autosize_checkpoint_policy_init(&d->checkpoint);
 }
 
@@ -234,6 +237,11 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 		rc = autosize_ytree_choice(t, m, "other_partitions",
 					   AUTOSIZE_Y_OPTIONAL, pol_others,
 					   &others, NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "slurm_limits",
+					   AUTOSIZE_Y_OPTIONAL,
+					   pol_slurm_limits, &d->slurm_limits,
+					   NULL, e);
 	d->other_partitions = (autosize_other_partitions)others;
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;
@@ -410,6 +418,54 @@ static autosize_err pol_storage(const autosize_ytree *t, autosize_policy *p,
 	return rc;
 }
 
+/* Default mean run time between preemptions of a preemptible partition's
+ * jobs: a guess (hours on a busy cluster); sites set theirs from sacct
+ * --state=PREEMPTED. */
+#define POL_PREEMPT_EVERY_S (4 * 3600.0)
+
+/* What Slurm gives the partition's jobs: the GRES type of its GPUs,
+ * CPUs and memory per GPU, preemption. */
+static autosize_err pol_slurm_side(const autosize_ytree *t,
+				   const autosize_ynode *m,
+				   autosize_partition *part,
+				   autosize_error *e)
+{
+	autosize_err rc;
+	int found;
+
+	rc = autosize_ytree_str(t, m, "gres_type", AUTOSIZE_Y_OPTIONAL,
+				part->gres_type, sizeof(part->gres_type),
+				&found, e);
+	if (!rc && found &&
+	    strspn(part->gres_type, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		   "abcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+	    strlen(part->gres_type))
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "gres_type")->line, e,
+			AUTOSIZE_EINVAL,
+			"key 'gres_type': not a GRES type (expected the Type= of gres.conf, e.g. h100)");
+	if (!rc)
+		rc = autosize_ytree_int(t, m, "cpus_per_gpu", 0, 1, 4096,
+					&part->cpus_per_gpu, NULL, e);
+	if (!rc)
+		rc = policy_mem_bytes(t, m, "mem_per_gpu",
+				      &part->mem_per_gpu_bytes, e);
+	if (!rc)
+		rc = autosize_ytree_bool(t, m, "preemptible", 0,
+					 &part->preemptible, NULL, e);
+	part->preempt_every_s = POL_PREEMPT_EVERY_S;
+	if (!rc)
+		rc = policy_duration(t, m, "preempted_every", 0,
+				     &part->preempt_every_s, e);
+	if (!rc && !part->preemptible &&
+	    autosize_ynode_get(m, "preempted_every"))
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "preempted_every")->line, e,
+			AUTOSIZE_EINVAL,
+			"key 'preempted_every': the partition is not preemptible (add preemptible: true)");
+	return rc;
+}
+
 static autosize_err pol_partition(const autosize_ytree *t,
 				  autosize_policy *p,
 				  const autosize_ynode *m,
@@ -480,6 +536,8 @@ static autosize_err pol_partition(const autosize_ytree *t,
 					   pol_modes, &mode, NULL, e);
 		part->mode = (autosize_mode)mode;
 	}
+	if (!rc)
+		rc = pol_slurm_side(t, m, part, e);
 	return rc;
 }
 
@@ -568,6 +626,31 @@ int autosize_policy_exempt(const autosize_policy *p, const char *user,
 	return 0;
 }
 
+/*
+ * Two entries of one name describe one Slurm partition of several GPU
+ * types: each needs its own gres_type (the type Slurm's nodes name, so a
+ * job planned for one type is written as gres/gpu:TYPE:N), and one mode.
+ */
+static autosize_err pol_same_name(const autosize_ytree *t,
+				  const autosize_partition *first,
+				  int first_line,
+				  const autosize_partition *part, int line,
+				  autosize_error *e)
+{
+	if (strcmp(first->name, part->name) != 0)
+		return AUTOSIZE_OK;
+	if (!first->gres_type[0] || !part->gres_type[0] ||
+	    strcasecmp(first->gres_type, part->gres_type) == 0)
+		return autosize_ytree_fail(t, line, e, AUTOSIZE_EINVAL,
+			"key 'name': partition '%s' is listed twice (first at line %d); a partition of several GPU types is one entry per type, each with its own gres_type",
+			part->name, first_line);
+	if (first->mode != part->mode)
+		return autosize_ytree_fail(t, line, e, AUTOSIZE_EINVAL,
+			"key 'mode': partition '%s' has another mode at line %d (one partition, one mode)",
+			part->name, first_line);
+	return AUTOSIZE_OK;
+}
+
 static autosize_err pol_partitions(const autosize_ytree *t,
 				   autosize_policy *p, autosize_error *e)
 {
@@ -591,11 +674,9 @@ static autosize_err pol_partitions(const autosize_ytree *t,
 			return rc;
 		lines[p->n_parts] = autosize_ynode_get(it, "name")->line;
 		for (i = 0; i < p->n_parts; i++)
-			if (strcmp(p->parts[i].name, part->name) == 0)
-				return autosize_ytree_fail(t,
-					lines[p->n_parts], e, AUTOSIZE_EINVAL,
-					"key 'name': partition '%s' is listed twice (first at line %d)",
-					part->name, lines[i]);
+			if ((rc = pol_same_name(t, &p->parts[i], lines[i],
+						part, lines[p->n_parts], e)))
+				return rc;
 		p->n_parts++;
 	}
 	return AUTOSIZE_OK;
@@ -918,6 +999,27 @@ const autosize_partition *autosize_policy_find_partition(
 		if (strcmp(p->parts[i].name, name) == 0)
 			return &p->parts[i];
 	return NULL;
+}
+
+int autosize_partition_has_type(const autosize_policy *p,
+				const autosize_partition *part,
+				const char *type)
+{
+	const autosize_gpu *g;
+	size_t n;
+
+	if (!part || !type || !type[0])
+		return 0;
+	if (part->gres_type[0])
+		return strcasecmp(part->gres_type, type) == 0;
+	/* the GPU by one of its catalog names, or its name's first part
+	 * ("a100" for A100-SXM4-80GB, as sites name GRES types) */
+	g = autosize_catalog_find(autosize_policy_catalog(p), type);
+	n = strlen(type);
+	return part->gpu && (g == part->gpu ||
+			     (strncasecmp(part->gpu->name, type, n) == 0 &&
+			      (part->gpu->name[n] == '-' ||
+			       part->gpu->name[n] == '\0')));
 }
 
 void autosize_partition_reference(autosize_partition *part,

@@ -4,6 +4,7 @@
  * them, with errors that name the file, line and key.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <strings.h>
 #include "autosize/parse.h"
 #include "policy_read.h"
@@ -72,5 +73,36 @@ autosize_err policy_fraction(const autosize_ytree *t,
 	rc = autosize_parse_fraction(text, what, 0, max, out, &sub);
 	if (rc)
 		return autosize_ytree_fail(t, n->line, e, rc, "%s", sub.msg);
+	return AUTOSIZE_OK;
+}
+
+/* Slurm's memory units (slurm.conf, --mem): powers of 1024 from MB. */
+autosize_err policy_mem_bytes(const autosize_ytree *t,
+			      const autosize_ynode *map, const char *key,
+			      double *out, autosize_error *e)
+{
+	const autosize_ynode *n = autosize_ynode_get(map, key);
+	char text[POLICY_TEXT_MAX], *end;
+	double v, unit = 1024.0 * 1024;
+	autosize_err rc;
+	int found;
+
+	rc = autosize_ytree_str(t, map, key, AUTOSIZE_Y_OPTIONAL, text,
+				sizeof(text), &found, e);
+	if (rc || !found)
+		return rc;
+	v = strtod(text, &end);
+	switch (*end) {
+	case 'K': case 'k': unit = 1024.0; end++; break;
+	case 'M': case 'm': end++; break;
+	case 'G': case 'g': unit *= 1024; end++; break;
+	case 'T': case 't': unit *= 1024.0 * 1024; end++; break;
+	default: break;
+	}
+	if (end == text || *end || !(v > 0) || v * unit > 1e18)
+		return autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+			"key '%s': '%.40s' is not a memory size (expected megabytes, or a number with K, M, G or T, e.g. 60G)",
+			key, text);
+	*out = v * unit;
 	return AUTOSIZE_OK;
 }

@@ -24,6 +24,13 @@ autosize_err policy_duration(const autosize_ytree *t,
 			     int unlimited_ok, double *out,
 			     autosize_error *e);
 
+/* An optional memory size as Slurm writes it (--mem-per-gpu): a number
+ * of megabytes, or with K, M, G or T (powers of 1024), into *out bytes;
+ * absent leaves *out. */
+autosize_err policy_mem_bytes(const autosize_ytree *t,
+			      const autosize_ynode *map, const char *key,
+			      double *out, autosize_error *e);
+
 /* A partition's optional `pricing:` map (price.c) into part->pricing;
  * part's price_per_gpu_hour and gpus_per_node are already read. A
  * schedule that loads but looks wrong (a whole-node price above the

@@ -56,11 +56,13 @@ void autosize_report_destroy(autosize_report *r)
 	free(r);
 }
 
-/* States of a job that has not ended (sacct shows them too). */
+/* States of a job that has not ended (sacct shows them too). REQUEUED is
+ * not one: sacct --duplicates shows each run of a requeued job, the
+ * earlier ones in that state, each ended. */
 static int report_unfinished(const char *state)
 {
 	static const char *const live[] = {
-		"RUNNING", "PENDING", "SUSPENDED", "REQUEUED", "RESIZING",
+		"RUNNING", "PENDING", "SUSPENDED", "RESIZING",
 		"REQUEUE_HOLD", "REQUEUE_FED", "SIGNALING", "STAGE_OUT",
 		"COMPLETING", NULL
 	};
@@ -260,16 +262,21 @@ void autosize_report_add(autosize_report *r, const autosize_finished_job *j,
 	k->submit_s = j->submit_s;
 	k->end_s = j->end_s;
 	k->timeout = strcmp(j->state, "TIMEOUT") == 0;
+	k->preempted = strcmp(j->state, "PREEMPTED") == 0;
+	k->requeued = strcmp(j->state, "REQUEUED") == 0;
+	k->ran = k->elapsed_s > 0 || j->start_s > 0;
 	k->far_under = strcmp(j->state, "COMPLETED") == 0 && k->limit_s > 0 &&
 		       k->elapsed_s > 0 &&
 		       k->elapsed_s < r->o.far_under * k->limit_s;
 	if (k->timeout)
 		k->need_s = report_need_s(rec, k->measured_tok_s);
-	/* GPU-hours: the user's ask, the plan's reservation, the use */
+	/* GPU-hours: the user's ask, the plan's reservation, the use; of
+	 * the jobs that ran (one cancelled while pending reserved nothing) */
 	used_h = k->gpus * k->elapsed_s / 3600;
-	t->gpu_h_planned += planned_gpus * rec->time_limit_min / 60.0;
+	if (k->ran)
+		t->gpu_h_planned += planned_gpus * rec->time_limit_min / 60.0;
 	t->gpu_h_used += used_h;
-	if (rec->ask_gpus > 0 && rec->ask_min > 0) {
+	if (k->ran && rec->ask_gpus > 0 && rec->ask_min > 0) {
 		t->asked_jobs++;
 		t->gpu_h_asked += (double)rec->ask_gpus * rec->ask_min / 60.0;
 		t->gpu_h_used_asked += used_h;
@@ -311,7 +318,7 @@ static void report_log_word(const char *line, const char *key, char *out,
 
 int autosize_report_ctld_line(autosize_report *r, const char *line)
 {
-	char reason[16], what[AUTOSIZE_REPORT_CODE_MAX - 17];
+	char reason[16], what[AUTOSIZE_REPORT_CODE_MAX - 25], where[8];
 	char key[AUTOSIZE_REPORT_CODE_MAX];
 	const char *at = strstr(line, "autosize: refused: ");
 	long missed;
@@ -326,7 +333,13 @@ int autosize_report_ctld_line(autosize_report *r, const char *line)
 			 (int)(colon - at) : (int)strlen(at), at);
 		report_log_word(head, " reason=", reason, sizeof(reason));
 		report_log_word(head, " what=", what, sizeof(what));
-		snprintf(key, sizeof(key), "%s%s%s", reason,
+		/* the SPANK plugin's line on a submit host's syslog names
+		 * its command (where=sbatch); slurmctld's has none */
+		report_log_word(head, " where=", where, sizeof(where));
+		if (strcmp(where, "?") == 0)
+			where[0] = '\0';
+		snprintf(key, sizeof(key), "%s%s%s%s%s", where,
+			 where[0] ? " " : "", reason,
 			 strcmp(what, "-") && strcmp(what, "?") ? " " : "",
 			 strcmp(what, "-") && strcmp(what, "?") ? what : "");
 		report_count(r->refusals, &r->n_refusals, key);
@@ -452,10 +465,14 @@ static void report_limit_figures(autosize_report *r, double *v)
 	long i, n;
 
 	t->completed = t->timeouts = t->far_under = t->mismatched = 0;
+	t->preempted = t->requeued = t->never_ran = 0;
 	for (i = n = 0; i < r->n_jobs; i++) {
 		const autosize_report_job *k = &r->jobs[i];
 
 		t->completed += strcmp(k->state, "COMPLETED") == 0;
+		t->preempted += k->preempted;
+		t->requeued += k->requeued;
+		t->never_ran += !k->ran;
 		t->timeouts += k->timeout;
 		t->mismatched += k->mismatch;
 		if (k->timeout && k->need_s > 0 && k->limit_s > 0)

@@ -3,6 +3,7 @@
  * (report.h; doc/admins.md, doc/report-json.md).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "autosize/parse.h"
@@ -119,16 +120,54 @@ static void out_timeouts(const autosize_report *r, FILE *f)
 	fprintf(f, "\n");
 }
 
+/* The runs another job's priority or a requeue ended: their time is
+ * spent, their plan's prediction not tested. */
+static void out_interrupted(const autosize_report *r, FILE *f)
+{
+	const autosize_report_totals *t = autosize_report_totals_of(r);
+	const autosize_report_job *k;
+	char dur[32], name[OUT_NAME_COLS + 1], user[24];
+	long n, i, shown = 0;
+
+	if (!t->preempted && !t->requeued)
+		return;
+	k = autosize_report_jobs(r, &n);
+	fprintf(f, "\npreempted or requeued: %ld preempted, %ld run%s "
+		"requeued\n", t->preempted, t->requeued,
+		autosize_plural(t->requeued));
+	for (i = 0; i < n && shown < OUT_ROWS; i++) {
+		if (!k[i].preempted && !k[i].requeued)
+			continue;
+		shown++;
+		autosize_report_safe_text(k[i].name, name, sizeof(name));
+		autosize_report_safe_text(k[i].user, user, sizeof(user));
+		autosize_format_duration(k[i].elapsed_s, dur, sizeof(dur));
+		fprintf(f, "    job %s %s \"%s\" %s: %s after %s, %.0f "
+			"GPU-hours\n", k[i].job_id, user, name,
+			autosize_report_partition(r, k[i].partition),
+			k[i].state, dur, k[i].gpus * k[i].elapsed_s / 3600);
+	}
+	if (t->preempted + t->requeued > shown)
+		fprintf(f, "    ... and %ld more\n",
+			t->preempted + t->requeued - shown);
+}
+
 static void out_gpu_hours(const autosize_report *r, FILE *f)
 {
 	const autosize_report_totals *t = autosize_report_totals_of(r);
 
-	fprintf(f, "\nGPU-hours: planned %.0f (GPUs x time limit), used "
-		"%.0f (GPUs x elapsed)", t->gpu_h_planned, t->gpu_h_used);
+	fprintf(f, "\nGPU-hours: planned %.0f (GPUs x time limit, the jobs "
+		"that ran), used %.0f (GPUs x elapsed)", t->gpu_h_planned,
+		t->gpu_h_used);
 	if (t->gpu_h_planned > 0)
 		fprintf(f, ", %.0f%% of planned",
 			100 * t->gpu_h_used / t->gpu_h_planned);
 	fprintf(f, "\n");
+	if (t->never_ran)
+		fprintf(f, "  %ld job%s cancelled before %s started: no "
+			"GPU-hours\n", t->never_ran,
+			autosize_plural(t->never_ran),
+			t->never_ran == 1 ? "it" : "they");
 	if (t->asked_jobs)
 		fprintf(f, "  asked: %.0f by the %ld jobs that gave a size and "
 			"a time limit (they used %.0f)\n", t->gpu_h_asked,
@@ -236,6 +275,7 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 			t->mismatched);
 	out_groups(r, f);
 	out_timeouts(r, f);
+	out_interrupted(r, f);
 	out_gpu_hours(r, f);
 	out_calibration(r, f);
 	out_weeks(r, f);
@@ -266,7 +306,7 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 /* A JSON string of text made safe (control bytes, invalid UTF-8: '?');
  * quotes and backslashes escaped, and <, >, & too: the object may be
  * put into an HTML page. */
-static void out_json_str(FILE *f, const char *s)
+void autosize_report_json_str(FILE *f, const char *s)
 {
 	char clean[512];
 	const char *p;
@@ -300,7 +340,7 @@ static void out_json_time(FILE *f, const char *key, long long s)
 	autosize_report_time(s, t, sizeof(t));
 	fprintf(f, "\"%s\":", key);
 	if (t[0])
-		out_json_str(f, t);
+		autosize_report_json_str(f, t);
 	else
 		fputs("null", f);
 }
@@ -323,7 +363,9 @@ static void out_json_totals(const autosize_report *r, FILE *f)
 	out_json_num(f, "need_ratio_median", t->need_median, 1);
 	fputc(',', f);
 	out_json_num(f, "need_ratio_max", t->need_max, 1);
-	fprintf(f, ",\"far_under\":%ld,", t->far_under);
+	fprintf(f, ",\"far_under\":%ld,\"preempted\":%ld,\"requeued\":%ld,"
+		"\"never_ran\":%ld,", t->far_under, t->preempted, t->requeued,
+		t->never_ran);
 	out_json_num(f, "far_under_ratio_median", t->far_under_median, 1);
 	fputc(',', f);
 	out_json_time(f, "first_submit", t->first_submit_s);
@@ -355,11 +397,11 @@ static void out_json_groups(const autosize_report *r, FILE *f)
 	fputs("\"groups\":[", f);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"partition\":", i ? "," : "");
-		out_json_str(f, g[i].partition);
+		autosize_report_json_str(f, g[i].partition);
 		fputs(",\"gpu\":", f);
-		out_json_str(f, g[i].gpu);
+		autosize_report_json_str(f, g[i].gpu);
 		fputs(",\"framework\":", f);
-		out_json_str(f, g[i].framework);
+		autosize_report_json_str(f, g[i].framework);
 		fprintf(f, ",\"jobs\":%ld,\"measured\":%ld,\"in_band\":%ld,"
 			"\"timeouts\":%ld,\"far_under\":%ld,\"mismatched\":%ld,",
 			g[i].jobs, g[i].measured, g[i].in_band, g[i].timeouts,
@@ -391,15 +433,15 @@ static void out_json_weeks(const autosize_report *r, FILE *f)
 	fputs("\"partitions\":[", f);
 	for (p = 0; p < autosize_report_partition_count(r); p++) {
 		fputs(p ? "," : "", f);
-		out_json_str(f, autosize_report_partition(r, p));
+		autosize_report_json_str(f, autosize_report_partition(r, p));
 	}
 	w = autosize_report_weeks(r, &n);
 	fputs("],\"weeks\":[", f);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"partition\":", i ? "," : "");
-		out_json_str(f, autosize_report_partition(r, w[i].partition));
+		autosize_report_json_str(f, autosize_report_partition(r, w[i].partition));
 		fputs(",\"week\":", f);
-		out_json_str(f, w[i].week);
+		autosize_report_json_str(f, w[i].week);
 		fputc(',', f);
 		out_json_time(f, "monday", w[i].monday_s);
 		fprintf(f, ",\"jobs\":%ld,\"measured\":%ld,\"timeouts\":%ld,",
@@ -418,7 +460,7 @@ static void out_json_counts(FILE *f, const char *name, const char *key,
 	fprintf(f, "\"%s\":[", name);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"%s\":", i ? "," : "", key);
-		out_json_str(f, c[i].code);
+		autosize_report_json_str(f, c[i].code);
 		fprintf(f, ",\"count\":%ld}", c[i].count);
 	}
 	fputc(']', f);
@@ -439,19 +481,19 @@ static void out_json_jobs(const autosize_report *r, FILE *f)
 						  &g[k[i].group] : NULL;
 
 		fprintf(f, "%s{\"job_id\":", i ? "," : "");
-		out_json_str(f, k[i].job_id);
+		autosize_report_json_str(f, k[i].job_id);
 		fputs(",\"user\":", f);
-		out_json_str(f, k[i].user);
+		autosize_report_json_str(f, k[i].user);
 		fputs(",\"name\":", f);
-		out_json_str(f, k[i].name);
+		autosize_report_json_str(f, k[i].name);
 		fputs(",\"state\":", f);
-		out_json_str(f, k[i].state);
+		autosize_report_json_str(f, k[i].state);
 		fputs(",\"partition\":", f);
-		out_json_str(f, autosize_report_partition(r, k[i].partition));
+		autosize_report_json_str(f, autosize_report_partition(r, k[i].partition));
 		fputs(",\"gpu\":", f);
-		out_json_str(f, gr ? gr->gpu : "");
+		autosize_report_json_str(f, gr ? gr->gpu : "");
 		fputs(",\"framework\":", f);
-		out_json_str(f, gr ? gr->framework : "");
+		autosize_report_json_str(f, gr ? gr->framework : "");
 		fprintf(f, ",\"group\":%d,", k[i].group);
 		out_json_num(f, "predicted_tokens_per_s", k[i].predicted_tok_s,
 			     0);
@@ -468,12 +510,116 @@ static void out_json_jobs(const autosize_report *r, FILE *f)
 		out_json_time(f, "submit", k[i].submit_s);
 		fputc(',', f);
 		out_json_time(f, "end", k[i].end_s);
-		fprintf(f, ",\"timeout\":%s,\"far_under\":%s,\"mismatch\":%s}",
+		fprintf(f, ",\"timeout\":%s,\"far_under\":%s,\"mismatch\":%s,"
+			"\"preempted\":%s,\"requeued\":%s,\"ran\":%s}",
 			k[i].timeout ? "true" : "false",
 			k[i].far_under ? "true" : "false",
-			k[i].mismatch ? "true" : "false");
+			k[i].mismatch ? "true" : "false",
+			k[i].preempted ? "true" : "false",
+			k[i].requeued ? "true" : "false",
+			k[i].ran ? "true" : "false");
 	}
 	fputs("]", f);
+}
+
+/* A label value: '\\', '"' and a newline escaped (the text format). */
+static void out_label(FILE *f, const char *name, const char *v, int last)
+{
+	fprintf(f, "%s=\"", name);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+	fputs(last ? "\"}" : "\",", f);
+}
+
+static void out_gauge(FILE *f, const char *name, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+int autosize_report_write_metrics(const autosize_report *r, FILE *f)
+{
+	const autosize_report_totals *t = autosize_report_totals_of(r);
+	const autosize_report_group *g;
+	const autosize_report_count *c;
+	const struct {
+		const char *kind;
+		long v;
+	} jobs[] = {
+		{"read", t->read}, {"running", t->running},
+		{"sized", t->sized}, {"no_record", t->no_record},
+		{"bad_record", t->bad_record}, {"measured", t->measured},
+		{"mismatched", t->mismatched}, {"completed", t->completed},
+		{"timeout", t->timeouts}, {"far_under", t->far_under},
+		{"preempted", t->preempted}, {"requeued", t->requeued},
+		{"never_ran", t->never_ran},
+	};
+	const struct {
+		const char *q;
+		size_t off;
+	} qs[] = {
+		{"0.1", offsetof(autosize_report_group, p10)},
+		{"0.5", offsetof(autosize_report_group, median)},
+		{"0.9", offsetof(autosize_report_group, p90)},
+	};
+	size_t i, k;
+	int n, j;
+
+	out_gauge(f, "autosize_report_jobs", "Jobs of the period read, by "
+		  "outcome (autosize report).");
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+		fprintf(f, "autosize_report_jobs{kind=\"%s\"} %ld\n",
+			jobs[i].kind, jobs[i].v);
+	out_gauge(f, "autosize_report_speed_ratio", "Measured / predicted "
+		  "speed of the group's jobs, by quantile.");
+	g = autosize_report_groups(r, &n);
+	for (j = 0; j < n; j++) {
+		if (!g[j].measured)
+			continue;
+		for (k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+			fputs("autosize_report_speed_ratio{", f);
+			out_label(f, "partition", g[j].partition, 0);
+			out_label(f, "gpu", g[j].gpu, 0);
+			out_label(f, "framework", g[j].framework, 0);
+			out_label(f, "q", qs[k].q, 1);
+			fprintf(f, " %.6g\n", *(const double *)(const void *)
+				((const char *)&g[j] + qs[k].off));
+		}
+	}
+	out_gauge(f, "autosize_report_gpu_hours", "GPU-hours of the period: "
+		  "planned (the jobs that ran), used, asked by the users.");
+	fprintf(f, "autosize_report_gpu_hours{kind=\"planned\"} %.6g\n"
+		"autosize_report_gpu_hours{kind=\"used\"} %.6g\n",
+		t->gpu_h_planned, t->gpu_h_used);
+	if (t->asked_jobs)
+		fprintf(f, "autosize_report_gpu_hours{kind=\"asked\"} %.6g\n",
+			t->gpu_h_asked);
+	out_gauge(f, "autosize_report_warnings", "Jobs warned at submission, "
+		  "by warning code.");
+	c = autosize_report_warnings(r, &n);
+	for (j = 0; j < n; j++) {
+		fputs("autosize_report_warnings{", f);
+		out_label(f, "code", c[j].code, 1);
+		fprintf(f, " %ld\n", c[j].count);
+	}
+	out_gauge(f, "autosize_report_refusals", "Refusal lines in the logs "
+		  "read (slurmctld's; a submit host's syslog: kind starts "
+		  "with sbatch, srun or salloc), by kind; lower bounds.");
+	c = autosize_report_refusals(r, &n);
+	for (j = 0; j < n; j++) {
+		fputs("autosize_report_refusals{", f);
+		out_label(f, "kind", c[j].code, 1);
+		fprintf(f, " %ld\n", c[j].count);
+	}
+	out_gauge(f, "autosize_report_log_lines_missed", "Refusal lines the "
+		  "rate limit kept out of slurmctld's log.");
+	fprintf(f, "autosize_report_log_lines_missed %ld\n", t->log_missed);
+	return ferror(f) ? -1 : 0;
 }
 
 int autosize_report_write_json(const autosize_report *r, FILE *f,
@@ -485,7 +631,7 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
 
 	fprintf(f, "{\"report_version\":%d,\"source\":",
 		AUTOSIZE_REPORT_VERSION);
-	out_json_str(f, source);
+	autosize_report_json_str(f, source);
 	fputc(',', f);
 	out_json_totals(r, f);
 	out_json_groups(r, f);

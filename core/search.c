@@ -900,6 +900,21 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	return found > 0;
 }
 
+/* The recomputation the request pins (AUTOSIZE_UNSET: none pinned).
+ * A stack that recomputes whole layers only (perf.yaml recompute: full:
+ * the HF Trainer's gradient_checkpointing, torchtune's
+ * enable_activation_checkpointing) runs a pinned selective setting as
+ * full recomputation, and is priced so (plan.c says it). */
+static int search_recompute_pin(const search_state *st)
+{
+	int pin = st->req->recompute;
+
+	if (search_pinned(pin) && pin != AUTOSIZE_RECOMPUTE_NONE &&
+	    st->job->stack && st->job->stack->recompute_whole)
+		return AUTOSIZE_RECOMPUTE_FULL;
+	return pin;
+}
+
 /* Recomputation settings of a (tp, pp, dp) shape, at the micro-batch
  * sizes mbs of its dp. */
 static int search_shape(search_state *st, const sizing_layout *base,
@@ -908,9 +923,10 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	static const autosize_recompute order[] = {
 		AUTOSIZE_RECOMPUTE_NONE, AUTOSIZE_RECOMPUTE_SELECTIVE,
 		AUTOSIZE_RECOMPUTE_FULL, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP};
-	const autosize_request *r = st->req;
 	sizing_layout lay = *base;
 	int i, rc, any = 0, none_fits = 0, full_fits = 0;
+	int pin = search_recompute_pin(st);
+	int whole = st->job->stack && st->job->stack->recompute_whole;
 	search_shape_ctx sh;
 
 	sh.mbs = mbs;
@@ -922,10 +938,13 @@ static int search_shape(search_state *st, const sizing_layout *base,
 		rc = order[i];
 		/* With FlashAttention selective saves nothing; the MLP too
 		 * (Megatron's recompute modules) only where nothing fits
-		 * without recomputation and something with it. */
-		if (search_pinned(r->recompute)
-		    ? rc != r->recompute
-		    : (st->job->flash_attention &&
+		 * without recomputation and something with it; a stack of
+		 * whole layers runs neither. */
+		if (search_pinned(pin)
+		    ? rc != pin
+		    : (whole && rc != AUTOSIZE_RECOMPUTE_NONE &&
+		       rc != AUTOSIZE_RECOMPUTE_FULL) ||
+		      (st->job->flash_attention &&
 		       rc == AUTOSIZE_RECOMPUTE_SELECTIVE &&
 		       !framework_op_sac(st->job)) ||
 		      (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP &&

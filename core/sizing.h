@@ -180,6 +180,10 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
  * gradient shard copied out (both 0 without it). */
 void sizing_param_host_bytes(const sizing_job *job, const sizing_layout *lay,
 			     double *params_b, double *grads_b);
+/* Bytes of this rank's model states in host memory: its offloaded
+ * parameter and gradient shards and optimizer state (0 without
+ * offload). */
+double sizing_host_bytes(const sizing_job *job, const sizing_layout *lay);
 
 typedef struct sizing_time {
 	double step_s;         /* one optimizer step */

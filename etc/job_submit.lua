@@ -53,8 +53,20 @@ local settings = {
 	cpath = "/usr/lib/x86_64-linux-gnu/slurm-wlm/lua/?.so",
 	-- The site policy; re-read whenever the file changes.
 	policy = "/etc/slurm/autosize/autosize.yaml",
+	-- The autosize command, run as a helper (never waited for) to read
+	-- the QOS and association limits Slurm enforces: jobs are planned
+	-- within them. "" plans without them (so does the policy's
+	-- slurm_limits: off).
+	limits_cli = "/usr/bin/autosize",
 	-- Optional overrides, in the folder of this script.
 	site_file = "autosize_site.lua",
+	-- Metrics of the decisions (counters, decision time) in Prometheus'
+	-- text format for node exporter's textfile collector, e.g.
+	-- "/var/lib/prometheus/node-exporter/autosize.prom"; nil: none.
+	-- Replaced whole (temporary file and rename) at most every
+	-- metrics_every seconds, on a decision (doc/admins.md "Metrics").
+	metrics_file = nil,
+	metrics_every = 15,
 }
 
 local OPTION_PREFIX = "_SLURM_SPANK_OPTION_autosize_"
@@ -94,10 +106,17 @@ local function apply_settings(t)
 	if type(t) ~= "table" then
 		return
 	end
-	for _, k in ipairs({ "cpath", "policy", "site_file" }) do
+	for _, k in ipairs({ "cpath", "policy", "site_file",
+			     "metrics_file" }) do
 		if type(t[k]) == "string" and t[k] ~= "" then
 			settings[k] = t[k]
 		end
+	end
+	if type(t.limits_cli) == "string" then
+		settings.limits_cli = t.limits_cli
+	end
+	if type(t.metrics_every) == "number" then
+		settings.metrics_every = t.metrics_every
 	end
 end
 
@@ -157,6 +176,13 @@ local function load_module()
 	end
 	if type(mod) == "table" and mod.plan then
 		autosize_module = mod
+		if mod.metrics_file then
+			local ok, merr = mod.metrics_file(settings.metrics_file,
+				settings.metrics_every)
+			if not ok and merr then
+				log_error(merr)
+			end
+		end
 		return mod
 	end
 	local msg = "autosize: cannot load " .. tostring(file or settings.cpath) ..
@@ -168,7 +194,25 @@ local function load_module()
 	return nil
 end
 
-load_module()
+-- Slurm's limits are read by a helper process from the start, so the
+-- first jobs find them read.
+local function read_limits(mod)
+	if not mod.read_limits then
+		return
+	end
+	local ok, err = mod.read_limits(settings.limits_cli)
+	if not ok and err then
+		log_error(err)  -- once per new failure
+	end
+end
+
+do
+	local mod = load_module()
+	if mod then
+		mod.load_policy(settings.policy)
+		read_limits(mod)
+	end
+end
 
 -- true when an entry of spank_job_env (a 0-based array, at most
 -- ENV_MAX entries looked at) satisfies match.
@@ -251,6 +295,10 @@ end
 local function reject_code(reason)
 	if reason == "unfit" then
 		return slurm.ESLURM_INVALID_NODE_COUNT or slurm.ERROR
+	elseif reason == "limit" then
+		return slurm.ESLURM_ACCOUNTING_POLICY or slurm.ERROR
+	elseif reason == "time" then
+		return slurm.ESLURM_INVALID_TIME_LIMIT or slurm.ERROR
 	end
 	return slurm.ERROR
 end
@@ -307,6 +355,25 @@ local function rewrite(job_desc, d)
 				tostring(d.gpus_per_node)
 		end
 	end
+	-- CPUs and memory per GPU: the tres string, and a batch job's
+	-- environment, which srun in the script reads (the job set none:
+	-- those are never replaced)
+	local function per_gpu(what, field, value, var, unit)
+		note(what, job_desc[field] or "(not set)", value .. unit,
+			false)
+		job_desc[field] = d[field]
+		if job_desc.script ~= nil then
+			job_desc.environment[var] = tostring(value)
+		end
+	end
+	if d.set.cpus and d.cpus_per_tres then
+		per_gpu("CPUs per GPU", "cpus_per_tres", d.cpus_per_gpu,
+			"SLURM_CPUS_PER_GPU", "")
+	end
+	if d.set.mem and d.mem_per_tres then
+		per_gpu("memory per GPU", "mem_per_tres", d.mem_per_gpu,
+			"SLURM_MEM_PER_GPU", "M")
+	end
 	if d.set.time and d.time_limit then
 		note("time limit", fmt_minutes(job_desc.time_limit),
 			fmt_minutes(d.time_limit), replaced.time)
@@ -328,9 +395,13 @@ local function attach_record(job_desc, mod, d)
 	end
 	-- A batch job's steps inherit its environment: the nodes lay out
 	-- this plan, whatever policy they hold (srun and salloc jobs have
-	-- no environment here and are laid out on the nodes).
+	-- no environment here and are laid out on the nodes); a job of a
+	-- preemptible partition is told so.
 	if job_desc.script ~= nil then
 		job_desc.environment["AUTOSIZE_RECORD"] = d.record
+		if d.preemptible then
+			job_desc.environment["AUTOSIZE_PREEMPTIBLE"] = "1"
+		end
 	end
 end
 
@@ -400,6 +471,7 @@ local function submit(job_desc, part_list, submit_uid)
 	elseif perr then
 		log_info(perr)   -- loaded, dated ahead of this host's clock
 	end
+	read_limits(mod)
 	local job = {
 		partition = job_desc.partition,
 		min_nodes = job_desc.min_nodes,
@@ -416,9 +488,20 @@ local function submit(job_desc, part_list, submit_uid)
 		-- srun and salloc jobs have no script; their first step is
 		-- laid out with their own task count (the module's guard).
 		batch = job_desc.script ~= nil,
-		-- the policy's exempt users and accounts
+		-- the policy's exempt users and accounts; the QOS and
+		-- association whose limits the plan keeps within
 		uid = submit_uid,
-		account = job_desc.account,
+		account = job_desc.account or job_desc.default_account,
+		qos = job_desc.qos,
+		-- the GPU type of -C a100; whole nodes (shared 0 is
+		-- --exclusive); the job's own CPUs and memory
+		features = job_desc.features,
+		shared = job_desc.shared,
+		cpus_per_tres = job_desc.cpus_per_tres,
+		mem_per_tres = job_desc.mem_per_tres,
+		cpus_per_task = job_desc.cpus_per_task,
+		min_mem_per_cpu = job_desc.min_mem_per_cpu,
+		min_mem_per_node = job_desc.min_mem_per_node,
 	}
 	-- The partitions this job may use, with Slurm's own limits (the
 	-- smaller of Slurm's and the policy's wins).
@@ -431,6 +514,8 @@ local function submit(job_desc, part_list, submit_uid)
 					max_nodes = p.max_nodes,
 					total_nodes = p.total_nodes,
 					max_time = p.max_time,
+					max_cpus_per_node = p.max_cpus_per_node,
+					qos = p.qos,
 				}
 			end
 		end
@@ -453,6 +538,9 @@ local function submit(job_desc, part_list, submit_uid)
 	if d.error then
 		log_error(string.format("autosize: uid %s: %s",
 			tostring(submit_uid), d.error))
+	end
+	if d.metrics_error then
+		log_error(d.metrics_error)   -- once until a write works again
 	end
 	local action = d.action
 	if action == "reject" then
@@ -523,10 +611,26 @@ function autosize_job_submit(job_desc, part_list, submit_uid)
 	return slurm.SUCCESS
 end
 
+-- Whether slurm.log_user() in job_modify reaches the user: Slurm 23.02
+-- (API 39) and later hand it to scontrol; 22.05 discards it with an
+-- error: line in slurmctld's log ("Use of log.user() in job_modify is
+-- not supported"). The running slurmctld's API first, else the release
+-- the module was built for; unknown: not (a log line, never an error).
+local function modify_tells_user(mod)
+	local s = type(mod.slurm) == "table" and mod.slurm or {}
+	local api = tonumber(s.api_major)
+	if api then
+		return api >= 39
+	end
+	local y, m = tostring(s.built_for or ""):match("^(%d+)%.(%d+)")
+	return y ~= nil and tonumber(y) * 100 + tonumber(m) >= 2302
+end
+
 -- scontrol update of a sized job: the change is Slurm's to allow; the
 -- plan record then describes another job, and the user or admin is told
 -- (calibration compares the record with what accounting says the job
--- got, and leaves such a job out).
+-- got, and leaves such a job out). On 22.05 it is slurmctld's log that
+-- says so, at info (doc/users.md): scontrol shows the user nothing.
 local function modify(job_desc, job_rec)
 	local mod = load_module()
 	if not mod or not mod.record_check or type(job_rec) ~= "table" and
@@ -539,11 +643,18 @@ local function modify(job_desc, job_rec)
 		tres_per_node = job_desc.tres_per_node,
 		time_limit = job_desc.time_limit,
 	})
-	if why then
-		log_user("autosize: this job was sized by autosize; after " ..
-			"this change (" .. why .. ") its plan no longer " ..
-			"describes it: its speed will not calibrate the " ..
-			"site's plans (resubmit to have it sized again)")
+	if not why then
+		return
+	end
+	local text = "this job was sized by autosize; after this change (" ..
+		why .. ") its plan no longer describes it: its speed will " ..
+		"not calibrate the site's plans (resubmit to have it sized " ..
+		"again)"
+	if modify_tells_user(mod) then
+		log_user("autosize: " .. text)
+	else
+		admin_log(mod, string.format("autosize: job %s: %s",
+			(tostring(job_rec.job_id):gsub("%c", "?")), text))
 	end
 end
 

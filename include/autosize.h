@@ -13,6 +13,7 @@
 #include "autosize/options.h"
 #include "autosize/jobenv.h"
 #include "autosize/launch.h"
+#include "autosize/limits.h"
 #include "autosize/decide.h"
 #include "autosize/jobrecord.h"
 #include "autosize/calibration.h"

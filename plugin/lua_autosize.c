@@ -2,6 +2,10 @@
  * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
  *
  *   autosize.load_policy(path[, settle_s]) -> true [, note] | nil, errmsg
+ *   autosize.read_limits(cli) -> true | nil, errmsg: keep Slurm's QOS and
+ *                                 association limits current through the
+ *                                 helper `cli limits --raw` (never waits;
+ *                                 "" plans without them)
  *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
@@ -77,6 +81,24 @@ static const char *lua_autosize_tres_string(lua_State *L, int t,
 	return s;
 }
 
+/* job[key] as a name into buf (len bytes): absent, too long or with a
+ * NUL leaves buf "". */
+static void lua_autosize_name(lua_State *L, int t, const char *key,
+			      char *buf, size_t len)
+{
+	const char *s;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	lua_getfield(L, t, key);
+	if (lua_type(L, -1) == LUA_TSTRING) {
+		s = lua_tolstring(L, -1, &n);
+		if (n < len && strlen(s) == n)
+			memcpy(buf, s, n + 1);
+	}
+	lua_pop(L, 1);
+}
+
 /* GPUs in job[key], a tres string; UNSET when absent. */
 static long lua_autosize_tres(lua_State *L, int t, const char *key)
 {
@@ -105,6 +127,49 @@ static void lua_autosize_user(lua_State *L, int t, autosize_job *job)
 					 uid);
 		}
 	}
+	lua_pop(L, 1);
+}
+
+/* The GPU type the job asked for: the type of its GPU entry, in
+ * whichever tres string holds it. */
+static void lua_autosize_gpu_type(lua_State *L, int t, autosize_job *job)
+{
+	static const char *const keys[] = {
+		"tres_per_node", "tres_per_job", "tres_per_task",
+		"tres_per_socket"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (autosize_tres_gpu_type(lua_autosize_tres_string(L, t,
+								    keys[i]),
+					   job->gpu_type,
+					   sizeof(job->gpu_type)))
+			return;
+}
+
+/* What the job asked of its nodes besides GPUs: --exclusive (shared 0,
+ * Slurm's JOB_SHARED_NONE), CPUs and memory per GPU (cpus_per_tres,
+ * mem_per_tres), CPUs per task, memory per node or CPU. */
+static void lua_autosize_node(lua_State *L, int t, autosize_job *job)
+{
+	long v;
+
+	job->exclusive = lua_autosize_number16(L, t, "shared") == 0;
+	job->cpus_per_gpu = lua_autosize_tres(L, t, "cpus_per_tres");
+	job->mem_per_gpu_mb = lua_autosize_tres(L, t, "mem_per_tres");
+	if (job->cpus_per_gpu < 0)
+		job->cpus_per_gpu = AUTOSIZE_JOB_UNSET;
+	if (job->mem_per_gpu_mb < 0)
+		job->mem_per_gpu_mb = AUTOSIZE_JOB_UNSET;
+	v = lua_autosize_number16(L, t, "cpus_per_task");
+	job->cpus_given = v > 0;
+	/* Slurm gives these only when set */
+	lua_getfield(L, t, "min_mem_per_cpu");
+	job->mem_given = lua_type(L, -1) == LUA_TNUMBER;
+	lua_pop(L, 1);
+	lua_getfield(L, t, "min_mem_per_node");
+	job->mem_given |= lua_type(L, -1) == LUA_TNUMBER;
 	lua_pop(L, 1);
 }
 
@@ -148,17 +213,17 @@ static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 	job->batch = lua_toboolean(L, -1);
 	lua_pop(L, 1);
 	lua_autosize_user(L, t, job);
-	lua_getfield(L, t, "account");
-	if (lua_type(L, -1) == LUA_TSTRING) {
-		s = lua_tolstring(L, -1, &len);
-		if (len < sizeof(job->account) && strlen(s) == len)
-			memcpy(job->account, s, len + 1);
-	}
-	lua_pop(L, 1);
+	lua_autosize_name(L, t, "account", job->account,
+			  sizeof(job->account));
+	lua_autosize_name(L, t, "qos", job->qos, sizeof(job->qos));
+	lua_autosize_name(L, t, "features", job->features,
+			  sizeof(job->features));
 	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");
 	job->gpus_per_job = lua_autosize_tres(L, t, "tres_per_job");
 	job->gpus_per_task = lua_autosize_tres(L, t, "tres_per_task");
 	job->gpus_per_socket = lua_autosize_tres(L, t, "tres_per_socket");
+	lua_autosize_gpu_type(L, t, job);
+	lua_autosize_node(L, t, job);
 	return 0;
 }
 
@@ -216,9 +281,23 @@ static void lua_autosize_set_bool(lua_State *L, const char *key, int value)
 	lua_setfield(L, -2, key);
 }
 
+/* A per-GPU value as a tres string ("gres/gpu:8") for cpus_per_tres
+ * and mem_per_tres, in the slurmctld's syntax. */
+static void lua_autosize_set_per_gpu(lua_State *L, const char *key, long v,
+				     autosize_tres_syntax syntax)
+{
+	char tres[64];
+
+	if (v > 0 && v < 1000000000L &&
+	    autosize_tres_set_gpus_as(NULL, (int)v, syntax, tres,
+				      sizeof(tres)) == 0)
+		lua_autosize_set_string(L, key, tres);
+}
+
 static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 				       const char *tres_per_node)
 {
+	autosize_tres_syntax syntax = lua_slurm_tres_syntax(tres_per_node);
 	int i;
 
 	lua_createtable(L, 0, 16);
@@ -235,12 +314,26 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 		lua_autosize_set_number(L, "min_nodes", d->nodes);
 		lua_autosize_set_number(L, "max_nodes", d->nodes);
 		lua_autosize_set_number(L, "gpus_per_node", d->gpus_per_node);
-		/* The GPU entry edited in place: its type and the other
-		 * gres stay. */
-		if (autosize_tres_set_gpus_as(tres_per_node, d->gpus_per_node,
-					      lua_slurm_tres_syntax(tres_per_node),
-					      tres, sizeof(tres)) == 0)
+		/* The GPU entry edited in place: the other gres stay, and
+		 * its type (the planned one when the partition has several) */
+		if (autosize_tres_set_gpus_typed(tres_per_node,
+						 d->gpus_per_node,
+						 d->gres_type, syntax, tres,
+						 sizeof(tres)) == 0)
 			lua_autosize_set_string(L, "tres_per_node", tres);
+		if (d->set_cpus)
+			lua_autosize_set_per_gpu(L, "cpus_per_tres",
+						 d->cpus_per_gpu, syntax);
+		if (d->set_mem)
+			lua_autosize_set_per_gpu(L, "mem_per_tres",
+						 d->mem_per_gpu_mb, syntax);
+		if (d->cpus_per_gpu > 0)
+			lua_autosize_set_number(L, "cpus_per_gpu",
+						d->cpus_per_gpu);
+		if (d->mem_per_gpu_mb > 0)
+			lua_autosize_set_number(L, "mem_per_gpu",
+						(double)d->mem_per_gpu_mb);
+		lua_autosize_set_bool(L, "preemptible", d->preemptible);
 		if (d->time_limit_min > 0)
 			lua_autosize_set_number(L, "time_limit",
 						(double)d->time_limit_min);
@@ -256,6 +349,8 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 	lua_autosize_set_bool(L, "time", d->set_time);
 	lua_autosize_set_bool(L, "partition", d->set_partition);
 	lua_autosize_set_bool(L, "tasks", d->set_tasks);
+	lua_autosize_set_bool(L, "cpus", d->set_cpus);
+	lua_autosize_set_bool(L, "mem", d->set_mem);
 	lua_setfield(L, -2, "set");
 	lua_createtable(L, 0, 3);
 	lua_autosize_set_bool(L, "nodes", d->explicit_nodes);
@@ -274,9 +369,22 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 
 typedef struct lua_autosize_scratch {
 	autosize_decision decision;
+	autosize_job job;
+	char metrics_msg[AUTOSIZE_PATH_MAX + 128];
 	const char *env[AUTOSIZE_JOBENV_MAX_ENTRIES];
 	/* then autosize_decide_work_size() bytes of work */
 } lua_autosize_scratch;
+
+/* What an entry point holds while its lua_pcall runs: the policy and,
+ * for plan, Slurm's limits (locked outside the pcall, released after
+ * it whatever happens inside). */
+typedef struct lua_autosize_held {
+	const autosize_policy *policy;
+	int limits_wanted;
+	const autosize_limits *limits;
+	char limits_why[AUTOSIZE_MSG_LEN];
+	int limits_unknown;   /* set by plan: read them again soon */
+} lua_autosize_held;
 
 /* A part_list limit: Slurm's INFINITE and NO_VAL are "no limit" (0). */
 static double lua_autosize_limit(lua_State *L, int t, const char *key)
@@ -322,6 +430,10 @@ static void lua_autosize_read_parts(lua_State *L, int t,
 					L, lua_gettop(L), "total_nodes");
 				l->max_time_s = 60 * lua_autosize_limit(
 					L, lua_gettop(L), "max_time");
+				l->max_cpus_per_node = (long)lua_autosize_limit(
+					L, lua_gettop(L), "max_cpus_per_node");
+				lua_autosize_name(L, lua_gettop(L), "qos",
+						  l->qos, sizeof(l->qos));
 			}
 		}
 		lua_pop(L, 1);
@@ -336,10 +448,13 @@ static void lua_autosize_read_parts(lua_State *L, int t,
  * locked. */
 static int lua_autosize_plan_protected(lua_State *L)
 {
-	const autosize_policy *p = lua_touserdata(L, 4);
+	lua_autosize_held *held = lua_touserdata(L, 4);
+	const autosize_policy *p = held->policy;
 	lua_autosize_scratch *s;
-	autosize_job job;
+	autosize_job *job;
 	const char *tres = NULL;
+	int metrics_bad;
+	double t0;
 	size_t n;
 
 	if (lua_isnil(L, 1))
@@ -350,39 +465,59 @@ static int lua_autosize_plan_protected(lua_State *L)
 				luaL_typename(L, 1));
 		return 2;
 	}
-	if (lua_autosize_read_job(L, 2, &job) != 0) {
+	/* Scratch as a userdata: collected whatever happens. */
+	s = lua_newuserdata(L, sizeof(*s) + autosize_decide_work_size());
+	job = &s->job;
+	if (lua_autosize_read_job(L, 2, job) != 0) {
 		lua_pushnil(L);
 		lua_insert(L, -2);
 		return 2;
 	}
 	if (lua_istable(L, 2))
 		tres = lua_autosize_tres_string(L, 2, "tres_per_node");
-	lua_autosize_read_parts(L, 3, p, &job);
-	/* Scratch as a userdata: collected whatever happens. */
-	s = lua_newuserdata(L, sizeof(*s) + autosize_decide_work_size());
+	lua_autosize_read_parts(L, 3, p, job);
+	job->limits_wanted = held->limits_wanted;
+	job->limits = held->limits;
+	snprintf(job->limits_why, sizeof(job->limits_why), "%s",
+		 held->limits_why);
 	n = lua_autosize_read_env(L, 1, s->env);
-	autosize_decide(p, s->env, n, &job, (autosize_decide_work *)(s + 1),
+	t0 = lua_metrics_now();
+	autosize_decide(p, s->env, n, job, (autosize_decide_work *)(s + 1),
 			&s->decision);
+	held->limits_unknown = s->decision.limits_unknown;
 	if (!s->decision.has_options)
 		return 0;
+	metrics_bad = lua_metrics_add(&s->decision, lua_metrics_now() - t0,
+				      s->metrics_msg,
+				      sizeof(s->metrics_msg)) != 0;
 	lua_autosize_push_decision(L, &s->decision, tres);
+	if (metrics_bad)
+		lua_autosize_set_string(L, "metrics_error", s->metrics_msg);
 	return 1;
 }
 
-/* Call f(args at 1..nargs, policy) under lua_pcall with the policy
- * locked; on a Lua error return nil, "autosize.<what>: message". */
+/* Call f(args at 1..nargs, held) under lua_pcall with the policy (and,
+ * with limits, Slurm's limits) locked; on a Lua error return nil,
+ * "autosize.<what>: message". */
 static int lua_autosize_call(lua_State *L, lua_CFunction f, int nargs,
-			     const char *what)
+			     const char *what, int limits)
 {
-	const autosize_policy *p;
+	lua_autosize_held held;
 	int rc;
 
 	lua_settop(L, nargs);
 	lua_pushcfunction(L, f);   /* may raise ENOMEM: nothing held yet */
 	lua_insert(L, 1);
-	p = lua_policy_acquire();
-	lua_pushlightuserdata(L, (void *)p);  /* allocates nothing */
+	memset(&held, 0, sizeof(held));
+	held.policy = lua_policy_acquire();
+	if (limits)
+		held.limits = lua_limits_acquire(&held.limits_wanted,
+						 held.limits_why,
+						 sizeof(held.limits_why));
+	lua_pushlightuserdata(L, &held);  /* allocates nothing */
 	rc = lua_pcall(L, nargs + 1, LUA_MULTRET, 0);
+	if (limits)
+		lua_limits_unacquire(held.limits_unknown);
 	lua_policy_unacquire();
 	if (rc == 0)
 		return lua_gettop(L);
@@ -395,7 +530,8 @@ static int lua_autosize_call(lua_State *L, lua_CFunction f, int nargs,
 
 static int lua_autosize_plan(lua_State *L)
 {
-	int n = lua_autosize_call(L, lua_autosize_plan_protected, 3, "plan");
+	int n = lua_autosize_call(L, lua_autosize_plan_protected, 3, "plan",
+				  1);
 
 	/* Prefix argument errors returned as nil, msg. */
 	if (n == 2 && lua_isnil(L, -2) && lua_isstring(L, -1) &&
@@ -408,7 +544,8 @@ static int lua_autosize_plan(lua_State *L)
 
 static int lua_autosize_info_protected(lua_State *L)
 {
-	const autosize_policy *p = lua_touserdata(L, 1);
+	const lua_autosize_held *held = lua_touserdata(L, 1);
+	const autosize_policy *p = held->policy;
 	const autosize_defaults *d;
 	const autosize_partition *part;
 	int i;
@@ -439,7 +576,7 @@ static int lua_autosize_info_protected(lua_State *L)
 static int lua_autosize_policy_info(lua_State *L)
 {
 	return lua_autosize_call(L, lua_autosize_info_protected, 0,
-				 "policy_info");
+				 "policy_info", 0);
 }
 
 /* A policy file younger than this may still be being written: the last
@@ -485,6 +622,39 @@ static int lua_autosize_load_policy(lua_State *L)
 	}
 	lua_pushnil(L);
 	lua_pushfstring(L, "autosize: policy %s", msg);
+	return 2;
+}
+
+/* read_limits(cli): keep Slurm's limits current through the helper cli
+ * (`autosize limits --raw`), unless the policy says slurm_limits: off
+ * ("" or off: plan without them). Never waits. */
+static int lua_autosize_read_limits(lua_State *L)
+{
+	char msg[AUTOSIZE_MSG_LEN + 64];
+	const autosize_policy *p;
+	const char *cli = "";
+	size_t len = 0;
+	int off;
+
+	if (lua_type(L, 1) == LUA_TSTRING) {
+		cli = lua_tolstring(L, 1, &len);
+		if (strlen(cli) != len || (len && cli[0] != '/')) {
+			lua_pushnil(L);
+			lua_pushstring(L, "autosize.read_limits: the helper "
+				       "must be an absolute path");
+			return 2;
+		}
+	}
+	p = lua_policy_acquire();
+	off = p && !autosize_policy_defaults(p)->slurm_limits;
+	lua_policy_unacquire();
+	msg[0] = '\0';
+	if (lua_limits_refresh(off ? "" : cli, msg, sizeof(msg)) == 0) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	lua_pushnil(L);
+	lua_pushstring(L, msg);
 	return 2;
 }
 
@@ -592,10 +762,28 @@ static int lua_autosize_admin_log_ok(lua_State *L)
 	return 2;
 }
 
+/* metrics_file(path [, every_s]) -> true | nil, msg: where the decisions'
+ * metrics go (nil or "": nowhere), at most every every_s seconds. */
+static int lua_autosize_metrics_file(lua_State *L)
+{
+	char msg[AUTOSIZE_PATH_MAX + 128];
+	const char *path = lua_isstring(L, 1) ? lua_tostring(L, 1) : NULL;
+	double every = lua_isnumber(L, 2) ? lua_tonumber(L, 2) : 0;
+
+	if (lua_metrics_file(path, every, msg, sizeof(msg)) != 0) {
+		lua_pushnil(L);
+		lua_pushstring(L, msg);
+		return 2;
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 /* The module's hold on the policy cache ends with its Lua state. */
 static int lua_autosize_state_gc(lua_State *L)
 {
-	lua_policy_release();
+	if (lua_policy_release())
+		lua_limits_release();
 	return 0;
 }
 
@@ -603,8 +791,10 @@ static const luaL_Reg lua_autosize_functions[] = {
 	{"admin_log_ok", lua_autosize_admin_log_ok},
 	{"attach_record", lua_autosize_attach_record},
 	{"load_policy", lua_autosize_load_policy},
+	{"metrics_file", lua_autosize_metrics_file},
 	{"plan", lua_autosize_plan},
 	{"policy_info", lua_autosize_policy_info},
+	{"read_limits", lua_autosize_read_limits},
 	{"record_check", lua_autosize_record_check},
 	{NULL, NULL}
 };

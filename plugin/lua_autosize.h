@@ -7,7 +7,10 @@
  * lua_policy.c    the one policy cache (reload on change, keep last good).
  * lua_job.c       Slurm's sentinels in job_desc numbers; which
  *                 spank_job_env entries are ours.
+ * lua_limits.c    Slurm's QOS and association limits, read by a helper
+ *                 process (autosize limits --raw), never waited for.
  * lua_slurm.c     what differs between the Slurm releases it runs in.
+ * lua_metrics.c   the decisions counted for monitoring (metrics.h).
  * The decision itself is the core's (core/decide.c, autosize/decide.h).
  */
 #ifndef AUTOSIZE_LUA_AUTOSIZE_H
@@ -59,9 +62,9 @@ void lua_policy_unacquire(void);
 const char *lua_policy_source(void);
 
 /* Module reference count: one per Lua state that loaded the module; the
- * cache is freed when the last state closes. */
+ * cache is freed when the last state closes (release returns 1 then). */
 void lua_policy_retain(void);
-void lua_policy_release(void);
+int lua_policy_release(void);
 
 /* ---- lua_job.c ---- */
 
@@ -77,6 +80,42 @@ long lua_job_number(int present, double v);
  * not see entries shorter than its prefix.
  */
 int lua_job_env_ours(const char *entry);
+
+/* ---- lua_limits.c ---- */
+
+/*
+ * Keep Slurm's limits current, without waiting: read what the helper
+ * wrote, start `cli limits --raw` when the snapshot is older than 30 s
+ * (cli "" or NULL: limits are not wanted, jobs are planned without
+ * them). Returns 0, or -1 with msg filled the first time a given
+ * failure is seen (for slurmctld's log).
+ */
+int lua_limits_refresh(const char *cli, char *msg, size_t len);
+
+/* Lock the snapshot and return it: NULL when not wanted (*wanted 0) or
+ * when there is none younger than 5 minutes (why says why). Owned by the
+ * cache; lua_limits_unacquire() must follow every acquire, unknown 1
+ * when the job named a QOS or association the snapshot lacks (the next
+ * refresh then reads a new one a few seconds on). */
+const autosize_limits *lua_limits_acquire(int *wanted, char *why,
+					  size_t len);
+void lua_limits_unacquire(int unknown);
+
+/* Free the snapshot and stop the helper (the last Lua state closed). */
+void lua_limits_release(void);
+
+/* ---- lua_metrics.c ---- */
+
+/* A monotonic clock, seconds. */
+double lua_metrics_now(void);
+/* The file the metrics go to ("" or NULL: none) and the seconds between
+ * two writes. 0, or -1 with msg when path is not an absolute path. */
+int lua_metrics_file(const char *path, double every_s, char *msg,
+		     size_t len);
+/* Count one decision that took seconds; write the file when due. 0, or
+ * -1 with msg the first time a write fails. */
+int lua_metrics_add(const autosize_decision *d, double seconds, char *msg,
+		    size_t len);
 
 /* ---- lua_slurm.c ---- */
 

@@ -323,10 +323,13 @@ void lua_policy_retain(void)
 	pthread_mutex_unlock(&lua_cache.lock);
 }
 
-void lua_policy_release(void)
+int lua_policy_release(void)
 {
+	int last = 0;
+
 	pthread_mutex_lock(&lua_cache.lock);
 	if (lua_cache.refs > 0 && --lua_cache.refs == 0) {
+		last = 1;
 		autosize_policy_destroy(lua_cache.policy);
 		lua_cache.policy = NULL;
 		lua_cache.builtin = 0;
@@ -336,4 +339,5 @@ void lua_policy_release(void)
 		lua_cache.have_bad = 0;
 	}
 	pthread_mutex_unlock(&lua_cache.lock);
+	return last;
 }

@@ -286,11 +286,12 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 		spank_job_control_setenv(sp, AUTOSIZE_ENV_EXPLAIN, "test-only",
 					 1);
 	autosize_error_clear(&err);
+	context.req.model_local = 1;   /* the user's files, read as the user */
 	rc = autosize_request_finish(&context.req, &err);
 	if (rc != AUTOSIZE_OK) {
 		/*
-		 * Only this host reads a config.json: say what is wrong with
-		 * it here. Other bad input is refused by slurmctld, once,
+		 * Only this host reads a folder, a config.json or the hub
+		 * cache: say what is wrong with them here. Other bad input is refused by slurmctld, once,
 		 * with the same words (an optional plugin cannot stop sbatch
 		 * from here).
 		 */
@@ -299,8 +300,8 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 			return allocator_explain_done(1);
 		}
 		if (autosize_err_classify(rc) == AUTOSIZE_CLASS_INTERNAL ||
-		    strchr(context.req.model_spec, '/') ||
-		    strstr(context.req.model_spec, ".json"))
+		    (context.req.model_spec[0] &&
+		     !autosize_model_is_preset(context.req.model_spec)))
 			slurm_error("autosize: %s", err.msg);
 		return 0;
 	}

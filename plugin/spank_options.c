@@ -4,8 +4,12 @@
  * validate each value with the core and keep it, because
  * spank_option_getopt() is not available in the allocator.
  */
+#define _GNU_SOURCE /* program_invocation_short_name */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
+#include <unistd.h>
 #include "spank_common.h"
 
 #define OPTIONS_MAX 64
@@ -20,6 +24,28 @@ static struct plugin_context {
 	int given;                   /* any option given */
 	int bad;                     /* a value refused (remote) */
 } context;
+
+/*
+ * A submission refused here never reaches slurmctld (nor its log, nor
+ * accounting): one line on this host's syslog, in the words of
+ * job_submit.lua's refusal line with where= the command, so that the
+ * admins' log collection and `autosize report --ctld-log` count them.
+ * The user's own process writes it: counts are lower bounds
+ * (doc/admins.md "Metrics").
+ */
+static void options_log_refusal(const char *name, const char *msg)
+{
+	char clean[256];
+	size_t i;
+
+	snprintf(clean, sizeof(clean), "%s", msg);
+	for (i = 0; clean[i]; i++)
+		if ((unsigned char)clean[i] < 0x20 || clean[i] == 0x7f)
+			clean[i] = '?';
+	syslog(LOG_USER | LOG_NOTICE, "autosize: refused: reason=input "
+	       "what=--%.40s uid=%u where=%s: %s", name, (unsigned)getuid(),
+	       program_invocation_short_name, clean);
+}
 
 static int options_cb(int val, const char *optarg, int remote)
 {
@@ -37,10 +63,14 @@ static int options_cb(int val, const char *optarg, int remote)
 	/* Validate on a scratch request so a refused value leaves the kept
 	 * one untouched; applying a value twice is harmless. */
 	autosize_request_init(&scratch);
+	scratch.model_local = !remote;  /* sbatch, srun, salloc: the user's
+					 * files; slurmstepd: presets only */
 	autosize_error_clear(&err);
 	if (autosize_request_set(&scratch, name, optarg ? optarg : "",
 				 &err) != AUTOSIZE_OK) {
 		slurm_error("autosize: %s", err.msg);
+		if (!remote)
+			options_log_refusal(name, err.msg);
 		if (remote) {
 			/* Validated at submission: a plugin version skew,
 			 * not the user. Ignore it; never fail the step. */
@@ -49,13 +79,14 @@ static int options_cb(int val, const char *optarg, int remote)
 		}
 		return -1;
 	}
-	/* A --model that names no preset or no readable config.json is
-	 * refused here, while sbatch parses options: a -1 from
-	 * init_post_opt does not stop the submission when the plugin is
-	 * loaded `optional`. */
+	/* A --model that names no preset, folder, readable config.json or
+	 * cached Hugging Face model is refused here, while sbatch parses
+	 * options: a -1 from init_post_opt does not stop the submission
+	 * when the plugin is loaded `optional`. */
 	if (!remote && strcmp(name, "model") == 0 &&
 	    autosize_request_finish(&scratch, &err) != AUTOSIZE_OK) {
 		slurm_error("autosize: %s", err.msg);
+		options_log_refusal(name, err.msg);
 		return -1;
 	}
 	if (autosize_request_set(&context.req, name, optarg ? optarg : "",

@@ -26,7 +26,8 @@
  * _MICRO_BATCH, _GRAD_ACCUM, _GLOBAL_BATCH, _PLAN (one line),
  * _TORCHRUN_ARGS, _TRAIN_STEPS (with a token count), and _MEGATRON_ARGS,
  * _TORCHTITAN_ARGS and _TORCHTITAN_V1_ARGS or _DEEPSPEED_CONFIG as the
- * plan's framework runs, for a data-parallel layout _ACCELERATE_ARGS,
+ * plan's framework runs, for a layout the fine-tuning stacks run
+ * _ACCELERATE_ARGS (and _ACCELERATE_CONFIG for DeepSpeed-Ulysses),
  * _HF_TRAINER_ARGS, _AXOLOTL_ARGS, _TUNE_RUN_ARGS, _TORCHTUNE_RECIPE and
  * _TORCHTUNE_ARGS, and the variables the launchers' start-up checks
  * read (CUDA_DEVICE_MAX_CONNECTIONS for Megatron-LM,
@@ -41,9 +42,10 @@
  *    resolve on the nodes (Slurm NodeName = host name, as on most
  *    clusters). One node: localhost.
  *  - The DeepSpeed JSON is deepspeed-STEP.json (STEP: "batch" or the step
- *    number) in the job's private folder (spank_jobdir.c), mode 0600,
- *    created by the job's user with O_CREAT|O_EXCL|O_NOFOLLOW and removed
- *    when the step ends.
+ *    number), accelerate's config for DeepSpeed-Ulysses
+ *    accelerate-STEP.yaml, in the job's private folder (spank_jobdir.c),
+ *    mode 0600, created by the job's user with O_CREAT|O_EXCL|O_NOFOLLOW
+ *    and removed when the step ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +64,17 @@
 #define REMOTE_STEP_EXTERN 0xfffffffcU
 #define REMOTE_STEP_INTERACTIVE 0xfffffffaU
 
+/* A file of the launch in the job's private folder. */
+typedef struct remote_file {
+	char path[AUTOSIZE_PATH_MAX]; /* "" when the plan has none */
+	int written;                  /* path is a file we wrote */
+	dev_t dev;
+	ino_t ino;
+} remote_file;
+
+/* The DeepSpeed JSON and accelerate's config for DeepSpeed-Ulysses. */
+enum { REMOTE_DEEPSPEED, REMOTE_ACCELERATE, REMOTE_FILES };
+
 static struct plugin_context {
 	autosize_request req;
 	autosize_plan plan;
@@ -71,25 +84,26 @@ static struct plugin_context {
 	char value[REMOTE_VALUE_MAX];
 	autosize_launch launch;
 	char nodelist[REMOTE_NODELIST_MAX];
-	char path[AUTOSIZE_PATH_MAX];
-	int written;                 /* path is a file we wrote */
-	dev_t written_dev;
-	ino_t written_ino;
+	remote_file files[REMOTE_FILES];
 	int have_record;             /* record: slurmctld's plan */
 	autosize_record record;
 } context;
 
-/* At the end of the step (as root), remove the DeepSpeed file this step
- * wrote (only when it is still that very file, in that very folder:
+/* At the end of the step (as root), remove the files this step wrote
+ * (only when each is still that very file, in that very folder:
  * spank_jobdir.c), then the job's folder when nothing else is in it (or
  * the job ends). */
 void autosize_spank_remote_exit(void)
 {
-	const char *name = strrchr(context.path, '/');
+	int i;
 
-	if (context.written && name)
-		autosize_spank_job_dir_unlink(name + 1, context.written_dev,
-					      context.written_ino);
+	for (i = 0; i < REMOTE_FILES; i++) {
+		const remote_file *f = &context.files[i];
+		const char *name = strrchr(f->path, '/');
+
+		if (f->written && name)
+			autosize_spank_job_dir_unlink(name + 1, f->dev, f->ino);
+	}
 	autosize_spank_job_dir_exit();
 	memset(&context, 0, sizeof(context));
 }
@@ -182,14 +196,15 @@ static void remote_step_name(uint32_t step, char *buf, size_t len)
 }
 
 /*
- * Write text to path, readable by the job's user only. A new file is
+ * Write text to f's path, readable by the job's user only. A new file is
  * created with O_EXCL|O_NOFOLLOW (never through a link another user
  * planted). An existing file is reused only when it is a regular file
  * of ours with one link (the same step started again); anything else is
  * refused.
  */
-static int remote_write_file(spank_t sp, const char *path, const char *text)
+static int remote_write_file(spank_t sp, remote_file *f, const char *text)
 {
+	const char *path = f->path;
 	size_t n = strlen(text), done = 0;
 	struct stat st;
 	uid_t uid = geteuid();
@@ -248,9 +263,9 @@ fail:
 		rv = -1;
 	}
 	if (rv == 0) {
-		context.written = 1;
-		context.written_dev = st.st_dev;
-		context.written_ino = st.st_ino;
+		f->written = 1;
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
 	} else if (ours) {
 		/* No half-written configuration left behind. */
 		(void)unlink(path);
@@ -270,6 +285,13 @@ static int remote_whole_job(spank_t sp)
 	       step == REMOTE_STEP_INTERACTIVE;
 }
 
+/* The path of one of the launch's files, or NULL when it has none. */
+static const char *remote_file_path(int which)
+{
+	return context.files[which].path[0] ? context.files[which].path
+					     : NULL;
+}
+
 /* Where the step runs, for torchrun: its first node (more than one node),
  * the port and run id from the job and step ids. */
 static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
@@ -285,7 +307,8 @@ static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
 	w->port = autosize_launch_rdzv_port(job_id, step_id);
 	w->host = NULL;
 	w->node_rank = 0;
-	w->deepspeed_config = context.path[0] ? context.path : NULL;
+	w->deepspeed_config = remote_file_path(REMOTE_DEEPSPEED);
+	w->accelerate_config = remote_file_path(REMOTE_ACCELERATE);
 	if (context.plan.nodes <= 1)
 		return 0;
 	if ((remote_whole_job(sp) ||
@@ -316,15 +339,21 @@ static int remote_where_step(spank_t sp, uint32_t job_id, uint32_t step_id,
 	return 0;
 }
 
-/* Where the DeepSpeed JSON of a DeepSpeed plan goes: context.path, in
- * the job's private folder ("" when there is none: warned). */
-static void remote_deepspeed_path(spank_t sp, uint32_t step_id)
+/* Where the files of a DeepSpeed plan go, in the job's private folder:
+ * the JSON (deepspeed-STEP.json) and accelerate's config for
+ * DeepSpeed-Ulysses (accelerate-STEP.yaml), written when the plan has
+ * them; "" when there is no folder (warned). */
+static void remote_file_paths(spank_t sp, uint32_t step_id)
 {
+	static const char *const names[REMOTE_FILES][2] = {
+		{"deepspeed-", ".json"}, {"accelerate-", ".yaml"},
+	};
 	const char *dir;
 	char step[16];
-	int n;
+	int i, n;
 
-	context.path[0] = '\0';
+	for (i = 0; i < REMOTE_FILES; i++)
+		context.files[i].path[0] = '\0';
 	if (context.plan.framework != AUTOSIZE_FRAMEWORK_DEEPSPEED)
 		return;
 	dir = autosize_spank_job_dir(sp);
@@ -334,23 +363,29 @@ static void remote_deepspeed_path(spank_t sp, uint32_t step_id)
 		return;
 	}
 	remote_step_name(step_id, step, sizeof(step));
-	n = snprintf(context.path, sizeof(context.path),
-		     "%s/deepspeed-%s.json", dir, step);
-	if (n < 0 || (size_t)n >= sizeof(context.path)) {
-		autosize_spank_warn("tmpdir path too long: "
-				    "AUTOSIZE_DEEPSPEED_CONFIG not set");
-		context.path[0] = '\0';
+	for (i = 0; i < REMOTE_FILES; i++) {
+		n = snprintf(context.files[i].path,
+			     sizeof(context.files[i].path), "%s/%s%s%s", dir,
+			     names[i][0], step, names[i][1]);
+		if (n < 0 || (size_t)n >= sizeof(context.files[i].path)) {
+			autosize_spank_warn("tmpdir path too long: "
+					    "AUTOSIZE_DEEPSPEED_CONFIG not set");
+			context.files[0].path[0] = '\0';
+			context.files[1].path[0] = '\0';
+			return;
+		}
 	}
 }
 
-/* The DeepSpeed JSON in the job's private folder. */
-static int remote_deepspeed(spank_t sp, const char *text)
+/* One of the launch's files in the job's folder, and its variable. */
+static int remote_file_out(spank_t sp, int which, const char *var,
+			   const char *text)
 {
-	if (!context.path[0])
+	remote_file *f = &context.files[which];
+
+	if (!f->path[0] || remote_write_file(sp, f, text) != 0)
 		return -1;
-	if (remote_write_file(sp, context.path, text) != 0)
-		return -1;
-	return remote_setenv(sp, "AUTOSIZE_DEEPSPEED_CONFIG", context.path);
+	return remote_setenv(sp, var, f->path);
 }
 
 /* torchrun, Megatron, DeepSpeed and the fine-tuning stacks: what
@@ -377,7 +412,7 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 	size_t i;
 	int rv = 0;
 
-	remote_deepspeed_path(sp, step_id);
+	remote_file_paths(sp, step_id);
 	if (remote_where_step(sp, job_id, step_id, &w, host, sizeof(host),
 			      run_id, sizeof(run_id)) != 0)
 		return -1;
@@ -402,9 +437,15 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 		rv |= remote_setenv(sp, context.launch.env[i].name,
 				    context.launch.env[i].value);
 	if (context.launch.deepspeed[0])
-		rv |= remote_deepspeed(sp, context.launch.deepspeed);
-	if (context.launch.note[0])
-		autosize_spank_warn("%s", context.launch.note);
+		rv |= remote_file_out(sp, REMOTE_DEEPSPEED,
+				      "AUTOSIZE_DEEPSPEED_CONFIG",
+				      context.launch.deepspeed);
+	if (context.launch.accelerate_config[0])
+		rv |= remote_file_out(sp, REMOTE_ACCELERATE,
+				      "AUTOSIZE_ACCELERATE_CONFIG",
+				      context.launch.accelerate_config);
+	if (context.launch.task_note[0])
+		autosize_spank_warn("%s", context.launch.task_note);
 	return rv ? -1 : 0;
 }
 
@@ -419,7 +460,8 @@ static const char *const remote_vars[] = {
 	"AUTOSIZE_ACCELERATE_ARGS", "AUTOSIZE_HF_TRAINER_ARGS",
 	"AUTOSIZE_TORCHTUNE_ARGS", "AUTOSIZE_TORCHTITAN_V1_ARGS",
 	"AUTOSIZE_AXOLOTL_ARGS", "AUTOSIZE_TUNE_RUN_ARGS",
-	"AUTOSIZE_TORCHTUNE_RECIPE", "AUTOSIZE_TRAIN_STEPS", NULL,
+	"AUTOSIZE_TORCHTUNE_RECIPE", "AUTOSIZE_TRAIN_STEPS",
+	"AUTOSIZE_ACCELERATE_CONFIG", NULL,
 };
 
 /* A step inherits the batch step's values through srun's environment:
@@ -521,6 +563,22 @@ static int remote_where(spank_t sp, const autosize_policy *policy)
 	return -1;
 }
 
+/* The time limit a step's tasks are told is the job's (slurmctld's
+ * plan), whatever size the step lays out; GPUs per node other than
+ * planned (an --exclusive job given the whole node, a job changed
+ * since) are said once. */
+static void remote_job_limit(int gpn)
+{
+	if (!context.have_record || context.record.time_limit_min <= 0)
+		return;
+	if (gpn != context.record.gpus_per_node)
+		autosize_spank_warn("the allocation has %d GPUs per node, "
+				    "slurmctld planned %d: laid out for the "
+				    "allocation; the time limit is the job's",
+				    gpn, context.record.gpus_per_node);
+	context.plan.time_limit_min = context.record.time_limit_min;
+}
+
 /* Plan for this allocation and export it. */
 static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 {
@@ -556,15 +614,16 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 	context.req.gpus = AUTOSIZE_UNSET;
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
 	if (rc == AUTOSIZE_ENOFIT) {
-		autosize_spank_warn("no layout fits %d node%s x %d GPUs: %s",
-				    nodes, nodes == 1 ? "" : "s", gpn,
-				    context.plan.reason);
+		autosize_spank_warn("no layout fits %d node%s x %d GPU%s: %s",
+				    nodes, autosize_plural(nodes), gpn,
+				    autosize_plural(gpn), context.plan.reason);
 		return -1;
 	}
 	if (rc != AUTOSIZE_OK) {
 		autosize_spank_warn("%s", err.msg);
 		return -1;
 	}
+	remote_job_limit(gpn);
 	return remote_export(sp);
 }
 

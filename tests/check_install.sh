@@ -52,6 +52,9 @@ for f in /usr/bin/autosize /etc/slurm/autosize/autosize.yaml \
 	/usr/share/man/man8/spank_autosize.8; do
 	check "$d$f"
 done
+# What install says names the files it wrote: under DESTDIR.
+echo "$out" | grep -q "^install: wrote $d/etc/slurm/autosize/autosize.yaml (/etc/slurm/autosize/autosize.yaml once installed)$" && ok ||
+	not_ok "make install DESTDIR: the message does not name the staged file: $out"
 extra=$(cd "$d" && ls -A | grep -v -x -e usr -e etc)
 [ -z "$extra" ] && ok || not_ok "unexpected install paths: $extra"
 frag=$d/etc/slurm/plugstack.conf.d/autosize.conf
@@ -82,7 +85,7 @@ printf '# edited by the admin\n' >>"$pol"
 cp "$pol" "$stage/edited"
 out=$(minstall install DESTDIR="$d" prefix=/usr sysconfdir=/etc/slurm 2>&1)
 cmp -s "$pol" "$stage/edited" && ok || not_ok "second make install changed the edited policy"
-echo "$out" | grep -q "kept your /etc/slurm/autosize/autosize.yaml" && ok ||
+echo "$out" | grep -q "kept your $d/etc/slurm/autosize/autosize.yaml" && ok ||
 	not_ok "second make install did not say it kept the policy: $out"
 
 # 3. Uninstall: everything install put, but the edited policy.
@@ -90,7 +93,7 @@ out=$(minstall uninstall DESTDIR="$d" prefix=/usr sysconfdir=/etc/slurm 2>&1)
 left=$(cd "$d" && find . -type f | sort)
 [ "$left" = "./etc/slurm/autosize/autosize.yaml" ] && ok ||
 	not_ok "after make uninstall: $left"
-echo "$out" | grep -q "kept your edited /etc/slurm/autosize/autosize.yaml" && ok ||
+echo "$out" | grep -q "kept your edited $d/etc/slurm/autosize/autosize.yaml" && ok ||
 	not_ok "make uninstall did not say it kept the policy: $out"
 [ ! -e "$d/usr/share/slurm-autosize" ] && ok || not_ok "uninstall left $d/usr/share/slurm-autosize"
 

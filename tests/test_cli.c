@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "testutil.h"
+#include "autosize.h"
 
 #define OUT_MAX 65536
 
@@ -239,7 +240,16 @@ static void test_bad_input_exit_2(void **state)
 		{"--train-time=10x", "--model-params=7e9", "--train-time"},
 		{"--model=no-such-model", NULL, "no-such-model"},
 		{"--gpu=Z9000", "--model-params=7e9", "Z9000"},
-		{"--train-mode=sft", "--model-params=7e9", "--train-mode"},
+		{"--train-mode=rlhf", "--model-params=7e9", "--train-mode"},
+		/* two options that ask for different things */
+		{"--train-framework=megatron", "--train-stack=hf",
+		 "--train-stack hf runs fsdp or deepspeed, not "
+		 "--train-framework megatron"},
+		{"--train-mode=lora", "--train-stack=megatron",
+		 "trains every weight"},
+		{"--optimizer-offload=off", "--param-offload=on",
+		 "drop one of them"},
+		{"--model=llama3-70b", NULL, "did you mean llama-3-70b?"},
 		{"--bogus=1", NULL, "--bogus"},
 		{"--model=/nonexistent/config.json", NULL, "/nonexistent"},
 		/* inputs read the way people write them */
@@ -607,6 +617,285 @@ static void chart_matches_json(const char *policy, const char *where,
 				   " data-value=\""), 120);
 }
 
+/*
+ * Warnings only where the user can act on them: a low utilization only
+ * with a size or layout they fixed (autosize's own pick is its best),
+ * torchtitan's lack of LoRA not to a job of another stack, and no "train
+ * with LoRA" to a LoRA job that does not fit.
+ */
+/* The note a job's tasks are told (spank_remote.c prints task_note). */
+static void tasks_note(const char *stack, char *note, size_t len)
+{
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_launch *l = malloc(sizeof(*l));
+	autosize_plan p;
+	autosize_error e;
+
+	assert_non_null(l);
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-mode", "lora", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpus", "8", &e), 0);
+	if (stack)
+		assert_int_equal(autosize_request_set(&r, "train-stack", stack,
+						      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), 0);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, l), 0);
+	snprintf(note, len, "%s", l->task_note);
+	free(l);
+	autosize_policy_destroy(pol);
+}
+
+static void test_warnings_actionable(void **state)
+{
+	const char *own[] = {"plan", "--policy=none", "--json",
+		"--model=llama-3.1-8b", "--gpu=h100", "--train-tokens=1e9", NULL,
+		NULL, NULL};
+	const char *lora128k[] = {"plan", "--policy=none",
+		"--model=llama-3.1-8b", "--gpu=a100-40gb", "--train-mode=lora",
+		"--train-seq-len=128k", "--train-tokens=1e8", NULL};
+	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
+
+	(void)state;
+	assert_int_equal(run_cli(own), 0);
+	assert_null(strstr(out, "predicted utilization"));
+	own[6] = "--tp=8";     /* 31% of peak pinned, 51% autosize's pick */
+	own[7] = "--pp=8";
+	assert_int_equal(run_cli(own), 0);
+	assert_non_null(strstr(out, "predicted utilization"));
+	assert_non_null(strstr(out, "with the size or layout given"));
+	/* torchtitan's LoRA note: told to the tasks of a job that may run
+	 * torchtitan, not to those of the HF Trainer's or torchtune's */
+	tasks_note(NULL, note, sizeof(note));
+	assert_non_null(strstr(note, "LoRAConverter"));
+	tasks_note("hf", note, sizeof(note));
+	assert_null(strstr(note, "torchtitan"));
+	tasks_note("torchtune", note, sizeof(note));
+	assert_null(strstr(note, "torchtitan"));
+	assert_int_equal(run_cli(lora128k), 1);
+	assert_null(strstr(out, "LoRA/QLoRA"));
+	assert_non_null(strstr(out, "shorter --train-seq-len"));
+}
+
+/* The plan of an sbatch line as a renter pastes it (-p -N -G -t ...),
+ * with sbatch's meanings: the same plan as autosize's own options. */
+static void test_sbatch_forms(void **state)
+{
+	static const char *const same[][4] = {
+		/* sbatch's forms, autosize's */
+		{"-p", "gpu", "-N2", "--partition=gpu --nodes=2"},
+		{"-pgpu", "-N", "2-4", "--partition=gpu --nodes=2"},
+		{"-p", "gpu", "-G16", "--partition=gpu --gpus=16"},
+		{"--partition=gpu", "--gres=gpu:4", "-N1",
+		 "--partition=gpu --gpus-per-node=4 --nodes=1"},
+		{"-p", "gpu", "--gpus-per-node=h100:2",
+		 "--partition=gpu --gpus-per-node=2"},
+		{"-G", "h100:16", "-N2", "--gpu=h100 --gpus=16 --nodes=2"},
+	};
+	const char *common[] = {"plan", "--json", "--policy="
+		"contrib/testbed/autosize.yaml", "--model=llama-3.1-8b",
+		"--train-tokens=1e9"};
+	double gpus, nodes;
+	size_t i, k, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		const char *args[16];
+		char own[128], *tok, *save = NULL;
+
+		for (k = 0; k < 5; k++)
+			args[k] = common[k];
+		for (j = 0; j < 3 && same[i][j]; j++)
+			args[k++] = same[i][j];
+		args[k] = NULL;
+		if (run_cli(args) != 0)
+			fail_msg("%s %s %s: %s", same[i][0], same[i][1],
+				 same[i][2], err);
+		gpus = json_num(out, "gpus");
+		nodes = json_num(out, "nodes");
+		snprintf(own, sizeof(own), "%s", same[i][3]);
+		for (k = 5, tok = strtok_r(own, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			args[k++] = tok;
+		args[k] = NULL;
+		assert_int_equal(run_cli(args), 0);
+		assert_true(json_num(out, "gpus") == gpus);
+		assert_true(json_num(out, "nodes") == nodes);
+	}
+	/* -t is the job's time limit: too short, the plan says so; options
+	 * that size nothing are taken and named on one line */
+	{
+		const char *args[] = {"plan", "--policy=none", "--gpu=h100",
+			"--model=llama-3.1-8b", "--train-tokens=1e9", "-t",
+			"30", "-J", "run", "--mem=100G", "--exclusive", "-n",
+			"8", NULL};
+
+		assert_int_equal(run_cli(args), 0);
+		assert_non_null(strstr(out, "your time limit (-t 00:30:00) "
+				       "ends before the predicted"));
+		assert_non_null(strstr(err, "not used for sizing"));
+		assert_non_null(strstr(err, "-J run --mem=100G --exclusive "
+				       "-n 8"));
+	}
+	/* a bad value names the option; the script is not an option */
+	{
+		const char *bad[] = {"plan", "--policy=none", "--gpu=h100",
+			"--model=llama-3.1-8b", "-N", "two", NULL};
+
+		assert_int_equal(run_cli(bad), 2);
+		assert_non_null(strstr(err, "-N: 'two'"));
+		bad[4] = "train.sh";
+		bad[5] = NULL;
+		assert_int_equal(run_cli(bad), 2);
+		assert_non_null(strstr(err, "the script is not read"));
+	}
+}
+
+/* Run a shell command; its exit status. */
+static int cli_sh(const char *cmd)
+{
+	int rc = system(cmd);
+
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/*
+ * autosize show: a job slurmctld sized (autosize_decide on the testbed's
+ * policy: its record and its submit-time line), read back from a fake
+ * scontrol while live and from a fake sacct once scontrol forgot it: the
+ * plan in the submit-time line's words (less its MFU, which the record
+ * does not keep), what it measured, the limit hit; --json parses.
+ */
+static void test_show(void **state)
+{
+	const char *env[2] = {AUTOSIZE_SPANK_OPTION_PREFIX "model_params=70e9",
+			      AUTOSIZE_SPANK_OPTION_PREFIX "train_tokens=1e9"};
+	char dir[] = "/tmp/autosize-show-XXXXXX", cmd[8192], words[1024];
+	char *mfu, path[512];
+	autosize_policy *pol;
+	autosize_decide_work *w = malloc(autosize_decide_work_size());
+	autosize_decision d;
+	autosize_job job;
+	autosize_error e;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(w);
+	pol = autosize_policy_load("contrib/testbed/autosize.yaml", &e);
+	assert_non_null(pol);
+	autosize_job_init(&job);
+	autosize_decide(pol, env, 2, &job, w, &d);
+	assert_true(d.has_plan && d.record[0]);
+	/* the submit-time line without ", MFU 45%" */
+	snprintf(words, sizeof(words), "%s", d.summary);
+	mfu = strstr(words, ", MFU ");
+	assert_non_null(mfu);
+	memmove(mfu, mfu + strcspn(mfu + 1, ",") + 1,
+		strlen(mfu + strcspn(mfu + 1, ",") + 1) + 1);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/scontrol", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n[ \"$3\" = 12 ] || exit 1\ncat <<'X'\n"
+		"JobId=12 JobName=x\n   UserId=alice(1000) GroupId=a(1)\n"
+		"   JobState=RUNNING Reason=None Dependency=(null)\n"
+		"   RunTime=01:00:00 TimeLimit=%ld\n   Partition=%s "
+		"AllocNode:Sid=h:1\n   NumNodes=%d NumCPUs=4\n"
+		"   TRES=cpu=4,node=%d,gres/gpu=%d\n   WorkDir=/tmp\n"
+		"   AdminComment=%s \n   Comment=AdminComment=forged\nX\n",
+		d.time_limit_min, d.partition, d.nodes, d.nodes,
+		d.nodes * d.gpus_per_node, d.record);
+	fclose(f);
+	/* accounting, after: the record with what the job measured */
+	snprintf(path, sizeof(path), "%s/sacct", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\nfor a; do case $a in --delimiter=*) "
+		"d=${a#--delimiter=};; esac; done\nprintf '13@alice@%s@TIMEOUT@"
+		"%ld:00@%d@gres/gpu=%d@%ld@2026-12-01T10:00:00@"
+		"2026-12-01T10:00:05@2026-12-02T10:00:05@%s,m_tok_s=1000,"
+		"m_step_s=9,m_mem_b=5e+10,m_lines=12@big run\\n' | "
+		"sed \"s/@/$d/g\"\n", d.partition, d.time_limit_min,
+		d.nodes, d.nodes * d.gpus_per_node, d.time_limit_min,
+		d.record);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "chmod +x %s/scontrol %s/sacct", dir, dir);
+	assert_int_equal(cli_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "PATH=%s:$PATH %s/autosize show 12 >%s/out "
+		 "&& grep -qF '  plan       %s' %s/out && grep -q "
+		 "'RUNNING on %s, from scontrol' %s/out && grep -q "
+		 "'measured   nothing yet' %s/out && grep -q 'so far' %s/out",
+		 dir, test_build_dir(), dir, words, dir, d.partition, dir, dir,
+		 dir);
+	if (cli_sh(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "cat %s/out; echo '%s'", dir,
+			 words);
+		cli_sh(cmd);
+		fail_msg("autosize show 12 (scontrol)");
+	}
+	/* forgotten by slurmctld: sacct, the limit hit, what it needed */
+	snprintf(cmd, sizeof(cmd), "PATH=%s:$PATH %s/autosize show 13 >%s/out "
+		 "&& grep -qF '  plan       %s' %s/out && grep -q "
+		 "'TIMEOUT on %s, from sacct' %s/out && grep -q "
+		 "'measured   1K tokens/s' %s/out && grep -q 'limit      hit: "
+		 "TIMEOUT' %s/out && grep -q 'needs' %s/out && "
+		 "PATH=%s:$PATH %s/autosize show 13 --json >%s/json && "
+		 "python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); "
+		 "assert j[\"limit\"][\"hit\"] and j[\"measured\"]"
+		 "[\"lines\"] == 12 and j[\"chain\"] is None' %s/json",
+		 dir, test_build_dir(), dir, words, dir, d.partition, dir, dir,
+		 dir, dir, dir, test_build_dir(), dir, dir);
+	if (cli_sh(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "cat %s/out %s/json", dir, dir);
+		cli_sh(cmd);
+		fail_msg("autosize show 13 (sacct)");
+	}
+	/* neither knows it; not a job id */
+	snprintf(cmd, sizeof(cmd), "PATH=%s:$PATH %s/autosize show 99 "
+		 "2>%s/err; test $? = 1 && grep -q 'neither' %s/err && "
+		 "%s/autosize show '12;rm' 2>%s/err; test $? = 2 && "
+		 "grep -q 'not a job id' %s/err", dir, test_build_dir(), dir,
+		 dir, test_build_dir(), dir, dir);
+	assert_int_equal(cli_sh(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cli_sh(cmd);
+	autosize_policy_destroy(pol);
+	free(w);
+}
+
+/* autosize replay from the command line: text, JSON, usage errors. */
+static void test_replay_cli(void **state)
+{
+	const char *text[] = {"replay", "--policy",
+		"tests/data/replay-policy.yaml", "--baseline",
+		"contrib/testbed/autosize.yaml", "tests/data/report-jobs.jsonl",
+		NULL, NULL};
+	const char *none[] = {"replay", "tests/data/report-jobs.jsonl", NULL};
+
+	(void)state;
+	assert_int_equal(run_cli(text), 0);
+	assert_non_null(strstr(out, "decided again under "
+			       "tests/data/replay-policy.yaml against "
+			       "contrib/testbed/autosize.yaml"));
+	assert_non_null(strstr(out, "refused 1,"));
+	assert_non_null(strstr(out, "job 101 alice \"llama-7b-pretrain\": gpu "
+			       "4 x 8 GPUs, 1-00:00:00 -> refused (unfit)"));
+	text[6] = "--json";
+	assert_int_equal(run_cli(text), 0);
+	assert_json(out);
+	assert_int_equal(run_cli(none), 2);
+	assert_non_null(strstr(err, "--policy FILE"));
+	text[1] = "--policy=x";
+	assert_int_equal(run_cli(text), 2);
+}
+
 static void test_plan_chart(void **state)
 {
 	const char *const bad_file[] = {"plan", "--model=llama-3-8b",
@@ -640,6 +929,10 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_plan_chart),
+		cmocka_unit_test(test_warnings_actionable),
+		cmocka_unit_test(test_sbatch_forms),
+		cmocka_unit_test(test_show),
+		cmocka_unit_test(test_replay_cli),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -453,6 +453,32 @@ static void test_het_job(void **state)
 	assert_string_equal(fx.d.reason, "input");
 }
 
+/* Issue 33: the words of the submit-time line: "1 node x 1 GPU", a
+ * count that reads as one ("5T", not "5e+03B"), a het job's component
+ * named as Slurm numbers it. */
+static void test_wording(void **state)
+{
+	const char *small[3] = {P "model_params=1e9", P "train_tokens=1e8",
+				P "train_time=30d"};
+	const char *huge[2] = {P "model_params=5e15", P "train_tokens=1e9"};
+
+	autosize_job_init(&fx.job);
+	fx.job.min_nodes = 1;
+	fx.job.gpus_per_node = 1;
+	autosize_decide(fx.pol, small, 3, &fx.job, fx.w, &fx.d);
+	assert_true(fx.d.has_plan);
+	assert_non_null(strstr(fx.d.summary, ": 1 node x 1 GPU,"));
+	autosize_job_init(&fx.job);
+	autosize_decide(fx.pol, huge, 2, &fx.job, fx.w, &fx.d);
+	assert_null(strstr(fx.d.message, "e+"));
+	assert_non_null(strstr(fx.d.message, "a model of 5000T parameters"));
+	autosize_job_init(&fx.job);
+	fx.job.het_offset = 0;
+	decide_70b(fx.pol, NULL);
+	assert_non_null(strstr(fx.d.message, "for component 0, suggested "
+			       "size"));
+}
+
 /* Issue 8 item 7: escape sequences in AUTOSIZE_MODEL's name are
  * refused, never echoed. */
 static void test_model_name_filtered(void **state)
@@ -684,6 +710,262 @@ static void test_tres_edit(void **state)
 	assert_int_equal(autosize_tres_set_gpus("gres:gpu:8", 8, out, 6), -1);
 }
 
+
+/* ---- the realistic profile (contrib/testbed): what Slurm enforces ---- */
+
+#define REAL_POLICY "contrib/testbed/autosize-realistic.yaml"
+
+/* Slurm's limits and nodes as `autosize limits --raw` writes them for
+ * the realistic testbed (user renter). */
+static const char real_snapshot[] =
+	"autosize-limits 1\nenforce limits\n"
+	"qos normal user_gpus=8\nqos tiny job_gpus=2\nqos short wall_min=240\n"
+	"qos big job_gpus=32\n"
+	"assoc 1 0 root - -\nassoc 3 1 ml - -\n"
+	"assoc 6 3 ml renter - def_qos=normal qos=normal,tiny,short,big\n"
+	"user renter default_account=ml\n"
+	"part gpu - def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 node_cpus=64 "
+	"node_mem_mb=512000 node_gpus=8\n"
+	"part gpu h100 def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 "
+	"node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"part gpu a100 def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 "
+	"node_cpus=64 node_mem_mb=512000 node_gpus=8\n"
+	"part h100 - node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"part a100 - node_cpus=64 node_mem_mb=512000 node_gpus=8\n"
+	"part spot - node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"end\n";
+
+typedef struct real_fixture {
+	autosize_policy *pol;
+	autosize_limits *lim;
+} real_fixture;
+
+static real_fixture real;
+
+/* A renter's job with Slurm's part_list of the realistic testbed and its
+ * limits read. */
+static void real_job(const char *partition, const char *qos)
+{
+	static const char *const parts[] = { "gpu", "h100", "a100", "spot" };
+	size_t i;
+
+	autosize_job_init(&fx.job);
+	snprintf(fx.job.partition, sizeof(fx.job.partition), "%s",
+		 partition ? partition : "");
+	snprintf(fx.job.user, sizeof(fx.job.user), "renter");
+	snprintf(fx.job.qos, sizeof(fx.job.qos), "%s", qos ? qos : "");
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		live_limit(parts[i], i == 0 ? 4 : 2,
+			   i == 3 ? 4 * 3600.0 : 2 * 86400.0);
+	fx.job.limits_wanted = 1;
+	fx.job.limits = real.lim;
+}
+
+/* Decide MODEL (an option=value) x TOKENS, with up to two more options
+ * ("" none). */
+static void real_decide_with(const char *model, const char *tokens,
+			     const char *more1, const char *more2)
+{
+	char m[96], t[96], a[96], b[96];
+	const char *env[4] = { m, t, a, b };
+
+	snprintf(m, sizeof(m), P "%s", model);
+	snprintf(t, sizeof(t), P "train_tokens=%s", tokens);
+	snprintf(a, sizeof(a), P "%s", more1);
+	snprintf(b, sizeof(b), P "%s", more2);
+	autosize_decide(real.pol, env, more2[0] ? 4 : more1[0] ? 3 : 2,
+			&fx.job, fx.w, &fx.d);
+}
+
+static void real_decide(const char *model, const char *tokens)
+{
+	real_decide_with(model, tokens, "", "");
+}
+
+static int real_warned(const char *words)
+{
+	int i;
+
+	for (i = 0; i < fx.d.n_warnings; i++)
+		if (strstr(fx.d.warnings[i], words))
+			return 1;
+	return 0;
+}
+
+static int real_setup(void **state)
+{
+	autosize_error e;
+
+	real.pol = autosize_policy_load(REAL_POLICY, &e);
+	real.lim = autosize_limits_parse(real_snapshot, strlen(real_snapshot),
+					 &e);
+	if (!real.pol || !real.lim)
+		fprintf(stderr, "%s\n", e.msg);
+	return real.pol && real.lim ? 0 : -1;
+}
+
+static int real_teardown(void **state)
+{
+	autosize_policy_destroy(real.pol);
+	autosize_limits_destroy(real.lim);
+	return 0;
+}
+
+/* Item 1: the QOS and association caps are the plan's; none fits:
+ * refused naming the limit; a QOS or snapshot autosize cannot read:
+ * the job as submitted, said. */
+static void test_real_limits(void **state)
+{
+	real_job(NULL, NULL);
+	real_decide("model=llama-3.1-8b", "2e10");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.nodes * fx.d.gpus_per_node <= 8);
+	assert_true(real_warned("QOS normal MaxTRESPerUser=gres/gpu=8: "
+				"planned within 8 GPUs"));
+	real_job(NULL, "tiny");
+	real_decide("model_params=70e9", "2e10");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "limit");
+	assert_non_null(strstr(fx.d.message,
+			       "QOS tiny MaxTRESPerJob=gres/gpu=2 allows fewer"));
+	real_job(NULL, "nosuch");
+	real_decide("model_params=7e9", "1e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_int_equal(fx.d.limits_unknown, 1);
+	assert_non_null(strstr(fx.d.message, "not sized: QOS nosuch is not "
+			       "among Slurm's QOS"));
+	real_job(NULL, NULL);
+	fx.job.limits = NULL;
+	snprintf(fx.job.limits_why, sizeof(fx.job.limits_why),
+		 "cannot run /usr/bin/autosize");
+	real_decide("model_params=7e9", "1e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(fx.d.message, "not sized: Slurm's QOS and "
+			    "association limits cannot be read (cannot run "
+			    "/usr/bin/autosize): the job goes as submitted");
+	/* the QOS's MaxWall keeps the time limits; a -t past it refused */
+	real_job(NULL, "short");
+	real_decide("model_params=7e9", "2e10");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.time_limit_min <= 240 && fx.d.chained_jobs > 1);
+	real_job(NULL, "short");
+	fx.job.time_limit_min = 300;
+	real_decide("model_params=7e9", "2e10");
+	assert_string_equal(fx.d.reason, "time");
+	assert_non_null(strstr(fx.d.message, "your -t 05:00:00 is past QOS "
+			       "short MaxWall=04:00:00"));
+}
+
+/* Items 2, 6, 7: one node for GPUs per node, whole nodes for
+ * --exclusive, --gpus=12 as 2 x 6, 13 refused with the counts that
+ * split, a -t past MaxTime named. */
+static void test_real_sizes(void **state)
+{
+	real_job(NULL, NULL);
+	fx.job.gpus_per_node = 1;
+	real_decide("model_params=1e9", "2e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_int_equal(fx.d.nodes, 1);
+	assert_int_equal(fx.d.gpus_per_node, 1);
+	real_job(NULL, "big");    /* more nodes for memory only, said */
+	fx.job.gpus_per_node = 8;
+	real_decide("model_params=30e9", "1e9");
+	assert_int_equal(fx.d.nodes, 2);
+	assert_true(real_warned("2 nodes: the model does not fit the memory "
+				"of 8 GPUs on one node"));
+	real_job("h100", "big");
+	fx.job.exclusive = 1;
+	fx.job.gpus_per_node = 4;
+	real_decide("model_params=7e9", "1e9");
+	assert_int_equal(fx.d.gpus_per_node, 8);
+	assert_int_equal(fx.d.set_gpus, 1);
+	assert_true(real_warned("--exclusive"));
+	real_job("h100", "big");
+	fx.job.gpus_per_job = 12;
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.nodes, 2);
+	assert_int_equal(fx.d.gpus_per_node, 6);
+	assert_true(fx.d.set_gpus && fx.d.set_nodes);
+	real_job("h100", "big");
+	fx.job.gpus_per_job = 13;
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "--gpus=12 or --gpus=16"));
+	real_job("h100", NULL);
+	fx.job.time_limit_min = 3 * 1440;
+	real_decide("model_params=7e9", "2e10");
+	assert_string_equal(fx.d.reason, "time");
+	assert_non_null(strstr(fx.d.message, "your -t 3-00:00:00 is past "
+			       "partition h100's MaxTime=2-00:00:00"));
+}
+
+/* Items 3, 4, 5: CPUs and memory per GPU by who sets them; the GPU type
+ * planned for written; typed requests; the preemptible partition. */
+static void test_real_node(void **state)
+{
+	real_job("h100", NULL);   /* no Slurm default: the node's share */
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.cpus_per_gpu, 8);
+	assert_int_equal(fx.d.mem_per_gpu_mb, 128000);
+	assert_true(fx.d.set_cpus && fx.d.set_mem);
+	real_job("a100", NULL);   /* the policy's */
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.cpus_per_gpu, 6);
+	assert_int_equal(fx.d.mem_per_gpu_mb, 61440);
+	assert_true(fx.d.set_cpus && fx.d.set_mem);
+	real_job("gpu", NULL);    /* Slurm's DefCpuPerGPU: Slurm's own */
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.cpus_per_gpu, 8);
+	assert_false(fx.d.set_cpus || fx.d.set_mem);
+	assert_true(strcmp(fx.d.gres_type, "h100") == 0 ||
+		    strcmp(fx.d.gres_type, "a100") == 0);
+	assert_int_equal(fx.d.set_gpus, 1);
+	real_job("h100", NULL);   /* the job's own caps its GPUs per node */
+	fx.job.cpus_per_gpu = 32;
+	real_decide("model_params=7e9", "2e9");
+	assert_true(fx.d.gpus_per_node <= 2);
+	assert_false(fx.d.set_cpus);
+	real_job("h100", "big");  /* offloaded states: host memory said */
+	real_decide_with("model_params=70e9", "1e7", "train_mode=finetune",
+			 "param_offload=on");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_non_null(strstr(fx.d.summary, "GiB per node"));
+	real_job("a100", "big");  /* more than a100's 2 nodes of 500 GiB */
+	real_decide_with("model_params=70e9", "1e7", "train_mode=finetune",
+			 "param_offload=on");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "offloaded model states need"));
+	real_job("h100", NULL);   /* ... and its own GPUs per node past it */
+	fx.job.cpus_per_gpu = 32;
+	fx.job.gpus_per_node = 8;
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "8 GPUs per node asked for on "
+			       "partition h100, but --cpus-per-gpu=32"));
+	real_job(NULL, NULL);     /* a typed request: that type only */
+	snprintf(fx.job.gpu_type, sizeof(fx.job.gpu_type), "a100");
+	fx.job.gpus_per_node = 8;
+	real_decide("model_params=7e9", "2e9");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(strcmp(fx.d.partition, "a100") == 0 ||
+		    strcmp(fx.d.partition, "gpu") == 0);
+	assert_string_equal(fx.d.gres_type, "");
+	real_job(NULL, NULL);     /* -C h100 */
+	snprintf(fx.job.features, sizeof(fx.job.features), "h100");
+	real_decide("model_params=7e9", "2e9");
+	assert_true(strcmp(fx.d.partition, "h100") == 0 ||
+		    strcmp(fx.d.gres_type, "h100") == 0);
+	real_job(NULL, NULL);     /* spot is never picked unnamed */
+	real_decide("model=llama-3.1-8b", "2e10");
+	assert_string_not_equal(fx.d.partition, "spot");
+	assert_int_equal(fx.d.preemptible, 0);
+	real_job("spot", NULL);
+	real_decide("model=llama-3.1-8b", "2e9");
+	assert_string_equal(fx.d.partition, "spot");
+	assert_int_equal(fx.d.preemptible, 1);
+	assert_true(real_warned("partition spot is preemptible"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,7 +993,19 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_tres_read),
 		cmocka_unit_test(test_tres_edit),
+		cmocka_unit_test(test_wording),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	const struct CMUnitTest real_tests[] = {
+		cmocka_unit_test(test_real_limits),
+		cmocka_unit_test(test_real_sizes),
+		cmocka_unit_test(test_real_node),
+	};
+	int rc = cmocka_run_group_tests(tests, setup, teardown);
+
+	if (setup(NULL) != 0)
+		return 1;
+	rc |= cmocka_run_group_tests(real_tests, real_setup, real_teardown);
+	teardown(NULL);
+	return rc;
 }

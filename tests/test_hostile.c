@@ -443,6 +443,7 @@ static int hostile_run(const hostile_case *c, int idx)
 
 	assert_non_null(r);
 	autosize_request_init(r);
+	r->model_local = 1;   /* --model read as the CLI reads it */
 	autosize_error_clear(&e);
 	input = hostile_gen(c->input, &len);
 	switch (c->kind) {

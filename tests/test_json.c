@@ -595,10 +595,10 @@ static const struct json_bad json_bad_texts[] = {
 	{ "moe-without-active", "{\"hidden_size\": 64, "
 	  "\"moe_intermediate_size\": 1408, \"num_experts\": 60, "
 	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL, "no experts-active" },
-	{ "moe-every-other-layer", "{\"hidden_size\": 64, "
+	{ "moe-step-past-the-layers", "{\"hidden_size\": 64, "
 	  "\"num_experts\": 8, \"num_experts_per_tok\": 2, "
-	  "\"decoder_sparse_step\": 2, " JSON_TEST_ARCH "}", 0,
-	  AUTOSIZE_EINVAL, "decoder_sparse_step 2" },
+	  "\"decoder_sparse_step\": 9, " JSON_TEST_ARCH "}", 0,
+	  AUTOSIZE_EINVAL, "leaves no expert layer" },
 	{ "mla-without-dims", "{\"hidden_size\": 64, \"kv_lora_rank\": 16, "
 	  JSON_TEST_ARCH "}", 0, AUTOSIZE_EINVAL, "kv-lora-rank 16 needs" },
 	{ "dense-layers-all", "{\"hidden_size\": 64, \"num_experts\": 8, "

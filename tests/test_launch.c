@@ -750,7 +750,7 @@ static void test_deepspeed_offload(void **state)
  * Megatron plan, DeepSpeed for a DeepSpeed plan; JSON with nulls. */
 static void test_build(void **state)
 {
-	autosize_launch_where w = {"gpu07", 29612, "1234-0", 0, NULL};
+	autosize_launch_where w = {"gpu07", 29612, "1234-0", 0, NULL, NULL};
 	autosize_plan p;
 	autosize_request r;
 	autosize_launch l;
@@ -1027,8 +1027,9 @@ static void test_every_degree(void **state)
 }
 
 /* LoRA and QLoRA: a framework that trains adapters by default, and no
- * full-training line from a launcher that has none (Megatron-LM,
- * torchtitan), a note instead. */
+ * full-training line from a launcher that has none (Megatron-LM: a note
+ * naming the recipes that run it; torchtitan has no QLoRA), no note
+ * pointing at an empty variable. */
 static void test_peft_launchers(void **state)
 {
 	static const char *const fws[] = {NULL, "megatron", "fsdp"};
@@ -1063,7 +1064,15 @@ static void test_peft_launchers(void **state)
 		assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 		assert_string_equal(l.megatron, "");
 		assert_string_equal(l.torchtitan, "");
-		assert_non_null(strstr(l.note, "qlora"));
+		if (p.framework == AUTOSIZE_FRAMEWORK_MEGATRON) {
+			assert_non_null(strstr(l.note, "no Megatron arguments "
+					       "for qlora"));
+			continue;
+		}
+		/* data parallel: the fine-tuning stacks run it, nothing
+		 * to say */
+		assert_non_null(strstr(l.accelerate, "--use_fsdp"));
+		assert_string_equal(l.note, "");
 	}
 	autosize_policy_destroy(pol);
 }

@@ -97,7 +97,9 @@ static void test_hf_lora_node(void **state)
 				       "SHARD_GRAD_OP"));
 	else
 		assert_non_null(strstr(l.accelerate, "--multi_gpu"));
-	assert_string_equal(l.torchtitan, "");
+	/* LoRA: torchtitan's current release only (its LoRAConverter) */
+	assert_non_null(strstr(l.torchtitan, "--parallelism.data_parallel_"));
+	assert_string_equal(l.torchtitan_v1, "");
 }
 
 /* Sharding and recomputation map one way each; recomputation is FSDP's
@@ -156,7 +158,8 @@ static void test_nodes_and_deepspeed(void **state)
 		"gpus", "16", "train-framework", "deepspeed", "train-tokens",
 		"1e9", NULL};
 	autosize_launch_where w = {"gpu07", 29612, "1234-0", 1,
-				   "/tmp/job/deepspeed-0.json"};
+				   "/tmp/job/deepspeed-0.json",
+				   "/tmp/job/accelerate-0.yaml"};
 	autosize_request r;
 	autosize_plan p;
 	autosize_launch l;
@@ -196,7 +199,11 @@ static void test_nodes_and_deepspeed(void **state)
 
 /* --cp under DeepSpeed is Ulysses: the DeepSpeed JSON names the
  * sequence-parallel size, so its batch check counts the data-parallel
- * ranks as the world over it (micro-batch x accumulation x DP). */
+ * ranks as the world over it (micro-batch x accumulation x DP), and
+ * leaves train_batch_size out (the HF Trainer would check it against
+ * world x micro-batch x accumulation); accelerate takes the size from a
+ * config file given first, with no engine flag, and axolotl (ring
+ * attention) gets nothing. */
 static void test_deepspeed_ulysses(void **state)
 {
 	static const char *const opts[] = {
@@ -211,11 +218,119 @@ static void test_deepspeed_ulysses(void **state)
 	assert_int_equal(p.cp, 4);
 	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 	assert_non_null(strstr(l.deepspeed, "\"sequence_parallel_size\": 4,"));
+	assert_null(strstr(l.deepspeed, "train_batch_size"));
 	assert_int_equal(p.micro_batch * p.grad_accum * p.dp, p.global_batch);
 	assert_int_equal(p.dp * p.cp, 8);
+	assert_true(strncmp(l.accelerate, "--config_file ACCELERATE_CONFIG ",
+			    32) == 0);
+	assert_null(strstr(l.accelerate, "--use_deepspeed"));
+	assert_non_null(strstr(l.accelerate, "--deepspeed_config_file "
+			       "DEEPSPEED_CONFIG"));
+	assert_non_null(strstr(l.accelerate_config,
+			       "distributed_type: DEEPSPEED\n"));
+	assert_non_null(strstr(l.accelerate_config,
+			       "  parallelism_config_sp_size: 4\n"));
+	assert_non_null(strstr(l.accelerate_config,
+			       "  parallelism_config_dp_shard_size: 2\n"));
+	assert_int_equal(arg_value(l.hf_trainer,
+				   "--per_device_train_batch_size"),
+			 p.micro_batch);
+	assert_string_equal(l.axolotl, "");
+	assert_string_equal(l.torchtune, "");
 	p.cp = 1;
 	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 	assert_null(strstr(l.deepspeed, "sequence_parallel_size"));
+	assert_non_null(strstr(l.deepspeed, "\"train_batch_size\": "));
+	assert_string_equal(l.accelerate_config, "");
+	assert_non_null(strstr(l.accelerate, "--use_deepspeed"));
+}
+
+/* FSDP with TP or CP (hf pins them): accelerate's ParallelismConfig
+ * over FSDP2, axolotl's and torchtune's meshes, the degrees' product the
+ * GPUs; a LoRA plan gets torchtitan's current line and torchtune none
+ * at TP (its LoRA recipe refuses TP), CP with the LoRA recipe. */
+static void test_fsdp_tp_cp(void **state)
+{
+	static const char *const tp[] = {
+		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
+		"hf", "gpu", "h100", "gpus", "8", "tp", "2", "train-tokens",
+		"1e9", NULL};
+	static const char *const cp[] = {
+		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
+		"hf", "gpu", "h100", "gpus", "8", "cp", "2", "train-seq-len",
+		"32768", "train-tokens", "1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+
+	plan(tp, &r, &p);
+	assert_int_equal(p.tp, 2);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.accelerate, "--use_fsdp --fsdp_version 2 "));
+	assert_non_null(strstr(l.accelerate, "--use_parallelism_config"));
+	assert_int_equal(arg_value(l.accelerate,
+				   "--parallelism_config_tp_size"), 2);
+	assert_int_equal(arg_value(l.accelerate,
+				   "--parallelism_config_dp_shard_size") *
+			 arg_value(l.accelerate,
+				   "--parallelism_config_tp_size") *
+			 arg_value(l.accelerate,
+				   "--parallelism_config_cp_size"), 8);
+	assert_null(strstr(l.accelerate, "--fsdp_sharding_strategy"));
+	assert_names_in(l.axolotl, AXOLOTL, "axolotl");
+	assert_int_equal(arg_value(l.axolotl, "--tensor-parallel-size"), 2);
+	assert_int_equal(arg_value(l.axolotl, "--dp-shard-size"), p.dp);
+	assert_string_equal(l.torchtune, "");
+	assert_non_null(strstr(l.torchtitan, "tensor_parallel_degree 2"));
+	assert_string_equal(l.torchtitan_v1, "");
+	assert_non_null(strstr(l.note, "LoRAConverter"));
+	/* the Trainer's gradient checkpointing never beside FSDP's */
+	assert_non_null(strstr(l.hf_trainer, "--gradient_checkpointing "
+			       "False"));
+
+	plan(cp, &r, &p);
+	assert_int_equal(p.cp, 2);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_int_equal(arg_value(l.accelerate,
+				   "--parallelism_config_cp_size"), 2);
+	assert_int_equal(arg_value(l.axolotl, "--context-parallel-size"), 2);
+	assert_string_equal(l.torchtune_recipe, "lora_finetune_distributed");
+	assert_int_equal(key_value(l.torchtune, "context_parallel_dim"), 2);
+	assert_int_equal(key_value(l.torchtune, "data_parallel_shard_dim"),
+			 p.dp);
+	assert_int_equal(key_value(l.torchtune, "tensor_parallel_dim"), -1);
+}
+
+/* A layout no launcher here runs (QLoRA at TP 2 under FSDP) gets one
+ * note that names each one's reason and no empty variable, and a named
+ * stack that cannot run its plan warns once (stack_no_launch). */
+static void test_no_launcher(void **state)
+{
+	static const char *const qlora[] = {
+		"model", "llama-3.1-8b", "train-mode", "qlora", "train-stack",
+		"hf", "gpu", "h100", "gpus", "8", "tp", "2", "train-tokens",
+		"1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_launch l;
+	int i, warned = 0;
+
+	plan(qlora, &r, &p);
+	assert_int_equal(p.tp, 2);
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_string_equal(l.accelerate, "");
+	assert_string_equal(l.axolotl, "");
+	assert_string_equal(l.torchtune, "");
+	assert_string_equal(l.torchtitan, "");
+	assert_non_null(strstr(l.note, "no launcher here runs this layout"));
+	assert_non_null(strstr(l.note, "torchtitan has no QLoRA"));
+	assert_null(strstr(l.note, "AUTOSIZE_ACCELERATE"));
+	/* one sentence: the stack's own gap is in it, not said again */
+	assert_null(strstr(l.note, "stack hf cannot"));
+	for (i = 0; i < p.n_warnings; i++)
+		warned += strcmp(autosize_warning_code(p.warnings[i]),
+				 "stack_no_launch") == 0;
+	assert_int_equal(warned, 1);
 }
 
 /* Model-parallel plans get none of the three (the stacks shard by data
@@ -242,7 +357,8 @@ static void test_which_plans(void **state)
 	assert_string_equal(l.torchtune, "");
 	assert_true(autosize_launch_plan_json(&r, &p, json,
 					      sizeof(json)) > 0);
-	assert_non_null(strstr(json, "\"accelerate\":null,\"hf_trainer\":"
+	assert_non_null(strstr(json, "\"accelerate\":null,"
+			       "\"accelerate_config\":null,\"hf_trainer\":"
 			       "null,\"axolotl\":null,\"tune_run\":null,"
 			       "\"torchtune_recipe\":null,\"torchtune\":null"));
 
@@ -345,7 +461,8 @@ static void test_param_offload_args(void **state)
 	r.param_offload = 0;
 	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 	assert_null(strstr(l.accelerate, "offload"));
-	assert_null(strstr(l.torchtune, "fsdp_cpu_offload"));
+	/* stated off: torchtune's 70B configs turn it on */
+	assert_non_null(strstr(l.torchtune, "fsdp_cpu_offload=False"));
 }
 
 /* One GPU offloading its parameters still runs FSDP (one process): the
@@ -579,6 +696,8 @@ int main(void)
 		cmocka_unit_test(test_sharding_and_recompute),
 		cmocka_unit_test(test_nodes_and_deepspeed),
 		cmocka_unit_test(test_deepspeed_ulysses),
+		cmocka_unit_test(test_fsdp_tp_cp),
+		cmocka_unit_test(test_no_launcher),
 		cmocka_unit_test(test_which_plans),
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_param_offload_args),

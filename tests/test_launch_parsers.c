@@ -34,8 +34,10 @@
  * config function). */
 typedef struct plan_case {
 	const char *name;
-	const char *opts[24]; /* request option, value pairs; NULL ends */
-	const char *tune;     /* torchtune config family ("llama3_1/8B") */
+	const char *opts[32]; /* request option, value pairs; NULL ends */
+	const char *tune;     /* torchtune config family ("llama3_1/8B"),
+			       * then any override the user adds to that
+			       * config (the TP plan of one without) */
 	const char *titan;    /* torchtitan module/config function */
 } plan_case;
 
@@ -81,7 +83,7 @@ static const plan_case cases[] = {
 	 "train-tokens", "1e9"}, "llama3_1/8B", "llama3/llama3_8b"},
 	{"torchtitan-70b-2d", {"model", "llama-3-70b", "gpu", "h100", "gpus",
 	 "64", "train-stack", "torchtitan", "tp", "8", "train-tokens",
-	 "1e10"}, NULL, "llama3/llama3_70b"},
+	 "1e10"}, "llama3/70B", "llama3/llama3_70b"},
 	{"torchtitan-70b-3d", {"model", "llama-3-70b", "gpu", "h100", "gpus",
 	 "64", "train-stack", "torchtitan", "tp", "4", "pp", "4",
 	 "train-tokens", "1e10"}, NULL, "llama3/llama3_70b"},
@@ -91,8 +93,9 @@ static const plan_case cases[] = {
 	 "llama3/llama3_70b"},
 	{"torchtitan-cp", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
 	 "16", "train-stack", "torchtitan", "train-seq-len", "65536", "cp",
-	 "4", "train-batch", "16", "train-tokens", "1e9"}, NULL,
-	 "llama3/llama3_8b"},
+	 "4", "train-batch", "16", "train-tokens", "1e9"},
+	 "llama3_1/8B tensor_parallel_plan._component_="
+	 "torchtune.models.llama3.base_llama_tp_plan", "llama3/llama3_8b"},
 	{"torchtitan-mixtral-ep", {"model", "mixtral-8x7b", "gpu", "h100",
 	 "gpus", "16", "train-stack", "torchtitan", "ep", "8",
 	 "train-tokens", "1e9"}, NULL, "deepseek_v3/deepseek_v3_16b"},
@@ -178,6 +181,42 @@ static const plan_case cases[] = {
 	{"llama-factory-8", {"model", "qwen2.5-7b", "gpu", "a100-80gb", "gpus",
 	 "8", "train-stack", "llama-factory", "train-mode", "lora",
 	 "train-tokens", "1e8"}, "qwen2_5/7B", NULL},
+	/* layouts of engine v4: FSDP2 with TP or CP (accelerate's
+	 * ParallelismConfig), DeepSpeed-Ulysses, LoRA with TP (torchtitan's
+	 * LoRAConverter: its one config function with it), TP above the
+	 * KV heads, a pinned layout with no framework named */
+	{"hf-lora-tp2-8", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "8", "train-stack", "hf", "train-mode", "lora", "tp", "2",
+	 "train-tokens", "1e9"}, "llama3_1/8B",
+	 "llama3/llama3_debugmodel_float8_emulate_lora"},
+	{"hf-lora-cp2-32k", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+	 "8", "train-stack", "hf", "train-mode", "lora", "cp", "2",
+	 "train-seq-len", "32768", "train-tokens", "1e9"}, "llama3_1/8B",
+	 "llama3/llama3_debugmodel_float8_emulate_lora"},
+	{"axolotl-70b-tp4-32", {"model", "llama-3.1-70b", "gpu", "h100",
+	 "gpus", "32", "train-stack", "axolotl", "train-mode", "finetune",
+	 "tp", "4", "train-tokens", "1e9"}, "llama3_1/70B",
+	 "llama3/llama3_70b"},
+	{"hf-ulysses-cp4-64k", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "train-stack", "hf", "train-framework", "deepspeed",
+	 "train-mode", "lora", "cp", "4", "train-seq-len", "65536",
+	 "train-tokens", "1e9"}, NULL, NULL},
+	{"deepspeed-ulysses-cp4-64k-16", {"model", "llama-3.1-8b", "gpu",
+	 "h100", "gpus", "16", "train-framework", "deepspeed", "tp", "1",
+	 "cp", "4", "train-seq-len", "65536", "train-tokens", "1e9"},
+	 NULL, NULL},
+	{"fsdp-lora-tp2-2-nodes", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "16", "train-mode", "lora", "tp", "2", "train-tokens",
+	 "1e9"}, "llama3_1/8B",
+	 "llama3/llama3_debugmodel_float8_emulate_lora"},
+	{"megatron-mqa-48h-1kv-tp4", {"layers", "40", "hidden", "6144",
+	 "heads", "48", "kv-heads", "1", "ffn", "24576", "mlp", "gelu",
+	 "vocab", "49152", "gpu", "a100-80gb", "gpus", "32", "tp", "4",
+	 "pp", "2", "train-framework", "megatron", "train-seq-len", "8192",
+	 "train-tokens", "1e9"}, NULL, NULL},
+	{"pinned-no-framework-pp2", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "16", "zero", "3", "pp", "2", "train-tokens", "1e9"},
+	 "llama3_1/8B", "llama3/llama3_8b"},
 };
 
 static autosize_policy *pol;
@@ -235,10 +274,11 @@ static void write_expect(FILE *f, const autosize_request *r,
 		r->act_offload == 1, p->part.gpu->name);
 	fprintf(f, "\"model\":{\"layers\":%d,\"hidden\":%d,\"heads\":%d,"
 		"\"kv_heads\":%d,\"ffn\":%d,\"vocab\":%d,\"experts\":%d,"
-		"\"experts_active\":%d,\"max_positions\":%d},", m->layers,
-		m->hidden, m->heads, m->kv_heads > 0 ? m->kv_heads : m->heads,
-		m->ffn, m->vocab, m->experts, m->experts_active,
-		m->max_positions);
+		"\"experts_active\":%d,\"max_positions\":%d,\"mlp\":\"%s\"},",
+		m->layers, m->hidden, m->heads,
+		m->kv_heads > 0 ? m->kv_heads : m->heads, m->ffn, m->vocab,
+		m->experts, m->experts_active, m->max_positions,
+		m->mlp == AUTOSIZE_MLP_GELU ? "gelu" : "swiglu");
 	warnings[0] = '\0';
 	for (i = 0; i < p->n_warnings; i++)
 		snprintf(warnings + strlen(warnings),
@@ -251,21 +291,34 @@ static void write_expect(FILE *f, const autosize_request *r,
 	fprintf(f, "\"warnings\":\"%s\"}", warnings);
 }
 
+/* text into path, unless text is "". */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f;
+
+	if (!text[0])
+		return;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 /* One line of the plans file: plan c laid out on node rank of a step. */
 static void write_record(FILE *f, const plan_case *c,
 			 const autosize_request *r, const autosize_plan *p,
 			 int rank, const char *dir, int index)
 {
 	static char json[16384];
-	char host[64], ds[PATH_MAX + 32], run_id[32];
+	char host[64], ds[PATH_MAX + 32], acc[PATH_MAX + 32], run_id[32];
 	autosize_launch_where w;
 	autosize_launch l;
 	const char *slash = c->titan ? strchr(c->titan, '/') : NULL;
-	FILE *df;
 
 	assert_true(autosize_launch_first_host(NODELIST, host,
 					       sizeof(host)) > 0);
 	snprintf(ds, sizeof(ds), "%s/deepspeed-%d.json", dir, index);
+	snprintf(acc, sizeof(acc), "%s/accelerate-%d.yaml", dir, index);
 	snprintf(run_id, sizeof(run_id), "%lu-batch", JOB_ID);
 	w.host = p->nodes > 1 ? host : NULL;
 	w.port = autosize_launch_rdzv_port(JOB_ID,
@@ -273,20 +326,19 @@ static void write_record(FILE *f, const plan_case *c,
 	w.run_id = run_id;
 	w.node_rank = rank;
 	w.deepspeed_config = ds;
+	w.accelerate_config = acc;
 	if (autosize_launch_build(r, p, &w, &l) != 0)
 		fail_msg("%s: the launch values do not fit", c->name);
-	if (l.deepspeed[0]) {
-		df = fopen(ds, "w");
-		assert_non_null(df);
-		fputs(l.deepspeed, df);
-		fclose(df);
-	}
+	/* the files the plugin writes for the step */
+	write_file(ds, l.deepspeed);
+	write_file(acc, l.accelerate_config);
 	assert_true(autosize_launch_to_json(&l, json, sizeof(json)) > 0);
 	fprintf(f, "{\"name\":\"%s\",\"expect\":", c->name);
 	write_expect(f, r, p);
 	fprintf(f, ",\"where\":{\"host\":\"%s\",\"port\":%d,\"run_id\":\"%s\","
-		"\"node_rank\":%d,\"deepspeed_config\":\"%s\"}", host, w.port,
-		run_id, rank, ds);
+		"\"node_rank\":%d,\"deepspeed_config\":\"%s\","
+		"\"accelerate_config\":\"%s\"}", host, w.port, run_id, rank,
+		ds, acc);
 	fprintf(f, ",\"user\":{\"torchtune\":\"%s\",\"titan_module\":\"%.*s\","
 		"\"titan_config\":\"%s\"}", c->tune ? c->tune : "",
 		slash ? (int)(slash - c->titan) : 0, c->titan ? c->titan : "",

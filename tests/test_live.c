@@ -66,6 +66,10 @@ static live_cluster *inv_cluster(int n)
 		p->gpus_min = p->gpus_max = 8;
 		p->typed_nodes = 2;
 		snprintf(p->gpu_type, sizeof(p->gpu_type), "h100");
+		p->n_types = 1;
+		snprintf(p->types[0], sizeof(p->types[0]), "h100");
+		p->type_nodes[0] = 2;
+		p->type_gpus[0] = 8;
 	}
 	return c;
 }
@@ -118,7 +122,7 @@ static void test_inventory_many(void **state)
 	/* the live check of it: the 32 partitions agree, no error */
 	out = dup(STDOUT_FILENO);
 	assert_non_null(freopen("/dev/null", "w", stdout));
-	rv = cli_live_compare(p, c);
+	rv = cli_live_compare(p, c, 0);
 	fflush(stdout);
 	dup2(out, STDOUT_FILENO);
 	close(out);
@@ -189,11 +193,61 @@ static void test_inventory_quoting(void **state)
 	free(c);
 }
 
+
+/* A partition of two GPU types: one entry per type, each its gres_type,
+ * nodes and GPUs per node; the live check agrees; a policy entry naming
+ * a type the nodes lack is an error. */
+static void test_inventory_types(void **state)
+{
+	live_cluster *c = inv_cluster(1);
+	live_part *lp = &c->parts[0];
+	const autosize_partition *a, *b;
+	autosize_policy *p;
+	autosize_error e;
+	char *text = NULL;
+	int active, gpu_parts, rv, out;
+
+	(void)state;
+	lp->gpu_mixed = 1;
+	lp->nodes = lp->nodes_seen = 6;
+	lp->typed_nodes = 6;
+	lp->n_types = 2;
+	snprintf(lp->types[1], sizeof(lp->types[1]), "a100");
+	lp->type_nodes[0] = 2;
+	lp->type_nodes[1] = 4;
+	lp->type_gpus[1] = 4;
+	p = inv_policy(c, &active, &gpu_parts, &text, &e);
+	if (!p)
+		fail_msg("refused: %s\n%s", e.msg, text);
+	assert_int_equal(active, 2);
+	assert_int_equal(autosize_policy_partition_count(p), 2);
+	a = autosize_policy_partition_at(p, 0);
+	b = autosize_policy_partition_at(p, 1);
+	assert_string_equal(a->gres_type, "h100");
+	assert_string_equal(b->gres_type, "a100");
+	assert_int_equal(a->nodes, 2);
+	assert_int_equal(b->nodes, 4);
+	assert_int_equal(b->gpus_per_node, 4);
+	out = dup(STDOUT_FILENO);
+	assert_non_null(freopen("/dev/null", "w", stdout));
+	rv = cli_live_compare(p, c, 0);
+	snprintf(lp->types[1], sizeof(lp->types[1]), "l40s");
+	rv = rv * 10 + cli_live_compare(p, c, 0);
+	fflush(stdout);
+	dup2(out, STDOUT_FILENO);
+	close(out);
+	assert_int_equal(rv, 1);  /* 0, then 1: gres_type a100 is not there */
+	free(text);
+	autosize_policy_destroy(p);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gres),
 		cmocka_unit_test(test_inventory_many),
+		cmocka_unit_test(test_inventory_types),
 		cmocka_unit_test(test_inventory_quoting),
 	};
 

@@ -143,12 +143,114 @@ static void test_man_pages(void **state)
 	free(spank);
 }
 
+/* Names in any case, kept as the tables spell them; other words for a
+ * choice (sft) read as its name. */
+static void test_names_any_case(void **state)
+{
+	static const char *const same[][3] = {
+		{"train-mode", "SFT", "finetune"},
+		{"train-mode", "sft", "finetune"},
+		{"train-mode", "Full", "finetune"},
+		{"train-mode", "QLoRA", "qlora"},
+		{"train-framework", "FSDP", "fsdp"},
+		{"train-precision", "BF16", "bf16"},
+		{"autosize", "Explain", "explain"},
+	};
+	autosize_request r;
+	autosize_error e;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		autosize_request a, b;
+
+		autosize_request_init(&a);
+		autosize_request_init(&b);
+		if (autosize_request_set(&a, same[i][0], same[i][1], &e))
+			fail_msg("--%s=%s: %s", same[i][0], same[i][1], e.msg);
+		assert_int_equal(autosize_request_set(&b, same[i][0],
+						      same[i][2], &e), 0);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "train-stack", "HF", &e), 0);
+	assert_string_equal(r.stack, "hf");
+	assert_int_equal(autosize_request_set(&r, "train-stack", "TorchTune",
+					      &e), 0);
+	assert_string_equal(r.stack, "torchtune");
+	/* an unknown word still lists the names */
+	assert_int_equal(autosize_request_set(&r, "train-mode", "rlhf", &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "pretrain|finetune|lora|qlora"));
+}
+
+/* What cannot both hold is refused in one line naming both, in the
+ * daemons as on the command line (autosize_request_finish). */
+static void test_contradictions(void **state)
+{
+	static const char *const bad[][5] = {
+		{"train-stack", "hf", "train-framework", "megatron",
+		 "--train-stack hf runs fsdp or deepspeed, not "
+		 "--train-framework megatron"},
+		{"train-stack", "torchtune", "train-framework", "deepspeed",
+		 "--train-stack torchtune runs fsdp, not --train-framework "
+		 "deepspeed"},
+		{"train-stack", "nemo", "train-framework", "fsdp",
+		 "--train-stack nemo runs megatron"},
+		{"train-stack", "megatron", "train-mode", "qlora",
+		 "--train-mode qlora: --train-stack megatron trains every "
+		 "weight"},
+		{"param-offload", "on", "optimizer-offload", "off",
+		 "--param-offload on keeps the optimizer state"},
+	};
+	static const char *const good[][4] = {
+		{"train-stack", "hf", "train-framework", "deepspeed"},
+		{"train-stack", "axolotl", "train-framework", "fsdp"},
+		{"train-stack", "nemo", "train-mode", "lora"},
+		{"param-offload", "on", "optimizer-offload", "on"},
+	};
+	autosize_request r;
+	autosize_error e;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model-params", "7e9",
+						      &e), 0);
+		assert_int_equal(autosize_request_set(&r, bad[i][0], bad[i][1],
+						      &e), 0);
+		assert_int_equal(autosize_request_set(&r, bad[i][2], bad[i][3],
+						      &e), 0);
+		assert_int_equal(autosize_request_finish(&r, &e),
+				 AUTOSIZE_EINVAL);
+		if (!strstr(e.msg, bad[i][4]))
+			fail_msg("--%s=%s --%s=%s: '%s'", bad[i][0], bad[i][1],
+				 bad[i][2], bad[i][3], e.msg);
+		assert_null(strchr(e.msg, '\n'));
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		autosize_request_init(&r);
+		assert_int_equal(autosize_request_set(&r, "model-params", "7e9",
+						      &e), 0);
+		assert_int_equal(autosize_request_set(&r, good[i][0],
+						      good[i][1], &e), 0);
+		assert_int_equal(autosize_request_set(&r, good[i][2],
+						      good[i][3], &e), 0);
+		if (autosize_request_finish(&r, &e))
+			fail_msg("--%s=%s --%s=%s refused: %s", good[i][0],
+				 good[i][1], good[i][2], good[i][3], e.msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_row_has_a_reader),
 		cmocka_unit_test(test_choice_forms),
 		cmocka_unit_test(test_man_pages),
+		cmocka_unit_test(test_names_any_case),
+		cmocka_unit_test(test_contradictions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

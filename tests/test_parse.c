@@ -382,6 +382,7 @@ static void test_default_seq_len_capped(void **state)
 
 	snprintf(path, sizeof(path), "%s/configs/gpt2.json", TEST_DATA);
 	autosize_request_init(&r);
+	r.model_local = 1;
 	assert_int_equal(parse_set(&r, "model", path, &e), 0);
 	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
 	assert_int_equal(autosize_request_seq_len(&r), 1024);

@@ -53,6 +53,42 @@ static void test_shipped_file(void **state)
 		    a->elementwise_bytes_per_h);
 	assert_true(t->entries[0].p.nvlink_eff == a->nvlink_eff);
 	assert_true(t->entries[0].p.layer_overhead_s == 0);
+	/* whole-layer recomputation: the HF Trainer's stacks and
+	 * torchtune, not torchtitan's selective checkpointing */
+	assert_true(perfdata_stack_find(t, "hf")->recompute_whole);
+	assert_true(perfdata_stack_find(t, "axolotl")->recompute_whole);
+	assert_true(perfdata_stack_find(t, "torchtune")->recompute_whole);
+	assert_false(perfdata_stack_find(t, "torchtitan")->recompute_whole);
+}
+
+/* A stack's recompute: any or full, with its source. */
+static void test_stack_recompute(void **state)
+{
+	static const char stack[] =
+		"stacks:\n  - name: s\n    framework: fsdp\n"
+		"    recompute: %s\n    sources: {%s}\n";
+	static perfdata_table t;
+	char buf[sizeof(good_entry) + sizeof(stack) + 64];
+	autosize_error e;
+
+	snprintf(buf, sizeof(buf), "%s", good_entry);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), stack, "full",
+		 "recompute: a");
+	assert_int_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t, &e),
+			 AUTOSIZE_OK);
+	assert_true(perfdata_stack_find(&t, "s")->recompute_whole);
+	snprintf(buf, sizeof(buf), "%s", good_entry);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), stack,
+		 "selective", "recompute: a");
+	assert_int_not_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t,
+					    &e), AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "recompute"));
+	snprintf(buf, sizeof(buf), "%s", good_entry);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), stack, "full",
+		 "q_low: a");
+	assert_int_not_equal(perfdata_parse(buf, strlen(buf), "perf.yaml", &t,
+					    &e), AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "recompute"));
 }
 
 static const autosize_gpu *gpu(const autosize_catalog *c, const char *n)
@@ -422,6 +458,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_file),
+		cmocka_unit_test(test_stack_recompute),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_plan_says_fallback),

@@ -753,11 +753,76 @@ static void test_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+
+/* What Slurm is told besides the size: a partition of several GPU types
+ * (one entry per type, each its gres_type), CPUs and memory per GPU,
+ * preemption; each bad value one line naming the key. */
+static void test_slurm_side_keys(void **state)
+{
+	static const char base[] =
+		"defaults:\n  slurm_limits: %s\n"
+		"partitions:\n"
+		"  - {name: gpu, gpu: h100, gres_type: %s, gpus_per_node: 8,"
+		" nodes: 2, network: ib, network_gbps_per_node: 3200%s}\n"
+		"  - {name: gpu, gpu: a100-80gb, gres_type: a100,"
+		" gpus_per_node: 8, nodes: 2, network: ib,"
+		" network_gbps_per_node: 1600%s}\n";
+	static const struct {
+		const char *limits, *type, *first, *second, *want;
+	} bad[] = {
+		{ "read", "h100", ", cpus_per_gpu: 0", "", "key 'cpus_per_gpu'" },
+		{ "read", "h100", ", mem_per_gpu: 60X", "", "is not a memory size" },
+		{ "read", "h100", ", preempted_every: 2h", "",
+		  "the partition is not preemptible" },
+		{ "read", "h100", "", ", cpus_per_gpu: 4097", "key 'cpus_per_gpu'" },
+		{ "read", "\"h 100\"", "", "", "not a GRES type" },
+		{ "read", "A100", "", "",
+		  "a partition of several GPU types is one entry per type" },
+		{ "read", "h100", "", ", mode: warn", "has another mode" },
+		{ "maybe", "h100", "", "", "key 'slurm_limits'" },
+	};
+	char text[1024];
+	autosize_policy *p;
+	autosize_error e;
+	const autosize_partition *a, *b;
+	size_t i;
+
+	snprintf(text, sizeof(text), base, "off", "h100",
+		 ", cpus_per_gpu: 12, mem_per_gpu: 96G",
+		 ", preemptible: true, preempted_every: 6h");
+	p = parse_str(text, &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	assert_int_equal(autosize_policy_defaults(p)->slurm_limits, 0);
+	a = autosize_policy_partition_at(p, 0);
+	b = autosize_policy_partition_at(p, 1);
+	assert_string_equal(a->gres_type, "h100");
+	assert_string_equal(b->gres_type, "a100");
+	assert_int_equal(a->cpus_per_gpu, 12);
+	assert_true(a->mem_per_gpu_bytes == 96.0 * 1024 * 1024 * 1024);
+	assert_int_equal(b->preemptible, 1);
+	assert_true(b->preempt_every_s == 6 * 3600.0);
+	assert_int_equal(a->preemptible, 0);
+	assert_ptr_equal(autosize_policy_find_partition(p, "gpu"), a);
+	assert_int_equal(autosize_partition_has_type(p, a, "H100"), 1);
+	assert_int_equal(autosize_partition_has_type(p, a, "a100"), 0);
+	autosize_policy_destroy(p);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), base, bad[i].limits, bad[i].type,
+			 bad[i].first, bad[i].second);
+		autosize_error_clear(&e);
+		p = parse_str(text, &e);
+		if (p || !strstr(e.msg, bad[i].want))
+			fail_msg("case %zu: %s", i, p ? "accepted" : e.msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_policy),
 		cmocka_unit_test(test_good_policy),
+		cmocka_unit_test(test_slurm_side_keys),
 		cmocka_unit_test(test_minimal_policy),
 		cmocka_unit_test(test_fabric_keys),
 		cmocka_unit_test(test_horizon_keys),

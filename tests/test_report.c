@@ -9,6 +9,8 @@
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
+#include "autosize/metrics.h"
+#include "autosize/replay.h"
 #include "autosize/report.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
@@ -489,6 +491,177 @@ static void test_report_figures(void **state)
 	autosize_report_destroy(NULL);
 }
 
+/* Issue 33: planned (and asked) GPU-hours count the jobs that ran, not
+ * one cancelled while pending; preempted runs and the runs of a requeued
+ * job (sacct --duplicates: REQUEUED) are kept and shown. */
+static void test_report_interrupted(void **state)
+{
+	autosize_report *rep = autosize_report_create(NULL);
+	const autosize_report_totals *t;
+	const autosize_report_job *k;
+	autosize_record r;
+	char *text = NULL;
+	size_t len = 0;
+	double per_job;
+	FILE *f;
+	long nk;
+
+	assert_non_null(rep);
+	rep_record(&r);
+	r.time_limit_min = 120;
+	r.ask_gpus = 64;
+	r.ask_min = 600;
+	per_job = (double)r.nodes * r.gpus_per_node * 2;   /* GPU-hours */
+	rep_add(rep, &r, "1", 1.0, "COMPLETED", 3600, 7200,
+		"2026-11-02T10:00:00");
+	rep_add(rep, &r, "2", 0, "CANCELLED", 0, 7200, "2026-11-02T11:00:00");
+	rep_add(rep, &r, "3", 0, "PREEMPTED", 1800, 7200,
+		"2026-11-02T12:00:00");
+	rep_add(rep, &r, "4", 1.0, "REQUEUED", 600, 7200,
+		"2026-11-02T13:00:00");
+	autosize_report_finish(rep);
+	t = autosize_report_totals_of(rep);
+	assert_int_equal(t->running, 0);     /* REQUEUED: a run that ended */
+	assert_int_equal(t->kept, 4);
+	assert_int_equal(t->never_ran, 1);
+	assert_int_equal(t->preempted, 1);
+	assert_int_equal(t->requeued, 1);
+	assert_true(fabs(t->gpu_h_planned - 3 * per_job) < 1e-6);
+	assert_int_equal(t->asked_jobs, 3);
+	assert_true(fabs(t->gpu_h_asked - 3 * 64 * 10.0) < 1e-6);
+	k = autosize_report_jobs(rep, &nk);
+	assert_int_equal(nk, 4);
+	assert_false(k[1].ran);
+	assert_true(k[2].preempted && k[2].ran);
+	assert_true(k[3].requeued);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_report_write_text(rep, f, "test"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "preempted or requeued: 1 preempted, 1 "
+			       "run requeued"));
+	assert_non_null(strstr(text, "\"job 3\" gpu: PREEMPTED after"));
+	assert_non_null(strstr(text, "1 job cancelled before it started"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_report_write_json(rep, f, "test"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"preempted\":1,\"requeued\":1,"
+			       "\"never_ran\":1"));
+	assert_non_null(strstr(text, "\"preempted\":true,\"requeued\":false,"
+			       "\"ran\":true"));
+	free(text);
+	autosize_report_destroy(rep);
+}
+
+/*
+ * autosize replay's core: a job's record decided again under the policy
+ * that made it (the testbed's: the recorded plan comes back) and under
+ * tests/data/replay-policy.yaml (gpu: 2 nodes and 10 hours a job); what
+ * the user asked is kept as slurmctld keeps it, and refused where the
+ * candidate cannot hold it.
+ */
+static void test_replay(void **state)
+{
+	autosize_policy *base = rep_policy(), *cand;
+	const autosize_replay_totals *t;
+	const autosize_replay_job *k;
+	autosize_finished_job j;
+	autosize_replay *rp;
+	autosize_record r, big;
+	autosize_error e;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	long n;
+
+	cand = autosize_policy_load("tests/data/replay-policy.yaml", &e);
+	if (!cand)
+		fail_msg("%s", e.msg);
+	rp = autosize_replay_create(base, "testbed", cand, "tried", 0);
+	assert_non_null(rp);
+	rep_record(&r);
+	autosize_finished_job_init(&j);
+	snprintf(j.job_id, sizeof(j.job_id), "1");
+	snprintf(j.state, sizeof(j.state), "PENDING");
+	autosize_replay_add(rp, &j, &r);
+	/* the user asked 4 nodes x 8 and a day: more than gpu holds now */
+	big = r;
+	big.ask_gpus = 32;
+	big.ask_min = 1440;
+	snprintf(j.job_id, sizeof(j.job_id), "2");
+	autosize_replay_add(rp, &j, &big);
+	autosize_replay_add(rp, &j, NULL);
+	autosize_replay_bad_record(rp);
+	t = autosize_replay_totals_of(rp);
+	assert_int_equal(t->read, 4);
+	assert_int_equal(t->replayed, 2);
+	assert_int_equal(t->no_record, 1);
+	assert_int_equal(t->bad_record, 1);
+	k = autosize_replay_jobs(rp, &n);
+	assert_int_equal(n, 2);
+	/* the plan the record holds comes back under its own policy */
+	assert_true(k[0].reproduced);
+	assert_int_equal(k[0].before.nodes, r.nodes);
+	assert_true(k[0].before.time_limit_min == r.time_limit_min);
+	assert_true(fabs(k[0].before.gpu_hours - (double)r.nodes *
+			 r.gpus_per_node * r.time_limit_min / 60) < 1e-6);
+	/* 5% time reserve instead of 15%: a shorter limit */
+	assert_true(k[0].changed & AUTOSIZE_REPLAY_LIMIT);
+	assert_true(k[0].after.time_limit_min < k[0].before.time_limit_min);
+	/* the asked size is kept under the testbed, refused under 2 nodes */
+	assert_int_equal(k[1].before.nodes * k[1].before.gpus_per_node, 32);
+	assert_int_equal(k[1].before.time_limit_min, 1440);
+	assert_int_equal(k[1].changed, AUTOSIZE_REPLAY_REFUSED);
+	assert_int_equal(k[1].after.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(k[1].after.reason, "unfit");
+	assert_int_equal(t->refused, 1);
+	assert_true(fabs(t->gpu_hours_refused - 32 * 24.0) < 1e-6);
+	assert_true(fabs(t->gpu_hours_after - k[0].after.gpu_hours) < 1e-6);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_replay_write_json(rp, f, "test"), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"changed\":[\"refused\"],"
+			       "\"before\":{\"action\":\"rewrite\""));
+	assert_non_null(strstr(text, "\"reproduced\":1,"));
+	free(text);
+	autosize_replay_destroy(rp);
+	/* a LoRA job on a preset, as slurmctld records it (model=, mode=):
+	 * rebuilt as such, its plan comes back */
+	{
+		const char *env[3] = {P "model=llama-3.1-8b",
+				      P "train_mode=lora",
+				      P "train_tokens=2e9"};
+		autosize_decide_work *w = malloc(autosize_decide_work_size());
+		autosize_decision d;
+		autosize_job job;
+		autosize_record lora;
+
+		assert_non_null(w);
+		autosize_job_init(&job);
+		autosize_decide(base, env, 3, &job, w, &d);
+		assert_true(d.has_plan);
+		assert_int_equal(autosize_record_decode(d.record,
+			strlen(d.record), "test", &lora, &e), 0);
+		assert_string_equal(lora.model, "llama-3.1-8b");
+		assert_string_equal(lora.mode, "lora");
+		assert_string_equal(lora.prec, "");
+		rp = autosize_replay_create(base, "testbed", cand, "tried", 0);
+		assert_non_null(rp);
+		autosize_replay_add(rp, &j, &lora);
+		k = autosize_replay_jobs(rp, &n);
+		assert_true(k[0].reproduced);
+		autosize_replay_destroy(rp);
+		free(w);
+	}
+	autosize_replay_destroy(NULL);
+	autosize_policy_destroy(base);
+	autosize_policy_destroy(cand);
+}
+
 /* The record of a job that ended before its script comes back from
  * sacctmgr lowercased: the same group, shown as the catalog spells it
  * whichever job came first. */
@@ -575,6 +748,113 @@ static void test_report_ctld_lines(void **state)
 	for (; n-- > 0;)
 		assert_null(strpbrk(c[n].code, "<>\x1b"));
 	autosize_report_destroy(rep);
+}
+
+/*
+ * Issue 33: refusals made in sbatch reach no slurmctld: the SPANK plugin
+ * logs them on the submit host's syslog with where=sbatch, read by the
+ * same reader; the report's figures as Prometheus text (--metrics).
+ */
+static void test_report_submit_refusals_metrics(void **state)
+{
+	autosize_report *rep = autosize_report_create(NULL);
+	autosize_record r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(rep);
+	assert_int_equal(autosize_report_ctld_line(rep, "Dec  6 10:00:00 "
+		"login1 sbatch: autosize: refused: reason=input what=--model "
+		"uid=1000 where=sbatch: unknown model 'llama3-70b': did you "
+		"mean llama-3-70b?"), 1);
+	assert_int_equal(autosize_report_ctld_line(rep, "autosize: refused: "
+		"reason=unfit what=- uid=7: too big"), 1);
+	rep_record(&r);
+	rep_add(rep, &r, "1", 0.8, "COMPLETED", 3600, 7200,
+		"2026-11-02T10:00:00");
+	autosize_report_finish(rep);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_report_write_metrics(rep, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "autosize_report_refusals{kind="
+			       "\"sbatch input --model\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_report_refusals{kind="
+			       "\"unfit\"} 1\n"));
+	assert_non_null(strstr(text, "# TYPE autosize_report_jobs gauge\n"));
+	assert_non_null(strstr(text, "autosize_report_jobs{kind=\"sized\"} "
+			       "1\n"));
+	assert_non_null(strstr(text, "autosize_report_speed_ratio{partition="
+			       "\"gpu\",gpu=\"H100-SXM5-80GB\",framework=\""));
+	assert_non_null(strstr(text, "q=\"0.5\"} 0.8\n"));
+	free(text);
+	autosize_report_destroy(rep);
+}
+
+static int metrics_cb(const void *ctx, FILE *f)
+{
+	return fputs(ctx, f) < 0 ? -1 : 0;
+}
+
+/* slurmctld's decision metrics: counters by action and reason, a
+ * cumulative histogram; the file replaced whole, at most every N s. */
+static void test_decision_metrics(void **state)
+{
+	char dir[] = "/tmp/autosize-metrics-XXXXXX", path[256], cmd[512];
+	autosize_metrics m;
+	autosize_decision d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	autosize_metrics_init(&m);
+	memset(&d, 0, sizeof(d));
+	d.action = AUTOSIZE_ACTION_REWRITE;
+	d.evaluated = 50;
+	autosize_metrics_add(&m, &d, 0.00002);
+	autosize_metrics_add(&m, &d, 0.003);
+	d.action = AUTOSIZE_ACTION_REJECT;
+	d.reason = "unfit";
+	autosize_metrics_add(&m, &d, 2.0);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(autosize_metrics_write(&m, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "autosize_decisions_total{action="
+			       "\"rewrite\"} 2\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"unfit\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"0.0001\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"0.005\"} 2\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"1\"} 2\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
+			       "\"+Inf\"} 3\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_count 3\n"));
+	assert_non_null(strstr(text, "autosize_layouts_evaluated_total 150"));
+	free(text);
+	/* written when due only; replaced whole, nothing left beside */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/autosize.prom", dir);
+	assert_int_equal(autosize_metrics_flush(&m, path, 100, 15), 1);
+	assert_int_equal(autosize_metrics_flush(&m, path, 110, 15), 0);
+	assert_int_equal(autosize_metrics_flush(&m, path, 116, 15), 1);
+	assert_int_equal(autosize_write_file_atomic(path, metrics_cb, "x\n"),
+			 0);
+	snprintf(cmd, sizeof(cmd), "test \"$(cat %s)\" = x && test $(ls %s "
+		 "| wc -l) = 1", path, dir);
+	assert_int_equal(system(cmd), 0);
+	/* a folder that cannot be written: -1, nothing left */
+	snprintf(path, sizeof(path), "%s/no/such/autosize.prom", dir);
+	assert_int_equal(autosize_write_file_atomic(path, metrics_cb, "x"),
+			 -1);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_safe_text(void **state)
@@ -719,8 +999,12 @@ int main(void)
 		cmocka_unit_test(test_json_line_extras),
 		cmocka_unit_test(test_report_figures),
 		cmocka_unit_test(test_report_any_case),
+		cmocka_unit_test(test_report_interrupted),
+		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_report_cap),
 		cmocka_unit_test(test_report_ctld_lines),
+		cmocka_unit_test(test_report_submit_refusals_metrics),
+		cmocka_unit_test(test_decision_metrics),
 		cmocka_unit_test(test_safe_text),
 		cmocka_unit_test(test_report_writers_escape),
 		cmocka_unit_test(test_cli_report_sacct),

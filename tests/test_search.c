@@ -56,6 +56,7 @@ static void req(autosize_request *r, const char *const *opts)
 	int i;
 
 	autosize_request_init(r);
+	r->model_local = 1;   /* config.json files, as the CLI */
 	for (i = 0; opts[i]; i += 2)
 		if (autosize_request_set(r, opts[i], opts[i + 1], &e))
 			fail_msg("%s", e.msg);

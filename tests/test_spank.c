@@ -777,6 +777,24 @@ static void assert_private(const char *dir, const char *file)
 	assert_int_equal(st.st_nlink, 1);
 }
 
+/* A file the plugin wrote for a step: its folder into dir (private to
+ * the job's user, as the file), its text into text. */
+static void read_private(const char *path, char *dir, size_t dir_len,
+			 char *text, size_t text_len)
+{
+	FILE *f;
+	size_t n;
+
+	snprintf(dir, dir_len, "%.*s", (int)(strrchr(path, '/') - path),
+		 path);
+	assert_private(dir, path);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, text_len - 1, f);
+	text[n] = '\0';
+	fclose(f);
+}
+
 static int warns_contain(const char *text);
 
 /* Step step of a 3-node job on nodes of nodelist (its environment). */
@@ -886,7 +904,10 @@ static void test_remote_finetune_stacks(void **state)
 	assert_string_equal(set_var("AUTOSIZE_TUNE_RUN_ARGS"),
 			    set_var("AUTOSIZE_TORCHRUN_ARGS"));
 	assert_true(set_int("AUTOSIZE_TRAIN_STEPS") > 0);
-	assert_null(set_var("AUTOSIZE_TORCHTITAN_ARGS"));
+	/* LoRA: torchtitan's current release only (its LoRAConverter) */
+	assert_non_null(set_var("AUTOSIZE_TORCHTITAN_ARGS"));
+	assert_null(set_var("AUTOSIZE_TORCHTITAN_V1_ARGS"));
+	assert_null(set_var("AUTOSIZE_ACCELERATE_CONFIG"));
 	assert_null(set_var("CUDA_DEVICE_MAX_CONNECTIONS"));
 	stub.node_id = 0;
 	slurm_spank_exit(SP, 0, NULL);
@@ -896,8 +917,6 @@ static void test_remote_export(void **state)
 {
 	char want_path[128], text[2048], dir[128];
 	const char *v;
-	FILE *f;
-	size_t n;
 	int tp, pp, dp;
 
 	assert_int_equal(start_remote(policy_off, NULL), 0);
@@ -959,13 +978,7 @@ static void test_remote_export(void **state)
 	assert_true(strncmp(v, want_path, strlen(want_path)) == 0);
 	assert_string_equal(v + strlen(want_path) + 6,
 			    "/deepspeed-batch.json");
-	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(v, '/') - v), v);
-	assert_private(dir, v);
-	f = fopen(v, "r");
-	assert_non_null(f);
-	n = fread(text, 1, sizeof(text) - 1, f);
-	text[n] = '\0';
-	fclose(f);
+	read_private(v, dir, sizeof(dir), text, sizeof(text));
 	snprintf(want_path, sizeof(want_path), "\"train_batch_size\": %d,",
 		 set_int("AUTOSIZE_GLOBAL_BATCH"));
 	assert_non_null(strstr(text, want_path));
@@ -985,6 +998,47 @@ static void test_remote_export(void **state)
 	assert_int_equal(access(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), F_OK),
 			 -1);
 	assert_int_equal(access(dir, F_OK), 0);
+	run_job_epilog();
+	assert_int_equal(access(dir, F_OK), -1);
+}
+
+/* DeepSpeed-Ulysses (the search's CP under DeepSpeed for long
+ * sequences): accelerate's config file beside the JSON, user-only,
+ * named first on accelerate's line, removed with it. */
+static void test_remote_ulysses(void **state)
+{
+	char want_path[128], text[2048], dir[128];
+	const char *v;
+
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	assert_int_equal(give("model", "llama-3-8b"), 0);
+	assert_int_equal(give("train-tokens", "1e9"), 0);
+	assert_int_equal(give("train-framework", "deepspeed"), 0);
+	assert_int_equal(give("train-seq-len", "32768"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_errors + stub.n_warns, 0);
+	assert_int_equal(set_int("AUTOSIZE_TP"), 1);
+	assert_true(set_int("AUTOSIZE_CP") > 1);
+	v = set_var("AUTOSIZE_ACCELERATE_CONFIG");
+	assert_non_null(v);
+	snprintf(want_path, sizeof(want_path), "%.*s/accelerate-batch.yaml",
+		 (int)(strrchr(set_var("AUTOSIZE_DEEPSPEED_CONFIG"), '/') -
+		       set_var("AUTOSIZE_DEEPSPEED_CONFIG")),
+		 set_var("AUTOSIZE_DEEPSPEED_CONFIG"));
+	assert_string_equal(v, want_path);
+	read_private(v, dir, sizeof(dir), text, sizeof(text));
+	snprintf(want_path, sizeof(want_path),
+		 "  parallelism_config_sp_size: %d\n", set_int("AUTOSIZE_CP"));
+	assert_non_null(strstr(text, want_path));
+	snprintf(want_path, sizeof(want_path), "%.*s",
+		 (int)sizeof(want_path) - 1, v);
+	assert_string_equal(want_path, v);
+	snprintf(text, sizeof(text), "--config_file %s ", want_path);
+	assert_true(strncmp(set_var("AUTOSIZE_ACCELERATE_ARGS"), text,
+			    strlen(text)) == 0);
+	slurm_spank_exit(SP, 0, NULL);
+	assert_int_equal(access(want_path, F_OK), -1);
 	run_job_epilog();
 	assert_int_equal(access(dir, F_OK), -1);
 }
@@ -1503,6 +1557,7 @@ int main(void)
 		cmocka_unit_test(test_policy_problems),
 		cmocka_unit_test(test_srun_inside_job),
 		cmocka_unit_test(test_remote_export),
+		cmocka_unit_test(test_remote_ulysses),
 		cmocka_unit_test(test_remote_finetune_stacks),
 		cmocka_unit_test(test_remote_step_nodes),
 		cmocka_unit_test(test_remote_planted),

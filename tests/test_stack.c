@@ -206,6 +206,38 @@ static void test_hf_data_parallel_only(void **state)
 	assert_int_not_equal(plan_of(tp, &a), AUTOSIZE_OK);
 }
 
+/* Stacks that recompute whole layers (etc/perf.yaml recompute: full:
+ * the HF Trainer, torchtune) plan none or full, never a selective
+ * setting their job would run as full: torchtune's full fine-tune of
+ * 70B on 16 H100 was priced with torchtitan's selective checkpointing;
+ * a pinned selective is planned as full, with one warning; without a
+ * stack a pinned selective stays. */
+static void test_whole_layer_recompute(void **state)
+{
+	const char *tt[] = {"model", "llama-3.1-70b", "train-mode",
+			    "finetune", "gpu", "h100", "gpus", "16",
+			    "train-stack", "torchtune", NULL};
+	const char *hf[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			    "gpu", "h100", "gpus", "8", "train-stack", "hf",
+			    "recompute", "selective-mlp", NULL};
+	const char *fsdp[] = {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+			      "8", "train-framework", "fsdp", "recompute",
+			      "selective", NULL};
+	autosize_plan a;
+
+	assert_int_equal(plan_of(tt, &a), AUTOSIZE_OK);
+	assert_true(a.recompute == AUTOSIZE_RECOMPUTE_NONE ||
+		    a.recompute == AUTOSIZE_RECOMPUTE_FULL);
+	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_FULL);
+	assert_true(has_warning(&a, "--recompute selective-mlp runs as full"));
+	assert_string_equal(autosize_warning_code(a.warnings[0]),
+			    "stack_whole_recompute");
+	assert_int_equal(plan_of(fsdp, &a), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_SELECTIVE);
+	assert_false(has_warning(&a, "recomputes whole layers"));
+}
+
 /* A site's default stack serves jobs that name none; a wrong name in
  * the policy is refused with its line. */
 static void test_policy_default_stack(void **state)
@@ -371,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_stack_speed_and_interval),
 		cmocka_unit_test(test_stack_framework),
 		cmocka_unit_test(test_hf_data_parallel_only),
+		cmocka_unit_test(test_whole_layer_recompute),
 		cmocka_unit_test(test_policy_default_stack),
 		cmocka_unit_test(test_param_offload),
 	};

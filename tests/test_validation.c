@@ -254,17 +254,26 @@ static int run_classes(const vrun *r, const autosize_request *req,
 	return c;
 }
 
+/* The built-in policy every run is planned under, kept for the whole
+ * test: a plan points into its catalog (plan.part.gpu), which the
+ * figures read after planning. */
+static autosize_policy *validation_policy;
+
 /* Plan a run; 0, or -1 when the engine cannot express it (r->why). */
 static int plan_run(vrun *r, const autosize_ynode *opts, autosize_plan *plan)
 {
 	autosize_request req;
 	autosize_error e;
-	autosize_policy *pol = autosize_policy_default(&e);
+	autosize_policy *pol;
 	autosize_err rc;
 	int ret = -1;
 
+	if (!validation_policy)
+		validation_policy = autosize_policy_default(&e);
+	pol = validation_policy;
 	assert_non_null(pol);
 	autosize_request_init(&req);
+	req.model_local = 1;   /* config.json files, as the CLI */
 	if (set_options(r, opts, &req))
 		goto out;
 	/* a token count gives every plan its time interval and limit; the
@@ -279,7 +288,6 @@ static int plan_run(vrun *r, const autosize_ynode *opts, autosize_plan *plan)
 	r->classes = run_classes(r, &req, plan);
 	ret = 0;
 out:
-	autosize_policy_destroy(pol);
 	return ret;
 }
 
@@ -1006,6 +1014,7 @@ static void check_search(const char *shape, int gpus, int batch,
 	char n[16];
 
 	autosize_request_init(&req);
+	req.model_local = 1;
 	assert_int_equal(autosize_request_set(&req, "model", shape, &e), 0);
 	assert_int_equal(autosize_request_finish(&req, &e), 0);
 	assert_int_equal(autosize_request_set(&req, "gpu", "a100-80gb", &e),
@@ -1047,5 +1056,8 @@ int main(void)
 		cmocka_unit_test(test_search_large_runs),
 	};
 
-	return cmocka_run_group_tests_name("validation", tests, NULL, NULL);
+	int rc = cmocka_run_group_tests_name("validation", tests, NULL, NULL);
+
+	autosize_policy_destroy(validation_policy);
+	return rc;
 }

@@ -53,6 +53,7 @@ subst() {
 lua_settings() {
 	sed -e "s|^\([[:space:]]*cpath = \)\"[^\"]*\",|\1\"$luamoddir/?.so\",|" \
 		-e "s|^\([[:space:]]*policy = \)\"[^\"]*\",|\1\"$policy\",|" \
+		-e "s|^\([[:space:]]*limits_cli = \)\"[^\"]*\",|\1\"$bindir/autosize\",|" \
 		-e "s|/etc/slurm/autosize/|$sysconfdir/autosize/|g" "$1"
 }
 example_policy() {
@@ -99,25 +100,34 @@ config() {
 	if [ "$action" = install ]; then
 		if [ -e "$D$dest" ]; then
 			if cmp -s "$tmp/conf" "$D$dest"; then
-				echo "install: $dest is the shipped one: kept"
+				echo "install: $(shown "$dest") is the shipped one: kept"
 			else
-				echo "install: kept your $dest (not overwritten; the shipped example is in $pkgdatadir/)"
+				echo "install: kept your $(shown "$dest") (not overwritten; the shipped example is in $D$pkgdatadir/)"
 			fi
 		else
 			install -d "$D$(dirname "$dest")"
 			install -m 0644 "$tmp/conf" "$D$dest"
-			echo "install: wrote $dest"
+			echo "install: wrote $(shown "$dest")"
 		fi
 	elif [ -e "$D$dest" ]; then
 		if cmp -s "$tmp/conf" "$D$dest"; then
 			rm -f "$D$dest"
 			n=$((n + 1))
 		else
-			echo "uninstall: kept your edited $dest"
+			echo "uninstall: kept your edited $(shown "$dest")"
 		fi
 	fi
 }
 copy() { cat "$1"; }
+# shown DEST: where a file is, as this run wrote it: under DESTDIR, the
+# staged path and the one it will have once the stage is installed.
+shown() {
+	if [ -n "$D" ]; then
+		echo "$D$1 ($1 once installed)"
+	else
+		echo "$1"
+	fi
+}
 
 if [ "$action" = install ]; then
 	file=put

@@ -40,7 +40,7 @@ TB_MARK=$TB_DIR/.autosize-testbed
 # nothing (status 1).
 tb_pid() {
 	[ -r "$1" ] || return 1
-	_p=$(tr -dc '0-9' <"$1")
+	_p=$(tr -dc '0-9' <"$1" 2>/dev/null)
 	[ -n "$_p" ] || return 1
 	[ -r "/proc/$_p/cmdline" ] || return 1
 	tr '\0' ' ' <"/proc/$_p/cmdline" | grep -qF "$TB_DIR/" || return 1

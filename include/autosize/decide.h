@@ -34,6 +34,12 @@
  *      create its first step: 22.05 dies in step_create); a batch job's
  *      task count follows its new node count (--ntasks-per-node x nodes,
  *      else at least one task per node).
+ *   9. Slurm's QOS and association limits (read by slurmctld's module,
+ *      `slurm_limits: read`): the job's caps in each partition bound the
+ *      plan; a job whose QOS or association the snapshot does not know,
+ *      or when it cannot be read, goes as submitted with one line; a
+ *      kept -t past the partition's MaxTime or the QOS's MaxWall is
+ *      refused naming it.
  * One decision makes at most one plan (autosize_plan_compute_work), so its
  * work is bounded by AUTOSIZE_PLAN_MAX_LAYOUTS whatever the input.
  */
@@ -68,11 +74,32 @@ typedef struct autosize_job {
 	int batch;            /* 1: a batch script (sbatch); 0: srun or
 			       * salloc, or a client that says nothing */
 	char user[AUTOSIZE_EXEMPT_NAME_MAX];    /* "" = not known */
-	char account[AUTOSIZE_EXEMPT_NAME_MAX]; /* "" = not known */
+	char account[AUTOSIZE_EXEMPT_NAME_MAX]; /* "" = not known (the
+						 * user's default) */
+	char qos[AUTOSIZE_LIMITS_NAME_MAX];     /* --qos; "" = the
+						 * association's default */
+	char gpu_type[AUTOSIZE_GRES_TYPE_MAX];  /* the GRES type of its GPU
+						 * request; "" */
+	char features[AUTOSIZE_GRES_TYPE_MAX];  /* -C when one word (a GPU
+						 * type when a partition of
+						 * the policy has it); "" */
+	int exclusive;        /* --exclusive: whole nodes */
+	long cpus_per_gpu;    /* --cpus-per-gpu: UNSET or a count */
+	long mem_per_gpu_mb;  /* --mem-per-gpu: UNSET or megabytes */
+	int cpus_given;       /* -c: no CPUs per GPU are written */
+	int mem_given;        /* --mem, --mem-per-cpu: no memory per GPU */
 	/* The partitions the job may use with the scheduler's own limits
 	 * (slurmctld's part_list); have_live 0: not known. */
 	int have_live;
 	autosize_part_limits live;
+	/* Slurm's QOS and association limits and its nodes (limits.h), as
+	 * slurmctld's module last read them; limits_wanted: the module
+	 * reads them (the CLI does not); limits_why: why they cannot be
+	 * read now ("" when they can), and the job then goes as
+	 * submitted. Not owned. */
+	int limits_wanted;
+	const autosize_limits *limits;
+	char limits_why[AUTOSIZE_MSG_LEN];
 } autosize_job;
 
 void autosize_job_init(autosize_job *job);
@@ -93,7 +120,9 @@ typedef struct autosize_decision {
 	int has_options;     /* 0: not an autosize job, never touch it */
 	autosize_action action;
 	/* Why a job is rejected or warned about: "input" (bad options),
-	 * "unfit" (no plan fits), "internal" (the plugin failed); "". */
+	 * "time" (a -t past what Slurm allows), "unfit" (no plan fits),
+	 * "limit" (no plan fits within Slurm's QOS or association limits
+	 * on this job), "internal" (the plugin failed); "". */
 	const char *reason;
 	char message[AUTOSIZE_LINE_MAX]; /* one line for the user */
 	char summary[AUTOSIZE_LINE_MAX]; /* one-line plan, "" if none */
@@ -112,10 +141,21 @@ typedef struct autosize_decision {
 	int set_tasks;       /* write num_tasks (a batch job's task count
 			      * kept consistent with its new node count) */
 	long num_tasks;
+	/* The GPU type written with the GPUs ("h100": the partition's
+	 * entry planned for), "" to keep the job's own. */
+	char gres_type[AUTOSIZE_GRES_TYPE_MAX];
+	int set_cpus, set_mem; /* write CPUs / memory per GPU */
+	int cpus_per_gpu;
+	long mem_per_gpu_mb;
+	int preemptible;     /* the planned partition is preemptible */
+	int limits_unknown;  /* Slurm's limits as last read do not know the
+			      * job's QOS or association: a newer read
+			      * may (it was made since) */
 	/* A guard stopped the resize (the message says why): nothing is
 	 * written and no record travels with the job. */
 	int guarded;
-	/* The user's own size, when given (kept or replaced). */
+	/* The user's own size, when given (kept or replaced; GPUs only
+	 * when their count is). */
 	int explicit_nodes, explicit_gpus, explicit_time;
 	/* The plan record for the job's AdminComment (jobrecord.h), "" when
 	 * there is no plan or it cannot be written. */
@@ -215,5 +255,16 @@ int autosize_tres_set_gpus(const char *tres, int gpus, char *out,
 int autosize_tres_set_gpus_as(const char *tres, int gpus,
 			      autosize_tres_syntax syntax, char *out,
 			      size_t len);
+
+/* autosize_tres_set_gpus_as with the GPU entry of type ("h100"; NULL or
+ * "": the entry's own type, if any). */
+int autosize_tres_set_gpus_typed(const char *tres, int gpus, const char *type,
+				 autosize_tres_syntax syntax, char *out,
+				 size_t len);
+
+/* The GPU type of a tres list's GPU entry ("gres:gpu:a100:8" -> "a100")
+ * into type (len bytes): 1 when it has one that fits, else 0 (NULL,
+ * untyped, unreadable). */
+int autosize_tres_gpu_type(const char *tres, char *type, size_t len);
 
 #endif

@@ -64,6 +64,12 @@ typedef struct autosize_record {
 				      * (minutes), 0: not given */
 	char warn[AUTOSIZE_RECORD_WARN_MAX]; /* warn=: the plan's warning
 				      * codes, '+'-joined; "" none */
+	/* what the request was, where it is not the default (replay
+	 * rebuilds the request from them; show names the model) */
+	char model[AUTOSIZE_NAME_MAX]; /* model=: its name; "" none */
+	char mode[16];               /* mode=: train mode; "" pretrain */
+	char stack[24];              /* stack=: "" none */
+	char prec[8];                /* prec=: precision; "" bf16 */
 	/* what the job reported ($AUTOSIZE_REPORT), when it did */
 	int has_measured;
 	double m_tokens_per_s;       /* m_tok_s=: median over the lines */

@@ -37,11 +37,12 @@
 #define AUTOSIZE_LAUNCH_DEEPSPEED_MAX 1024
 #define AUTOSIZE_LAUNCH_TORCHTITAN_MAX 768
 #define AUTOSIZE_LAUNCH_ACCELERATE_MAX 768
+#define AUTOSIZE_LAUNCH_ACCELERATE_CONFIG_MAX 512
 #define AUTOSIZE_LAUNCH_HF_TRAINER_MAX 256
 #define AUTOSIZE_LAUNCH_TORCHTUNE_MAX 512
 #define AUTOSIZE_LAUNCH_AXOLOTL_MAX 512
 #define AUTOSIZE_LAUNCH_RECIPE_MAX 32
-#define AUTOSIZE_LAUNCH_NOTE_MAX 256
+#define AUTOSIZE_LAUNCH_NOTE_MAX 768
 /* Environment variables one launch sets (launch.env). */
 #define AUTOSIZE_LAUNCH_ENV_MAX 4
 
@@ -63,6 +64,9 @@ typedef struct autosize_launch_where {
 				       * --machine_rank) */
 	const char *deepspeed_config; /* the DeepSpeed JSON's path, or NULL
 				       * (the word DEEPSPEED_CONFIG) */
+	const char *accelerate_config; /* accelerate's config file's path
+					* (DeepSpeed-Ulysses), or NULL (the
+					* word ACCELERATE_CONFIG) */
 } autosize_launch_where;
 
 /* One environment variable a launcher's start-up checks or reads. */
@@ -86,9 +90,13 @@ typedef struct autosize_launch {
 	char deepspeed[AUTOSIZE_LAUNCH_DEEPSPEED_MAX];
 	char torchtitan[AUTOSIZE_LAUNCH_TORCHTITAN_MAX]; /* "" unless FSDP */
 	char torchtitan_v1[AUTOSIZE_LAUNCH_TORCHTITAN_MAX];
-	/* the data-parallel fine-tuning stacks (launch_dp.c): "" unless
-	 * the layout is data parallel alone under FSDP or DeepSpeed */
+	/* the fine-tuning stacks (launch_dp.c): "" unless the layout is
+	 * one they run (data parallel alone under FSDP or DeepSpeed, FSDP2
+	 * with TP or CP, DeepSpeed-Ulysses) */
 	char accelerate[AUTOSIZE_LAUNCH_ACCELERATE_MAX];
+	/* accelerate's config file for DeepSpeed-Ulysses (YAML), "" for
+	 * any other plan */
+	char accelerate_config[AUTOSIZE_LAUNCH_ACCELERATE_CONFIG_MAX];
 	char hf_trainer[AUTOSIZE_LAUNCH_HF_TRAINER_MAX];
 	char axolotl[AUTOSIZE_LAUNCH_AXOLOTL_MAX];
 	/* torchtune (FSDP only): tune run's torchrun options ("" for a
@@ -100,6 +108,10 @@ typedef struct autosize_launch {
 	int n_env;
 	long steps;                   /* 0: no token count */
 	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
+	/* what the job's tasks are told (spank_remote.c): the note less
+	 * what concerns only the lines of a stack the job does not run
+	 * (torchtitan's, to a job of the HF Trainer or torchtune) */
+	char task_note[AUTOSIZE_LAUNCH_NOTE_MAX];
 } autosize_launch;
 
 /*
@@ -114,8 +126,8 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 /*
  * The launch as one JSON object: {"torchrun": "...", "megatron": "..." or
  * null, "deepspeed": {...} or null, "torchtitan", "torchtitan_v1",
- * "accelerate", "hf_trainer", "axolotl", "tune_run", "torchtune_recipe",
- * "torchtune": "..." or null, "env": {"NAME": "value", ...}, "steps": N,
+ * "accelerate", "accelerate_config", "hf_trainer", "axolotl", "tune_run",
+ * "torchtune_recipe", "torchtune": "..." or null, "env": {"NAME": "value", ...}, "steps": N,
  * "note": "..."}. Length or -1.
  */
 int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len);
@@ -193,7 +205,9 @@ int autosize_launch_megatron_args(const autosize_plan *p,
 /*
  * A DeepSpeed configuration (JSON object, pretty-printed, ending in '\n';
  * read back by DeepSpeed's DeepSpeedConfig in test_launch_parsers):
- * train_batch_size, train_micro_batch_size_per_gpu,
+ * train_batch_size (not under Ulysses, --cp: the HF Trainer would check
+ * it against world x micro-batch x accumulation; DeepSpeed derives it),
+ * train_micro_batch_size_per_gpu, [sequence_parallel_size CP],
  * gradient_accumulation_steps, gradient_clipping 1.0 (the Trainer's
  * max_grad_norm, which it checks), zero_optimization.stage (and overlap_comm
  * from stage 1: the step time hides the reduction), bf16/fp16
@@ -211,7 +225,9 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
 
 /*
  * torchtitan options for an FSDP plan in which every weight is trained
- * (0 and "" otherwise), every degree of the layout so that their product
+ * or LoRA trains the adapters (the current release's LoRAConverter,
+ * from the config function; 0 and "" otherwise), every degree of the
+ * layout so that their product
  * is the step's GPUs, for its current release (config_registry
  * functions; b5bcd76c, 2026-08-21):
  * "--parallelism.data_parallel_replicate_degree R
@@ -237,7 +253,7 @@ int autosize_launch_torchtitan_args(const autosize_plan *p,
 
 /*
  * The same for the torchtitan releases with config/job_config.py (up to
- * 238fa995, 2026-02-23): the parallelism options as above, then
+ * 238fa995, 2026-02-23; no LoRA): the parallelism options as above, then
  * "[--parallelism.pipeline_parallel_microbatch_size MB (a pipeline)]
  * --training.local_batch_size L (a pipeline's: MB x GA)
  * --training.global_batch_size GB --training.seq_len SEQ
@@ -265,9 +281,11 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
 					     char *why, size_t len);
 
 /*
- * The launchers of the data-parallel fine-tuning stacks, for a plan whose
- * layout is data parallel alone (TP, PP, CP, EP 1) under FSDP or
- * DeepSpeed; each returns 0 and "" for another plan, -1 when buf is too
+ * The launchers of the fine-tuning stacks, for a plan whose layout is
+ * data parallel alone (TP, PP, CP, EP 1) under FSDP or DeepSpeed, FSDP2
+ * with TP or CP (not QLoRA: FSDP2 shards no 4-bit weights), or
+ * DeepSpeed-Ulysses (CP under DeepSpeed); each returns 0 and "" for
+ * another plan (autosize_launch_stack_gap says why), -1 when buf is too
  * small. Each tool's own parser reads them back in
  * test_launch_parsers (axolotl's names: tests/data/axolotl-args.txt).
  *
@@ -275,8 +293,13 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
  * "--num_machines N --num_processes N x G [--machine_rank R
  * --main_process_ip HOST --rdzv_backend c10d] --main_process_port PORT
  * --mixed_precision bf16|fp16|fp8" (FP8's backend is the launch's
- * ACCELERATE_FP8_BACKEND=TE), then the data-parallel engine: one GPU nothing, unless the engine
- * offloads state there; ZeRO-0 "--multi_gpu" (DDP); FSDP "--use_fsdp
+ * ACCELERATE_FP8_BACKEND=TE), then the engine: one GPU nothing, unless
+ * the engine offloads state there; ZeRO-0 "--multi_gpu" (DDP); FSDP
+ * with TP or CP "--use_fsdp --fsdp_version 2 --fsdp_reshard_after_forward
+ * true|false --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP
+ * --fsdp_activation_checkpointing true|false --use_parallelism_config
+ * --parallelism_config_dp_shard_size DP --parallelism_config_tp_size TP
+ * --parallelism_config_cp_size CP"; FSDP "--use_fsdp
  * --fsdp_sharding_strategy FULL_SHARD (ZeRO-3) | SHARD_GRAD_OP (ZeRO-2)
  * --fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP --fsdp_use_orig_params
  * true (frozen and trained weights in one unit: PEFT)
@@ -284,8 +307,10 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
  * (the last with --param-offload, on one GPU too); DeepSpeed
  * "--use_deepspeed --deepspeed_config_file PATH
  * [--deepspeed_multinode_launcher standard]" (the plan's JSON:
- * autosize_launch_deepspeed_json). where as for torchrun; NULL writes
- * MACHINE_RANK, FIRST_NODE, PORT and DEEPSPEED_CONFIG.
+ * autosize_launch_deepspeed_json); Ulysses "--config_file PATH" first
+ * (autosize_launch_accelerate_config) and the JSON without
+ * --use_deepspeed. where as for torchrun; NULL writes MACHINE_RANK,
+ * FIRST_NODE, PORT, DEEPSPEED_CONFIG and ACCELERATE_CONFIG.
  */
 int autosize_launch_accelerate_args(const autosize_request *r,
 				    const autosize_plan *p,
@@ -297,8 +322,8 @@ int autosize_launch_accelerate_args(const autosize_request *r,
  * "--per_device_train_batch_size MB --gradient_accumulation_steps GA
  * --gradient_checkpointing True|False [--max_steps N] [--bf16 True |
  * --fp16 True]".
- * Under FSDP on more than one GPU (or offloading parameters on one),
- * recomputation is accelerate's
+ * Under FSDP on more than one GPU (or offloading parameters on one, or
+ * FSDP2 with TP or CP), recomputation is accelerate's
  * --fsdp_activation_checkpointing and gradient_checkpointing is False
  * (both would recompute twice). An FP8 plan gets no precision flag (the
  * Trainer's --bf16 would override accelerate's fp8).
@@ -313,10 +338,13 @@ int autosize_launch_hf_trainer_args(const autosize_request *r,
  * "batch_size=MB gradient_accumulation_steps=GA dtype=bf16
  * enable_activation_checkpointing=True|False
  * enable_activation_offloading=True|False tokenizer.max_seq_len=SEQ
- * [epochs=1 max_steps_per_epoch=N] [fsdp_reshard_after_forward=False
- * (distributed recipe, ZeRO-0 to 2)] [fsdp_cpu_offload=True (distributed,
- * --param-offload)] [enable_fp8_training=True (full fine-tuning)]". FSDP
- * plans only; none for FP16 (torchtune trains in bf16 or fp32).
+ * [epochs=1 max_steps_per_epoch=N] [data_parallel_shard_dim=DP
+ * [tensor_parallel_dim=TP] [context_parallel_dim=CP] (TP or CP)]
+ * [fsdp_reshard_after_forward=False (distributed recipe, ZeRO-0 to 2)]
+ * [fsdp_cpu_offload=True|False (distributed: --param-offload)]
+ * [enable_fp8_training=True (full fine-tuning)]". FSDP plans only; none
+ * for FP16 (torchtune trains in bf16 or fp32) nor TP with LoRA (its LoRA
+ * recipes refuse TP); TP needs the config's tensor_parallel_plan.
  * Offloading is on only with full recomputation and
  * --activation-offload=on, as the memory model counts it.
  */
@@ -343,12 +371,41 @@ const char *autosize_launch_torchtune_recipe(const autosize_request *r,
  * PATH"; FSDP ZeRO-2/3 "--fsdp-version 2 --fsdp-config.auto-wrap-policy
  * TRANSFORMER_BASED_WRAP --[no-]fsdp-config.reshard-after-forward
  * --[no-]fsdp-config.activation-checkpointing
- * [--fsdp-config.offload-params]"; nothing for DDP or one GPU.
+ * [--fsdp-config.offload-params] [--dp-shard-size DP
+ * --tensor-parallel-size TP --context-parallel-size CP (TP or CP)]";
+ * nothing for DDP or one GPU; none for Ulysses (axolotl's context
+ * parallelism is ring attention) nor QLoRA with TP.
  */
 int autosize_launch_axolotl_args(const autosize_request *r,
 				 const autosize_plan *p,
 				 const autosize_launch_where *where,
 				 char *buf, size_t len);
+
+/*
+ * accelerate's config file for a DeepSpeed-Ulysses plan (DeepSpeed with
+ * --cp; "" and 0 for any other plan), which `accelerate launch
+ * --config_file` reads: accelerate takes the sequence-parallel size
+ * only from a file's parallelism_config (its command line refuses
+ * --use_parallelism_config without FSDP2):
+ * "compute_environment: LOCAL_MACHINE / distributed_type: DEEPSPEED /
+ * parallelism_config: {parallelism_config_dp_replicate_size: 1,
+ * parallelism_config_dp_shard_size: DP, parallelism_config_sp_size: CP,
+ * parallelism_config_sp_backend: deepspeed,
+ * parallelism_config_sp_seq_length_is_variable: true}" (block YAML).
+ */
+int autosize_launch_accelerate_config(const autosize_request *r,
+				      const autosize_plan *p, char *buf,
+				      size_t len);
+
+/*
+ * The stack r names (hf, llama-factory, unsloth: accelerate and the
+ * Trainer; axolotl; torchtune; torchtitan) cannot run plan p's layout
+ * with the values the launch gives it: 1 and why (one sentence, len
+ * bytes; "stack S cannot run this layout: ..."), else 0 and "". The
+ * planner warns with it (code stack_no_launch).
+ */
+int autosize_launch_stack_gap(const autosize_request *r,
+			      const autosize_plan *p, char *why, size_t len);
 
 /*
  * The first host of a Slurm node list ("gpu[07-08,11],login1" ->

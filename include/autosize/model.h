@@ -6,6 +6,7 @@
 #ifndef AUTOSIZE_MODEL_H
 #define AUTOSIZE_MODEL_H
 
+#include <stddef.h>
 #include "autosize/error.h"
 
 #define AUTOSIZE_NAME_MAX 64
@@ -52,8 +53,10 @@ typedef struct autosize_model {
 	int experts_shared; /* always-active shared experts per MoE layer
 			     * (DeepSeek n_shared_experts; Qwen2-MoE: 1) */
 	int ffn_shared;     /* MLP width of ONE shared expert; 0 -> ffn */
-	int dense_layers;   /* leading layers with a dense MLP instead of
-			     * experts (DeepSeek first_k_dense_replace) */
+	int dense_layers;   /* layers with a dense MLP instead of experts,
+			     * leading (DeepSeek first_k_dense_replace) or
+			     * interleaved (Llama 4 Maverick, Qwen2-MoE's
+			     * decoder_sparse_step): counted, not placed */
 	int ffn_dense;      /* MLP width of those dense layers; 0 -> ffn */
 	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 =
 	 * plain multi-head / grouped attention. With MLA the score width is
@@ -73,6 +76,8 @@ typedef struct autosize_model {
 	double params;         /* total parameters */
 	double params_active;  /* parameters used per token (MoE < total) */
 	double params_published; /* preset's published size, 0 if none */
+	double params_active_published; /* preset's published parameters
+				   * per token (MoE), 0 if none */
 } autosize_model;
 
 /* Zero a model (no architecture, no parameters). */
@@ -105,15 +110,50 @@ autosize_err autosize_model_from_json_text(const char *text, size_t len,
 					  autosize_error *e);
 
 /*
- * Look up a shipped preset (etc/models.yaml, compiled in) by name,
- * case-insensitively.
+ * Look up a shipped preset (etc/models.yaml, compiled in) by its name or
+ * the Hugging Face id it was checked against (with or without the
+ * organisation), case-insensitively, then the same without a variant
+ * suffix (-Instruct, -chat, -it, -Base, -Thinking, -hf, a -YYMM date):
+ * Llama-3.1-8B-Instruct is llama-3.1-8b. Not found: AUTOSIZE_ENOTFOUND
+ * naming the nearest presets ("did you mean llama-3-70b?").
  */
 autosize_err autosize_model_preset(const char *name, autosize_model *m,
 				   autosize_error *e);
 
-/* Number of shipped presets, and the name of preset i (NULL past the end). */
+/* Number of shipped presets, and the name of preset i (NULL past the end);
+ * the Hugging Face id its shape was checked against ("" when it has
+ * none: a paper's model). */
 int autosize_model_preset_count(void);
 const char *autosize_model_preset_name(int i);
+const char *autosize_model_preset_hf_id(int i);
+
+/* 1 when name is a preset as autosize_model_preset reads it. */
+int autosize_model_is_preset(const char *name);
+
+/*
+ * The presets nearest to name (its letters and digits, variant suffix
+ * and organisation left out, a few edits away) as "a", "a or b" or "a,
+ * b or c" into buf; returns how many (0: none near, buf "").
+ */
+int autosize_model_preset_nearest(const char *name, char *buf, size_t len);
+
+/*
+ * What --model names, in this order: a preset (autosize_model_preset);
+ * then, only when local is 1 (the user's own process: sbatch, srun,
+ * salloc, the CLI), a folder with a config.json, a config.json file, or
+ * a Hugging Face id ORG/NAME whose config.json is in the local hub cache
+ * (HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub or
+ * ~/.cache/huggingface/hub: models--ORG--NAME/snapshots/REV/config.json,
+ * REV from refs/main). Never the network. With local 0 (slurmctld,
+ * slurmstepd) anything but a preset is refused: the submit host sends
+ * the model it read (jobenv.h). Errors are one line naming the value and
+ * the fix, with the nearest presets for a name that is none.
+ */
+autosize_err autosize_model_resolve(const char *spec, int local,
+				    autosize_model *m, autosize_error *e);
+
+/* 1 when spec has the form of a Hugging Face id: ORG/NAME. */
+int autosize_model_is_hf_id(const char *spec);
 
 /*
  * Give a model known only by m->params a Llama-like shape (hidden ~ 128 x

@@ -66,6 +66,13 @@ autosize_err autosize_parse_fraction(const char *text, const char *what,
 autosize_err autosize_parse_duration(const char *text, const char *what,
 				     double *seconds, autosize_error *e);
 
+/* 1 when s is one of the NULL-terminated list's words (exactly). */
+int autosize_word_in(const char *s, const char *const *list);
+
+/* "s" after a count other than one: "%d node%s", n, autosize_plural(n)
+ * reads "1 node", "2 nodes". */
+const char *autosize_plural(long n);
+
 /*
  * Match text against a NULL-terminated list of words (case-insensitive);
  * on success *index is the position. The error lists the accepted words.

@@ -4,6 +4,7 @@
 #ifndef AUTOSIZE_PLAN_H
 #define AUTOSIZE_PLAN_H
 
+#include "autosize/limits.h"
 #include "autosize/model.h"
 #include "autosize/policy.h"
 
@@ -70,6 +71,13 @@ typedef struct autosize_part_limit {
 	long max_nodes;      /* MaxNodes; 0 = unlimited */
 	long total_nodes;    /* nodes in the partition; 0 = unknown */
 	double max_time_s;   /* MaxTime; 0 = unlimited */
+	long max_cpus_per_node; /* MaxCPUsPerNode; 0 = unlimited */
+	char qos[AUTOSIZE_LIMITS_NAME_MAX]; /* the partition's QOS, "" none */
+	/* The QOS and association limits on this job in this partition
+	 * (limits.h; each value -1 when none), when have_caps: a size
+	 * above them never starts. */
+	int have_caps;
+	autosize_caps caps;
 } autosize_part_limit;
 
 typedef struct autosize_part_limits {
@@ -79,7 +87,13 @@ typedef struct autosize_part_limits {
 
 typedef struct autosize_request {
 	autosize_model model;       /* filled by autosize_request_finish */
-	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset or path */
+	char model_spec[AUTOSIZE_PATH_MAX]; /* --model: preset, folder, file
+					     * or Hugging Face id */
+	int model_local;            /* 1: --model may name the user's files
+				     * and hub cache, read here (sbatch,
+				     * srun, salloc, the CLI); 0: presets
+				     * only (slurmctld, slurmstepd: the
+				     * submit host sends what it read) */
 	double model_params;        /* --model-params; 0 = not given */
 	int arch_given;             /* any of --layers, --hidden, ... */
 	autosize_job_mode job_mode; /* --autosize */
@@ -138,6 +152,21 @@ typedef struct autosize_request {
 	/* The scheduler's live partition limits (only the partitions the job
 	 * may use), or NULL (the CLI: the policy alone). Not owned. */
 	const autosize_part_limits *live;
+	/* What Slurm tells of its partitions and nodes (their CPUs and
+	 * memory, DefCpuPerGPU, DefMemPerGPU), or NULL. Not owned. */
+	const autosize_limits *slurm;
+	char gpu_type[AUTOSIZE_GRES_TYPE_MAX]; /* a typed request
+				     * (--gres=gpu:a100:8, -C a100): only
+				     * partitions with that GPU; "" any */
+	int exclusive;              /* --exclusive: whole nodes */
+	int fewest_nodes;           /* GPUs per node given, nodes not: the
+				     * fewest nodes whose GPUs hold the
+				     * model, not more for speed */
+	int cpus_per_gpu;           /* the job's --cpus-per-gpu (caps the
+				     * GPUs per node); 0 none */
+	double mem_per_gpu_bytes;   /* the job's --mem-per-gpu; 0 none */
+	int host_fixed;             /* the job gave its memory (--mem,
+				     * --mem-per-cpu): it is not raised */
 } autosize_request;
 
 
@@ -199,6 +228,17 @@ typedef struct autosize_step_parts {
 /* Multiply every part by f (a calibration's speed, fixed utilization). */
 void autosize_step_parts_scale(autosize_step_parts *sp, double f);
 
+/* Who set what a GPU gets of its node (CPUs, memory). */
+typedef enum autosize_per_gpu_from {
+	AUTOSIZE_PER_GPU_NONE = 0, /* not known: Slurm's defaults apply */
+	AUTOSIZE_PER_GPU_JOB,      /* the job's own --cpus/--mem-per-gpu */
+	AUTOSIZE_PER_GPU_POLICY,   /* the partition's cpus/mem_per_gpu */
+	AUTOSIZE_PER_GPU_SLURM,    /* the partition's DefCpuPerGPU... */
+	AUTOSIZE_PER_GPU_NODE,     /* the node's share: its CPUs or memory
+				    * over its GPUs */
+	AUTOSIZE_PER_GPU_HOST      /* raised for the offloaded states */
+} autosize_per_gpu_from;
+
 typedef struct autosize_plan {
 	int feasible;               /* 1: fits and meets hard limits */
 	int too_long;               /* not feasible: predicted past the
@@ -216,6 +256,12 @@ typedef struct autosize_plan {
 				     * method, recompute_layers / vp per
 				     * virtual stage) */
 	autosize_framework framework; /* what the layout runs under */
+	char stack[24];             /* the stack it was priced for (the
+				     * request's, else the site's); "" none */
+	char model[AUTOSIZE_NAME_MAX]; /* the model's name (a preset's, a
+				     * config's folder); "" none */
+	autosize_train_mode train_mode;
+	autosize_precision precision; /* what it trains in */
 	int vp;                     /* interleaved pipeline stages per rank */
 	int cp;                     /* context parallel (sequence split) */
 	int ep;                     /* expert parallel (within dp x cp) */
@@ -268,6 +314,18 @@ typedef struct autosize_plan {
 	int advice_partition_nodes;
 	int advice_partition_gpn;
 	autosize_plan_calibration calibration;
+	/* What each GPU gets of its node (0 unknown) and who says so. */
+	int cpus_per_gpu;
+	double mem_per_gpu_bytes;
+	autosize_per_gpu_from cpus_from, mem_from;
+	double host_bytes_per_node; /* offloaded model states per node; 0
+				     * without offload */
+	double preemptions;         /* expected over the run (a preemptible
+				     * partition) */
+	char capped_by[AUTOSIZE_CAP_WHO_MAX]; /* Slurm's limit that made the
+				     * partition smaller for this job ("QOS
+				     * normal MaxTRESPerUser=gres/gpu=16"),
+				     * "" none */
 	int n_warnings;
 	char warnings[AUTOSIZE_MAX_WARNINGS][AUTOSIZE_WARNING_LEN];
 } autosize_plan;

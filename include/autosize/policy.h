@@ -12,6 +12,8 @@
 
 #define AUTOSIZE_MAX_PARTITIONS 32
 #define AUTOSIZE_PART_NAME_MAX 64
+/* A GRES type as gres.conf names it ("h100"). */
+#define AUTOSIZE_GRES_TYPE_MAX 32
 #define AUTOSIZE_CURRENCY_MAX 8
 #define AUTOSIZE_POLICY_WARNING_LEN 320
 /* Node limit of a GPU's reference server (no partition). */
@@ -55,6 +57,17 @@ typedef struct autosize_partition {
 	double storage_tb;          /* its space for checkpoints, TB (1e12
 				     * bytes); 0 = unknown */
 	autosize_mode mode;         /* `mode:`, else the defaults' */
+	char gres_type[AUTOSIZE_GRES_TYPE_MAX]; /* `gres_type:`, the GRES
+				     * type of its GPUs in Slurm ("h100");
+				     * "" untyped. A partition of several
+				     * GPU types is one entry per type. */
+	int cpus_per_gpu;           /* `cpus_per_gpu:`; 0 = Slurm's
+				     * DefCpuPerGPU, else the node's share */
+	double mem_per_gpu_bytes;   /* `mem_per_gpu:`; 0 likewise */
+	int preemptible;            /* `preemptible:`: planned only for jobs
+				     * that name it */
+	double preempt_every_s;     /* `preempted_every:`, the mean run
+				     * time between preemptions (4 h) */
 } autosize_partition;
 
 /* What slurmctld does with a job whose explicit size (--nodes, --gpus...)
@@ -115,6 +128,10 @@ typedef struct autosize_defaults {
 	/* A job whose partitions are all outside the policy: passed as
 	 * submitted (leave, the default) or refused. */
 	autosize_other_partitions other_partitions;
+	/* `slurm_limits: read` (the default): slurmctld's module plans
+	 * within the QOS and association limits Slurm enforces; off: it
+	 * does not read them. */
+	int slurm_limits;
 } autosize_defaults;
 
 
@@ -182,9 +199,17 @@ const char *autosize_policy_file_at(const autosize_policy *p, int i);
  * (NULL: none) and frees the one it had. */
 void autosize_policy_set_calibration(autosize_policy *p,
 				     autosize_calibration *c);
-/* Partition by exact name, or NULL. */
+/* Partition by exact name, or NULL (its first entry when it has one per
+ * GPU type). */
 const autosize_partition *autosize_policy_find_partition(
 	const autosize_policy *p, const char *name);
+
+/* 1 when the partition entry holds GPUs of type (a GRES type as a job
+ * asks for it: "a100", "h100"): its gres_type, else its GPU's catalog
+ * name or alias; any case. */
+int autosize_partition_has_type(const autosize_policy *p,
+				const autosize_partition *part,
+				const char *type);
 
 /*
  * Fill *part with the reference server of gpu: gpus_per_node GPUs on the

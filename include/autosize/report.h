@@ -68,6 +68,12 @@ typedef struct autosize_report_job {
 	int mismatch;           /* moved or resized after planning */
 	int timeout;            /* ended TIMEOUT */
 	int far_under;          /* COMPLETED under far_under of its limit */
+	int preempted;          /* ended PREEMPTED (another job took its
+				 * nodes) */
+	int requeued;           /* a run that was requeued after it (sacct
+				 * --duplicates: state REQUEUED) */
+	int ran;                /* it started (elapsed or a start time);
+				 * 0: cancelled while pending */
 } autosize_report_job;
 
 /* A partition x GPU x framework the plans ran on. */
@@ -116,14 +122,19 @@ typedef struct autosize_report_totals {
 	long measured;          /* kept jobs with a measured speed */
 	long mismatched;        /* moved or resized after planning */
 	long completed, timeouts, far_under;
+	long preempted, requeued; /* kept runs that ended so */
+	long never_ran;         /* kept jobs cancelled before they started:
+				 * no GPU-hours planned, asked or used */
 	long timeouts_measured; /* TIMEOUT jobs whose need is known */
 	double need_max, need_median; /* of those: need / limit */
 	double far_under_median; /* elapsed / limit of far-under jobs */
 	double median, p10, p90; /* measured / predicted over all groups */
 	long in_band;
-	long asked_jobs;        /* jobs that asked a size and a limit */
+	long asked_jobs;        /* jobs that ran and had asked a size and a
+				 * limit */
 	double gpu_h_asked;     /* GPUs x limit the user asked, those jobs */
-	double gpu_h_planned;   /* planned GPUs x planned limit, all kept */
+	double gpu_h_planned;   /* planned GPUs x planned limit, the kept
+				 * jobs that ran */
 	double gpu_h_used;      /* GPUs x elapsed, all kept */
 	double gpu_h_used_asked; /* GPUs x elapsed of the asked_jobs */
 	long long first_submit_s, last_submit_s;
@@ -195,11 +206,23 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
 			       const char *source);
 
 /*
+ * The report's figures as Prometheus text (gauges over the period read:
+ * jobs by outcome, speed ratios per group, GPU-hours, warnings and
+ * refusals by kind), for node exporter's textfile collector
+ * (`autosize report --metrics FILE`). 0, or -1 on a write error.
+ */
+int autosize_report_write_metrics(const autosize_report *r, FILE *f);
+
+/*
  * s made safe for a terminal into out (len bytes): valid UTF-8 kept,
  * control bytes (C0, DEL, C1) and invalid bytes as '?', cut to fit on a
  * character boundary.
  */
 void autosize_report_safe_text(const char *s, char *out, size_t len);
+
+/* s as a JSON string: safe text (above), '"' and '\\' escaped, and
+ * '<', '>', '&' as \u escapes (a page may embed it). */
+void autosize_report_json_str(FILE *f, const char *s);
 
 /* Civil seconds as "2026-11-03T12:00:00" ("" for 0). */
 void autosize_report_time(long long civil_s, char *buf, size_t len);

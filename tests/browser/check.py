@@ -18,10 +18,13 @@ JSON; expect(json) the expectation, a dict:
 Every page must also: have no script, frame, object, image, link or form
 element, no on* handler and no href/src (nothing fetched, nothing run);
 carry the Content-Security-Policy that forbids scripts; have each point
-inside its plot's axis ranges. To check another page, add a Page to
+inside its plot's axis ranges; draw each series (a partition of the
+report) with one marker and colour on all its charts. To check another
+page, add a Page to
 PAGES (its `--html {out}` and `--json` commands and a function from its
-JSON to the expectation): the plan pages, the planted-markup fixture and
-`autosize report`'s page (report_expect).
+JSON to the expectation): the plan pages, the planted-markup fixture,
+`autosize report`'s page (report_expect) and `autosize replay`'s
+(replay_expect).
 """
 import calendar
 import collections
@@ -78,7 +81,7 @@ def report_expect(rep):
     (time limit, run time in hours), one series per partition; the
     weekly median error and limit hits (x: the week's Monday, seconds
     since 1970); the tables; the planted names of the jobs that hit
-    their limit as text."""
+    their limit as text; the preempted and requeued runs' table."""
     def monday(w):
         return calendar.timegm(time.strptime(w["monday"],
                                              "%Y-%m-%dT%H:%M:%S"))
@@ -110,12 +113,38 @@ def report_expect(rep):
             {"id": "groups", "rows": len(rep["groups"]), "highlighted": 0},
             {"id": "timeouts", "rows": min(50, len(timeouts)),
              "highlighted": 0},
+            {"id": "interrupted", "rows": min(50, len(
+                [j for j in jobs if j["preempted"] or j["requeued"]])),
+             "highlighted": 0},
             {"id": "warnings", "rows": len(rep["warnings"]),
              "highlighted": 0},
             {"id": "refusals", "rows": len(rep["refusals"]["kinds"]),
              "highlighted": 0},
         ],
         "texts": [j["name"] for j in timeouts if "<" in j["name"]],
+    }
+
+
+def replay_expect(rep):
+    """`autosize replay --json` -> the replay page (cli/replay_html.c): per
+    job that holds something under both policies, GPU-hours and time
+    limit (hours) under the current policy (x) against the one tried
+    (y), one series per recorded partition; the table of the jobs that
+    change, the refused ones highlighted; the planted names as text."""
+    jobs = rep["jobs"]
+    changed = [j for j in jobs if j["changed"]]
+    chart = lambda cid, key, scale: {"id": cid, "highlight": None,
+                                     "skipped": 0, "points": [
+        {"series": j["partition"], "x": j["before"][key] / scale,
+         "y": j["after"][key] / scale}
+        for j in jobs if j["before"][key] > 0 and j["after"][key] > 0]}
+    return {
+        "charts": [chart("gpu-hours", "gpu_hours", 1),
+                   chart("limits", "time_limit_min", 60)],
+        "tables": [{"id": "changed", "rows": min(200, len(changed)),
+                    "highlighted": len([j for j in changed
+                                        if "refused" in j["changed"]])}],
+        "texts": [j["name"] for j in changed if "<" in j["name"]],
     }
 
 
@@ -140,6 +169,11 @@ def pages(build):
     report = [cli, "report", "--ctld-log", ctld,
               "tests/data/report-jobs.jsonl"]
     unpriced = plan + ["--policy=none", "--gpu=h100"]
+    # the same jobs decided again under a smaller gpu partition, a lower
+    # time reserve and a lowprio partition, against the testbed's policy
+    replay = [cli, "replay", "--policy", "tests/data/replay-policy.yaml",
+              "--baseline", "contrib/testbed/autosize.yaml",
+              "tests/data/report-jobs.jsonl"]
     # the report of the integration test's real jobs (tests/integration/
     # run, report_shows_closed_loop), when that ran before
     testbed = [os.path.join(build, "report-testbed." + x)
@@ -160,6 +194,8 @@ def pages(build):
              identity),
         Page("report", report + ["--html", "{out}"], report + ["--json"],
              report_expect),
+        Page("replay", replay + ["--html", "{out}"], replay + ["--json"],
+             replay_expect),
     ]
 
 
@@ -291,6 +327,22 @@ def check_chart(tree, want, errors):
     return len(pts)
 
 
+def check_styles(tree, errors):
+    """A series (a partition of the report) looks the same on every chart
+    of the page: one marker (data-style), fill and stroke colour."""
+    seen = {}
+    for p in tree.root.walk():
+        if "pt" not in p.classes():
+            continue
+        look = (p.tag, p.attrs.get("data-style"), p.attrs.get("fill"),
+                p.attrs.get("stroke"))
+        seen.setdefault(p.attrs.get("data-series"), set()).add(look)
+    for series, looks in sorted(seen.items()):
+        if len(looks) > 1:
+            errors.append("series %s is drawn %d ways on the page: %s" % (
+                series, len(looks), sorted(looks)))
+
+
 def check_table(tree, want, errors):
     tables = [n for n in tree.root.walk()
               if n.tag == "table" and n.attrs.get("id") == want["id"]]
@@ -325,6 +377,7 @@ def check_page(page, build, browser, shots):
     errors = []
     check_safe(tree, errors)
     points = sum(check_chart(tree, c, errors) for c in want["charts"])
+    check_styles(tree, errors)
     for t in want.get("tables", []):
         check_table(tree, t, errors)
     text = "".join(tree.texts)

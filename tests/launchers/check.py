@@ -118,6 +118,7 @@ def sub(rec, key, old, new):
 
 
 def tampers(tool, recs):
+    import common
     """Copies of good records with one value made wrong, as a bug in the
     plan's formatting would: the tool must reject or read them back
     wrong. (name, record) pairs."""
@@ -133,16 +134,47 @@ def tampers(tool, recs):
         if r:
             r['launch']['accelerate'] += ' --same_network'
         out.append(('--same_network', r) if r else None)
+        r = first(recs, lambda e, r: 'parallelism_config_tp_size 2' in
+                  (r['launch'].get('accelerate') or ''))
+        out.append(('ParallelismConfig tp_size 4 for 2', sub(
+            r, 'accelerate', 'tp_size 2', 'tp_size 4')) if r else None)
+        r = first(recs, lambda e, r: common.split(e) == 'ulysses')
+        out.append(('Ulysses without its --config_file', sub(
+            r, 'accelerate', r'--config_file \S+ ', '')) if r else None)
     elif tool == 'transformers':
         r = first(recs, lambda e, r: r['launch'].get('hf_trainer'))
         out.append(('micro-batch + 1', sub(
             r, 'hf_trainer', r'batch_size (\d+)', lambda m: 'batch_size %d'
             % (int(m.group(1)) + 1))) if r else None)
+        r = first(recs, lambda e, r: common.split(e) == 'nd' and
+                  r['launch'].get('hf_trainer'))
+        out.append(('ParallelismConfig dp_shard_size x 2', sub(
+            r, 'accelerate', r'dp_shard_size (\d+)', lambda m:
+            'dp_shard_size %d' % (2 * int(m.group(1))))) if r else None)
+        # what DeepSpeed would check (micro x accumulation x DP) stated
+        # in the JSON of a Ulysses plan, as plain DeepSpeed takes it
+        r = first(recs, lambda e, r: common.split(e) == 'ulysses' and
+                  r['launch'].get('hf_trainer'))
+        if r:
+            ds = dict(r['launch']['deepspeed'],
+                      train_batch_size=r['expect']['global_batch'])
+            path = r['where']['deepspeed_config'] + '.tampered'
+            with open(path, 'w') as f:
+                json.dump(ds, f)
+            sub(r, 'accelerate', re.escape(r['where']['deepspeed_config']),
+                path)
+        out.append(('Ulysses JSON stating train_batch_size', r)
+                   if r else None)
     elif tool == 'deepspeed':
         r = first(recs, lambda e, r: r['launch'].get('deepspeed'))
         if r:
             r['launch']['deepspeed']['gradient_accumulation_steps'] += 1
         out.append(('accumulation + 1', r) if r else None)
+        r = first(recs, lambda e, r: common.split(e) == 'ulysses')
+        if r:
+            del r['launch']['deepspeed']['sequence_parallel_size']
+        out.append(('Ulysses without sequence_parallel_size', r)
+                   if r else None)
     elif tool == 'torchtune':
         r = first(recs, lambda e, r: r['launch'].get('torchtune') and
                   'single_device' in r['launch'].get('torchtune_recipe', ''))
@@ -150,12 +182,25 @@ def tampers(tool, recs):
             r['launch']['tune_run'] = r['launch']['torchrun']
         out.append(('torchrun options to a single-device recipe', r)
                    if r else None)
+        r = first(recs, lambda e, r: 'context_parallel_dim' in
+                  (r['launch'].get('torchtune') or '') and
+                  r['launch']['torchtune_recipe'].startswith('lora'))
+        if r:
+            r['launch']['torchtune'] += ' tensor_parallel_dim=2'
+        out.append(('tensor_parallel_dim to the LoRA recipe', r)
+                   if r else None)
     elif tool == 'torchtitan':
         r = first(recs, lambda e, r: r['launch'].get('torchtitan'))
         out.append(('the June 2026 option name', sub(
             r, 'torchtitan', r'num_tokens_per_microbatch_per_dp_rank \d+',
             'local_batch_size %d' % r['expect']['micro_batch']))
             if r else None)
+        r = first(recs, lambda e, r: r['launch'].get('torchtitan') and
+                  e['train_mode'] == 'lora' and e['tp'] > 1)
+        if r:
+            r['user']['titan_config'] = 'llama3_8b'
+        out.append(('LoRA with a config function without LoRAConverter',
+                    r) if r else None)
     elif tool == 'torchtitan_v1':
         r = first(recs, lambda e, r: r['launch'].get('torchtitan_v1') and
                   e['recompute'] != 'none')

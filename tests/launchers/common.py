@@ -62,24 +62,42 @@ def peft(e):
     return e['train_mode'] in ('lora', 'qlora')
 
 
-def dp_only(e):
-    return e['framework'] in ('fsdp', 'deepspeed') and e['tp'] == 1 and \
-        e['pp'] == 1 and e['cp'] <= 1 and e['ep'] <= 1
+def split(e):
+    """How the fine-tuning stacks split the plan's layout: 'dp' (data
+    parallel alone), 'nd' (FSDP2 with TP or CP), 'ulysses' (DeepSpeed
+    with CP), or None (not theirs)."""
+    if e['framework'] not in ('fsdp', 'deepspeed') or e['pp'] > 1 or \
+            e['ep'] > 1:
+        return None
+    if e['tp'] == 1 and e['cp'] <= 1:
+        return 'dp'
+    if e['framework'] == 'fsdp':
+        return 'nd'
+    return 'ulysses' if e['tp'] == 1 else None
 
 
 def wanted(e):
     """The launcher lines a plan must get (the others may be absent)."""
     want = {'torchrun'}
+    s = split(e)
     if e['framework'] == 'megatron' and not peft(e):
         want.add('megatron')
     if e['framework'] == 'deepspeed':
         want.add('deepspeed')
     if e['framework'] == 'fsdp' and not peft(e):
         want |= {'torchtitan', 'torchtitan_v1'}
-    if dp_only(e):
+    # torchtitan's LoRAConverter: LoRA in the current release
+    if e['framework'] == 'fsdp' and e['train_mode'] == 'lora':
+        want.add('torchtitan')
+    # accelerate runs TP and CP under FSDP2 only, which shards no
+    # bitsandbytes 4-bit weights
+    if s == 'dp' or s == 'ulysses' or \
+            (s == 'nd' and e['train_mode'] != 'qlora'):
         want |= {'accelerate', 'hf_trainer'}
-        if e['framework'] == 'fsdp' and e['precision'] != 'fp16':
-            want.add('torchtune')
+    # torchtune: FSDP, bf16; its LoRA recipes refuse TP
+    if e['framework'] == 'fsdp' and e['precision'] != 'fp16' and \
+            (s == 'dp' or (s == 'nd' and not (peft(e) and e['tp'] > 1))):
+        want.add('torchtune')
     return want
 
 

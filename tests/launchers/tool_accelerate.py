@@ -103,12 +103,42 @@ def check(rec, c):
         c.eq('FP8 backend (Accelerator)', backend, FP8.TE)
     if one:
         return
+    s = common.split(e)
+    # accelerate's ParallelismConfig, as its workers read it
+    # (parallelism_config.py __post_init__ from these variables)
+    par = {k[len('PARALLELISM_CONFIG_'):]: v for k, v in env.items()
+           if k.startswith('PARALLELISM_CONFIG_')}
+    c.eq('ACCELERATE_USE_PARALLELISM_CONFIG',
+         env.get('ACCELERATE_USE_PARALLELISM_CONFIG'),
+         'true' if s in ('nd', 'ulysses') else None)
     if e['framework'] == 'deepspeed':
         c.eq('ACCELERATE_USE_DEEPSPEED', env.get('ACCELERATE_USE_DEEPSPEED'),
              'true')
         c.eq('ACCELERATE_DEEPSPEED_CONFIG_FILE',
              env.get('ACCELERATE_DEEPSPEED_CONFIG_FILE'),
              rec['where']['deepspeed_config'])
+        if s == 'ulysses':
+            c.eq('sequence parallel (sp_size)', par.get('SP_SIZE'),
+                 str(e['cp']))
+            c.eq('sp_backend', par.get('SP_BACKEND'), 'deepspeed')
+            c.eq('data parallel (dp_shard_size x dp_replicate_size)',
+                 int(par.get('DP_SHARD_SIZE', 0)) *
+                 int(par.get('DP_REPLICATE_SIZE', 0)), e['dp'])
+        return
+    if s == 'nd':
+        c.eq('ACCELERATE_USE_FSDP', env.get('ACCELERATE_USE_FSDP'), 'true')
+        c.eq('FSDP_VERSION', env.get('FSDP_VERSION'), '2')
+        c.eq('FSDP_RESHARD_AFTER_FORWARD',
+             env.get('FSDP_RESHARD_AFTER_FORWARD'),
+             'true' if e['zero_stage'] >= 3 else 'false')
+        c.eq('tensor parallel (tp_size)', par.get('TP_SIZE'), str(e['tp']))
+        c.eq('context parallel (cp_size)', par.get('CP_SIZE'), str(e['cp']))
+        c.eq('data parallel (dp_shard_size)', par.get('DP_SHARD_SIZE'),
+             str(e['dp']))
+        c.eq('dp_replicate_size', par.get('DP_REPLICATE_SIZE'), '1')
+        c.eq('FSDP_ACTIVATION_CHECKPOINTING',
+             env.get('FSDP_ACTIVATION_CHECKPOINTING'),
+             'false' if e['recompute'] == 'none' else 'true')
         return
     if e['zero_stage'] < 2:
         c.eq('ACCELERATE_USE_FSDP', env.get('ACCELERATE_USE_FSDP'), None)

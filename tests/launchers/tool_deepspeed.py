@@ -68,6 +68,11 @@ def check(rec, c):
     # the file the job reads, as written (a round trip through json)
     cfg = CONFIG(json.loads(json.dumps(ds)), mpu=mpu)
     c.eq('train_batch_size', cfg.train_batch_size, e['global_batch'])
+    # Ulysses (--cp): DeepSpeed's data-parallel world is the world over
+    # sequence_parallel_size (runtime/config.py, where no mpu gives it)
+    c.eq('sequence_parallel_size', ds.get('sequence_parallel_size', 1),
+         e['cp'] if e['tp'] * e['pp'] == 1 else 1)
+    c.eq('data-parallel world', cfg.world_size, e['dp'])
     c.eq('train_micro_batch_size_per_gpu', cfg.train_micro_batch_size_per_gpu,
          e['micro_batch'])
     c.eq('gradient_accumulation_steps', cfg.gradient_accumulation_steps,

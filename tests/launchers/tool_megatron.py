@@ -30,12 +30,14 @@ STUBBED = ('torch', 'numpy', 'transformer_engine', 'apex', 'einops',
 
 def setup(src):
     import standin
-    global STANDIN, PARSER, VALIDATE
+    global STANDIN, PARSER, VALIDATE, CORE
     STANDIN = standin
     sys.path[:0] = [src['Megatron-LM']]
     standin.install(STUBBED)
     from megatron.training.arguments import add_megatron_arguments
     from megatron.training.arguments import validate_args as VALIDATE
+    from megatron.training.argument_utils import \
+        core_transformer_config_from_args as CORE
     # as parse_args builds it (once: its docstring reading is slow)
     PARSER = add_megatron_arguments(argparse.ArgumentParser(
         allow_abbrev=False))
@@ -48,9 +50,11 @@ def model_args(e):
              '--num-attention-heads', m['heads'], '--ffn-hidden-size',
              m['ffn'], '--max-position-embeddings',
              max(m['max_positions'], e['seq_len']), '--vocab-size',
-             m['vocab'], '--swiglu', '--normalization', 'RMSNorm',
+             m['vocab'], '--normalization', 'RMSNorm',
              '--position-embedding-type', 'rope', '--disable-bias-linear',
              '--untie-embeddings-and-output-weights']
+    if m.get('mlp', 'swiglu') == 'swiglu':
+        words.append('--swiglu')
     if m['kv_heads'] < m['heads']:
         words += ['--group-query-attention', '--num-query-groups',
                   m['kv_heads']]
@@ -73,6 +77,11 @@ def check(rec, c):
     with common.environ(env):
         args.rank, args.world_size = 0, e['nodes'] * e['gpus_per_node']
         VALIDATE(args, {})
+        # the model's TransformerConfig and its __post_init__ checks
+        # (heads, query groups against TP: KV heads fewer than TP are
+        # replicated)
+        core = CORE(args)
+    c.eq('query groups', core.num_query_groups, e['model']['kv_heads'])
     c.eq('tensor parallel', args.tensor_model_parallel_size, e['tp'])
     c.eq('pipeline parallel', args.pipeline_model_parallel_size, e['pp'])
     c.eq('context parallel', args.context_parallel_size, e['cp'])

@@ -80,12 +80,32 @@ def mesh(par, e):
     return DIMS(**kw)
 
 
+def has_lora(node, depth=0):
+    """1 when a model config tree holds a LoRA linear's config."""
+    import dataclasses
+    if 'LoRA' in type(node).__qualname__:
+        return True
+    if depth > 8:
+        return False
+    if isinstance(node, (list, tuple)):
+        return any(has_lora(x, depth + 1) for x in node)
+    if isinstance(node, dict):
+        return any(has_lora(x, depth + 1) for x in node.values())
+    if dataclasses.is_dataclass(node):
+        return any(has_lora(getattr(node, f.name, None), depth + 1)
+                   for f in dataclasses.fields(node))
+    return False
+
+
 def check_current(words, rec, c):
     e, u = rec['expect'], rec['user']
     # the user's model config (a dense Llama 3 one when the table names
-    # none: the plan's options override what it sets)
+    # none: the plan's options override what it sets; for LoRA the one
+    # config function of the release with a LoRAConverter)
     module = u['titan_module'] or 'llama3'
-    config = u['titan_config'] or 'llama3_8b'
+    config = u['titan_config'] or (
+        'llama3_debugmodel_float8_emulate_lora' if e['train_mode'] == 'lora'
+        else 'llama3_8b')
     cfg = MANAGER().parse_args(['--module', module, '--config', config] +
                                words)
     par, tr = cfg.parallelism, cfg.training
@@ -116,6 +136,14 @@ def check_current(words, rec, c):
     c.eq('activation_checkpoint', ac, {'none': None,
                                        'full': 'FullAC.Config'}.get(
         e['recompute'], 'SelectiveAC.Config'))
+    if e['train_mode'] == 'lora':
+        # the config function's LoRAConverter turned the linears into
+        # LoRA linears (components/lora.py); the note names it
+        c.eq('LoRA linears in the model config',
+             has_lora(cfg.model_spec.model), True)
+        if 'LoRAConverter' not in rec['launch']['note']:
+            c.fail('a LoRA plan whose note does not say torchtitan takes '
+                   'LoRA from the config function (LoRAConverter)')
     if e['precision'] == 'fp8' and 'Float8' not in rec['launch']['note']:
         c.fail('an FP8 plan whose note does not say torchtitan takes FP8 '
                'from the config function (Float8LinearConverter)')

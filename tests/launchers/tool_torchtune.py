@@ -11,7 +11,9 @@ source; a component's key must be a parameter of the component).
 Stubbed: torchtune/__init__.py and torchtune/utils/__init__.py are not
 run (they import torchao and the models, for torch 2.x): the package
 folders are registered bare and the CLI and config modules load from
-them. torch.distributed.run's run records instead of starting workers,
+them. The distributed recipes' mesh is their ParallelDims class, taken
+alone from training/_distributed.py (whose imports need torch 2.x), and
+the TP checks of their __init__ (not run) are restated in read_mesh. torch.distributed.run's run records instead of starting workers,
 and a single-device recipe is recorded instead of run in this process.
 The CONFIG is the recipe's own config for the plan's model in the
 tarball (what a user passes)."""
@@ -98,7 +100,8 @@ def component_takes(path, param):
 
 def config_name(rec, recipe):
     """The recipe's config for the plan's model, as the user picks it."""
-    base, mode = rec['user']['torchtune'], rec['expect']['train_mode']
+    base = (rec['user']['torchtune'].split() or [''])[0]
+    mode = rec['expect']['train_mode']
     sfx = '_single_device' if 'single_device' in recipe else ''
     kinds = ('full',) if 'full' in recipe else \
         (('qlora', 'lora') if mode == 'qlora' else ('lora',))
@@ -108,6 +111,47 @@ def config_name(rec, recipe):
                                        name + '.yaml')):
             return name
     raise LookupError('no torchtune config %s_%s%s' % (base, kinds[0], sfx))
+
+
+DIMS = []
+
+
+def parallel_dims():
+    """torchtune's own ParallelDims (training/_distributed.py), the class
+    alone: its module imports torch 2.x's device mesh and torchao."""
+    if not DIMS:
+        path = os.path.join(ROOT, 'torchtune', 'training', '_distributed.py')
+        tree = ast.parse(open(path).read())
+        cls = [n for n in tree.body if isinstance(n, ast.ClassDef) and
+               n.name == 'ParallelDims']
+        scope = {}
+        exec(compile(ast.Module(body=cls, type_ignores=[]), path, 'exec'),
+             {'dataclass': __import__('dataclasses').dataclass,
+              'cached_property': __import__('functools').cached_property,
+              'init_device_mesh': None}, scope)
+        DIMS.append(scope['ParallelDims'])
+    return DIMS[0]
+
+
+def read_mesh(cfg, recipe, e, c):
+    """The distributed recipe's device mesh as its __init__ builds it
+    (the recipe's own checks first: the LoRA recipe asserts TP 1, TP
+    needs the config's tensor_parallel_plan), read back."""
+    tp = cfg.get('tensor_parallel_dim', 1)
+    if tp > 1 and recipe.startswith('lora'):
+        c.fail('%s asserts tensor_parallel_dim 1 (TP %d)' % (recipe, tp))
+    if tp > 1 and cfg.get('tensor_parallel_plan') is None:
+        c.fail('Tensor Parallel plan needs to be provided when tensor '
+               'parallel is enabled (the config has none)')
+    dims = parallel_dims()(
+        dp_replicate=cfg.get('data_parallel_replicate_dim', 1),
+        dp_shard=cfg.get('data_parallel_shard_dim', -1), tp=tp,
+        cp=cfg.get('context_parallel_dim', 1),
+        world_size=e['nodes'] * e['gpus_per_node'])
+    c.eq('tensor_parallel_dim', dims.tp, e['tp'])
+    c.eq('context_parallel_dim', dims.cp, e['cp'])
+    c.eq('data parallel (replicate x shard)',
+         dims.dp_replicate * dims.dp_shard, e['dp'])
 
 
 def expected_recipe(e):
@@ -128,8 +172,10 @@ def check(rec, c):
     if not recipe:
         return
     tune = line(rec, 'tune_run') or []
+    # what the user adds to the config (a TP plan it lacks)
+    added = rec['user']['torchtune'].split()[1:]
     argv = ['run'] + tune + [recipe, '--config', config_name(rec, recipe)] \
-        + overrides
+        + overrides + added
     SEEN.clear()
     saved = sys.argv
     sys.argv = ['tune'] + argv
@@ -175,6 +221,7 @@ def check(rec, c):
         c.eq('max_steps_per_epoch', cfg.max_steps_per_epoch,
              common.steps(e))
     if dist:
+        read_mesh(cfg, recipe, e, c)
         c.eq('fsdp_reshard_after_forward',
              cfg.get('fsdp_reshard_after_forward', True),
              e['zero_stage'] >= 3)

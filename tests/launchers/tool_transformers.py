@@ -6,6 +6,11 @@ DeepSpeed plan the Trainer's own cross-check of the DeepSpeed JSON against
 its arguments (HfTrainerDeepSpeedConfig.trainer_config_process, what
 Trainer.propagate_args_to_deepspeed runs; mismatches raise).
 
+accelerate's ParallelismConfig is built in the worker's environment as
+its Accelerator builds it and checked by its own _validate_accelerator,
+given an object with the world's process count and engine (what that
+check reads) for the Accelerator.
+
 Stubbed: torch (transformers 5 needs torch >= 2.4; Debian has 1.13: the
 stand-in reports the plan's GPUs and a started process group of the
 plan's size, as torchrun's workers see it), deepspeed (the Trainer only
@@ -15,6 +20,7 @@ httpx/httpcore (file-format and HTTP modules imported at module level)."""
 import os
 import sys
 import tempfile
+import types
 
 import common
 from common import line
@@ -31,12 +37,13 @@ def setup(src):
                     src['huggingface_hub'] + '/src',
                     src['accelerate'] + '/src']
     standin.install(STUBBED, IMPORTED)
-    global STANDIN, PARSER, TA, DSCONFIG, LAUNCH, ULAUNCH
+    global STANDIN, PARSER, TA, DSCONFIG, LAUNCH, ULAUNCH, PCONFIG
     STANDIN = standin
     from transformers import HfArgumentParser, TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
     import accelerate.commands.launch as LAUNCH
     import accelerate.utils.launch as ULAUNCH
+    from accelerate.parallelism_config import ParallelismConfig as PCONFIG
     PARSER, TA, DSCONFIG = HfArgumentParser(TrainingArguments), \
         TrainingArguments, HfTrainerDeepSpeedConfig
 
@@ -65,6 +72,32 @@ def worker_env(rec):
     return env
 
 
+def parallelism(env, e, c):
+    """accelerate's ParallelismConfig as the worker's Accelerator builds
+    it from the launch's variables (Accelerator.__init__ when
+    ACCELERATE_USE_PARALLELISM_CONFIG is true), checked against the world
+    by its own _validate_accelerator, read back; the Trainer's data-
+    parallel world (Trainer.get_total_train_batch_size: world / (tp x cp
+    x sp)) carries the plan's batch."""
+    world = e['nodes'] * e['gpus_per_node']
+    deepspeed = env.get('ACCELERATE_USE_DEEPSPEED') == 'true'
+    pc = PCONFIG()
+    accel = types.SimpleNamespace(
+        num_processes=world, multi_device=False, is_main_process=False,
+        is_fsdp2=env.get('ACCELERATE_USE_FSDP') == 'true' and
+        env.get('FSDP_VERSION') == '2',
+        distributed_type='DEEPSPEED' if deepspeed else 'FSDP')
+    pc._validate_accelerator(accel)
+    c.eq('ParallelismConfig tp_size', pc.tp_size, e['tp'])
+    c.eq('ParallelismConfig cp_size x sp_size', pc.cp_size * pc.sp_size,
+         e['cp'])
+    c.eq('ParallelismConfig data_parallel_size', pc.data_parallel_size,
+         e['dp'])
+    c.eq('sequence parallelism (Ulysses)', pc.sp_enabled, deepspeed)
+    dp_world = world // pc.tp_size // pc.cp_size // pc.sp_size
+    return dp_world
+
+
 def check(rec, c):
     e = rec['expect']
     words = line(rec, 'hf_trainer')
@@ -90,6 +123,13 @@ def check(rec, c):
          e['grad_accum'])
     c.eq('max_steps', args.max_steps, common.steps(e) or -1)
     c.eq('mixed precision', args.mixed_precision, e['precision'])
+    dp_world = e['nodes'] * e['gpus_per_node']
+    if env.get('ACCELERATE_USE_PARALLELISM_CONFIG') == 'true':
+        with common.environ(env):
+            dp_world = parallelism(env, e, c)
+    c.eq('global batch (micro-batch x accumulation x data-parallel world)',
+         args.per_device_train_batch_size * args.gradient_accumulation_steps
+         * dp_world, e['global_batch'])
     fsdp_ac = env.get('FSDP_ACTIVATION_CHECKPOINTING') == 'true'
     c.eq('recomputation (Trainer or FSDP, never both)',
          (args.gradient_checkpointing or fsdp_ac) and

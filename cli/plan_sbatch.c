@@ -1,0 +1,300 @@
+/*
+ * autosize plan: sbatch's own options, so that a renter's sbatch line
+ * can be pasted as it is (cli.h cli_sbatch). Each takes sbatch's meaning
+ * (sbatch(1), Slurm 22.05 to 26.05):
+ *
+ *   -p, --partition=NAME[,NAME]  the partition (a list: each planned)
+ *   -N, --nodes=N[-M]            nodes; a range plans its minimum, as
+ *                                slurmctld reads min_nodes
+ *   -G, --gpus=[TYPE:]N          GPUs of the job
+ *   --gpus-per-node=[TYPE:]N     GPUs per node
+ *   --gres=gpu[:TYPE]:N          GPUs per node (a --gres is per node)
+ *   -n, --ntasks=N               tasks: with --gpus-per-task, GPUs
+ *   --gpus-per-task=[TYPE:]N     GPUs per task
+ *   -t, --time=TIME              the job's time limit (a bare number is
+ *                                minutes): checked against the plan
+ *
+ * A TYPE without -p picks that GPU's reference server (--gpu). Options
+ * of sbatch that do not change a size (-J, -o, --mem, ...) are taken and
+ * said not to be used; anything else is refused as before.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "autosize/parse.h"
+
+/* sbatch's one-letter options with a value, and their long names. */
+static const struct {
+	char letter;
+	const char *name;
+} sbatch_short[] = {
+	{'p', "partition"}, {'N', "nodes"}, {'G', "gpus"}, {'n', "ntasks"},
+	{'t', "time"}, {'J', "job-name"}, {'o', "output"}, {'e', "error"},
+	{'A', "account"}, {'q', "qos"}, {'c', "cpus-per-task"},
+	{'C', "constraint"}, {'D', "chdir"}, {'w', "nodelist"},
+	{'x', "exclude"},
+};
+
+/* sbatch's long options read here (the others are autosize's own). */
+static const char *const sbatch_sized[] = {
+	"gres", "ntasks", "time", "gpus-per-task", "gpus-per-node", "gpus",
+	"nodes", NULL
+};
+
+/* sbatch options that leave the size alone: taken, said, not used. */
+static const char *const sbatch_unused[] = {
+	"job-name", "output", "error", "account", "qos", "cpus-per-task",
+	"constraint", "chdir", "nodelist", "exclude", "mem", "mem-per-cpu",
+	"mem-per-gpu", "ntasks-per-node", "mail-type", "mail-user",
+	"comment", "signal", "export", "reservation", "dependency", "begin",
+	"wckey", "cpus-per-gpu", "open-mode", NULL
+};
+/* ... and those without a value. */
+static const char *const sbatch_unused_flags[] = {
+	"exclusive", "requeue", "no-requeue", "wait", "parsable", "hold",
+	"overcommit", "oversubscribe", "contiguous", NULL
+};
+
+void cli_sbatch_init(cli_sbatch *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+}
+
+/* Note an option taken but not used ("-J x", "--mem=4G"). */
+static void sbatch_unused_note(cli_sbatch *sb, const char *arg)
+{
+	size_t n = strlen(sb->unused);
+
+	snprintf(sb->unused + n, sizeof(sb->unused) - n, "%s%s", n ? " " : "",
+		 arg);
+}
+
+/*
+ * The count of "[TYPE:]N" into sb->value, the type into sb->gpu_type
+ * (the last one named wins, as sbatch's last option does). 0, or -1 with
+ * *e.
+ */
+static int sbatch_typed_count(cli_sbatch *sb, const char *value,
+			      const char *what, autosize_error *e)
+{
+	const char *colon = strrchr(value, ':');
+	long n;
+
+	if (autosize_parse_int(colon ? colon + 1 : value, what, 0, 1000000,
+			       &n, e))
+		return -1;
+	if (colon && colon > value) {
+		snprintf(sb->gpu_type, sizeof(sb->gpu_type), "%.*s",
+			 (int)(colon - value), value);
+		if (strchr(sb->gpu_type, ':'))
+			*strchr(sb->gpu_type, ':') = '\0';
+	}
+	snprintf(sb->value, sizeof(sb->value), "%ld", n);
+	return 0;
+}
+
+/* --gres=gpu[:TYPE]:N[,...]: the GPU entry (others are not GPUs). 1
+ * with sb->value set, 0 when it names no GPU, -1 with *e. */
+static int sbatch_gres(cli_sbatch *sb, const char *value, autosize_error *e)
+{
+	const char *p = value;
+	char one[128];
+	size_t n;
+
+	for (; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		if (n < 3 || strncmp(p, "gpu", 3) != 0 ||
+		    (n > 3 && p[3] != ':'))
+			continue;
+		if (n == 3) {           /* "gpu" alone: one, as in Slurm */
+			snprintf(sb->value, sizeof(sb->value), "1");
+			return 1;
+		}
+		snprintf(one, sizeof(one), "%.*s", (int)(n - 4), p + 4);
+		return sbatch_typed_count(sb, one, "--gres", e) ? -1 : 1;
+	}
+	return 0;
+}
+
+/* -N N or MIN-MAX: the minimum, as slurmctld's min_nodes. */
+static int sbatch_nodes(cli_sbatch *sb, const char *value, autosize_error *e)
+{
+	char low[32];
+	long n;
+	size_t k = strcspn(value, "-");
+
+	snprintf(low, sizeof(low), "%.*s", (int)k, value);
+	if (autosize_parse_int(low, "-N", 1, 100000, &n, e))
+		return -1;
+	if (value[k] == '-') {
+		long hi;
+
+		if (autosize_parse_int(value + k + 1, "-N", n, 100000, &hi, e))
+			return -1;
+		sb->node_range = 1;
+	}
+	snprintf(sb->value, sizeof(sb->value), "%ld", n);
+	return 0;
+}
+
+int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
+		   char *name, size_t len, const char **value,
+		   autosize_error *e)
+{
+	const char *a = argv[i], *v = NULL, *eq;
+	double s;
+	long n;
+	size_t k;
+	int used = 1;
+
+	name[0] = '\0';
+	*value = NULL;
+	if (a[0] != '-')
+		return 0;
+	if (a[1] != '-') {
+		/* -pgpu, -p gpu */
+		for (k = 0; k < sizeof(sbatch_short) / sizeof(sbatch_short[0]);
+		     k++)
+			if (a[1] == sbatch_short[k].letter)
+				break;
+		if (k == sizeof(sbatch_short) / sizeof(sbatch_short[0]))
+			return 0;
+		snprintf(name, len, "%s", sbatch_short[k].name);
+		if (a[2]) {
+			v = a + 2;
+		} else if (i + 1 < argc) {
+			v = argv[i + 1];
+			used = 2;
+		}
+	} else {
+		eq = strchr(a + 2, '=');
+		k = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (k >= len)
+			return 0;
+		snprintf(name, len, "%.*s", (int)k, a + 2);
+		if (autosize_word_in(name, sbatch_unused_flags) && !eq) {
+			sbatch_unused_note(sb, a);
+			name[0] = '\0';
+			return 1;
+		}
+		if (!autosize_word_in(name, sbatch_sized) &&
+		    !autosize_word_in(name, sbatch_unused))
+			return 0;   /* autosize's own (--partition, --model) */
+		if (eq) {
+			v = eq + 1;
+		} else if (i + 1 < argc) {
+			v = argv[i + 1];
+			used = 2;
+		}
+	}
+	if (!v)
+		return -1;
+	if (autosize_word_in(name, sbatch_unused)) {
+		char both[160];
+
+		snprintf(both, sizeof(both), "%s%s%s", a, used == 2 ? " " : "",
+			 used == 2 ? v : "");
+		sbatch_unused_note(sb, both);
+		name[0] = '\0';
+		return used;
+	}
+	if (strcmp(name, "time") == 0) {
+		if (autosize_parse_duration(v, "-t", &s, e))
+			return -2;
+		sb->time_limit_min = (long)(s / 60 + 0.5);
+		name[0] = '\0';
+		return used;
+	}
+	if (strcmp(name, "ntasks") == 0) {
+		if (autosize_parse_int(v, "-n", 1, 10000000, &n, e))
+			return -2;
+		sb->ntasks = n;
+		snprintf(sb->ntasks_arg, sizeof(sb->ntasks_arg), "%s%s%s", a,
+			 used == 2 ? " " : "", used == 2 ? v : "");
+		name[0] = '\0';
+		return used;
+	}
+	if (strcmp(name, "gpus-per-task") == 0) {
+		if (sbatch_typed_count(sb, v, "--gpus-per-task", e))
+			return -2;
+		sb->gpus_per_task = atol(sb->value);
+		name[0] = '\0';
+		return used;
+	}
+	if (strcmp(name, "gres") == 0) {
+		int g = sbatch_gres(sb, v, e);
+
+		if (g < 0)
+			return -2;
+		snprintf(name, len, "%s", g ? "gpus-per-node" : "");
+		*value = sb->value;
+		return used;
+	}
+	if (strcmp(name, "nodes") == 0) {
+		if (sbatch_nodes(sb, v, e))
+			return -2;
+		*value = sb->value;
+		return used;
+	}
+	if (strcmp(name, "gpus") == 0 || strcmp(name, "gpus-per-node") == 0) {
+		if (sbatch_typed_count(sb, v, name[4] ? "--gpus-per-node"
+						      : "-G", e))
+			return -2;
+		*value = sb->value;
+		return used;
+	}
+	*value = v;         /* -p: the partition as given */
+	return used;
+}
+
+int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
+		      autosize_error *e)
+{
+	long gpus;
+
+	if (sb->gpus_per_task > 0) {
+		gpus = sb->gpus_per_task * (sb->ntasks > 0 ? sb->ntasks : 1);
+		if (gpus > 1000000)
+			return autosize_fail(e, AUTOSIZE_EINVAL, "-n %ld x "
+					     "--gpus-per-task %ld is more than "
+					     "a million GPUs", sb->ntasks,
+					     sb->gpus_per_task);
+		r->gpus = (int)gpus;
+	}
+	/* a GPU type without a partition: its reference server */
+	if (sb->gpu_type[0] && !r->partition[0] && !r->gpu[0])
+		snprintf(r->gpu, sizeof(r->gpu), "%s", sb->gpu_type);
+	return AUTOSIZE_OK;
+}
+
+void cli_sbatch_warn(const cli_sbatch *sb, autosize_plan *p)
+{
+	char limit[32];
+
+	if (sb->time_limit_min > 0 && p->train_hours > 0 &&
+	    sb->time_limit_min < p->train_hours * 60) {
+		autosize_format_duration(sb->time_limit_min * 60.0, limit,
+					 sizeof(limit));
+		/* decide.c's words for a kept time limit */
+		autosize_plan_warn(p, "your time limit (-t %s) ends before "
+				   "the predicted %.1f h: checkpoint and "
+				   "chain jobs", limit, p->train_hours);
+	}
+}
+
+void cli_sbatch_notes(const cli_sbatch *sb, FILE *f)
+{
+	char unused[sizeof(sb->unused) + sizeof(sb->ntasks_arg) + 2];
+
+	snprintf(unused, sizeof(unused), "%s%s%s", sb->unused,
+		 sb->unused[0] && sb->ntasks_arg[0] &&
+		 sb->gpus_per_task <= 0 ? " " : "",
+		 sb->gpus_per_task <= 0 ? sb->ntasks_arg : "");
+	if (unused[0])
+		fprintf(f, "autosize: not used for sizing (they do not change "
+			"the GPUs, nodes or time): %s\n", unused);
+	if (sb->node_range)
+		fprintf(f, "autosize: -N MIN-MAX: planned at the minimum, as "
+			"slurmctld reads it\n");
+}

@@ -1,0 +1,149 @@
+/*
+ * autosize replay: what a site policy would change. The jobs of a period
+ * (accounting or JSON lines, as report reads them; pending and running
+ * ones too, each with its plan record) decided again as slurmctld would
+ * under the candidate policy (--policy) and under the current one
+ * (--baseline, default the one `autosize plan` reads), compared (replay.h):
+ * text, JSON or one HTML page (replay_html.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "autosize/replay.h"
+
+static void replay_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: autosize replay --policy FILE [--baseline FILE|none] "
+		"[--json | --html FILE]\n"
+		"                       [--sacct [--starttime T] [--endtime T] "
+		"[--partition P] [--user U]]\n"
+		"                       [--max-jobs N] [FILE.jsonl...]\n\n"
+		"What a policy would change: each job of the period (from "
+		"accounting, --sacct,\n--starttime defaulting to now-30days, "
+		"pending and running ones too; or JSON\nlines) is decided "
+		"again as slurmctld would under --policy and under the\n"
+		"current policy (--baseline, default $AUTOSIZE_POLICY or the "
+		"installed one):\nsizes, time limits, partitions, GPU-hours "
+		"held, refusals. The request is\nrebuilt from each job's plan "
+		"record (parameters, tokens, batch, framework,\nwhat the user "
+		"asked); how many jobs get their recorded plan again is "
+		"said.\nText by default; --json: one object; --html FILE: one "
+		"self-contained page.\n");
+}
+
+static void replay_add(void *ctx, const autosize_finished_job *j,
+		       const autosize_record *rec)
+{
+	autosize_replay_add(ctx, j, rec);
+}
+
+static void replay_bad(void *ctx)
+{
+	autosize_replay_bad_record(ctx);
+}
+
+static int replay_max_jobs(const char *v, long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || end == v || n < 1 ||
+	    n > AUTOSIZE_REPLAY_MAX_JOBS) {
+		fprintf(stderr, "autosize: replay: --max-jobs: '%.40s' is not "
+			"a count from 1 to %d\n", v, AUTOSIZE_REPLAY_MAX_JOBS);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+int cli_replay(int argc, char **argv)
+{
+	const char *html = NULL, *cand_file = NULL, *base_file = NULL;
+	const char **files = calloc((size_t)argc + 1, sizeof(*files));
+	char source[512], base_name[AUTOSIZE_PATH_MAX + 16];
+	autosize_policy *cand = NULL, *base = NULL;
+	autosize_replay *r = NULL;
+	cli_jobs_sink sink = {replay_add, replay_bad, NULL, "replay", 0};
+	long max_jobs = AUTOSIZE_REPLAY_MAX_JOBS;
+	cli_sacct sa;
+	int i, json = 0, n = 0, took, rv = CLI_EXIT_USAGE;
+
+	if (!files)
+		return CLI_EXIT_USAGE;
+	cli_sacct_init(&sa);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			replay_usage(stdout);
+			rv = CLI_EXIT_OK;
+			goto out;
+		} else if ((took = cli_sacct_option(&sa, argc, argv, &i))) {
+			if (took < 0)
+				goto out;
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (a[0] != '-') {
+			files[n++] = a;
+		} else if (i + 1 >= argc) {
+			fprintf(stderr, "autosize: %s needs a value\n", a);
+			goto out;
+		} else if (strcmp(a, "--html") == 0) {
+			html = argv[++i];
+		} else if (strcmp(a, "--policy") == 0) {
+			cand_file = argv[++i];
+		} else if (strcmp(a, "--baseline") == 0) {
+			base_file = argv[++i];
+		} else if (strcmp(a, "--max-jobs") == 0) {
+			if (replay_max_jobs(argv[++i], &max_jobs))
+				goto out;
+		} else {
+			fprintf(stderr, "autosize: replay: unknown option "
+				"'%.40s'\n", a);
+			replay_usage(stderr);
+			goto out;
+		}
+	}
+	if (!cand_file || (!sa.use && !n) || (json && html)) {
+		fprintf(stderr, "autosize: replay: %s\n", !cand_file
+			? "give the policy to try (--policy FILE)"
+			: json && html ? "--json and --html: give one"
+			: "give --sacct or JSON-lines files of jobs");
+		replay_usage(stderr);
+		goto out;
+	}
+	if (!(cand = cli_load_policy(cand_file)) ||
+	    !(base = cli_load_policy(base_file)))
+		goto out;
+	snprintf(base_name, sizeof(base_name), "%s",
+		 cli_policy_file(base_file) ? cli_policy_file(base_file)
+					    : "the built-in defaults");
+	r = autosize_replay_create(base, base_name, cand,
+				   cli_policy_file(cand_file), max_jobs);
+	if (!r) {
+		fprintf(stderr, "autosize: replay: out of memory\n");
+		goto out;
+	}
+	sink.ctx = r;
+	if (cli_jobs_read(&sa, files, n, &sink, source, sizeof(source)))
+		goto out;
+	if (html)
+		rv = cli_replay_html(r, html, source);
+	else if (json)
+		rv = autosize_replay_write_json(r, stdout, source);
+	else
+		rv = autosize_replay_write_text(r, stdout, source);
+	rv = rv == 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+out:
+	autosize_replay_destroy(r);
+	autosize_policy_destroy(cand);
+	autosize_policy_destroy(base);
+	free(files);
+	return rv;
+}

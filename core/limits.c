@@ -1,0 +1,849 @@
+/*
+ * autosize: the limits Slurm enforces on a job (autosize/limits.h): a
+ * snapshot in text, read strictly, and the caps of one job under Slurm's
+ * order of limits (resource_limits.html, "Hierarchy": partition QOS, job
+ * QOS, user association, account associations up to root; where a limit
+ * is first defined, it is used).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autosize/limits.h"
+#include "autosize/parse.h"
+
+/* A snapshot's caps: a big site has tens of thousands of associations. */
+#define LIM_MAX_RECORDS 500000
+#define LIM_MAX_TOKENS 24
+#define LIM_NUMBER_MAX 1000000000000L
+
+/* The kinds of limit, in the order of the snapshot's keys. */
+enum {
+	LIM_JOB_GPUS, LIM_JOB_NODES, LIM_USER_GPUS, LIM_USER_NODES,
+	LIM_ACCOUNT_GPUS, LIM_ACCOUNT_NODES, LIM_GRP_GPUS, LIM_GRP_NODES,
+	LIM_NODE_GPUS, LIM_WALL, LIM_N
+};
+
+static const char *const lim_keys[LIM_N] = {
+	"job_gpus", "job_nodes", "user_gpus", "user_nodes", "account_gpus",
+	"account_nodes", "grp_gpus", "grp_nodes", "node_gpus", "wall_min"
+};
+
+/* Each kind as sacctmgr names it on a QOS and on an association
+ * (NULL: associations have no such limit). */
+static const char *const lim_qos_names[LIM_N] = {
+	"MaxTRESPerJob=gres/gpu", "MaxTRESPerJob=node",
+	"MaxTRESPerUser=gres/gpu", "MaxTRESPerUser=node",
+	"MaxTRESPerAccount=gres/gpu", "MaxTRESPerAccount=node",
+	"GrpTRES=gres/gpu", "GrpTRES=node", "MaxTRESPerNode=gres/gpu",
+	"MaxWall"
+};
+
+static const char *const lim_assoc_names[LIM_N] = {
+	"MaxTRES=gres/gpu", "MaxTRES=node", NULL, NULL, NULL, NULL,
+	"GrpTRES=gres/gpu", "GrpTRES=node", "MaxTRESPerNode=gres/gpu",
+	"MaxWall"
+};
+
+typedef struct lim_qos {
+	char name[AUTOSIZE_LIMITS_NAME_MAX];
+	int over_part;
+	long v[LIM_N];
+} lim_qos;
+
+typedef struct lim_assoc {
+	long id, parent;
+	char account[AUTOSIZE_LIMITS_NAME_MAX];
+	char user[AUTOSIZE_LIMITS_NAME_MAX];      /* "" an account's */
+	char partition[AUTOSIZE_LIMITS_NAME_MAX]; /* "" any */
+	char def_qos[AUTOSIZE_LIMITS_NAME_MAX];
+	char one_qos[AUTOSIZE_LIMITS_NAME_MAX];   /* its QOS when only one */
+	long v[LIM_N];
+} lim_assoc;
+
+typedef struct lim_user {
+	char name[AUTOSIZE_LIMITS_NAME_MAX];
+	char account[AUTOSIZE_LIMITS_NAME_MAX];
+} lim_user;
+
+struct autosize_limits {
+	int enforced;
+	int n_qos, n_assoc, n_user, n_part;
+	lim_qos *qos;
+	lim_assoc *assoc;       /* sorted by account, user, partition */
+	lim_assoc **by_id;      /* sorted by id */
+	lim_user *user;         /* sorted by name */
+	autosize_slurm_part *part;
+	int cap_qos, cap_assoc, cap_user, cap_part;
+};
+
+/* ---- reading ---- */
+
+typedef struct lim_line {
+	int n;
+	const char *tok[LIM_MAX_TOKENS];
+	size_t len[LIM_MAX_TOKENS];
+	int lineno;
+} lim_line;
+
+/* 1 when the n bytes at s are a name Slurm could have written: letters,
+ * digits and _.-@+ (no spaces, '=' or ',' to confuse a reader). */
+static int lim_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= AUTOSIZE_LIMITS_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789_.-@+", s[i]) || !s[i])
+			return 0;
+	return 1;
+}
+
+static autosize_err lim_bad(autosize_error *e, const lim_line *ln,
+			    const char *what)
+{
+	return autosize_fail(e, AUTOSIZE_EINVAL, "Slurm's limits, line %d: %s "
+			     "(autosize limits --raw writes them)", ln->lineno,
+			     what);
+}
+
+/* Token i as a name into out ("-" is ""). */
+static autosize_err lim_name(const lim_line *ln, int i, char *out,
+			     autosize_error *e)
+{
+	if (i >= ln->n)
+		return lim_bad(e, ln, "a name is missing");
+	if (ln->len[i] == 1 && ln->tok[i][0] == '-') {
+		out[0] = '\0';
+		return AUTOSIZE_OK;
+	}
+	if (!lim_name_ok(ln->tok[i], ln->len[i]))
+		return lim_bad(e, ln, "not a Slurm name");
+	memcpy(out, ln->tok[i], ln->len[i]);
+	out[ln->len[i]] = '\0';
+	return AUTOSIZE_OK;
+}
+
+/* A whole number 0 .. LIM_NUMBER_MAX, n bytes at s; -1 when not one. */
+static long lim_number(const char *s, size_t n)
+{
+	long v = 0;
+	size_t i;
+
+	if (n == 0 || n > 13)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v <= LIM_NUMBER_MAX ? v : -1;
+}
+
+/* Token "key=value": 1 when key is k, with the value at *val. */
+static int lim_key(const lim_line *ln, int i, const char *k,
+		   const char **val, size_t *val_len)
+{
+	size_t kl = strlen(k);
+
+	if (ln->len[i] <= kl || strncmp(ln->tok[i], k, kl) != 0 ||
+	    ln->tok[i][kl] != '=')
+		return 0;
+	*val = ln->tok[i] + kl + 1;
+	*val_len = ln->len[i] - kl - 1;
+	return 1;
+}
+
+/* A limit key into v; 1 when token i was one, -1 when its value is bad. */
+static int lim_limit(const lim_line *ln, int i, long *v)
+{
+	const char *val;
+	size_t n;
+	int k;
+
+	for (k = 0; k < LIM_N; k++) {
+		if (!lim_key(ln, i, lim_keys[k], &val, &n))
+			continue;
+		v[k] = lim_number(val, n);
+		return v[k] < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* A named value key into out (a Slurm name). 1 when token i was it, -1
+ * when bad. */
+static int lim_text(const lim_line *ln, int i, const char *key, char *out)
+{
+	const char *val;
+	size_t n;
+
+	if (!lim_key(ln, i, key, &val, &n))
+		return 0;
+	if (!lim_name_ok(val, n))
+		return -1;
+	memcpy(out, val, n);
+	out[n] = '\0';
+	return 1;
+}
+
+/* Grow an array of size each to hold one more. */
+static void *lim_grow(void *arr, int n, int *cap, size_t size)
+{
+	void *bigger;
+	int want;
+
+	if (n < *cap)
+		return arr;
+	if (n >= LIM_MAX_RECORDS)
+		return NULL;
+	want = *cap ? *cap * 2 : 16;
+	bigger = realloc(arr, (size_t)want * size);
+	if (bigger)
+		*cap = want;
+	return bigger;
+}
+
+#define LIM_PUSH(l, arr, n, cap, e, ln)                                      \
+	do {                                                                 \
+		void *g_ = lim_grow((l)->arr, (l)->n, &(l)->cap,             \
+				    sizeof(*(l)->arr));                      \
+		if (!g_)                                                     \
+			return (l)->n >= LIM_MAX_RECORDS                     \
+			       ? lim_bad(e, ln, "more records than autosize " \
+					 "reads (500000)")                   \
+			       : autosize_fail(e, AUTOSIZE_ENOMEM,           \
+					       "out of memory");             \
+		(l)->arr = g_;                                               \
+	} while (0)
+
+static void lim_unset(long *v)
+{
+	int k;
+
+	for (k = 0; k < LIM_N; k++)
+		v[k] = -1;
+}
+
+static autosize_err lim_qos_line(autosize_limits *l, const lim_line *ln,
+				 autosize_error *e)
+{
+	lim_qos *q;
+	const char *val;
+	size_t n;
+	autosize_err rc;
+	int i, r;
+
+	LIM_PUSH(l, qos, n_qos, cap_qos, e, ln);
+	q = &l->qos[l->n_qos];
+	memset(q, 0, sizeof(*q));
+	lim_unset(q->v);
+	if ((rc = lim_name(ln, 1, q->name, e)))
+		return rc;
+	if (!q->name[0])
+		return lim_bad(e, ln, "a QOS without a name");
+	for (i = 2; i < ln->n; i++) {
+		if (lim_key(ln, i, "flags", &val, &n)) {
+			/* deny (DenyOnLimit) is Slurm's business */
+			q->over_part = n >= 9 && strstr(val, "over_part") &&
+				       (size_t)(strstr(val, "over_part") - val)
+				       <= n - 9;
+			continue;
+		}
+		if ((r = lim_limit(ln, i, q->v)) == 1)
+			continue;
+		return lim_bad(e, ln, r < 0 ? "a limit that is not a number"
+					    : "an unknown key");
+	}
+	l->n_qos++;
+	return AUTOSIZE_OK;
+}
+
+static autosize_err lim_assoc_line(autosize_limits *l, const lim_line *ln,
+				   autosize_error *e)
+{
+	lim_assoc *a;
+	const char *val;
+	size_t n;
+	autosize_err rc;
+	int i, r;
+
+	if (ln->n < 6)
+		return lim_bad(e, ln, "an association needs ID PARENT ACCOUNT "
+			       "USER PARTITION");
+	LIM_PUSH(l, assoc, n_assoc, cap_assoc, e, ln);
+	a = &l->assoc[l->n_assoc];
+	memset(a, 0, sizeof(*a));
+	lim_unset(a->v);
+	a->id = lim_number(ln->tok[1], ln->len[1]);
+	a->parent = lim_number(ln->tok[2], ln->len[2]);
+	if (a->id < 0 || a->parent < 0)
+		return lim_bad(e, ln, "an association id that is not a number");
+	if ((rc = lim_name(ln, 3, a->account, e)) ||
+	    (rc = lim_name(ln, 4, a->user, e)) ||
+	    (rc = lim_name(ln, 5, a->partition, e)))
+		return rc;
+	if (!a->account[0])
+		return lim_bad(e, ln, "an association without an account");
+	for (i = 6; i < ln->n; i++) {
+		if ((r = lim_limit(ln, i, a->v)) == 1 ||
+		    (r == 0 && (r = lim_text(ln, i, "def_qos",
+					     a->def_qos)) == 1))
+			continue;
+		if (r == 0 && lim_key(ln, i, "qos", &val, &n)) {
+			/* the QOS the association may use: only "exactly one"
+			 * matters (Slurm's default when none is set) */
+			if (!memchr(val, ',', n) && lim_name_ok(val, n)) {
+				memcpy(a->one_qos, val, n);
+				a->one_qos[n] = '\0';
+			}
+			continue;
+		}
+		return lim_bad(e, ln, r < 0 ? "a value that cannot be read"
+					    : "an unknown key");
+	}
+	l->n_assoc++;
+	return AUTOSIZE_OK;
+}
+
+static autosize_err lim_user_line(autosize_limits *l, const lim_line *ln,
+				  autosize_error *e)
+{
+	lim_user *u;
+	autosize_err rc;
+	int i;
+
+	LIM_PUSH(l, user, n_user, cap_user, e, ln);
+	u = &l->user[l->n_user];
+	memset(u, 0, sizeof(*u));
+	if ((rc = lim_name(ln, 1, u->name, e)))
+		return rc;
+	for (i = 2; i < ln->n; i++)
+		if (lim_text(ln, i, "default_account", u->account) != 1)
+			return lim_bad(e, ln, "a user's key that cannot be read");
+	if (u->name[0])
+		l->n_user++;
+	return AUTOSIZE_OK;
+}
+
+static autosize_err lim_part_line(autosize_limits *l, const lim_line *ln,
+				  autosize_error *e)
+{
+	static const char *const keys[] = {
+		"def_cpus_per_gpu", "def_mem_per_gpu_mb", "max_cpus_per_node",
+		"node_cpus", "node_mem_mb", "node_gpus"
+	};
+	autosize_slurm_part *p;
+	long *fields[6];
+	const char *val;
+	size_t n, k;
+	autosize_err rc;
+	int i, r;
+
+	LIM_PUSH(l, part, n_part, cap_part, e, ln);
+	p = &l->part[l->n_part];
+	memset(p, 0, sizeof(*p));
+	fields[0] = &p->def_cpus_per_gpu;
+	fields[1] = &p->def_mem_per_gpu_mb;
+	fields[2] = &p->max_cpus_per_node;
+	fields[3] = &p->node_cpus;
+	fields[4] = &p->node_mem_mb;
+	fields[5] = &p->node_gpus;
+	for (k = 0; k < 6; k++)
+		*fields[k] = -1;
+	if ((rc = lim_name(ln, 1, p->name, e)) ||
+	    (rc = lim_name(ln, 2, p->type, e)))
+		return rc;
+	if (!p->name[0])
+		return lim_bad(e, ln, "a partition without a name");
+	for (i = 3; i < ln->n; i++) {
+		if ((r = lim_text(ln, i, "qos", p->qos)) == 1)
+			continue;
+		for (k = 0; r == 0 && k < 6; k++)
+			if (lim_key(ln, i, keys[k], &val, &n)) {
+				*fields[k] = lim_number(val, n);
+				r = *fields[k] < 0 ? -1 : 1;
+			}
+		if (r != 1)
+			return lim_bad(e, ln, r < 0 ? "a value that cannot be "
+				       "read" : "an unknown key");
+	}
+	l->n_part++;
+	return AUTOSIZE_OK;
+}
+
+/* Split one line into tokens (spaces and tabs). */
+static autosize_err lim_split(const char *s, size_t n, lim_line *ln,
+			      autosize_error *e)
+{
+	size_t i = 0, start;
+
+	ln->n = 0;
+	while (i < n) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i >= n)
+			break;
+		if (ln->n >= LIM_MAX_TOKENS)
+			return lim_bad(e, ln, "too many fields");
+		start = i;
+		while (i < n && s[i] != ' ' && s[i] != '\t')
+			i++;
+		ln->tok[ln->n] = s + start;
+		ln->len[ln->n++] = i - start;
+	}
+	return AUTOSIZE_OK;
+}
+
+static int lim_is(const lim_line *ln, const char *word)
+{
+	return ln->n > 0 && ln->len[0] == strlen(word) &&
+	       strncmp(ln->tok[0], word, ln->len[0]) == 0;
+}
+
+static autosize_err lim_line_read(autosize_limits *l, const lim_line *ln,
+				  int *ended, autosize_error *e)
+{
+	if (*ended)
+		return lim_bad(e, ln, "text after 'end'");
+	if (lim_is(ln, "end")) {
+		*ended = 1;
+		return AUTOSIZE_OK;
+	}
+	if (lim_is(ln, "enforce")) {
+		if (ln->n != 2)
+			return lim_bad(e, ln, "enforce takes one word");
+		l->enforced = ln->len[1] == 6 &&
+			      strncmp(ln->tok[1], "limits", 6) == 0;
+		return AUTOSIZE_OK;
+	}
+	if (lim_is(ln, "qos"))
+		return lim_qos_line(l, ln, e);
+	if (lim_is(ln, "assoc"))
+		return lim_assoc_line(l, ln, e);
+	if (lim_is(ln, "user"))
+		return lim_user_line(l, ln, e);
+	if (lim_is(ln, "part"))
+		return lim_part_line(l, ln, e);
+	return lim_bad(e, ln, "an unknown record");
+}
+
+static int lim_assoc_cmp(const void *a, const void *b)
+{
+	const lim_assoc *x = a, *y = b;
+	int c = strcmp(x->account, y->account);
+
+	if (!c)
+		c = strcmp(x->user, y->user);
+	return c ? c : strcmp(x->partition, y->partition);
+}
+
+static int lim_id_cmp(const void *a, const void *b)
+{
+	const lim_assoc *x = *(lim_assoc *const *)a;
+	const lim_assoc *y = *(lim_assoc *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int lim_user_cmp(const void *a, const void *b)
+{
+	return strcmp(((const lim_user *)a)->name,
+		      ((const lim_user *)b)->name);
+}
+
+/* Indexes for the lookups. */
+static autosize_err lim_index(autosize_limits *l, autosize_error *e)
+{
+	int i;
+
+	if (l->n_assoc > 0) {
+		qsort(l->assoc, (size_t)l->n_assoc, sizeof(*l->assoc),
+		      lim_assoc_cmp);
+		l->by_id = malloc((size_t)l->n_assoc * sizeof(*l->by_id));
+		if (!l->by_id)
+			return autosize_fail(e, AUTOSIZE_ENOMEM,
+					     "out of memory");
+		for (i = 0; i < l->n_assoc; i++)
+			l->by_id[i] = &l->assoc[i];
+		qsort(l->by_id, (size_t)l->n_assoc, sizeof(*l->by_id),
+		      lim_id_cmp);
+	}
+	if (l->n_user > 0)
+		qsort(l->user, (size_t)l->n_user, sizeof(*l->user),
+		      lim_user_cmp);
+	return AUTOSIZE_OK;
+}
+
+autosize_limits *autosize_limits_parse(const char *text, size_t len,
+				       autosize_error *e)
+{
+	autosize_limits *l = calloc(1, sizeof(*l));
+	const char *s = text, *end = text + len, *nl;
+	int ended = 0, header = 0;
+	lim_line ln;
+	autosize_err rc = AUTOSIZE_OK;
+
+	if (!l) {
+		autosize_fail(e, AUTOSIZE_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memset(&ln, 0, sizeof(ln));
+	while (s < end && !rc) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			nl = end;
+		ln.lineno++;
+		if (memchr(s, '\0', (size_t)(nl - s)))
+			rc = lim_bad(e, &ln, "a NUL byte");
+		else if (!(rc = lim_split(s, (size_t)(nl - s), &ln, e)) &&
+			 ln.n > 0 && ln.tok[0][0] != '#') {
+			if (!header) {
+				if (ln.n != 2 || !lim_is(&ln, "autosize-limits") ||
+				    ln.len[1] != 1 || ln.tok[1][0] != '1')
+					rc = lim_bad(e, &ln, "not 'autosize-limits "
+						     "1'");
+				header = 1;
+			} else {
+				rc = lim_line_read(l, &ln, &ended, e);
+			}
+		}
+		s = nl + 1;
+	}
+	if (!rc && !ended) {
+		ln.lineno++;
+		rc = lim_bad(e, &ln, header ? "no 'end': the snapshot was cut "
+			     "short" : "empty");
+	}
+	if (!rc)
+		rc = lim_index(l, e);
+	if (rc) {
+		autosize_limits_destroy(l);
+		return NULL;
+	}
+	return l;
+}
+
+void autosize_limits_destroy(autosize_limits *l)
+{
+	if (!l)
+		return;
+	free(l->qos);
+	free(l->assoc);
+	free(l->by_id);
+	free(l->user);
+	free(l->part);
+	free(l);
+}
+
+int autosize_limits_enforced(const autosize_limits *l)
+{
+	return l && l->enforced;
+}
+
+int autosize_limits_qos_count(const autosize_limits *l)
+{
+	return l ? l->n_qos : 0;
+}
+
+int autosize_limits_assoc_count(const autosize_limits *l)
+{
+	return l ? l->n_assoc : 0;
+}
+
+/* ---- lookups ---- */
+
+static const lim_qos *lim_find_qos(const autosize_limits *l, const char *name)
+{
+	int i;
+
+	for (i = 0; name && name[0] && i < l->n_qos; i++)
+		if (strcmp(l->qos[i].name, name) == 0)
+			return &l->qos[i];
+	return NULL;
+}
+
+static const lim_assoc *lim_find_assoc(const autosize_limits *l,
+				       const char *account, const char *user,
+				       const char *partition)
+{
+	lim_assoc key;
+
+	if (strlen(account) >= sizeof(key.account) ||
+	    strlen(user) >= sizeof(key.user) ||
+	    strlen(partition) >= sizeof(key.partition) || !l->n_assoc)
+		return NULL;
+	memset(&key, 0, sizeof(key));
+	strcpy(key.account, account);
+	strcpy(key.user, user);
+	strcpy(key.partition, partition);
+	return bsearch(&key, l->assoc, (size_t)l->n_assoc, sizeof(*l->assoc),
+		       lim_assoc_cmp);
+}
+
+static const lim_assoc *lim_find_id(const autosize_limits *l, long id)
+{
+	lim_assoc key, *kp = &key;
+	lim_assoc **found;
+
+	if (!l->n_assoc)
+		return NULL;
+	key.id = id;
+	found = bsearch(&kp, l->by_id, (size_t)l->n_assoc, sizeof(*l->by_id),
+			lim_id_cmp);
+	return found ? *found : NULL;
+}
+
+static const char *lim_default_account(const autosize_limits *l,
+				       const char *user)
+{
+	lim_user key;
+	const lim_user *u;
+
+	if (!l->n_user || strlen(user) >= sizeof(key.name))
+		return NULL;
+	strcpy(key.name, user);
+	u = bsearch(&key, l->user, (size_t)l->n_user, sizeof(*l->user),
+		    lim_user_cmp);
+	return u && u->account[0] ? u->account : NULL;
+}
+
+/* A limit's value as Slurm writes it (minutes as D-HH:MM:SS). */
+static void lim_value(int k, long v, char *buf, size_t len)
+{
+	if (k == LIM_WALL)
+		autosize_format_duration((double)v * 60, buf, len);
+	else
+		snprintf(buf, len, "%ld", v);
+}
+
+static void lim_set(autosize_cap *c, int k, long v, const char *who,
+		    const char *name)
+{
+	char val[32];
+
+	if (v < 0 || (c->value >= 0 && c->value <= v))
+		return;
+	lim_value(k, v, val, sizeof(val));
+	c->value = v;
+	snprintf(c->who, sizeof(c->who), "%.70s %.30s=%.16s", who, name,
+		 val);
+}
+
+/* Slot of the caps a kind of limit goes into. */
+static autosize_cap *lim_slot(autosize_caps *caps, int k)
+{
+	switch (k) {
+	case LIM_JOB_GPUS: case LIM_USER_GPUS: case LIM_ACCOUNT_GPUS:
+	case LIM_GRP_GPUS:
+		return &caps->gpus;
+	case LIM_NODE_GPUS:
+		return &caps->gpus_per_node;
+	case LIM_WALL:
+		return &caps->wall_min;
+	default:
+		return &caps->nodes;
+	}
+}
+
+/* An association's name in a message. */
+static void lim_assoc_who(const lim_assoc *a, char *buf, size_t len)
+{
+	if (a->user[0])
+		snprintf(buf, len, "the association of user %.40s in account %.40s",
+			 a->user, a->account);
+	else
+		snprintf(buf, len, "account %s", a->account);
+}
+
+/* Each kind where first defined: the QOS in their order, then the
+ * user's association and its parents up to root. */
+static void lim_apply(const autosize_limits *l, const lim_qos *first,
+		      const lim_qos *second, const lim_assoc *a,
+		      autosize_caps *caps)
+{
+	const lim_qos *qs[2] = { first, second };
+	char who[AUTOSIZE_CAP_WHO_MAX];
+	const lim_assoc *up;
+	int k, i, depth, done, grp;
+
+	for (k = 0; k < LIM_N; k++) {
+		done = 0;
+		for (i = 0; i < 2 && !done; i++) {
+			if (!qs[i] || qs[i]->v[k] < 0)
+				continue;
+			snprintf(who, sizeof(who), "QOS %s", qs[i]->name);
+			lim_set(lim_slot(caps, k), k, qs[i]->v[k], who,
+				lim_qos_names[k]);
+			done = 1;
+		}
+		if (done || !lim_assoc_names[k])
+			continue;
+		/* a Max limit is inherited: the first level up that sets
+		 * it; a group limit holds at every level (bounded: a
+		 * snapshot whose parents loop ends) */
+		grp = k == LIM_GRP_GPUS || k == LIM_GRP_NODES;
+		for (up = a, depth = 0; up && depth < 64;
+		     up = up->parent && up->parent != up->id
+			  ? lim_find_id(l, up->parent) : NULL, depth++) {
+			if (up->v[k] < 0)
+				continue;
+			lim_assoc_who(up, who, sizeof(who));
+			lim_set(lim_slot(caps, k), k, up->v[k], who,
+				lim_assoc_names[k]);
+			if (!grp)
+				break;
+		}
+	}
+}
+
+int autosize_limits_caps(const autosize_limits *l, const char *user,
+			 const char *account, const char *qos,
+			 const char *partition, const char *part_qos,
+			 autosize_caps *caps, char *why, size_t len)
+{
+	const autosize_slurm_part *sp;
+	const lim_assoc *a;
+	const lim_qos *q, *pq = NULL;
+	const char *name;
+
+	memset(caps, 0, sizeof(*caps));
+	caps->gpus.value = caps->nodes.value = -1;
+	caps->gpus_per_node.value = caps->wall_min.value = -1;
+	if (why && len)
+		why[0] = '\0';
+	if (!l || !l->enforced)
+		return 0;
+	user = user ? user : "";
+	partition = partition ? partition : "";
+	if (!account || !account[0])
+		account = lim_default_account(l, user);
+	if (!account) {
+		snprintf(why, len, "user %.64s has no default account in "
+			 "Slurm's associations", user[0] ? user : "?");
+		return -1;
+	}
+	a = lim_find_assoc(l, account, user, partition);
+	if (!a)
+		a = lim_find_assoc(l, account, user, "");
+	if (!a) {
+		snprintf(why, len, "no association of user %.64s in account "
+			 "%.64s%s%.64s is among Slurm's limits", user, account,
+			 partition[0] ? " for partition " : "", partition);
+		return -1;
+	}
+	name = qos && qos[0] ? qos : a->def_qos[0] ? a->def_qos
+	       : a->one_qos[0] ? a->one_qos : "normal";
+	q = lim_find_qos(l, name);
+	if (!q) {
+		snprintf(why, len, "QOS %.64s is not among Slurm's QOS", name);
+		return -1;
+	}
+	if (!part_qos) {
+		sp = autosize_limits_partition(l, partition, NULL);
+		part_qos = sp ? sp->qos : "";
+	}
+	if (part_qos[0] && strcmp(part_qos, q->name) != 0) {
+		pq = lim_find_qos(l, part_qos);
+		if (!pq) {
+			snprintf(why, len, "partition %.64s's QOS %.64s is not "
+				 "among Slurm's QOS", partition, part_qos);
+			return -1;
+		}
+	}
+	snprintf(caps->qos, sizeof(caps->qos), "%s", q->name);
+	snprintf(caps->account, sizeof(caps->account), "%s", a->account);
+	/* the partition's QOS first, unless the job's has OverPartQOS */
+	if (pq && q->over_part)
+		lim_apply(l, q, pq, a, caps);
+	else
+		lim_apply(l, pq, q, a, caps);
+	return 0;
+}
+
+const autosize_slurm_part *autosize_limits_partition(const autosize_limits *l,
+						     const char *partition,
+						     const char *type)
+{
+	const autosize_slurm_part *whole = NULL;
+	int i;
+
+	if (!l || !partition)
+		return NULL;
+	for (i = 0; i < l->n_part; i++) {
+		if (strcmp(l->part[i].name, partition) != 0)
+			continue;
+		if (!l->part[i].type[0])
+			whole = &l->part[i];
+		else if (type && type[0] && strcmp(l->part[i].type, type) == 0)
+			return &l->part[i];
+	}
+	return whole;
+}
+
+/* The limits of v as "MaxTRESPerUser gres/gpu=16, MaxWall 04:00:00". */
+static void lim_list(const long *v, const char *const *names, char *buf,
+		     size_t len)
+{
+	char val[32];
+	size_t used = 0;
+	int k, n;
+
+	buf[0] = '\0';
+	for (k = 0; k < LIM_N; k++) {
+		if (v[k] < 0 || !names[k])
+			continue;
+		lim_value(k, v[k], val, sizeof(val));
+		n = snprintf(buf + used, len - used, "%s%s=%s",
+			     used ? ", " : "", names[k], val);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+const char *autosize_limits_qos_line(const autosize_limits *l, int i,
+				     char *buf, size_t len)
+{
+	char list[400];
+
+	if (!l || i < 0 || i >= l->n_qos)
+		return NULL;
+	lim_list(l->qos[i].v, lim_qos_names, list, sizeof(list));
+	snprintf(buf, len, "QOS %s: %s%s", l->qos[i].name,
+		 list[0] ? list : "no limit on GPUs, nodes or time",
+		 l->qos[i].over_part ? " (OverPartQOS)" : "");
+	return buf;
+}
+
+/* 1 when association a sets a limit autosize plans within. */
+static int lim_assoc_limited(const lim_assoc *a)
+{
+	int k;
+
+	for (k = 0; k < LIM_N; k++)
+		if (a->v[k] >= 0 && lim_assoc_names[k])
+			return 1;
+	return 0;
+}
+
+const char *autosize_limits_assoc_line(const autosize_limits *l, int i,
+				       char *buf, size_t len)
+{
+	char list[400], who[AUTOSIZE_CAP_WHO_MAX];
+	int k, seen = -1;
+
+	if (!l || i < 0)
+		return NULL;
+	for (k = 0; k < l->n_assoc; k++) {
+		if (!lim_assoc_limited(&l->assoc[k]) || ++seen != i)
+			continue;
+		lim_list(l->assoc[k].v, lim_assoc_names, list, sizeof(list));
+		lim_assoc_who(&l->assoc[k], who, sizeof(who));
+		snprintf(buf, len, "%.110s%s%.63s: %.400s", who,
+			 l->assoc[k].partition[0] ? ", partition " : "",
+			 l->assoc[k].partition, list);
+		return buf;
+	}
+	return NULL;
+}

@@ -1,0 +1,290 @@
+/*
+ * autosize: a job's plan record in words (show.h), for `autosize show`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "autosize/launch.h"
+#include "autosize/parse.h"
+#include "autosize/report.h"
+#include "autosize/show.h"
+
+#define SHOW_LINE_MAX 512
+
+int autosize_record_summary(const autosize_record *r, const char *model,
+			    char *buf, size_t len)
+{
+	char count[16], limit[32] = "", name[AUTOSIZE_NAME_MAX + 40];
+	int chained = r->time_limit_min > 0 &&
+		      r->train_hours * 60 > r->time_limit_min;
+	size_t used;
+	int n;
+
+	if (model && model[0])
+		snprintf(name, sizeof(name), "%s", model);
+	else
+		snprintf(name, sizeof(name), "a model of %s parameters",
+			 autosize_launch_count(r->params, count,
+					       sizeof(count)));
+	/* decide.c's summary, less its MFU (not in the record) */
+	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPU%s, TP %d x PP %d "
+		     "x CP %d x DP %d, EP %d, VP %d, ZeRO-%d", name,
+		     r->partition, r->nodes, autosize_plural(r->nodes),
+		     r->gpus_per_node, autosize_plural(r->gpus_per_node), r->tp,
+		     r->pp, r->cp > 1 ? r->cp : 1, r->dp, r->ep > 1 ? r->ep : 1,
+		     r->vp > 1 ? r->vp : 1, r->zero_stage);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	if (r->train_hours <= 0)
+		return n;
+	used = (size_t)n;
+	if (r->time_limit_min > 0)
+		autosize_format_duration(r->time_limit_min * 60.0, limit,
+					 sizeof(limit));
+	n = snprintf(buf + used, len - used, ", %.1f h predicted, time limit "
+		     "%s%s", r->train_hours, limit, chained ? " per job" : "");
+	if (n < 0 || (size_t)n >= len - used)
+		return -1;
+	return (int)(used + (size_t)n);
+}
+
+int autosize_show_live(const char *state)
+{
+	static const char *const live[] = {"PENDING", "RUNNING", "SUSPENDED",
+		"COMPLETING", "CONFIGURING", "RESIZING", "REQUEUE_HOLD",
+		"REQUEUE_FED", "SIGNALING", "STAGE_OUT", "STOPPED", NULL};
+	int i;
+
+	for (i = 0; live[i]; i++)
+		if (strcmp(state, live[i]) == 0)
+			return 1;
+	return !state[0];
+}
+
+void autosize_show_limit_of(const autosize_finished_job *j,
+			    const autosize_record *r, autosize_show_limit *l)
+{
+	double work_s = r->train_hours * 3600;
+
+	memset(l, 0, sizeof(*l));
+	l->finished = !autosize_show_live(j->state);
+	l->hit = strcmp(j->state, "TIMEOUT") == 0;
+	l->limit_s = j->time_limit_s > 0 ? j->time_limit_s
+					 : r->time_limit_min * 60.0;
+	l->elapsed_s = j->elapsed_s > 0 ? j->elapsed_s : 0;
+	l->chained = r->time_limit_min > 0 &&
+		     work_s > r->time_limit_min * 60.0;
+	/* its part of the run (one chained job's limit) at the speed it
+	 * measured: report.c's need of a TIMEOUT job */
+	if (r->time_limit_min > 0 && work_s > r->time_limit_min * 60.0)
+		work_s = r->time_limit_min * 60.0;
+	if (r->has_measured && r->m_tokens_per_s > 0 && work_s > 0)
+		l->need_s = work_s * r->tokens_per_s / r->m_tokens_per_s;
+}
+
+/* A byte count in GiB, as the plan report shows memory. */
+static double show_gib(double bytes)
+{
+	return bytes / (1024.0 * 1024 * 1024);
+}
+
+static void show_limit_text(const autosize_show_limit *l, FILE *f)
+{
+	char a[32], b[32], c[32];
+
+	autosize_format_duration(l->elapsed_s, a, sizeof(a));
+	autosize_format_duration(l->limit_s, b, sizeof(b));
+	if (l->hit)
+		fprintf(f, "  limit      hit: TIMEOUT after %s", b);
+	else if (l->finished)
+		fprintf(f, "  limit      not hit: ran %s of %s (%.0f%%)", a, b,
+			l->limit_s > 0 ? 100 * l->elapsed_s / l->limit_s : 0);
+	else
+		fprintf(f, "  limit      %s of %s so far", a, b);
+	if (l->need_s > 0 && l->limit_s > 0) {
+		autosize_format_duration(l->need_s, c, sizeof(c));
+		fprintf(f, "; at its measured speed its part of the run needs "
+			"%s (x%.2f the limit)", c, l->need_s / l->limit_s);
+	}
+	if (l->chained)
+		fprintf(f, "; the plan is a chain of jobs, each ending at its "
+			"limit");
+	fputc('\n', f);
+}
+
+static void show_measured_text(const autosize_record *r, FILE *f)
+{
+	char a[16], b[16];
+
+	if (!r->has_measured) {
+		fprintf(f, "  measured   nothing yet (the job writes its figures "
+			"when it ends, with AUTOSIZE_REPORT: "
+			"doc/closed-loop.md)\n");
+		return;
+	}
+	fprintf(f, "  measured   %s tokens/s", autosize_launch_count(
+			r->m_tokens_per_s, a, sizeof(a)));
+	if (r->tokens_per_s > 0)
+		fprintf(f, " against %s planned (x%.2f)",
+			autosize_launch_count(r->tokens_per_s, b, sizeof(b)),
+			r->m_tokens_per_s / r->tokens_per_s);
+	if (r->m_step_s > 0)
+		fprintf(f, ", step %.3g s (planned %.3g)", r->m_step_s,
+			r->step_s);
+	if (r->m_mem_bytes > 0)
+		fprintf(f, ", peak %.1f GiB per GPU (planned %.1f of "
+			"tensors)", show_gib(r->m_mem_bytes),
+			show_gib(r->alloc_bytes));
+	fprintf(f, "; %d report line%s\n", r->m_lines,
+		autosize_plural(r->m_lines));
+}
+
+int autosize_show_write_text(const autosize_finished_job *j,
+			     const autosize_record *rec, const char *rec_error,
+			     const char *source, FILE *f)
+{
+	char line[SHOW_LINE_MAX], name[96], user[64], why[128], a[32], b[32];
+	autosize_show_limit l;
+
+	autosize_report_safe_text(j->name, name, sizeof(name));
+	autosize_report_safe_text(j->user, user, sizeof(user));
+	fprintf(f, "autosize: job %s of %s (\"%s\"): %s%s%s, from %s\n",
+		j->job_id, user[0] ? user : "?", name,
+		j->state[0] ? j->state : "?",
+		j->partition[0] ? " on " : "", j->partition, source);
+	if (!rec) {
+		fprintf(f, "  %s\n", rec_error ? rec_error
+			: "no autosize plan: the job was not sized by autosize "
+			  "(no autosize:v1 record in its AdminComment)");
+		return ferror(f) ? -1 : 0;
+	}
+	if (autosize_record_summary(rec, rec->model, line, sizeof(line)) < 0)
+		snprintf(line, sizeof(line), "(too long to show)");
+	fprintf(f, "  plan       %s\n", line);
+	fprintf(f, "  layout     %s, recompute %s, micro-batch %d, grad accum "
+		"%d (global batch %d x %d), %s tokens/s, %.1f GiB per GPU "
+		"planned\n", rec->framework,
+		autosize_recompute_name((autosize_recompute)rec->recompute),
+		rec->micro_batch, rec->grad_accum, rec->global_batch,
+		rec->seq_len, autosize_launch_count(rec->tokens_per_s, a,
+						    sizeof(a)),
+		show_gib(rec->mem_bytes));
+	if (rec->ask_gpus > 0 || rec->ask_min > 0) {
+		autosize_format_duration(rec->ask_min * 60.0, b, sizeof(b));
+		fprintf(f, "  asked      ");
+		if (rec->ask_gpus > 0)
+			fprintf(f, "%d GPU%s", rec->ask_gpus,
+				autosize_plural(rec->ask_gpus));
+		else
+			fprintf(f, "no size");
+		if (rec->ask_min > 0)
+			fprintf(f, ", time limit %s", b);
+		fputc('\n', f);
+	}
+	if (rec->cal_speed > 0)
+		fprintf(f, "  calibrated speed x %.2f on %d jobs of this "
+			"site\n", rec->cal_speed, rec->cal_jobs);
+	if (rec->warn[0])
+		fprintf(f, "  warned     %s (codes: doc/admins.md)\n",
+			rec->warn);
+	if (autosize_record_mismatch(rec, j->partition, j->nodes, j->gpus,
+				     why, sizeof(why)))
+		fprintf(f, "  changed    after planning: %s (scontrol update): "
+			"the plan no longer describes the job\n", why);
+	show_measured_text(rec, f);
+	autosize_show_limit_of(j, rec, &l);
+	show_limit_text(&l, f);
+	return ferror(f) ? -1 : 0;
+}
+
+static void show_json_num(FILE *f, const char *key, double v)
+{
+	if (isfinite(v) && v > 0)
+		fprintf(f, ",\"%s\":%.6g", key, v);
+	else
+		fprintf(f, ",\"%s\":null", key);
+}
+
+int autosize_show_write_json(const autosize_finished_job *j,
+			     const autosize_record *rec, const char *rec_error,
+			     const char *source, FILE *f)
+{
+	char line[SHOW_LINE_MAX], why[128];
+	autosize_show_limit l;
+
+	fputs("{\"show_version\":1,\"job_id\":", f);
+	autosize_report_json_str(f, j->job_id);
+	fputs(",\"source\":", f);
+	autosize_report_json_str(f, source);
+	fputs(",\"user\":", f);
+	autosize_report_json_str(f, j->user);
+	fputs(",\"name\":", f);
+	autosize_report_json_str(f, j->name);
+	fputs(",\"state\":", f);
+	autosize_report_json_str(f, j->state);
+	fputs(",\"partition\":", f);
+	autosize_report_json_str(f, j->partition);
+	show_json_num(f, "nodes", (double)j->nodes);   /* null: unknown */
+	show_json_num(f, "gpus", (double)j->gpus);
+	show_json_num(f, "elapsed_s", j->elapsed_s);
+	show_json_num(f, "time_limit_s", j->time_limit_s);
+	if (!rec) {
+		fputs(",\"plan\":null,\"error\":", f);
+		if (rec_error)
+			autosize_report_json_str(f, rec_error);
+		else
+			fputs("null", f);
+		fputs(",\"chain\":null}\n", f);
+		return ferror(f) ? -1 : 0;
+	}
+	if (autosize_record_summary(rec, rec->model, line, sizeof(line)) < 0)
+		line[0] = '\0';
+	fputs(",\"plan\":{\"summary\":", f);
+	autosize_report_json_str(f, line);
+	fputs(",\"partition\":", f);
+	autosize_report_json_str(f, rec->partition);
+	fputs(",\"gpu\":", f);
+	autosize_report_json_str(f, rec->gpu);
+	fputs(",\"framework\":", f);
+	autosize_report_json_str(f, rec->framework);
+	fprintf(f, ",\"params\":%.6g,\"tokens\":%.6g,\"nodes\":%d,"
+		"\"gpus_per_node\":%d,\"tp\":%d,\"pp\":%d,\"dp\":%d,\"cp\":%d,"
+		"\"ep\":%d,\"vp\":%d,\"zero_stage\":%d,\"micro_batch\":%d,"
+		"\"grad_accum\":%d,\"seq_len\":%d,\"global_batch\":%d,"
+		"\"tokens_per_s\":%.6g,\"step_s\":%.6g,\"train_hours\":%.6g,"
+		"\"mem_bytes\":%.6g,\"time_limit_min\":%ld,\"calibration\":%.6g,"
+		"\"warn\":", rec->params, rec->tokens, rec->nodes,
+		rec->gpus_per_node, rec->tp, rec->pp, rec->dp,
+		rec->cp > 1 ? rec->cp : 1, rec->ep > 1 ? rec->ep : 1,
+		rec->vp > 1 ? rec->vp : 1, rec->zero_stage, rec->micro_batch,
+		rec->grad_accum, rec->seq_len, rec->global_batch,
+		rec->tokens_per_s, rec->step_s, rec->train_hours,
+		rec->mem_bytes, rec->time_limit_min,
+		rec->cal_speed > 0 ? rec->cal_speed : 1);
+	autosize_report_json_str(f, rec->warn);
+	fprintf(f, ",\"asked_gpus\":%d,\"asked_time_limit_min\":%ld}",
+		rec->ask_gpus, rec->ask_min);
+	if (rec->has_measured)
+		fprintf(f, ",\"measured\":{\"tokens_per_s\":%.6g,"
+			"\"step_s\":%.6g,\"mem_bytes\":%.6g,\"lines\":%d}",
+			rec->m_tokens_per_s, rec->m_step_s, rec->m_mem_bytes,
+			rec->m_lines);
+	else
+		fputs(",\"measured\":null", f);
+	autosize_show_limit_of(j, rec, &l);
+	fprintf(f, ",\"limit\":{\"finished\":%s,\"hit\":%s,\"chained\":%s",
+		l.finished ? "true" : "false", l.hit ? "true" : "false",
+		l.chained ? "true" : "false");
+	show_json_num(f, "limit_s", l.limit_s);
+	show_json_num(f, "elapsed_s", l.elapsed_s);
+	show_json_num(f, "need_s", l.need_s);
+	fputs("},\"changed\":", f);
+	if (autosize_record_mismatch(rec, j->partition, j->nodes, j->gpus,
+				     why, sizeof(why)))
+		autosize_report_json_str(f, why);
+	else
+		fputs("null", f);
+	/* the jobs of a chain (issue 31 will link them): not known yet */
+	fputs(",\"chain\":null}\n", f);
+	return ferror(f) ? -1 : 0;
+}

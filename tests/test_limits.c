@@ -1,0 +1,272 @@
+/*
+ * Slurm's limits as autosize reads them (core/limits.c): the snapshot's
+ * strict reader and the caps of one job in Slurm's order of limits
+ * (partition QOS, job QOS, association and its parents; where first
+ * defined; OverPartQOS).
+ */
+#include "testutil.h"
+#include "autosize.h"
+
+/* The testbed's realistic profile (contrib/testbed/up), with a deeper
+ * account tree and a partition QOS. */
+static const char snapshot[] =
+	"# autosize limits --raw\n"
+	"autosize-limits 1\n"
+	"enforce limits\n"
+	"qos normal user_gpus=16\n"
+	"qos tiny flags=deny job_gpus=2\n"
+	"qos short wall_min=240\n"
+	"qos big flags=deny,over_part job_gpus=64 job_nodes=8\n"
+	"qos partq job_gpus=24 grp_nodes=3\n"
+	"assoc 1 0 root - -\n"
+	"assoc 2 1 root root -\n"
+	"assoc 3 1 ml - - job_nodes=3\n"
+	"assoc 4 3 ml renter - def_qos=normal qos=normal,tiny,short,big\n"
+	"assoc 5 1 lab - - grp_gpus=8\n"
+	"assoc 6 5 lab renter - grp_gpus=12 wall_min=600\n"
+	"assoc 7 1 solo - -\n"
+	"assoc 8 7 solo single - qos=short\n"
+	"user renter default_account=ml\n"
+	"user single default_account=solo\n"
+	"part gpu - def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 node_cpus=64 "
+	"node_mem_mb=512000\n"
+	"part gpu h100 node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"part gpu a100 node_cpus=64 node_mem_mb=512000\n"
+	"part guarded - qos=partq node_cpus=64\n"
+	"end\n";
+
+static autosize_limits *load(const char *text)
+{
+	autosize_error e;
+	autosize_limits *l = autosize_limits_parse(text, strlen(text), &e);
+
+	if (!l)
+		fprintf(stderr, "%s\n", e.msg);
+	return l;
+}
+
+static void test_caps_in_slurm_order(void **state)
+{
+	autosize_limits *l = load(snapshot);
+	autosize_caps c;
+	char why[200];
+
+	assert_non_null(l);
+	assert_int_equal(autosize_limits_enforced(l), 1);
+	assert_int_equal(autosize_limits_qos_count(l), 5);
+	/* default account and QOS: the user's per-user GPUs, the inherited
+	 * node limit of account ml */
+	assert_int_equal(autosize_limits_caps(l, "renter", "", "", "gpu", NULL,
+					      &c, why, sizeof(why)), 0);
+	assert_string_equal(c.qos, "normal");
+	assert_string_equal(c.account, "ml");
+	assert_int_equal(c.gpus.value, 16);
+	assert_string_equal(c.gpus.who,
+			    "QOS normal MaxTRESPerUser=gres/gpu=16");
+	assert_int_equal(c.nodes.value, 3);
+	assert_string_equal(c.nodes.who, "account ml MaxTRES=node=3");
+	assert_int_equal(c.wall_min.value, -1);
+	/* a QOS asked for */
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "tiny", "gpu",
+					      NULL, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, 2);
+	assert_string_equal(c.gpus.who, "QOS tiny MaxTRESPerJob=gres/gpu=2");
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "short", "gpu",
+					      NULL, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.wall_min.value, 240);
+	assert_string_equal(c.wall_min.who, "QOS short MaxWall=04:00:00");
+	/* a group limit at every level: the user's 12 and the account's 8;
+	 * the association's MaxWall */
+	assert_int_equal(autosize_limits_caps(l, "renter", "lab", "", "gpu",
+					      NULL, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, 8);
+	assert_string_equal(c.gpus.who, "account lab GrpTRES=gres/gpu=8");
+	assert_int_equal(c.wall_min.value, 600);
+	/* one QOS allowed and no default: that one */
+	assert_int_equal(autosize_limits_caps(l, "single", "", "", "gpu", NULL,
+					      &c, why, sizeof(why)), 0);
+	assert_string_equal(c.qos, "short");
+	autosize_limits_destroy(l);
+}
+
+static void test_partition_qos_first(void **state)
+{
+	autosize_limits *l = load(snapshot);
+	autosize_caps c;
+	char why[200];
+
+	assert_non_null(l);
+	/* the partition's QOS sets the per-job GPUs first; its group
+	 * nodes beat the account's inherited MaxTRES */
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "normal",
+					      "guarded", NULL, &c, why,
+					      sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, 16);
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "tiny",
+					      "guarded", NULL, &c, why,
+					      sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, 24);
+	assert_string_equal(c.gpus.who, "QOS partq MaxTRESPerJob=gres/gpu=24");
+	assert_int_equal(c.nodes.value, 3);
+	/* OverPartQOS: the job's QOS first */
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "big",
+					      "guarded", NULL, &c, why,
+					      sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, 64);
+	/* another kind of limit, the partition QOS's group nodes, holds */
+	assert_int_equal(c.nodes.value, 3);
+	assert_string_equal(c.nodes.who, "QOS partq GrpTRES=node=3");
+	/* the caller's partition QOS (slurmctld's part_list) wins */
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "tiny", "gpu",
+					      "partq", &c, why, sizeof(why)),
+			 0);
+	assert_int_equal(c.gpus.value, 24);
+	autosize_limits_destroy(l);
+}
+
+static void test_unknown_is_said(void **state)
+{
+	autosize_limits *l = load(snapshot);
+	autosize_caps c;
+	char why[200];
+
+	assert_non_null(l);
+	assert_int_equal(autosize_limits_caps(l, "renter", "ml", "nosuch",
+					      "gpu", NULL, &c, why,
+					      sizeof(why)), -1);
+	assert_string_equal(why, "QOS nosuch is not among Slurm's QOS");
+	assert_int_equal(autosize_limits_caps(l, "stranger", "", "", "gpu",
+					      NULL, &c, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "stranger has no default account"));
+	assert_int_equal(autosize_limits_caps(l, "renter", "solo", "", "gpu",
+					      NULL, &c, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "no association of user renter in "
+			       "account solo"));
+	autosize_limits_destroy(l);
+}
+
+static void test_not_enforced(void **state)
+{
+	autosize_limits *l = load("autosize-limits 1\nenforce none\n"
+				  "qos normal job_gpus=1\nend\n");
+	autosize_caps c;
+	char why[200];
+
+	assert_non_null(l);
+	assert_int_equal(autosize_limits_caps(l, "anyone", "", "nosuch", "gpu",
+					      NULL, &c, why, sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, -1);
+	autosize_limits_destroy(l);
+}
+
+static void test_partitions(void **state)
+{
+	autosize_limits *l = load(snapshot);
+	const autosize_slurm_part *p;
+
+	assert_non_null(l);
+	p = autosize_limits_partition(l, "gpu", "h100");
+	assert_non_null(p);
+	assert_int_equal(p->node_mem_mb, 1024000);
+	assert_int_equal(p->def_cpus_per_gpu, -1);
+	p = autosize_limits_partition(l, "gpu", NULL);
+	assert_int_equal(p->def_cpus_per_gpu, 8);
+	assert_int_equal(p->node_mem_mb, 512000);
+	p = autosize_limits_partition(l, "gpu", "l40s");
+	assert_int_equal(p->def_mem_per_gpu_mb, 61440);
+	assert_null(autosize_limits_partition(l, "nosuch", NULL));
+	autosize_limits_destroy(l);
+}
+
+static void test_lines(void **state)
+{
+	autosize_limits *l = load(snapshot);
+	char buf[300];
+
+	assert_non_null(l);
+	assert_string_equal(autosize_limits_qos_line(l, 0, buf, sizeof(buf)),
+			    "QOS normal: MaxTRESPerUser=gres/gpu=16");
+	assert_string_equal(autosize_limits_qos_line(l, 3, buf, sizeof(buf)),
+			    "QOS big: MaxTRESPerJob=gres/gpu=64, "
+			    "MaxTRESPerJob=node=8 (OverPartQOS)");
+	assert_null(autosize_limits_qos_line(l, 5, buf, sizeof(buf)));
+	/* only those with a limit: lab, lab/renter, ml */
+	assert_string_equal(autosize_limits_assoc_line(l, 0, buf, sizeof(buf)),
+			    "account lab: GrpTRES=gres/gpu=8");
+	assert_string_equal(autosize_limits_assoc_line(l, 1, buf, sizeof(buf)),
+			    "the association of user renter in account lab: "
+			    "GrpTRES=gres/gpu=12, MaxWall=10:00:00");
+	assert_non_null(autosize_limits_assoc_line(l, 2, buf, sizeof(buf)));
+	assert_null(autosize_limits_assoc_line(l, 3, buf, sizeof(buf)));
+	autosize_limits_destroy(l);
+}
+
+/* Each broken snapshot is refused with its line; none crashes. */
+static void test_strict(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "", "line 1: empty" },
+		{ "autosize-limits 2\nend\n", "line 1: not 'autosize-limits 1'" },
+		{ "autosize-limits 1\nenforce limits\n", "line 3: no 'end'" },
+		{ "autosize-limits 1\nqos a job_gpus=x\nend\n",
+		  "line 2: a limit that is not a number" },
+		{ "autosize-limits 1\nqos a nice=1\nend\n",
+		  "line 2: an unknown key" },
+		{ "autosize-limits 1\nqos a;rm\nend\n",
+		  "line 2: not a Slurm name" },
+		{ "autosize-limits 1\nassoc 1 0 a\nend\n",
+		  "line 2: an association needs" },
+		{ "autosize-limits 1\nassoc x 0 a - -\nend\n",
+		  "line 2: an association id" },
+		{ "autosize-limits 1\npart - -\nend\n",
+		  "line 2: a partition without a name" },
+		{ "autosize-limits 1\nend\nqos a\n", "line 3: text after 'end'" },
+		{ "autosize-limits 1\nwhat\nend\n", "line 2: an unknown record" },
+		{ "autosize-limits 1\nqos a job_gpus=99999999999999\nend\n",
+		  "line 2: a limit that is not a number" },
+	};
+	autosize_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		autosize_error_clear(&e);
+		assert_null(autosize_limits_parse(bad[i].text,
+						  strlen(bad[i].text), &e));
+		if (!strstr(e.msg, bad[i].want))
+			fail_msg("%s: got '%s'", bad[i].want, e.msg);
+	}
+	/* a parent loop ends */
+	{
+		static const char loop[] = "autosize-limits 1\nenforce limits\n"
+			"qos normal\nassoc 1 2 a - - grp_gpus=4\n"
+			"assoc 2 1 b - - grp_gpus=2\n"
+			"assoc 3 1 a u -\nend\n";
+		autosize_limits *l = load(loop);
+		autosize_caps c;
+		char why[100];
+
+		assert_non_null(l);
+		assert_int_equal(autosize_limits_caps(l, "u", "a", "", "p",
+						      NULL, &c, why,
+						      sizeof(why)), 0);
+		assert_int_equal(c.gpus.value, 2);
+		autosize_limits_destroy(l);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_caps_in_slurm_order),
+		cmocka_unit_test(test_partition_qos_first),
+		cmocka_unit_test(test_unknown_is_said),
+		cmocka_unit_test(test_not_enforced),
+		cmocka_unit_test(test_partitions),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_strict),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
