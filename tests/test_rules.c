@@ -1,12 +1,18 @@
 /*
  * The policy's `rules:` per account, QOS and user (core/policy_rules.c):
- * read strictly, matched first-wins.
+ * read strictly, matched first-wins, and what slurmctld's decision does
+ * with them (core/decide.c, decide_slurm.c) on the realistic testbed's
+ * policy and Slurm limits: the account and QOS as Slurm holds the job
+ * to them, a cap beside Slurm's (the smaller wins, named), the mode,
+ * default partition, framework and stack; never a guard skipped.
  */
 #include "testutil.h"
 #include "autosize.h"
 #include "ytest.h"
 
+#define P AUTOSIZE_SPANK_OPTION_PREFIX
 #define WHAT "site.yaml"
+#define REAL_POLICY "contrib/testbed/autosize-realistic.yaml"
 
 /* A policy with rules; the broken cases replace one of its lines. */
 static const char *const rules_policy =
@@ -234,6 +240,242 @@ static void test_rules_broken(void **state)
 			 parse_any, destroy_any);
 }
 
+/* ---- slurmctld's decision, on the realistic testbed ---- */
+
+/* Slurm's limits of the realistic testbed (contrib/testbed/up) as
+ * `autosize limits --raw` writes them: the renter in accounts ml (its
+ * default) and lab (GrpTRES gres/gpu=4), default QOS normal. */
+static const char snapshot[] =
+	"autosize-limits 1\nenforce limits\n"
+	"qos normal user_gpus=8\nqos tiny job_gpus=2\nqos short wall_min=240\n"
+	"qos big job_gpus=32\n"
+	"assoc 1 0 root - -\nassoc 3 1 ml - -\nassoc 4 1 lab - - grp_gpus=4\n"
+	"assoc 6 3 ml renter - def_qos=normal qos=normal,tiny,short,big\n"
+	"assoc 7 4 lab renter - def_qos=normal qos=normal,tiny,short,big\n"
+	"user renter default_account=ml\n"
+	"part gpu - def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 node_cpus=64 "
+	"node_mem_mb=512000 node_gpus=8\n"
+	"part gpu h100 def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 "
+	"node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"part gpu a100 def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 "
+	"node_cpus=64 node_mem_mb=512000 node_gpus=8\n"
+	"part h100 - node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"part a100 - node_cpus=64 node_mem_mb=512000 node_gpus=8\n"
+	"part spot - node_cpus=64 node_mem_mb=1024000 node_gpus=8\n"
+	"end\n";
+
+static struct {
+	autosize_policy *pol;
+	autosize_limits *lim;
+	autosize_decide_work *w;
+	autosize_job job;
+	autosize_decision d;
+} rx;
+
+static int real_setup(void **state)
+{
+	autosize_error e;
+
+	(void)state;
+	rx.pol = autosize_policy_load(REAL_POLICY, &e);
+	if (!rx.pol)
+		fprintf(stderr, "%s\n", e.msg);
+	rx.lim = autosize_limits_parse(snapshot, strlen(snapshot), &e);
+	rx.w = malloc(autosize_decide_work_size());
+	return rx.pol && rx.lim && rx.w ? 0 : -1;
+}
+
+static int real_teardown(void **state)
+{
+	(void)state;
+	autosize_policy_destroy(rx.pol);
+	autosize_limits_destroy(rx.lim);
+	free(rx.w);
+	return 0;
+}
+
+/* The renter's job under account and qos ("": as Slurm defaults them),
+ * with Slurm's part_list and limits as slurmctld's module has them. */
+static void real_job(const char *account, const char *qos)
+{
+	static const char *const parts[] = { "gpu", "h100", "a100", "spot" };
+	autosize_part_limit *l;
+	size_t i;
+
+	autosize_job_init(&rx.job);
+	snprintf(rx.job.user, sizeof(rx.job.user), "renter");
+	snprintf(rx.job.account, sizeof(rx.job.account), "%s", account);
+	snprintf(rx.job.qos, sizeof(rx.job.qos), "%s", qos);
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		l = &rx.job.live.at[rx.job.live.n++];
+		snprintf(l->name, sizeof(l->name), "%s", parts[i]);
+		l->max_nodes = i == 0 ? 4 : 2;
+		l->total_nodes = l->max_nodes;
+		l->max_time_s = i == 3 ? 4 * 3600.0 : 2 * 86400.0;
+	}
+	rx.job.have_live = 1;
+	rx.job.limits_wanted = 1;
+	rx.job.limits = rx.lim;
+}
+
+static void real_decide(const char *model_params, const char *more)
+{
+	char m[64];
+	const char *env[3] = { m, P "train_tokens=2e10", more };
+
+	snprintf(m, sizeof(m), P "model_params=%s", model_params);
+	autosize_decide(rx.pol, env, more ? 3 : 2, &rx.job, rx.w, &rx.d);
+}
+
+static int real_warned(const char *words)
+{
+	int i;
+
+	for (i = 0; i < rx.d.n_warnings; i++)
+		if (strstr(rx.d.warnings[i], words))
+			return 1;
+	return 0;
+}
+
+/* The account and QOS a rule matches are Slurm's: given, else the
+ * user's default account and the association's default QOS; the rule
+ * sets the partition, framework and stack; Slurm's smaller cap wins. */
+static void test_real_rule_settings(void **state)
+{
+	autosize_record rec;
+	autosize_error e;
+	size_t start, n;
+
+	(void)state;
+	real_job("lab", "");          /* -A lab, QOS defaulted: normal */
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_string_equal(rx.d.partition, "a100");
+	assert_int_equal(rx.d.set_partition, 1);
+	assert_true(rx.d.nodes * rx.d.gpus_per_node <= 4);
+	assert_true(real_warned("account lab GrpTRES=gres/gpu=4: planned "
+				"within 4 GPUs"));
+	assert_false(real_warned("autosize rule"));
+	assert_true(autosize_record_find(rx.d.record, &start, &n));
+	assert_int_equal(autosize_record_decode(rx.d.record + start, n, "rec",
+						&rec, &e), 0);
+	assert_string_equal(rec.stack, "hf");
+	assert_string_equal(rec.framework, "fsdp");
+	/* a partition the job names is kept */
+	real_job("lab", "");
+	snprintf(rx.job.partition, sizeof(rx.job.partition), "h100");
+	real_decide("7e9", NULL);
+	assert_string_equal(rx.d.partition, "h100");
+	/* the association's default QOS from slurmctld, without limits */
+	real_job("lab", "");
+	rx.job.limits = NULL;
+	rx.job.limits_wanted = 0;
+	snprintf(rx.job.default_qos, sizeof(rx.job.default_qos), "normal");
+	real_decide("7e9", NULL);
+	assert_string_equal(rx.d.partition, "a100");
+	/* neither known: a rule on QOS does not match; the next one does */
+	rx.job.default_qos[0] = '\0';
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_WARN);
+}
+
+/* The rule's cap, named, where it is the smaller; a size the user keeps
+ * past it is refused naming it; a rule's mode. */
+static void test_real_rule_cap_and_mode(void **state)
+{
+	(void)state;
+	real_job("", "short");        /* the default account, ml */
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(rx.d.nodes * rx.d.gpus_per_node <= 4);
+	assert_true(real_warned("autosize rule for account ml, QOS short "
+				"max_gpus=4: planned within 4 GPUs"));
+	real_job("", "short");
+	rx.job.min_nodes = 1;
+	rx.job.gpus_per_node = 8;
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(rx.d.message, "8 GPUs asked for on partition "
+			    "gpu, but autosize rule for account ml, QOS short "
+			    "max_gpus=4 allows at most 4 to this job: ask for "
+			    "fewer, or leave the size out and autosize sizes "
+			    "the job within it");
+	/* so is one past Slurm's own cap (it would never start) */
+	real_job("", "tiny");
+	rx.job.min_nodes = 1;
+	rx.job.gpus_per_node = 8;
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(rx.d.message, "but QOS tiny MaxTRESPerJob="
+			       "gres/gpu=2 allows at most 2 to this job"));
+	/* the same cap without Slurm's limits read */
+	real_job("ml", "short");
+	rx.job.limits = NULL;
+	rx.job.limits_wanted = 0;
+	rx.job.have_live = 0;
+	real_decide("7e9", NULL);
+	assert_true(rx.d.nodes * rx.d.gpus_per_node <= 4);
+	assert_true(real_warned("autosize rule for account ml, QOS short "
+				"max_gpus=4"));
+	/* a rule's mode: advice only */
+	real_job("lab", "short");
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_WARN);
+	assert_non_null(strstr(rx.d.message, "suggested size: -p "));
+	/* the job's own --autosize still chooses within it, as on a
+	 * partition of mode warn */
+	real_job("lab", "short");
+	real_decide("7e9", P "autosize=rewrite");
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_REWRITE);
+}
+
+/* No rule skips a guard: bad options are refused under a rule of mode
+ * off, Slurm's limits still bound a rule's larger cap, and a job whose
+ * limits cannot be read goes as submitted whatever its rule. */
+static void test_real_rule_guards(void **state)
+{
+	char text[16384];
+	autosize_policy *p, *keep = rx.pol;
+	autosize_error e;
+	FILE *f = fopen(REAL_POLICY, "r");
+	size_t n;
+	char *at;
+
+	(void)state;
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 200, f);
+	fclose(f);
+	text[n] = '\0';
+	at = strstr(text, "\nrules:\n");
+	assert_non_null(at);
+	snprintf(at, sizeof(text) - (size_t)(at - text), "\nrules:\n"
+		 "  - qos: [tiny]\n    mode: off\n"
+		 "  - qos: [big]\n    max_gpus: 64\n");
+	p = autosize_policy_parse(text, strlen(text), "edited", ".", &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	rx.pol = p;
+	real_job("", "tiny");
+	real_decide("abc", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(rx.d.reason, "input");
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.has_options, 1);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_string_equal(rx.d.message, "");
+	real_job("", "big");         /* QOS big MaxTRESPerJob 32 < 64 */
+	real_decide("70e9", NULL);
+	assert_true(rx.d.nodes * rx.d.gpus_per_node <= 32);
+	real_job("", "big");
+	rx.job.limits = NULL;
+	snprintf(rx.job.limits_why, sizeof(rx.job.limits_why), "not read yet");
+	real_decide("7e9", NULL);
+	assert_int_equal(rx.d.action, AUTOSIZE_ACTION_NONE);
+	assert_non_null(strstr(rx.d.message, "not sized: Slurm's QOS"));
+	rx.pol = keep;
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,7 +483,10 @@ int main(void)
 		cmocka_unit_test(test_rules_off),
 		cmocka_unit_test(test_rules_shadowed),
 		cmocka_unit_test(test_rules_broken),
+		cmocka_unit_test(test_real_rule_settings),
+		cmocka_unit_test(test_real_rule_cap_and_mode),
+		cmocka_unit_test(test_real_rule_guards),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, real_setup, real_teardown);
 }
