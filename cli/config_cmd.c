@@ -130,6 +130,34 @@ static void config_calibration(const autosize_policy *p)
 		       x->speed_high, x->memory_factor, x->jobs, x->users);
 }
 
+/* `exempt:` and `rules:`, in the order they apply. */
+static void config_rules(const autosize_policy *p)
+{
+	const autosize_rule *r;
+	const char *name;
+	char match[400], set[300];
+	int i;
+
+	for (i = 0; (name = autosize_policy_exempt_user_at(p, i)); i++)
+		printf("%s%s", i ? ", " : "  exempt (never sized): users ",
+		       name);
+	if (i)
+		printf("\n");
+	for (i = 0; (name = autosize_policy_exempt_account_at(p, i)); i++)
+		printf("%s%s", i ? ", " : "  exempt (never sized): accounts ",
+		       name);
+	if (i)
+		printf("\n");
+	if (!autosize_policy_rule_count(p))
+		return;
+	printf("  rules (the first that matches a job applies; the "
+	       "defaults above for the rest):\n");
+	for (i = 0; (r = autosize_policy_rule_at(p, i)); i++)
+		printf("    line %d: %s: %s\n", r->line,
+		       autosize_rule_match_text(r, match, sizeof(match)),
+		       autosize_rule_set_text(r, set, sizeof(set)));
+}
+
 int cli_check_config(int argc, char **argv)
 {
 	const char *file = NULL;
@@ -206,6 +234,7 @@ int cli_check_config(int argc, char **argv)
 		config_renter(pt);
 		config_slurm_side(pt);
 	}
+	config_rules(p);
 	if (live)
 		rv = config_live(p, rv);
 	autosize_policy_destroy(p);

@@ -462,6 +462,41 @@ static void test_renter_config(void **state)
 	assert_non_null(strstr(err, "--steps=0"));
 }
 
+/* check-config shows exempt: and the rules, in the order they apply. */
+static void test_rules_config(void **state)
+{
+	static const char policy[] =
+		"partitions:\n"
+		"  - name: gpu\n"
+		"    gpu: H100-SXM5-80GB\n"
+		"    gpus_per_node: 8\n"
+		"    nodes: 4\n"
+		"    network: ib\n"
+		"    network_gbps_per_node: 3200\n"
+		"exempt: {users: [root, ops], accounts: [admin]}\n"
+		"rules:\n"
+		"  - accounts: [lab, teach]\n"
+		"    qos: [normal]\n"
+		"    mode: warn\n"
+		"    max_gpus: 1\n"
+		"  - users: [alice]\n"
+		"    stack: torchtune\n";
+	char path[64];
+	const char *args[] = {"check-config", NULL, NULL};
+
+	(void)state;
+	args[1] = test_write_tmp(path, sizeof(path), policy);
+	assert_int_equal(run_cli(args), 0);
+	unlink(path);
+	assert_non_null(strstr(out, "\n  exempt (never sized): users root, "
+			       "ops\n  exempt (never sized): accounts admin\n"
+			       "  rules (the first that matches a job "
+			       "applies; the defaults above for the rest):\n"
+			       "    line 10: account lab or teach, QOS normal: "
+			       "mode warn, at most 1 GPU a job\n"
+			       "    line 14: user alice: stack torchtune\n"));
+}
+
 static void test_lists(void **state)
 {
 	const char *const gpus[] = {"gpus", NULL};
@@ -926,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_too_long_exit_1),
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_renter_config),
+		cmocka_unit_test(test_rules_config),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_plan_chart),
