@@ -819,6 +819,10 @@ static void test_decision_metrics(void **state)
 	d.action = AUTOSIZE_ACTION_REJECT;
 	d.reason = "unfit";
 	autosize_metrics_add(&m, &d, 2.0);
+	d.reason = "limit";
+	autosize_metrics_add(&m, &d, 2.0);
+	d.reason = "something new";
+	autosize_metrics_add(&m, &d, 2.0);
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
 	assert_int_equal(autosize_metrics_write(&m, f), 0);
@@ -827,6 +831,12 @@ static void test_decision_metrics(void **state)
 			       "\"rewrite\"} 2\n"));
 	assert_non_null(strstr(text, "autosize_refusals_total{reason="
 			       "\"unfit\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"limit\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"time\"} 0\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"other\"} 1\n"));
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
 			       "\"0.0001\"} 1\n"));
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
@@ -834,9 +844,9 @@ static void test_decision_metrics(void **state)
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
 			       "\"1\"} 2\n"));
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
-			       "\"+Inf\"} 3\n"));
-	assert_non_null(strstr(text, "autosize_decision_seconds_count 3\n"));
-	assert_non_null(strstr(text, "autosize_layouts_evaluated_total 150"));
+			       "\"+Inf\"} 5\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_count 5\n"));
+	assert_non_null(strstr(text, "autosize_layouts_evaluated_total 250"));
 	free(text);
 	/* written when due only; replaced whole, nothing left beside */
 	assert_non_null(mkdtemp(dir));
