@@ -270,10 +270,12 @@ int cli_list_presets(int argc, char **argv)
 {
 	autosize_error err;
 	autosize_model m;
+	const char *hf;
 	int i;
 
-	printf("%-18s %7s %7s %6s %6s %8s %s\n", "preset", "layers", "hidden",
-	       "heads", "kv", "params", "published");
+	printf("%-18s %7s %7s %6s %6s %8s %9s  %s\n", "preset", "layers",
+	       "hidden", "heads", "kv", "params", "published",
+	       "Hugging Face id");
 	for (i = 0; i < autosize_model_preset_count(); i++) {
 		const char *name = autosize_model_preset_name(i);
 
@@ -281,9 +283,10 @@ int cli_list_presets(int argc, char **argv)
 			fprintf(stderr, "autosize: %s\n", err.msg);
 			return CLI_EXIT_USAGE;
 		}
-		printf("%-18s %7d %7d %6d %6d %7.2fB %7.2fB\n", name, m.layers,
-		       m.hidden, m.heads, m.kv_heads, m.params / 1e9,
-		       m.params_published / 1e9);
+		hf = autosize_model_preset_hf_id(i);
+		printf("%-18s %7d %7d %6d %6d %7.2fB %8.2fB  %s\n", name,
+		       m.layers, m.hidden, m.heads, m.kv_heads, m.params / 1e9,
+		       m.params_published / 1e9, hf && hf[0] ? hf : "-");
 	}
 	return CLI_EXIT_OK;
 }

@@ -508,6 +508,11 @@ static void test_lists(void **state)
 	assert_int_equal(run_cli(presets), 0);
 	assert_non_null(strstr(out, "llama-3.1-405b"));
 	assert_non_null(strstr(out, "qwen2.5-72b"));
+	/* each preset with the Hugging Face id its shape was checked
+	 * against (what --model also takes), "-" where there is none */
+	assert_non_null(strstr(out, "published  Hugging Face id\n"));
+	assert_non_null(strstr(out, "B  meta-llama/Llama-3.1-405B\n"));
+	assert_non_null(strstr(out, "B  Qwen/Qwen3-30B-A3B\n"));
 }
 
 /* With --json, errors are JSON on stdout with the same exit status; a
