@@ -74,7 +74,11 @@ const autosize_part_limit *plan_live_of(const plan_ctx *c, const char *name);
  * cap on the size only when the plan reaches it). */
 void plan_tell_notes(const plan_ctx *c, autosize_plan *plan);
 
-/* autosize_plan_compute with the caller's scratch space w. */
+/* autosize_plan_compute with the caller's scratch space w, for
+ * slurmctld's decisions (autosize_decide): its searches also stop at
+ * AUTOSIZE_PLAN_MAX_SEARCH_MS of the thread's CPU time. The CLI, sbatch
+ * and the nodes plan by the candidate budget alone, the same plan on
+ * any machine. */
 autosize_err autosize_plan_compute_work(const autosize_policy *p,
 					const autosize_request *r,
 					autosize_plan *plan, autosize_work *w,
