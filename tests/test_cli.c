@@ -784,6 +784,36 @@ static void test_sbatch_forms(void **state)
 		assert_non_null(strstr(err, "-J run --mem=100G --exclusive "
 				       "-n 8"));
 	}
+	/* -A and -q choose the policy's rule, as in slurmctld (with the
+	 * user running the command; its defaults are not known here) */
+	{
+		const char *lab[] = {"plan", "--policy="
+			"contrib/testbed/autosize-realistic.yaml", "-A", "lab",
+			"--qos=normal", "--model-params=7e9",
+			"--train-tokens=2e10", NULL};
+		const char *short_q[] = {"plan", "--policy="
+			"contrib/testbed/autosize-realistic.yaml", "-q",
+			"short", "-Aml", "--model-params=7e9",
+			"--train-tokens=2e10", NULL};
+		const char *none[] = {"plan", "--policy="
+			"contrib/testbed/autosize-realistic.yaml",
+			"--model-params=7e9", "--train-tokens=2e10", NULL};
+
+		assert_int_equal(run_cli(lab), 0);
+		assert_non_null(strstr(err, "the policy's rule at line 89 "
+				       "(account lab, QOS normal) applies: at "
+				       "most 16 GPUs a job, partition a100, "
+				       "framework fsdp, stack hf\n"));
+		assert_null(strstr(err, "not used for sizing"));
+		assert_non_null(strstr(out, "on partition a100 "));
+		assert_int_equal(run_cli(short_q), 0);
+		assert_non_null(strstr(out, "autosize rule for account ml, QOS "
+				       "short max_gpus=4: planned within 4 "
+				       "GPUs"));
+		assert_int_equal(run_cli(none), 0);
+		assert_non_null(strstr(err, "give -A and -q as your sbatch "
+				       "line does"));
+	}
 	/* a bad value names the option; the script is not an option */
 	{
 		const char *bad[] = {"plan", "--policy=none", "--gpu=h100",

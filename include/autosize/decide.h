@@ -193,6 +193,18 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		     size_t n, const autosize_job *job,
 		     autosize_decide_work *w, autosize_decision *d);
 
+/*
+ * The policy's rule for a job of user in account under qos (each "" when
+ * not known: policy.h autosize_policy_rule_for) into r: r->rule, and
+ * its GPU cap in r->rule_gpus, named by the job's names ("autosize rule
+ * for account lab max_gpus=16"). Returns the rule, or NULL (r then has
+ * none). autosize_decide does this for slurmctld; `autosize plan` with
+ * sbatch's -A and -q.
+ */
+const autosize_rule *autosize_rule_apply(const autosize_policy *p,
+					 const char *user, const char *account,
+					 const char *qos, autosize_request *r);
+
 /* ---- Slurm's GPU requests ("tres" strings), decoded and edited ---- */
 
 /*
