@@ -165,7 +165,7 @@ int autosize_policy_exempt(const autosize_policy *p, const char *user,
 
 typedef struct autosize_rule {
 	int line;                /* its line in the policy file */
-	/* the names matched, each list "" when the key is absent */
+	/* the names matched (n_* of each; 0: the key is absent, any name) */
 	int n_users, n_accounts, n_qos;
 	const char (*users)[AUTOSIZE_EXEMPT_NAME_MAX];
 	const char (*accounts)[AUTOSIZE_EXEMPT_NAME_MAX];
