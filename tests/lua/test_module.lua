@@ -1104,10 +1104,10 @@ local slow = plan_h100()
 check("a new calibration file is picked up without a policy change",
 	r == true and slow and slow.plan and
 	slow.plan:find("speed x 0.50", 1, true) and
-	plain and plain.time_limit and slow.time_limit > plain.time_limit,
-	tostring(err) .. " " .. tostring(slow and (slow.plan or
-		slow.message)) .. " | " .. tostring(plain and (plain.plan or
-		plain.message)) .. " | cal gpu " .. tostring(cal_gpu))
+	plain and slow.time_limit > plain.time_limit,
+	tostring(err) .. " " .. tostring(slow and slow.plan) .. " " ..
+	tostring(slow and slow.action) .. " " ..
+	tostring(slow and (slow.message or slow.error)))
 write(TMP .. "/cal.yaml", "version: 1\ncorrections: [{partition: h100}]\n")
 r, err = autosize.load_policy(calp)
 check("a broken calibration is reported once",
