@@ -81,6 +81,8 @@ typedef struct cli_sbatch {
 	char value[32];        /* a value rewritten (the N of [TYPE:]N) */
 	char ntasks_arg[64];   /* -n as given */
 	char unused[512];      /* options taken, not used, as given */
+	char account[AUTOSIZE_LIMITS_NAME_MAX]; /* -A: "" none */
+	char qos[AUTOSIZE_LIMITS_NAME_MAX];     /* -q: "" none */
 } cli_sbatch;
 
 void cli_sbatch_init(cli_sbatch *sb);
@@ -102,6 +104,11 @@ int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
 void cli_sbatch_warn(const cli_sbatch *sb, autosize_plan *p);
 /* One line each: what was not used for sizing, a -N range. */
 void cli_sbatch_notes(const cli_sbatch *sb, FILE *f);
+/* The policy's rule for this user under -A and -q into r (decide.h
+ * autosize_rule_apply), said in one line on f; or one line saying -A
+ * and -q choose one when the policy has rules on accounts or QOS. */
+void cli_sbatch_rule(const cli_sbatch *sb, const autosize_policy *p,
+		     autosize_request *r, FILE *f);
 
 /* Finished jobs from accounting (cli/sacct.c): calibrate's and report's
  * --sacct, --starttime, --endtime, --partition, --user. */

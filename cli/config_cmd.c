@@ -130,6 +130,34 @@ static void config_calibration(const autosize_policy *p)
 		       x->speed_high, x->memory_factor, x->jobs, x->users);
 }
 
+/* `exempt:` and `rules:`, in the order they apply. */
+static void config_rules(const autosize_policy *p)
+{
+	const autosize_rule *r;
+	const char *name;
+	char match[400], set[300];
+	int i;
+
+	for (i = 0; (name = autosize_policy_exempt_user_at(p, i)); i++)
+		printf("%s%s", i ? ", " : "  exempt (never sized): users ",
+		       name);
+	if (i)
+		printf("\n");
+	for (i = 0; (name = autosize_policy_exempt_account_at(p, i)); i++)
+		printf("%s%s", i ? ", " : "  exempt (never sized): accounts ",
+		       name);
+	if (i)
+		printf("\n");
+	if (!autosize_policy_rule_count(p))
+		return;
+	printf("  rules (the first that matches a job applies; the "
+	       "defaults above for the rest):\n");
+	for (i = 0; (r = autosize_policy_rule_at(p, i)); i++)
+		printf("    line %d: %s: %s\n", r->line,
+		       autosize_rule_match_text(r, match, sizeof(match)),
+		       autosize_rule_set_text(r, set, sizeof(set)));
+}
+
 int cli_check_config(int argc, char **argv)
 {
 	const char *file = NULL;
@@ -206,6 +234,7 @@ int cli_check_config(int argc, char **argv)
 		config_renter(pt);
 		config_slurm_side(pt);
 	}
+	config_rules(p);
 	if (live)
 		rv = config_live(p, rv);
 	autosize_policy_destroy(p);
@@ -241,10 +270,12 @@ int cli_list_presets(int argc, char **argv)
 {
 	autosize_error err;
 	autosize_model m;
+	const char *hf;
 	int i;
 
-	printf("%-18s %7s %7s %6s %6s %8s %s\n", "preset", "layers", "hidden",
-	       "heads", "kv", "params", "published");
+	printf("%-18s %7s %7s %6s %6s %8s %9s  %s\n", "preset", "layers",
+	       "hidden", "heads", "kv", "params", "published",
+	       "Hugging Face id");
 	for (i = 0; i < autosize_model_preset_count(); i++) {
 		const char *name = autosize_model_preset_name(i);
 
@@ -252,9 +283,10 @@ int cli_list_presets(int argc, char **argv)
 			fprintf(stderr, "autosize: %s\n", err.msg);
 			return CLI_EXIT_USAGE;
 		}
-		printf("%-18s %7d %7d %6d %6d %7.2fB %7.2fB\n", name, m.layers,
-		       m.hidden, m.heads, m.kv_heads, m.params / 1e9,
-		       m.params_published / 1e9);
+		hf = autosize_model_preset_hf_id(i);
+		printf("%-18s %7d %7d %6d %6d %7.2fB %8.2fB  %s\n", name,
+		       m.layers, m.hidden, m.heads, m.kv_heads, m.params / 1e9,
+		       m.params_published / 1e9, hf && hf[0] ? hf : "-");
 	}
 	return CLI_EXIT_OK;
 }

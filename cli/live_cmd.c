@@ -191,6 +191,53 @@ static void live_per_gpu(const autosize_partition *pt,
 			 sp->node_mem_mb);
 }
 
+/* One name of a rule that Slurm does not know: it never matches. */
+static void live_rule_name(const autosize_rule *r, const char *what,
+			   const char *name, live_tally *t)
+{
+	printf("  warning: rule at line %d: %s %s is not among Slurm's "
+	       "(as slurmctld enforces them): it never matches\n", r->line,
+	       what, name);
+	t->warnings++;
+}
+
+/* The rules' accounts, QOS and users against Slurm's: a name Slurm
+ * lacks is a typo or a leftover; without enforced associations a job
+ * may name any account, so a rule on accounts or QOS guards nothing. */
+static void live_rules_check(const autosize_policy *p,
+			     const autosize_limits *l, live_tally *t)
+{
+	const autosize_rule *r;
+	int i, k, keyed = 0;
+
+	for (i = 0; (r = autosize_policy_rule_at(p, i)); i++)
+		keyed |= r->n_accounts || r->n_qos;
+	if (!autosize_limits_enforced(l)) {
+		if (keyed) {
+			printf("  warning: rules match on accounts or QOS, "
+			       "but Slurm enforces no association limits "
+			       "(AccountingStorageEnforce without limits): "
+			       "their names are not checked, and unless it "
+			       "enforces associations a job may name any "
+			       "account\n");
+			t->warnings++;
+		}
+		return;
+	}
+	for (i = 0; (r = autosize_policy_rule_at(p, i)); i++) {
+		for (k = 0; k < r->n_accounts; k++)
+			if (!autosize_limits_has_account(l, r->accounts[k]))
+				live_rule_name(r, "account", r->accounts[k],
+					       t);
+		for (k = 0; k < r->n_qos; k++)
+			if (!autosize_limits_has_qos(l, r->qos[k]))
+				live_rule_name(r, "QOS", r->qos[k], t);
+		for (k = 0; k < r->n_users; k++)
+			if (!autosize_limits_has_user(l, r->users[k]))
+				live_rule_name(r, "user", r->users[k], t);
+	}
+}
+
 /* Slurm's QOS and association limits, which slurmctld's module plans
  * within, and what each partition gives a GPU. */
 static void live_limits_check(const autosize_policy *p, live_tally *t)
@@ -219,6 +266,7 @@ static void live_limits_check(const autosize_policy *p, live_tally *t)
 		if (sp)
 			live_per_gpu(pt, sp, t);
 	}
+	live_rules_check(p, l, t);
 	autosize_limits_destroy(l);
 }
 

@@ -496,6 +496,7 @@ int cli_plan(int argc, char **argv)
 				   "is on stderr)");
 		goto out;
 	}
+	cli_sbatch_rule(&sb, policy, &req, stderr);
 	if (req.gpu[0]) {
 		char warn[160];
 

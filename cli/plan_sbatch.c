@@ -13,14 +13,18 @@
  *   --gpus-per-task=[TYPE:]N     GPUs per task
  *   -t, --time=TIME              the job's time limit (a bare number is
  *                                minutes): checked against the plan
+ *   -A, --account=NAME           the account and QOS the policy's rules
+ *   -q, --qos=NAME               match (with the user running this)
  *
  * A TYPE without -p picks that GPU's reference server (--gpu). Options
  * of sbatch that do not change a size (-J, -o, --mem, ...) are taken and
  * said not to be used; anything else is refused as before.
  */
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "autosize/parse.h"
 
@@ -39,12 +43,12 @@ static const struct {
 /* sbatch's long options read here (the others are autosize's own). */
 static const char *const sbatch_sized[] = {
 	"gres", "ntasks", "time", "gpus-per-task", "gpus-per-node", "gpus",
-	"nodes", NULL
+	"nodes", "account", "qos", NULL
 };
 
 /* sbatch options that leave the size alone: taken, said, not used. */
 static const char *const sbatch_unused[] = {
-	"job-name", "output", "error", "account", "qos", "cpus-per-task",
+	"job-name", "output", "error", "cpus-per-task",
 	"constraint", "chdir", "nodelist", "exclude", "mem", "mem-per-cpu",
 	"mem-per-gpu", "ntasks-per-node", "mail-type", "mail-user",
 	"comment", "signal", "export", "reservation", "dependency", "begin",
@@ -199,6 +203,14 @@ int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
 		name[0] = '\0';
 		return used;
 	}
+	if (strcmp(name, "account") == 0 || strcmp(name, "qos") == 0) {
+		/* Slurm checks the name; here it only matches a rule */
+		snprintf(name[0] == 'a' ? sb->account : sb->qos,
+			 sizeof(sb->account), "%.*s",
+			 (int)strcspn(v, " \t,"), v);
+		name[0] = '\0';
+		return used;
+	}
 	if (strcmp(name, "time") == 0) {
 		if (autosize_parse_duration(v, "-t", &s, e))
 			return -2;
@@ -297,4 +309,30 @@ void cli_sbatch_notes(const cli_sbatch *sb, FILE *f)
 	if (sb->node_range)
 		fprintf(f, "autosize: -N MIN-MAX: planned at the minimum, as "
 			"slurmctld reads it\n");
+}
+
+void cli_sbatch_rule(const cli_sbatch *sb, const autosize_policy *p,
+		     autosize_request *r, FILE *f)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	const autosize_rule *rule, *x;
+	char match[300], set[300];
+	int i, keyed = 0;
+
+	rule = autosize_rule_apply(p, pw ? pw->pw_name : "", sb->account,
+				   sb->qos, r);
+	if (rule)
+		fprintf(f, "autosize: the policy's rule at line %d (%s) "
+			"applies: %s\n", rule->line,
+			autosize_rule_match_text(rule, match, sizeof(match)),
+			autosize_rule_set_text(rule, set, sizeof(set)));
+	/* an earlier rule could match with the defaults slurmctld knows */
+	for (i = 0; (x = autosize_policy_rule_at(p, i)) && x != rule; i++)
+		keyed |= (x->n_accounts && !sb->account[0]) ||
+			 (x->n_qos && !sb->qos[0]);
+	if (keyed)
+		fprintf(f, "autosize: the policy has rules per account and "
+			"QOS: give -A and -q as your sbatch line does to plan "
+			"under yours (your defaults are slurmctld's, not known "
+			"here)\n");
 }

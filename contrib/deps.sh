@@ -46,3 +46,6 @@ install_missing "$PKGS"
 install_missing "python3-torch python3-omegaconf python3-packaging \
 python3-psutil python3-tqdm python3-regex python3-filelock python3-yaml \
 python3-numpy" --no-install-recommends
+# The Prometheus client's text parser reads slurmctld's metrics file in
+# the integration tests (tests/integration/metrics_check.py; 200 kB).
+install_missing "python3-prometheus-client" --no-install-recommends

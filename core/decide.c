@@ -104,28 +104,32 @@ static autosize_action decide_mode(autosize_mode site,
 
 /*
  * The partitions a job may use: the policy's least strict mode among them
- * into *site (rewrite before warn before off); the first one outside the
- * policy into other (a job naming none may use the default partition,
- * or any of the policy's). Returns 1 when a partition is outside.
+ * for this job (its rule's where a partition has none of its own) into
+ * *site (rewrite before warn before off); the first one outside the
+ * policy into other (a job naming none may use the site's default
+ * partitions, or any of the policy's). Returns 1 when a partition is
+ * outside.
  */
 static int decide_partitions(const autosize_policy *p,
+			     const autosize_rule *rule,
 			     const autosize_job *job, autosize_mode *site,
 			     char *other, size_t other_len)
 {
-	const autosize_defaults *def = autosize_policy_defaults(p);
 	const autosize_partition *part;
 	char name[AUTOSIZE_PART_NAME_MAX];
 	const char *at = job->partition, *comma;
+	autosize_mode m;
 	size_t n;
 	int i;
 
 	*site = AUTOSIZE_MODE_OFF;
-	if (!at[0] && def->partition[0])
-		at = def->partition;
+	if (!at[0])
+		at = autosize_policy_partition_for(p, rule);
 	if (!at[0]) {
 		for (i = 0; (part = autosize_policy_partition_at(p, i)); i++)
-			if (part->mode < *site)
-				*site = part->mode;
+			if ((m = autosize_policy_mode_for(p, rule, part)) <
+			    *site)
+				*site = m;
 		return 0;
 	}
 	while (*at) {
@@ -140,8 +144,9 @@ static int decide_partitions(const autosize_policy *p,
 					 at);
 				return 1;
 			}
-			if (part->mode < *site)
-				*site = part->mode;
+			if ((m = autosize_policy_mode_for(p, rule, part)) <
+			    *site)
+				*site = m;
 		}
 		at += n + (comma ? 1 : 0);
 	}
@@ -601,6 +606,7 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		     autosize_decide_work *w, autosize_decision *d)
 {
 	const autosize_defaults *def;
+	const autosize_rule *rule;
 	char other[AUTOSIZE_PART_NAME_MAX], names[256];
 	autosize_error e;
 	autosize_action mode;
@@ -632,15 +638,18 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		decide_failed(p, d, rc, &e);
 		return;
 	}
+	rule = decide_rule(p, job, &w->req);
+	site = autosize_policy_mode_for(p, rule, NULL);
 	if (autosize_policy_partition_count(p) == 0) {
-		if (decide_mode(def->mode, &w->req) != AUTOSIZE_ACTION_NONE)
+		if (decide_mode(site, &w->req) != AUTOSIZE_ACTION_NONE)
 			decide_internal(p, d, "the site policy has no "
 					"partitions (was autosize.yaml "
 					"loaded?)");
 		return;
 	}
-	if (decide_partitions(p, job, &site, other, sizeof(other))) {
-		if (decide_mode(def->mode, &w->req) == AUTOSIZE_ACTION_NONE)
+	if (decide_partitions(p, rule, job, &site, other, sizeof(other))) {
+		if (decide_mode(autosize_policy_mode_for(p, rule, NULL),
+				&w->req) == AUTOSIZE_ACTION_NONE)
 			return;
 		decide_partition_names(p, names, sizeof(names));
 		if (def->other_partitions == AUTOSIZE_OTHER_REFUSE) {
@@ -684,8 +693,9 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 		return;
 	if (!decide_plan(p, job, w, d) || decide_time_past_max(job, w, d))
 		return;
-	/* The planned partition's own mode (a list may mix them). */
-	mode = decide_mode(w->plan.part.mode, &w->req);
+	/* The planned partition's mode (a list may mix them). */
+	mode = decide_mode(autosize_policy_mode_for(p, rule, &w->plan.part),
+			   &w->req);
 	if (mode == AUTOSIZE_ACTION_NONE) {
 		memset(d, 0, sizeof(*d));
 		d->has_options = 1;

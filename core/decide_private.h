@@ -28,6 +28,11 @@ void decide_text(char *buf, size_t len, const char *fmt, ...)
 int decide_limits(const autosize_defaults *def, const autosize_job *job,
 		  autosize_decide_work *w, autosize_decision *d);
 
+/* The policy's rule for the job (NULL none), by its user, account and
+ * QOS as Slurm holds it to them, into r (its rule and GPU cap). */
+const autosize_rule *decide_rule(const autosize_policy *p,
+				 const autosize_job *job, autosize_request *r);
+
 /* The job's GPU type (its request's, else -C naming one of the
  * policy's), whole nodes, its CPUs and memory per GPU into r. */
 void decide_request(const autosize_policy *p, const autosize_job *job,

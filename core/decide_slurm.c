@@ -137,6 +137,65 @@ int decide_limits(const autosize_defaults *def,
 	return 0;
 }
 
+const autosize_rule *autosize_rule_apply(const autosize_policy *p,
+					 const char *user, const char *account,
+					 const char *qos, autosize_request *r)
+{
+	const autosize_rule *rule;
+	char names[AUTOSIZE_CAP_WHO_MAX];
+	size_t used = 0;
+
+	rule = autosize_policy_rule_for(p, user, account, qos);
+	r->rule = rule;
+	r->rule_gpus.value = rule ? rule->max_gpus : 0;
+	r->rule_gpus.who[0] = '\0';
+	if (!rule || rule->max_gpus <= 0)
+		return rule;
+	/* named by the job's own names: "account lab, QOS normal" */
+	names[0] = '\0';
+	if (rule->n_accounts)
+		used += (size_t)snprintf(names, sizeof(names), "account %.40s",
+					 account);
+	if (rule->n_qos && used < sizeof(names))
+		used += (size_t)snprintf(names + used, sizeof(names) - used,
+					 "%sQOS %.40s", used ? ", " : "", qos);
+	if (rule->n_users && used < sizeof(names))
+		snprintf(names + used, sizeof(names) - used, "%suser %.40s",
+			 used ? ", " : "", user);
+	snprintf(r->rule_gpus.who, sizeof(r->rule_gpus.who),
+		 "autosize rule for %.90s max_gpus=%ld", names,
+		 rule->max_gpus);
+	return rule;
+}
+
+/*
+ * The policy's rule for this job: its account (the one it names, else
+ * its user's default as slurmctld tells it) and QOS (the one it names,
+ * else its association's default as slurmctld tells it), each completed
+ * from Slurm's limits as last read where slurmctld said nothing (a QOS
+ * defaulted to the association's only one, or normal).
+ */
+const autosize_rule *decide_rule(const autosize_policy *p,
+				 const autosize_job *job, autosize_request *r)
+{
+	char account[AUTOSIZE_LIMITS_NAME_MAX], qos[AUTOSIZE_LIMITS_NAME_MAX];
+	char a[AUTOSIZE_LIMITS_NAME_MAX], q[AUTOSIZE_LIMITS_NAME_MAX];
+
+	snprintf(account, sizeof(account), "%s", job->account);
+	snprintf(qos, sizeof(qos), "%s", job->qos[0] ? job->qos
+					       : job->default_qos);
+	if ((!account[0] || !qos[0]) && autosize_policy_rule_count(p) &&
+	    job->limits && !job->limits_why[0] &&
+	    autosize_limits_job_names(job->limits, job->user, account, qos,
+				      "", a, q) == 0) {
+		if (!account[0])
+			snprintf(account, sizeof(account), "%s", a);
+		if (!qos[0])
+			snprintf(qos, sizeof(qos), "%s", q);
+	}
+	return autosize_rule_apply(p, job->user, account, qos, r);
+}
+
 /* What the job tells the plan besides its size: its GPU type (the
  * request's, else -C naming a type of the policy's partitions), whole
  * nodes, its CPUs and memory per GPU. */

@@ -608,6 +608,27 @@ static const char *lim_default_account(const autosize_limits *l,
 	return u && u->account[0] ? u->account : NULL;
 }
 
+int autosize_limits_has_account(const autosize_limits *l, const char *name)
+{
+	return l && name && lim_find_assoc(l, name, "", "") != NULL;
+}
+
+int autosize_limits_has_qos(const autosize_limits *l, const char *name)
+{
+	return l && lim_find_qos(l, name) != NULL;
+}
+
+int autosize_limits_has_user(const autosize_limits *l, const char *name)
+{
+	lim_user key;
+
+	if (!l || !name || !l->n_user || strlen(name) >= sizeof(key.name))
+		return 0;
+	strcpy(key.name, name);
+	return bsearch(&key, l->user, (size_t)l->n_user, sizeof(*l->user),
+		       lim_user_cmp) != NULL;
+}
+
 /* A limit's value as Slurm writes it (minutes as D-HH:MM:SS). */
 static void lim_value(int k, long v, char *buf, size_t len)
 {
@@ -697,6 +718,60 @@ static void lim_apply(const autosize_limits *l, const lim_qos *first,
 	}
 }
 
+/* The association of user's job in account ("": the user's default) in
+ * partition ("": any), and the QOS it runs under when it names qos ("":
+ * the association's default, else its only QOS, else normal); NULL with
+ * why when the snapshot does not know the association. */
+static const lim_assoc *lim_job_assoc(const autosize_limits *l,
+				      const char *user, const char *account,
+				      const char *qos, const char *partition,
+				      const char **qos_name, char *why,
+				      size_t len)
+{
+	const lim_assoc *a;
+
+	if (!account || !account[0])
+		account = lim_default_account(l, user);
+	if (!account) {
+		snprintf(why, len, "user %.64s has no default account in "
+			 "Slurm's associations", user[0] ? user : "?");
+		return NULL;
+	}
+	a = lim_find_assoc(l, account, user, partition);
+	if (!a)
+		a = lim_find_assoc(l, account, user, "");
+	if (!a) {
+		snprintf(why, len, "no association of user %.64s in account "
+			 "%.64s%s%.64s is among Slurm's limits", user, account,
+			 partition[0] ? " for partition " : "", partition);
+		return NULL;
+	}
+	*qos_name = qos && qos[0] ? qos : a->def_qos[0] ? a->def_qos
+		    : a->one_qos[0] ? a->one_qos : "normal";
+	return a;
+}
+
+int autosize_limits_job_names(const autosize_limits *l, const char *user,
+			      const char *account, const char *qos,
+			      const char *partition, char *account_out,
+			      char *qos_out)
+{
+	const lim_assoc *a = NULL;
+	const char *name = "";
+	char why[8];
+
+	account_out[0] = qos_out[0] = '\0';
+	if (l)
+		a = lim_job_assoc(l, user ? user : "", account, qos,
+				  partition ? partition : "", &name, why,
+				  sizeof(why));
+	if (!a)
+		return -1;
+	snprintf(account_out, AUTOSIZE_LIMITS_NAME_MAX, "%s", a->account);
+	snprintf(qos_out, AUTOSIZE_LIMITS_NAME_MAX, "%s", name);
+	return 0;
+}
+
 int autosize_limits_caps(const autosize_limits *l, const char *user,
 			 const char *account, const char *qos,
 			 const char *partition, const char *part_qos,
@@ -705,7 +780,7 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 	const autosize_slurm_part *sp;
 	const lim_assoc *a;
 	const lim_qos *q, *pq = NULL;
-	const char *name;
+	const char *name = "";
 
 	memset(caps, 0, sizeof(*caps));
 	caps->gpus.value = caps->nodes.value = -1;
@@ -716,24 +791,9 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 		return 0;
 	user = user ? user : "";
 	partition = partition ? partition : "";
-	if (!account || !account[0])
-		account = lim_default_account(l, user);
-	if (!account) {
-		snprintf(why, len, "user %.64s has no default account in "
-			 "Slurm's associations", user[0] ? user : "?");
-		return -1;
-	}
-	a = lim_find_assoc(l, account, user, partition);
+	a = lim_job_assoc(l, user, account, qos, partition, &name, why, len);
 	if (!a)
-		a = lim_find_assoc(l, account, user, "");
-	if (!a) {
-		snprintf(why, len, "no association of user %.64s in account "
-			 "%.64s%s%.64s is among Slurm's limits", user, account,
-			 partition[0] ? " for partition " : "", partition);
 		return -1;
-	}
-	name = qos && qos[0] ? qos : a->def_qos[0] ? a->def_qos
-	       : a->one_qos[0] ? a->one_qos : "normal";
 	q = lim_find_qos(l, name);
 	if (!q) {
 		snprintf(why, len, "QOS %.64s is not among Slurm's QOS", name);

@@ -15,8 +15,10 @@ static const double metrics_le[AUTOSIZE_METRICS_BUCKETS] = {
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 	0.1, 0.25, 1.0
 };
-static const char *const metrics_reasons[4] = {"input", "unfit",
-	"internal", "other"};
+/* decide.h's reasons, then any other */
+static const char *const metrics_reasons[AUTOSIZE_METRICS_REASONS] = {
+	"input", "unfit", "limit", "time", "internal", "other"
+};
 
 void autosize_metrics_init(autosize_metrics *m)
 {
@@ -31,7 +33,7 @@ void autosize_metrics_add(autosize_metrics *m, const autosize_decision *d,
 	if ((unsigned)d->action <= AUTOSIZE_ACTION_REJECT)
 		m->decisions[d->action]++;
 	if (d->action == AUTOSIZE_ACTION_REJECT) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < AUTOSIZE_METRICS_REASONS - 1; i++)
 			if (d->reason && strcmp(d->reason,
 						metrics_reasons[i]) == 0)
 				break;
@@ -63,10 +65,11 @@ int autosize_metrics_write(const autosize_metrics *m, FILE *f)
 			autosize_action_name((autosize_action)i),
 			m->decisions[i]);
 	fputs("# HELP autosize_refusals_total Submissions slurmctld refused, "
-	      "by reason (input: bad options; unfit: no plan fits; "
-	      "internal: on_error reject).\n"
+	      "by reason (input: bad options; unfit: no plan fits; limit: "
+	      "none within Slurm's or the site rule's caps; time: a -t past "
+	      "what Slurm allows; internal: on_error reject).\n"
 	      "# TYPE autosize_refusals_total counter\n", f);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < AUTOSIZE_METRICS_REASONS; i++)
 		fprintf(f, "autosize_refusals_total{reason=\"%s\"} %llu\n",
 			metrics_reasons[i], m->refusals[i]);
 	fputs("# HELP autosize_errors_total Decisions the plugin could not "

@@ -191,7 +191,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     sizing_job *job, double reserve)
 {
 	const char *stack = r->stack[0] ? r->stack
-				 : autosize_policy_defaults(p)->stack;
+				 : autosize_policy_stack_for(p, r->rule);
 
 	memset(job, 0, sizeof(*job));
 	job->model = m;
@@ -224,7 +224,7 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->framework = r->framework != AUTOSIZE_FRAMEWORK_DEFAULT
 			 ? r->framework
 			 : job->stack ? job->stack->framework
-			 : autosize_policy_defaults(p)->framework;
+			 : autosize_policy_framework_for(p, r->rule);
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack &&
 	    (r->train_mode == AUTOSIZE_TRAIN_LORA ||
 	     r->train_mode == AUTOSIZE_TRAIN_QLORA ||

@@ -62,6 +62,17 @@ static const char *plan_cap_shared(const char *who)
 	return "";
 }
 
+/* The fewest GPUs the job's own size holds (--gpus, -N with GPUs per
+ * node, GPUs per node alone: one node); 0 when it fixes none. */
+static long plan_fixed_gpus(const autosize_request *r)
+{
+	if (r->gpus > 0)
+		return r->gpus;
+	if (r->gpus_per_node > 0)
+		return (long)r->gpus_per_node * (r->nodes > 0 ? r->nodes : 1);
+	return 0;
+}
+
 /* The QOS and association caps of this job over the partition: its GPUs
  * per node, nodes and time within them, noting each that bites and the
  * first in *capped. Returns 0 when a cap leaves no GPU at all. */
@@ -82,6 +93,9 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 		snprintf(capped, len, "%s", caps->gpus_per_node.who);
 	}
 	v = caps->gpus.value;
+	if (v >= 0 && plan_fixed_gpus(c->r) > v)
+		snprintf(c->gpus_why, sizeof(c->gpus_why), "%s allows at most "
+			 "%ld to this job", caps->gpus.who, v);
 	if (v >= 0 && v < (long)part->gpus_per_node * part->max_nodes_per_job) {
 		if (v == 0)
 			return 0;
@@ -117,6 +131,31 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 	return 1;
 }
 
+/* The job's caps over the partition: Slurm's (l's, when read) and the
+ * site rule's cap on its GPUs, the smaller of the two (Slurm's on a
+ * tie: it is the one enforced). Returns 0 when they leave no GPU. */
+static int plan_rule_cap(plan_ctx *c, autosize_partition *part,
+			 const autosize_part_limit *l, char *capped,
+			 size_t len)
+{
+	const autosize_cap *rule = &c->r->rule_gpus;
+	autosize_caps caps;
+
+	if (rule->value <= 0)
+		return !l || !l->have_caps ||
+		       plan_caps(c, part, &l->caps, capped, len);
+	if (l && l->have_caps) {
+		caps = l->caps;
+	} else {
+		memset(&caps, 0, sizeof(caps));
+		caps.gpus.value = caps.nodes.value = -1;
+		caps.gpus_per_node.value = caps.wall_min.value = -1;
+	}
+	if (caps.gpus.value < 0 || rule->value < caps.gpus.value)
+		caps.gpus = *rule;
+	return plan_caps(c, part, &caps, capped, len);
+}
+
 /*
  * The scheduler's own limits over a policy partition's (the smaller
  * wins), then this job's QOS and association caps and the GPUs per node
@@ -134,6 +173,7 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
 	int i, gpn;
 
 	capped[0] = '\0';
+	c->gpus_why[0] = '\0';
 	for (i = 0; live && i < live->n && i < AUTOSIZE_MAX_PARTITIONS; i++)
 		if (strcmp(live->at[i].name, part->name) == 0)
 			l = &live->at[i];
@@ -150,7 +190,7 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
 		part->gpus_per_node = gpn;
 	}
 	if (!l)
-		return 1;
+		return plan_rule_cap(c, part, NULL, capped, len);
 	nodes = l->max_nodes;
 	if (l->total_nodes > 0 && (nodes <= 0 || l->total_nodes < nodes))
 		nodes = l->total_nodes;
@@ -168,7 +208,7 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
 			  part->max_time_s / 3600);
 		part->max_time_s = l->max_time_s;
 	}
-	return !l->have_caps || plan_caps(c, part, &l->caps, capped, len);
+	return plan_rule_cap(c, part, l, capped, len);
 }
 
 /* Add one policy entry to the candidates. */
@@ -199,6 +239,15 @@ static autosize_err plan_add_entry(plan_ctx *c,
 				     "asked for on partition %s, but %s",
 				     c->r->gpus_per_node, found->name,
 				     c->gpn_why);
+	/* a size the job keeps past its cap: Slurm never starts it (or
+	 * refuses it), and the site's rule does not allow it */
+	if (c->gpus_why[0])
+		return autosize_fail(e, AUTOSIZE_EINVAL, "%ld GPUs asked for "
+				     "on partition %s, but %s: ask for fewer, "
+				     "or leave the size out and autosize "
+				     "sizes the job within it",
+				     plan_fixed_gpus(c->r), found->name,
+				     c->gpus_why);
 	c->n_parts++;
 	return AUTOSIZE_OK;
 }
@@ -322,12 +371,13 @@ static autosize_err plan_add_list(plan_ctx *c, const char *list,
 autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 {
 	const autosize_request *r = c->r;
+	const char *site = autosize_policy_partition_for(c->p, r->rule);
 	autosize_err rc;
 	int i;
 
 	c->n_parts = 0;
 	c->named = r->partition[0] != '\0';
-	c->chosen = c->named || (!r->gpu[0] && c->d->partition[0]);
+	c->chosen = c->named || (!r->gpu[0] && site[0]);
 	if (r->partition[0]) {
 		if ((rc = plan_add_list(c, r->partition, e)))
 			return rc;
@@ -343,8 +393,8 @@ autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 					     "h200, mi300x)", r->gpu);
 		autosize_partition_reference(&c->parts[0], gpu, gpn);
 		c->n_parts = 1;
-	} else if (c->d->partition[0]) {
-		if ((rc = plan_add_list(c, c->d->partition, e)))
+	} else if (site[0]) {
+		if ((rc = plan_add_list(c, site, e)))
 			return rc;
 	} else {
 		for (i = 0; i < autosize_policy_partition_count(c->p); i++)

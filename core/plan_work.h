@@ -33,6 +33,9 @@ typedef struct plan_ctx {
 	/* Why the last entry allows fewer GPUs per node than it has (the
 	 * job's CPUs or memory per GPU, a QOS), "" when it does not. */
 	char gpn_why[AUTOSIZE_WARNING_LEN];
+	/* Why the last entry cannot take the GPUs the job fixed (a cap on
+	 * its GPUs below them, Slurm's or the site rule's), "" when it can. */
+	char gpus_why[AUTOSIZE_WARNING_LEN];
 	autosize_partition parts[AUTOSIZE_MAX_PARTITIONS];
 	/* The limit that made each candidate smaller for this job ("" none). */
 	char capped[AUTOSIZE_MAX_PARTITIONS][AUTOSIZE_CAP_WHO_MAX];

@@ -60,11 +60,14 @@ struct autosize_policy {
 	int n_exempt_users, n_exempt_accounts;
 	char exempt_users[AUTOSIZE_EXEMPT_MAX][AUTOSIZE_EXEMPT_NAME_MAX];
 	char exempt_accounts[AUTOSIZE_EXEMPT_MAX][AUTOSIZE_EXEMPT_NAME_MAX];
+	/* `rules:` (policy_rules.c), in order; one allocation */
+	int n_rules;
+	autosize_rule *rules;
 };
 
 static const char *const pol_top_keys[] = {
 	"catalog", "defaults", "partitions", "calibration", "checkpoint",
-	"perf", "exempt", NULL
+	"perf", "exempt", "rules", NULL
 };
 
 static const char *const pol_exempt_keys[] = { "users", "accounts", NULL };
@@ -533,47 +536,13 @@ static autosize_err pol_partition(const autosize_ytree *t,
 		int mode = p->defaults.mode;
 
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-					   pol_modes, &mode, NULL, e);
+					   pol_modes, &mode, &part->mode_own,
+					   e);
 		part->mode = (autosize_mode)mode;
 	}
 	if (!rc)
 		rc = pol_slurm_side(t, m, part, e);
 	return rc;
-}
-
-/* One list of `exempt:` (names without spaces or control characters). */
-static autosize_err pol_exempt_list(const autosize_ytree *t,
-				    const autosize_ynode *m, const char *key,
-				    char names[][AUTOSIZE_EXEMPT_NAME_MAX],
-				    int *n, autosize_error *e)
-{
-	const autosize_ynode *seq, *it;
-	autosize_err rc;
-	size_t i;
-
-	rc = autosize_ytree_seq(t, m, key, AUTOSIZE_Y_OPTIONAL,
-				AUTOSIZE_EXEMPT_MAX, &seq, e);
-	if (rc || !seq)
-		return rc;
-	for (it = seq->child; it; it = it->next) {
-		if (it->kind != AUTOSIZE_YNODE_SCALAR || it->len == 0 ||
-		    it->len >= AUTOSIZE_EXEMPT_NAME_MAX)
-			return autosize_ytree_fail(t, it->line, e,
-				AUTOSIZE_EINVAL, "key 'exempt.%s': an item "
-				"is not a name of 1 to %d characters",
-				key, AUTOSIZE_EXEMPT_NAME_MAX - 1);
-		for (i = 0; i < it->len; i++)
-			if ((unsigned char)it->value[i] <= ' ' ||
-			    it->value[i] == ',')
-				return autosize_ytree_fail(t, it->line, e,
-					AUTOSIZE_EINVAL, "key 'exempt.%s': "
-					"a name holds a space, a comma or a "
-					"control character (one name an "
-					"item)", key);
-		memcpy(names[*n], it->value, it->len + 1);
-		(*n)++;
-	}
-	return AUTOSIZE_OK;
 }
 
 /* `exempt: {users: [...], accounts: [...]}` */
@@ -589,12 +558,28 @@ static autosize_err pol_exempt(const autosize_ytree *t, autosize_policy *p,
 		return rc;
 	rc = autosize_ytree_check_keys(t, m, "exempt", pol_exempt_keys, e);
 	if (!rc)
-		rc = pol_exempt_list(t, m, "users", p->exempt_users,
-				     &p->n_exempt_users, e);
+		rc = policy_names(t, m, "users", "exempt.users",
+				  AUTOSIZE_EXEMPT_MAX, p->exempt_users,
+				  &p->n_exempt_users, NULL, e);
 	if (!rc)
-		rc = pol_exempt_list(t, m, "accounts", p->exempt_accounts,
-				     &p->n_exempt_accounts, e);
+		rc = policy_names(t, m, "accounts", "exempt.accounts",
+				  AUTOSIZE_EXEMPT_MAX, p->exempt_accounts,
+				  &p->n_exempt_accounts, NULL, e);
 	return rc;
+}
+
+/* 1 when the defaults' mode and every rule's are off. */
+static int pol_inherited_off(const autosize_policy *p)
+{
+	int i;
+
+	if (p->defaults.mode != AUTOSIZE_MODE_OFF)
+		return 0;
+	for (i = 0; i < p->n_rules; i++)
+		if (p->rules[i].mode_set &&
+		    p->rules[i].mode != AUTOSIZE_MODE_OFF)
+			return 0;
+	return 1;
 }
 
 int autosize_policy_is_off(const autosize_policy *p)
@@ -604,11 +589,78 @@ int autosize_policy_is_off(const autosize_policy *p)
 	if (!p)
 		return 1;
 	if (p->n_parts == 0)
-		return p->defaults.mode == AUTOSIZE_MODE_OFF;
+		return pol_inherited_off(p);
 	for (i = 0; i < p->n_parts; i++)
-		if (p->parts[i].mode != AUTOSIZE_MODE_OFF)
+		if (p->parts[i].mode_own
+		    ? p->parts[i].mode != AUTOSIZE_MODE_OFF
+		    : !pol_inherited_off(p))
 			return 0;
 	return 1;
+}
+
+int autosize_policy_rule_count(const autosize_policy *p)
+{
+	return p ? p->n_rules : 0;
+}
+
+const autosize_rule *autosize_policy_rule_at(const autosize_policy *p, int i)
+{
+	return p && i >= 0 && i < p->n_rules ? &p->rules[i] : NULL;
+}
+
+const autosize_rule *autosize_policy_rule_for(const autosize_policy *p,
+					      const char *user,
+					      const char *account,
+					      const char *qos)
+{
+	return p ? policy_rules_match(p->rules, p->n_rules, user, account,
+				      qos)
+		 : NULL;
+}
+
+autosize_mode autosize_policy_mode_for(const autosize_policy *p,
+				       const autosize_rule *rule,
+				       const autosize_partition *part)
+{
+	if (part && part->mode_own)
+		return part->mode;
+	if (rule && rule->mode_set)
+		return rule->mode;
+	return autosize_policy_defaults(p)->mode;
+}
+
+const char *autosize_policy_partition_for(const autosize_policy *p,
+					  const autosize_rule *rule)
+{
+	return rule && rule->partition[0] ? rule->partition
+					  : autosize_policy_defaults(p)->partition;
+}
+
+autosize_framework autosize_policy_framework_for(const autosize_policy *p,
+						 const autosize_rule *rule)
+{
+	return rule && rule->framework != AUTOSIZE_FRAMEWORK_DEFAULT
+	       ? rule->framework : autosize_policy_defaults(p)->framework;
+}
+
+const char *autosize_policy_stack_for(const autosize_policy *p,
+				      const autosize_rule *rule)
+{
+	return rule && rule->stack[0] ? rule->stack
+				      : autosize_policy_defaults(p)->stack;
+}
+
+const char *autosize_policy_exempt_user_at(const autosize_policy *p, int i)
+{
+	return p && i >= 0 && i < p->n_exempt_users ? p->exempt_users[i]
+						     : NULL;
+}
+
+const char *autosize_policy_exempt_account_at(const autosize_policy *p,
+					      int i)
+{
+	return p && i >= 0 && i < p->n_exempt_accounts
+	       ? p->exempt_accounts[i] : NULL;
 }
 
 int autosize_policy_exempt(const autosize_policy *p, const char *user,
@@ -842,6 +894,14 @@ static autosize_err pol_walk(const autosize_ytree *t, const char *dir,
 		rc = pol_calibration(t, dir, p, e);
 	if (!rc)
 		rc = pol_perf(t, dir, p, e);
+	if (!rc) {
+		policy_rules_in in = {
+			p->parts, p->n_parts, perfdata_for(p), p->warnings,
+			&p->n_warnings, AUTOSIZE_MAX_PARTITIONS
+		};
+
+		rc = policy_rules_parse(t, &in, &p->rules, &p->n_rules, e);
+	}
 	if (rc || !p->defaults.partition[0])
 		return rc;
 	if (autosize_policy_find_partition(p, p->defaults.partition))
@@ -950,6 +1010,7 @@ void autosize_policy_destroy(autosize_policy *p)
 	autosize_catalog_destroy(p->catalog);
 	autosize_calibration_destroy(p->calibration);
 	free(p->perf);
+	free(p->rules);
 	free(p);
 }
 

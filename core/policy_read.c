@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 #include "autosize/parse.h"
 #include "policy_read.h"
@@ -104,5 +105,40 @@ autosize_err policy_mem_bytes(const autosize_ytree *t,
 			"key '%s': '%.40s' is not a memory size (expected megabytes, or a number with K, M, G or T, e.g. 60G)",
 			key, text);
 	*out = v * unit;
+	return AUTOSIZE_OK;
+}
+
+autosize_err policy_names(const autosize_ytree *t, const autosize_ynode *map,
+			  const char *key, const char *what, int max,
+			  char (*names)[AUTOSIZE_EXEMPT_NAME_MAX], int *n,
+			  int *found, autosize_error *e)
+{
+	const autosize_ynode *seq, *it;
+	autosize_err rc;
+	size_t i;
+
+	*n = 0;
+	rc = autosize_ytree_seq(t, map, key, AUTOSIZE_Y_OPTIONAL, max, &seq, e);
+	if (found)
+		*found = seq != NULL;
+	if (rc || !seq)
+		return rc;
+	for (it = seq->child; it; it = it->next) {
+		if (it->kind != AUTOSIZE_YNODE_SCALAR || it->len == 0 ||
+		    it->len >= AUTOSIZE_EXEMPT_NAME_MAX)
+			return autosize_ytree_fail(t, it->line, e,
+				AUTOSIZE_EINVAL, "key '%s': an item is not a "
+				"name of 1 to %d characters", what,
+				AUTOSIZE_EXEMPT_NAME_MAX - 1);
+		for (i = 0; i < it->len; i++)
+			if ((unsigned char)it->value[i] <= ' ' ||
+			    it->value[i] == ',')
+				return autosize_ytree_fail(t, it->line, e,
+					AUTOSIZE_EINVAL, "key '%s': a name "
+					"holds a space, a comma or a control "
+					"character (one name an item)", what);
+		memcpy(names[*n], it->value, it->len + 1);
+		(*n)++;
+	}
 	return AUTOSIZE_OK;
 }

@@ -231,6 +231,9 @@ void autosize_replay_add(autosize_replay *r, const autosize_finished_job *j,
 			: (double)rec->nodes * rec->gpus_per_node) *
 			j->elapsed_s / 3600;
 	n = replay_request(rec, env, &job);
+	/* the policy's exempt users and rules on users (accounting's
+	 * listing has no account or QOS: rules on those do not match) */
+	snprintf(job.user, sizeof(job.user), "%s", j->user);
 	for (i = 0; i < n; i++)
 		envp[i] = env[i];
 	for (side = 0; side < 2; side++) {

@@ -488,11 +488,14 @@ local function submit(job_desc, part_list, submit_uid)
 		-- srun and salloc jobs have no script; their first step is
 		-- laid out with their own task count (the module's guard).
 		batch = job_desc.script ~= nil,
-		-- the policy's exempt users and accounts; the QOS and
-		-- association whose limits the plan keeps within
+		-- the policy's exempt users and accounts and its rules;
+		-- the QOS and association whose limits the plan keeps
+		-- within (nil when the job names none: slurmctld's
+		-- defaults for the user, nil when it has none)
 		uid = submit_uid,
 		account = job_desc.account or job_desc.default_account,
 		qos = job_desc.qos,
+		default_qos = job_desc.qos == nil and job_desc.default_qos or nil,
 		-- the GPU type of -C a100; whole nodes (shared 0 is
 		-- --exclusive); the job's own CPUs and memory
 		features = job_desc.features,

@@ -216,6 +216,8 @@ static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 	lua_autosize_name(L, t, "account", job->account,
 			  sizeof(job->account));
 	lua_autosize_name(L, t, "qos", job->qos, sizeof(job->qos));
+	lua_autosize_name(L, t, "default_qos", job->default_qos,
+			  sizeof(job->default_qos));
 	lua_autosize_name(L, t, "features", job->features,
 			  sizeof(job->features));
 	job->gpus_per_node = lua_autosize_tres(L, t, "tres_per_node");

@@ -148,7 +148,7 @@ n=0
 for k in $(keys core/policy.c pol_top_keys) $(keys core/policy.c pol_default_keys) \
 	$(keys core/policy.c pol_part_keys) $(keys core/catalog.c cat_gpu_keys) \
 	$(keys core/price.c price_keys) $(keys core/price.c price_tier_keys) \
-	$(keys core/checkpoint.c ckpt_keys); do
+	$(keys core/checkpoint.c ckpt_keys) $(keys core/policy_rules.c rule_keys); do
 	n=$((n + 1))
 	grep -q "\\\\fB$k\\\\fR" man/autosize.yaml.5.in && ok ||
 		not_ok "policy key '$k' is not in man/autosize.yaml.5.in"

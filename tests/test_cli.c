@@ -462,6 +462,41 @@ static void test_renter_config(void **state)
 	assert_non_null(strstr(err, "--steps=0"));
 }
 
+/* check-config shows exempt: and the rules, in the order they apply. */
+static void test_rules_config(void **state)
+{
+	static const char policy[] =
+		"partitions:\n"
+		"  - name: gpu\n"
+		"    gpu: H100-SXM5-80GB\n"
+		"    gpus_per_node: 8\n"
+		"    nodes: 4\n"
+		"    network: ib\n"
+		"    network_gbps_per_node: 3200\n"
+		"exempt: {users: [root, ops], accounts: [admin]}\n"
+		"rules:\n"
+		"  - accounts: [lab, teach]\n"
+		"    qos: [normal]\n"
+		"    mode: warn\n"
+		"    max_gpus: 1\n"
+		"  - users: [alice]\n"
+		"    stack: torchtune\n";
+	char path[64];
+	const char *args[] = {"check-config", NULL, NULL};
+
+	(void)state;
+	args[1] = test_write_tmp(path, sizeof(path), policy);
+	assert_int_equal(run_cli(args), 0);
+	unlink(path);
+	assert_non_null(strstr(out, "\n  exempt (never sized): users root, "
+			       "ops\n  exempt (never sized): accounts admin\n"
+			       "  rules (the first that matches a job "
+			       "applies; the defaults above for the rest):\n"
+			       "    line 10: account lab or teach, QOS normal: "
+			       "mode warn, at most 1 GPU a job\n"
+			       "    line 14: user alice: stack torchtune\n"));
+}
+
 static void test_lists(void **state)
 {
 	const char *const gpus[] = {"gpus", NULL};
@@ -473,6 +508,11 @@ static void test_lists(void **state)
 	assert_int_equal(run_cli(presets), 0);
 	assert_non_null(strstr(out, "llama-3.1-405b"));
 	assert_non_null(strstr(out, "qwen2.5-72b"));
+	/* each preset with the Hugging Face id its shape was checked
+	 * against (what --model also takes), "-" where there is none */
+	assert_non_null(strstr(out, "published  Hugging Face id\n"));
+	assert_non_null(strstr(out, "B  meta-llama/Llama-3.1-405B\n"));
+	assert_non_null(strstr(out, "B  Qwen/Qwen3-30B-A3B\n"));
 }
 
 /* With --json, errors are JSON on stdout with the same exit status; a
@@ -744,6 +784,36 @@ static void test_sbatch_forms(void **state)
 		assert_non_null(strstr(err, "-J run --mem=100G --exclusive "
 				       "-n 8"));
 	}
+	/* -A and -q choose the policy's rule, as in slurmctld (with the
+	 * user running the command; its defaults are not known here) */
+	{
+		const char *lab[] = {"plan", "--policy="
+			"contrib/testbed/autosize-realistic.yaml", "-A", "lab",
+			"--qos=normal", "--model-params=7e9",
+			"--train-tokens=2e10", NULL};
+		const char *short_q[] = {"plan", "--policy="
+			"contrib/testbed/autosize-realistic.yaml", "-q",
+			"short", "-Aml", "--model-params=7e9",
+			"--train-tokens=2e10", NULL};
+		const char *none[] = {"plan", "--policy="
+			"contrib/testbed/autosize-realistic.yaml",
+			"--model-params=7e9", "--train-tokens=2e10", NULL};
+
+		assert_int_equal(run_cli(lab), 0);
+		assert_non_null(strstr(err, "the policy's rule at line 89 "
+				       "(account lab, QOS normal) applies: at "
+				       "most 16 GPUs a job, partition a100, "
+				       "framework fsdp, stack hf\n"));
+		assert_null(strstr(err, "not used for sizing"));
+		assert_non_null(strstr(out, "on partition a100 "));
+		assert_int_equal(run_cli(short_q), 0);
+		assert_non_null(strstr(out, "autosize rule for account ml, QOS "
+				       "short max_gpus=4: planned within 4 "
+				       "GPUs"));
+		assert_int_equal(run_cli(none), 0);
+		assert_non_null(strstr(err, "give -A and -q as your sbatch "
+				       "line does"));
+	}
 	/* a bad value names the option; the script is not an option */
 	{
 		const char *bad[] = {"plan", "--policy=none", "--gpu=h100",
@@ -926,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_too_long_exit_1),
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_renter_config),
+		cmocka_unit_test(test_rules_config),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_plan_chart),

@@ -145,6 +145,51 @@ static void test_unknown_is_said(void **state)
 	autosize_limits_destroy(l);
 }
 
+/* The account and QOS a job is held to (the policy's rules match on
+ * them), and the names Slurm knows (check-config --live). */
+static void test_job_names(void **state)
+{
+	autosize_limits *l = load(snapshot);
+	char account[AUTOSIZE_LIMITS_NAME_MAX], qos[AUTOSIZE_LIMITS_NAME_MAX];
+
+	assert_non_null(l);
+	/* the user's default account, its association's default QOS */
+	assert_int_equal(autosize_limits_job_names(l, "renter", "", "", "",
+						   account, qos), 0);
+	assert_string_equal(account, "ml");
+	assert_string_equal(qos, "normal");
+	/* an account without a default QOS: normal, as Slurm */
+	assert_int_equal(autosize_limits_job_names(l, "renter", "lab", NULL,
+						   "gpu", account, qos), 0);
+	assert_string_equal(account, "lab");
+	assert_string_equal(qos, "normal");
+	/* the association's only QOS; a QOS named is kept */
+	assert_int_equal(autosize_limits_job_names(l, "single", "", "", "",
+						   account, qos), 0);
+	assert_string_equal(qos, "short");
+	assert_int_equal(autosize_limits_job_names(l, "single", "", "big", "",
+						   account, qos), 0);
+	assert_string_equal(qos, "big");
+	/* not known: -1, both "" */
+	assert_int_equal(autosize_limits_job_names(l, "stranger", "", "", "",
+						   account, qos), -1);
+	assert_string_equal(account, "");
+	assert_string_equal(qos, "");
+	assert_int_equal(autosize_limits_job_names(l, "renter", "solo", "", "",
+						   account, qos), -1);
+	assert_int_equal(autosize_limits_job_names(NULL, "renter", "", "", "",
+						   account, qos), -1);
+	assert_true(autosize_limits_has_account(l, "lab"));
+	assert_false(autosize_limits_has_account(l, "Lab"));
+	assert_false(autosize_limits_has_account(l, "renter"));
+	assert_true(autosize_limits_has_qos(l, "tiny"));
+	assert_false(autosize_limits_has_qos(l, "nosuch"));
+	assert_true(autosize_limits_has_user(l, "single"));
+	assert_false(autosize_limits_has_user(l, "root"));
+	assert_false(autosize_limits_has_user(NULL, "single"));
+	autosize_limits_destroy(l);
+}
+
 static void test_not_enforced(void **state)
 {
 	autosize_limits *l = load("autosize-limits 1\nenforce none\n"
@@ -262,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_caps_in_slurm_order),
 		cmocka_unit_test(test_partition_qos_first),
 		cmocka_unit_test(test_unknown_is_said),
+		cmocka_unit_test(test_job_names),
 		cmocka_unit_test(test_not_enforced),
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_lines),

@@ -657,6 +657,37 @@ static void test_replay(void **state)
 		autosize_replay_destroy(rp);
 		free(w);
 	}
+	/* a rule on users applies to the job's user (accounting has it) */
+	{
+		static const char rule[] = "\nrules:\n  - users: [alice]\n"
+					   "    mode: off\n";
+		char text2[8192];
+		size_t got;
+		FILE *pf = fopen(POLICY, "r");
+		autosize_policy *ruled;
+
+		assert_non_null(pf);
+		got = fread(text2, 1, sizeof(text2) - sizeof(rule), pf);
+		fclose(pf);
+		memcpy(text2 + got, rule, sizeof(rule));
+		ruled = autosize_policy_parse(text2, strlen(text2), "ruled",
+					      ".", &e);
+		if (!ruled)
+			fail_msg("%s", e.msg);
+		rp = autosize_replay_create(base, "testbed", ruled, "ruled", 0);
+		assert_non_null(rp);
+		snprintf(j.user, sizeof(j.user), "alice");
+		autosize_replay_add(rp, &j, &r);
+		snprintf(j.user, sizeof(j.user), "bob");
+		autosize_replay_add(rp, &j, &r);
+		k = autosize_replay_jobs(rp, &n);
+		assert_int_equal(n, 2);
+		assert_true(k[0].changed & AUTOSIZE_REPLAY_ACTION);
+		assert_int_equal(k[0].after.sized, 0);
+		assert_int_equal(k[1].changed, 0);
+		autosize_replay_destroy(rp);
+		autosize_policy_destroy(ruled);
+	}
 	autosize_replay_destroy(NULL);
 	autosize_policy_destroy(base);
 	autosize_policy_destroy(cand);
@@ -819,6 +850,10 @@ static void test_decision_metrics(void **state)
 	d.action = AUTOSIZE_ACTION_REJECT;
 	d.reason = "unfit";
 	autosize_metrics_add(&m, &d, 2.0);
+	d.reason = "limit";
+	autosize_metrics_add(&m, &d, 2.0);
+	d.reason = "something new";
+	autosize_metrics_add(&m, &d, 2.0);
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
 	assert_int_equal(autosize_metrics_write(&m, f), 0);
@@ -827,6 +862,12 @@ static void test_decision_metrics(void **state)
 			       "\"rewrite\"} 2\n"));
 	assert_non_null(strstr(text, "autosize_refusals_total{reason="
 			       "\"unfit\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"limit\"} 1\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"time\"} 0\n"));
+	assert_non_null(strstr(text, "autosize_refusals_total{reason="
+			       "\"other\"} 1\n"));
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
 			       "\"0.0001\"} 1\n"));
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
@@ -834,9 +875,9 @@ static void test_decision_metrics(void **state)
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
 			       "\"1\"} 2\n"));
 	assert_non_null(strstr(text, "autosize_decision_seconds_bucket{le="
-			       "\"+Inf\"} 3\n"));
-	assert_non_null(strstr(text, "autosize_decision_seconds_count 3\n"));
-	assert_non_null(strstr(text, "autosize_layouts_evaluated_total 150"));
+			       "\"+Inf\"} 5\n"));
+	assert_non_null(strstr(text, "autosize_decision_seconds_count 5\n"));
+	assert_non_null(strstr(text, "autosize_layouts_evaluated_total 250"));
 	free(text);
 	/* written when due only; replaced whole, nothing left beside */
 	assert_non_null(mkdtemp(dir));

@@ -34,7 +34,15 @@
  *      create its first step: 22.05 dies in step_create); a batch job's
  *      task count follows its new node count (--ntasks-per-node x nodes,
  *      else at least one task per node).
- *   9. Slurm's QOS and association limits (read by slurmctld's module,
+ *   9. the policy's `rules:` (policy.h): the first rule matching the
+ *      job's user, account and QOS (the account Slurm gives it, its
+ *      default when it names none; the QOS it names, else its
+ *      association's default, from slurmctld or the limits snapshot;
+ *      a key whose name is not known matches nothing) sets the mode of
+ *      the partitions without their own, the default partition(s), the
+ *      framework and stack, and a cap on the job's GPUs; the rules
+ *      apply after rules 1 and 2 and change none of the others;
+ *  10. Slurm's QOS and association limits (read by slurmctld's module,
  *      `slurm_limits: read`): the job's caps in each partition bound the
  *      plan; a job whose QOS or association the snapshot does not know,
  *      or when it cannot be read, goes as submitted with one line; a
@@ -78,6 +86,8 @@ typedef struct autosize_job {
 						 * user's default) */
 	char qos[AUTOSIZE_LIMITS_NAME_MAX];     /* --qos; "" = the
 						 * association's default */
+	char default_qos[AUTOSIZE_LIMITS_NAME_MAX]; /* that default as
+						 * slurmctld tells it; "" */
 	char gpu_type[AUTOSIZE_GRES_TYPE_MAX];  /* the GRES type of its GPU
 						 * request; "" */
 	char features[AUTOSIZE_GRES_TYPE_MAX];  /* -C when one word (a GPU
@@ -182,6 +192,18 @@ size_t autosize_decide_work_size(void);
 void autosize_decide(const autosize_policy *p, const char *const *env,
 		     size_t n, const autosize_job *job,
 		     autosize_decide_work *w, autosize_decision *d);
+
+/*
+ * The policy's rule for a job of user in account under qos (each "" when
+ * not known: policy.h autosize_policy_rule_for) into r: r->rule, and
+ * its GPU cap in r->rule_gpus, named by the job's names ("autosize rule
+ * for account lab max_gpus=16"). Returns the rule, or NULL (r then has
+ * none). autosize_decide does this for slurmctld; `autosize plan` with
+ * sbatch's -A and -q.
+ */
+const autosize_rule *autosize_rule_apply(const autosize_policy *p,
+					 const char *user, const char *account,
+					 const char *qos, autosize_request *r);
 
 /* ---- Slurm's GPU requests ("tres" strings), decoded and edited ---- */
 

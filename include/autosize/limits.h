@@ -107,6 +107,25 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 			 const char *partition, const char *part_qos,
 			 autosize_caps *caps, char *why, size_t len);
 
+/*
+ * The account and QOS Slurm holds a job of user to when it names account
+ * ("": the user's default) and qos ("": the association's default) in
+ * partition ("": any), as autosize_limits_caps picks them, into
+ * account_out and qos_out (AUTOSIZE_LIMITS_NAME_MAX bytes each). 0, or
+ * -1 with both "" when the snapshot does not know the association (or
+ * Slurm enforces no limits: the snapshot then has none).
+ */
+int autosize_limits_job_names(const autosize_limits *l, const char *user,
+			      const char *account, const char *qos,
+			      const char *partition, char *account_out,
+			      char *qos_out);
+
+/* 1 when the snapshot has an association of account / the QOS / user
+ * name (for check-config --live). */
+int autosize_limits_has_account(const autosize_limits *l, const char *name);
+int autosize_limits_has_qos(const autosize_limits *l, const char *name);
+int autosize_limits_has_user(const autosize_limits *l, const char *name);
+
 /* The snapshot's record of partition for GPU type (the whole partition's
  * when type is NULL, "" or has none of its own); NULL when unknown.
  * Owned by l. */

@@ -16,13 +16,16 @@
 
 /* Upper bounds of the decision-time buckets, seconds (+Inf after). */
 #define AUTOSIZE_METRICS_BUCKETS 12
+/* Refusal reasons counted: input, unfit, limit, time, internal, other. */
+#define AUTOSIZE_METRICS_REASONS 6
 /* Seconds between two writes of the file at the least (default). */
 #define AUTOSIZE_METRICS_EVERY_S 15.0
 
 typedef struct autosize_metrics {
 	unsigned long long decisions[AUTOSIZE_ACTION_REJECT + 1]; /* by
 					   * autosize_action */
-	unsigned long long refusals[4];   /* input, unfit, internal, other */
+	unsigned long long refusals[AUTOSIZE_METRICS_REASONS]; /* by
+					   * reason, as listed above */
 	unsigned long long errors;        /* internal failures (on_error) */
 	unsigned long long bucket[AUTOSIZE_METRICS_BUCKETS + 1]; /* per
 					   * bucket, the last +Inf; not

@@ -167,6 +167,13 @@ typedef struct autosize_request {
 	double mem_per_gpu_bytes;   /* the job's --mem-per-gpu; 0 none */
 	int host_fixed;             /* the job gave its memory (--mem,
 				     * --mem-per-cpu): it is not raised */
+	/* The site policy's rule for this job (policy.h `rules:`), NULL
+	 * none: its default partition, framework and stack stand in for
+	 * the defaults'. Its cap on the job's GPUs, when value > 0, with
+	 * who naming it, bounds the plan beside Slurm's caps (the smaller
+	 * wins). Not owned. */
+	const autosize_rule *rule;
+	autosize_cap rule_gpus;
 } autosize_request;
 
 

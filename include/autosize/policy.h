@@ -57,6 +57,8 @@ typedef struct autosize_partition {
 	double storage_tb;          /* its space for checkpoints, TB (1e12
 				     * bytes); 0 = unknown */
 	autosize_mode mode;         /* `mode:`, else the defaults' */
+	int mode_own;               /* 1: its own `mode:` (a rule's mode
+				     * does not replace it) */
 	char gres_type[AUTOSIZE_GRES_TYPE_MAX]; /* `gres_type:`, the GRES
 				     * type of its GPUs in Slurm ("h100");
 				     * "" untyped. A partition of several
@@ -147,6 +149,75 @@ int autosize_policy_is_off(const autosize_policy *p);
  * NULL or "" never is. */
 int autosize_policy_exempt(const autosize_policy *p, const char *user,
 			   const char *account);
+
+/*
+ * `rules:`: what the site sets per group of jobs, matched on the job's
+ * account, QOS and user (any of the names listed under each key given,
+ * every key given); the first rule that matches applies, after
+ * `exempt:`. A rule sets the mode (in place of the defaults' for
+ * partitions without their own `mode:`), a cap on the GPUs of one job
+ * (with Slurm's own caps: the smaller wins), the default partition(s)
+ * of a job that names none, and the default framework and stack. It
+ * changes nothing else: every guard of decide.h applies whatever rule.
+ */
+#define AUTOSIZE_RULES_MAX 64
+#define AUTOSIZE_RULE_NAMES_MAX 64
+
+typedef struct autosize_rule {
+	int line;                /* its line in the policy file */
+	/* the names matched (n_* of each; 0: the key is absent, any name) */
+	int n_users, n_accounts, n_qos;
+	const char (*users)[AUTOSIZE_EXEMPT_NAME_MAX];
+	const char (*accounts)[AUTOSIZE_EXEMPT_NAME_MAX];
+	const char (*qos)[AUTOSIZE_EXEMPT_NAME_MAX];
+	int mode_set;            /* `mode:` given */
+	autosize_mode mode;
+	long max_gpus;           /* `max_gpus:`, GPUs of one job; 0 none */
+	char partition[AUTOSIZE_PART_NAME_MAX * 4]; /* `partition:`, a
+				  * comma list of the policy's; "" none */
+	autosize_framework framework; /* DEFAULT: the defaults' */
+	char stack[24];          /* "" the defaults' */
+} autosize_rule;
+
+int autosize_policy_rule_count(const autosize_policy *p);
+/* Rule i (from 0), or NULL. Owned by the policy. */
+const autosize_rule *autosize_policy_rule_at(const autosize_policy *p, int i);
+/*
+ * The first rule matching a job of user in account under qos (each ""
+ * when not known: a rule naming that key does not match it), or NULL.
+ * Names are compared exactly, as Slurm stores them.
+ */
+const autosize_rule *autosize_policy_rule_for(const autosize_policy *p,
+					      const char *user,
+					      const char *account,
+					      const char *qos);
+/* What the rule keys on, in words ("account lab or lab2, QOS normal"),
+ * into buf (len bytes); buf. */
+const char *autosize_rule_match_text(const autosize_rule *rule, char *buf,
+				     size_t len);
+/* What the rule sets, in words ("mode warn, at most 16 GPUs a job,
+ * partition a100, stack hf"), into buf; buf. */
+const char *autosize_rule_set_text(const autosize_rule *rule, char *buf,
+				   size_t len);
+
+/* The site's settings for a job that rule matches (NULL: none): the
+ * mode on partition part (its own, else the rule's, else the
+ * defaults'), the default partition(s) ("" none: the best of the
+ * policy's), framework and stack ("" none). */
+autosize_mode autosize_policy_mode_for(const autosize_policy *p,
+				       const autosize_rule *rule,
+				       const autosize_partition *part);
+const char *autosize_policy_partition_for(const autosize_policy *p,
+					  const autosize_rule *rule);
+autosize_framework autosize_policy_framework_for(const autosize_policy *p,
+						 const autosize_rule *rule);
+const char *autosize_policy_stack_for(const autosize_policy *p,
+				      const autosize_rule *rule);
+
+/* `exempt:`: user i / account i (from 0), or NULL past the last. */
+const char *autosize_policy_exempt_user_at(const autosize_policy *p, int i);
+const char *autosize_policy_exempt_account_at(const autosize_policy *p,
+					      int i);
 
 /*
  * Load a policy file. GPU names are resolved in the catalog given by the

@@ -1277,6 +1277,56 @@ end
 check("admins' lines: at most 60 a minute", #fake.info <= 60 and
 	#fake.info >= 1, tostring(#fake.info))
 
+-- The policy's rules per account and QOS: job_submit.lua passes the
+-- account Slurm gives the job (its user's default when it names none)
+-- and the QOS it names, else its association's default.
+local rulesp = TMP .. "/rules.yaml"
+write(rulesp, POLICY_TEXT .. "\nrules:\n" ..
+	"  - accounts: [lab]\n    qos: [normal]\n    partition: l40s\n" ..
+	"    max_gpus: 4\n" ..
+	"  - accounts: [lab]\n    mode: off\n")
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = rulesp,
+	limits_cli = "" }
+slurm_job_submit, slurm_job_modify = nil, nil
+dofile("etc/job_submit.lua")
+local function rules_submit(fields)
+	reset()
+	fields.script = "x"
+	fields.spank_job_env = env(P .. "model_params=1e9",
+		P .. "train_tokens=1e10")
+	jd, writes = job_desc(fields)
+	return slurm_job_submit(jd, {}, 1000)
+end
+local function gpus_written()
+	local per = tonumber(tostring(writes.tres_per_node):match(":(%d+)$"))
+	return per and writes.min_nodes and per * writes.min_nodes
+end
+rules_submit({ default_account = "lab", default_qos = "normal" })
+check("a rule by the defaults' account and QOS: its partition, its cap",
+	writes.partition == "l40s" and gpus_written() and
+	gpus_written() <= 4 and user_text():find("autosize rule for " ..
+		"account lab, QOS normal max_gpus=4", 1, true), user_text())
+rules_submit({ account = "lab", default_account = "ml",
+	default_qos = "normal" })
+check("the account the job names, not its default",
+	writes.partition == "l40s", user_text())
+rules_submit({ default_account = "lab", qos = "short",
+	default_qos = "normal" })
+check("the QOS the job names, not its default: the next rule (off)",
+	count(writes) == 0 and #fake.user == 0, user_text())
+rules_submit({ default_account = "ml", default_qos = "normal" })
+check("no rule: the defaults (no cap)", gpus_written() and
+	gpus_written() > 4, user_text())
+check("a rule of mode off still refuses bad options",
+	(function()
+		reset()
+		jd, writes = job_desc({ script = "x", default_account = "lab",
+			qos = "short", spank_job_env = env(
+				P .. "model_params=abc") })
+		return slurm_job_submit(jd, {}, 1000) ~= slurm.SUCCESS and
+			user_text():find("model%-params")
+	end)(), user_text())
+
 -- Lua 5.1 syntax check of the script itself.
 check("job_submit.lua compiles under luac5.1 -p or loadfile",
 	loadfile("etc/job_submit.lua") ~= nil)
