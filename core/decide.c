@@ -2,6 +2,7 @@
  * autosize: what the scheduler does with one job (decide.h). Plain C over
  * the core; plugin/lua_*.c decodes Slurm's job_desc and applies it.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -192,14 +193,33 @@ static void decide_summary(const autosize_request *r,
 	}
 	if (pl->train_hours <= 0)
 		return;
-	n = snprintf(buf + used, len - used,
-		     ", %.1f h predicted, time limit %s%s", pl->train_hours,
-		     limit, pl->chained_jobs > 1 ? " per job" : "");
-	if (n < 0 || (size_t)n >= len - used || pl->chained_jobs <= 1)
+	n = snprintf(buf + used, len - used, ", %.1f h predicted", 
+		     pl->train_hours);
+	if (n < 0 || (size_t)n >= len - used)
 		return;
 	used += (size_t)n;
-	snprintf(buf + used, len - used, " x %d chained jobs",
-		 pl->chained_jobs);
+	if (pl->train_hours_high > pl->train_hours_low) {
+		n = snprintf(buf + used, len - used, " (likely %.1f-%.1f h)",
+			     pl->train_hours_low, pl->train_hours_high);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+	if (pl->chained_jobs <= 1) {
+		snprintf(buf + used, len - used, ", time limit %s", limit);
+		return;
+	}
+	/* the count follows from what the limits cover: the upper end */
+	n = snprintf(buf + used, len - used, ", time limit %s per job x %d "
+		     "chained jobs to cover %.1f h (the upper end, start-up "
+		     "and checkpoints aside)", limit, pl->chained_jobs,
+		     fmax(pl->train_hours_high,
+			  pl->train_hours * (1 + pl->time_reserve)));
+	if (n < 0 || (size_t)n >= len - used || !(pl->signal_s > 0))
+		return;
+	used += (size_t)n;
+	snprintf(buf + used, len - used, ", SIGUSR1 %d min before each "
+		 "limit", pl->signal_s / 60);
 }
 
 static int decide_has_explicit_size(const autosize_request *r)
