@@ -10,6 +10,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
+#include "autosize/show.h"
 #include "decide_private.h"
 
 /* GPU counts above this are taken as this (the plan then names the
@@ -164,14 +165,11 @@ static void decide_model_name(const autosize_request *r,
 static void decide_summary(const autosize_request *r,
 			   const autosize_plan *pl, char *buf, size_t len)
 {
-	char model[AUTOSIZE_NAME_MAX + 32], limit[32] = "";
+	char model[AUTOSIZE_NAME_MAX + 32];
 	size_t used;
 	int n;
 
 	decide_model_name(r, pl, model, sizeof(model));
-	if (pl->time_limit_min > 0)
-		autosize_format_duration(pl->time_limit_min * 60.0, limit,
-					 sizeof(limit));
 	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPU%s, TP %d x PP %d "
 		     "x CP %d x DP %d, EP %d, VP %d, ZeRO-%d, MFU %.0f%%", model,
 		     pl->part.name, pl->nodes, autosize_plural(pl->nodes),
@@ -191,35 +189,10 @@ static void decide_summary(const autosize_request *r,
 			return;
 		used += (size_t)n;
 	}
-	if (pl->train_hours <= 0)
-		return;
-	n = snprintf(buf + used, len - used, ", %.1f h predicted", 
-		     pl->train_hours);
-	if (n < 0 || (size_t)n >= len - used)
-		return;
-	used += (size_t)n;
-	if (pl->train_hours_high > pl->train_hours_low) {
-		n = snprintf(buf + used, len - used, " (likely %.1f-%.1f h)",
-			     pl->train_hours_low, pl->train_hours_high);
-		if (n < 0 || (size_t)n >= len - used)
-			return;
-		used += (size_t)n;
-	}
-	if (pl->chained_jobs <= 1) {
-		snprintf(buf + used, len - used, ", time limit %s", limit);
-		return;
-	}
-	/* the count follows from what the limits cover: the upper end */
-	n = snprintf(buf + used, len - used, ", time limit %s per job x %d "
-		     "chained jobs to cover %.1f h (the upper end, start-up "
-		     "and checkpoints aside)", limit, pl->chained_jobs,
-		     fmax(pl->train_hours_high,
-			  pl->train_hours * (1 + pl->time_reserve)));
-	if (n < 0 || (size_t)n >= len - used || !(pl->signal_s > 0))
-		return;
-	used += (size_t)n;
-	snprintf(buf + used, len - used, ", SIGUSR1 %d min before each "
-		 "limit", pl->signal_s / 60);
+	(void)autosize_time_words(pl->train_hours, pl->train_hours_low,
+				  pl->train_hours_high, pl->time_limit_min,
+				  pl->chained_jobs, pl->signal_s, buf + used,
+				  len - used);
 }
 
 static int decide_has_explicit_size(const autosize_request *r)

@@ -77,6 +77,12 @@ static const rec_key rec_keys[] = {
 	  0, 1e9, 0, 0, 1 },
 	{ "cal_mem", REC_DBL, offsetof(autosize_record, cal_memory), 0,
 	  0, 100, 0, 0, 1 },
+	RK_O("chain", REC_STR, chain, 0, 0),
+	RK_O("ci", REC_INT, chain_index, 0, 1e6),
+	RK_O("ck", REC_INT, chain_jobs, 0, 1e6),
+	RK_O("done", REC_DBL, tokens_done, 0, 1e18),
+	RK_O("jtok", REC_DBL, chain_job_tokens, 0, 1e18),
+	RK_O("sig", REC_INT, signal_s, 0, 65535),
 	RK_O("ask_gpus", REC_INT, ask_gpus, 0, 1e7),
 	RK_O("ask_min", REC_LONG, ask_min, 0, 1e9),
 	RK_O("warn", REC_STR, warn, 0, 0),
@@ -99,6 +105,16 @@ void autosize_record_init(autosize_record *r)
 }
 
 static int rec_name_ok(const char *s);
+
+int autosize_record_chain_jobs(const autosize_record *r)
+{
+	if (r->chain_jobs > 0)
+		return r->chain_jobs;
+	if (r->time_limit_min > 0 && r->train_hours * 60 > r->time_limit_min)
+		return (int)fmin(ceil(r->train_hours * 60 /
+				      r->time_limit_min), 1e6);
+	return 1;
+}
 
 void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 {
@@ -140,6 +156,13 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->cal_speed = p->calibration.applied ? p->calibration.speed_factor
 					       : 0;
 	r->cal_jobs = p->calibration.applied ? p->calibration.jobs : 0;
+	r->tokens_done = p->tokens_done;
+	if (p->chained_jobs > 1) {
+		r->chain_index = p->chain_index > 0 ? p->chain_index : 1;
+		r->chain_jobs = p->chained_jobs;
+		r->chain_job_tokens = p->chain_job_tokens;
+		r->signal_s = p->signal_s;
+	}
 	r->cal_memory = p->calibration.applied &&
 			p->calibration.memory_factor > 1
 			? p->calibration.memory_factor : 0;

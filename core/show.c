@@ -11,12 +11,55 @@
 
 #define SHOW_LINE_MAX 512
 
+int autosize_time_words(double hours, double low, double high,
+			long limit_min, int chained_jobs, int signal_s,
+			char *buf, size_t len)
+{
+	char limit[32] = "";
+	size_t used;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	if (!(hours > 0))
+		return 0;
+	n = snprintf(buf, len, ", %.1f h predicted", hours);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	used = (size_t)n;
+	n = high > low ? snprintf(buf + used, len - used, " (likely "
+				  "%.1f-%.1f h)", low, high) : 0;
+	if (n < 0 || (size_t)n >= len - used)
+		return -1;
+	used += (size_t)n;
+	if (limit_min <= 0)
+		return (int)used;
+	autosize_format_duration(limit_min * 60.0, limit, sizeof(limit));
+	/* a chain: its count follows from what the limits cover, the
+	 * upper end */
+	if (chained_jobs > 1)
+		n = snprintf(buf + used, len - used, ", time limit %s per job "
+			     "x %d chained jobs, which cover at least the "
+			     "upper end", limit, chained_jobs);
+	else
+		n = snprintf(buf + used, len - used, ", time limit %s", limit);
+	if (n < 0 || (size_t)n >= len - used)
+		return -1;
+	used += (size_t)n;
+	if (chained_jobs > 1 && signal_s > 0) {
+		n = snprintf(buf + used, len - used, ", SIGUSR1 %d min before "
+			     "each limit", (signal_s + 59) / 60);
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return (int)used;
+}
+
 int autosize_record_summary(const autosize_record *r, const char *model,
 			    char *buf, size_t len)
 {
-	char count[16], limit[32] = "", name[AUTOSIZE_NAME_MAX + 40];
-	int chained = r->time_limit_min > 0 &&
-		      r->train_hours * 60 > r->time_limit_min;
+	char count[16], name[AUTOSIZE_NAME_MAX + 40];
 	size_t used;
 	int n;
 
@@ -35,17 +78,12 @@ int autosize_record_summary(const autosize_record *r, const char *model,
 		     r->vp > 1 ? r->vp : 1, r->zero_stage);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
-	if (r->train_hours <= 0)
-		return n;
 	used = (size_t)n;
-	if (r->time_limit_min > 0)
-		autosize_format_duration(r->time_limit_min * 60.0, limit,
-					 sizeof(limit));
-	n = snprintf(buf + used, len - used, ", %.1f h predicted, time limit "
-		     "%s%s", r->train_hours, limit, chained ? " per job" : "");
-	if (n < 0 || (size_t)n >= len - used)
-		return -1;
-	return (int)(used + (size_t)n);
+	n = autosize_time_words(r->train_hours, r->train_hours_low,
+				r->train_hours_high, r->time_limit_min,
+				autosize_record_chain_jobs(r), r->signal_s,
+				buf + used, len - used);
+	return n < 0 ? -1 : (int)(used + (size_t)n);
 }
 
 int autosize_show_live(const char *state)

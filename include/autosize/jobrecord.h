@@ -28,6 +28,8 @@
 /* warn=: the plan's warning codes joined by '+' (plan.h
  * autosize_warning_code), at most this long with its NUL. */
 #define AUTOSIZE_RECORD_WARN_MAX 64
+/* chain=: a chain's id, 16 lower-case hex digits, with its NUL. */
+#define AUTOSIZE_CHAIN_ID_MAX 17
 
 typedef struct autosize_record {
 	/* the plan */
@@ -70,6 +72,17 @@ typedef struct autosize_record {
 	char mode[16];               /* mode=: train mode; "" pretrain */
 	char stack[24];              /* stack=: "" none */
 	char prec[8];                /* prec=: precision; "" bf16 */
+	/* a run of chained jobs (doc/users.md "Long runs") */
+	char chain[AUTOSIZE_CHAIN_ID_MAX]; /* chain=: the run's id (16 hex
+				      * digits sbatch drew); "" none */
+	int chain_index;             /* ci=: this job's place, from 1 */
+	int chain_jobs;              /* ck=: jobs the chain was planned */
+	double tokens_done;          /* done=: tokens trained before the
+				      * plan (--train-tokens-done) */
+	double chain_job_tokens;     /* jtok=: one job's tokens at the
+				      * predicted speed */
+	int signal_s;                /* sig=: SIGUSR1 this long before the
+				      * limit (autosize's), 0 none */
 	/* what the job reported ($AUTOSIZE_REPORT), when it did */
 	int has_measured;
 	double m_tokens_per_s;       /* m_tok_s=: median over the lines */
@@ -79,6 +92,10 @@ typedef struct autosize_record {
 } autosize_record;
 
 void autosize_record_init(autosize_record *r);
+
+/* Jobs of r's chain: ck=, else, for a record written before chains
+ * were queued, the limits its hours take (1: one job). */
+int autosize_record_chain_jobs(const autosize_record *r);
 
 /* The record of a plan (its numbers, no measured figures). */
 void autosize_record_from_plan(const autosize_plan *plan,
