@@ -325,6 +325,8 @@ static int decide_explicit(const autosize_defaults *def,
 	d->explicit_gpus = per_node != AUTOSIZE_JOB_UNSET ||
 			   total != AUTOSIZE_JOB_UNSET || other;
 	d->explicit_time = job->time_limit_min != AUTOSIZE_JOB_UNSET;
+	/* a kept -t is the job's one limit: never chained */
+	r->time_kept = keep && job->time_limit_min > 0;
 	if (other) {
 		keep = 1;   /* the GPU request stays as written */
 		if (socket >= 0)
@@ -363,12 +365,14 @@ static int decide_explicit(const autosize_defaults *def,
  * counts them; refused jobs never reach accounting, job_submit.lua logs
  * those); "" when a name cannot be carried. */
 static void decide_record(const autosize_plan *pl, const autosize_job *job,
+			  const autosize_chain_mark *mark,
 			  autosize_decision *d)
 {
 	autosize_record rec;
 	long gpus = -1;
 
 	autosize_record_from_plan(pl, &rec);
+	decide_chain_fill(mark, pl, &rec, d);
 	if (job->gpus_per_job > 0)
 		gpus = job->gpus_per_job;
 	else if (job->min_nodes > 0 && job->gpus_per_node > 0)
@@ -407,7 +411,7 @@ static void decide_calibrated(const autosize_plan *pl, autosize_decision *d)
 /* Fill the plan part of d from pl, and what rewrite would write. */
 static void decide_fill(const autosize_request *r, const autosize_job *job,
 			const autosize_defaults *def, const autosize_plan *pl,
-			autosize_decision *d)
+			const autosize_chain_mark *mark, autosize_decision *d)
 {
 	int keep = def->explicit_size == AUTOSIZE_EXPLICIT_KEEP;
 	int gpus_fixed = job->gpus_per_task != AUTOSIZE_JOB_UNSET ||
@@ -430,14 +434,7 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 	d->set_time = pl->time_limit_min > 0 && !(keep && d->explicit_time);
 	d->set_partition = strcmp(job->partition, pl->part.name) != 0;
 	decide_fill_node(job, pl, d);
-	if (keep && d->explicit_time && job->time_limit_min > 0 &&
-	    pl->train_hours > 0 && d->n_warnings < AUTOSIZE_MAX_WARNINGS &&
-	    job->time_limit_min < pl->train_hours * 60)
-		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
-			 "your time limit (%ld min) ends before the "
-			 "predicted %.1f h: checkpoint and chain jobs",
-			 job->time_limit_min, pl->train_hours);
-	decide_record(pl, job, d);
+	decide_record(pl, job, mark, d);
 }
 
 static void decide_suggest(autosize_decision *d, const char *lead)
@@ -502,7 +499,10 @@ static int decide_plan(const autosize_policy *p, const autosize_job *job,
 		decide_failed(p, d, rc, &e);
 		return 0;
 	}
-	decide_fill(&w->req, job, def, pl, d);
+	/* a kept -t short of the run: what this job holds of it */
+	if (w->req.time_kept)
+		autosize_plan_warn_kept_time(&w->plan, job->time_limit_min);
+	decide_fill(&w->req, job, def, pl, &w->mark, d);
 	if (d->nodes < 1 || d->gpus_per_node < 1 ||
 	    d->nodes > pl->part.max_nodes_per_job ||
 	    (pl->part.max_time_s > 0 &&
@@ -655,7 +655,8 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 	mode = decide_mode(site, &w->req);
 	if (mode == AUTOSIZE_ACTION_NONE)
 		return;  /* off: nothing to say */
-	if (decide_limits(def, job, w, d) != 0)
+	if (decide_limits(def, job, w, d) != 0 ||
+	    decide_chain_mark(env, n, job, w, d) != 0)
 		return;
 	decide_request(p, job, &w->req);
 	snprintf(w->req.partition, sizeof(w->req.partition), "%s",

@@ -300,12 +300,6 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 
 #define PLAN_MAX_LIMIT_MIN (100.0 * 365 * 24 * 60)
 
-/* Start-up, added to every time limit with the checkpoint writes of the
- * job (checkpoint.c): scheduling to first step (container, NCCL
- * initialisation, model build, data loader warm-up, loading the last
- * checkpoint: minutes at scale), which the step-time model does not
- * count. */
-#define PLAN_STARTUP_ALLOWANCE_MIN 15.0
 /* Chained jobs counted at most (a max time barely above the start-up). */
 #define PLAN_MAX_CHAINED 1e9
 /* Where the interval stands on less than its own data, its residual

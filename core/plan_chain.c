@@ -8,8 +8,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "autosize/chain.h"
 #include "autosize/launch.h"
 #include "autosize/options.h"
+#include "autosize/parse.h"
 #include "plan_work.h"
 #include "checkpoint_private.h"
 
@@ -18,7 +20,7 @@
 
 int plan_chain_wanted(const autosize_request *r, const autosize_defaults *d)
 {
-	if (r->interactive)
+	if (r->interactive || r->time_kept)
 		return 0;
 	return r->chain == AUTOSIZE_UNSET ? d->chain : r->chain == 1;
 }
@@ -85,6 +87,8 @@ void plan_chain_one_job(autosize_plan *plan, const autosize_request *r,
 
 	plan->chained_jobs = 1;
 	plan->chain_job_tokens = plan->tokens * share;
+	if (r->time_kept)
+		return;   /* the job's own -t says it (decide.c) */
 	autosize_plan_warn(plan, "the time limits must cover %.1f h (the "
 			   "upper end, start-up, checkpoints) and partition "
 			   "%s allows %.0f h a job; %s: this job trains about "
@@ -97,6 +101,28 @@ void plan_chain_one_job(autosize_plan *plan, const autosize_request *r,
 			   share * 100);
 }
 
+/* The chain cut to at most jobs (who: the limit), said once. */
+static void chain_cut_to(autosize_plan *plan, long jobs, const char *who)
+{
+	char n[16];
+	double held;
+
+	if (jobs < 1 || plan->chained_jobs <= jobs)
+		return;
+	if (!plan->chain_needed)
+		plan->chain_needed = plan->chained_jobs;
+	plan->chained_jobs = (int)jobs;
+	snprintf(plan->chain_cut_by, sizeof(plan->chain_cut_by), "%s", who);
+	held = fmin(plan->tokens, plan->chained_jobs *
+				  plan->chain_job_tokens);
+	autosize_plan_warn(plan, "the run needs %d chained jobs; %s: the "
+			   "chain is cut to %d, about %s tokens at the "
+			   "prediction; then resubmit with "
+			   "--train-tokens-done", plan->chain_needed, who,
+			   plan->chained_jobs,
+			   autosize_launch_count(held, n, sizeof(n)));
+}
+
 void plan_chain_count(autosize_plan *plan, double train_min, double job_min)
 {
 	double chains;
@@ -104,36 +130,52 @@ void plan_chain_count(autosize_plan *plan, double train_min, double job_min)
 	chains = job_min > 0 ? ceil(train_min / job_min - 1e-9) : 1;
 	/* a max time barely above the start-up: counted, not looped */
 	plan->chained_jobs = (int)fmax(1, fmin(chains, 1e9));
+	plan->chain_needed = 0;
+	plan->chain_cut_by[0] = '\0';
 	plan->chain_job_tokens = plan->train_hours > 0 && job_min > 0
 		? fmin(plan->tokens, plan->tokens * job_min /
 					  (plan->train_hours * 60))
 		: plan->tokens;
+	chain_cut_to(plan, AUTOSIZE_CHAIN_MAX_JOBS, "a chain is at most "
+		     "1000 jobs");
 }
 
 void plan_chain_cut(autosize_plan *plan, const autosize_part_limit *live)
 {
+	char who[AUTOSIZE_CAP_WHO_MAX + 32];
 	const autosize_cap *cap;
-	char n[16];
-	double held;
 
 	if (!live || !live->have_caps || plan->chained_jobs <= 1)
 		return;
 	cap = &live->caps.submit_jobs;
 	if (cap->value < 1 || plan->chained_jobs <= cap->value)
 		return;
-	plan->chain_needed = plan->chained_jobs;
-	plan->chained_jobs = (int)cap->value;
-	snprintf(plan->chain_cut_by, sizeof(plan->chain_cut_by), "%s",
-		 cap->who);
-	held = fmin(plan->tokens, plan->chained_jobs *
-				  plan->chain_job_tokens);
-	autosize_plan_warn(plan, "the run needs %d chained jobs; %s lets "
-			   "you queue %d: the chain is cut to %d, about %s "
-			   "tokens at the prediction; then resubmit with "
-			   "--train-tokens-done", plan->chain_needed,
-			   plan->chain_cut_by, plan->chained_jobs,
-			   plan->chained_jobs,
-			   autosize_launch_count(held, n, sizeof(n)));
+	snprintf(who, sizeof(who), "%.110s lets you queue %ld", cap->who,
+		 cap->value);
+	chain_cut_to(plan, cap->value, who);
+}
+
+void autosize_plan_warn_kept_time(autosize_plan *plan, long limit_min)
+{
+	char limit[32], n[16];
+	double job_s;
+
+	if (!(plan->train_hours > 0) || limit_min <= 0 ||
+	    limit_min >= plan->train_hours * 60)
+		return;
+	job_s = autosize_checkpoint_job_train_s(
+		limit_min * 60.0, PLAN_STARTUP_ALLOWANCE_MIN * 60,
+		plan->ckpt.interval_s, plan->ckpt.write_s);
+	autosize_format_duration(limit_min * 60.0, limit, sizeof(limit));
+	autosize_plan_warn(plan, "your time limit (-t %s) ends before the "
+			   "predicted %.1f h: this job trains about %s "
+			   "tokens of them (autosize chains jobs only at its "
+			   "own time limit: drop -t), then resubmit with "
+			   "--train-tokens-done", limit, plan->train_hours,
+			   autosize_launch_count(plan->tokens *
+						 fmin(1, job_s / 3600 /
+						      plan->train_hours),
+						 n, sizeof(n)));
 }
 
 double autosize_plan_part(const autosize_plan *plan, int index,

@@ -71,6 +71,13 @@ const autosize_part_limit *plan_live_of(const plan_ctx *c, const char *name);
  * cap on the size only when the plan reaches it). */
 void plan_tell_notes(const plan_ctx *c, autosize_plan *plan);
 
+/* Start-up, added to every time limit with the checkpoint writes of the
+ * job (checkpoint.c): scheduling to first step (container, NCCL
+ * initialisation, model build, data loader warm-up, loading the last
+ * checkpoint: minutes at scale), which the step-time model does not
+ * count. */
+#define PLAN_STARTUP_ALLOWANCE_MIN 15.0
+
 /* ---- plan_chain.c: a run longer than one job ---- */
 
 /* 1 when the job may be chained: a batch job, neither it

@@ -171,6 +171,9 @@ typedef struct autosize_request {
 				     * chained */
 	int chain_index;            /* this job's place in its chain, from
 				     * 1; 0 = the first (or none) */
+	int time_kept;              /* the job keeps its own -t: one job,
+				     * never chained (the caller says
+				     * whether -t holds the run) */
 	double signal_s;            /* warning signal the job carries, this
 				     * long before its limit (sbatch set
 				     * it); 0 = plan's own lead; -1 = the
@@ -385,6 +388,13 @@ double autosize_plan_deadline_s(const autosize_policy *p,
  */
 double autosize_plan_part(const autosize_plan *plan, int index,
 			  double done_before);
+
+/*
+ * The warning for a job that keeps its own time limit (-t, minutes)
+ * short of the plan's time: how much of the run it trains, and how the
+ * run goes on. Nothing when limit_min covers the predicted time.
+ */
+void autosize_plan_warn_kept_time(autosize_plan *plan, long limit_min);
 
 /* Add a warning to a plan (dropped silently past AUTOSIZE_MAX_WARNINGS). */
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
