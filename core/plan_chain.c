@@ -50,6 +50,13 @@ int plan_signal_lead_s(const autosize_policy *p, const autosize_plan *plan,
 	return (int)fmin(lead, CHAIN_SIGNAL_MAX_S);
 }
 
+int autosize_plan_signal_lead(const autosize_policy *p,
+			      const autosize_plan *plan)
+{
+	return plan_signal_lead_s(p, plan,
+				  &autosize_policy_defaults(p)->checkpoint);
+}
+
 double plan_chain_job_min(autosize_plan *plan, double max_min,
 			  double startup_min,
 			  const autosize_checkpoint_policy *cp, double lead_s)

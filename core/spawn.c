@@ -17,6 +17,12 @@
 
 pid_t autosize_spawn(char *const argv[], int flags, int *out_fd)
 {
+	return autosize_spawn_as(argv[0], argv, flags, out_fd);
+}
+
+pid_t autosize_spawn_as(const char *path, char *const argv[], int flags,
+			int *out_fd)
+{
 	int fd[2];
 	pid_t pid;
 
@@ -39,13 +45,15 @@ pid_t autosize_spawn(char *const argv[], int flags, int *out_fd)
 		}
 		/* dup2 leaves the copy open across exec */
 		dup2(fd[1], 1);
+		if (flags & AUTOSIZE_SPAWN_MERGE)
+			dup2(fd[1], 2);
 		if (flags & AUTOSIZE_SPAWN_PATH)
-			execvp(argv[0], argv);
+			execvp(path, argv);
 		else
-			execv(argv[0], argv);
+			execv(path, argv);
 		if (!(flags & AUTOSIZE_SPAWN_QUIET))
 			fprintf(stderr, "autosize: cannot run %s: %s\n",
-				argv[0], strerror(errno));
+				path, strerror(errno));
 		_exit(127);
 	}
 	close(fd[1]);

@@ -80,6 +80,24 @@ extern const char *autosize_spank_cmdline_path;
 /* Sent to slurmctld by that re-run: explain is a test-only request. */
 #define AUTOSIZE_ENV_EXPLAIN "AUTOSIZE_EXPLAIN"
 
+/* spank_allocator.c: this process's command line as argv (max slots,
+ * NULL-ended; extra, when not NULL, goes right after argv[0]), the
+ * strings in a buffer of this file's that the next call overwrites.
+ * argc, or -1 when it cannot be read or has more than max - 2 words. */
+int autosize_spank_argv(char **argv, int max, const char *extra);
+/* 1 when sbatch/srun got the script in its arguments (a readable file
+ * or --wrap), so that the command line can run again; 0 when the script
+ * came on standard input (already read). */
+int autosize_spank_script_in_args(char *const argv[], int argc);
+
+/* spank_chain.c: sbatch queues a run longer than one time limit as
+ * chained jobs (doc/users.md "Long runs: chained jobs"). post_opt marks
+ * the submission (and may run sbatch again to give it the warning
+ * signal: it returns only when it did not); exit queues the followers
+ * once slurmctld planned the first. r is the finished request. */
+void autosize_spank_chain_post_opt(spank_t sp, const autosize_request *r);
+void autosize_spank_chain_exit(void);
+
 /* spank_remote.c: slurmstepd. user_init never fails the step (the node
  * would be drained); a GPU mismatch under gpu_check: enforce makes
  * task_init fail, so each task exits 1 before it starts. */

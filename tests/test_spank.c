@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <sys/stat.h>
 #include "testutil.h"
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 #include "autosize.h"
 #include "spank_common.h"
@@ -196,6 +197,26 @@ STUB_LOGGER(slurm_spank_log, warns, n_warns, "log")
 
 void slurm_verbose(const char *fmt, ...)
 {
+}
+
+/* sbatch's libslurm: the user's jobs as slurmctld shows them (the
+ * chain's first job, found by its record; spank_chain.c). */
+static job_info_t stub_jobs[4];
+static int stub_n_jobs;
+
+int slurm_load_job_user(job_info_msg_t **msg, uint32_t uid,
+			uint16_t show_flags)
+{
+	*msg = calloc(1, sizeof(**msg));
+	assert_non_null(*msg);
+	(*msg)->record_count = (uint32_t)stub_n_jobs;
+	(*msg)->job_array = stub_jobs;
+	return 0;
+}
+
+void slurm_free_job_info_msg(job_info_msg_t *msg)
+{
+	free(msg);
 }
 
 /* ---- helpers ------------------------------------------------------------ */

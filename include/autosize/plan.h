@@ -396,6 +396,15 @@ double autosize_plan_part(const autosize_plan *plan, int index,
  */
 void autosize_plan_warn_kept_time(autosize_plan *plan, long limit_min);
 
+/*
+ * The warning signal's lead (seconds) a chained job of this plan gets
+ * under policy p: the plan's checkpoint written at the slowest storage
+ * among p's partitions, plus the policy's checkpoint signal_margin, in
+ * whole minutes (sbatch sets it before slurmctld picks the partition).
+ */
+int autosize_plan_signal_lead(const autosize_policy *p,
+			      const autosize_plan *plan);
+
 /* Add a warning to a plan (dropped silently past AUTOSIZE_MAX_WARNINGS). */
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

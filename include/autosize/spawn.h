@@ -14,6 +14,8 @@
 				      * path, run as given) */
 #define AUTOSIZE_SPAWN_QUIET 2       /* its stderr to /dev/null (else
 				      * inherited) */
+#define AUTOSIZE_SPAWN_MERGE 4       /* its stderr onto the same pipe as
+				      * its stdout (2>&1) */
 
 /*
  * Start argv[0] with the arguments argv[1..] (NULL-ended; execv does not
@@ -24,6 +26,11 @@
  * standard error unless AUTOSIZE_SPAWN_QUIET.
  */
 pid_t autosize_spawn(char *const argv[], int flags, int *out_fd);
+
+/* The same, running path with argv as its arguments (argv[0] the name it
+ * sees: sbatch running /proc/self/exe again as "sbatch"). */
+pid_t autosize_spawn_as(const char *path, char *const argv[], int flags,
+			int *out_fd);
 
 /* Wait for pid (EINTR retried): its exit status 0-255, or -1 when it did
  * not exit normally (a signal) or cannot be waited for. */
