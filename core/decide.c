@@ -499,6 +499,9 @@ static int decide_plan(const autosize_policy *p, const autosize_job *job,
 		decide_failed(p, d, rc, &e);
 		return 0;
 	}
+	/* the signal the job carries (sbatch's), told with its plan */
+	if (w->mark.signal_s > 0)
+		w->plan.signal_s = w->mark.signal_s;
 	/* a kept -t short of the run: what this job holds of it */
 	if (w->req.time_kept)
 		autosize_plan_warn_kept_time(&w->plan, job->time_limit_min);

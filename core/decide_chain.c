@@ -23,6 +23,8 @@ int decide_chain_mark(const char *const *env, size_t n,
 		return -1;
 	}
 	if (!w->mark.id[0] || !job->batch) {
+		/* a batch job without the mark: nothing will follow it */
+		w->req.chain_unmarked = job->batch;
 		memset(&w->mark, 0, sizeof(w->mark));
 		return 0;
 	}
@@ -37,6 +39,9 @@ void decide_chain_fill(const autosize_chain_mark *mark,
 		       const autosize_plan *pl, autosize_record *rec,
 		       autosize_decision *d)
 {
+	/* the signal sbatch gave every job it marked, chained or not: its
+	 * steps' tasks start with it ignored (spank_remote.c) */
+	rec->signal_s = mark->signal_s;
 	if (!mark->id[0] || (pl->chained_jobs <= 1 && mark->index <= 1))
 		return;
 	snprintf(rec->chain, sizeof(rec->chain), "%s", mark->id);

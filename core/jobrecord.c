@@ -157,11 +157,11 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 					       : 0;
 	r->cal_jobs = p->calibration.applied ? p->calibration.jobs : 0;
 	r->tokens_done = p->tokens_done;
+	r->signal_s = p->signal_s;
 	if (p->chained_jobs > 1) {
 		r->chain_index = p->chain_index > 0 ? p->chain_index : 1;
 		r->chain_jobs = p->chained_jobs;
 		r->chain_job_tokens = p->chain_job_tokens;
-		r->signal_s = p->signal_s;
 	}
 	r->cal_memory = p->calibration.applied &&
 			p->calibration.memory_factor > 1

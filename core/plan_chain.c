@@ -20,7 +20,7 @@
 
 int plan_chain_wanted(const autosize_request *r, const autosize_defaults *d)
 {
-	if (r->interactive || r->time_kept)
+	if (r->interactive || r->time_kept || r->chain_unmarked)
 		return 0;
 	return r->chain == AUTOSIZE_UNSET ? d->chain : r->chain == 1;
 }
@@ -82,6 +82,9 @@ static const char *chain_why_not(const autosize_request *r)
 		       "chained";
 	if (r->chain == 0)
 		return "--autosize-chain=off";
+	if (r->chain_unmarked)
+		return "sbatch did not queue it as a chain (a script on "
+		       "standard input, --wait or an array; sbatch said why)";
 	return "the site's policy does not chain jobs (chain: off)";
 }
 
@@ -185,6 +188,17 @@ void autosize_plan_warn_kept_time(autosize_plan *plan, long limit_min)
 						 n, sizeof(n)));
 }
 
+double autosize_plan_done_before(const autosize_plan *plan, int index,
+				 double done_before)
+{
+	if (!plan || !(plan->tokens > 0))
+		return 0;
+	if (done_before < 0)
+		done_before = (index > 1 ? index - 1 : 0) *
+			      plan->chain_job_tokens;
+	return fmin(done_before, plan->tokens);
+}
+
 double autosize_plan_part(const autosize_plan *plan, int index,
 			  double done_before)
 {
@@ -192,11 +206,8 @@ double autosize_plan_part(const autosize_plan *plan, int index,
 
 	if (!plan || !(plan->tokens > 0))
 		return 0;
-	if (index < 1)
-		index = 1;
-	if (done_before < 0)
-		done_before = (index - 1) * plan->chain_job_tokens;
-	left = plan->tokens - done_before;
+	left = plan->tokens - autosize_plan_done_before(plan, index,
+							done_before);
 	if (plan->chained_jobs > 1 && plan->chain_job_tokens > 0)
 		left = fmin(left, plan->chain_job_tokens);
 	return left > 0 ? left : 0;

@@ -46,9 +46,10 @@ int autosize_time_words(double hours, double low, double high,
 	if (n < 0 || (size_t)n >= len - used)
 		return -1;
 	used += (size_t)n;
-	if (chained_jobs > 1 && signal_s > 0) {
+	if (signal_s > 0) {
 		n = snprintf(buf + used, len - used, ", SIGUSR1 %d min before "
-			     "each limit", (signal_s + 59) / 60);
+			     "%s limit", (signal_s + 59) / 60,
+			     chained_jobs > 1 ? "each" : "the");
 		if (n < 0 || (size_t)n >= len - used)
 			return -1;
 		used += (size_t)n;

@@ -171,6 +171,10 @@ typedef struct autosize_request {
 				     * chained */
 	int chain_index;            /* this job's place in its chain, from
 				     * 1; 0 = the first (or none) */
+	int chain_unmarked;         /* a batch job sbatch did not mark as a
+				     * chain's (its script on standard input,
+				     * --wait, an array, a client without the
+				     * plugin): one job */
 	int time_kept;              /* the job keeps its own -t: one job,
 				     * never chained (the caller says
 				     * whether -t holds the run) */
@@ -388,6 +392,11 @@ double autosize_plan_deadline_s(const autosize_policy *p,
  */
 double autosize_plan_part(const autosize_plan *plan, int index,
 			  double done_before);
+
+/* Of the plan's tokens, those done before job index: done_before, or as
+ * planned when it is < 0; at most the plan's tokens. */
+double autosize_plan_done_before(const autosize_plan *plan, int index,
+				 double done_before);
 
 /*
  * The warning for a job that keeps its own time limit (-t, minutes)
