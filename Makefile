@@ -27,6 +27,10 @@ datadir ?= $(prefix)/share
 mandir ?= $(datadir)/man
 # The shipped example policy, catalog and presets, and the plugstack line.
 pkgdatadir ?= $(datadir)/slurm-autosize
+# The node's spool of measured figures waiting for slurmctld or
+# slurmdbd (doc/closed-loop.md), root's alone; made when first used.
+localstatedir ?= /var
+spooldir ?= $(localstatedir)/spool/slurm-autosize
 # Slurm's configuration folder: the policy is $(sysconfdir)/autosize/.
 sysconfdir ?= /etc/slurm
 # Slurm's plugin folder (Debian: /usr/lib/<multiarch>/slurm-wlm), where
@@ -75,14 +79,18 @@ SLURM_CFLAGS := $(if $(SLURM_PREFIX),-isystem $(SLURM_PREFIX)/include)
 CORE_LIBS := $(YAML_LIBS) -lm
 
 # What the code is told about the install: the version, the CLI's
-# default policy (and the SPANK plugin's, through spank_common.o). Only
+# default policy and spool (and the SPANK plugin's, through
+# spank_common.o; spank_report.o is told where the CLI goes). Only
 # the objects below get them; $(CONFIG_ID) is rewritten only when one
 # changes, so `make install sysconfdir=/x` rebuilds just those.
 CONFIG_DEFS = -DAUTOSIZE_VERSION='"$(VERSION)"' \
 	-DAUTOSIZE_POLICY_PATH='"$(POLICY_PATH)"' \
-	-DAUTOSIZE_PKGDATADIR='"$(pkgdatadir)"'
+	-DAUTOSIZE_PKGDATADIR='"$(pkgdatadir)"' \
+	-DAUTOSIZE_SPOOL_DIR='"$(spooldir)"'
+CONFIG_VALUES = $(VERSION) $(POLICY_PATH) $(pkgdatadir) $(spooldir) $(bindir)
 CONFIG_ID := $(BUILD)/gen/config.id
 CONFIG_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/policy_file.o \
+	$(BUILD)/cli/spool_cmd.o \
 	$(BUILD)/plugin/lua_autosize.o \
 	$(BUILD)/plugin/spank_common.o
 
@@ -112,9 +120,8 @@ all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
 
 $(CONFIG_ID): FORCE
 	@mkdir -p $(dir $@)
-	@printf '%s\n' "$(VERSION) $(POLICY_PATH) $(pkgdatadir)" | \
-		cmp -s - $@ 2>/dev/null || \
-		printf '%s\n' "$(VERSION) $(POLICY_PATH) $(pkgdatadir)" > $@
+	@printf '%s\n' "$(CONFIG_VALUES)" | cmp -s - $@ 2>/dev/null || \
+		printf '%s\n' "$(CONFIG_VALUES)" > $@
 
 $(CONFIG_OBJ): $(CONFIG_ID)
 $(CONFIG_OBJ): override CFLAGS += $(CONFIG_DEFS)
@@ -140,9 +147,11 @@ $(BUILD)/plugin/%.o: plugin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(LUA_CFLAGS) -c -o $@ $<
 
-# The report step runs the scontrol/squeue of the Slurm it was built for.
+# The report step runs the autosize command of this build or install
+# (its spool --flush, linked with the libslurm the build used).
+$(BUILD)/plugin/spank_report.o: $(CONFIG_ID)
 $(BUILD)/plugin/spank_report.o: override CFLAGS += \
-	$(if $(SLURM_PREFIX),-DAUTOSIZE_SLURM_BINDIR='"$(SLURM_PREFIX)/bin"')
+	-DAUTOSIZE_CLI_PATH='"$(bindir)/autosize"'
 
 # The host process (sbatch, slurmstepd) provides the slurm_* and spank_*
 # symbols: no -lslurm. Only the plugin's entry points are exported.
@@ -161,8 +170,8 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 SLURM_H := $(wildcard $(or $(SLURM_PREFIX),/usr)/include/slurm/slurm.h)
 SLURM_LDIRS := -L$(SLURM_PREFIX)/lib -Wl,-rpath,$(SLURM_PREFIX)/lib
 SLURM_LIBS := $(if $(SLURM_H),$(if $(SLURM_PREFIX),$(SLURM_LDIRS)) -lslurm)
-$(BUILD)/cli/live.o $(BUILD)/cli/live_limits.o: override CFLAGS += \
-	$(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
+$(BUILD)/cli/live.o $(BUILD)/cli/live_limits.o $(BUILD)/cli/acct.o: \
+	override CFLAGS += $(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
 $(CLI): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
@@ -348,6 +357,7 @@ fuzz: fuzz-build
 INSTALL_ENV = DESTDIR='$(DESTDIR)' BUILD='$(BUILD)' VERSION='$(VERSION)' \
 	bindir='$(bindir)' mandir='$(mandir)' pkgdatadir='$(pkgdatadir)' \
 	sysconfdir='$(sysconfdir)' slurmlibdir='$(slurmlibdir)' \
+	spooldir='$(spooldir)' \
 	luamoddir='$(luamoddir)'
 install: all
 	@$(INSTALL_ENV) sh contrib/packaging/install.sh install

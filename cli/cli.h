@@ -21,6 +21,7 @@ int cli_list_presets(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_spool(int argc, char **argv);
 int cli_show(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 /* autosize replay --html: r as one page into path (replay_html.c). 0,

@@ -24,6 +24,7 @@ static void main_usage(FILE *f)
 		"       autosize show JOBID [--json]\n"
 		"       autosize replay --policy FILE [--json | --html FILE] "
 		"[--sacct] [FILE...]\n"
+		"       autosize spool [--dir DIR] [--flush [--job N]]\n"
 		"       autosize gpus | presets | --version\n"
 		"\n"
 		"plan sizes one LLM training job (nodes, GPUs, layout, time\n"
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
 		return cli_inventory(argc - 1, argv + 1);
 	if (strcmp(cmd, "limits") == 0)
 		return cli_limits(argc - 1, argv + 1);
+	if (strcmp(cmd, "spool") == 0)
+		return cli_spool(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
 		printf("autosize %s\n", AUTOSIZE_VERSION);
 		return CLI_EXIT_OK;

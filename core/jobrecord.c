@@ -58,8 +58,9 @@ static const rec_key rec_keys[] = {
 	RK_I("seq", seq_len, 0, 1e8, 0),
 	RK_I("gbs", global_batch, 0, 1e9, 0),
 	{ "vp", REC_INT, offsetof(autosize_record, vp), 0, 0, 1e4, 0, 0, 1 },
-	{ "rc", REC_INT, offsetof(autosize_record, recompute), 0, 0, 16, 0, 0,
-	  1 },
+	/* autosize_recompute: the record pins a node's layout to it */
+	{ "rc", REC_INT, offsetof(autosize_record, recompute), 0, 0,
+	  AUTOSIZE_RECOMPUTE_SELECTIVE_MLP, 0, 0, 1 },
 	{ "rcl", REC_INT, offsetof(autosize_record, recompute_layers), 0, 0,
 	  1e6, 0, 0, 1 },
 	RK_D("tok_s", tokens_per_s, 0, 1e15, 1),
@@ -277,10 +278,12 @@ static autosize_err rec_set(autosize_record *r, const rec_key *k,
 	errno = 0;
 	v = strtod(val, &end);
 	if (!*val || *end || errno || !isfinite(v) || v < k->min ||
-	    v > k->max)
+	    v > k->max || (k->type != REC_DBL && v != floor(v)))
 		return autosize_fail(e, AUTOSIZE_EINVAL, "%s: key '%s': "
-				     "'%.24s' is not a number in %g..%g",
-				     what, k->name, val, k->min, k->max);
+				     "'%.24s' is not a %s in %g..%g", what,
+				     k->name, val, k->type == REC_DBL
+				     ? "number" : "whole number", k->min,
+				     k->max);
 	if (k->type == REC_INT)
 		*(int *)(void *)base = (int)v;
 	else if (k->type == REC_LONG)
@@ -391,8 +394,9 @@ int autosize_record_mismatch(const autosize_record *r, const char *partition,
 {
 	long planned_gpus = (long)r->nodes * r->gpus_per_node;
 
-	/* sacctmgr lowercases the record it writes for a job that ended
-	 * before its script (slurm_spank_exit): names match in any case */
+	/* records sacctmgr wrote for a job that ended before its script
+	 * (releases before the spool) came back lowercased: names match
+	 * in any case */
 	if (partition && partition[0] &&
 	    strcasecmp(partition, r->partition) != 0) {
 		snprintf(why, len, "partition %s, planned %s", partition,
@@ -441,4 +445,28 @@ void autosize_record_pin(const autosize_record *rec, autosize_request *r)
 		if (strcmp(rec->framework, autosize_framework_names[i]) == 0)
 			r->framework = (autosize_framework)
 				(AUTOSIZE_FRAMEWORK_MEGATRON + i);
+}
+
+int autosize_record_merge(const char *comment, const autosize_measured *m,
+			  const char *what, char *out, size_t len,
+			  autosize_error *e)
+{
+	char token[AUTOSIZE_RECORD_MAX];
+	autosize_record rec;
+	size_t start, n;
+
+	if (!autosize_record_find(comment, &start, &n))
+		return 0;       /* not a job slurmctld sized */
+	if (autosize_record_decode(comment + start, n, what, &rec, e))
+		return -1;
+	if (autosize_record_add_measured(&rec, m) == 0)
+		return 0;
+	if (autosize_record_encode(&rec, token, sizeof(token)) < 0 ||
+	    autosize_record_attach(comment, token, out, len) < 0) {
+		autosize_fail(e, AUTOSIZE_ETOOBIG, "%s: the record with the "
+			      "measured figures does not fit in %zu bytes",
+			      what, len);
+		return -1;
+	}
+	return 1;
 }

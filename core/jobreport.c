@@ -85,14 +85,15 @@ static double report_plausible(double v, double planned)
 	       v <= planned * AUTOSIZE_REPORT_RATIO_MAX ? v : 0;
 }
 
-int autosize_record_measure(autosize_record *r, const char *text, size_t len,
-			    int partial_first, int *bad)
+int autosize_report_summary(const char *text, size_t len, int partial_first,
+			    autosize_measured *m, int *bad)
 {
 	report_line *lines = NULL;
 	double *scratch = NULL;
 	size_t pos = 0;
 	int n = 0, used = 0;
 
+	memset(m, 0, sizeof(*m));
 	*bad = 0;
 	if (len > AUTOSIZE_REPORT_MAX_BYTES) {
 		text += len - AUTOSIZE_REPORT_MAX_BYTES;
@@ -129,19 +130,36 @@ int autosize_record_measure(autosize_record *r, const char *text, size_t len,
 	}
 	if (used == 0)
 		goto out;
-	r->m_tokens_per_s = report_plausible(
-		report_summary(lines, n, 0, scratch), r->tokens_per_s);
-	r->m_step_s = report_plausible(report_summary(lines, n, 1, scratch),
-				       r->step_s);
-	r->m_mem_bytes = report_plausible(report_summary(lines, n, 2, scratch),
-					  r->alloc_bytes);
-	r->m_lines = used;
-	r->has_measured = r->m_tokens_per_s > 0 || r->m_step_s > 0 ||
-			  r->m_mem_bytes > 0;
-	if (!r->has_measured)
-		used = 0;
+	m->tokens_per_s = report_summary(lines, n, 0, scratch);
+	m->step_s = report_summary(lines, n, 1, scratch);
+	m->mem_bytes = report_summary(lines, n, 2, scratch);
+	m->lines = used;
 out:
 	free(lines);
 	free(scratch);
-	return r->has_measured ? used : 0;
+	return m->lines;
+}
+
+int autosize_record_add_measured(autosize_record *r,
+				 const autosize_measured *m)
+{
+	r->m_tokens_per_s = report_plausible(m->tokens_per_s,
+					     r->tokens_per_s);
+	r->m_step_s = report_plausible(m->step_s, r->step_s);
+	r->m_mem_bytes = report_plausible(m->mem_bytes, r->alloc_bytes);
+	r->m_lines = m->lines;
+	r->has_measured = m->lines > 0 && (r->m_tokens_per_s > 0 ||
+					   r->m_step_s > 0 ||
+					   r->m_mem_bytes > 0);
+	return r->has_measured ? m->lines : 0;
+}
+
+int autosize_record_measure(autosize_record *r, const char *text, size_t len,
+			    int partial_first, int *bad)
+{
+	autosize_measured m;
+
+	if (autosize_report_summary(text, len, partial_first, &m, bad) == 0)
+		return 0;
+	return autosize_record_add_measured(r, &m);
 }

@@ -788,6 +788,7 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 	search_result res;
 	const autosize_cal_entry *cal;
 	double reserve, usable;
+	char spent[64];
 	autosize_err rc;
 
 	memset(plan, 0, sizeof(*plan));
@@ -874,10 +875,12 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   part->gpu->name, job.perf.generation);
 	if (res.capped_gpus > 0)
 		plan_capped_warning(plan, &res, job.min_scaling);
-	if (res.over_budget)
+	if (res.over_budget && plan->feasible)
 		autosize_plan_warn(plan, "the search stopped at its work "
-				   "budget (%ld layouts): a cheaper layout "
-				   "may exist", c->budget.limit);
+				   "budget (%s): a cheaper layout may exist; "
+				   "pin the size or the layout to narrow it",
+				   search_budget_said(&c->budget, spent,
+						      sizeof(spent)));
 	if (!plan->feasible)
 		return AUTOSIZE_ENOFIT;
 	plan_warnings(c, res.have_ref ? &res.ref : NULL, plan);
@@ -999,7 +1002,9 @@ static autosize_err plan_choose(plan_ctx *c, const autosize_request *r,
 
 	if (c->n_parts == 1)
 		return plan_on(c, r, &c->parts[0], plan, e);
-	for (i = 0; i < c->n_parts; i++) {
+	/* the partitions after the one that spent the budget are not
+	 * planned: a plan that tried nothing is no candidate */
+	for (i = 0; i < c->n_parts && !search_budget_spent(&c->budget); i++) {
 		rc = plan_on(c, r, &c->parts[i], cand, e);
 		if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
 			continue;
@@ -1145,7 +1150,12 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 				autosize_plural(plan->advice_min_nodes),
 				plan->part.gpu->name,
 				plan->part.max_nodes_per_job);
-	else
+	else if (search_budget_spent(&c->budget)) {
+		/* not searched to the end: no partition is ruled out */
+		if (!strstr(plan->reason, "work budget"))
+			plan_reason_add(plan, "; the search for where it fits "
+					"stopped at its work budget");
+	} else
 		plan_reason_add(plan, "; no partition can hold it: %s",
 				plan_memory_advice(c->r, plan));
 }
@@ -1185,10 +1195,12 @@ static void plan_check_oversize(plan_ctx *c, autosize_plan *plan,
 				   100 * (1 - alt->gpu_hours / plan->gpu_hours));
 }
 
-autosize_err autosize_plan_compute_work(const autosize_policy *p,
-					const autosize_request *r,
-					autosize_plan *plan, autosize_work *w,
-					autosize_error *e)
+/* A plan whose searches stop at max_s seconds of CPU time (0: none) as
+ * well as at AUTOSIZE_PLAN_MAX_LAYOUTS. */
+static autosize_err plan_compute(const autosize_policy *p,
+				 const autosize_request *r,
+				 autosize_plan *plan, autosize_work *w,
+				 double max_s, autosize_error *e)
 {
 	plan_ctx *c = &w->ctx;
 	autosize_err rc;
@@ -1199,7 +1211,7 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	c->d = autosize_policy_defaults(p);
 	c->r = r;
 	c->deadline_s = plan_deadline(p, r, &c->deadline_from);
-	c->budget.limit = AUTOSIZE_PLAN_MAX_LAYOUTS;
+	search_budget_init(&c->budget, AUTOSIZE_PLAN_MAX_LAYOUTS, max_s);
 	if ((rc = plan_model(r, &c->model, e)) ||
 	    (rc = plan_partitions(c, e)))
 		return rc;
@@ -1229,11 +1241,20 @@ autosize_err autosize_plan_compute_work(const autosize_policy *p,
 	return rc;
 }
 
+autosize_err autosize_plan_compute_work(const autosize_policy *p,
+					const autosize_request *r,
+					autosize_plan *plan, autosize_work *w,
+					autosize_error *e)
+{
+	return plan_compute(p, r, plan, w,
+			    AUTOSIZE_PLAN_MAX_SEARCH_MS / 1000.0, e);
+}
+
 autosize_err autosize_plan_compute(const autosize_policy *p,
 				   const autosize_request *r,
 				   autosize_plan *plan, autosize_error *e)
 {
 	autosize_work w;
 
-	return autosize_plan_compute_work(p, r, plan, &w, e);
+	return plan_compute(p, r, plan, &w, 0, e);
 }

@@ -113,7 +113,11 @@ void plan_chain_one_job(autosize_plan *plan, const autosize_request *r,
  * queue (live's MaxSubmitJobs caps): cut, warned. */
 void plan_chain_cut(autosize_plan *plan, const autosize_part_limit *live);
 
-/* autosize_plan_compute with the caller's scratch space w. */
+/* autosize_plan_compute with the caller's scratch space w, for
+ * slurmctld's decisions (autosize_decide): its searches also stop at
+ * AUTOSIZE_PLAN_MAX_SEARCH_MS of the thread's CPU time. The CLI, sbatch
+ * and the nodes plan by the candidate budget alone, the same plan on
+ * any machine. */
 autosize_err autosize_plan_compute_work(const autosize_policy *p,
 					const autosize_request *r,
 					autosize_plan *plan, autosize_work *w,

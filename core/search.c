@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "rank.h"
 #include "search.h"
 #include "framework_private.h"
@@ -46,6 +47,13 @@ _Static_assert((SEARCH_BATCH_ROUND & (SEARCH_BATCH_ROUND - 1)) == 0,
 #define SEARCH_VP_MIN_BUBBLE 0.05
 /* Node counts scanned one by one when the staged probes found nothing. */
 #define SEARCH_SCAN_NODES 256
+/* The budget's clock is read every this many candidates: a system call
+ * (0.3 us on a 2-core VM) against 256 candidates' 10-50 us of work, and
+ * the cut-off overshoots by at most that much. */
+#define SEARCH_CLOCK_EVERY 256
+/* Divisors kept of the experts (EP): a number up to 4096
+ * (AUTOSIZE_MAX_EXPERTS) has at most 60. */
+#define SEARCH_MAX_DIVS 64
 
 /* Micro-batch sizes tried, ascending (SEARCH_MBS of them at most). */
 static const int search_free_mbs[] = {1, 2, 4, 8, 16};
@@ -128,7 +136,62 @@ typedef struct search_state {
 	rank_key best_key;
 	/* Megatron stage splits seen: 1 exists, -1 none, 0 not asked */
 	signed char split[SEARCH_MAX_PP + 1][SEARCH_MAX_VP + 1];
+	/* the divisors of the routed experts from 2 to SEARCH_MAX_EP (EP
+	 * degrees), ascending: listed once per search, not once per
+	 * shape */
+	int expert_divs[SEARCH_MAX_DIVS], n_expert_divs;
 } search_state;
+
+/* CPU time of this thread (s): what the search's own work took, whether
+ * or not the host gave the thread the processor meanwhile. */
+static double search_clock_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void search_budget_init(search_budget *b, long limit, double max_s)
+{
+	memset(b, 0, sizeof(*b));
+	b->limit = limit;
+	b->max_s = max_s;
+	if (max_s > 0)
+		b->start_s = search_clock_s();
+}
+
+const char *search_budget_said(const search_budget *b, char *buf,
+			       size_t len)
+{
+	if (b->out_of_time)
+		snprintf(buf, len, "%.0f ms of CPU time", b->max_s * 1000);
+	else
+		snprintf(buf, len, "%ld candidates", b->limit);
+	return buf;
+}
+
+/* Charge n candidates to the plan's budget: 0 (and the search stops)
+ * when it is spent, by count or by time. */
+static int search_charge(search_state *st, long n)
+{
+	search_budget *b = st->budget;
+
+	if (b->used >= b->limit) {
+		st->over_budget = 1;
+		return 0;
+	}
+	b->used += n < b->limit - b->used ? n : b->limit - b->used;
+	if (b->max_s > 0 && b->used >= b->next_check) {
+		b->next_check = b->used + SEARCH_CLOCK_EVERY;
+		if (search_clock_s() - b->start_s > b->max_s) {
+			b->out_of_time = 1;
+			b->limit = b->used;
+		}
+	}
+	return 1;
+}
 
 /* A fresh plan with what does not depend on the layout: the size, the
  * model and its FLOPs. */
@@ -254,13 +317,10 @@ static int search_fits(search_state *st, const sizing_layout *lay,
 	autosize_memory mem;
 	double ratio;
 
-	if (st->budget->used >= st->budget->limit) {
-		st->over_budget = 1;   /* no more layouts: bounded work */
-		return 0;
-	}
+	if (!search_charge(st, 1))
+		return 0;      /* no more layouts: bounded work */
 	sizing_memory(st->job, lay, &mem);
 	st->evaluated++;
-	st->budget->used++;
 	*total_bytes = mem.total_bytes;
 	if (mem.total_bytes <= mem.usable_bytes &&
 	    nodes <= st->job->part->max_nodes_per_job)
@@ -284,6 +344,8 @@ static double search_time(search_state *st, const sizing_layout *lay,
 	search_cand c;
 	sizing_time t;
 
+	if (!search_charge(st, 1))
+		return 0;
 	sizing_step_time(st->job, lay, &t);
 	c.lay = *lay;
 	c.nodes = nodes;
@@ -562,8 +624,12 @@ static int search_dominated_at(search_state *st, const sizing_layout *lay,
 static int search_dominated(search_state *st, const sizing_layout *lay,
 			    int nodes, int gpn, int vp_max)
 {
-	return st->have_best && search_dominated_at(st, lay, nodes, gpn,
-		search_bound_tps(st, lay, vp_max));
+	if (!st->have_best)
+		return 0;
+	/* past the budget nothing more is timed */
+	return !search_charge(st, 1) ||
+	       search_dominated_at(st, lay, nodes, gpn,
+				   search_bound_tps(st, lay, vp_max));
 }
 
 /* Time lay with the deepest interleaving up to vp_max that divides the
@@ -640,6 +706,10 @@ static void search_mb_list(search_state *st, int dp, search_mbs *out)
 	int slot = dp & (SEARCH_MBS_CACHE - 1);
 
 	if (st->mbs_dp[slot] != dp) {
+		if (!search_charge(st, SEARCH_MBS)) {
+			memset(out, 0, sizeof(*out));
+			return;
+		}
 		search_mb_list_of(st, dp, &st->mbs[slot]);
 		st->mbs_dp[slot] = dp;
 	}
@@ -718,6 +788,9 @@ static int search_mbs_dominated(search_state *st, const sizing_layout *base,
 
 	if (!st->tight || !st->have_best)
 		return 0;
+	/* past the budget nothing more is timed */
+	if (!search_charge(st, 2))
+		return 1;
 	if (sh->none_tps < 0) {
 		lay.recompute = AUTOSIZE_RECOMPUTE_NONE;
 		lay.recompute_layers = 0;
@@ -897,6 +970,20 @@ static int search_shape(search_state *st, const sizing_layout *base,
 	return any;
 }
 
+/* The divisors of the routed experts from 2 to SEARCH_MAX_EP, ascending,
+ * that search_eps picks from: listed once per search, not once per
+ * shape. */
+static void search_list_expert_divisors(search_state *st)
+{
+	const autosize_model *m = st->job->model;
+	int d;
+
+	for (d = 2; d <= m->experts && d <= SEARCH_MAX_EP &&
+	     st->n_expert_divs < SEARCH_MAX_DIVS; d++)
+		if (m->experts % d == 0)
+			st->expert_divs[st->n_expert_divs++] = d;
+}
+
 /*
  * TP degrees worth trying on nodes x gpn GPUs, ascending, into out (at
  * most SEARCH_MAX_TPS): the pinned one, or the divisors of the attention
@@ -1009,7 +1096,7 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 	 * groups assert DP % EP == 0) */
 	int d = fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED
 		? l->dp : l->tp * l->dp * SIZING_CP(l);
-	int n = 0, e, in_node = 1, any = 1;
+	int n = 0, e, in_node = 1, any = 1, i;
 
 	if (search_pinned(pin)) {
 		if (d % pin == 0)
@@ -1019,8 +1106,9 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 	out[n++] = 1;
 	if (experts <= 1 || !fp->ep_ok || !fp->searched)
 		return n;
-	for (e = 2; e <= experts && e <= d && e <= SEARCH_MAX_EP; e++) {
-		if (experts % e || d % e)
+	for (i = 0; i < st->n_expert_divs && st->expert_divs[i] <= d; i++) {
+		e = st->expert_divs[i];
+		if (d % e)
 			continue;
 		any = e;
 		if ((long)e * (d / l->tp % e == 0 ? l->tp : 1) <= gpn)
@@ -1075,15 +1163,13 @@ static int search_at(search_state *st, int nodes, int gpn)
 	int gpus = nodes * gpn, tps[SEARCH_MAX_TPS], n_tp, i, pp, any = 0;
 	sizing_layout lay;
 
-	if (st->budget->used >= st->budget->limit) {
-		st->over_budget = 1;
+	if (!search_charge(st, 1))
 		return 0;
-	}
 	memset(&lay, 0, sizeof(lay));
 	st->size_fastest = 0;
 	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
 	n_tp = search_tp_candidates(st, gpus, gpn, tps);
-	for (i = 0; i < n_tp; i++) {
+	for (i = 0; i < n_tp && search_charge(st, 1); i++) {
 		int tp = tps[i], fitting_pps = 0;
 		long updates;
 
@@ -1110,6 +1196,8 @@ static int search_at(search_state *st, int nodes, int gpn)
 			pp = j < n_pp ? pps[j] : 1;
 			if (!search_pp_ok(st, pp))
 				continue;
+			if (!search_charge(st, 1))
+				break;
 			lay.tp = tp;
 			lay.pp = pp;
 			lay.sp = tp > 1 && r->sequence_parallel != 0;
@@ -1120,13 +1208,16 @@ static int search_at(search_state *st, int nodes, int gpn)
 
 				if ((gpus / tp / pp) % cps[c])
 					continue;
+				if (!search_charge(st, 1))
+					break;
 				lay.cp = cps[c];
 				lay.dp = gpus / (tp * pp * cps[c]);
 				if (search_pinned(r->dp) && lay.dp != r->dp)
 					continue;
 				n_ep = search_eps(st, &lay, gpn, eps);
 				search_mb_list(st, lay.dp, &mbs);
-				for (k = 0; k < n_ep; k++) {
+				for (k = 0; k < n_ep && search_charge(st, 1);
+				     k++) {
 					lay.ep = eps[k];
 					fit |= search_shape(st, &lay, &mbs,
 							    nodes, gpn);
@@ -1636,6 +1727,28 @@ static void search_fill(const search_state *st, const search_cand *c,
 	search_evaluate(st->job, &c->lay, c->nodes, c->gpn, plan);
 }
 
+/* Nothing fitted before the budget ran out: the plan says so, not only
+ * that the closest miss does not fit (a layout past what was tried
+ * may). */
+static void search_stopped(const search_state *st, autosize_plan *plan)
+{
+	char spent[64];
+	size_t n = strlen(plan->reason);
+
+	plan->feasible = 0;
+	search_budget_said(st->budget, spent, sizeof(spent));
+	if (n > 0)
+		snprintf(plan->reason + n, sizeof(plan->reason) - n, "; the "
+			 "search stopped at its work budget (%s) before trying "
+			 "every layout", spent);
+	else
+		snprintf(plan->reason, sizeof(plan->reason), "the search "
+			 "stopped at its work budget (%s) before any layout on "
+			 "partition %s fitted: pin the size (--nodes, --gpus) "
+			 "or the layout (--tp, --pp) to narrow it", spent,
+			 st->job->part->name);
+}
+
 /* A free size: the strategy of the objective. */
 static void search_free(search_state *st, int gpn)
 {
@@ -1669,12 +1782,20 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
 	st.n_step = search_node_step(r, gpn);
+	search_list_expert_divisors(&st);
 	st.tight = !search_pinned(r->interleave) &&
 		   !(objective == AUTOSIZE_OBJECTIVE_COST &&
 		     job->part->pricing.n_rental > 0);
 	if ((rc = search_framework_pins(job, r, st.fp, e)) ||
 	    (rc = search_pinned_size(r, gpn, &nodes, &g_node, e)))
 		return rc;
+	if (!search_charge(&st, 1)) {
+		/* an earlier partition spent the budget: say so at once */
+		search_plan_size(job, nodes > 0 ? nodes : 1, g_node, &res->best);
+		search_stopped(&st, &res->best);
+		res->over_budget = 1;
+		return AUTOSIZE_OK;
+	}
 	if (nodes > 0) {
 		/* A pinned size: that size or nothing. */
 		if (nodes <= job->part->max_nodes_per_job) {
@@ -1714,7 +1835,7 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 		}
 		/* Pins that the staged probes stepped over: every size up
 		 * to a bound, one by one. */
-		for (g = 1; !st.have_best && !st.have_miss &&
+		for (g = 1; !st.have_best && !st.have_miss && !st.over_budget &&
 		     g <= job->part->max_nodes_per_job &&
 		     g <= SEARCH_SCAN_NODES; g++)
 			search_at(&st, g, gpn);
@@ -1722,13 +1843,19 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 		    objective == AUTOSIZE_OBJECTIVE_COST)
 			search_cap(&st, gpn, res);
 	}
-	if (!st.have_best && !st.have_miss)
+	if (!st.have_best && !st.have_miss && !st.over_budget)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "no layout matches the pinned values "
 				     "(check --tp/--pp/--dp against the GPU "
 				     "count and the model's heads and "
 				     "layers)");
-	search_fill(&st, st.have_best ? &st.best : &st.miss, &res->best);
+	if (!st.have_best && !st.have_miss)
+		search_plan_size(job, 1, gpn, &res->best);
+	else
+		search_fill(&st, st.have_best ? &st.best : &st.miss,
+			    &res->best);
+	if (!st.have_best && st.over_budget)
+		search_stopped(&st, &res->best);
 	res->have_ref = st.have_ref;
 	if (st.have_ref)
 		search_fill(&st, &st.ref, &res->ref);

@@ -6,12 +6,33 @@
 
 #include "sizing.h"
 
-/* Layouts one plan may evaluate, shared by all its searches (partitions,
- * advice): bounded work whatever the request. */
+/* The work one plan may do, shared by all its searches (partitions,
+ * advice): every candidate the search enumerates (node count, TP, PP,
+ * CP and EP degree, micro-batch list, memory evaluation, step time,
+ * speed bound) costs one, and the searches stop at limit or once they
+ * have taken max_s seconds of the thread's CPU time: bounded work
+ * whatever the request. */
 typedef struct search_budget {
 	long limit;
 	long used;
+	double max_s;        /* 0: no time limit */
+	double start_s;      /* the thread's CPU time at the start */
+	long next_check;     /* used at which the clock is read next */
+	int out_of_time;     /* 1: stopped by max_s */
 } search_budget;
+
+/* A budget of limit candidates and max_s seconds from now. */
+void search_budget_init(search_budget *b, long limit, double max_s);
+/* 1 when the budget is spent: a search started now would try nothing. */
+static inline int search_budget_spent(const search_budget *b)
+{
+	return b->used >= b->limit;
+}
+
+/* What stopped the searches, in a few words ("100000 candidates", "4 ms
+ * of CPU time"), into buf; buf. */
+const char *search_budget_said(const search_budget *b, char *buf,
+			       size_t len);
 
 /* The largest part of a step besides the compute, for saying why more
  * GPUs would not help. */

@@ -478,6 +478,8 @@ local function submit(job_desc, part_list, submit_uid)
 	local ok, perr = mod.load_policy(settings.policy)
 	if not ok and perr then
 		log_error(perr)  -- once per broken version of the file
+	elseif perr then
+		log_info(perr)   -- loaded, dated ahead of this host's clock
 	end
 	read_limits(mod)
 	local job = {

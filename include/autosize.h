@@ -18,5 +18,6 @@
 #include "autosize/jobrecord.h"
 #include "autosize/calibration.h"
 #include "autosize/published.h"
+#include "autosize/spool.h"
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
  *
- *   autosize.load_policy(path[, settle_s]) -> true | nil, errmsg
+ *   autosize.load_policy(path[, settle_s]) -> true [, note] | nil, errmsg
  *   autosize.read_limits(cli) -> true | nil, errmsg: keep Slurm's QOS and
  *                                 association limits current through the
  *                                 helper `cli limits --raw` (never waits;
@@ -617,9 +617,14 @@ static int lua_autosize_load_policy(lua_State *L)
 		settle_s = LUA_AUTOSIZE_SETTLE_S;
 	msg[0] = '\0';
 	/* No Lua call while the cache is locked inside. */
-	if (lua_policy_refresh(path, settle_s, msg, sizeof(msg)) == 0) {
+	switch (lua_policy_refresh(path, settle_s, msg, sizeof(msg))) {
+	case 0:
 		lua_pushboolean(L, 1);
 		return 1;
+	case 1:     /* loaded, with a note for the log */
+		lua_pushboolean(L, 1);
+		lua_pushfstring(L, "autosize: policy %s", msg);
+		return 2;
 	}
 	lua_pushnil(L);
 	lua_pushfstring(L, "autosize: policy %s", msg);

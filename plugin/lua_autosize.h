@@ -42,7 +42,10 @@
  * time a given broken version of the file is seen.
  */
 /* Load the policy at path when it changed (the files it names too); a
- * version younger than settle_s seconds waits. 0, or -1 with msg. */
+ * version younger than settle_s seconds waits, one dated in the future
+ * until it has stayed the same for settle_s. 0; 1 with msg when it
+ * loaded a file dated ahead of this host's clock (said once); -1 with
+ * msg. */
 int lua_policy_refresh(const char *path, double settle_s, char *msg,
 		       size_t len);
 

@@ -15,7 +15,10 @@
  * changed in the last settle_s seconds is not loaded yet (the last good
  * policy serves meanwhile), and one that changes while it is read is
  * dropped. Editors and `autosize calibrate` that rename a complete file
- * into place are never caught at all.
+ * into place are never caught at all. A file dated in the future (its
+ * file server's clock, or a touch, ahead of this host's) has no age to
+ * wait for: it loads once it has stayed the same for settle_s by this
+ * host's own clock, and the load says by how much it is ahead, once.
  *
  * slurmctld runs job_submit.lua under its own lock; the mutex here only
  * guards against a second Lua state in the same process (a plan holds it
@@ -55,6 +58,12 @@ static struct {
 	lua_policy_version good;  /* the version policy was loaded from */
 	int have_bad;
 	lua_policy_version bad;   /* the last version that failed, reported */
+	/* files dated in the future, since when each has been seen as it
+	 * is (this host's monotonic clock) */
+	struct {
+		lua_policy_key key;
+		struct timespec since;
+	} ahead[1 + AUTOSIZE_POLICY_MAX_FILES];
 } lua_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int lua_policy_key_equal(const lua_policy_key *a,
@@ -129,29 +138,68 @@ static void lua_policy_version_of(const char *path, const autosize_policy *p,
 	}
 }
 
-/* 1 when a file of v changed less than settle_s seconds ago (or has a
- * time in the future): it may still be being written. */
+static double lua_policy_seconds(const struct timespec *a,
+				 const struct timespec *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) +
+	       (a->tv_nsec - b->tv_nsec) / 1e9;
+}
+
+/* How long k, dated in the future, has been seen as it is now (s): 0
+ * the first time. */
+static double lua_policy_ahead_seen(const lua_policy_key *k)
+{
+	struct timespec mono;
+	size_t i, n = sizeof(lua_cache.ahead) / sizeof(lua_cache.ahead[0]);
+	size_t slot = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	for (i = 0; i < n; i++) {
+		if (lua_policy_key_equal(&lua_cache.ahead[i].key, k))
+			return lua_policy_seconds(&mono,
+						  &lua_cache.ahead[i].since);
+		/* the oldest entry makes room */
+		if (lua_policy_seconds(&lua_cache.ahead[slot].since,
+				       &lua_cache.ahead[i].since) > 0)
+			slot = i;
+	}
+	lua_cache.ahead[slot].key = *k;
+	lua_cache.ahead[slot].since = mono;
+	return 0;
+}
+
+/* 1 when a file of v changed less than settle_s seconds ago: it may
+ * still be being written. A file dated in the future: until it has
+ * stayed as it is for settle_s by this host's clock. *ahead_s: the most
+ * a file of v is dated ahead (0: none), *ahead_i its index (-1 the
+ * policy file). */
 static int lua_policy_version_fresh(const lua_policy_version *v,
-				    double settle_s)
+				    double settle_s, double *ahead_s,
+				    int *ahead_i)
 {
 	struct timespec now;
 	const lua_policy_key *k;
 	double age_s;
-	int i;
+	int i, fresh = 0;
 
-	if (settle_s <= 0)
-		return 0;
+	*ahead_s = 0;
+	*ahead_i = -1;
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (i = -1; i < AUTOSIZE_POLICY_MAX_FILES; i++) {
 		k = i < 0 ? &v->file : &v->named[i];
 		if (k->stat_errno)
 			continue;
-		age_s = (double)(now.tv_sec - k->mtime.tv_sec) +
-			(now.tv_nsec - k->mtime.tv_nsec) / 1e9;
-		if (age_s < settle_s)
-			return 1;
+		age_s = lua_policy_seconds(&now, &k->mtime);
+		if (age_s < 0 && -age_s > *ahead_s) {
+			*ahead_s = -age_s;
+			*ahead_i = i;
+		}
+		if (settle_s > 0 &&
+		    (age_s < 0 ? lua_policy_ahead_seen(k) < settle_s
+			       : age_s < settle_s))
+			fresh = 1;
 	}
-	return 0;
+	return fresh;
 }
 
 static int lua_policy_refresh_locked(const char *path, double settle_s,
@@ -160,6 +208,8 @@ static int lua_policy_refresh_locked(const char *path, double settle_s,
 	lua_policy_version now, after;
 	autosize_policy *fresh;
 	autosize_error e;
+	double ahead_s;
+	int ahead_i;
 
 	if (strlen(path) >= sizeof(lua_cache.path)) {
 		lua_policy_fallback();
@@ -185,7 +235,7 @@ static int lua_policy_refresh_locked(const char *path, double settle_s,
 		lua_policy_fallback();
 		return 0;
 	}
-	if (lua_policy_version_fresh(&now, settle_s)) {
+	if (lua_policy_version_fresh(&now, settle_s, &ahead_s, &ahead_i)) {
 		lua_policy_fallback();   /* not yet: the last good serves */
 		return 0;
 	}
@@ -196,7 +246,8 @@ static int lua_policy_refresh_locked(const char *path, double settle_s,
 		 * none of them changed while it was read. */
 		lua_policy_version_of(path, fresh, &after);
 		if (!lua_policy_key_equal(&now.file, &after.file) ||
-		    lua_policy_version_fresh(&after, settle_s)) {
+		    lua_policy_version_fresh(&after, settle_s, &ahead_s,
+					     &ahead_i)) {
 			autosize_policy_destroy(fresh);
 			lua_policy_fallback();
 			return 0;   /* changed under us: the next job retries */
@@ -209,7 +260,14 @@ static int lua_policy_refresh_locked(const char *path, double settle_s,
 		lua_cache.good = after;
 		lua_cache.have_good = 1;
 		lua_cache.have_bad = 0;
-		return 0;
+		if (ahead_s < 1)
+			return 0;
+		snprintf(msg, len, "%s is dated %.0f s ahead of this host's "
+			 "clock (check NTP on both): loaded, once it stayed "
+			 "the same for %.0f s", ahead_i < 0 ? path
+			 : autosize_policy_file_at(fresh, ahead_i), ahead_s,
+			 settle_s);
+		return 1;
 	}
 	lua_cache.bad = now;
 	lua_cache.have_bad = 1;

@@ -82,15 +82,19 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 }
 
 /* The job's end on each of its nodes (slurmd's epilog, as root): its
- * folder goes (spank_jobdir.c). Never fails: a failing epilog drains
- * the node. */
+ * folder goes (spank_jobdir.c), and the node's spool of measured
+ * figures gets a try (spank_report.c, a few seconds at most). Never
+ * fails: a failing epilog drains the node. */
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
-	/* The plugstack arguments (tmpdir=) as this process has them:
-	 * slurm_spank_init is not called before a job script's callback. */
+	/* The plugstack arguments (tmpdir=, spool=) as this process has
+	 * them: slurm_spank_init is not called before a job script's
+	 * callback. */
 	if (spank_context() == S_CTX_JOB_SCRIPT &&
-	    autosize_spank_config_parse(ac, av) == 0)
+	    autosize_spank_config_parse(ac, av) == 0) {
 		autosize_spank_job_dir_remove(sp);
+		autosize_spank_report_epilog();
+	}
 	return 0;
 }
 

@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "spank_common.h"
 
 static autosize_spank_config config = {
-	AUTOSIZE_SPANK_DEFAULT_POLICY, AUTOSIZE_SPANK_DEFAULT_TMPDIR, "", 0
+	AUTOSIZE_SPANK_DEFAULT_POLICY, AUTOSIZE_SPANK_DEFAULT_TMPDIR, "",
+	AUTOSIZE_SPANK_DEFAULT_SPOOL, AUTOSIZE_SPANK_DEFAULT_SPOOL_RETRY_S, 0
 };
 
 void autosize_spank_config_reset(void)
@@ -20,6 +22,9 @@ void autosize_spank_config_reset(void)
 		 AUTOSIZE_SPANK_DEFAULT_POLICY);
 	snprintf(config.tmpdir, sizeof(config.tmpdir), "%s",
 		 AUTOSIZE_SPANK_DEFAULT_TMPDIR);
+	snprintf(config.spool, sizeof(config.spool), "%s",
+		 AUTOSIZE_SPANK_DEFAULT_SPOOL);
+	config.spool_retry_s = AUTOSIZE_SPANK_DEFAULT_SPOOL_RETRY_S;
 }
 
 const autosize_spank_config *autosize_spank_config_get(void)
@@ -60,8 +65,8 @@ int autosize_spank_config_parse(int ac, char **av)
 		if (!eq) {
 			slurm_error("autosize: plugstack argument '%.100s': "
 				    "expected key=value (policy=, tmpdir=, "
-				    "hwloc_xml=, disabled=)",
-				    arg ? arg : "");
+				    "hwloc_xml=, spool=, spool_retry=, "
+				    "disabled=)", arg ? arg : "");
 			goto fail;
 		}
 		if (klen == 6 && strncmp(arg, "policy", 6) == 0) {
@@ -74,6 +79,22 @@ int autosize_spank_config_parse(int ac, char **av)
 			rc = common_path(config.hwloc_xml,
 					 sizeof(config.hwloc_xml), "hwloc_xml",
 					 value, 0);
+		} else if (klen == 5 && strncmp(arg, "spool", 5) == 0) {
+			rc = common_path(config.spool, sizeof(config.spool),
+					 "spool", value, 1);
+		} else if (klen == 11 && strncmp(arg, "spool_retry", 11) == 0) {
+			char *end;
+			long v = strtol(value, &end, 10);
+
+			rc = 0;
+			if (!*value || *end || v < 0 || v > 86400) {
+				slurm_error("autosize: plugstack argument "
+					    "spool_retry=%.40s: expected "
+					    "seconds, 0 to 86400", value);
+				rc = -1;
+			} else {
+				config.spool_retry_s = (int)v;
+			}
 		} else if (klen == 8 && strncmp(arg, "disabled", 8) == 0) {
 			rc = 0;
 			if (strcmp(value, "0") == 0) {
@@ -89,7 +110,8 @@ int autosize_spank_config_parse(int ac, char **av)
 		} else {
 			slurm_error("autosize: unknown plugstack argument "
 				    "'%.*s' (known: policy, tmpdir, hwloc_xml, "
-				    "disabled)", (int)(klen > 64 ? 64 : klen),
+				    "spool, spool_retry, disabled)",
+				    (int)(klen > 64 ? 64 : klen),
 				    arg);
 			rc = -1;
 		}

@@ -17,17 +17,28 @@
 #define AUTOSIZE_SPANK_DEFAULT_POLICY "/etc/slurm/autosize/autosize.yaml"
 #endif
 #define AUTOSIZE_SPANK_DEFAULT_TMPDIR "/tmp"
+/* The node's spool of measured figures (autosize/spool.h): make
+ * install's $(spooldir), else Debian's layout; and how long after its
+ * last try an entry is tried again by a job epilog. */
+#ifdef AUTOSIZE_SPOOL_DIR
+#define AUTOSIZE_SPANK_DEFAULT_SPOOL AUTOSIZE_SPOOL_DIR
+#else
+#define AUTOSIZE_SPANK_DEFAULT_SPOOL "/var/spool/slurm-autosize"
+#endif
+#define AUTOSIZE_SPANK_DEFAULT_SPOOL_RETRY_S 60
 /* Slurm's step id of a batch step (slurm.h, 22.05). */
 #define AUTOSIZE_SPANK_STEP_BATCH 0xfffffffbU
 /* Where slurm.conf is when SLURM_CONF is unset (Debian's packages). */
 #define AUTOSIZE_SPANK_DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 
 /* Plugstack arguments (plugstack.conf: policy= tmpdir= hwloc_xml=
- * disabled=). */
+ * spool= spool_retry= disabled=). */
 typedef struct autosize_spank_config {
 	char policy[AUTOSIZE_PATH_MAX];    /* site policy file */
 	char tmpdir[AUTOSIZE_PATH_MAX];    /* node-local; job folders in it */
 	char hwloc_xml[AUTOSIZE_PATH_MAX]; /* "" = the live machine */
+	char spool[AUTOSIZE_PATH_MAX];     /* node-local, root's alone */
+	int spool_retry_s;                 /* an entry's next try, after */
 	int disabled;                      /* 1: options accepted, ignored */
 } autosize_spank_config;
 
@@ -129,15 +140,20 @@ void autosize_spank_job_dir_remove(spank_t sp);
  * checked to be the very one made or found (slurm_spank_exit runs as
  * root; the job's user may have swapped the folder's name for a link). */
 void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino);
-/* open(2) of name in the job's folder, the same way (O_NOFOLLOW added);
- * -1 when the folder is not that very one any more. */
+/* open(2) of name in the job's folder, the same way: never through a
+ * link nor onto another file system (a mount of the job's user), and
+ * only a file on the folder's own device; -1 when the folder is not
+ * that very one any more, or the file is elsewhere. */
 int autosize_spank_job_dir_openat(const char *name, int flags);
 
 /* spank_report.c: AUTOSIZE_REPORT for every task of an autosize job;
- * at the batch task's exit its measured figures into the job's
- * AdminComment record. Never fail a step. */
+ * at the batch task's exit its measured figures into the node's spool
+ * and on towards the job's AdminComment record, a few seconds at most;
+ * in each job epilog, the spool's entries due. Never fail a step or an
+ * epilog. */
 void autosize_spank_report_user_init(spank_t sp);
 int autosize_spank_report_task_exit(spank_t sp);
+void autosize_spank_report_epilog(void);
 
 /* spank_plugstack.c: how plugstack.conf loads this plugin. */
 #define AUTOSIZE_PLUGSTACK_UNKNOWN (-1)

@@ -20,11 +20,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if defined(SYS_openat2) && defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define JOBDIR_HAVE_OPENAT2 1
+#endif
+#endif
 #include "spank_common.h"
 
 #define JOBDIR_PREFIX "autosize-"
@@ -152,15 +160,54 @@ const char *autosize_spank_job_dir(spank_t sp)
 	return jobdir.path;
 }
 
+/*
+ * openat(dirfd, name) that neither follows a link nor leaves dirfd's
+ * file system: the job's user may mount a file system over a name in
+ * its folder (FUSE, which can leave root's open or read waiting
+ * forever), and openat2's RESOLVE_NO_XDEV refuses the crossing before
+ * anything on the mount is asked (Linux 5.6). A kernel without openat2
+ * gets O_NOFOLLOW and the device checks of the callers.
+ */
+static int jobdir_openat(int dirfd, const char *name, int flags)
+{
+#ifdef JOBDIR_HAVE_OPENAT2
+	struct open_how how;
+	long fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+	how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+		      RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+	fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+	/* ENOSYS: an older kernel; EPERM: a seccomp filter that does not
+	 * know the call */
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return (int)fd;
+#endif
+	return openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
 /* The job's folder opened, only when its name still leads to that very
- * folder (not a link, the same device and inode); -1 when not. */
+ * folder (not a link nor a mount, the same device and inode); -1 when
+ * not. It is opened from tmpdir (root's): the folder's own name may be
+ * a mount point of the job's user. */
 static int jobdir_open(void)
 {
+	char parent[AUTOSIZE_PATH_MAX];
+	const char *base = strrchr(jobdir.path, '/');
 	struct stat st;
-	int fd;
+	int fd, pfd;
 
-	fd = open(jobdir.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		  O_CLOEXEC);
+	if (!base || base == jobdir.path ||
+	    (size_t)(base - jobdir.path) >= sizeof(parent))
+		return -1;
+	memcpy(parent, jobdir.path, (size_t)(base - jobdir.path));
+	parent[base - jobdir.path] = '\0';
+	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	fd = jobdir_openat(pfd, base + 1, O_RDONLY | O_DIRECTORY);
+	close(pfd);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || st.st_dev != jobdir.dev ||
@@ -186,12 +233,19 @@ void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino)
 
 int autosize_spank_job_dir_openat(const char *name, int flags)
 {
+	struct stat st;
 	int dir, fd;
 
 	if (!jobdir.known || strchr(name, '/') || (dir = jobdir_open()) < 0)
 		return -1;
-	fd = openat(dir, name, flags | O_NOFOLLOW);
+	fd = jobdir_openat(dir, name, flags);
 	close(dir);
+	/* on the folder's own device, whatever the kernel checked */
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != jobdir.dev)) {
+		close(fd);
+		errno = EXDEV;
+		return -1;
+	}
 	return fd;
 }
 

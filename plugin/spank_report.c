@@ -1,35 +1,36 @@
 /*
- * autosize SPANK plugin, remote context: AUTOSIZE_REPORT (issue 10).
+ * autosize SPANK plugin, remote context: AUTOSIZE_REPORT.
  *
  * Every task gets AUTOSIZE_REPORT, a path in the job's private folder on
  * the node (spank_jobdir.c); a training loop may append JSON lines there
- * ({"tokens_per_s":..,"step_s":..,"peak_memory_bytes":..}). When the
- * batch script's task exits, slurmstepd (root, on the batch node, while
- * the job is still running in slurmctld) reads the report (its tail, at
- * most AUTOSIZE_REPORT_MAX_BYTES, owned by the job's user, not a link),
- * keeps the figures plausible against the job's plan record, and writes
- * them into the record in the job's AdminComment with `scontrol update`
- * (the current AdminComment is read with `squeue -O admin_comment`, that
- * field alone: `scontrol show job` also prints the job's name, command
- * and folder, which the user chooses and which may spell a fake
- * " AdminComment=..."; the whole comment is kept, the site's text after
- * the record included):
- * AdminComment needs an operator, which root on a Slurm node is; an
- * update of a running job reaches slurmdbd with the job's record, so
- * `sacct -o AdminComment` and `autosize calibrate --sacct` see it.
+ * ({"tokens_per_s":..,"step_s":..,"peak_memory_bytes":..}).
  *
- * A job that ended before its batch script (its time limit, scancel) no
- * longer takes updates in slurmctld, and those are the jobs calibration
- * most needs to see (the slow ones). Their figures go into the
- * accounting record instead (`sacctmgr modify job ... set
- * AdminComment=`, root is a slurmdbd admin), once sacct shows the job
- * ended: slurmctld's end record carries the old AdminComment and would
- * otherwise write it over ours.
- * Nothing here fails a step: every problem is a warning at most.
+ * When the batch script's task exits, slurmstepd (root, on the batch
+ * node) reads the report (its tail, at most AUTOSIZE_REPORT_MAX_BYTES, a
+ * regular file of the job's user on the folder's own device, opened
+ * neither through a link nor across a mount) and sums it up, and writes
+ * the figures into the node's spool (autosize/spool.h) for the job. Then
+ * `autosize spool --flush --job N` (the autosize command built with this
+ * plugin, cli/spool_cmd.c) gets REPORT_FLUSH_S seconds to hand them to
+ * Slurm: into slurmctld's job while it runs (which sends it on to
+ * slurmdbd with the job, whatever slurmdbd's state), else into the job's
+ * accounting record once slurmdbd holds the job's end, the site's part
+ * of the AdminComment byte for byte (libslurm, not sacctmgr). It is
+ * killed past that time, and whatever it did not deliver stays in the
+ * spool: every job epilog on the node runs the flush again for the
+ * entries due (spool_retry= seconds after their last try), for
+ * REPORT_FLUSH_S at most too, and so may a timer or an admin.
+ *
+ * So nothing at a step's end waits on slurmctld or slurmdbd longer than
+ * REPORT_FLUSH_S: slurmstepd used to run sacct and sacctmgr for minutes
+ * under a hung slurmdbd, past UnkillableStepTimeout, and the node was
+ * drained "Kill task failed" (doc/closed-loop.md says why the spool).
+ * Nothing here fails a step or an epilog: every problem is a warning.
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,40 +39,16 @@
 #include <time.h>
 #include <unistd.h>
 #include "autosize/spawn.h"
+#include "autosize/spool.h"
 #include "spank_common.h"
 
 #define REPORT_NAME "report.jsonl"
-#define REPORT_SHOW_MAX (64 * 1024)
-/* scontrol may take this long before it is killed (slurmctld busy). */
-#define REPORT_TIMEOUT_S 20
-
-/* The commands of the Slurm the plugin was built for come first
- * (make SLURM_PREFIX=DIR defines AUTOSIZE_SLURM_BINDIR): slurmctld
- * refuses clients more than two releases older than itself, so
- * /usr/bin's may not do. */
-#ifdef AUTOSIZE_SLURM_BINDIR
-#define REPORT_BUILT_FOR(cmd) AUTOSIZE_SLURM_BINDIR "/" cmd,
-#else
-#define REPORT_BUILT_FOR(cmd)
-#endif
-static const char *const report_scontrol[] = {
-	REPORT_BUILT_FOR("scontrol")
-	"/usr/local/bin/scontrol", "/usr/bin/scontrol", NULL
-};
-static const char *const report_squeue[] = {
-	REPORT_BUILT_FOR("squeue")
-	"/usr/local/bin/squeue", "/usr/bin/squeue", NULL
-};
-static const char *const report_sacct[] = {
-	REPORT_BUILT_FOR("sacct")
-	"/usr/local/bin/sacct", "/usr/bin/sacct", NULL
-};
-static const char *const report_sacctmgr[] = {
-	REPORT_BUILT_FOR("sacctmgr")
-	"/usr/local/bin/sacctmgr", "/usr/bin/sacctmgr", NULL
-};
-/* How long to wait for accounting to hold a job's end (seconds). */
-#define REPORT_END_WAIT_S 15
+/* What a step's end or an epilog gives `autosize spool --flush` (s),
+ * its own --max-time one less: far below UnkillableStepTimeout (60 s by
+ * default, at least 5 x MessageTimeout). */
+#define REPORT_FLUSH_S 4
+/* The flush's output kept (a line per entry). */
+#define REPORT_OUT_MAX 4096
 
 /* The report's path on this node, or NULL. */
 static const char *report_path(spank_t sp, char *buf, size_t len)
@@ -116,10 +93,11 @@ void autosize_spank_report_user_init(spank_t sp)
 		autosize_spank_warn("cannot set AUTOSIZE_REPORT");
 }
 
-/* Read the tail of the report (the job's user's file, not a link, in
- * the job's very folder: root never follows a link the user put in the
- * folder's place to a file elsewhere): 0, or -1 when there is none worth
- * reading. *partial: the tail starts inside a line. */
+/* Read the tail of the report (the job's user's regular file in the
+ * job's very folder and on its device: root never follows a link the
+ * user put in the folder, nor enters a file system the user mounted over
+ * the report): 0, or -1 when there is none worth reading. *partial: the
+ * tail starts inside a line. */
 static int report_read(uid_t uid, char **text, size_t *len, int *partial)
 {
 	struct stat st;
@@ -129,7 +107,7 @@ static int report_read(uid_t uid, char **text, size_t *len, int *partial)
 	int fd;
 
 	fd = autosize_spank_job_dir_openat(REPORT_NAME, O_RDONLY |
-					   O_NONBLOCK | O_CLOEXEC);
+					   O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
@@ -158,183 +136,151 @@ static int report_read(uid_t uid, char **text, size_t *len, int *partial)
 	return 0;
 }
 
-/* Run a Slurm command (one of the paths in exes) with the arguments after
- * len, a NULL-ended list of at most 8 strings (no shell);
- * its stdout into out (may be NULL). Killed after REPORT_TIMEOUT_S. 0
- * when it exited 0. */
-static int report_slurm_run(const char *const exes[], char *out, size_t len,
-			    ...)
+/* A file root may run: regular, executable, root's (or this user's),
+ * writable by nobody else. */
+static int report_runnable(const char *path)
 {
-	const char *exe = NULL, *arg;
-	char *argv[10];
-	int fd, i;
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_mode & 0111) && (st.st_mode & 022) == 0 &&
+	       (st.st_uid == 0 || st.st_uid == geteuid());
+}
+
+/* The autosize command that delivers the spool into buf: the one built
+ * beside this plugin (a build folder: the same build, the same Slurm),
+ * else the installed one (make's $(bindir)). 0, or -1. */
+static int report_cli(char *buf, size_t len)
+{
+	Dl_info info;
+	const char *slash;
+	int n;
+
+	if (dladdr((void *)report_cli, &info) && info.dli_fname &&
+	    (slash = strrchr(info.dli_fname, '/')) != NULL) {
+		n = snprintf(buf, len, "%.*s/autosize",
+			     (int)(slash - info.dli_fname), info.dli_fname);
+		if (n > 0 && (size_t)n < len && report_runnable(buf))
+			return 0;
+	}
+#ifdef AUTOSIZE_CLI_PATH
+	n = snprintf(buf, len, "%s", AUTOSIZE_CLI_PATH);
+	if (n > 0 && (size_t)n < len && report_runnable(buf))
+		return 0;
+#endif
+	return -1;
+}
+
+/*
+ * `autosize spool --flush --dir SPOOL [--job ID] [--retry S]`, killed
+ * past REPORT_FLUSH_S; its output into out. Its exit status: 0 nothing
+ * kept, 1 some kept, -1 it could not run or was killed.
+ */
+static int report_flush(const char *job, char *out, size_t len)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	char cli[AUTOSIZE_PATH_MAX], retry[16], max_s[16];
+	char *argv[14];
 	size_t used = 0;
-	va_list ap;
 	time_t end;
 	pid_t pid;
+	int fd, i = 0;
 
-	/* The first one there: exes is in order of preference. */
-	for (i = 0; exes[i] && !exe; i++)
-		if (access(exes[i], X_OK) == 0)
-			exe = exes[i];
-	if (!exe) {
-		autosize_spank_warn("AUTOSIZE_REPORT: no %s on this node "
-				    "(install slurm-client): measured figures "
-				    "not kept", strrchr(exes[i - 1], '/') + 1);
+	out[0] = '\0';
+	if (report_cli(cli, sizeof(cli)) != 0) {
+		snprintf(out, len, "no autosize command to deliver them "
+			 "(install slurm-autosize's autosize on the node)");
 		return -1;
 	}
-	/* execv takes char *const[] but writes nothing through it. */
-	argv[0] = (char *)exe;
-	va_start(ap, len);
-	for (i = 1; i < 9 && (arg = va_arg(ap, const char *)) != NULL; i++)
-		argv[i] = (char *)arg;
-	va_end(ap);
+	snprintf(retry, sizeof(retry), "%d", cfg->spool_retry_s);
+	snprintf(max_s, sizeof(max_s), "%d", REPORT_FLUSH_S - 1);
+	/* execv takes char *const[] but writes nothing through it */
+	argv[i++] = cli;
+	argv[i++] = (char *)"spool";
+	argv[i++] = (char *)"--flush";
+	argv[i++] = (char *)"--dir";
+	argv[i++] = (char *)cfg->spool;
+	argv[i++] = (char *)"--retry";
+	argv[i++] = retry;
+	argv[i++] = (char *)"--max-time";
+	argv[i++] = max_s;
+	if (job) {
+		argv[i++] = (char *)"--job";
+		argv[i++] = (char *)job;
+	}
 	argv[i] = NULL;
 	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_QUIET, &fd);
 	if (pid < 0)
 		return -1;
 	fcntl(fd, F_SETFL, O_NONBLOCK);
-	end = time(NULL) + REPORT_TIMEOUT_S;
-	for (;;) {
+	end = time(NULL) + REPORT_FLUSH_S;
+	/* its output, until it closes it or the time is up (checked on
+	 * every pass: one that never stops writing is cut off too) */
+	while (time(NULL) <= end) {
 		char sink[512];
-		char *dst = out && used + 1 < len ? out + used : sink;
-		size_t room = out && used + 1 < len ? len - 1 - used
-						    : sizeof(sink);
-		ssize_t n;
+		char *dst = used + 1 < len ? out + used : sink;
+		size_t room = used + 1 < len ? len - 1 - used : sizeof(sink);
+		ssize_t n = read(fd, dst, room);
 
-		/* checked on every pass: a child that never stops writing
-		 * is cut off too */
-		if (time(NULL) > end)
-			break;
-		n = read(fd, dst, room);
 		if (n > 0) {
 			if (dst != sink)
 				used += (size_t)n;
 			continue;
 		}
-		if (n == 0)
-			break;
-		if (errno != EAGAIN && errno != EINTR)
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
 			break;
 		usleep(20000);
 	}
 	close(fd);
-	if (out)
-		out[used] = '\0';
-	/* one that closed its output but runs on is killed at the end */
-	return autosize_reap_by(pid, end) == 0 ? 0 : -1;
+	out[used] = '\0';
+	return autosize_reap_by(pid, end);
 }
 
-/* The job's whole AdminComment, as slurmctld holds it, into comment:
- * squeue's admin_comment field alone (width 0: neither cut nor padded),
- * without the line's end. 0, or -1 (no job, too long). */
-static int report_admin_comment(const char *id, char *comment, size_t len)
+/* The batch step's figures into the spool; 0, or -1 (warned). */
+static int report_spool(const autosize_spool_entry *en)
 {
-	char *show;
-	size_t n;
-	int rc = -1;
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	autosize_error e;
+	int dfd, rc = 0;
 
-	show = malloc(REPORT_SHOW_MAX);
-	if (!show)
-		return -1;
-	if (report_slurm_run(report_squeue, show, REPORT_SHOW_MAX, "-h", "-a",
-			     "-j", id, "-O", "admin_comment:0", NULL) == 0) {
-		n = strlen(show);
-		if (n > 0 && show[n - 1] == '\n')
-			show[--n] = '\0';
-		if (n < len && !memchr(show, '\n', n)) {
-			memcpy(comment, show, n + 1);
-			rc = 0;
-		}
+	dfd = autosize_spool_open(cfg->spool, 1, &e);
+	if (dfd < 0 || autosize_spool_put(dfd, en, &e) != AUTOSIZE_OK) {
+		autosize_spank_warn("AUTOSIZE_REPORT: measured figures not "
+				    "kept: %s", e.msg);
+		rc = -1;
 	}
-	free(show);
+	if (dfd >= 0)
+		close(dfd);
 	return rc;
 }
 
-/* 1 when accounting holds the job's end (sacct's state is not one of a
- * job still on its nodes). */
-static int report_job_ended(const char *id)
+/* The job's entry: its figures, its cluster (slurmstepd's own
+ * SLURM_CLUSTER_NAME in the step's environment), now. */
+static void report_entry(spank_t sp, uint32_t job_id,
+			 const autosize_measured *m, autosize_spool_entry *en)
 {
-	char state[256];
+	char line[AUTOSIZE_SPOOL_ENTRY_MAX];
 
-	if (report_slurm_run(report_sacct, state, sizeof(state), "-n", "-P",
-			     "-X", "-j", id, "-o", "State", NULL) != 0 ||
-	    !state[0])
-		return 0;
-	return strncmp(state, "PENDING", 7) != 0 &&
-	       strncmp(state, "RUNNING", 7) != 0 &&
-	       strncmp(state, "REQUEUED", 8) != 0 &&
-	       strncmp(state, "RESIZING", 8) != 0 &&
-	       strncmp(state, "SUSPENDED", 9) != 0;
-}
-
-/* The AdminComment of a job slurmctld has ended, in its accounting
- * record. 0, or -1. */
-static int report_attach_accounting(const char *id, const char *comment)
-{
-	char jobid_arg[48], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
-	int waited_s;
-
-	for (waited_s = 0; !report_job_ended(id); waited_s++) {
-		if (waited_s >= REPORT_END_WAIT_S)
-			return -1;
-		sleep(1);
-	}
-	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%s", id);
-	snprintf(assign, sizeof(assign), "AdminComment=%s", comment);
-	return report_slurm_run(report_sacctmgr, NULL, 0, "-i", "modify",
-				"job", "where", jobid_arg, "set", assign,
-				NULL);
-}
-
-/* The measured figures into the job's AdminComment. */
-static void report_attach(uint32_t job_id, const char *text, size_t len,
-			  int partial)
-{
-	char id[32];
-	char comment[AUTOSIZE_ADMIN_COMMENT_MAX], token[AUTOSIZE_RECORD_MAX];
-	char what[64], assign[AUTOSIZE_ADMIN_COMMENT_MAX + 16];
-	char newc[AUTOSIZE_ADMIN_COMMENT_MAX], jobid_arg[48];
-	autosize_record rec;
-	autosize_error e;
-	size_t start, n;
-	int bad, used;
-
-	snprintf(id, sizeof(id), "%u", job_id);
-	snprintf(what, sizeof(what), "job %u's AdminComment", job_id);
-	if (report_admin_comment(id, comment, sizeof(comment)) != 0 ||
-	    !autosize_record_find(comment, &start, &n) ||
-	    autosize_record_decode(comment + start, n, what, &rec, &e))
-		return;   /* not a job slurmctld sized: nothing to attach to */
-	used = autosize_record_measure(&rec, text, len, partial, &bad);
-	if (bad > 0)
-		autosize_spank_warn("AUTOSIZE_REPORT: %d line%s not read (one "
-				    "JSON object a line: tokens_per_s, step_s, "
-				    "peak_memory_bytes)", bad,
-				    bad == 1 ? "" : "s");
-	if (used == 0 ||
-	    autosize_record_encode(&rec, token, sizeof(token)) < 0 ||
-	    autosize_record_attach(comment, token, newc, sizeof(newc)) < 0)
-		return;
-	snprintf(jobid_arg, sizeof(jobid_arg), "jobid=%u", job_id);
-	snprintf(assign, sizeof(assign), "AdminComment=%s", newc);
-	if (report_slurm_run(report_scontrol, NULL, 0, "update", jobid_arg,
-			     assign, NULL) == 0)
-		return;
-	/* Ended already (time limit, scancel): the accounting record. */
-	if (report_attach_accounting(id, newc) != 0)
-		autosize_spank_warn("AUTOSIZE_REPORT: neither scontrol update "
-				    "nor sacctmgr modify of job %u's "
-				    "AdminComment worked: measured figures "
-				    "not kept", job_id);
+	memset(en, 0, sizeof(*en));
+	en->job_id = job_id;
+	en->ended_s = (long)time(NULL);
+	en->m = *m;
+	if (spank_getenv(sp, "SLURM_CLUSTER_NAME", en->cluster,
+			 sizeof(en->cluster)) != ESPANK_SUCCESS ||
+	    autosize_spool_entry_encode(en, line, sizeof(line)) < 0)
+		en->cluster[0] = '\0';   /* the flush asks slurmctld */
 }
 
 int autosize_spank_report_task_exit(spank_t sp)
 {
 	char path[AUTOSIZE_PATH_MAX + 32], *text = NULL;
+	char rec[AUTOSIZE_RECORD_MAX], id[24], out[REPORT_OUT_MAX];
+	autosize_spool_entry en;
+	autosize_measured m;
 	uint32_t job_id, step_id;
 	size_t len;
-	int partial;
+	int partial, bad, rc;
+	const char *kept;
 	uid_t uid;
 
 	if (!report_active() ||
@@ -345,7 +291,55 @@ int autosize_spank_report_task_exit(spank_t sp)
 	    !report_path(sp, path, sizeof(path)) ||
 	    report_read(uid, &text, &len, &partial) != 0)
 		return 0;
-	report_attach(job_id, text, len, partial);
+	autosize_report_summary(text, len, partial, &m, &bad);
 	free(text);
+	if (bad > 0)
+		autosize_spank_warn("AUTOSIZE_REPORT: %d line%s not read (one "
+				    "JSON object a line: tokens_per_s, step_s, "
+				    "peak_memory_bytes)", bad,
+				    bad == 1 ? "" : "s");
+	/* a job slurmctld sized has its plan record (job_submit.lua puts
+	 * it in a batch job's environment): the figures' place */
+	if (m.lines == 0 ||
+	    spank_getenv(sp, "AUTOSIZE_RECORD", rec, sizeof(rec)) !=
+	    ESPANK_SUCCESS ||
+	    strncmp(rec, AUTOSIZE_RECORD_PREFIX,
+		    strlen(AUTOSIZE_RECORD_PREFIX)) != 0)
+		return 0;
+	report_entry(sp, job_id, &m, &en);
+	if (report_spool(&en) != 0)
+		return 0;
+	snprintf(id, sizeof(id), "%u", job_id);
+	rc = report_flush(id, out, sizeof(out));
+	if (rc == 0)
+		return 0;
+	kept = strstr(out, ": kept: ");
+	autosize_spank_warn("AUTOSIZE_REPORT: measured figures kept on this "
+			    "node, to be delivered when Slurm takes them "
+			    "(%.200s)", kept ? kept + 8 : rc < 0 && out[0]
+			    ? out : "slurmctld or slurmdbd did not answer in "
+			    "time");
 	return 0;
+}
+
+void autosize_spank_report_epilog(void)
+{
+	const autosize_spank_config *cfg = autosize_spank_config_get();
+	char out[REPORT_OUT_MAX], *line, *save = NULL;
+	autosize_error e;
+	int dfd, n;
+
+	dfd = autosize_spool_open(cfg->spool, 0, &e);
+	if (dfd < 0)
+		return;      /* no spool yet: nothing waits */
+	n = autosize_spool_list(dfd, NULL, 0);
+	close(dfd);
+	if (n == 0)
+		return;
+	if (report_flush(NULL, out, sizeof(out)) < 0 && !out[0])
+		snprintf(out, sizeof(out), "autosize spool --flush did not "
+			 "finish in %d s: entries kept", REPORT_FLUSH_S);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		slurm_info("autosize: spool: %.300s", line);
 }

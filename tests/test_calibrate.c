@@ -94,6 +94,20 @@ static void test_record_hostile(void **state)
 		"autosize:v1:params=7e9,tokens=1e9,part=gpu,gpu=H100,fw=megatron,"
 		"nodes=1,gpn=8,tp=1,pp=1,dp=8,tok_s=nan,step_s=1,hours=1,"
 		"mem_b=1e10",
+		/* each key within the decoder's table: rc is 0..3 (none,
+		 * selective, full, selective-mlp), counts are whole */
+		"autosize:v1:params=7e9,tokens=1e9,part=gpu,gpu=H100,fw=megatron,"
+		"nodes=1,gpn=8,tp=1,pp=1,dp=8,tok_s=1e5,step_s=1,hours=1,"
+		"mem_b=1e10,rc=4",
+		"autosize:v1:params=7e9,tokens=1e9,part=gpu,gpu=H100,fw=megatron,"
+		"nodes=1,gpn=8,tp=1,pp=1,dp=8,tok_s=1e5,step_s=1,hours=1,"
+		"mem_b=1e10,rc=16",
+		"autosize:v1:params=7e9,tokens=1e9,part=gpu,gpu=H100,fw=megatron,"
+		"nodes=1,gpn=8,tp=1,pp=1,dp=8,tok_s=1e5,step_s=1,hours=1,"
+		"mem_b=1e10,zero=4",
+		"autosize:v1:params=7e9,tokens=1e9,part=gpu,gpu=H100,fw=megatron,"
+		"nodes=1.5,gpn=8,tp=1,pp=1,dp=8,tok_s=1e5,step_s=1,hours=1,"
+		"mem_b=1e10",
 		NULL
 	};
 	const char *ok = "autosize:v1:params=7e9,tokens=1e9,part=gpu,"
@@ -115,6 +129,11 @@ static void test_record_hostile(void **state)
 	assert_int_equal(autosize_record_decode(ok, strlen(ok), "t", &r, &e),
 			 AUTOSIZE_OK);
 	assert_int_equal(r.dp, 8);
+	/* the bounds say what is accepted */
+	assert_int_not_equal(autosize_record_decode(bad[9], strlen(bad[9]),
+						    "t", &r, &e), AUTOSIZE_OK);
+	assert_non_null(strstr(e.msg, "key 'rc': '4' is not a whole number "
+			       "in 0..3"));
 }
 
 static void test_record_attach(void **state)

@@ -504,6 +504,63 @@ static void test_no_policy_is_internal(void **state)
 	assert_string_equal(fx.d.reason, "internal");
 }
 
+/* The two requests that once held slurmctld for 170 ms and 25 ms: every
+ * candidate they enumerate (EP and TP degrees, micro-batch lists,
+ * depths) is charged to the budget. slurmctld refuses them saying why;
+ * the library's plan (no clock) stops at the count and says so. */
+static void test_crafted_requests_bounded(void **state)
+{
+	static const char *const moe[] = {P "layers=4096", P "hidden=1024",
+		P "heads=8", P "ffn=4096", P "experts=1024",
+		P "experts_active=1024", P "shared_experts=64",
+		P "train_seq_len=4194304"};
+	static const char *const mix[] = {P "model=mixtral-8x7b",
+		P "train_tokens=1e15"};
+	static const char *const moe_opts[][2] = {{"layers", "4096"},
+		{"hidden", "1024"}, {"heads", "8"}, {"ffn", "4096"},
+		{"experts", "1024"}, {"experts-active", "1024"},
+		{"shared-experts", "64"}, {"train-seq-len", "4194304"}};
+	char text[16384];
+	size_t len = hostile_policy_text(text, sizeof(text)), i;
+	autosize_error e;
+	autosize_policy *wide = autosize_policy_parse(text, len, "wide",
+						      NULL, &e);
+	autosize_request r;
+	autosize_plan plan;
+
+	assert_non_null(wide);
+	autosize_job_init(&fx.job);
+	autosize_decide(wide, moe, 8, &fx.job, fx.w, &fx.d);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "unfit");
+	assert_true(fx.d.evaluated > 0 &&
+		    fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+	assert_true(strstr(fx.d.message, "GiB per GPU") ||
+		    strstr(fx.d.message, "work budget"));
+	autosize_job_init(&fx.job);
+	autosize_decide(wide, mix, 2, &fx.job, fx.w, &fx.d);
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_true(fx.d.evaluated > 0 &&
+		    fx.d.evaluated <= AUTOSIZE_PLAN_MAX_LAYOUTS);
+	assert_true(fx.d.message[0] != '\0');
+
+	autosize_request_init(&r);
+	for (i = 0; i < sizeof(moe_opts) / sizeof(moe_opts[0]); i++)
+		assert_int_equal(autosize_request_set(&r, moe_opts[i][0],
+						      moe_opts[i][1], &e),
+				 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_plan_compute(wide, &r, &plan, &e),
+			 AUTOSIZE_ENOFIT);
+	assert_int_equal(plan.evaluated, AUTOSIZE_PLAN_MAX_LAYOUTS);
+	assert_non_null(strstr(plan.reason, "GiB per GPU"));
+	assert_non_null(strstr(plan.reason, "stopped at its work budget "
+				"(100000 candidates)"));
+	/* no partition is ruled out by a search that did not finish */
+	assert_null(strstr(plan.reason, "no partition can hold it"));
+	autosize_policy_destroy(wide);
+}
+
 /* Every partition of a full policy, a model that fits none: bounded. */
 static void test_wide_policy_bounded(void **state)
 {
@@ -929,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_model_name_filtered),
 		cmocka_unit_test(test_no_policy_is_internal),
 		cmocka_unit_test(test_wide_policy_bounded),
+		cmocka_unit_test(test_crafted_requests_bounded),
 		cmocka_unit_test(test_live_limits),
 		cmocka_unit_test(test_live_partitions_only),
 		cmocka_unit_test(test_too_long_on_unfit),

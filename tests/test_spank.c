@@ -6,7 +6,9 @@
 #define _GNU_SOURCE /* nftw's FTW_PHYS, FTW_DEPTH */
 #include <stdarg.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <ftw.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include "testutil.h"
 #include <slurm/slurm.h>
@@ -1230,6 +1232,45 @@ static void test_remote_exit_swapped_dir(void **state)
 	rm_tree(other);
 }
 
+/* The report is read as root: a file system the job's user mounts over
+ * a name in the job's folder (FUSE, which may never answer) is never
+ * entered: the open is refused (openat2 RESOLVE_NO_XDEV, else the
+ * folder's device check). A bind mount stands in for it. */
+static void test_remote_report_not_through_mount(void **state)
+{
+	char report[192], elsewhere[192];
+	const char *v;
+	int fd;
+
+	assert_int_equal(start_remote(policy_off, NULL), 0);
+	stub.step_id = 1 + 3;
+	assert_int_equal(run_step("7e9"), 0);
+	v = set_var("AUTOSIZE_DEEPSPEED_CONFIG");
+	assert_non_null(v);
+	snprintf(report, sizeof(report), "%.*s/report.jsonl",
+		 (int)(strrchr(v, '/') - v), v);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere.jsonl", tmpdir);
+	test_touch(report);
+	test_touch(elsewhere);
+	fd = autosize_spank_job_dir_openat("report.jsonl", O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+	if (mount(elsewhere, report, NULL, MS_BIND, NULL) != 0) {
+		printf("skip: cannot bind-mount (%s): not root, or no "
+		       "mount rights here\n", strerror(errno));
+	} else {
+		fd = autosize_spank_job_dir_openat("report.jsonl", O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+		assert_int_equal(umount(report), 0);
+		assert_int_equal(fd, -1);
+		assert_int_equal(errno, EXDEV);
+	}
+	unlink(elsewhere);
+	slurm_spank_exit(SP, 0, NULL);
+	run_job_epilog();
+}
+
 static void test_remote_model_env(void **state)
 {
 	autosize_model m;
@@ -1543,6 +1584,7 @@ int main(void)
 		cmocka_unit_test(test_remote_planted),
 		cmocka_unit_test(test_remote_job_dir_reused),
 		cmocka_unit_test(test_remote_exit_swapped_dir),
+		cmocka_unit_test(test_remote_report_not_through_mount),
 		cmocka_unit_test(test_remote_model_env),
 		cmocka_unit_test(test_remote_off_and_none),
 		cmocka_unit_test(test_remote_failures),

@@ -6,7 +6,7 @@
 #
 # Folders and the build come from the Makefile, in the environment:
 # DESTDIR BUILD VERSION bindir mandir pkgdatadir sysconfdir slurmlibdir
-# luamoddir. The site's configuration (the policy, the plugstack fragment)
+# luamoddir (and spooldir, named in the manuals). The site's configuration (the policy, the plugstack fragment)
 # is written only when absent, and removed only when unchanged.
 set -eu
 action=${1:-}
@@ -47,6 +47,7 @@ subst() {
 		-e "s|@pkgdatadir@|$pkgdatadir|g" \
 		-e "s|@slurmlibdir@|$slurmlibdir|g" \
 		-e "s|@luamoddir@|$luamoddir|g" -e "s|@bindir@|$bindir|g" \
+		-e "s|@spooldir@|${spooldir:-/var/spool/slurm-autosize}|g" \
 		-e "s|@policy@|$policy|g" "$1"
 }
 lua_settings() {

@@ -161,17 +161,47 @@ void autosize_record_pin(const autosize_record *rec, autosize_request *r);
 #define AUTOSIZE_REPORT_RATIO_MIN 0.1
 #define AUTOSIZE_REPORT_RATIO_MAX 10.0
 
+/* What a report's lines say, before they are held against a plan. */
+typedef struct autosize_measured {
+	double tokens_per_s;         /* median over the lines; 0 none */
+	double step_s;               /* median; 0 none */
+	double mem_bytes;            /* largest peak_memory_bytes; 0 none */
+	int lines;                   /* lines read (0: nothing) */
+} autosize_measured;
+
 /*
- * The lines a training loop appended to $AUTOSIZE_REPORT (len bytes;
- * a partial first line, when the text is a file's tail, is skipped):
- * each one JSON object with any of tokens_per_s, step_s,
- * peak_memory_bytes (non-negative numbers; other keys ignored). Bad
- * lines are skipped and counted in *bad. Sets r's measured figures:
- * median tokens_per_s and step_s over the lines, largest
- * peak_memory_bytes, each kept only within RATIO_MIN..MAX of r's plan.
- * Returns the lines used (0: nothing attached).
+ * The lines a training loop appended to $AUTOSIZE_REPORT (len bytes; a
+ * partial first line, when the text is a file's tail, is skipped): each
+ * one JSON object with any of tokens_per_s, step_s, peak_memory_bytes
+ * (non-negative numbers; other keys ignored). Bad lines are skipped and
+ * counted in *bad. m: the median tokens_per_s and step_s over the
+ * lines, the largest peak_memory_bytes. Returns the lines read (0:
+ * none).
  */
+int autosize_report_summary(const char *text, size_t len, int partial_first,
+			    autosize_measured *m, int *bad);
+
+/*
+ * m into r's measured figures, each kept only within RATIO_MIN..MAX of
+ * r's plan. Returns the lines used (0: nothing attached).
+ */
+int autosize_record_add_measured(autosize_record *r,
+				 const autosize_measured *m);
+
+/* autosize_report_summary, then autosize_record_add_measured into r. */
 int autosize_record_measure(autosize_record *r, const char *text, size_t len,
 			    int partial_first, int *bad);
+
+/*
+ * The measured figures into the plan record of an AdminComment, the
+ * rest of the comment kept byte for byte (autosize_record_attach): 1
+ * with the new comment in out, 0 when the comment holds no plan record
+ * or nothing of m is plausible (nothing to write), -1 when the record
+ * does not read or the result does not fit len (e says why). `what`
+ * names the comment in e.
+ */
+int autosize_record_merge(const char *comment, const autosize_measured *m,
+			  const char *what, char *out, size_t len,
+			  autosize_error *e);
 
 #endif

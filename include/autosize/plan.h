@@ -40,10 +40,19 @@ typedef enum autosize_recompute {
 #define AUTOSIZE_PATH_MAX 4096
 /* A partition list as Slurm takes it ("gpu,small"). */
 #define AUTOSIZE_PART_LIST_MAX 256
-/* Layouts one plan may evaluate (memory model calls), over all its
- * partitions and its advice: the work of one plan is bounded whatever the
- * request (slurmctld holds its locks while it plans). */
+/* Candidates one plan may enumerate, over all its partitions and its
+ * advice: node counts, TP, PP, CP and EP degrees, micro-batch lists,
+ * memory evaluations, step times and speed bounds, one each: the work
+ * of one plan is bounded whatever the request. In slurmctld
+ * (autosize_decide), which holds its locks while it plans, the searches
+ * also stop at AUTOSIZE_PLAN_MAX_SEARCH_MS of the thread's CPU time.
+ * Past either, the plan is the best found so far and says so (warning
+ * code search_budget), or the reason it has none says the search
+ * stopped. */
 #define AUTOSIZE_PLAN_MAX_LAYOUTS 100000L
+#ifndef AUTOSIZE_PLAN_MAX_SEARCH_MS
+#define AUTOSIZE_PLAN_MAX_SEARCH_MS 4.0   /* 0: no time limit (profiling) */
+#endif
 
 /* Per-job --autosize=...: the policy's mode, or explain (print the plan,
  * submit nothing). */
@@ -343,7 +352,8 @@ typedef struct autosize_plan {
 	autosize_checkpoint ckpt;   /* checkpoint size, bandwidth, storage */
 	double memory_reserve;
 	double time_reserve;
-	long evaluated;             /* layouts the plan evaluated */
+	long evaluated;             /* candidates the plan's searches
+				     * enumerated (AUTOSIZE_PLAN_MAX_LAYOUTS) */
 	/* When nothing fits (AUTOSIZE_ENOFIT), what would: */
 	int advice_here_nodes;      /* this partition, without the pins */
 	int advice_min_nodes;       /* this GPU, past the node limit */

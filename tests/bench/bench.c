@@ -175,7 +175,7 @@ int main(void)
 	printf("  full search: median %.1f us, p99 %.1f us, max %.1f us "
 	       "(each spec's fastest of %d passes)\n", us[n / 2],
 	       us[n * 99 / 100], us[n - 1], passes);
-	printf("  layouts evaluated per plan: median %.0f, p99 %.0f, max %.0f "
+	printf("  candidates per plan: median %.0f, p99 %.0f, max %.0f "
 	       "(budget %ld)\n", layouts[n / 2], layouts[n * 99 / 100],
 	       layouts[n - 1], AUTOSIZE_PLAN_MAX_LAYOUTS);
 	printf("  plans per second: %.0f (all passes)\n",

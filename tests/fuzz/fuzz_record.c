@@ -4,7 +4,11 @@
  *   0: an AdminComment (autosize_record_find + decode, then re-encode and
  *      attach: a decoded record encodes and decodes to the same plan);
  *   1: a JSON line of `autosize calibrate` (then fed to a calibrator);
- *   2: an AUTOSIZE_REPORT file (median and largest within the bounds).
+ *   2: an AUTOSIZE_REPORT file (median and largest within the bounds);
+ *   0xf0 and up: an entry of the node's spool (it encodes back to the
+ *      same entry, and merged into an AdminComment it changes nothing
+ *      but the record: the site's text before and after it stays byte
+ *      for byte).
  * Invariants: errors are one non-empty line naming the input; nothing
  * decoded is out of its documented range.
  */
@@ -96,6 +100,45 @@ static void fuzz_record_report(const char *s, size_t len)
 		FUZZ_FAIL("measured with no line used");
 }
 
+static void fuzz_record_spool(const char *s, size_t len)
+{
+	static const char site[] = "Site \"NOTE\" x ", tail[] = "  TAIL";
+	char line[AUTOSIZE_SPOOL_ENTRY_MAX], comment[1024];
+	char out[AUTOSIZE_ADMIN_COMMENT_MAX];
+	autosize_spool_entry en, back;
+	autosize_error e;
+	int n;
+
+	if (autosize_spool_entry_decode(s, len, "spool entry", &en, &e)) {
+		fuzz_record_msg(&e, "spool entry");
+		return;
+	}
+	if (en.job_id < 1 || en.m.lines < 0 || !(en.m.tokens_per_s >= 0) ||
+	    !(en.m.step_s >= 0) || !(en.m.mem_bytes >= 0))
+		FUZZ_FAIL("spool entry decoded out of range");
+	n = autosize_spool_entry_encode(&en, line, sizeof(line));
+	if (n < 0 || autosize_spool_entry_decode(line, (size_t)n, "again",
+						 &back, &e) ||
+	    back.job_id != en.job_id || strcmp(back.cluster, en.cluster) ||
+	    back.m.lines != en.m.lines)
+		FUZZ_FAIL("spool entry does not encode back: %s", line);
+	snprintf(comment, sizeof(comment), "%sautosize:v1:params=7e+09,"
+		 "tokens=2e+09,part=gpu,gpu=H100,fw=megatron,nodes=1,gpn=8,"
+		 "tp=1,pp=1,dp=8,tok_s=%g,step_s=%g,hours=1,mem_b=6e+10,"
+		 "alloc_b=%g%s", site, en.m.tokens_per_s > 0
+		 ? en.m.tokens_per_s : 1e5, en.m.step_s > 0 ? en.m.step_s : 1,
+		 en.m.mem_bytes > 0 ? en.m.mem_bytes : 5e10, tail);
+	n = autosize_record_merge(comment, &en.m, "job 1", out, sizeof(out),
+				  &e);
+	if (n < 0)
+		fuzz_record_msg(&e, "job 1");
+	if (n == 1 && (strncmp(out, site, strlen(site)) != 0 ||
+		       strlen(out) < strlen(tail) ||
+		       strcmp(out + strlen(out) - strlen(tail), tail) != 0 ||
+		       !strstr(out, ",m_lines=")))
+		FUZZ_FAIL("merge changed the site's text: '%s'", out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s;
@@ -103,6 +146,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	s = fuzz_strndup(data + 1, size - 1);
+	if (data[0] >= 0xf0) {
+		fuzz_record_spool(s, size - 1);
+		free(s);
+		return 0;
+	}
 	switch (data[0] % 3) {
 	case 0:
 		fuzz_record_comment(s);

@@ -1158,6 +1158,31 @@ check("the same file, settled, is the policy (h100 gone)",
 write(catp, POLICY_TEXT)
 autosize.load_policy(catp)
 
+-- A policy (or a file it names) dated in the future, by a file server's
+-- clock ahead of this host's or a touch: it has no age to wait for. It
+-- loads once it stayed the same for the settle time by this host's own
+-- clock, and that load says by how much it is ahead, once.
+write_now(catp, cut)
+assert(os.execute(string.format("touch -d @%d '%s'", os.time() + 86400,
+	catp)) == 0)
+r, err = autosize.load_policy(catp, 1)
+local waiting = plan_h100()
+check("a policy dated a day ahead is not loaded at once",
+	r == true and err == nil and waiting and
+	waiting.partition == whole.partition, tostring(err))
+os.execute("sleep 1.2")
+r, err = autosize.load_policy(catp, 1)
+local ahead = plan_h100()
+check("...it loads once it stayed the same for the settle time, " ..
+	"saying by how much it is ahead",
+	r == true and tostring(err):find(catp, 1, true) and
+	tostring(err):find("dated 86[34]%d%d s ahead of this host's clock") and
+	ahead and ahead.action == "none", tostring(err))
+r, err = autosize.load_policy(catp, 1)
+check("...once", r == true and err == nil, tostring(err))
+write(catp, POLICY_TEXT)
+autosize.load_policy(catp)
+
 -- Slurm's QOS and association limits, read by a helper (a script here,
 -- standing in for `autosize limits --raw`) and never waited for: jobs
 -- are planned within their caps; a QOS the snapshot lacks, or no

@@ -1,0 +1,31 @@
+/*
+ * autosize: one spool entry's figures into Slurm's records, through
+ * libslurm (cli/acct.c): slurmctld's job while it runs, else the job's
+ * accounting record once slurmdbd holds its end. Built without libslurm's
+ * headers, acct_available says so.
+ */
+#ifndef AUTOSIZE_CLI_ACCT_H
+#define AUTOSIZE_CLI_ACCT_H
+
+#include <stddef.h>
+#include "autosize/spool.h"
+
+typedef enum acct_outcome {
+	ACCT_DELIVERED,  /* in the job's AdminComment (where said) */
+	ACCT_LATER,      /* not now (why says): keep it for a later try */
+	ACCT_DROP        /* nothing to deliver (why says): not a sized job,
+			  * nothing plausible, a record that does not read */
+} acct_outcome;
+
+/* 1 when built with libslurm. */
+int acct_available(void);
+
+/* en into the job's AdminComment record, the rest of the comment byte
+ * for byte; why: where it went, or why not (one line). */
+acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
+			  size_t len);
+
+/* Close what acct_deliver opened (the slurmdbd connection). */
+void acct_end(void);
+
+#endif
