@@ -96,6 +96,10 @@ static const rec_key rec_keys[] = {
 	RK_M("m_mem_b", m_mem_bytes, 0, 1e15),
 	{ "m_lines", REC_INT, offsetof(autosize_record, m_lines), 0, 0, 1e9,
 	  0, 1, 0 },
+	{ "m_done", REC_DBL, offsetof(autosize_record, m_tokens_done), 0, 0,
+	  1e18, 0, 1, 1 },
+	{ "done_at", REC_LONG, offsetof(autosize_record, done_at), 0, 0,
+	  4294967295.0, 0, 0, 1 },
 };
 
 #define REC_NKEYS (sizeof(rec_keys) / sizeof(rec_keys[0]))

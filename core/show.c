@@ -178,6 +178,31 @@ static void show_measured_text(const autosize_record *r, FILE *f)
 		autosize_plural(r->m_lines));
 }
 
+/* A chained job's place in its run (doc/users.md "Long runs"). */
+static void show_chain_text(const autosize_record *r, FILE *f)
+{
+	char a[16], b[16], c[16];
+
+	if (!r->chain[0])
+		return;
+	fprintf(f, "  chain      job %d of %d of run %s, %s tokens a job",
+		r->chain_index, r->chain_jobs, r->chain,
+		autosize_launch_count(r->chain_job_tokens, a, sizeof(a)));
+	if (r->signal_s > 0)
+		fprintf(f, ", SIGUSR1 %d min before its limit",
+			(r->signal_s + 59) / 60);
+	if (r->m_tokens_done > 0)
+		fprintf(f, "; the run had trained %s of %s tokens when it "
+			"ended", autosize_launch_count(r->m_tokens_done, b,
+						       sizeof(b)),
+			autosize_launch_count(r->tokens + r->tokens_done, c,
+					      sizeof(c)));
+	if (r->done_at > 0)
+		fprintf(f, "; not run: the run was complete when job %lu "
+			"ended", r->done_at);
+	fputc('\n', f);
+}
+
 int autosize_show_write_text(const autosize_finished_job *j,
 			     const autosize_record *rec, const char *rec_error,
 			     const char *source, FILE *f)
@@ -230,6 +255,7 @@ int autosize_show_write_text(const autosize_finished_job *j,
 				     why, sizeof(why)))
 		fprintf(f, "  changed    after planning: %s (scontrol update): "
 			"the plan no longer describes the job\n", why);
+	show_chain_text(rec, f);
 	show_measured_text(rec, f);
 	autosize_show_limit_of(j, rec, &l);
 	show_limit_text(&l, f);
@@ -305,9 +331,10 @@ int autosize_show_write_json(const autosize_finished_job *j,
 		rec->ask_gpus, rec->ask_min);
 	if (rec->has_measured)
 		fprintf(f, ",\"measured\":{\"tokens_per_s\":%.6g,"
-			"\"step_s\":%.6g,\"mem_bytes\":%.6g,\"lines\":%d}",
+			"\"step_s\":%.6g,\"mem_bytes\":%.6g,\"lines\":%d,"
+			"\"tokens_done\":%.6g}",
 			rec->m_tokens_per_s, rec->m_step_s, rec->m_mem_bytes,
-			rec->m_lines);
+			rec->m_lines, rec->m_tokens_done);
 	else
 		fputs(",\"measured\":null", f);
 	autosize_show_limit_of(j, rec, &l);
@@ -323,7 +350,22 @@ int autosize_show_write_json(const autosize_finished_job *j,
 		autosize_report_json_str(f, why);
 	else
 		fputs("null", f);
-	/* the jobs of a chain (issue 31 will link them): not known yet */
-	fputs(",\"chain\":null}\n", f);
+	fputs(",\"chain\":", f);
+	if (rec->chain[0]) {
+		fputs("{\"id\":", f);
+		autosize_report_json_str(f, rec->chain);
+		fprintf(f, ",\"index\":%d,\"jobs\":%d,\"job_tokens\":%.6g,"
+			"\"tokens_done_before\":%.6g,\"signal_before_s\":%d,"
+			"\"done_at\":", rec->chain_index, rec->chain_jobs,
+			rec->chain_job_tokens, rec->tokens_done,
+			rec->signal_s);
+		if (rec->done_at > 0)
+			fprintf(f, "\"%lu\"}", rec->done_at);
+		else
+			fputs("null}", f);
+	} else {
+		fputs("null", f);
+	}
+	fputs("}\n", f);
 	return ferror(f) ? -1 : 0;
 }
