@@ -194,6 +194,7 @@ int cli_show(int argc, char **argv)
 	show_found s;
 	cli_sacct sa;
 	char token[AUTOSIZE_RECORD_MAX];
+	size_t start, len;
 	int i, json = 0, raw = 0, have, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -243,7 +244,15 @@ int cli_show(int argc, char **argv)
 		if (cli_sacct_read(&sa, "show", show_sacct_job, &acct) != 0 &&
 		    !s.found)
 			return CLI_EXIT_NOFIT;
-		if (acct.found) {
+		/* accounting's, unless it has no plan record yet while
+		 * slurmctld's has (the job just ended: its comment reaches
+		 * slurmdbd with its end record, a moment later) */
+		if (acct.found && (!s.found ||
+				   autosize_record_find(acct.comment, &start,
+							&len) ||
+				   !autosize_record_find(s.job.comment ?
+							 s.job.comment : "",
+							 &start, &len))) {
 			s = acct;
 			s.job.comment = s.comment;
 			source = "sacct";

@@ -61,6 +61,33 @@ pid_t autosize_spawn_as(const char *path, char *const argv[], int flags,
 	return pid;
 }
 
+size_t autosize_spawn_read_by(int fd, char *buf, size_t len,
+			      time_t deadline)
+{
+	size_t used = 0;
+	char sink[512];
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	/* checked on every pass: one that never stops writing is cut off */
+	while (time(NULL) <= deadline) {
+		char *dst = used + 1 < len ? buf + used : sink;
+		size_t room = used + 1 < len ? len - 1 - used : sizeof(sink);
+		ssize_t n = read(fd, dst, room);
+
+		if (n > 0) {
+			if (dst != sink)
+				used += (size_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+		usleep(SPAWN_POLL_US);
+	}
+	if (len)
+		buf[used] = '\0';
+	return used;
+}
+
 /* The exit status waitpid reported, or -1. */
 static int spawn_status(pid_t got, pid_t pid, int status)
 {

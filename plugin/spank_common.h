@@ -142,9 +142,34 @@ void autosize_spank_job_dir_remove(spank_t sp);
 void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino);
 /* open(2) of name in the job's folder, the same way: never through a
  * link nor onto another file system (a mount of the job's user), and
- * only a file on the folder's own device; -1 when the folder is not
- * that very one any more, or the file is elsewhere. */
+ * only a file on the folder's own device (one O_CREAT makes is mode
+ * 0600); -1 when the folder is not that very one any more, or the file
+ * is elsewhere. */
 int autosize_spank_job_dir_openat(const char *name, int flags);
+
+/* spank_report.c: the autosize command into buf: the one built beside
+ * this plugin (a build folder: the same build, the same Slurm), else the
+ * installed one (make's $(bindir)). 0, or -1. */
+int autosize_spank_cli(char *buf, size_t len);
+
+/* spank_progress.c: a chained job's follower, at its start: how much of
+ * the run the job before it trained (its record's m_done, read with
+ * `autosize show PREV --record` as the job's user, at most a few
+ * seconds). 1 with *done the run's tokens trained, 0 when not known (why
+ * says so in a few words). */
+int autosize_spank_chain_progress(const char *chain, int index,
+				  unsigned long prev, double *done,
+				  char *why, size_t len);
+
+/* spank_progress.c: a chained job's follower plans its part from the
+ * run's progress (p->chain_done_before): the batch step reads it (and
+ * says what it found, or that it plans as the chain was, once on the
+ * job's stderr) and carries it into its own report; a step takes the
+ * batch step's, done_env (AUTOSIZE_TRAIN_TOKENS_DONE it inherited; < 0
+ * none). rec: the job's plan record. */
+void autosize_spank_chain_start(spank_t sp, autosize_plan *p,
+				const autosize_record *rec, int batch,
+				double done_env);
 
 /* spank_report.c: AUTOSIZE_REPORT for every task of an autosize job;
  * at the batch task's exit its measured figures into the node's spool

@@ -88,6 +88,8 @@ static struct plugin_context {
 	remote_file files[REMOTE_FILES];
 	int have_record;             /* record: slurmctld's plan */
 	autosize_record record;
+	double done_env;             /* AUTOSIZE_TRAIN_TOKENS_DONE the step
+				      * inherited from the batch step; -1 */
 } context;
 
 /* At the end of the step (as root), remove the files this step wrote
@@ -272,6 +274,15 @@ fail:
 		(void)unlink(path);
 	}
 	return rv;
+}
+
+/* 1 for the batch step. */
+static int remote_batch_step(spank_t sp)
+{
+	uint32_t step = 0;
+
+	return spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
+	       step == AUTOSIZE_SPANK_STEP_BATCH;
 }
 
 /* 1 for the batch step and the interactive step: they plan for the
@@ -677,6 +688,10 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 		return -1;
 	}
 	remote_job_limit(gpn);
+	if (context.have_record)
+		autosize_spank_chain_start(sp, &context.plan, &context.record,
+					   remote_batch_step(sp),
+					   context.done_env);
 	return remote_export(sp);
 }
 
@@ -749,6 +764,14 @@ int autosize_spank_remote_user_init(spank_t sp)
 				    "layout exported");
 		return 0;
 	}
+	/* what the batch step found of the run's progress, before the
+	 * step's own values are cleared */
+	context.done_env = -1;
+	if (remote_getenv(sp, "AUTOSIZE_TRAIN_TOKENS_DONE", context.value,
+			  sizeof(context.value)) != 0 ||
+	    autosize_parse_count(context.value, "", &context.done_env,
+				 NULL) != AUTOSIZE_OK)
+		context.done_env = -1;
 	remote_clear(sp);
 	context.have_record = remote_record(sp) == 0;
 	policy = autosize_spank_policy_load(cfg->policy, &err);

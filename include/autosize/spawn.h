@@ -36,6 +36,13 @@ pid_t autosize_spawn_as(const char *path, char *const argv[], int flags,
  * not exit normally (a signal) or cannot be waited for. */
 int autosize_reap(pid_t pid);
 
+/* Read fd (a spawned command's output) into buf until it ends or the
+ * clock passes deadline (time(NULL) seconds), NUL-terminated; what does
+ * not fit len is read and dropped (a command that never stops writing is
+ * cut off too). Returns the bytes kept. fd is made non-blocking. */
+size_t autosize_spawn_read_by(int fd, char *buf, size_t len,
+			      time_t deadline);
+
 /* autosize_reap that waits until deadline (time(NULL) seconds) at most:
  * a child still running then is killed (SIGKILL), reaped and reported
  * as -1. For callers that must never hang (slurmstepd). */
