@@ -276,6 +276,7 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 	out_groups(r, f);
 	out_timeouts(r, f);
 	out_interrupted(r, f);
+	autosize_report_runs_text(r, f);
 	out_gpu_hours(r, f);
 	out_calibration(r, f);
 	out_weeks(r, f);
@@ -642,7 +643,9 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
 	fprintf(f, ",\"refusals\":{\"lines\":%ld,\"missed\":%ld,"
 		"\"rate_limited\":true,", t->refusals, t->log_missed);
 	out_json_counts(f, "kinds", "kind", c, n);
-	fputs("},", f);
+	fputs("}", f);
+	autosize_report_runs_json(r, f);
+	fputc(',', f);
 	out_json_jobs(r, f);
 	fputs("}\n", f);
 	return ferror(f) ? -1 : 0;
