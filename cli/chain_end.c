@@ -11,6 +11,7 @@
  * touched, so a record a user shaped (the chain id travels from sbatch)
  * can end no one's jobs but their own.
  */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,7 +67,17 @@ static int chain_cancel(const slurm_job_info_t *j, autosize_record *rec,
 		d.admin_comment = comment;
 		(void)slurm_update_job(&d);
 	}
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	{
+		slurm_step_id_t step = {.job_id = j->job_id,
+					.step_id = NO_VAL,
+					.step_het_comp = NO_VAL};
+
+		return slurm_kill_job(step, SIGKILL, 0) == SLURM_SUCCESS;
+	}
+#else
 	return slurm_kill_job(j->job_id, SIGKILL, 0) == SLURM_SUCCESS;
+#endif
 }
 
 int acct_chain_end(unsigned long job_id, char *why, size_t len)
@@ -103,7 +114,7 @@ int acct_chain_end(unsigned long job_id, char *why, size_t len)
 	if (slurm_load_job_user(&mine, uid, SHOW_ALL) != SLURM_SUCCESS) {
 		snprintf(why, len, "chain %s is done, but its followers could "
 			 "not be listed: %s", rec.chain,
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		return -1;
 	}
 	for (i = 0; mine && i < mine->record_count; i++) {
