@@ -23,8 +23,10 @@ int decide_chain_mark(const char *const *env, size_t n,
 		return -1;
 	}
 	if (!w->mark.id[0] || !job->batch) {
-		/* a batch job without the mark: nothing will follow it */
-		w->req.chain_unmarked = job->batch;
+		/* a batch job without the mark: nothing will follow it (an
+		 * explain queues nothing: it is told the chain it would be) */
+		w->req.chain_unmarked = job->batch &&
+					w->req.job_mode != AUTOSIZE_JOB_EXPLAIN;
 		memset(&w->mark, 0, sizeof(w->mark));
 		return 0;
 	}

@@ -336,6 +336,9 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	}
 	allocator_partition(policy, context.req.partition,
 			    sizeof(context.req.partition));
+	/* salloc and srun hold one allocation: never a chain */
+	context.req.interactive = strcmp(program_invocation_short_name,
+					 "sbatch") != 0;
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
 	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) {
 		slurm_info("autosize: the sizes given on the command line "
