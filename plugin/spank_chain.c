@@ -176,7 +176,8 @@ static void chain_marked(spank_t sp, const char *run)
 	autosize_error e;
 	int rc;
 
-	snprintf(chain.text, sizeof(chain.text), "%s", run);
+	if (run != chain.text)
+		snprintf(chain.text, sizeof(chain.text), "%s", run);
 	unsetenv(CHAIN_ENV_RUN);
 	if (autosize_chain_mark_decode(chain.text, &chain.mark, &e)) {
 		slurm_error("autosize: %s", e.msg);

@@ -352,6 +352,16 @@ static int infos_contain(const char *text)
 	return 0;
 }
 
+static int errors_contain(const char *text)
+{
+	int i;
+
+	for (i = 0; i < stub.n_errors; i++)
+		if (strstr(stub.errors[i], text))
+			return 1;
+	return 0;
+}
+
 /* ---- option registration and validation -------------------------------- */
 
 /* The options the core's table offers to sbatch: each one registered
@@ -569,6 +579,118 @@ static void test_explain(void **state)
 		unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
 		unlink(path);
 	}
+}
+
+/* A command line of sbatch's into a file the allocator reads as its own
+ * (autosize_spank_cmdline_path); the script is a real file. */
+static void chain_cmdline(char *path, const char *const *words)
+{
+	int fd, i;
+
+	strcpy(path, "/tmp/autosize-cmdline.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	for (i = 0; words[i]; i++)
+		assert_int_equal(write(fd, words[i], strlen(words[i]) + 1),
+				 (ssize_t)strlen(words[i]) + 1);
+	close(fd);
+	autosize_spank_cmdline_path = path;
+}
+
+/* sbatch, chained (spank_chain.c): the first submission runs itself again
+ * with SBATCH_SIGNAL and the mark; that run marks the job and keeps
+ * neither in the job's environment; a --signal of the user's own is kept
+ * (no re-run, the mark says 0); --wait and a script on standard input
+ * are not chained, said; salloc is never. */
+static void test_chain_sbatch(void **state)
+{
+	const char *saved = program_invocation_short_name;
+	const char *words[] = {"sbatch", "-p", "small", TEST_DATA
+		"/configs/Meta-Llama-3-8B.json", NULL, NULL};
+	char path[] = "/tmp/autosize-cmdline.XXXXXX";
+	const char *mark;
+	autosize_chain_mark m;
+	autosize_error e;
+	char run[64];
+
+	program_invocation_short_name = (char *)"sbatch";
+	unsetenv("SBATCH_SIGNAL");
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("train-tokens", "1e10"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	/* the stand-in execv returned: chained without the signal, said */
+	assert_string_equal(stub.exec_arg1, "-p");
+	assert_true(errors_contain("cannot run sbatch again"));
+	assert_null(getenv("SBATCH_SIGNAL"));
+	assert_null(getenv("AUTOSIZE_CHAIN_RUN"));
+	mark = stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN");
+	assert_non_null(mark);
+	assert_int_equal(autosize_chain_mark_decode(mark, &m, &e), 0);
+	assert_int_equal(m.index, 1);
+	assert_int_equal(m.signal_s, 0);
+	/* the re-run: the mark it was given, nothing left in the job's
+	 * environment */
+	snprintf(run, sizeof(run), "%s:1:0:480", m.id);
+	setenv("AUTOSIZE_CHAIN_RUN", run, 1);
+	setenv("SBATCH_SIGNAL", "USR1@480", 1);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
+				     "AUTOSIZE_CHAIN"), run);
+	assert_null(getenv("AUTOSIZE_CHAIN_RUN"));
+	assert_null(getenv("SBATCH_SIGNAL"));
+	assert_string_equal(stub.exec_arg1, "");
+	/* the user's own signal: kept, no re-run, the mark says 0 */
+	setenv("SBATCH_SIGNAL", "B:USR2@60", 1);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_string_equal(stub.exec_arg1, "");
+	assert_string_equal(getenv("SBATCH_SIGNAL"), "B:USR2@60");
+	mark = stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN");
+	assert_non_null(mark);
+	assert_non_null(strstr(mark, ":1:0:0"));
+	unsetenv("SBATCH_SIGNAL");
+	unlink(path);
+	/* --wait: one job, said */
+	words[4] = "--wait";
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	assert_true(infos_contain("not chained: --wait"));
+	unlink(path);
+	/* a script on standard input */
+	words[3] = NULL;
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	assert_true(infos_contain("standard input"));
+	unlink(path);
+	/* --autosize-chain=off, and salloc: nothing, nothing said */
+	words[3] = TEST_DATA "/configs/Meta-Llama-3-8B.json";
+	words[4] = NULL;
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("autosize-chain", "off"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	program_invocation_short_name = (char *)"salloc";
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	assert_int_equal(stub.n_infos + stub.n_errors, 0);
+	program_invocation_short_name = (char *)saved;
+	autosize_spank_cmdline_path = "/proc/self/cmdline";
+	unlink(path);
 }
 
 static void test_off(void **state)
@@ -1571,6 +1693,7 @@ int main(void)
 		cmocka_unit_test(test_no_options),
 		cmocka_unit_test(test_submit_silent),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_chain_sbatch),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_model_env),
 		cmocka_unit_test(test_bad_model),
