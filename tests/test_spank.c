@@ -342,24 +342,25 @@ static int give(const char *name, const char *value)
 	return o->cb(o->val, value, stub.ctx == S_CTX_REMOTE);
 }
 
-static int infos_contain(const char *text)
+/* 1 when one of the n lines logged holds text. */
+static int logged(char lines[][STUB_LEN], int n, const char *text)
 {
 	int i;
 
-	for (i = 0; i < stub.n_infos; i++)
-		if (strstr(stub.infos[i], text))
+	for (i = 0; i < n; i++)
+		if (strstr(lines[i], text))
 			return 1;
 	return 0;
 }
 
+static int infos_contain(const char *text)
+{
+	return logged(stub.infos, stub.n_infos, text);
+}
+
 static int errors_contain(const char *text)
 {
-	int i;
-
-	for (i = 0; i < stub.n_errors; i++)
-		if (strstr(stub.errors[i], text))
-			return 1;
-	return 0;
+	return logged(stub.errors, stub.n_errors, text);
 }
 
 /* ---- option registration and validation -------------------------------- */

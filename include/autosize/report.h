@@ -206,12 +206,6 @@ int autosize_report_ctld_line(autosize_report *r, const char *line);
 long autosize_report_runs(const autosize_report *r, autosize_report_run *out,
 			  long max);
 
-/* The chained runs as report_out.c writes them: a section of the text
- * (nothing without runs), and ,"runs_total":N,"runs":[...] of the
- * JSON (doc/report-json.md). */
-void autosize_report_runs_text(const autosize_report *r, FILE *f);
-void autosize_report_runs_json(const autosize_report *r, FILE *f);
-
 /* Sort and compute the figures (after the last add; again after more). */
 void autosize_report_finish(autosize_report *r);
 
