@@ -52,6 +52,8 @@
 #define CHAIN_SCRIPT_MAX (64 * 1024)
 
 static struct chain_state {
+	int decided;               /* post_opt ran (once a process: sbatch
+				    * calls it per heterogeneous component) */
 	autosize_chain_mark mark;  /* this submission's; id "" none */
 	int first;                 /* 1: queue the followers at the end */
 	char signal[32];           /* "USR1@480" when autosize's, else "" */
@@ -144,6 +146,10 @@ static const char *chain_why_not(char *const argv[], int argc)
 	    getenv("SBATCH_ARRAY_INX") ||
 	    chain_script_has(script, "--array", "-a"))
 		return "a job array is not chained";
+	if (chain_argv_has(argv, ":", "") ||
+	    chain_script_has(script, "hetjob", "") ||
+	    chain_script_has(script, "packjob", ""))
+		return "a heterogeneous job is not chained";
 	return NULL;
 }
 
@@ -209,8 +215,10 @@ void autosize_spank_chain_post_opt(spank_t sp, const autosize_request *r)
 	autosize_error e;
 	int argc, lead, own;
 
-	if (strcmp(program_invocation_short_name, "sbatch") != 0)
+	if (strcmp(program_invocation_short_name, "sbatch") != 0 ||
+	    chain.decided)
 		return;
+	chain.decided = 1;
 	if (run) {
 		chain_marked(sp, run);
 		return;
@@ -369,16 +377,13 @@ static unsigned long chain_submit(int index, unsigned long prev, int count)
 	return id;
 }
 
-void autosize_spank_chain_exit(void)
+static void chain_followers(void)
 {
 	autosize_record rec;
 	char list[1024];
 	size_t used = 0;
 	int count, i, n;
 
-	if (!chain.first || !chain.mark.id[0])
-		return;
-	chain.first = 0;
 	chain.ids[0] = chain_find(1, &rec);
 	if (!chain.ids[0] || rec.chain_jobs <= 1)
 		return;   /* not queued, or one limit holds the run */
@@ -408,4 +413,12 @@ void autosize_spank_chain_exit(void)
 		   "starting once the one before it has ended:%s (stop the "
 		   "run: scancel%s)", chain.mark.id, chain.ids[0], n - 1,
 		   n == 2 ? "" : "s", used > (size_t)i ? list + i : "", list);
+}
+
+void autosize_spank_chain_exit(void)
+{
+	/* sbatch's end, the first job queued: its followers now */
+	if (chain.first && chain.mark.id[0])
+		chain_followers();
+	memset(&chain, 0, sizeof(chain));
 }

@@ -631,6 +631,11 @@ static void test_chain_sbatch(void **state)
 	assert_int_equal(autosize_chain_mark_decode(mark, &m, &e), 0);
 	assert_int_equal(m.index, 1);
 	assert_int_equal(m.signal_s, 0);
+	/* post_opt again (sbatch calls it for each heterogeneous
+	 * component): decided once, no second run */
+	stub.exec_arg1[0] = '\0';
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_string_equal(stub.exec_arg1, "");
 	/* the re-run: the mark it was given, nothing left in the job's
 	 * environment */
 	snprintf(run, sizeof(run), "%s:1:0:480", m.id);
@@ -655,6 +660,15 @@ static void test_chain_sbatch(void **state)
 	assert_non_null(mark);
 	assert_non_null(strstr(mark, ":1:0:0"));
 	unsetenv("SBATCH_SIGNAL");
+	unlink(path);
+	/* a heterogeneous job: one, said */
+	words[4] = ":";
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	assert_true(infos_contain("not chained: a heterogeneous job"));
 	unlink(path);
 	/* --wait: one job, said */
 	words[4] = "--wait";
