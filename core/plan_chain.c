@@ -84,7 +84,8 @@ static const char *chain_why_not(const autosize_request *r)
 		return "--autosize-chain=off";
 	if (r->chain_unmarked)
 		return "sbatch did not queue it as a chain (a script on "
-		       "standard input, --wait or an array; sbatch said why)";
+		       "standard input, --wait, a job array or a "
+		       "heterogeneous job; sbatch -v says which)";
 	return "the site's policy does not chain jobs (chain: off)";
 }
 

@@ -29,8 +29,9 @@
  *
  * Not chained: salloc and srun (never), --autosize-chain=off, the
  * policy's chain: off, --test-only, --wait (sbatch would wait for the
- * first job only), job arrays, and a script sbatch read on its standard
- * input (it cannot be read again): each said in one line.
+ * first job only), job arrays, heterogeneous jobs, and a script sbatch
+ * read on its standard input (it cannot be read again): said by sbatch
+ * -v, and by slurmctld's plan when the run needs more than one job.
  */
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include <errno.h>
@@ -235,8 +236,10 @@ void autosize_spank_chain_post_opt(spank_t sp, const autosize_request *r)
 		goto out;
 	why = chain_why_not(chain.argv, argc);
 	if (why) {
+		/* slurmctld's plan says so when the run needs more than
+		 * one job: here only with sbatch -v */
 		if (why[0])
-			slurm_info("autosize: not chained: %s", why);
+			slurm_verbose("autosize: not chained: %s", why);
 		goto out;
 	}
 	if (autosize_chain_id_new(chain.mark.id) != 0) {

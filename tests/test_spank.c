@@ -601,8 +601,8 @@ static void chain_cmdline(char *path, const char *const *words)
 /* sbatch, chained (spank_chain.c): the first submission runs itself again
  * with SBATCH_SIGNAL and the mark; that run marks the job and keeps
  * neither in the job's environment; a --signal of the user's own is kept
- * (no re-run, the mark says 0); --wait and a script on standard input
- * are not chained, said; salloc is never. */
+ * (no re-run, the mark says 0); a heterogeneous job, --wait and a
+ * script on standard input are not chained; salloc is never. */
 static void test_chain_sbatch(void **state)
 {
 	const char *saved = program_invocation_short_name;
@@ -668,7 +668,6 @@ static void test_chain_sbatch(void **state)
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
-	assert_true(infos_contain("not chained: a heterogeneous job"));
 	unlink(path);
 	/* --wait: one job, said */
 	words[4] = "--wait";
@@ -677,7 +676,6 @@ static void test_chain_sbatch(void **state)
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
-	assert_true(infos_contain("not chained: --wait"));
 	unlink(path);
 	/* a script on standard input */
 	words[3] = NULL;
@@ -686,7 +684,6 @@ static void test_chain_sbatch(void **state)
 	assert_int_equal(give("model-params", "7e9"), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
-	assert_true(infos_contain("standard input"));
 	unlink(path);
 	/* --autosize-chain=off, and salloc: nothing, nothing said */
 	words[3] = TEST_DATA "/configs/Meta-Llama-3-8B.json";
