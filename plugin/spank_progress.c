@@ -115,10 +115,10 @@ void autosize_spank_chain_start(spank_t sp, autosize_plan *p,
 				double done_env)
 {
 	char mark[AUTOSIZE_CHAIN_MARK_MAX + 32], why[AUTOSIZE_MSG_LEN];
-	char a[16], b[16], c[16];
+	char a[16], b[16], c[16], d[16];
 	autosize_chain_mark m;
 	autosize_error e;
-	double done, run = p->tokens + p->tokens_done;
+	double done, part, left, run = p->tokens + p->tokens_done;
 
 	if (!rec->chain[0] || rec->chain_index < 2 || !(p->tokens > 0))
 		return;
@@ -171,12 +171,20 @@ void autosize_spank_chain_start(spank_t sp, autosize_plan *p,
 				    autosize_launch_count(run, b, sizeof(b)));
 		return;
 	}
+	part = autosize_plan_part(p, rec->chain_index, p->chain_done_before);
+	/* slower than the chain's upper end: what its last job leaves */
+	left = run - done - part;
+	if (rec->chain_index >= rec->chain_jobs && left > run * 1e-5)
+		snprintf(why, sizeof(why), "; about %s will be left after it, "
+			 "the chain's last job: resubmit then with "
+			 "--train-tokens-done", autosize_launch_count(
+				 left, d, sizeof(d)));
+	else
+		why[0] = '\0';
 	autosize_spank_warn("job %d of the chain: the run had trained %s of "
 			    "%s tokens when job %lu ended: this job trains "
-			    "%s", rec->chain_index,
+			    "%s%s", rec->chain_index,
 			    autosize_launch_count(done, a, sizeof(a)),
 			    autosize_launch_count(run, b, sizeof(b)), m.prev,
-			    autosize_launch_count(autosize_plan_part(
-				    p, rec->chain_index, p->chain_done_before),
-				    c, sizeof(c)));
+			    autosize_launch_count(part, c, sizeof(c)), why);
 }
