@@ -1131,9 +1131,12 @@ write(TMP .. "/cal.yaml", "version: 1\ncorrections:\n  - {partition: " ..
 r, err = autosize.load_policy(calp)
 local slow = plan_h100()
 check("a new calibration file is picked up without a policy change",
-	r == true and slow and slow.plan:find("speed x 0.50", 1, true) and
+	r == true and slow and slow.plan and
+	slow.plan:find("speed x 0.50", 1, true) and
 	plain and slow.time_limit > plain.time_limit,
-	tostring(err) .. " " .. tostring(slow and slow.plan))
+	tostring(err) .. " " .. tostring(slow and slow.plan) .. " " ..
+	tostring(slow and slow.action) .. " " ..
+	tostring(slow and (slow.message or slow.error)))
 write(TMP .. "/cal.yaml", "version: 1\ncorrections: [{partition: h100}]\n")
 r, err = autosize.load_policy(calp)
 check("a broken calibration is reported once",
