@@ -256,6 +256,8 @@ int autosize_show_write_text(const autosize_finished_job *j,
 		fprintf(f, "  changed    after planning: %s (scontrol update): "
 			"the plan no longer describes the job\n", why);
 	show_chain_text(rec, f);
+	if (rec->done_at > 0)
+		return ferror(f) ? -1 : 0;   /* it never ran: nothing more */
 	show_measured_text(rec, f);
 	autosize_show_limit_of(j, rec, &l);
 	show_limit_text(&l, f);
