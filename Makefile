@@ -170,7 +170,8 @@ $(LUAMOD): $(LUAMOD_OBJ) $(LIB) plugin/lua.map
 SLURM_H := $(wildcard $(or $(SLURM_PREFIX),/usr)/include/slurm/slurm.h)
 SLURM_LDIRS := -L$(SLURM_PREFIX)/lib -Wl,-rpath,$(SLURM_PREFIX)/lib
 SLURM_LIBS := $(if $(SLURM_H),$(if $(SLURM_PREFIX),$(SLURM_LDIRS)) -lslurm)
-$(BUILD)/cli/live.o $(BUILD)/cli/live_limits.o $(BUILD)/cli/acct.o: \
+$(BUILD)/cli/live.o $(BUILD)/cli/live_limits.o $(BUILD)/cli/acct.o \
+	$(BUILD)/cli/chain_end.o: \
 	override CFLAGS += $(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
 $(CLI): $(CLI_OBJ) $(LIB)

@@ -28,4 +28,14 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 /* Close what acct_deliver opened (the slurmdbd connection). */
 void acct_end(void);
 
+/*
+ * cli/chain_end.c: after job_id's figures reached slurmctld, when they
+ * say its chain's run has trained all its tokens, the chain's later jobs
+ * still pending (the same user's, the same chain id) are cancelled, their
+ * records saying done_at=job_id. Returns how many (why names them), 0
+ * when the run goes on or the job is not a chain's, -1 when they could
+ * not be listed (why says so).
+ */
+int acct_chain_end(unsigned long job_id, char *why, size_t len);
+
 #endif

@@ -77,6 +77,13 @@ static void limits_wall(FILE *f, uint32_t m)
 		fprintf(f, " wall_min=%u", m);
 }
 
+/* " key=N" for a count (INFINITE and NO_VAL are no limit). */
+static void limits_count(FILE *f, const char *key, uint32_t v)
+{
+	if (v != INFINITE && v != NO_VAL)
+		fprintf(f, " %s=%u", key, v);
+}
+
 static void limits_qos(FILE *f, const slurmdb_qos_rec_t *q,
 		       const limits_tres *t)
 {
@@ -95,6 +102,9 @@ static void limits_qos(FILE *f, const slurmdb_qos_rec_t *q,
 	limits_tres_key(f, "grp_nodes", q->grp_tres_ctld, t->node, t);
 	limits_tres_key(f, "node_gpus", q->max_tres_pn_ctld, t->gpu, t);
 	limits_wall(f, q->max_wall_pj);
+	limits_count(f, "user_submit", q->max_submit_jobs_pu);
+	limits_count(f, "account_submit", q->max_submit_jobs_pa);
+	limits_count(f, "grp_submit", q->grp_submit_jobs);
 	fputc('\n', f);
 }
 
@@ -158,6 +168,8 @@ static void limits_assoc(FILE *f, const slurmdb_assoc_rec_t *a, limits_list qos,
 	limits_tres_key(f, "grp_nodes", a->grp_tres_ctld, t->node, t);
 	limits_tres_key(f, "node_gpus", a->max_tres_pn_ctld, t->gpu, t);
 	limits_wall(f, a->max_wall_pj);
+	limits_count(f, "user_submit", a->max_submit_jobs);
+	limits_count(f, "grp_submit", a->grp_submit_jobs);
 	if (def[0])
 		fprintf(f, " def_qos=%s", limits_name(def, n1, sizeof(n1)));
 	limits_assoc_qos(f, a, qos);

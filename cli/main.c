@@ -21,7 +21,7 @@ static void main_usage(FILE *f)
 		"[FILE...]\n"
 		"       autosize probe [PLAN OPTIONS] -- [SBATCH OPTIONS] "
 		"SCRIPT\n"
-		"       autosize show JOBID [--json]\n"
+		"       autosize show JOBID [--json | --record]\n"
 		"       autosize replay --policy FILE [--json | --html FILE] "
 		"[--sacct] [FILE...]\n"
 		"       autosize spool [--dir DIR] [--flush [--job N]]\n"

@@ -265,6 +265,8 @@ int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
 {
 	long gpus;
 
+	/* -t kept: one job of it, never chained (as slurmctld keeps it) */
+	r->time_kept = sb->time_limit_min > 0;
 	if (sb->gpus_per_task > 0) {
 		gpus = sb->gpus_per_task * (sb->ntasks > 0 ? sb->ntasks : 1);
 		if (gpus > 1000000)
@@ -282,17 +284,8 @@ int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
 
 void cli_sbatch_warn(const cli_sbatch *sb, autosize_plan *p)
 {
-	char limit[32];
-
-	if (sb->time_limit_min > 0 && p->train_hours > 0 &&
-	    sb->time_limit_min < p->train_hours * 60) {
-		autosize_format_duration(sb->time_limit_min * 60.0, limit,
-					 sizeof(limit));
-		/* decide.c's words for a kept time limit */
-		autosize_plan_warn(p, "your time limit (-t %s) ends before "
-				   "the predicted %.1f h: checkpoint and "
-				   "chain jobs", limit, p->train_hours);
-	}
+	/* decide.c's words for a kept time limit */
+	autosize_plan_warn_kept_time(p, sb->time_limit_min);
 }
 
 void cli_sbatch_notes(const cli_sbatch *sb, FILE *f)

@@ -30,12 +30,14 @@
 
 static void show_usage(FILE *f)
 {
-	fprintf(f, "usage: autosize show JOBID [--json]\n\n"
+	fprintf(f, "usage: autosize show JOBID [--json | --record]\n\n"
 		"What autosize decided for a job: the plan it was sized with "
 		"(in the words\nsbatch showed at submission), what it "
 		"measured, whether it hit its time\nlimit. A job slurmctld "
 		"still knows is read with scontrol, an older one\nwith sacct "
-		"(accounting). --json: one object (doc/users.md).\n");
+		"(accounting). --json: one object (doc/users.md); --record: the "
+		"plan\nrecord alone, as one line (a chained job's next one "
+		"reads it).\n");
 }
 
 /* A job id as Slurm takes one: N, N_M (array task) or N+M (het). */
@@ -191,11 +193,15 @@ int cli_show(int argc, char **argv)
 	autosize_error e;
 	show_found s;
 	cli_sacct sa;
-	int i, json = 0, have, rc;
+	char token[AUTOSIZE_RECORD_MAX];
+	size_t start, len;
+	int i, json = 0, raw = 0, have, rc;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
+		} else if (strcmp(argv[i], "--record") == 0) {
+			raw = 1;
 		} else if (strcmp(argv[i], "--help") == 0 ||
 			   strcmp(argv[i], "-h") == 0) {
 			show_usage(stdout);
@@ -238,7 +244,15 @@ int cli_show(int argc, char **argv)
 		if (cli_sacct_read(&sa, "show", show_sacct_job, &acct) != 0 &&
 		    !s.found)
 			return CLI_EXIT_NOFIT;
-		if (acct.found) {
+		/* accounting's, unless it has no plan record yet while
+		 * slurmctld's has (the job just ended: its comment reaches
+		 * slurmdbd with its end record, a moment later) */
+		if (acct.found && (!s.found ||
+				   autosize_record_find(acct.comment, &start,
+							&len) ||
+				   !autosize_record_find(s.job.comment ?
+							 s.job.comment : "",
+							 &start, &len))) {
 			s = acct;
 			s.job.comment = s.comment;
 			source = "sacct";
@@ -252,6 +266,18 @@ int cli_show(int argc, char **argv)
 	have = autosize_finished_record(&s.job, &rec, &e);
 	if (have < 0)
 		rec_error = e.msg;
+	if (raw) {
+		/* the record as decoded, written again: one strict line */
+		if (have <= 0 ||
+		    autosize_record_encode(&rec, token, sizeof(token)) < 0) {
+			fprintf(stderr, "autosize: show: job %s: %s\n", id,
+				rec_error ? rec_error : "no autosize plan "
+				"record");
+			return CLI_EXIT_NOFIT;
+		}
+		printf("%s\n", token);
+		return CLI_EXIT_OK;
+	}
 	if (json)
 		rc = autosize_show_write_json(&s.job, have > 0 ? &rec : NULL,
 					      rec_error, source, stdout);

@@ -178,6 +178,12 @@ static int spool_one(int dfd, unsigned long id, const spool_opts *o,
 	printf("job %lu: %s: %s\n", id,
 	       out == ACCT_DELIVERED ? "delivered" : "dropped", why);
 	autosize_spool_remove(dfd, id);
+	/* a chained run these figures say is done: its followers go */
+	if (out == ACCT_DELIVERED && en.m.tokens_done > 0 &&
+	    acct_chain_end(id, why, sizeof(why)) != 0) {
+		autosize_one_line(why);
+		printf("job %lu: %s\n", id, why);
+	}
 	return 0;
 }
 

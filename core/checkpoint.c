@@ -21,15 +21,17 @@
 #define CKPT_GB 1e9
 #define CKPT_TB 1e12
 #define CKPT_MAX_KEEP 1000
+#define CKPT_MAX_SIGNAL_MARGIN_S 43200.0
 
 static const char *const ckpt_keys[] = {"interval", "max_share", "keep",
-					NULL};
+					"signal_margin", NULL};
 
 void autosize_checkpoint_policy_init(autosize_checkpoint_policy *cp)
 {
 	cp->interval_s = AUTOSIZE_CHECKPOINT_INTERVAL_S;
 	cp->max_share = AUTOSIZE_CHECKPOINT_MAX_SHARE;
 	cp->keep = AUTOSIZE_CHECKPOINT_KEEP;
+	cp->signal_margin_s = AUTOSIZE_CHECKPOINT_SIGNAL_MARGIN_S;
 }
 
 int autosize_checkpoint_count(double train_s, double interval_s)
@@ -219,5 +221,17 @@ autosize_err checkpoint_policy_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = autosize_ytree_int(t, m, "keep", 0, 1, CKPT_MAX_KEEP,
 					&cp->keep, NULL, e);
+	/* longer than zero (parse.c), at most 12 h (Slurm's lead is 16
+	 * bits of seconds, 18.2 h, and the write comes on top) */
+	if (!rc)
+		rc = policy_duration(t, m, "signal_margin", 0,
+				     &cp->signal_margin_s, e);
+	if (!rc && cp->signal_margin_s > CKPT_MAX_SIGNAL_MARGIN_S) {
+		n = autosize_ynode_get(m, "signal_margin");
+		rc = autosize_ytree_fail(t, n->line, e, AUTOSIZE_EINVAL,
+			"key 'signal_margin': %.0f min is longer than 12 h "
+			"(Slurm's warning signal comes at most 18 h before "
+			"a limit)", cp->signal_margin_s / 60);
+	}
 	return rc;
 }

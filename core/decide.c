@@ -2,6 +2,7 @@
  * autosize: what the scheduler does with one job (decide.h). Plain C over
  * the core; plugin/lua_*.c decodes Slurm's job_desc and applies it.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
+#include "autosize/show.h"
 #include "decide_private.h"
 
 /* GPU counts above this are taken as this (the plan then names the
@@ -168,14 +170,11 @@ static void decide_model_name(const autosize_request *r,
 static void decide_summary(const autosize_request *r,
 			   const autosize_plan *pl, char *buf, size_t len)
 {
-	char model[AUTOSIZE_NAME_MAX + 32], limit[32] = "";
+	char model[AUTOSIZE_NAME_MAX + 32];
 	size_t used;
 	int n;
 
 	decide_model_name(r, pl, model, sizeof(model));
-	if (pl->time_limit_min > 0)
-		autosize_format_duration(pl->time_limit_min * 60.0, limit,
-					 sizeof(limit));
 	n = snprintf(buf, len, "%s on %s: %d node%s x %d GPU%s, TP %d x PP %d "
 		     "x CP %d x DP %d, EP %d, VP %d, ZeRO-%d, MFU %.0f%%", model,
 		     pl->part.name, pl->nodes, autosize_plural(pl->nodes),
@@ -195,16 +194,10 @@ static void decide_summary(const autosize_request *r,
 			return;
 		used += (size_t)n;
 	}
-	if (pl->train_hours <= 0)
-		return;
-	n = snprintf(buf + used, len - used,
-		     ", %.1f h predicted, time limit %s%s", pl->train_hours,
-		     limit, pl->chained_jobs > 1 ? " per job" : "");
-	if (n < 0 || (size_t)n >= len - used || pl->chained_jobs <= 1)
-		return;
-	used += (size_t)n;
-	snprintf(buf + used, len - used, " x %d chained jobs",
-		 pl->chained_jobs);
+	(void)autosize_time_words(pl->train_hours, pl->train_hours_low,
+				  pl->train_hours_high, pl->time_limit_min,
+				  pl->chained_jobs, pl->signal_s, buf + used,
+				  len - used);
 }
 
 static int decide_has_explicit_size(const autosize_request *r)
@@ -337,6 +330,8 @@ static int decide_explicit(const autosize_defaults *def,
 	d->explicit_gpus = per_node != AUTOSIZE_JOB_UNSET ||
 			   total != AUTOSIZE_JOB_UNSET || other;
 	d->explicit_time = job->time_limit_min != AUTOSIZE_JOB_UNSET;
+	/* a kept -t is the job's one limit: never chained */
+	r->time_kept = keep && job->time_limit_min > 0;
 	if (other) {
 		keep = 1;   /* the GPU request stays as written */
 		if (socket >= 0)
@@ -375,12 +370,14 @@ static int decide_explicit(const autosize_defaults *def,
  * counts them; refused jobs never reach accounting, job_submit.lua logs
  * those); "" when a name cannot be carried. */
 static void decide_record(const autosize_plan *pl, const autosize_job *job,
+			  const autosize_chain_mark *mark,
 			  autosize_decision *d)
 {
 	autosize_record rec;
 	long gpus = -1;
 
 	autosize_record_from_plan(pl, &rec);
+	decide_chain_fill(mark, pl, &rec, d);
 	if (job->gpus_per_job > 0)
 		gpus = job->gpus_per_job;
 	else if (job->min_nodes > 0 && job->gpus_per_node > 0)
@@ -419,7 +416,7 @@ static void decide_calibrated(const autosize_plan *pl, autosize_decision *d)
 /* Fill the plan part of d from pl, and what rewrite would write. */
 static void decide_fill(const autosize_request *r, const autosize_job *job,
 			const autosize_defaults *def, const autosize_plan *pl,
-			autosize_decision *d)
+			const autosize_chain_mark *mark, autosize_decision *d)
 {
 	int keep = def->explicit_size == AUTOSIZE_EXPLICIT_KEEP;
 	int gpus_fixed = job->gpus_per_task != AUTOSIZE_JOB_UNSET ||
@@ -442,14 +439,7 @@ static void decide_fill(const autosize_request *r, const autosize_job *job,
 	d->set_time = pl->time_limit_min > 0 && !(keep && d->explicit_time);
 	d->set_partition = strcmp(job->partition, pl->part.name) != 0;
 	decide_fill_node(job, pl, d);
-	if (keep && d->explicit_time && job->time_limit_min > 0 &&
-	    pl->train_hours > 0 && d->n_warnings < AUTOSIZE_MAX_WARNINGS &&
-	    job->time_limit_min < pl->train_hours * 60)
-		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
-			 "your time limit (%ld min) ends before the "
-			 "predicted %.1f h: checkpoint and chain jobs",
-			 job->time_limit_min, pl->train_hours);
-	decide_record(pl, job, d);
+	decide_record(pl, job, mark, d);
 }
 
 static void decide_suggest(autosize_decision *d, const char *lead)
@@ -514,7 +504,13 @@ static int decide_plan(const autosize_policy *p, const autosize_job *job,
 		decide_failed(p, d, rc, &e);
 		return 0;
 	}
-	decide_fill(&w->req, job, def, pl, d);
+	/* the signal the job carries (sbatch's), told with its plan */
+	if (w->mark.signal_s > 0)
+		w->plan.signal_s = w->mark.signal_s;
+	/* a kept -t short of the run: what this job holds of it */
+	if (w->req.time_kept)
+		autosize_plan_warn_kept_time(&w->plan, job->time_limit_min);
+	decide_fill(&w->req, job, def, pl, &w->mark, d);
 	if (d->nodes < 1 || d->gpus_per_node < 1 ||
 	    d->nodes > pl->part.max_nodes_per_job ||
 	    (pl->part.max_time_s > 0 &&
@@ -671,7 +667,8 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 	mode = decide_mode(site, &w->req);
 	if (mode == AUTOSIZE_ACTION_NONE)
 		return;  /* off: nothing to say */
-	if (decide_limits(def, job, w, d) != 0)
+	if (decide_limits(def, job, w, d) != 0 ||
+	    decide_chain_mark(env, n, job, w, d) != 0)
 		return;
 	decide_request(p, job, &w->req);
 	snprintf(w->req.partition, sizeof(w->req.partition), "%s",

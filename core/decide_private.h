@@ -5,11 +5,13 @@
 #ifndef AUTOSIZE_DECIDE_PRIVATE_H
 #define AUTOSIZE_DECIDE_PRIVATE_H
 
+#include "autosize/chain.h"
 #include "autosize/decide.h"
 #include "plan_work.h"
 
 struct autosize_decide_work {
 	autosize_request req;
+	autosize_chain_mark mark;   /* the job's AUTOSIZE_CHAIN, id "" none */
 	autosize_plan plan;
 	autosize_work plan_work;
 	autosize_part_limits live;  /* the job's, with its caps */
@@ -49,5 +51,21 @@ void decide_fill_node(const autosize_job *job, const autosize_plan *pl,
 int decide_time_past_max(const autosize_job *job,
 			 const autosize_decide_work *w,
 			 autosize_decision *d);
+
+/* ---- decide_chain.c ---- */
+
+/* The job's chain mark (AUTOSIZE_CHAIN from sbatch) into w->mark and
+ * the request (its place, the signal it carries); a job without a batch
+ * script never chains. 0, or -1 with d refusing a mark that does not
+ * read. */
+int decide_chain_mark(const char *const *env, size_t n,
+		      const autosize_job *job, autosize_decide_work *w,
+		      autosize_decision *d);
+
+/* A planned chained job's id and place into rec and d, and a follower's
+ * dependency on the job before it. */
+void decide_chain_fill(const autosize_chain_mark *mark,
+		       const autosize_plan *pl, autosize_record *rec,
+		       autosize_decision *d);
 
 #endif

@@ -78,6 +78,12 @@ static const rec_key rec_keys[] = {
 	  0, 1e9, 0, 0, 1 },
 	{ "cal_mem", REC_DBL, offsetof(autosize_record, cal_memory), 0,
 	  0, 100, 0, 0, 1 },
+	RK_O("chain", REC_STR, chain, 0, 0),
+	RK_O("ci", REC_INT, chain_index, 0, 1e6),
+	RK_O("ck", REC_INT, chain_jobs, 0, 1e6),
+	RK_O("done", REC_DBL, tokens_done, 0, 1e18),
+	RK_O("jtok", REC_DBL, chain_job_tokens, 0, 1e18),
+	RK_O("sig", REC_INT, signal_s, 0, 65535),
 	RK_O("ask_gpus", REC_INT, ask_gpus, 0, 1e7),
 	RK_O("ask_min", REC_LONG, ask_min, 0, 1e9),
 	RK_O("warn", REC_STR, warn, 0, 0),
@@ -90,6 +96,10 @@ static const rec_key rec_keys[] = {
 	RK_M("m_mem_b", m_mem_bytes, 0, 1e15),
 	{ "m_lines", REC_INT, offsetof(autosize_record, m_lines), 0, 0, 1e9,
 	  0, 1, 0 },
+	{ "m_done", REC_DBL, offsetof(autosize_record, m_tokens_done), 0, 0,
+	  1e18, 0, 1, 1 },
+	{ "done_at", REC_LONG, offsetof(autosize_record, done_at), 0, 0,
+	  4294967295.0, 0, 0, 1 },
 };
 
 #define REC_NKEYS (sizeof(rec_keys) / sizeof(rec_keys[0]))
@@ -100,6 +110,16 @@ void autosize_record_init(autosize_record *r)
 }
 
 static int rec_name_ok(const char *s);
+
+int autosize_record_chain_jobs(const autosize_record *r)
+{
+	if (r->chain_jobs > 0)
+		return r->chain_jobs;
+	if (r->time_limit_min > 0 && r->train_hours * 60 > r->time_limit_min)
+		return (int)fmin(ceil(r->train_hours * 60 /
+				      r->time_limit_min), 1e6);
+	return 1;
+}
 
 void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 {
@@ -141,6 +161,13 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->cal_speed = p->calibration.applied ? p->calibration.speed_factor
 					       : 0;
 	r->cal_jobs = p->calibration.applied ? p->calibration.jobs : 0;
+	r->tokens_done = p->tokens_done;
+	r->signal_s = p->signal_s;
+	if (p->chained_jobs > 1) {
+		r->chain_index = p->chain_index > 0 ? p->chain_index : 1;
+		r->chain_jobs = p->chained_jobs;
+		r->chain_job_tokens = p->chain_job_tokens;
+	}
 	r->cal_memory = p->calibration.applied &&
 			p->calibration.memory_factor > 1
 			? p->calibration.memory_factor : 0;

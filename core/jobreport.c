@@ -15,13 +15,16 @@
 /* Lines looked at at most (AUTOSIZE_REPORT_MAX_BYTES of short lines). */
 #define REPORT_MAX_LINES 8192
 
+#define REPORT_KEYS 4
+
 typedef struct report_line {
-	double v[3];      /* tokens_per_s, step_s, peak_memory_bytes; -1 */
+	double v[REPORT_KEYS]; /* tokens_per_s, step_s, peak_memory_bytes,
+				* tokens_done; -1 */
 	int bad;
 } report_line;
 
-static const char *const report_keys[3] = {
-	"tokens_per_s", "step_s", "peak_memory_bytes"
+static const char *const report_keys[REPORT_KEYS] = {
+	"tokens_per_s", "step_s", "peak_memory_bytes", "tokens_done"
 };
 
 static void report_visit(void *ctx, const autosize_json_member *m)
@@ -33,10 +36,10 @@ static void report_visit(void *ctx, const autosize_json_member *m)
 
 	if (m->parent[0])
 		return;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < REPORT_KEYS; i++)
 		if (m->key_fits && strcmp(m->key, report_keys[i]) == 0)
 			break;
-	if (i == 3)
+	if (i == REPORT_KEYS)
 		return;
 	if (m->kind != AUTOSIZE_JSON_NUMBER || m->num_len >= sizeof(num)) {
 		l->bad = 1;
@@ -59,7 +62,7 @@ static int report_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median (which 0, 1) or largest (2) of the lines' values; 0 none. */
+/* Median (which 0, 1) or largest (2, 3) of the lines' values; 0 none. */
 static double report_summary(const report_line *lines, int n, int which,
 			     double *scratch)
 {
@@ -71,7 +74,7 @@ static double report_summary(const report_line *lines, int n, int which,
 	if (m == 0)
 		return 0;
 	qsort(scratch, (size_t)m, sizeof(*scratch), report_cmp);
-	if (which == 2)
+	if (which >= 2)
 		return scratch[m - 1];
 	return m % 2 ? scratch[m / 2] : (scratch[m / 2 - 1] + scratch[m / 2]) / 2;
 }
@@ -119,10 +122,11 @@ int autosize_report_summary(const char *text, size_t len, int partial_first,
 			l--;
 		if (l == 0)
 			continue;
-		ln->v[0] = ln->v[1] = ln->v[2] = -1;
+		ln->v[0] = ln->v[1] = ln->v[2] = ln->v[3] = -1;
 		if (autosize_json_scan(s, l, "report", report_visit, ln,
 				       NULL) != AUTOSIZE_OK ||
-		    (ln->v[0] < 0 && ln->v[1] < 0 && ln->v[2] < 0))
+		    (ln->v[0] < 0 && ln->v[1] < 0 && ln->v[2] < 0 &&
+		     ln->v[3] < 0))
 			ln->bad = 1;
 		*bad += ln->bad;
 		used += !ln->bad;
@@ -133,6 +137,7 @@ int autosize_report_summary(const char *text, size_t len, int partial_first,
 	m->tokens_per_s = report_summary(lines, n, 0, scratch);
 	m->step_s = report_summary(lines, n, 1, scratch);
 	m->mem_bytes = report_summary(lines, n, 2, scratch);
+	m->tokens_done = report_summary(lines, n, 3, scratch);
 	m->lines = used;
 out:
 	free(lines);
@@ -148,9 +153,14 @@ int autosize_record_add_measured(autosize_record *r,
 	r->m_step_s = report_plausible(m->step_s, r->step_s);
 	r->m_mem_bytes = report_plausible(m->mem_bytes, r->alloc_bytes);
 	r->m_lines = m->lines;
+	/* progress past twice the run is no progress of this plan's */
+	r->m_tokens_done = m->tokens_done > 0 && r->tokens > 0 &&
+			   m->tokens_done <= 2 * (r->tokens + r->tokens_done)
+			   ? m->tokens_done : 0;
 	r->has_measured = m->lines > 0 && (r->m_tokens_per_s > 0 ||
 					   r->m_step_s > 0 ||
-					   r->m_mem_bytes > 0);
+					   r->m_mem_bytes > 0 ||
+					   r->m_tokens_done > 0);
 	return r->has_measured ? m->lines : 0;
 }
 

@@ -2,6 +2,7 @@
  * autosize: plan summaries and launcher arguments (torchrun, Megatron-LM,
  * DeepSpeed), as bounded strings.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -226,34 +227,76 @@ static void launch_report_price(launch_out *o, const autosize_plan *p)
 		launch_put(o, " (%.2f at the plain price)", c->list);
 }
 
+/* What a whole run spends beyond its steps (perf.yaml whole_run:), so
+ * that the time line agrees with the speed line: the steps' hours at
+ * the planned speed, and the share the rest takes. */
+static void launch_report_efficiency(launch_out *o, const autosize_plan *p)
+{
+	char n[16];
+	double steps_h = p->tokens_per_s > 0
+			 ? p->tokens / p->tokens_per_s / 3600 : 0;
+
+	if (!(p->run_efficiency > 0 && p->run_efficiency < 0.999) ||
+	    !(steps_h > 0))
+		return;
+	launch_put(o, ": %.1f h of steps at %s tokens/s over a whole-run "
+		   "efficiency of %.0f%% (start-up, evaluation, checkpoint "
+		   "and data stalls)", steps_h,
+		   autosize_launch_count(p->tokens_per_s, n, sizeof(n)),
+		   p->run_efficiency * 100);
+}
+
+/* The time limit, and the chain its limits make: what they cover. */
+static void launch_report_limit(launch_out *o, const autosize_plan *p)
+{
+	char limit[32];
+
+	autosize_format_duration(p->time_limit_min * 60.0, limit,
+				 sizeof(limit));
+	if (p->chained_jobs <= 1) {
+		launch_put(o, "; time limit %s (upper end + start-up + "
+			   "checkpoints, at least +%.0f%%)", limit,
+			   p->time_reserve * 100);
+		return;
+	}
+	launch_put(o, "\n  limit      %s per job x %d chained jobs: the "
+		   "limits cover %.1f h (the upper end, at least +%.0f%%), "
+		   "each job's start-up and checkpoints", limit,
+		   p->chained_jobs, fmax(p->train_hours_high,
+					 p->train_hours *
+					 (1 + p->time_reserve)),
+		   p->time_reserve * 100);
+	if (p->chain_needed > p->chained_jobs)
+		launch_put(o, " of %d (%s)", p->chain_needed,
+			   p->chain_cut_by);
+	if (p->signal_s > 0)
+		launch_put(o, "; SIGUSR1 %d min before each limit: save a "
+			   "checkpoint and exit", p->signal_s / 60);
+}
+
 /* Time, calibration and cost lines of a plan with a token budget. */
 static void launch_report_time(launch_out *o, const autosize_plan *p)
 {
 	const autosize_plan_calibration *cal = &p->calibration;
-	char limit[32];
 
-	launch_put(o, "  time       %.1f h", p->train_hours);
+	launch_put(o, "  time       %.1f h predicted", p->train_hours);
+	launch_report_efficiency(o, p);
 	if (p->train_hours_high > p->train_hours_low && cal->applied)
-		launch_put(o, ", likely %.1f-%.1f h (%d finished jobs of this "
+		launch_put(o, "; likely %.1f-%.1f h (%d finished jobs of this "
 			   "site)", p->train_hours_low, p->train_hours_high,
 			   cal->jobs);
 	else if (p->train_hours_high > p->train_hours_low)
-		launch_put(o, ", likely %.1f-%.1f h (%s, %d published runs%s)",
+		launch_put(o, "; likely %.1f-%.1f h (%s, %d published runs%s)",
 			   p->train_hours_low, p->train_hours_high,
 			   p->perf_generation, p->interval_runs,
 			   p->interval_pooled ? " of all regimes, widened: few "
 						"of this one" : "");
-	autosize_format_duration(p->time_limit_min * 60.0, limit,
-				 sizeof(limit));
 	if (p->interruptions >= 0.5)
 		launch_put(o, "; %.0f interruption%s expected, %.2g%% of the "
 			   "run lost to restarts", p->interruptions,
 			   p->interruptions < 1.5 ? "" : "s",
 			   100 * (1 - p->goodput));
-	launch_put(o, "; time limit %s (upper end + start-up + checkpoints, "
-		   "at least +%.0f%%)", limit, p->time_reserve * 100);
-	if (p->chained_jobs > 1)
-		launch_put(o, " x %d chained jobs", p->chained_jobs);
+	launch_report_limit(o, p);
 	if (cal->applied)
 		launch_put(o, "\n  calibrated speed x %.2f (likely %.2f-%.2f) "
 			   "and memory x %.2f from %d jobs of %d users on %s",
@@ -312,6 +355,11 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	if (p->tokens > 0)
 		launch_put(&o, " x %s tokens", autosize_launch_count(
 				   p->tokens, n1, sizeof(n1)));
+	if (p->tokens > 0 && p->tokens_done > 0)
+		launch_put(&o, " left of %s (%s done)", autosize_launch_count(
+				   p->tokens + p->tokens_done, n1, sizeof(n1)),
+			   autosize_launch_count(p->tokens_done, n2,
+						 sizeof(n2)));
 	launch_report_where(&o, p);
 	/* gpus_min: the most of what the deadline needs at the planned
 	 * MFU and what the model states need in memory (plan.c) */
@@ -573,6 +621,14 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * gradients in fp32 (arguments.py) */
 	if (r->precision != AUTOSIZE_PREC_FP16 && r->grad_reduce_b == 2)
 		launch_put(o, " --grad-reduce-in-bf16");
+	/* the whole run's iterations (a resumed run counts on from its
+	 * checkpoint's), and a chained job's stop: Megatron saves and
+	 * exits after that many minutes (training.py, exit_duration_in_mins) */
+	if (autosize_launch_steps(p) > 0)
+		launch_put(o, " --train-iters %ld", autosize_launch_steps(p));
+	if (autosize_launch_exit_minutes(p) > 0)
+		launch_put(o, " --exit-duration-in-mins %ld",
+			   autosize_launch_exit_minutes(p));
 	return 0;
 }
 
@@ -995,6 +1051,7 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 					  sizeof(out->torchrun)) < 0)
 		goto fail;
 	out->steps = autosize_launch_steps(p);
+	out->job_steps = autosize_launch_job_steps(p);
 	launch_init(&o, out->megatron, sizeof(out->megatron));
 	if (launch_megatron(&o, p, r, why, sizeof(why)) < 0) {
 		out->megatron[0] = '\0';
@@ -1082,7 +1139,8 @@ int autosize_launch_to_json(const autosize_launch *l, char *buf, size_t len)
 		launch_put(&o, ":");
 		launch_json_string(&o, l->env[i].value);
 	}
-	launch_put(&o, "},\"steps\":%ld,\"note\":", l->steps);
+	launch_put(&o, "},\"steps\":%ld,\"job_steps\":%ld,\"note\":",
+		   l->steps, l->job_steps);
 	launch_json_string(&o, l->note);
 	launch_put(&o, "}");
 	return launch_done(&o);

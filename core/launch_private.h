@@ -6,6 +6,10 @@
 #ifndef AUTOSIZE_LAUNCH_PRIVATE_H
 #define AUTOSIZE_LAUNCH_PRIVATE_H
 
+/* Minutes from a job's start to Megatron-LM's clock (its initialisation):
+ * taken off --exit-duration-in-mins. */
+#define LAUNCH_EXIT_SLACK_MIN 2
+
 #include <stddef.h>
 #include "autosize/launch.h"
 

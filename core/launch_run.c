@@ -66,15 +66,47 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
 	return (autosize_precision)r->precision;
 }
 
+/* Whole optimizer steps that train tokens (the last one may run past
+ * them); 0 for none, or past what a count of steps means (1e15). */
+static long run_steps(const autosize_plan *p, double tokens)
+{
+	double n;
+
+	if (!(tokens > 0) || p->global_batch < 1 || p->seq_len < 1)
+		return 0;
+	n = ceil(tokens / ((double)p->global_batch * p->seq_len) - 1e-9);
+	return n < 1e15 ? (long)n : 0;
+}
+
 long autosize_launch_steps(const autosize_plan *p)
 {
-	double step_tokens, n;
+	/* the whole run's: a resumed launcher counts on from the steps
+	 * its checkpoint holds (the Trainer's global_step, Megatron's
+	 * iteration, torchtitan's step) */
+	return p ? run_steps(p, p->tokens + p->tokens_done) : 0;
+}
 
-	if (!p || p->tokens <= 0 || p->global_batch < 1 || p->seq_len < 1)
+long autosize_launch_job_steps(const autosize_plan *p)
+{
+	return p ? run_steps(p, autosize_plan_part(p, p->chain_index,
+						   p->chain_done_before))
+		 : 0;
+}
+
+long autosize_launch_exit_minutes(const autosize_plan *p)
+{
+	double lead_s;
+	long m;
+
+	if (!p || p->chained_jobs <= 1 || p->time_limit_min <= 0)
 		return 0;
-	step_tokens = (double)p->global_batch * p->seq_len;
-	/* whole steps: the last one may run past the count; none past
-	 * what a count of steps means (1e15) */
-	n = ceil(p->tokens / step_tokens);
-	return n < 1e15 ? (long)n : 0;
+	lead_s = p->signal_s > 0 ? p->signal_s
+				 : p->ckpt.write_s +
+				   AUTOSIZE_CHECKPOINT_SIGNAL_MARGIN_S;
+	/* Megatron's clock starts at its initialisation, a minute or two
+	 * into the job (LAUNCH_EXIT_SLACK_MIN): it stops with its
+	 * checkpoint written before the signal would come */
+	m = p->time_limit_min - (long)ceil(lead_s / 60) -
+	    LAUNCH_EXIT_SLACK_MIN;
+	return m > 0 ? m : 0;
 }

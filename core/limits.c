@@ -20,12 +20,14 @@
 enum {
 	LIM_JOB_GPUS, LIM_JOB_NODES, LIM_USER_GPUS, LIM_USER_NODES,
 	LIM_ACCOUNT_GPUS, LIM_ACCOUNT_NODES, LIM_GRP_GPUS, LIM_GRP_NODES,
-	LIM_NODE_GPUS, LIM_WALL, LIM_N
+	LIM_NODE_GPUS, LIM_WALL, LIM_USER_SUBMIT, LIM_ACCOUNT_SUBMIT,
+	LIM_GRP_SUBMIT, LIM_N
 };
 
 static const char *const lim_keys[LIM_N] = {
 	"job_gpus", "job_nodes", "user_gpus", "user_nodes", "account_gpus",
-	"account_nodes", "grp_gpus", "grp_nodes", "node_gpus", "wall_min"
+	"account_nodes", "grp_gpus", "grp_nodes", "node_gpus", "wall_min",
+	"user_submit", "account_submit", "grp_submit"
 };
 
 /* Each kind as sacctmgr names it on a QOS and on an association
@@ -35,13 +37,14 @@ static const char *const lim_qos_names[LIM_N] = {
 	"MaxTRESPerUser=gres/gpu", "MaxTRESPerUser=node",
 	"MaxTRESPerAccount=gres/gpu", "MaxTRESPerAccount=node",
 	"GrpTRES=gres/gpu", "GrpTRES=node", "MaxTRESPerNode=gres/gpu",
-	"MaxWall"
+	"MaxWall", "MaxSubmitJobsPerUser", "MaxSubmitJobsPerAccount",
+	"GrpSubmitJobs"
 };
 
 static const char *const lim_assoc_names[LIM_N] = {
 	"MaxTRES=gres/gpu", "MaxTRES=node", NULL, NULL, NULL, NULL,
 	"GrpTRES=gres/gpu", "GrpTRES=node", "MaxTRESPerNode=gres/gpu",
-	"MaxWall"
+	"MaxWall", "MaxSubmitJobs", NULL, "GrpSubmitJobs"
 };
 
 typedef struct lim_qos {
@@ -662,6 +665,8 @@ static autosize_cap *lim_slot(autosize_caps *caps, int k)
 		return &caps->gpus_per_node;
 	case LIM_WALL:
 		return &caps->wall_min;
+	case LIM_USER_SUBMIT: case LIM_ACCOUNT_SUBMIT: case LIM_GRP_SUBMIT:
+		return &caps->submit_jobs;
 	default:
 		return &caps->nodes;
 	}
@@ -703,7 +708,8 @@ static void lim_apply(const autosize_limits *l, const lim_qos *first,
 		/* a Max limit is inherited: the first level up that sets
 		 * it; a group limit holds at every level (bounded: a
 		 * snapshot whose parents loop ends) */
-		grp = k == LIM_GRP_GPUS || k == LIM_GRP_NODES;
+		grp = k == LIM_GRP_GPUS || k == LIM_GRP_NODES ||
+		      k == LIM_GRP_SUBMIT;
 		for (up = a, depth = 0; up && depth < 64;
 		     up = up->parent && up->parent != up->id
 			  ? lim_find_id(l, up->parent) : NULL, depth++) {
@@ -785,6 +791,7 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 	memset(caps, 0, sizeof(*caps));
 	caps->gpus.value = caps->nodes.value = -1;
 	caps->gpus_per_node.value = caps->wall_min.value = -1;
+	caps->submit_jobs.value = -1;
 	if (why && len)
 		why[0] = '\0';
 	if (!l || !l->enforced)

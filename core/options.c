@@ -306,6 +306,9 @@ static const autosize_option options_table[] = {
 	 SET_ARCH(v_head_dim, 1, AUTOSIZE_MAX_HEAD_DIM)},
 	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH,
 	 SET_COUNT(tokens)},
+	{"train-tokens-done", "N", "of them, trained already (a run resumed "
+	 "from its checkpoints): only the rest is planned", OPT_BOTH,
+	 SET_COUNT(tokens_done)},
 	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00; a bare "
 	 "number is minutes, as in Slurm)", OPT_BOTH,
 	 SET_FUNC(options_deadline)},
@@ -354,6 +357,9 @@ static const autosize_option options_table[] = {
 	 "size the job, only warn, leave it, or print the plan and stop",
 	 AUTOSIZE_OPT_SPANK,
 	 SET_CHOICE(job_mode, autosize_job_mode_names, AUTOSIZE_JOB_REWRITE)},
+	{"autosize-chain", "on|off", "a run longer than the partition's "
+	 "time limit as chained jobs that resume from checkpoints (on; "
+	 "sbatch only)", OPT_BOTH, SET_ONOFF(chain)},
 	{"partition", "NAME", "partition from the site policy",
 	 AUTOSIZE_OPT_CLI, SET_STRING(partition)},
 	{"gpu", "TYPE", "GPU type without a partition (h100, a100-80gb)",
@@ -511,6 +517,7 @@ void autosize_request_init(autosize_request *r)
 	r->flash_attention = AUTOSIZE_UNSET;
 	r->memory_reserve = -1;
 	r->time_reserve = -1;
+	r->chain = AUTOSIZE_UNSET;
 }
 
 autosize_err autosize_request_set(autosize_request *r, const char *name,
@@ -605,6 +612,26 @@ static autosize_err options_contradictions(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
+/* --train-tokens-done is part of --train-tokens, short of all of it. */
+static autosize_err options_tokens_done(const autosize_request *r,
+					autosize_error *e)
+{
+	if (!(r->tokens_done > 0))
+		return AUTOSIZE_OK;
+	if (!(r->tokens > 0))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--train-tokens-done needs --train-tokens "
+				     "(the whole run's tokens, of which %.4g "
+				     "are done)", r->tokens_done);
+	if (r->tokens_done >= r->tokens)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--train-tokens-done %.4g is not less "
+				     "than --train-tokens %.4g: the run is "
+				     "done, nothing is left to plan",
+				     r->tokens_done, r->tokens);
+	return AUTOSIZE_OK;
+}
+
 autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 {
 	autosize_model *m = &r->model;
@@ -621,6 +648,8 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 				     "--model and --layers/--hidden/... both "
 				     "given: use one or the other");
 	if ((rc = options_contradictions(r, e)))
+		return rc;
+	if ((rc = options_tokens_done(r, e)))
 		return rc;
 	if (!r->model_spec[0] && !r->arch_given && r->model.has_arch) {
 		/* resolved already: AUTOSIZE_MODEL decoded in slurmctld */

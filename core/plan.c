@@ -243,7 +243,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->flash_attention = r->flash_attention != AUTOSIZE_UNSET
 			       ? r->flash_attention : 1;
 	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
-	job->tokens = r->tokens;
+	/* a resumed run plans what is left (--train-tokens-done) */
+	job->tokens = r->tokens > 0 && r->tokens_done > 0
+		      ? fmax(0, r->tokens - r->tokens_done) : r->tokens;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
 	/* a fixed --mfu is the whole run's utilization (the seed
@@ -298,12 +300,6 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 
 #define PLAN_MAX_LIMIT_MIN (100.0 * 365 * 24 * 60)
 
-/* Start-up, added to every time limit with the checkpoint writes of the
- * job (checkpoint.c): scheduling to first step (container, NCCL
- * initialisation, model build, data loader warm-up, loading the last
- * checkpoint: minutes at scale), which the step-time model does not
- * count. */
-#define PLAN_STARTUP_ALLOWANCE_MIN 15.0
 /* Chained jobs counted at most (a max time barely above the start-up). */
 #define PLAN_MAX_CHAINED 1e9
 /* Where the interval stands on less than its own data, its residual
@@ -361,22 +357,6 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 	plan->interval_pooled = pooled;
 	plan->train_hours_low = plan->train_hours * exp(lo < 0 ? lo : 0);
 	plan->train_hours_high = plan->train_hours * exp(hi > 0 ? hi : 0);
-}
-
-/* Training minutes of one job of a chain under the partition's max
- * time, and the checkpoint writes in it; 0 when the max time holds no
- * more than the start-up and one checkpoint. */
-static double plan_job_train_min(autosize_plan *plan, double max_min,
-				 const autosize_checkpoint_policy *cp)
-{
-	double job_s = autosize_checkpoint_job_train_s(
-		max_min * 60, PLAN_STARTUP_ALLOWANCE_MIN * 60, cp->interval_s,
-		plan->ckpt.write_s);
-
-	plan->ckpt.job_write_s = autosize_checkpoint_count(job_s,
-							   cp->interval_s) *
-				 plan->ckpt.write_s;
-	return job_s / 60;
 }
 
 /* Interruptions of the whole run (hardware failures, restarts): one per
@@ -440,16 +420,19 @@ static void plan_preempted(autosize_plan *plan, const autosize_defaults *d)
 /* Time limit, chained jobs, cost from the chosen layout's numbers: the
  * limit covers the upper end of the interval (at least the policy's
  * time reserve over the prediction) plus the allowance: start-up and
- * the job's checkpoint writes. Cost follows the partition's price
- * schedule (price.c) for the predicted hours. */
+ * the job's checkpoint writes. Past the partition's max time the run is
+ * a chain of jobs of that limit (plan_chain.c), each warned lead_s
+ * before its limit. Cost follows the partition's price schedule
+ * (price.c) for the predicted hours. */
 static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
-			     const sizing_job *job, const autosize_defaults *d)
+			     const sizing_job *job, const autosize_request *r,
+			     const autosize_defaults *d, int lead_s)
 {
 	int fallback = job->perf.fallback;
 	const perfdata_stack *st = job->stack;
 	const autosize_checkpoint_policy *cp = &d->checkpoint;
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
-	double train_min, job_min, chains;
+	double train_min, job_min;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
@@ -460,6 +443,8 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 					 plan->gpus_per_node, plan->train_hours,
 					 -1, &plan->price);
 	plan->chained_jobs = 1;
+	plan->chain_job_tokens = plan->tokens;
+	plan->signal_s = 0;
 	plan->time_limit_min = 0;
 	plan_interval(tab, plan, fallback, st);
 	plan_cal_interval(plan);
@@ -480,27 +465,25 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	if (!(need_min <= PLAN_MAX_LIMIT_MIN))
 		need_min = PLAN_MAX_LIMIT_MIN;
 	plan->time_limit_min = (long)need_min;
-	if (max_min > 0 && need_min > max_min) {
-		plan->time_limit_min = (long)max_min;
-		/* each job starts, trains and writes its checkpoints */
-		job_min = plan_job_train_min(plan, max_min, cp);
-		chains = job_min > 0
-			 ? ceil(fmin(train_min, PLAN_MAX_LIMIT_MIN) / job_min)
-			 : ceil(need_min / max_min);
-		plan->chained_jobs = (int)fmin(chains, PLAN_MAX_CHAINED);
-		if (!(job_min > 0))
-			autosize_plan_warn(plan, "partition %s max time %.0f "
-					   "min holds no more than the %.0f min "
-					   "start-up and one %.1f min checkpoint",
-					   plan->part.name, max_min,
-					   PLAN_STARTUP_ALLOWANCE_MIN,
-					   plan->ckpt.write_s / 60);
-		autosize_plan_warn(plan, "predicted %.1f h exceeds partition "
-				   "%s max time %.0f h: run %d chained jobs "
-				   "that resume from checkpoints",
-				   need_min / 60, plan->part.name,
-				   max_min / 60, plan->chained_jobs);
+	if (!(max_min > 0 && need_min > max_min))
+		return;
+	plan->time_limit_min = (long)max_min;
+	/* each job starts, trains, is warned and writes its checkpoint */
+	job_min = plan_chain_job_min(plan, max_min,
+				     PLAN_STARTUP_ALLOWANCE_MIN, cp, lead_s);
+	if (!(job_min > 0))
+		autosize_plan_warn(plan, "partition %s max time %.0f min holds "
+				   "no more than the %.0f min start-up, one "
+				   "%.1f min checkpoint and the warning "
+				   "signal's margin", plan->part.name, max_min,
+				   PLAN_STARTUP_ALLOWANCE_MIN,
+				   plan->ckpt.write_s / 60);
+	if (!plan_chain_wanted(r, d)) {
+		plan_chain_one_job(plan, r, need_min, job_min);
+		return;
 	}
+	plan_chain_count(plan, fmin(train_min, PLAN_MAX_LIMIT_MIN), job_min);
+	plan->signal_s = lead_s;
 }
 
 /*
@@ -776,6 +759,25 @@ static void plan_host(const plan_ctx *c, const autosize_request *r,
 				 "%s", c->capped[i]);
 }
 
+/* The signal's lead a chained job of this plan gets: the one sbatch set
+ * (the job carries it), else the plan's own (plan_chain.c), which is
+ * what sbatch computes; a carried lead short of this plan's checkpoint
+ * is said. */
+static int plan_lead_s(const autosize_policy *p, const autosize_request *r,
+		       autosize_plan *plan,
+		       const autosize_checkpoint_policy *cp)
+{
+	int own = plan_signal_lead_s(p, plan, cp);
+
+	if (!(r->signal_s > 0) || r->signal_s >= own)
+		return r->signal_s > 0 ? (int)r->signal_s : own;
+	autosize_plan_warn(plan, "the job's warning signal comes %.0f min "
+			   "before its limit, less than the %.0f min this "
+			   "plan's checkpoint and margin need",
+			   r->signal_s / 60, own / 60.0);
+	return (int)r->signal_s;
+}
+
 /* Plan on one resolved partition, with the warnings; no cross-partition
  * advice. r is the request as plan_on made it for the partition. */
 static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
@@ -827,8 +829,15 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 	plan->time_reserve = r->time_reserve >= 0 ? r->time_reserve
 						  : c->d->time_reserve;
 	checkpoint_size(&job, plan);
-	plan_finish_time(perfdata_for(c->p), plan, &job, c->d);
+	plan->tokens_done = r->tokens_done > 0 ? r->tokens_done : 0;
+	plan->chain_index = r->chain_index > 0 ? r->chain_index : 1;
+	plan->chain_done_before = -1;
+	plan_finish_time(perfdata_for(c->p), plan, &job, r, c->d,
+			 plan_lead_s(c->p, r, plan, &c->d->checkpoint));
+	if (r->signal_s < 0)
+		plan->signal_s = 0;   /* the job's own --signal */
 	plan_host(c, r, &job, part, plan);
+	plan_chain_cut(plan, plan_live_of(c, part->name));
 	if (job.stack && !job.stack->validated)
 		autosize_plan_warn(plan, "stack %s is not validated against "
 				   "published runs: its step time is a "

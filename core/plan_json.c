@@ -87,6 +87,29 @@ static void json_renter(json_out *o, const autosize_plan *p)
 		 c->rental_discount, c->fee);
 }
 
+/* The run as chained jobs and the warning signal (doc/plan-json.md):
+ * "tokens_done", "chain": {"jobs", "needed", "cut_by", "job_tokens"},
+ * "signal": {"name", "before_s"} or null. */
+static void json_chain(json_out *o, const autosize_plan *p)
+{
+	json_put(o, ",\"tokens_done\":%.0f,\"chain\":{\"jobs\":%d,"
+		 "\"needed\":%d,\"job_tokens\":%.0f,\"cut_by\":",
+		 p->tokens_done, p->chained_jobs,
+		 p->chain_needed > p->chained_jobs ? p->chain_needed
+						   : p->chained_jobs,
+		 p->chain_job_tokens);
+	if (p->chain_cut_by[0])
+		json_string(o, p->chain_cut_by);
+	else
+		json_put(o, "null");
+	json_put(o, "},\"signal\":");
+	if (p->signal_s > 0)
+		json_put(o, "{\"name\":\"USR1\",\"before_s\":%d}",
+			 p->signal_s);
+	else
+		json_put(o, "null");
+}
+
 int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 {
 	json_out o = {buf, len, 0};
@@ -142,6 +165,7 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 "\"run_efficiency\":%.4f", p->goodput, p->interruptions,
 		 p->run_efficiency);
 	json_renter(&o, p);
+	json_chain(&o, p);
 	if (p->calibration.applied) {
 		const autosize_plan_calibration *c = &p->calibration;
 

@@ -74,6 +74,48 @@ const autosize_part_limit *plan_live_of(const plan_ctx *c, const char *name);
  * cap on the size only when the plan reaches it). */
 void plan_tell_notes(const plan_ctx *c, autosize_plan *plan);
 
+/* Start-up, added to every time limit with the checkpoint writes of the
+ * job (checkpoint.c): scheduling to first step (container, NCCL
+ * initialisation, model build, data loader warm-up, loading the last
+ * checkpoint: minutes at scale), which the step-time model does not
+ * count. */
+#define PLAN_STARTUP_ALLOWANCE_MIN 15.0
+
+/* ---- plan_chain.c: a run longer than one job ---- */
+
+/* 1 when the job may be chained: a batch job, neither it
+ * (--autosize-chain=off) nor the site (chain: off) saying no. */
+int plan_chain_wanted(const autosize_request *r, const autosize_defaults *d);
+
+/* The warning signal's lead before a chained job's limit: plan's
+ * checkpoint written at the slowest storage among p's partitions (sbatch
+ * sets it before slurmctld picks one) plus cp's margin, in whole
+ * minutes, within Slurm's 65535 s. */
+int plan_signal_lead_s(const autosize_policy *p, const autosize_plan *plan,
+		       const autosize_checkpoint_policy *cp);
+
+/* Training minutes of one job of a chain whose limit is max_min: less
+ * the start-up, the checkpoint writes in it and what the signal's lead
+ * holds beyond the last write; sets plan->ckpt.job_write_s. 0 when the
+ * limit holds no more than that. */
+double plan_chain_job_min(autosize_plan *plan, double max_min,
+			  double startup_min,
+			  const autosize_checkpoint_policy *cp, double lead_s);
+
+/* The chain that covers train_min (wall minutes to the upper end) in
+ * jobs of job_min: chained_jobs, chain_job_tokens. */
+void plan_chain_count(autosize_plan *plan, double train_min, double job_min);
+
+/* A run longer than a limit that may not chain: one job, and the
+ * warning of how much of the run it holds (need_min: what the limits
+ * must cover). */
+void plan_chain_one_job(autosize_plan *plan, const autosize_request *r,
+			double need_min, double job_min);
+
+/* The chain within the jobs the job's QOS or association lets a user
+ * queue (live's MaxSubmitJobs caps): cut, warned. */
+void plan_chain_cut(autosize_plan *plan, const autosize_part_limit *live);
+
 /* autosize_plan_compute with the caller's scratch space w, for
  * slurmctld's decisions (autosize_decide): its searches also stop at
  * AUTOSIZE_PLAN_MAX_SEARCH_MS of the thread's CPU time. The CLI, sbatch

@@ -77,7 +77,7 @@ static const char *const pol_default_keys[] = {
 	"horizon", "max_train_time", "min_scaling_efficiency",
 	"partition", "explicit_size", "on_unfit", "on_error", "gpu_check",
 	"framework", "other_partitions", "stack", "gpu_mtbf_hours",
-	"restart_minutes", "slurm_limits", NULL
+	"restart_minutes", "slurm_limits", "chain", NULL
 };
 
 static const char *const pol_part_keys[] = {
@@ -99,6 +99,7 @@ static const char *const pol_on_errors[] = { "pass", "reject", NULL };
 static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
 					      NULL };
 static const char *const pol_slurm_limits[] = { "off", "read", NULL };
+static const char *const pol_chain[] = { "off", "on", NULL };
 static const char *const pol_links[] = {
 	"nvlink", "xgmi", "hccs", "pcie", NULL
 };
@@ -118,6 +119,7 @@ static void pol_defaults_init(autosize_defaults *d)
 	d->restart_minutes = POL_RESTART_MIN;
 	d->framework = AUTOSIZE_FRAMEWORK_BUILTIN;
 	d->slurm_limits = 1;
+	d->chain = 1;
 	autosize_checkpoint_policy_init(&d->checkpoint);
 }
 
@@ -245,6 +247,9 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 					   AUTOSIZE_Y_OPTIONAL,
 					   pol_slurm_limits, &d->slurm_limits,
 					   NULL, e);
+	if (!rc)
+		rc = autosize_ytree_choice(t, m, "chain", AUTOSIZE_Y_OPTIONAL,
+					   pol_chain, &d->chain, NULL, e);
 	d->other_partitions = (autosize_other_partitions)others;
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;

@@ -270,6 +270,13 @@ void autosize_report_add(autosize_report *r, const autosize_finished_job *j,
 		       k->elapsed_s < r->o.far_under * k->limit_s;
 	if (k->timeout)
 		k->need_s = report_need_s(rec, k->measured_tok_s);
+	snprintf(k->chain, sizeof(k->chain), "%s", rec->chain);
+	k->chain_index = rec->chain_index;
+	k->chain_jobs = rec->chain_jobs;
+	k->run_tokens = rec->tokens + rec->tokens_done;
+	k->tokens_done = rec->m_tokens_done;
+	k->done_at = rec->done_at;
+	k->start_s = j->start_s;
 	/* GPU-hours: the user's ask, the plan's reservation, the use; of
 	 * the jobs that ran (one cancelled while pending reserved nothing) */
 	used_h = k->gpus * k->elapsed_s / 3600;

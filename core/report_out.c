@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "autosize/parse.h"
 #include "autosize/report.h"
@@ -246,6 +247,90 @@ static void out_counts(FILE *f, const autosize_report_count *c, int n)
 	fprintf(f, "\n");
 }
 
+/* Runs written in full, text and JSON; more are counted. */
+#define RUNS_SHOWN 10
+#define RUNS_KEPT 1000
+
+static void out_runs(const autosize_report *r, FILE *f)
+{
+	char name[40], user[24], a[32], b[32];
+	autosize_report_run *runs_buf = malloc(RUNS_KEPT * sizeof(*runs_buf));
+	long n, i, kept;
+	long planned = 0, ran = 0, fewer = 0, more = 0, done = 0;
+
+	n = runs_buf ? autosize_report_runs(r, runs_buf, RUNS_KEPT) : 0;
+	if (n == 0)
+		goto out;
+	kept = n < RUNS_KEPT ? n : RUNS_KEPT;
+	for (i = 0; i < kept; i++) {
+		const autosize_report_run *u = &runs_buf[i];
+
+		planned += u->planned;
+		ran += u->ran;
+		done += u->done;
+		fewer += u->done && u->ran < u->planned;
+		more += u->ran > u->planned;
+	}
+	fprintf(f, "\nchained runs: %ld (%ld done), %ld jobs run of the %ld "
+		"their plans queued; %ld took fewer, %ld more\n", n, done,
+		ran, planned, fewer, more);
+	for (i = 0; i < kept && i < RUNS_SHOWN; i++) {
+		const autosize_report_run *u = &runs_buf[i];
+
+		autosize_report_safe_text(u->name, name, sizeof(name));
+		autosize_report_safe_text(u->user, user, sizeof(user));
+		autosize_format_duration(u->elapsed_s, a, sizeof(a));
+		autosize_format_duration(u->end_s > u->start_s
+					 ? (double)(u->end_s - u->start_s) : 0,
+					 b, sizeof(b));
+		fprintf(f, "    run %.8s from job %s %s \"%s\": %d of %d jobs "
+			"ran%s, %s of jobs over %s, %.0f GPU-hours; %s",
+			u->chain, u->first_job[0] ? u->first_job : "?", user,
+			name, u->ran, u->planned, u->unrun ? " (the rest "
+			"cancelled unrun)" : "", a, b, u->gpu_h,
+			u->done ? "done" : "not done");
+		if (u->tokens > 0 && u->tokens_done > 0)
+			fprintf(f, " (%.3g of %.3g tokens reported)",
+				u->tokens_done, u->tokens);
+		fputc('\n', f);
+	}
+	if (n > RUNS_SHOWN)
+		fprintf(f, "    ... and %ld more\n", n - RUNS_SHOWN);
+out:
+	free(runs_buf);
+}
+
+static void out_json_runs(const autosize_report *r, FILE *f)
+{
+	autosize_report_run *runs_buf = malloc(RUNS_KEPT * sizeof(*runs_buf));
+	long n, i;
+
+	n = runs_buf ? autosize_report_runs(r, runs_buf, RUNS_KEPT) : 0;
+	fprintf(f, ",\"runs_total\":%ld,\"runs\":[", n);
+	for (i = 0; i < n && i < RUNS_KEPT; i++) {
+		const autosize_report_run *u = &runs_buf[i];
+
+		fputs(i ? ",{\"chain\":" : "{\"chain\":", f);
+		autosize_report_json_str(f, u->chain);
+		fputs(",\"first_job\":", f);
+		autosize_report_json_str(f, u->first_job);
+		fputs(",\"user\":", f);
+		autosize_report_json_str(f, u->user);
+		fputs(",\"name\":", f);
+		autosize_report_json_str(f, u->name);
+		fprintf(f, ",\"jobs_planned\":%d,\"jobs_ran\":%d,"
+			"\"jobs_unrun\":%d,\"done\":%s,\"tokens\":%.6g,"
+			"\"tokens_done\":%.6g,\"elapsed_s\":%.0f,"
+			"\"span_s\":%lld,\"gpu_hours\":%.2f}", u->planned,
+			u->ran, u->unrun, u->done ? "true" : "false",
+			u->tokens, u->tokens_done, u->elapsed_s,
+			u->end_s > u->start_s ? u->end_s - u->start_s : 0,
+			u->gpu_h);
+	}
+	fputc(']', f);
+	free(runs_buf);
+}
+
 int autosize_report_write_text(const autosize_report *r, FILE *f,
 			       const char *source)
 {
@@ -276,6 +361,7 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 	out_groups(r, f);
 	out_timeouts(r, f);
 	out_interrupted(r, f);
+	out_runs(r, f);
 	out_gpu_hours(r, f);
 	out_calibration(r, f);
 	out_weeks(r, f);
@@ -642,7 +728,9 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
 	fprintf(f, ",\"refusals\":{\"lines\":%ld,\"missed\":%ld,"
 		"\"rate_limited\":true,", t->refusals, t->log_missed);
 	out_json_counts(f, "kinds", "kind", c, n);
-	fputs("},", f);
+	fputs("}", f);
+	out_json_runs(r, f);
+	fputc(',', f);
 	out_json_jobs(r, f);
 	fputs("}\n", f);
 	return ferror(f) ? -1 : 0;

@@ -11,12 +11,56 @@
 
 #define SHOW_LINE_MAX 512
 
+int autosize_time_words(double hours, double low, double high,
+			long limit_min, int chained_jobs, int signal_s,
+			char *buf, size_t len)
+{
+	char limit[32] = "";
+	size_t used;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	if (!(hours > 0))
+		return 0;
+	n = snprintf(buf, len, ", %.1f h predicted", hours);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	used = (size_t)n;
+	n = high > low ? snprintf(buf + used, len - used, " (likely "
+				  "%.1f-%.1f h)", low, high) : 0;
+	if (n < 0 || (size_t)n >= len - used)
+		return -1;
+	used += (size_t)n;
+	if (limit_min <= 0)
+		return (int)used;
+	autosize_format_duration(limit_min * 60.0, limit, sizeof(limit));
+	/* a chain: its count follows from what the limits cover, the
+	 * upper end */
+	if (chained_jobs > 1)
+		n = snprintf(buf + used, len - used, ", time limit %s per job "
+			     "x %d chained jobs, which cover at least the "
+			     "upper end", limit, chained_jobs);
+	else
+		n = snprintf(buf + used, len - used, ", time limit %s", limit);
+	if (n < 0 || (size_t)n >= len - used)
+		return -1;
+	used += (size_t)n;
+	if (signal_s > 0) {
+		n = snprintf(buf + used, len - used, ", SIGUSR1 %d min before "
+			     "%s limit", (signal_s + 59) / 60,
+			     chained_jobs > 1 ? "each" : "the");
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return (int)used;
+}
+
 int autosize_record_summary(const autosize_record *r, const char *model,
 			    char *buf, size_t len)
 {
-	char count[16], limit[32] = "", name[AUTOSIZE_NAME_MAX + 40];
-	int chained = r->time_limit_min > 0 &&
-		      r->train_hours * 60 > r->time_limit_min;
+	char count[16], name[AUTOSIZE_NAME_MAX + 40];
 	size_t used;
 	int n;
 
@@ -35,17 +79,12 @@ int autosize_record_summary(const autosize_record *r, const char *model,
 		     r->vp > 1 ? r->vp : 1, r->zero_stage);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
-	if (r->train_hours <= 0)
-		return n;
 	used = (size_t)n;
-	if (r->time_limit_min > 0)
-		autosize_format_duration(r->time_limit_min * 60.0, limit,
-					 sizeof(limit));
-	n = snprintf(buf + used, len - used, ", %.1f h predicted, time limit "
-		     "%s%s", r->train_hours, limit, chained ? " per job" : "");
-	if (n < 0 || (size_t)n >= len - used)
-		return -1;
-	return (int)(used + (size_t)n);
+	n = autosize_time_words(r->train_hours, r->train_hours_low,
+				r->train_hours_high, r->time_limit_min,
+				autosize_record_chain_jobs(r), r->signal_s,
+				buf + used, len - used);
+	return n < 0 ? -1 : (int)(used + (size_t)n);
 }
 
 int autosize_show_live(const char *state)
@@ -139,6 +178,31 @@ static void show_measured_text(const autosize_record *r, FILE *f)
 		autosize_plural(r->m_lines));
 }
 
+/* A chained job's place in its run (doc/users.md "Long runs"). */
+static void show_chain_text(const autosize_record *r, FILE *f)
+{
+	char a[16], b[16], c[16];
+
+	if (!r->chain[0])
+		return;
+	fprintf(f, "  chain      job %d of %d of run %s, %s tokens a job",
+		r->chain_index, r->chain_jobs, r->chain,
+		autosize_launch_count(r->chain_job_tokens, a, sizeof(a)));
+	if (r->signal_s > 0)
+		fprintf(f, ", SIGUSR1 %d min before its limit",
+			(r->signal_s + 59) / 60);
+	if (r->m_tokens_done > 0)
+		fprintf(f, "; the run had trained %s of %s tokens when it "
+			"ended", autosize_launch_count(r->m_tokens_done, b,
+						       sizeof(b)),
+			autosize_launch_count(r->tokens + r->tokens_done, c,
+					      sizeof(c)));
+	if (r->done_at > 0)
+		fprintf(f, "; not run: the run was complete when job %lu "
+			"ended", r->done_at);
+	fputc('\n', f);
+}
+
 int autosize_show_write_text(const autosize_finished_job *j,
 			     const autosize_record *rec, const char *rec_error,
 			     const char *source, FILE *f)
@@ -191,6 +255,9 @@ int autosize_show_write_text(const autosize_finished_job *j,
 				     why, sizeof(why)))
 		fprintf(f, "  changed    after planning: %s (scontrol update): "
 			"the plan no longer describes the job\n", why);
+	show_chain_text(rec, f);
+	if (rec->done_at > 0)
+		return ferror(f) ? -1 : 0;   /* it never ran: nothing more */
 	show_measured_text(rec, f);
 	autosize_show_limit_of(j, rec, &l);
 	show_limit_text(&l, f);
@@ -266,9 +333,10 @@ int autosize_show_write_json(const autosize_finished_job *j,
 		rec->ask_gpus, rec->ask_min);
 	if (rec->has_measured)
 		fprintf(f, ",\"measured\":{\"tokens_per_s\":%.6g,"
-			"\"step_s\":%.6g,\"mem_bytes\":%.6g,\"lines\":%d}",
+			"\"step_s\":%.6g,\"mem_bytes\":%.6g,\"lines\":%d,"
+			"\"tokens_done\":%.6g}",
 			rec->m_tokens_per_s, rec->m_step_s, rec->m_mem_bytes,
-			rec->m_lines);
+			rec->m_lines, rec->m_tokens_done);
 	else
 		fputs(",\"measured\":null", f);
 	autosize_show_limit_of(j, rec, &l);
@@ -284,7 +352,22 @@ int autosize_show_write_json(const autosize_finished_job *j,
 		autosize_report_json_str(f, why);
 	else
 		fputs("null", f);
-	/* the jobs of a chain (issue 31 will link them): not known yet */
-	fputs(",\"chain\":null}\n", f);
+	fputs(",\"chain\":", f);
+	if (rec->chain[0]) {
+		fputs("{\"id\":", f);
+		autosize_report_json_str(f, rec->chain);
+		fprintf(f, ",\"index\":%d,\"jobs\":%d,\"job_tokens\":%.6g,"
+			"\"tokens_done_before\":%.6g,\"signal_before_s\":%d,"
+			"\"done_at\":", rec->chain_index, rec->chain_jobs,
+			rec->chain_job_tokens, rec->tokens_done,
+			rec->signal_s);
+		if (rec->done_at > 0)
+			fprintf(f, "\"%lu\"}", rec->done_at);
+		else
+			fputs("null}", f);
+	} else {
+		fputs("null", f);
+	}
+	fputs("}\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -17,6 +17,12 @@
 
 pid_t autosize_spawn(char *const argv[], int flags, int *out_fd)
 {
+	return autosize_spawn_as(argv[0], argv, flags, out_fd);
+}
+
+pid_t autosize_spawn_as(const char *path, char *const argv[], int flags,
+			int *out_fd)
+{
 	int fd[2];
 	pid_t pid;
 
@@ -39,18 +45,47 @@ pid_t autosize_spawn(char *const argv[], int flags, int *out_fd)
 		}
 		/* dup2 leaves the copy open across exec */
 		dup2(fd[1], 1);
+		if (flags & AUTOSIZE_SPAWN_MERGE)
+			dup2(fd[1], 2);
 		if (flags & AUTOSIZE_SPAWN_PATH)
-			execvp(argv[0], argv);
+			execvp(path, argv);
 		else
-			execv(argv[0], argv);
+			execv(path, argv);
 		if (!(flags & AUTOSIZE_SPAWN_QUIET))
 			fprintf(stderr, "autosize: cannot run %s: %s\n",
-				argv[0], strerror(errno));
+				path, strerror(errno));
 		_exit(127);
 	}
 	close(fd[1]);
 	*out_fd = fd[0];
 	return pid;
+}
+
+size_t autosize_spawn_read_by(int fd, char *buf, size_t len,
+			      time_t deadline)
+{
+	size_t used = 0;
+	char sink[512];
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	/* checked on every pass: one that never stops writing is cut off */
+	while (time(NULL) <= deadline) {
+		char *dst = used + 1 < len ? buf + used : sink;
+		size_t room = used + 1 < len ? len - 1 - used : sizeof(sink);
+		ssize_t n = read(fd, dst, room);
+
+		if (n > 0) {
+			if (dst != sink)
+				used += (size_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+		usleep(SPAWN_POLL_US);
+	}
+	if (len)
+		buf[used] = '\0';
+	return used;
 }
 
 /* The exit status waitpid reported, or -1. */

@@ -62,6 +62,10 @@ int autosize_spool_entry_encode(const autosize_spool_entry *en, char *buf,
 		     "ended=%ld,tok_s=%.9g,step_s=%.9g,mem_b=%.9g,lines=%d",
 		     en->job_id, en->cluster, en->ended_s, m->tokens_per_s,
 		     m->step_s, m->mem_bytes, m->lines);
+	/* a chained job's progress, only when it reported one */
+	if (n >= 0 && (size_t)n < len && m->tokens_done > 0)
+		n += snprintf(buf + n, len - (size_t)n, ",done=%.9g",
+			      m->tokens_done);
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
@@ -84,10 +88,10 @@ autosize_err autosize_spool_entry_decode(const char *text, size_t len,
 					 autosize_error *e)
 {
 	static const char *const keys[] = {"job", "cluster", "ended", "tok_s",
-		"step_s", "mem_b", "lines"};
+		"step_s", "mem_b", "lines", "done"};
 	size_t plen = strlen(AUTOSIZE_SPOOL_PREFIX), pos;
 	char buf[AUTOSIZE_SPOOL_ENTRY_MAX];
-	double v[7];
+	double v[8] = {0};
 	int k, seen = 0;
 
 	memset(en, 0, sizeof(*en));
@@ -111,9 +115,9 @@ autosize_err autosize_spool_entry_decode(const char *text, size_t len,
 		if (!eq)
 			goto bad;
 		*eq = '\0';
-		for (k = 0; k < 7 && strcmp(item, keys[k]) != 0; k++)
+		for (k = 0; k < 8 && strcmp(item, keys[k]) != 0; k++)
 			;
-		if (k == 7 || seen & (1 << k))
+		if (k == 8 || seen & (1 << k))
 			goto bad;
 		seen |= 1 << k;
 		if (k == 1) {
@@ -127,12 +131,13 @@ autosize_err autosize_spool_entry_decode(const char *text, size_t len,
 		/* job ids and times are whole; figures as jobrecord.h's */
 		v[k] = spool_number(eq + 1, k == 0 ? 4294967295.0
 					  : k == 2 ? 1e11 : k == 6 ? 1e9
-					  : 1e15);
+					  : k == 7 ? 1e18 : 1e15);
 		if (v[k] < 0 || ((k == 0 || k == 2 || k == 6) &&
 				 v[k] != floor(v[k])))
 			goto bad;
 	}
-	if (seen != 0x7f || v[0] < 1)
+	/* done= is a chained job's, optional */
+	if ((seen & 0x7f) != 0x7f || v[0] < 1)
 		goto bad;
 	en->job_id = (unsigned long)v[0];
 	en->ended_s = (long)v[2];
@@ -140,11 +145,13 @@ autosize_err autosize_spool_entry_decode(const char *text, size_t len,
 	en->m.step_s = v[4];
 	en->m.mem_bytes = v[5];
 	en->m.lines = (int)v[6];
+	en->m.tokens_done = v[7];
 	return AUTOSIZE_OK;
 bad:
 	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: malformed entry (keys "
 			     "job, cluster, ended, tok_s, step_s, mem_b, lines "
-			     "once each, numbers in range)", what);
+			     "once each, done at most once, numbers in range)",
+			     what);
 }
 
 int autosize_spool_open(const char *path, int create, autosize_error *e)

@@ -379,6 +379,16 @@ local function rewrite(job_desc, d)
 			fmt_minutes(d.time_limit), replaced.time)
 		job_desc.time_limit = d.time_limit
 	end
+	-- a chained job's follower waits for the job before it (sbatch
+	-- copied the first job's command line, its --dependency with it:
+	-- that one held the run's start, already past)
+	if d.dependency and job_desc.script ~= nil then
+		note(string.format("job %d of %d's dependency",
+			d.chain_index or 0, d.chained_jobs or 0),
+			job_desc.dependency or "(none)", d.dependency,
+			job_desc.dependency ~= nil and job_desc.dependency ~= "")
+		job_desc.dependency = d.dependency
+	end
 	return changes
 end
 

@@ -17,6 +17,7 @@
 #include "autosize/decide.h"
 #include "autosize/jobrecord.h"
 #include "autosize/calibration.h"
+#include "autosize/chain.h"
 #include "autosize/published.h"
 #include "autosize/spool.h"
 

@@ -340,6 +340,12 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 			lua_autosize_set_number(L, "time_limit",
 						(double)d->time_limit_min);
 		lua_autosize_set_number(L, "chained_jobs", d->chained_jobs);
+		if (d->chain_index > 0)
+			lua_autosize_set_number(L, "chain_index",
+						d->chain_index);
+		if (d->dependency[0])
+			lua_autosize_set_string(L, "dependency",
+						d->dependency);
 		if (d->set_tasks)
 			lua_autosize_set_number(L, "num_tasks",
 						(double)d->num_tasks);

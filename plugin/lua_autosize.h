@@ -75,9 +75,9 @@ long lua_job_number(int present, double v);
 
 /*
  * 1 when a spank_job_env entry is one the core decodes (an autosize SPANK
- * option or AUTOSIZE_MODEL). Only those are handed to the core: the rest
- * of a job's environment is not ours to read, and the core's decoder must
- * not see entries shorter than its prefix.
+ * option, AUTOSIZE_MODEL or AUTOSIZE_CHAIN). Only those are handed to the
+ * core: the rest of a job's environment is not ours to read, and the
+ * core's decoder must not see entries shorter than its prefix.
  */
 int lua_job_env_ours(const char *entry);
 

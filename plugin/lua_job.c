@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "autosize/chain.h"
 #include "lua_autosize.h"
 
 /* Largest node count / minutes taken as given; anything above is capped
@@ -29,8 +30,10 @@ long lua_job_number(int present, double v)
 int lua_job_env_ours(const char *entry)
 {
 	static const char model[] = AUTOSIZE_ENV_MODEL "=";
+	static const char chain[] = AUTOSIZE_ENV_CHAIN "=";
 
 	return strncmp(entry, AUTOSIZE_SPANK_OPTION_PREFIX,
 		       sizeof(AUTOSIZE_SPANK_OPTION_PREFIX) - 1) == 0 ||
-	       strncmp(entry, model, sizeof(model) - 1) == 0;
+	       strncmp(entry, model, sizeof(model) - 1) == 0 ||
+	       strncmp(entry, chain, sizeof(chain) - 1) == 0;
 }

@@ -100,6 +100,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
+	autosize_spank_chain_exit();
 	autosize_spank_allocator_exit();
 	autosize_spank_remote_exit();
 	autosize_spank_options_reset();

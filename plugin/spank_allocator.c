@@ -145,10 +145,7 @@ const char *autosize_spank_cmdline_path = "/proc/self/cmdline";
 #define ALLOCATOR_CMDLINE_MAX 65536
 #define ALLOCATOR_ARGS_MAX 1024
 
-/* 1 when sbatch/srun got the script in its arguments (a readable file
- * or --wrap), so that the command line can run again; 0 when the script
- * came on standard input (already read). */
-static int allocator_script_in_args(char *const argv[], int argc)
+int autosize_spank_script_in_args(char *const argv[], int argc)
 {
 	struct stat st;
 	int i;
@@ -202,32 +199,42 @@ static int allocator_has_test_only(void)
 	return 0;
 }
 
+int autosize_spank_argv(char **argv, int max, const char *extra)
+{
+	char *cmdline = allocator_cmdline_buf;
+	ssize_t n = allocator_cmdline();
+	size_t i;
+	int argc = 0;
+
+	if (n < 0 || max < 3)
+		return -1;
+	argv[argc++] = cmdline;
+	if (extra)
+		argv[argc++] = (char *)extra;
+	for (i = 0; i + 1 < (size_t)n && argc < max - 1; i++)
+		if (cmdline[i] == '\0')
+			argv[argc++] = cmdline + i + 1;
+	if (i + 1 < (size_t)n)
+		return -1;   /* more arguments than max */
+	argv[argc] = NULL;
+	return argc;
+}
+
 static void allocator_rerun_test_only(spank_context_t ctx)
 {
 	static char *argv[ALLOCATOR_ARGS_MAX + 2];
-	static char test_only[] = "--test-only";
-	char *cmdline = allocator_cmdline_buf;
 	const char *prog = program_invocation_short_name;
-	ssize_t n;
-	size_t i;
-	int argc = 0;
+	int argc;
 
 	if (strcmp(prog, "sbatch") != 0 && strcmp(prog, "srun") != 0)
 		return;   /* salloc has no --test-only */
 	if (getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
 		return;
-	n = allocator_cmdline();
-	if (n < 0)
+	argc = autosize_spank_argv(argv, ALLOCATOR_ARGS_MAX, "--test-only");
+	if (argc < 0)
 		return;
-	argv[argc++] = cmdline;
-	argv[argc++] = test_only;
-	for (i = 0; i + 1 < (size_t)n && argc < ALLOCATOR_ARGS_MAX; i++)
-		if (cmdline[i] == '\0')
-			argv[argc++] = cmdline + i + 1;
-	if (argc >= ALLOCATOR_ARGS_MAX)
-		return;
-	argv[argc] = NULL;
-	if (ctx == S_CTX_ALLOCATOR && !allocator_script_in_args(argv, argc))
+	if (ctx == S_CTX_ALLOCATOR &&
+	    !autosize_spank_script_in_args(argv, argc))
 		return;
 	if (setenv(AUTOSIZE_ENV_EXPLAIN_RERUN, "1", 1) != 0)
 		return;
@@ -306,6 +313,8 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 		return 0;
 	}
 	allocator_send_model(sp);
+	if (!explain && ctx == S_CTX_ALLOCATOR)
+		autosize_spank_chain_post_opt(sp, &context.req);
 	if (!explain || getenv(AUTOSIZE_ENV_EXPLAIN_RERUN))
 		return 0;   /* slurmctld plans the job as it will run */
 	policy = autosize_spank_policy_load(cfg->policy, &err);
@@ -327,6 +336,9 @@ int autosize_spank_allocator_post_opt(spank_t sp, spank_context_t ctx)
 	}
 	allocator_partition(policy, context.req.partition,
 			    sizeof(context.req.partition));
+	/* salloc and srun hold one allocation: never a chain */
+	context.req.interactive = strcmp(program_invocation_short_name,
+					 "sbatch") != 0;
 	rc = autosize_plan_compute(policy, &context.req, &context.plan, &err);
 	if (rc == AUTOSIZE_OK || rc == AUTOSIZE_ENOFIT) {
 		slurm_info("autosize: the sizes given on the command line "

@@ -91,6 +91,24 @@ extern const char *autosize_spank_cmdline_path;
 /* Sent to slurmctld by that re-run: explain is a test-only request. */
 #define AUTOSIZE_ENV_EXPLAIN "AUTOSIZE_EXPLAIN"
 
+/* spank_allocator.c: this process's command line as argv (max slots,
+ * NULL-ended; extra, when not NULL, goes right after argv[0]), the
+ * strings in a buffer of this file's that the next call overwrites.
+ * argc, or -1 when it cannot be read or has more than max - 2 words. */
+int autosize_spank_argv(char **argv, int max, const char *extra);
+/* 1 when sbatch/srun got the script in its arguments (a readable file
+ * or --wrap), so that the command line can run again; 0 when the script
+ * came on standard input (already read). */
+int autosize_spank_script_in_args(char *const argv[], int argc);
+
+/* spank_chain.c: sbatch queues a run longer than one time limit as
+ * chained jobs (doc/users.md "Long runs: chained jobs"). post_opt marks
+ * the submission (and may run sbatch again to give it the warning
+ * signal: it returns only when it did not); exit queues the followers
+ * once slurmctld planned the first. r is the finished request. */
+void autosize_spank_chain_post_opt(spank_t sp, const autosize_request *r);
+void autosize_spank_chain_exit(void);
+
 /* spank_remote.c: slurmstepd. user_init never fails the step (the node
  * would be drained); a GPU mismatch under gpu_check: enforce makes
  * task_init fail, so each task exits 1 before it starts. */
@@ -124,9 +142,34 @@ void autosize_spank_job_dir_remove(spank_t sp);
 void autosize_spank_job_dir_unlink(const char *name, dev_t dev, ino_t ino);
 /* open(2) of name in the job's folder, the same way: never through a
  * link nor onto another file system (a mount of the job's user), and
- * only a file on the folder's own device; -1 when the folder is not
- * that very one any more, or the file is elsewhere. */
+ * only a file on the folder's own device (one O_CREAT makes is mode
+ * 0600); -1 when the folder is not that very one any more, or the file
+ * is elsewhere. */
 int autosize_spank_job_dir_openat(const char *name, int flags);
+
+/* spank_report.c: the autosize command into buf: the one built beside
+ * this plugin (a build folder: the same build, the same Slurm), else the
+ * installed one (make's $(bindir)). 0, or -1. */
+int autosize_spank_cli(char *buf, size_t len);
+
+/* spank_progress.c: a chained job's follower, at its start: how much of
+ * the run the job before it trained (its record's m_done, read with
+ * `autosize show PREV --record` as the job's user, at most a few
+ * seconds). 1 with *done the run's tokens trained, 0 when not known (why
+ * says so in a few words). */
+int autosize_spank_chain_progress(const char *chain, int index,
+				  unsigned long prev, double *done,
+				  char *why, size_t len);
+
+/* spank_progress.c: a chained job's follower plans its part from the
+ * run's progress (p->chain_done_before): the batch step reads it (and
+ * says what it found, or that it plans as the chain was, once on the
+ * job's stderr) and carries it into its own report; a step takes the
+ * batch step's, done_env (AUTOSIZE_TRAIN_TOKENS_DONE it inherited; < 0
+ * none). rec: the job's plan record. */
+void autosize_spank_chain_start(spank_t sp, autosize_plan *p,
+				const autosize_record *rec, int batch,
+				double done_env);
 
 /* spank_report.c: AUTOSIZE_REPORT for every task of an autosize job;
  * at the batch task's exit its measured figures into the node's spool

@@ -176,6 +176,8 @@ static int jobdir_openat(int dirfd, const char *name, int flags)
 
 	memset(&how, 0, sizeof(how));
 	how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+	if (flags & O_CREAT)
+		how.mode = 0600;   /* the job's user's alone */
 	how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
 		      RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
 	fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
@@ -184,7 +186,7 @@ static int jobdir_openat(int dirfd, const char *name, int flags)
 	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
 		return (int)fd;
 #endif
-	return openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	return openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 /* The job's folder opened, only when its name still leads to that very

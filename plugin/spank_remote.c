@@ -49,6 +49,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,8 @@ static struct plugin_context {
 	remote_file files[REMOTE_FILES];
 	int have_record;             /* record: slurmctld's plan */
 	autosize_record record;
+	double done_env;             /* AUTOSIZE_TRAIN_TOKENS_DONE the step
+				      * inherited from the batch step; -1 */
 } context;
 
 /* At the end of the step (as root), remove the files this step wrote
@@ -271,6 +274,15 @@ fail:
 		(void)unlink(path);
 	}
 	return rv;
+}
+
+/* 1 for the batch step. */
+static int remote_batch_step(spank_t sp)
+{
+	uint32_t step = 0;
+
+	return spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
+	       step == AUTOSIZE_SPANK_STEP_BATCH;
 }
 
 /* 1 for the batch step and the interactive step: they plan for the
@@ -461,7 +473,11 @@ static const char *const remote_vars[] = {
 	"AUTOSIZE_TORCHTUNE_ARGS", "AUTOSIZE_TORCHTITAN_V1_ARGS",
 	"AUTOSIZE_AXOLOTL_ARGS", "AUTOSIZE_TUNE_RUN_ARGS",
 	"AUTOSIZE_TORCHTUNE_RECIPE", "AUTOSIZE_TRAIN_STEPS",
-	"AUTOSIZE_ACCELERATE_CONFIG", NULL,
+	"AUTOSIZE_ACCELERATE_CONFIG", "AUTOSIZE_CHAIN_ID",
+	"AUTOSIZE_CHAIN_INDEX", "AUTOSIZE_CHAIN_COUNT",
+	"AUTOSIZE_TRAIN_TOKENS", "AUTOSIZE_TRAIN_TOKENS_DONE",
+	"AUTOSIZE_JOB_TRAIN_TOKENS", "AUTOSIZE_JOB_TRAIN_STEPS",
+	"AUTOSIZE_SIGNAL", "AUTOSIZE_SIGNAL_BEFORE_S", NULL,
 };
 
 /* A step inherits the batch step's values through srun's environment:
@@ -474,6 +490,43 @@ static void remote_clear(spank_t sp)
 
 	for (i = 0; remote_vars[i]; i++)
 		(void)spank_unsetenv(sp, remote_vars[i]);
+}
+
+/* Where the job stands in its run (doc/launch.md "Chained jobs"): its
+ * place in the chain, the run's tokens and steps, this job's part, and
+ * the warning signal autosize gave it. */
+static int remote_chain(spank_t sp)
+{
+	const autosize_plan *p = &context.plan;
+	char buf[64];
+	int rv = 0;
+
+	rv |= remote_setint(sp, "AUTOSIZE_CHAIN_INDEX", p->chain_index > 0
+			    ? p->chain_index : 1);
+	rv |= remote_setint(sp, "AUTOSIZE_CHAIN_COUNT", p->chained_jobs > 0
+			    ? p->chained_jobs : 1);
+	if (context.have_record && context.record.chain[0])
+		rv |= remote_setenv(sp, "AUTOSIZE_CHAIN_ID",
+				    context.record.chain);
+	if (p->signal_s > 0) {
+		rv |= remote_setenv(sp, "AUTOSIZE_SIGNAL", "USR1");
+		rv |= remote_setint(sp, "AUTOSIZE_SIGNAL_BEFORE_S",
+				    p->signal_s);
+	}
+	if (!(p->tokens > 0))
+		return rv ? -1 : 0;
+	snprintf(buf, sizeof(buf), "%.0f", p->tokens + p->tokens_done);
+	rv |= remote_setenv(sp, "AUTOSIZE_TRAIN_TOKENS", buf);
+	snprintf(buf, sizeof(buf), "%.0f", p->tokens_done +
+		 autosize_plan_done_before(p, p->chain_index,
+					   p->chain_done_before));
+	rv |= remote_setenv(sp, "AUTOSIZE_TRAIN_TOKENS_DONE", buf);
+	snprintf(buf, sizeof(buf), "%.0f",
+		 autosize_plan_part(p, p->chain_index, p->chain_done_before));
+	rv |= remote_setenv(sp, "AUTOSIZE_JOB_TRAIN_TOKENS", buf);
+	snprintf(buf, sizeof(buf), "%ld", autosize_launch_job_steps(p));
+	rv |= remote_setenv(sp, "AUTOSIZE_JOB_TRAIN_STEPS", buf);
+	return rv ? -1 : 0;
 }
 
 /* Every AUTOSIZE_* variable of a computed plan. -1 when any failed. */
@@ -508,6 +561,7 @@ static int remote_export(spank_t sp)
 	else
 		rv |= remote_setenv(sp, "AUTOSIZE_PLAN", context.value);
 	rv |= remote_launchers(sp, job_id, step_id);
+	rv |= remote_chain(sp);
 	return rv ? -1 : 0;
 }
 
@@ -564,19 +618,29 @@ static int remote_where(spank_t sp, const autosize_policy *policy)
 }
 
 /* The time limit a step's tasks are told is the job's (slurmctld's
- * plan), whatever size the step lays out; GPUs per node other than
- * planned (an --exclusive job given the whole node, a job changed
- * since) are said once. */
+ * plan), whatever size the step lays out, and so is its place in a
+ * chain: the jobs it was planned as, this one's index, one job's tokens
+ * and the warning signal it carries; GPUs per node other than planned
+ * (an --exclusive job given the whole node, a job changed since) are
+ * said once. */
 static void remote_job_limit(int gpn)
 {
-	if (!context.have_record || context.record.time_limit_min <= 0)
+	const autosize_record *rec = &context.record;
+
+	if (!context.have_record || rec->time_limit_min <= 0)
 		return;
-	if (gpn != context.record.gpus_per_node)
+	if (gpn != rec->gpus_per_node)
 		autosize_spank_warn("the allocation has %d GPUs per node, "
 				    "slurmctld planned %d: laid out for the "
 				    "allocation; the time limit is the job's",
-				    gpn, context.record.gpus_per_node);
-	context.plan.time_limit_min = context.record.time_limit_min;
+				    gpn, rec->gpus_per_node);
+	context.plan.time_limit_min = rec->time_limit_min;
+	context.plan.chained_jobs = rec->chain_jobs > 0 ? rec->chain_jobs : 1;
+	context.plan.chain_index = rec->chain_index > 0 ? rec->chain_index
+							: 1;
+	context.plan.signal_s = rec->signal_s;
+	if (rec->chain_job_tokens > 0)
+		context.plan.chain_job_tokens = rec->chain_job_tokens;
 }
 
 /* Plan for this allocation and export it. */
@@ -624,6 +688,10 @@ static int remote_layout(spank_t sp, const autosize_policy *policy, int gpn)
 		return -1;
 	}
 	remote_job_limit(gpn);
+	if (context.have_record)
+		autosize_spank_chain_start(sp, &context.plan, &context.record,
+					   remote_batch_step(sp),
+					   context.done_env);
 	return remote_export(sp);
 }
 
@@ -696,6 +764,14 @@ int autosize_spank_remote_user_init(spank_t sp)
 				    "layout exported");
 		return 0;
 	}
+	/* what the batch step found of the run's progress, before the
+	 * step's own values are cleared */
+	context.done_env = -1;
+	if (remote_getenv(sp, "AUTOSIZE_TRAIN_TOKENS_DONE", context.value,
+			  sizeof(context.value)) != 0 ||
+	    autosize_parse_count(context.value, "", &context.done_env,
+				 NULL) != AUTOSIZE_OK)
+		context.done_env = -1;
 	remote_clear(sp);
 	context.have_record = remote_record(sp) == 0;
 	policy = autosize_spank_policy_load(cfg->policy, &err);
@@ -738,8 +814,26 @@ out:
 }
 
 /* In each task's process before it execs: failing here makes the task
- * exit 1 (a required plugin), never slurmstepd's launch. */
+ * exit 1 (a required plugin), never slurmstepd's launch.
+ * A chained job's warning signal (SIGUSR1 to every process of its steps,
+ * Slurm's --signal without B:) must not end a process that does not
+ * catch it: torchrun's agent, a shell that execs the training, a data
+ * loader. Each task of a step starts with it ignored (kept across exec);
+ * a training process that installs a handler gets it. The batch shell
+ * is not signalled and keeps its default. */
 int autosize_spank_remote_task_init(spank_t sp)
 {
-	return context.refuse ? -1 : 0;
+	struct sigaction ign;
+	uint32_t step = 0;
+
+	if (context.refuse)
+		return -1;
+	if (context.have_record && context.record.signal_s > 0 &&
+	    spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
+	    step != AUTOSIZE_SPANK_STEP_BATCH) {
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_IGN;
+		(void)sigaction(SIGUSR1, &ign, NULL);
+	}
+	return 0;
 }

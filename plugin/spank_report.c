@@ -147,16 +147,13 @@ static int report_runnable(const char *path)
 	       (st.st_uid == 0 || st.st_uid == geteuid());
 }
 
-/* The autosize command that delivers the spool into buf: the one built
- * beside this plugin (a build folder: the same build, the same Slurm),
- * else the installed one (make's $(bindir)). 0, or -1. */
-static int report_cli(char *buf, size_t len)
+int autosize_spank_cli(char *buf, size_t len)
 {
 	Dl_info info;
 	const char *slash;
 	int n;
 
-	if (dladdr((void *)report_cli, &info) && info.dli_fname &&
+	if (dladdr((void *)autosize_spank_cli, &info) && info.dli_fname &&
 	    (slash = strrchr(info.dli_fname, '/')) != NULL) {
 		n = snprintf(buf, len, "%.*s/autosize",
 			     (int)(slash - info.dli_fname), info.dli_fname);
@@ -181,13 +178,12 @@ static int report_flush(const char *job, char *out, size_t len)
 	const autosize_spank_config *cfg = autosize_spank_config_get();
 	char cli[AUTOSIZE_PATH_MAX], retry[16], max_s[16];
 	char *argv[14];
-	size_t used = 0;
 	time_t end;
 	pid_t pid;
 	int fd, i = 0;
 
 	out[0] = '\0';
-	if (report_cli(cli, sizeof(cli)) != 0) {
+	if (autosize_spank_cli(cli, sizeof(cli)) != 0) {
 		snprintf(out, len, "no autosize command to deliver them "
 			 "(install slurm-autosize's autosize on the node)");
 		return -1;
@@ -212,27 +208,10 @@ static int report_flush(const char *job, char *out, size_t len)
 	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_QUIET, &fd);
 	if (pid < 0)
 		return -1;
-	fcntl(fd, F_SETFL, O_NONBLOCK);
 	end = time(NULL) + REPORT_FLUSH_S;
-	/* its output, until it closes it or the time is up (checked on
-	 * every pass: one that never stops writing is cut off too) */
-	while (time(NULL) <= end) {
-		char sink[512];
-		char *dst = used + 1 < len ? out + used : sink;
-		size_t room = used + 1 < len ? len - 1 - used : sizeof(sink);
-		ssize_t n = read(fd, dst, room);
-
-		if (n > 0) {
-			if (dst != sink)
-				used += (size_t)n;
-			continue;
-		}
-		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			break;
-		usleep(20000);
-	}
+	/* its output, until it closes it or the time is up */
+	(void)autosize_spawn_read_by(fd, out, len, end);
 	close(fd);
-	out[used] = '\0';
 	return autosize_reap_by(pid, end);
 }
 

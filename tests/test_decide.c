@@ -720,9 +720,9 @@ static void test_tres_edit(void **state)
 static const char real_snapshot[] =
 	"autosize-limits 1\nenforce limits\n"
 	"qos normal user_gpus=8\nqos tiny job_gpus=2\nqos short wall_min=240\n"
-	"qos big job_gpus=32\n"
+	"qos big job_gpus=32\nqos few user_submit=2 wall_min=240\n"
 	"assoc 1 0 root - -\nassoc 3 1 ml - -\n"
-	"assoc 6 3 ml renter - def_qos=normal qos=normal,tiny,short,big\n"
+	"assoc 6 3 ml renter - def_qos=normal qos=normal,tiny,short,big,few\n"
 	"user renter default_account=ml\n"
 	"part gpu - def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 node_cpus=64 "
 	"node_mem_mb=512000 node_gpus=8\n"
@@ -771,11 +771,17 @@ static void real_decide_with(const char *model, const char *tokens,
 
 	snprintf(m, sizeof(m), P "%s", model);
 	snprintf(t, sizeof(t), P "train_tokens=%s", tokens);
-	snprintf(a, sizeof(a), P "%s", more1);
-	snprintf(b, sizeof(b), P "%s", more2);
+	/* AUTOSIZE_CHAIN=... as sbatch sends it, the rest as options */
+	snprintf(a, sizeof(a), "%s%s", strncmp(more1, "AUTOSIZE_", 9) ? P : "",
+		 more1);
+	snprintf(b, sizeof(b), "%s%s", strncmp(more2, "AUTOSIZE_", 9) ? P : "",
+		 more2);
 	autosize_decide(real.pol, env, more2[0] ? 4 : more1[0] ? 3 : 2,
 			&fx.job, fx.w, &fx.d);
 }
+
+/* sbatch's mark of a chain's first job (chain.h), SIGUSR1 8 min early */
+#define REAL_MARK "AUTOSIZE_CHAIN=0123456789abcdef:1:0:480"
 
 static void real_decide(const char *model, const char *tokens)
 {
@@ -843,9 +849,11 @@ static void test_real_limits(void **state)
 	assert_string_equal(fx.d.message, "not sized: Slurm's QOS and "
 			    "association limits cannot be read (cannot run "
 			    "/usr/bin/autosize): the job goes as submitted");
-	/* the QOS's MaxWall keeps the time limits; a -t past it refused */
+	/* the QOS's MaxWall keeps the time limits (a chain, as sbatch
+	 * marked it); a -t past it refused */
 	real_job(NULL, "short");
-	real_decide("model_params=7e9", "2e10");
+	fx.job.batch = 1;
+	real_decide_with("model_params=7e9", "2e10", REAL_MARK, "");
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
 	assert_true(fx.d.time_limit_min <= 240 && fx.d.chained_jobs > 1);
 	real_job(NULL, "short");
@@ -854,6 +862,91 @@ static void test_real_limits(void **state)
 	assert_string_equal(fx.d.reason, "time");
 	assert_non_null(strstr(fx.d.message, "your -t 05:00:00 is past QOS "
 			       "short MaxWall=04:00:00"));
+}
+
+/* Chained jobs (issue 31): a first job marked by sbatch is recorded with
+ * its chain; a follower waits for the job before it and is planned as
+ * its place; a batch job sbatch did not mark, an interactive one and
+ * --autosize-chain=off are one job, said once; the QOS's MaxSubmitJobs
+ * cuts the chain; a mark that does not read is refused. */
+static void test_real_chain(void **state)
+{
+	autosize_record rec;
+	autosize_error e;
+	size_t start, len;
+
+	/* the first job: 7B x 2e10 on the QOS short's 4 h */
+	real_job(NULL, "short");
+	fx.job.batch = 1;
+	real_decide_with("model_params=7e9", "2e10", REAL_MARK, "");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.chained_jobs > 2);
+	assert_string_equal(fx.d.chain_id, "0123456789abcdef");
+	assert_int_equal(fx.d.chain_index, 1);
+	assert_string_equal(fx.d.dependency, "");
+	assert_true(autosize_record_find(fx.d.record, &start, &len));
+	assert_int_equal(autosize_record_decode(fx.d.record + start, len, "r",
+						&rec, &e), AUTOSIZE_OK);
+	assert_string_equal(rec.chain, "0123456789abcdef");
+	assert_int_equal(rec.chain_index, 1);
+	assert_int_equal(rec.chain_jobs, fx.d.chained_jobs);
+	assert_int_equal(rec.signal_s, 480);
+	assert_true(rec.chain_job_tokens > 0 && rec.chain_job_tokens < 2e10);
+	/* told once: in the plan's words, no warning says it again */
+	assert_non_null(strstr(fx.d.summary, "chained jobs, which cover at "
+			       "least the upper end, SIGUSR1 8 min before "
+			       "each limit"));
+	assert_false(real_warned("chained"));
+	/* its third job */
+	real_job(NULL, "short");
+	fx.job.batch = 1;
+	real_decide_with("model_params=7e9", "2e10",
+			 "AUTOSIZE_CHAIN=0123456789abcdef:3:4242:480", "");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_string_equal(fx.d.dependency, "afterany:4242");
+	assert_int_equal(fx.d.chain_index, 3);
+	assert_true(strstr(fx.d.record, ",ci=3,") != NULL);
+	/* MaxSubmitJobsPerUser=2: cut to 2, said with the limit */
+	real_job(NULL, "few");
+	fx.job.batch = 1;
+	real_decide_with("model_params=7e9", "2e10", REAL_MARK, "");
+	assert_int_equal(fx.d.chained_jobs, 2);
+	assert_true(real_warned("QOS few MaxSubmitJobsPerUser=2 lets you "
+				"queue 2: the chain is cut to 2"));
+	/* not marked by sbatch (a script on standard input, --wait) */
+	real_job(NULL, "short");
+	fx.job.batch = 1;
+	real_decide("model_params=7e9", "2e10");
+	assert_int_equal(fx.d.chained_jobs, 1);
+	assert_string_equal(fx.d.chain_id, "");
+	assert_true(real_warned("sbatch did not queue it as a chain"));
+	/* salloc, srun: never chained, even marked */
+	real_job(NULL, "short");
+	real_decide_with("model_params=7e9", "2e10", REAL_MARK, "");
+	assert_int_equal(fx.d.chained_jobs, 1);
+	assert_true(real_warned("an interactive allocation (salloc, srun) is "
+				"never chained"));
+	/* --autosize-chain=off */
+	real_job(NULL, "short");
+	fx.job.batch = 1;
+	real_decide_with("model_params=7e9", "2e10", REAL_MARK,
+			 "autosize_chain=off");
+	assert_int_equal(fx.d.chained_jobs, 1);
+	assert_true(real_warned("--autosize-chain=off: this job trains "
+				"about"));
+	/* hostile marks: refused with one line naming the mark */
+	real_job(NULL, "short");
+	fx.job.batch = 1;
+	real_decide_with("model_params=7e9", "2e10",
+			 "AUTOSIZE_CHAIN=0123456789abcdef:2:0:480", "");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_non_null(strstr(fx.d.message, "AUTOSIZE_CHAIN"));
+	real_decide_with("model_params=7e9", "2e10",
+			 "AUTOSIZE_CHAIN=../../etc:1:0:480", "");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	real_decide_with("model_params=7e9", "2e10",
+			 "AUTOSIZE_CHAIN=0123456789abcdef:1:0:99999", "");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
 }
 
 /* Items 2, 6, 7: one node for GPUs per node, whole nodes for
@@ -998,6 +1091,7 @@ int main(void)
 
 	const struct CMUnitTest real_tests[] = {
 		cmocka_unit_test(test_real_limits),
+		cmocka_unit_test(test_real_chain),
 		cmocka_unit_test(test_real_sizes),
 		cmocka_unit_test(test_real_node),
 	};

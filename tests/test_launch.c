@@ -823,8 +823,8 @@ static void test_report(void **state)
 	assert_non_null(strstr(buf, "  size       2 nodes x 8 GPUs = 16 GPUs "
 			       "(least that could do: "));
 	assert_non_null(strstr(buf, "  layout     TP 8 x PP 2 x DP 1, ZeRO-1"));
-	assert_non_null(strstr(buf, "  time       24.9 h; time limit "
-			       "1-04:36:00"));
+	assert_non_null(strstr(buf, "  time       24.9 h predicted; time "
+			       "limit 1-04:36:00"));
 	assert_non_null(strstr(buf, "\n  warning    something to know\n"));
 	/* counts as people write them */
 	p.params = 70.56e9;

@@ -41,6 +41,20 @@ typedef struct plan_case {
 	const char *titan;    /* torchtitan module/config function */
 } plan_case;
 
+/* The plans of the table that are a job of a chained run, laid out as
+ * its step lays it out from the job's record (spank_remote.c): the jobs
+ * queued, this one's place, each one's limit (minutes). */
+static const struct {
+	const char *name;
+	int jobs, index;
+	long limit_min;
+} chained[] = {
+	{"megatron-70b-chain-2-of-3", 3, 2, 720},
+	{"megatron-8b-resumed-chain", 2, 1, 2880},
+	{"hf-8b-resumed-chain", 4, 3, 720},
+	{"torchtitan-8b-chain-4-of-4", 4, 4, 720},
+};
+
 static const plan_case cases[] = {
 	/* Megatron-LM */
 	{"megatron-70b-tp8-pp2", {"model", "llama-3-70b", "gpu", "h100",
@@ -217,6 +231,22 @@ static const plan_case cases[] = {
 	{"pinned-no-framework-pp2", {"model", "llama-3.1-8b", "gpu", "h100",
 	 "gpus", "16", "zero", "3", "pp", "2", "train-tokens", "1e9"},
 	 "llama3_1/8B", "llama3/llama3_8b"},
+	/* chained runs (issue 31): every launcher's step count is the whole
+	 * run's (they count on from their checkpoint), Megatron stops itself
+	 * before the warning signal (--exit-duration-in-mins), a resumed run
+	 * (--train-tokens-done) keeps the run's steps */
+	{"megatron-70b-chain-2-of-3", {"model", "llama-3-70b", "gpu", "h100",
+	 "gpus", "64", "train-tokens", "2e11"}, NULL, NULL},
+	{"megatron-8b-resumed-chain", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "train-framework", "megatron", "train-tokens", "5e10",
+	 "train-tokens-done", "4e10"}, NULL, NULL},
+	{"hf-8b-resumed-chain", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "train-stack", "hf", "train-mode", "finetune",
+	 "train-tokens", "1e10", "train-tokens-done", "6e9"}, "llama3_1/8B",
+	 NULL},
+	{"torchtitan-8b-chain-4-of-4", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "16", "train-framework", "fsdp", "train-tokens", "3e10"},
+	 "llama3_1/8B", "llama3/llama3_8b"},
 };
 
 static autosize_policy *pol;
@@ -260,6 +290,7 @@ static void write_expect(FILE *f, const autosize_request *r,
 		"\"cp\":%d,\"dp\":%d,\"ep\":%d,\"vp\":%d,\"zero_stage\":%d,"
 		"\"recompute\":\"%s\",\"micro_batch\":%d,\"grad_accum\":%d,"
 		"\"global_batch\":%d,\"seq_len\":%d,\"tokens\":%.0f,"
+		"\"exit_minutes\":%ld,\"job_steps\":%ld,"
 		"\"framework\":\"%s\",\"precision\":\"%s\","
 		"\"train_mode\":\"%s\",\"stack\":\"%s\",\"param_offload\":%d,"
 		"\"opt_offload\":%d,\"act_offload\":%d,\"gpu\":\"%s\",",
@@ -267,7 +298,9 @@ static void write_expect(FILE *f, const autosize_request *r,
 		p->dp, p->ep > 1 ? p->ep : 1, p->vp > 1 ? p->vp : 1,
 		p->zero_stage, autosize_recompute_name(p->recompute),
 		p->micro_batch, p->grad_accum, p->global_batch, p->seq_len,
-		p->tokens, framework_word(p->framework),
+		/* the run's: the launchers count their steps over it */
+		p->tokens + p->tokens_done, autosize_launch_exit_minutes(p),
+		autosize_launch_job_steps(p), framework_word(p->framework),
 		autosize_precision_name(r->precision),
 		autosize_train_mode_name(r->train_mode), r->stack,
 		r->param_offload == 1, r->opt_offload == 1,
@@ -361,6 +394,15 @@ static void plan_one(const plan_case *c, autosize_request *r,
 		fail_msg("%s: %s", c->name, e.msg);
 	if (autosize_plan_compute(pol, r, p, &e) != AUTOSIZE_OK)
 		fail_msg("%s: no plan: %s %s", c->name, e.msg, p->reason);
+	for (i = 0; i < (int)(sizeof(chained) / sizeof(chained[0])); i++)
+		if (strcmp(chained[i].name, c->name) == 0) {
+			/* what the step takes from the job's record */
+			p->chained_jobs = chained[i].jobs;
+			p->chain_index = chained[i].index;
+			p->time_limit_min = chained[i].limit_min;
+			p->chain_job_tokens = p->tokens / chained[i].jobs;
+			p->signal_s = autosize_plan_signal_lead(pol, p);
+		}
 }
 
 /* Every plan of the table through every launcher's parser. */

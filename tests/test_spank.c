@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "testutil.h"
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 #include "autosize.h"
 #include "spank_common.h"
@@ -200,6 +201,26 @@ void slurm_verbose(const char *fmt, ...)
 {
 }
 
+/* sbatch's libslurm: the user's jobs as slurmctld shows them (the
+ * chain's first job, found by its record; spank_chain.c). */
+static job_info_t stub_jobs[4];
+static int stub_n_jobs;
+
+int slurm_load_job_user(job_info_msg_t **msg, uint32_t uid,
+			uint16_t show_flags)
+{
+	*msg = calloc(1, sizeof(**msg));
+	assert_non_null(*msg);
+	(*msg)->record_count = (uint32_t)stub_n_jobs;
+	(*msg)->job_array = stub_jobs;
+	return 0;
+}
+
+void slurm_free_job_info_msg(job_info_msg_t *msg)
+{
+	free(msg);
+}
+
 /* ---- helpers ------------------------------------------------------------ */
 
 static char tmpdir[64];
@@ -321,14 +342,25 @@ static int give(const char *name, const char *value)
 	return o->cb(o->val, value, stub.ctx == S_CTX_REMOTE);
 }
 
-static int infos_contain(const char *text)
+/* 1 when one of the n lines logged holds text. */
+static int logged(char lines[][STUB_LEN], int n, const char *text)
 {
 	int i;
 
-	for (i = 0; i < stub.n_infos; i++)
-		if (strstr(stub.infos[i], text))
+	for (i = 0; i < n; i++)
+		if (strstr(lines[i], text))
 			return 1;
 	return 0;
+}
+
+static int infos_contain(const char *text)
+{
+	return logged(stub.infos, stub.n_infos, text);
+}
+
+static int errors_contain(const char *text)
+{
+	return logged(stub.errors, stub.n_errors, text);
 }
 
 /* ---- option registration and validation -------------------------------- */
@@ -548,6 +580,129 @@ static void test_explain(void **state)
 		unsetenv(AUTOSIZE_ENV_EXPLAIN_RERUN);
 		unlink(path);
 	}
+}
+
+/* A command line of sbatch's into a file the allocator reads as its own
+ * (autosize_spank_cmdline_path); the script is a real file. */
+static void chain_cmdline(char *path, const char *const *words)
+{
+	int fd, i;
+
+	strcpy(path, "/tmp/autosize-cmdline.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	for (i = 0; words[i]; i++)
+		assert_int_equal(write(fd, words[i], strlen(words[i]) + 1),
+				 (ssize_t)strlen(words[i]) + 1);
+	close(fd);
+	autosize_spank_cmdline_path = path;
+}
+
+/* sbatch, chained (spank_chain.c): the first submission runs itself again
+ * with SBATCH_SIGNAL and the mark; that run marks the job and keeps
+ * neither in the job's environment; a --signal of the user's own is kept
+ * (no re-run, the mark says 0); a heterogeneous job, --wait and a
+ * script on standard input are not chained; salloc is never. */
+static void test_chain_sbatch(void **state)
+{
+	const char *saved = program_invocation_short_name;
+	const char *words[] = {"sbatch", "-p", "small", TEST_DATA
+		"/configs/Meta-Llama-3-8B.json", NULL, NULL};
+	char path[] = "/tmp/autosize-cmdline.XXXXXX";
+	const char *mark;
+	autosize_chain_mark m;
+	autosize_error e;
+	char run[64];
+
+	program_invocation_short_name = (char *)"sbatch";
+	unsetenv("SBATCH_SIGNAL");
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("train-tokens", "1e10"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	/* the stand-in execv returned: chained without the signal, said */
+	assert_string_equal(stub.exec_arg1, "-p");
+	assert_true(errors_contain("cannot run sbatch again"));
+	assert_null(getenv("SBATCH_SIGNAL"));
+	assert_null(getenv("AUTOSIZE_CHAIN_RUN"));
+	mark = stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN");
+	assert_non_null(mark);
+	assert_int_equal(autosize_chain_mark_decode(mark, &m, &e), 0);
+	assert_int_equal(m.index, 1);
+	assert_int_equal(m.signal_s, 0);
+	/* post_opt again (sbatch calls it for each heterogeneous
+	 * component): decided once, no second run */
+	stub.exec_arg1[0] = '\0';
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_string_equal(stub.exec_arg1, "");
+	/* the re-run: the mark it was given, nothing left in the job's
+	 * environment */
+	snprintf(run, sizeof(run), "%s:1:0:480", m.id);
+	setenv("AUTOSIZE_CHAIN_RUN", run, 1);
+	setenv("SBATCH_SIGNAL", "USR1@480", 1);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_string_equal(stub_get(stub.jobctl, stub.n_jobctl,
+				     "AUTOSIZE_CHAIN"), run);
+	assert_null(getenv("AUTOSIZE_CHAIN_RUN"));
+	assert_null(getenv("SBATCH_SIGNAL"));
+	assert_string_equal(stub.exec_arg1, "");
+	/* the user's own signal: kept, no re-run, the mark says 0 */
+	setenv("SBATCH_SIGNAL", "B:USR2@60", 1);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_string_equal(stub.exec_arg1, "");
+	assert_string_equal(getenv("SBATCH_SIGNAL"), "B:USR2@60");
+	mark = stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN");
+	assert_non_null(mark);
+	assert_non_null(strstr(mark, ":1:0:0"));
+	unsetenv("SBATCH_SIGNAL");
+	unlink(path);
+	/* a heterogeneous job: one, said */
+	words[4] = ":";
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	unlink(path);
+	/* --wait: one job, said */
+	words[4] = "--wait";
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	unlink(path);
+	/* a script on standard input */
+	words[3] = NULL;
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	unlink(path);
+	/* --autosize-chain=off, and salloc: nothing, nothing said */
+	words[3] = TEST_DATA "/configs/Meta-Llama-3-8B.json";
+	words[4] = NULL;
+	chain_cmdline(path, words);
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(give("autosize-chain", "off"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	program_invocation_short_name = (char *)"salloc";
+	assert_int_equal(start(S_CTX_ALLOCATOR, alloc_args), 0);
+	assert_int_equal(give("model-params", "7e9"), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_null(stub_get(stub.jobctl, stub.n_jobctl, "AUTOSIZE_CHAIN"));
+	assert_int_equal(stub.n_infos + stub.n_errors, 0);
+	program_invocation_short_name = (char *)saved;
+	autosize_spank_cmdline_path = "/proc/self/cmdline";
+	unlink(path);
 }
 
 static void test_off(void **state)
@@ -1550,6 +1705,7 @@ int main(void)
 		cmocka_unit_test(test_no_options),
 		cmocka_unit_test(test_submit_silent),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_chain_sbatch),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_model_env),
 		cmocka_unit_test(test_bad_model),

@@ -16,11 +16,18 @@
 #define AUTOSIZE_CHECKPOINT_INTERVAL_S 3600.0
 #define AUTOSIZE_CHECKPOINT_MAX_SHARE 0.05
 #define AUTOSIZE_CHECKPOINT_KEEP 3
+/* Beyond a checkpoint's write, the warning signal's lead before a
+ * chained job's limit (Slurm sends it up to a minute early or late
+ * within its 30 s timer; a step's last iteration finishes first). */
+#define AUTOSIZE_CHECKPOINT_SIGNAL_MARGIN_S 300.0
 
 typedef struct autosize_checkpoint_policy {
 	double interval_s;  /* training time between checkpoints */
 	double max_share;   /* most of the run spent writing them, 0..1 */
 	int keep;           /* checkpoints kept on storage at once */
+	double signal_margin_s; /* the warning signal comes this long
+				 * before a chained job's limit, beyond
+				 * the checkpoint's write time */
 } autosize_checkpoint_policy;
 
 /* A plan's checkpoints (plan->ckpt). Bandwidths are GB/s = 1e9 B/s,
@@ -44,7 +51,7 @@ typedef struct autosize_checkpoint {
 	double storage_bytes;    /* keep x bytes */
 } autosize_checkpoint;
 
-/* Fill cp with the documented defaults (1 h, 0.05, 3). */
+/* Fill cp with the documented defaults (1 h, 0.05, 3, 5 min). */
 void autosize_checkpoint_policy_init(autosize_checkpoint_policy *cp);
 
 /* Checkpoints a run of train_s writes, one every interval_s and the last

@@ -158,6 +158,13 @@ typedef struct autosize_decision {
 	int cpus_per_gpu;
 	long mem_per_gpu_mb;
 	int preemptible;     /* the planned partition is preemptible */
+	/* A chained job (chain.h): its run's id and place, and for a
+	 * follower the dependency slurmctld writes ("afterany:123": it
+	 * starts when the job before it has ended, however; its plugin
+	 * then plans its part or ends it). "" / 0 otherwise. */
+	char chain_id[AUTOSIZE_CHAIN_ID_MAX];
+	int chain_index;
+	char dependency[32];
 	int limits_unknown;  /* Slurm's limits as last read do not know the
 			      * job's QOS or association: a newer read
 			      * may (it was made since) */

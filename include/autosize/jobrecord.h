@@ -19,15 +19,17 @@
 #define AUTOSIZE_RECORD_PREFIX "autosize:v1:"
 /* Longest token written (the plan with measured figures). */
 #define AUTOSIZE_RECORD_MAX 640
-/* The most the measured keys add (m_tok_s= .. m_lines=, each at its
+/* The most the measured keys add (m_tok_s= .. m_lines=, m_done=, each at its
  * widest %.6g): a record is written with room for them. */
-#define AUTOSIZE_RECORD_MEASURED_MAX 82
+#define AUTOSIZE_RECORD_MEASURED_MAX 101
 /* Longest AdminComment handled (a site's comment plus the token). */
 #define AUTOSIZE_ADMIN_COMMENT_MAX 4096
 #define AUTOSIZE_FRAMEWORK_NAME_MAX 16
 /* warn=: the plan's warning codes joined by '+' (plan.h
  * autosize_warning_code), at most this long with its NUL. */
 #define AUTOSIZE_RECORD_WARN_MAX 64
+/* chain=: a chain's id, 16 lower-case hex digits, with its NUL. */
+#define AUTOSIZE_CHAIN_ID_MAX 17
 
 typedef struct autosize_record {
 	/* the plan */
@@ -70,15 +72,36 @@ typedef struct autosize_record {
 	char mode[16];               /* mode=: train mode; "" pretrain */
 	char stack[24];              /* stack=: "" none */
 	char prec[8];                /* prec=: precision; "" bf16 */
+	/* a run of chained jobs (doc/users.md "Long runs") */
+	char chain[AUTOSIZE_CHAIN_ID_MAX]; /* chain=: the run's id (16 hex
+				      * digits sbatch drew); "" none */
+	int chain_index;             /* ci=: this job's place, from 1 */
+	int chain_jobs;              /* ck=: jobs the chain was planned */
+	double tokens_done;          /* done=: tokens trained before the
+				      * plan (--train-tokens-done) */
+	double chain_job_tokens;     /* jtok=: one job's tokens at the
+				      * predicted speed */
+	int signal_s;                /* sig=: SIGUSR1 this long before the
+				      * limit (autosize's), 0 none */
 	/* what the job reported ($AUTOSIZE_REPORT), when it did */
 	int has_measured;
 	double m_tokens_per_s;       /* m_tok_s=: median over the lines */
 	double m_step_s;             /* m_step_s= (0: not reported) */
 	double m_mem_bytes;          /* m_mem_b=: largest (0: not reported) */
 	int m_lines;                 /* m_lines=: lines used */
+	double m_tokens_done;        /* m_done=: the run's tokens trained
+				      * when the job ended (the largest
+				      * tokens_done it reported; 0 none) */
+	unsigned long done_at;       /* done_at=: a follower cancelled
+				      * unrun: the run was complete when
+				      * this job ended (0 none) */
 } autosize_record;
 
 void autosize_record_init(autosize_record *r);
+
+/* Jobs of r's chain: ck=, else, for a record written before chains
+ * were queued, the limits its hours take (1: one job). */
+int autosize_record_chain_jobs(const autosize_record *r);
 
 /* The record of a plan (its numbers, no measured figures). */
 void autosize_record_from_plan(const autosize_plan *plan,
@@ -149,24 +172,28 @@ typedef struct autosize_measured {
 	double tokens_per_s;         /* median over the lines; 0 none */
 	double step_s;               /* median; 0 none */
 	double mem_bytes;            /* largest peak_memory_bytes; 0 none */
+	double tokens_done;          /* largest tokens_done: the whole
+				      * run's tokens trained so far (a
+				      * chained job's progress); 0 none */
 	int lines;                   /* lines read (0: nothing) */
 } autosize_measured;
 
 /*
  * The lines a training loop appended to $AUTOSIZE_REPORT (len bytes; a
  * partial first line, when the text is a file's tail, is skipped): each
- * one JSON object with any of tokens_per_s, step_s, peak_memory_bytes
- * (non-negative numbers; other keys ignored). Bad lines are skipped and
- * counted in *bad. m: the median tokens_per_s and step_s over the
- * lines, the largest peak_memory_bytes. Returns the lines read (0:
- * none).
+ * one JSON object with any of tokens_per_s, step_s, peak_memory_bytes,
+ * tokens_done (non-negative numbers; other keys ignored). Bad lines are
+ * skipped and counted in *bad. m: the median tokens_per_s and step_s
+ * over the lines, the largest peak_memory_bytes and tokens_done.
+ * Returns the lines read (0: none).
  */
 int autosize_report_summary(const char *text, size_t len, int partial_first,
 			    autosize_measured *m, int *bad);
 
 /*
  * m into r's measured figures, each kept only within RATIO_MIN..MAX of
- * r's plan. Returns the lines used (0: nothing attached).
+ * r's plan (tokens_done: at most twice the run's tokens). Returns the
+ * lines used (0: nothing attached).
  */
 int autosize_record_add_measured(autosize_record *r,
 				 const autosize_measured *m);

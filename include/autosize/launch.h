@@ -106,7 +106,9 @@ typedef struct autosize_launch {
 	char torchtune[AUTOSIZE_LAUNCH_TORCHTUNE_MAX];
 	autosize_launch_var env[AUTOSIZE_LAUNCH_ENV_MAX];
 	int n_env;
-	long steps;                   /* 0: no token count */
+	long steps;                   /* the whole run's; 0: no token
+				       * count */
+	long job_steps;               /* this job's part of them */
 	char note[AUTOSIZE_LAUNCH_NOTE_MAX];
 	/* what the job's tasks are told (spank_remote.c): the note less
 	 * what concerns only the lines of a stack the job does not run
@@ -266,10 +268,27 @@ int autosize_launch_torchtitan_v1_args(const autosize_plan *p,
 				       size_t len);
 
 /*
- * Optimizer steps that train the plan's tokens: tokens / (global batch x
- * sequence), rounded up; 0 without a token count.
+ * Optimizer steps that train the whole run's tokens (tokens_done and
+ * the plan's tokens: a launcher resumed from its checkpoint counts on
+ * from the step it holds): tokens / (global batch x sequence), rounded
+ * up; 0 without a token count.
  */
 long autosize_launch_steps(const autosize_plan *p);
+
+/*
+ * Optimizer steps this job of the run trains: its part
+ * (autosize_plan_part: chain_index, chain_done_before), the rest of the
+ * run when it is not chained. 0: no token count.
+ */
+long autosize_launch_job_steps(const autosize_plan *p);
+
+/*
+ * Megatron-LM's --exit-duration-in-mins for a chained job: its time
+ * limit less the warning signal's lead and two minutes before Megatron's
+ * clock starts, so that it saves and exits before the signal; 0 when the
+ * plan is not chained.
+ */
+long autosize_launch_exit_minutes(const autosize_plan *p);
 
 /*
  * The precision request r trains in under its stack: r's, except where

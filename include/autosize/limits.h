@@ -12,15 +12,18 @@
  *   qos NAME [flags=deny,over_part] [job_gpus=N] [job_nodes=N]
  *       [user_gpus=N] [user_nodes=N] [account_gpus=N] [account_nodes=N]
  *       [grp_gpus=N] [grp_nodes=N] [node_gpus=N] [wall_min=N]
+ *       [user_submit=N] [account_submit=N] [grp_submit=N]
  *   assoc ID PARENT_ID ACCOUNT USER|- PARTITION|- [job_gpus=N]
  *       [job_nodes=N] [grp_gpus=N] [grp_nodes=N] [node_gpus=N]
- *       [wall_min=N] [def_qos=NAME] [qos=NAME,NAME...]
+ *       [wall_min=N] [user_submit=N] [grp_submit=N] [def_qos=NAME]
+ *       [qos=NAME,NAME...]
  *   user NAME [default_account=ACCOUNT]
  *   part NAME TYPE|- [qos=NAME] [def_cpus_per_gpu=N] [def_mem_per_gpu_mb=N]
  *       [max_cpus_per_node=N] [node_cpus=N] [node_mem_mb=N] [node_gpus=N]
  *   end
  *
- * Numbers absent: no limit. `end` says the snapshot is whole. A `part`
+ * Numbers absent: no limit (*_submit: jobs queued at once, pending or
+ * running: MaxSubmitJobs*, GrpSubmitJobs). `end` says the snapshot is whole. A `part`
  * line of TYPE `-` describes all the partition's nodes, one of a GPU
  * type (the GRES type, "h100") only the nodes of that type; node_cpus,
  * node_mem_mb and node_gpus are the smallest node's.
@@ -48,6 +51,10 @@ typedef struct autosize_caps {
 	autosize_cap nodes;         /* nodes of one job */
 	autosize_cap gpus_per_node;
 	autosize_cap wall_min;      /* minutes */
+	autosize_cap submit_jobs;   /* jobs a user may queue at once (the
+				     * smallest per-user, per-account and
+				     * group MaxSubmitJobs: a chain never
+				     * queues more) */
 	char qos[AUTOSIZE_LIMITS_NAME_MAX];     /* the QOS applied */
 	char account[AUTOSIZE_LIMITS_NAME_MAX]; /* the account applied */
 } autosize_caps;

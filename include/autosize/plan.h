@@ -98,6 +98,10 @@ typedef struct autosize_request {
 	int arch_given;             /* any of --layers, --hidden, ... */
 	autosize_job_mode job_mode; /* --autosize */
 	double tokens;              /* training tokens; 0 = unknown */
+	double tokens_done;         /* --train-tokens-done: of them, trained
+				     * already (a run resumed from its
+				     * checkpoints); the plan trains the
+				     * rest; 0 = none */
 	double deadline_s;          /* 0 = policy default */
 	autosize_train_mode train_mode;
 	int seq_len;                /* default 4096 (2048 for GELU models) */
@@ -174,6 +178,26 @@ typedef struct autosize_request {
 	 * wins). Not owned. */
 	const autosize_rule *rule;
 	autosize_cap rule_gpus;
+	/* Chained jobs (doc/users.md "Long runs"): a run longer than the
+	 * partition's MaxTime is planned as jobs that resume from
+	 * checkpoints. */
+	int chain;                  /* --autosize-chain: 1 on, 0 off,
+				     * UNSET the policy's (defaults: chain) */
+	int interactive;            /* salloc, srun: one allocation, never
+				     * chained */
+	int chain_index;            /* this job's place in its chain, from
+				     * 1; 0 = the first (or none) */
+	int chain_unmarked;         /* a batch job sbatch did not mark as a
+				     * chain's (its script on standard input,
+				     * --wait, an array, a client without the
+				     * plugin): one job */
+	int time_kept;              /* the job keeps its own -t: one job,
+				     * never chained (the caller says
+				     * whether -t holds the run) */
+	double signal_s;            /* warning signal the job carries, this
+				     * long before its limit (sbatch set
+				     * it); 0 = plan's own lead; -1 = the
+				     * user's own --signal */
 } autosize_request;
 
 
@@ -305,7 +329,30 @@ typedef struct autosize_plan {
 	int interval_runs;          /* validation runs behind the interval */
 	int interval_pooled;        /* 1: too few in the regime: all runs */
 	long time_limit_min;        /* upper end + allowance, clamped */
-	int chained_jobs;           /* jobs needed when clamped, else 1 */
+	int chained_jobs;           /* jobs whose time limits cover the
+				     * upper end (time_limit_min each), 1
+				     * for a run one limit covers or one
+				     * that cannot be chained */
+	double tokens_done;         /* trained before this plan
+				     * (--train-tokens-done); tokens is the
+				     * rest, tokens_done + tokens the run */
+	double chain_job_tokens;    /* tokens one whole job of the chain
+				     * trains at the predicted speed
+				     * (tokens when chained_jobs is 1) */
+	int chain_index;            /* the job of the chain planned (from
+				     * 1; its part is autosize_plan_part) */
+	double chain_done_before;   /* of tokens, done before that job (<
+				     * 0: as planned, chain_job_tokens by
+				     * each job before it) */
+	int chain_needed;           /* jobs the run needs when a limit on
+				     * queued jobs cut chained_jobs (0:
+				     * not cut) */
+	char chain_cut_by[AUTOSIZE_CAP_WHO_MAX]; /* that limit ("QOS normal
+				     * MaxSubmitJobsPerUser=4") */
+	int signal_s;               /* SIGUSR1 this long before each
+				     * chained job's limit: the
+				     * checkpoint's write plus the
+				     * policy's margin (0: not chained) */
 	double gpu_hours;
 	double cost;                /* price.total: what the schedule asks */
 	autosize_cost price;        /* how cost came about (price.h) */
@@ -353,6 +400,36 @@ autosize_err autosize_plan_compute(const autosize_policy *p,
  * none. */
 double autosize_plan_deadline_s(const autosize_policy *p,
 				const autosize_request *r);
+
+/*
+ * Tokens job `index` (from 1) of the plan's chain is planned to train,
+ * having done_before of the plan's tokens already (< 0: as planned, the
+ * jobs before it each trained chain_job_tokens): the rest of the run,
+ * at most one job's share; 0 when nothing is left.
+ */
+double autosize_plan_part(const autosize_plan *plan, int index,
+			  double done_before);
+
+/* Of the plan's tokens, those done before job index: done_before, or as
+ * planned when it is < 0; at most the plan's tokens. */
+double autosize_plan_done_before(const autosize_plan *plan, int index,
+				 double done_before);
+
+/*
+ * The warning for a job that keeps its own time limit (-t, minutes)
+ * short of the plan's time: how much of the run it trains, and how the
+ * run goes on. Nothing when limit_min covers the predicted time.
+ */
+void autosize_plan_warn_kept_time(autosize_plan *plan, long limit_min);
+
+/*
+ * The warning signal's lead (seconds) a chained job of this plan gets
+ * under policy p: the plan's checkpoint written at the slowest storage
+ * among p's partitions, plus the policy's checkpoint signal_margin, in
+ * whole minutes (sbatch sets it before slurmctld picks the partition).
+ */
+int autosize_plan_signal_lead(const autosize_policy *p,
+			      const autosize_plan *plan);
 
 /* Add a warning to a plan (dropped silently past AUTOSIZE_MAX_WARNINGS). */
 void autosize_plan_warn(autosize_plan *plan, const char *fmt, ...)

@@ -134,6 +134,9 @@ typedef struct autosize_defaults {
 	 * within the QOS and association limits Slurm enforces; off: it
 	 * does not read them. */
 	int slurm_limits;
+	/* `chain: on` (the default): a batch job longer than its
+	 * partition's MaxTime is queued as chained jobs; off: one job. */
+	int chain;
 } autosize_defaults;
 
 

@@ -74,7 +74,36 @@ typedef struct autosize_report_job {
 				 * --duplicates: state REQUEUED) */
 	int ran;                /* it started (elapsed or a start time);
 				 * 0: cancelled while pending */
+	/* a job of a chained run (doc/users.md "Long runs"): its run's
+	 * id ("" none), its place, the jobs the run was planned, the run's
+	 * tokens, the run's progress it reported (m_done), and for a
+	 * follower cancelled unrun because the run was done, the job that
+	 * finished it */
+	char chain[AUTOSIZE_CHAIN_ID_MAX];
+	int chain_index, chain_jobs;
+	double run_tokens, tokens_done;
+	unsigned long done_at;
+	long long start_s;
 } autosize_report_job;
+
+/* A chained run: its jobs taken together (autosize_report_runs). */
+typedef struct autosize_report_run {
+	char chain[AUTOSIZE_CHAIN_ID_MAX];
+	char user[AUTOSIZE_CAL_USER_MAX];
+	char name[AUTOSIZE_REPORT_NAME_MAX]; /* its first job's */
+	char first_job[AUTOSIZE_JOB_ID_MAX];
+	int planned;            /* jobs the plan queued for it (ck=) */
+	int ran;                /* of its jobs, those that started */
+	int unrun;              /* cancelled before they started */
+	int done;               /* it trained all its tokens (a job
+				 * reported them, or a follower was
+				 * cancelled for that) */
+	double tokens;          /* the run's tokens */
+	double tokens_done;     /* the most its jobs reported */
+	double elapsed_s;       /* its jobs' run time, together */
+	double gpu_h;           /* GPU-hours its jobs used */
+	long long start_s, end_s; /* its first job's start, last end */
+} autosize_report_run;
 
 /* A partition x GPU x framework the plans ran on. */
 typedef struct autosize_report_group {
@@ -168,6 +197,14 @@ void autosize_report_bad_record(autosize_report *r);
  * when the line was one of those, 0 otherwise.
  */
 int autosize_report_ctld_line(autosize_report *r, const char *line);
+
+/*
+ * The chained runs among the kept jobs (those whose records name a
+ * chain), at most max into out, in the order of their first job;
+ * returns how many there are (may exceed max).
+ */
+long autosize_report_runs(const autosize_report *r, autosize_report_run *out,
+			  long max);
 
 /* Sort and compute the figures (after the last add; again after more). */
 void autosize_report_finish(autosize_report *r);

@@ -22,6 +22,18 @@
 int autosize_record_summary(const autosize_record *r, const char *model,
 			    char *buf, size_t len);
 
+/*
+ * The time part of that line, the submit side's and show's alike:
+ * ", H h predicted (likely LO-HI h), time limit L" and, for a chain,
+ * "per job x K chained jobs, which cover at least the upper end", then
+ * ", SIGUSR1 M min before each (the) limit" when the job carries
+ * autosize's warning signal. "" without hours; the length, or -1 when
+ * it does not fit len.
+ */
+int autosize_time_words(double hours, double low, double high,
+			long limit_min, int chained_jobs, int signal_s,
+			char *buf, size_t len);
+
 /* 1 for the state of a job that has not ended (PENDING, RUNNING, ...;
  * "" unknown), as scontrol and sacct spell them. */
 int autosize_show_live(const char *state);

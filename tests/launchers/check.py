@@ -215,6 +215,16 @@ def tampers(tool, recs):
             del r['launch']['env']['CUDA_DEVICE_MAX_CONNECTIONS']
         out.append(('CUDA_DEVICE_MAX_CONNECTIONS unset under TP', r)
                    if r else None)
+        # a resumed run's iterations counted over the rest, not the run
+        # (Megatron counts on from its checkpoint's iteration)
+        r = first(recs, lambda e, r: r['launch'].get('megatron') and
+                  e.get('job_steps') and '--exit-duration-in-mins' in
+                  r['launch']['megatron'] and
+                  e['job_steps'] < common.steps(e))
+        out.append(('--train-iters of the job, not the run', sub(
+            r, 'megatron', r'--train-iters \d+',
+            '--train-iters %d' % r['expect']['job_steps']))
+            if r else None)
     result = []
     for item in out:
         if item is None:

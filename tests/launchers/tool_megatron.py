@@ -105,6 +105,11 @@ def check(rec, c):
     c.eq('fp16', args.fp16, e['precision'] == 'fp16')
     c.eq('fp8', args.fp8, 'hybrid' if e['precision'] == 'fp8' else None)
     c.eq('sequence parallel', args.sequence_parallel, e['tp'] > 1)
+    # the whole run's iterations; a chained job stops itself before its
+    # warning signal
+    c.eq('train iters', args.train_iters, common.steps(e) or None)
+    c.eq('exit duration', args.exit_duration_in_mins,
+         e.get('exit_minutes') or None)
     if e['model']['experts'] > 1:
         if args.moe_token_dispatcher_type not in ('alltoall', 'flex'):
             c.fail('MoE token dispatcher %s, the plan prices all-to-all'

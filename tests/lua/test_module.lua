@@ -248,14 +248,18 @@ local limits = { a100 = { 8, 2880 }, h100 = { 16, 4320 },
 	l40s = { 4, 1440 } }
 for _, m in ipairs({ "llama-3-8b", "llama-3-70b", "qwen2.5-32b" }) do
 	for part, lim in pairs(limits) do
+		-- a batch job sbatch marked as a chain's first (chain.h)
 		d = autosize.plan(env(P .. "model=" .. m,
-			P .. "train_tokens=1e13"), { partition = part })
+			P .. "train_tokens=1e13",
+			"AUTOSIZE_CHAIN=0123456789abcdef:1:0:480"),
+			{ partition = part, batch = true })
 		if d and d.action == "rewrite" then
 			check(m .. " on " .. part .. " within limits",
 				d.min_nodes <= lim[1] and d.time_limit <= lim[2],
 				d.min_nodes .. " nodes, " .. d.time_limit .. " min")
 			check(m .. " on " .. part .. " chained jobs reported",
-				d.chained_jobs > 1 and #d.warnings > 0)
+				d.chained_jobs > 1 and d.plan:find("per job x " ..
+				d.chained_jobs .. " chained jobs"), d.plan)
 		else
 			check(m .. " on " .. part .. " unfit is a reject",
 				d and d.action == "reject" and d.reason == "unfit")
@@ -896,7 +900,32 @@ jd, writes = job_desc({ partition = "h100", script = "x", min_nodes = 4,
 rc = slurm_job_submit(jd, {}, 1000)
 check("explicit size: plan for 4 nodes and the short limit warned",
 	rc == slurm.SUCCESS and user_text():find(": 4 nodes x 8 GPUs") and
-	user_text():find("your time limit %(60 min%) ends before"),
+	user_text():find("your time limit %(%-t 01:00:00%) ends before"),
+	user_text())
+
+-- A chained run's follower (sbatch's mark: job 3 after job 77) waits for
+-- the job before it, whatever --dependency the first job's command line
+-- carried; the first job gets no dependency of autosize's.
+reset()
+jd, writes = job_desc({ partition = "a100", script = "x",
+	dependency = "afterok:5",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=2e11",
+		"AUTOSIZE_CHAIN=0123456789abcdef:3:77:480") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("chain: a follower depends on the job before it",
+	rc == slurm.SUCCESS and writes.dependency == "afterany:77" and
+	user_text():find("job 3 of %d+'s dependency afterok:5 %-> " ..
+		"afterany:77 %(replaces yours%)") and
+	tostring(writes.admin_comment):find("chain=0123456789abcdef,ci=3,"),
+	user_text())
+reset()
+jd, writes = job_desc({ partition = "a100", script = "x",
+	spank_job_env = env(P .. "model=llama-3-8b", P .. "train_tokens=2e11",
+		"AUTOSIZE_CHAIN=0123456789abcdef:1:0:480") })
+rc = slurm_job_submit(jd, {}, 1000)
+check("chain: the first job has no dependency, its plan says the chain",
+	rc == slurm.SUCCESS and writes.dependency == nil and
+	user_text():find("chained jobs, which cover at least the upper end"),
 	user_text())
 
 -- The admins' line names the job by the name its user chose: one line
