@@ -2,10 +2,11 @@
  * autosize: Lua 5.1 module `autosize` for slurmctld's job_submit.lua.
  *
  *   autosize.load_policy(path[, settle_s]) -> true [, note] | nil, errmsg
- *   autosize.read_limits(cli) -> true | nil, errmsg: keep Slurm's QOS and
- *                                 association limits current through the
- *                                 helper `cli limits --raw` (never waits;
- *                                 "" plans without them)
+ *   autosize.read_limits(cli[, refresh_s, stale_s]) -> true | nil, errmsg:
+ *                                 keep Slurm's QOS and association limits
+ *                                 current through the helper `cli limits
+ *                                 --raw` (never waits; "" plans without
+ *                                 them; shorter times for the tests)
  *   autosize.plan(env, job[, parts]) -> nil (not an autosize job) | table
  *                                 | nil, errmsg (bad arguments, failure)
  *   autosize.policy_info()     -> table describing the current policy
@@ -633,14 +634,15 @@ static int lua_autosize_load_policy(lua_State *L)
 	return 2;
 }
 
-/* read_limits(cli): keep Slurm's limits current through the helper cli
- * (`autosize limits --raw`), unless the policy says slurm_limits: off
- * ("" or off: plan without them). Never waits. */
+/* read_limits(cli[, refresh_s, stale_s]): keep Slurm's limits current
+ * through the helper cli (`autosize limits --raw`), unless the policy
+ * says slurm_limits: off ("" or off: plan without them). Never waits. */
 static int lua_autosize_read_limits(lua_State *L)
 {
 	char msg[AUTOSIZE_MSG_LEN + 64];
 	const autosize_policy *p;
 	const char *cli = "";
+	double refresh_s = 0, stale_s = 0;
 	size_t len = 0;
 	int off;
 
@@ -657,7 +659,13 @@ static int lua_autosize_read_limits(lua_State *L)
 	off = p && !autosize_policy_defaults(p)->slurm_limits;
 	lua_policy_unacquire();
 	msg[0] = '\0';
-	if (lua_limits_refresh(off ? "" : cli, msg, sizeof(msg)) == 0) {
+	/* the tests' shorter times (never longer than the defaults) */
+	if (lua_type(L, 2) == LUA_TNUMBER)
+		refresh_s = lua_tonumber(L, 2);
+	if (lua_type(L, 3) == LUA_TNUMBER)
+		stale_s = lua_tonumber(L, 3);
+	if (lua_limits_refresh(off ? "" : cli, refresh_s, stale_s, msg,
+			       sizeof(msg)) == 0) {
 		lua_pushboolean(L, 1);
 		return 1;
 	}

@@ -87,13 +87,17 @@ int lua_job_env_ours(const char *entry);
  * Keep Slurm's limits current, without waiting: read what the helper
  * wrote, start `cli limits --raw` when the snapshot is older than 30 s
  * (cli "" or NULL: limits are not wanted, jobs are planned without
- * them). Returns 0, or -1 with msg filled the first time a given
- * failure is seen (for slurmctld's log).
+ * them). refresh_s and stale_s shorten those 30 s and the 5 minutes a
+ * snapshot stays usable once due (0: the defaults; the tests). Returns
+ * 0, or -1 with msg filled the first time a given failure is seen (for
+ * slurmctld's log).
  */
-int lua_limits_refresh(const char *cli, char *msg, size_t len);
+int lua_limits_refresh(const char *cli, double refresh_s, double stale_s,
+		       char *msg, size_t len);
 
-/* Lock the snapshot and return it: NULL when not wanted (*wanted 0) or
- * when there is none younger than 5 minutes (why says why). Owned by the
+/* Lock the snapshot and return it: NULL when not wanted (*wanted 0),
+ * when there is none, or when jobs have found it due for a new read for
+ * 5 minutes and none came (why says why). Owned by the
  * cache; lua_limits_unacquire() must follow every acquire, unknown 1
  * when the job named a QOS or association the snapshot lacks (the next
  * refresh then reads a new one a few seconds on). */

@@ -9,9 +9,13 @@
  * (posix_spawn: no fork of slurmctld's memory; no shell; stdin from
  * /dev/null; no descriptor of slurmctld's kept), reads what it wrote
  * without waiting, a little at each call, and keeps the last whole
- * snapshot. A snapshot older than LIMITS_REFRESH_S starts a new helper;
- * one older than LIMITS_STALE_S is not used (the job goes as submitted,
- * saying why). Nothing here waits: a helper that hangs is killed after
+ * snapshot. A job finding the snapshot older than LIMITS_REFRESH_S
+ * starts a new helper; a snapshot that no helper has managed to replace
+ * for LIMITS_STALE_S since then is not used (the job goes as submitted,
+ * saying why). Time without jobs does not count: on a cluster left idle
+ * for an hour, the first job is planned on the last snapshot while a new
+ * one is read (limits rarely change; the next jobs get the new one).
+ * Nothing here waits: a helper that hangs is killed after
  * LIMITS_HELPER_MAX_S.
  */
 #define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
@@ -33,8 +37,8 @@ extern char **environ;
 /* A snapshot this old starts a new helper: limits changed with sacctmgr
  * reach plans within a minute (the refresh, plus the helper's run). */
 #define LIMITS_REFRESH_S 30.0
-/* A snapshot this old is not used: a helper that keeps failing must
- * not size jobs on limits long gone. */
+/* A snapshot due this long for a new read, and none read, is not used:
+ * a helper that keeps failing must not size jobs on limits long gone. */
 #define LIMITS_STALE_S 300.0
 /* A helper running this long is killed (slurmctld busy or down). */
 #define LIMITS_HELPER_MAX_S 60.0
@@ -60,6 +64,10 @@ static struct {
 	char *buf;                  /* its output so far */
 	size_t len, cap;
 	double first_at;            /* the first refresh (slurmctld's start) */
+	double due_at;              /* when a job first found cur due for a
+				     * new read (0: not yet) */
+	double refresh_s, stale_s;  /* LIMITS_REFRESH_S, LIMITS_STALE_S, or
+				     * shorter (the tests) */
 	char why[AUTOSIZE_MSG_LEN]; /* why the last helper failed, "" none */
 	char told[AUTOSIZE_MSG_LEN]; /* the last failure logged */
 	int wanted;                 /* job_submit.lua asked for them */
@@ -120,6 +128,7 @@ static void limits_take(double now)
 		autosize_limits_destroy(lim.cur);
 		lim.cur = l;
 		lim.cur_at = now;
+		lim.due_at = 0;
 		lim.why[0] = '\0';
 		return;
 	}
@@ -232,21 +241,35 @@ static void limits_spawn(const char *cli, double now)
 	lim.len = 0;
 }
 
-int lua_limits_refresh(const char *cli, char *msg, size_t len)
+/* s when 0 < s < dflt (a test's shorter time), else dflt. */
+static double limits_time(double s, double dflt)
+{
+	return s > 0 && s < dflt ? s : dflt;
+}
+
+int lua_limits_refresh(const char *cli, double refresh_s, double stale_s,
+		       char *msg, size_t len)
 {
 	double now = limits_now();
 	int rc = 0;
 
 	pthread_mutex_lock(&lim.lock);
 	lim.wanted = cli && cli[0];
+	lim.refresh_s = limits_time(refresh_s, LIMITS_REFRESH_S);
+	lim.stale_s = limits_time(stale_s, LIMITS_STALE_S);
 	if (lim.first_at == 0)
 		lim.first_at = now;
 	limits_reap(0);
 	limits_read(now);
-	if (!lim.child && cli && cli[0] &&
-	    (!lim.cur || now - lim.cur_at >= LIMITS_REFRESH_S ||
+	if (lim.wanted && lim.cur && lim.due_at == 0 &&
+	    now - lim.cur_at >= lim.refresh_s)
+		lim.due_at = now;   /* the stale clock starts: jobs came */
+	if (!lim.child && lim.wanted &&
+	    (!lim.cur || now - lim.cur_at >= lim.refresh_s ||
 	     (lim.soon && now - lim.cur_at >= LIMITS_UNKNOWN_S)) &&
-	    (lim.last_try == 0 || now - lim.last_try >= LIMITS_RETRY_S ||
+	    (lim.last_try == 0 ||
+	     now - lim.last_try >= limits_time(lim.refresh_s,
+					       LIMITS_RETRY_S) ||
 	     lim.soon)) {
 		lim.soon = 0;
 		limits_spawn(cli, now);
@@ -271,11 +294,12 @@ const autosize_limits *lua_limits_acquire(int *wanted, char *why, size_t len)
 	if (!lim.wanted)
 		return NULL;
 	age = now - lim.cur_at;
-	if (lim.cur && age <= LIMITS_STALE_S)
+	if (lim.cur && (lim.due_at == 0 || now - lim.due_at <= lim.stale_s))
 		return lim.cur;
 	if (lim.cur)
-		snprintf(why, len, "the last were read %.0f s ago%s%s", age,
-			 lim.why[0] ? "; since then: " : "", lim.why);
+		snprintf(why, len, "the last were read %.0f s ago, none in "
+			 "%.0f s since%s%s", age, now - lim.due_at,
+			 lim.why[0] ? "; the last try: " : "", lim.why);
 	else if (lim.why[0])
 		snprintf(why, len, "%s", lim.why);
 	else
@@ -301,7 +325,7 @@ void lua_limits_release(void)
 	lim.buf = NULL;
 	lim.cap = lim.len = 0;
 	lim.why[0] = lim.told[0] = '\0';
-	lim.first_at = lim.last_try = 0;
+	lim.first_at = lim.last_try = lim.due_at = 0;
 	lim.wanted = 0;
 	pthread_mutex_unlock(&lim.lock);
 }

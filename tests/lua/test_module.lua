@@ -1282,6 +1282,42 @@ local kept = plan_capped()
 check("a helper that cannot run: said once, the last snapshot kept",
 	r == nil and tostring(err):find("cannot run") and kept and
 	kept.action == "rewrite", tostring(err))
+-- Time without jobs does not age the snapshot: the first job after an
+-- idle spell is planned on it while a new one is read; only a snapshot
+-- no helper replaced for the stale time since jobs found it due is not
+-- used (1 s and 2 s here stand in for 30 s and 5 minutes).
+local helper2 = TMP .. "/limits-helper-2"
+write_now(helper2, (read(helper):gsub("user_gpus=4", "user_gpus=2")))
+os.execute("chmod 755 " .. helper2)
+-- (the new snapshot's cap of 2 GPUs refuses a 7B model: which
+-- snapshot planned a job shows)
+local function capped_at_2(dd)
+	return dd and dd.action == "reject" and tostring(dd.message):find(
+		"QOS normal MaxTRESPerUser=gres/gpu=2 allows fewer", 1, true)
+end
+for _ = 1, 150 do
+	autosize.read_limits(helper2, 1, 2)
+	d = plan_capped()
+	if capped_at_2(d) then break end
+	os.execute("sleep 0.05")
+end
+check("a new snapshot replaces the last (the cap 4 became 2)",
+	capped_at_2(d), tostring(d and d.message))
+os.execute("sleep 2.5")
+autosize.read_limits(TMP .. "/no-such-helper", 1, 2)
+d = plan_capped()
+check("an idle spell longer than the stale time: the first job after " ..
+	"it is planned on the last snapshot",
+	capped_at_2(d), tostring(d and d.message))
+os.execute("sleep 2.2")
+autosize.read_limits(TMP .. "/no-such-helper", 1, 2)
+d = plan_capped()
+check("...while jobs come and no new one is read for the stale time, " ..
+	"as submitted, saying why",
+	d and d.action == "none" and
+	tostring(d.message):find("the last were read %d+ s ago, none in " ..
+		"%d+ s since; the last try: cannot run"),
+	tostring(d and d.message))
 r, err = autosize.read_limits("relative/autosize")
 check("the helper must be an absolute path", r == nil and
 	tostring(err):find("absolute path"), tostring(err))
