@@ -56,9 +56,15 @@ typedef __typeof__(slurm_list_iterator_create(NULL)) limits_iter;
  * a refused connection this long. */
 #define LIMITS_CONNECT_WAIT_S 30
 
+/* Typed GPU TRES (gres/gpu:h100) written, at most. */
+#define LIMITS_TYPES_MAX 16
+
 typedef struct limits_tres {
 	int gpu, node;          /* indexes in tres_names, -1 none */
 	uint32_t cnt;
+	int n_typed;            /* gres/gpu:TYPE TRES */
+	int typed[LIMITS_TYPES_MAX];           /* their indexes */
+	const char *type[LIMITS_TYPES_MAX];    /* their TYPE */
 } limits_tres;
 
 /* " key=N" for one TRES of a _ctld array (INFINITE64 and NO_VAL64 are
@@ -69,6 +75,21 @@ static void limits_tres_key(FILE *f, const char *key, const uint64_t *v,
 	if (v && i >= 0 && (uint32_t)i < t->cnt && v[i] != INFINITE64 &&
 	    v[i] != NO_VAL64)
 		fprintf(f, " %s=%llu", key, (unsigned long long)v[i]);
+}
+
+/* " key=N" for GPUs, then " key:TYPE=N" for each GPU type limited. */
+static void limits_gpu_keys(FILE *f, const char *key, const uint64_t *v,
+			    const limits_tres *t)
+{
+	char typed[160], n[128];
+	int i;
+
+	limits_tres_key(f, key, v, t->gpu, t);
+	for (i = 0; i < t->n_typed; i++) {
+		snprintf(typed, sizeof(typed), "%s:%s", key,
+			 limits_name(t->type[i], n, sizeof(n)));
+		limits_tres_key(f, typed, v, t->typed[i], t);
+	}
 }
 
 static void limits_wall(FILE *f, uint32_t m)
@@ -92,15 +113,15 @@ static void limits_qos(FILE *f, const slurmdb_qos_rec_t *q,
 	fprintf(f, "qos %s", limits_name(q->name, n, sizeof(n)));
 	if (q->flags & QOS_FLAG_OVER_PART_QOS)
 		fprintf(f, " flags=over_part");
-	limits_tres_key(f, "job_gpus", q->max_tres_pj_ctld, t->gpu, t);
+	limits_gpu_keys(f, "job_gpus", q->max_tres_pj_ctld, t);
 	limits_tres_key(f, "job_nodes", q->max_tres_pj_ctld, t->node, t);
-	limits_tres_key(f, "user_gpus", q->max_tres_pu_ctld, t->gpu, t);
+	limits_gpu_keys(f, "user_gpus", q->max_tres_pu_ctld, t);
 	limits_tres_key(f, "user_nodes", q->max_tres_pu_ctld, t->node, t);
-	limits_tres_key(f, "account_gpus", q->max_tres_pa_ctld, t->gpu, t);
+	limits_gpu_keys(f, "account_gpus", q->max_tres_pa_ctld, t);
 	limits_tres_key(f, "account_nodes", q->max_tres_pa_ctld, t->node, t);
-	limits_tres_key(f, "grp_gpus", q->grp_tres_ctld, t->gpu, t);
+	limits_gpu_keys(f, "grp_gpus", q->grp_tres_ctld, t);
 	limits_tres_key(f, "grp_nodes", q->grp_tres_ctld, t->node, t);
-	limits_tres_key(f, "node_gpus", q->max_tres_pn_ctld, t->gpu, t);
+	limits_gpu_keys(f, "node_gpus", q->max_tres_pn_ctld, t);
 	limits_wall(f, q->max_wall_pj);
 	limits_count(f, "user_submit", q->max_submit_jobs_pu);
 	limits_count(f, "account_submit", q->max_submit_jobs_pa);
@@ -162,11 +183,11 @@ static void limits_assoc(FILE *f, const slurmdb_assoc_rec_t *a, limits_list qos,
 		limits_name(a->acct, n1, sizeof(n1)),
 		limits_name(a->user, n2, sizeof(n2)),
 		limits_name(a->partition, n3, sizeof(n3)));
-	limits_tres_key(f, "job_gpus", a->max_tres_ctld, t->gpu, t);
+	limits_gpu_keys(f, "job_gpus", a->max_tres_ctld, t);
 	limits_tres_key(f, "job_nodes", a->max_tres_ctld, t->node, t);
-	limits_tres_key(f, "grp_gpus", a->grp_tres_ctld, t->gpu, t);
+	limits_gpu_keys(f, "grp_gpus", a->grp_tres_ctld, t);
 	limits_tres_key(f, "grp_nodes", a->grp_tres_ctld, t->node, t);
-	limits_tres_key(f, "node_gpus", a->max_tres_pn_ctld, t->gpu, t);
+	limits_gpu_keys(f, "node_gpus", a->max_tres_pn_ctld, t);
 	limits_wall(f, a->max_wall_pj);
 	limits_count(f, "user_submit", a->max_submit_jobs);
 	limits_count(f, "grp_submit", a->grp_submit_jobs);
@@ -181,7 +202,7 @@ static int limits_assoc_mgr(FILE *f, char *err, size_t len)
 {
 	assoc_mgr_info_request_msg_t req;
 	assoc_mgr_info_msg_t *msg = NULL;
-	limits_tres t = { -1, -1, 0 };
+	limits_tres t = { .gpu = -1, .node = -1 };
 	limits_iter it;
 	slurmdb_qos_rec_t *q;
 	slurmdb_assoc_rec_t *a;
@@ -204,6 +225,12 @@ static int limits_assoc_mgr(FILE *f, char *err, size_t len)
 			t.gpu = (int)i;
 		if (msg->tres_names[i] && strcmp(msg->tres_names[i], "node") == 0)
 			t.node = (int)i;
+		if (msg->tres_names[i] &&
+		    strncmp(msg->tres_names[i], "gres/gpu:", 9) == 0 &&
+		    msg->tres_names[i][9] && t.n_typed < LIMITS_TYPES_MAX) {
+			t.typed[t.n_typed] = (int)i;
+			t.type[t.n_typed++] = msg->tres_names[i] + 9;
+		}
 	}
 	if (msg->qos_list) {
 		it = slurm_list_iterator_create(msg->qos_list);

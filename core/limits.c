@@ -13,7 +13,9 @@
 
 /* A snapshot's caps: a big site has tens of thousands of associations. */
 #define LIM_MAX_RECORDS 500000
-#define LIM_MAX_TOKENS 24
+#define LIM_MAX_TOKENS 64
+/* Distinct GPU types whose limits are read (a cluster has a few). */
+#define LIM_TYPES_MAX 16
 #define LIM_NUMBER_MAX 1000000000000L
 
 /* The kinds of limit, in the order of the snapshot's keys. */
@@ -63,6 +65,16 @@ typedef struct lim_assoc {
 	long v[LIM_N];
 } lim_assoc;
 
+/* A limit on one GPU type's TRES (gres/gpu:h100) of a QOS (owner: its
+ * index) or an association (owner: its id). */
+typedef struct lim_typed {
+	int of_assoc;
+	long owner;
+	int k;                  /* a GPU kind: LIM_*_GPUS */
+	char type[AUTOSIZE_LIMITS_NAME_MAX];
+	long v;
+} lim_typed;
+
 typedef struct lim_user {
 	char name[AUTOSIZE_LIMITS_NAME_MAX];
 	char account[AUTOSIZE_LIMITS_NAME_MAX];
@@ -76,6 +88,10 @@ struct autosize_limits {
 	lim_assoc **by_id;      /* sorted by id */
 	lim_user *user;         /* sorted by name */
 	autosize_slurm_part *part;
+	lim_typed *typed;       /* sorted by of_assoc, owner, k, type */
+	int n_typed, cap_typed;
+	char types[LIM_TYPES_MAX][AUTOSIZE_LIMITS_NAME_MAX];
+	int n_types;            /* the distinct types of typed */
 	int cap_qos, cap_assoc, cap_user, cap_part;
 };
 
@@ -174,6 +190,13 @@ static int lim_limit(const lim_line *ln, int i, long *v)
 	return 0;
 }
 
+/* 1 for the kinds of limit on GPUs, which may come per GPU type. */
+static int lim_gpu_kind(int k)
+{
+	return k == LIM_JOB_GPUS || k == LIM_USER_GPUS ||
+	       k == LIM_ACCOUNT_GPUS || k == LIM_GRP_GPUS || k == LIM_NODE_GPUS;
+}
+
 /* A named value key into out (a Slurm name). 1 when token i was it, -1
  * when bad. */
 static int lim_text(const lim_line *ln, int i, const char *key, char *out)
@@ -205,6 +228,57 @@ static void *lim_grow(void *arr, int n, int *cap, size_t size)
 	if (bigger)
 		*cap = want;
 	return bigger;
+}
+
+/* A typed GPU limit key ("user_gpus:h100=8") of a QOS or association
+ * (names: which kinds it may have) into l's typed limits: 1 when token
+ * i was one, -1 when bad, 0 when not one; -2 out of memory or past the
+ * records autosize reads. */
+static int lim_typed_limit(autosize_limits *l, const lim_line *ln, int i,
+			   int of_assoc, long owner,
+			   const char *const *names)
+{
+	const char *tok = ln->tok[i], *eq;
+	lim_typed *t;
+	size_t kl, tl;
+	void *g;
+	int k, j;
+
+	for (k = 0; k < LIM_N; k++) {
+		kl = strlen(lim_keys[k]);
+		if (!lim_gpu_kind(k) || !names[k] || ln->len[i] <= kl + 1 ||
+		    strncmp(tok, lim_keys[k], kl) != 0 || tok[kl] != ':')
+			continue;
+		eq = memchr(tok + kl + 1, '=', ln->len[i] - kl - 1);
+		if (!eq)
+			return -1;
+		tl = (size_t)(eq - tok) - kl - 1;
+		if (!lim_name_ok(tok + kl + 1, tl))
+			return -1;
+		g = lim_grow(l->typed, l->n_typed, &l->cap_typed,
+			     sizeof(*l->typed));
+		if (!g)
+			return -2;
+		l->typed = g;
+		t = &l->typed[l->n_typed];
+		memset(t, 0, sizeof(*t));
+		t->of_assoc = of_assoc;
+		t->owner = owner;
+		t->k = k;
+		memcpy(t->type, tok + kl + 1, tl);
+		t->v = lim_number(eq + 1, ln->len[i] - (size_t)(eq + 1 - tok));
+		if (t->v < 0)
+			return -1;
+		l->n_typed++;
+		for (j = 0; j < l->n_types; j++)
+			if (strcmp(l->types[j], t->type) == 0)
+				return 1;
+		if (l->n_types < LIM_TYPES_MAX)
+			memcpy(l->types[l->n_types++], t->type,
+			       sizeof(t->type));
+		return 1;
+	}
+	return 0;
 }
 
 #define LIM_PUSH(l, arr, n, cap, e, ln)                                      \
@@ -253,10 +327,14 @@ static autosize_err lim_qos_line(autosize_limits *l, const lim_line *ln,
 				       <= n - 9;
 			continue;
 		}
-		if ((r = lim_limit(ln, i, q->v)) == 1)
+		if ((r = lim_limit(ln, i, q->v)) == 1 ||
+		    (r == 0 && (r = lim_typed_limit(l, ln, i, 0, l->n_qos,
+						    lim_qos_names)) == 1))
 			continue;
-		return lim_bad(e, ln, r < 0 ? "a limit that is not a number"
-					    : "an unknown key");
+		return lim_bad(e, ln, r == -2 ? "more typed limits than "
+			       "autosize reads (500000), or out of memory"
+			       : r < 0 ? "a limit that is not a number"
+			       : "an unknown key");
 	}
 	l->n_qos++;
 	return AUTOSIZE_OK;
@@ -290,9 +368,14 @@ static autosize_err lim_assoc_line(autosize_limits *l, const lim_line *ln,
 		return lim_bad(e, ln, "an association without an account");
 	for (i = 6; i < ln->n; i++) {
 		if ((r = lim_limit(ln, i, a->v)) == 1 ||
+		    (r == 0 && (r = lim_typed_limit(l, ln, i, 1, a->id,
+						    lim_assoc_names)) == 1) ||
 		    (r == 0 && (r = lim_text(ln, i, "def_qos",
 					     a->def_qos)) == 1))
 			continue;
+		if (r == -2)
+			return lim_bad(e, ln, "more typed limits than autosize "
+				       "reads (500000), or out of memory");
 		if (r == 0 && lim_key(ln, i, "qos", &val, &n)) {
 			/* the QOS the association may use: only "exactly one"
 			 * matters (Slurm's default when none is set) */
@@ -449,6 +532,19 @@ static int lim_id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int lim_typed_cmp(const void *a, const void *b)
+{
+	const lim_typed *x = a, *y = b;
+
+	if (x->of_assoc != y->of_assoc)
+		return x->of_assoc - y->of_assoc;
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	if (x->k != y->k)
+		return x->k - y->k;
+	return strcmp(x->type, y->type);
+}
+
 static int lim_user_cmp(const void *a, const void *b)
 {
 	return strcmp(((const lim_user *)a)->name,
@@ -475,6 +571,9 @@ static autosize_err lim_index(autosize_limits *l, autosize_error *e)
 	if (l->n_user > 0)
 		qsort(l->user, (size_t)l->n_user, sizeof(*l->user),
 		      lim_user_cmp);
+	if (l->n_typed > 0)
+		qsort(l->typed, (size_t)l->n_typed, sizeof(*l->typed),
+		      lim_typed_cmp);
 	return AUTOSIZE_OK;
 }
 
@@ -536,6 +635,7 @@ void autosize_limits_destroy(autosize_limits *l)
 	free(l->by_id);
 	free(l->user);
 	free(l->part);
+	free(l->typed);
 	free(l);
 }
 
@@ -650,8 +750,62 @@ static void lim_set(autosize_cap *c, int k, long v, const char *who,
 		return;
 	lim_value(k, v, val, sizeof(val));
 	c->value = v;
-	snprintf(c->who, sizeof(c->who), "%.70s %.30s=%.16s", who, name,
+	snprintf(c->who, sizeof(c->who), "%.90s %.52s=%.15s", who, name,
 		 val);
+}
+
+/* Limit k on GPU type of a QOS (owner: its index) or an association
+ * (its id); -1 none. */
+static long lim_typed_v(const autosize_limits *l, int of_assoc, long owner,
+			int k, const char *type)
+{
+	lim_typed key;
+	const lim_typed *t;
+
+	if (!l->n_typed || strlen(type) >= sizeof(key.type))
+		return -1;
+	memset(&key, 0, sizeof(key));
+	key.of_assoc = of_assoc;
+	key.owner = owner;
+	key.k = k;
+	strcpy(key.type, type);
+	t = bsearch(&key, l->typed, (size_t)l->n_typed, sizeof(*l->typed),
+		    lim_typed_cmp);
+	return t ? t->v : -1;
+}
+
+/* Limit k of a QOS or an association, untyped (type NULL) or on GPU
+ * type. */
+static long lim_qos_v(const autosize_limits *l, const lim_qos *q, int k,
+		      const char *type)
+{
+	return type ? lim_typed_v(l, 0, (long)(q - l->qos), k, type)
+		    : q->v[k];
+}
+
+static long lim_assoc_v(const autosize_limits *l, const lim_assoc *a, int k,
+			const char *type)
+{
+	return type ? lim_typed_v(l, 1, a->id, k, type) : a->v[k];
+}
+
+/* A kind's name as sacctmgr writes it, on GPU type when type is set
+ * ("MaxTRESPerUser=gres/gpu:h100"). */
+static const char *lim_kind_name(const char *base, const char *type,
+				 char *buf, size_t len)
+{
+	if (!type)
+		return base;
+	snprintf(buf, len, "%s:%s", base, type);
+	return buf;
+}
+
+static void lim_caps_none(autosize_caps *caps)
+{
+	memset(caps, 0, sizeof(*caps));
+	caps->gpus.value = caps->nodes.value = -1;
+	caps->gpus_per_node.value = caps->wall_min.value = -1;
+	caps->submit_jobs.value = -1;
 }
 
 /* Slot of the caps a kind of limit goes into. */
@@ -683,24 +837,30 @@ static void lim_assoc_who(const lim_assoc *a, char *buf, size_t len)
 }
 
 /* Each kind where first defined: the QOS in their order, then the
- * user's association and its parents up to root. */
+ * user's association and its parents up to root. type NULL: the
+ * untyped limits; else the GPU kinds' limits on that GPU type (a TRES
+ * of its own, so a kind of its own in Slurm's order). */
 static void lim_apply(const autosize_limits *l, const lim_qos *first,
 		      const lim_qos *second, const lim_assoc *a,
-		      autosize_caps *caps)
+		      const char *type, autosize_caps *caps)
 {
 	const lim_qos *qs[2] = { first, second };
-	char who[AUTOSIZE_CAP_WHO_MAX];
+	char who[AUTOSIZE_CAP_WHO_MAX], name[AUTOSIZE_CAP_WHO_MAX];
 	const lim_assoc *up;
+	long v;
 	int k, i, depth, done, grp;
 
 	for (k = 0; k < LIM_N; k++) {
+		if (type && !lim_gpu_kind(k))
+			continue;
 		done = 0;
 		for (i = 0; i < 2 && !done; i++) {
-			if (!qs[i] || qs[i]->v[k] < 0)
+			if (!qs[i] || (v = lim_qos_v(l, qs[i], k, type)) < 0)
 				continue;
 			snprintf(who, sizeof(who), "QOS %s", qs[i]->name);
-			lim_set(lim_slot(caps, k), k, qs[i]->v[k], who,
-				lim_qos_names[k]);
+			lim_set(lim_slot(caps, k), k, v, who,
+				lim_kind_name(lim_qos_names[k], type, name,
+					      sizeof(name)));
 			done = 1;
 		}
 		if (done || !lim_assoc_names[k])
@@ -713,11 +873,12 @@ static void lim_apply(const autosize_limits *l, const lim_qos *first,
 		for (up = a, depth = 0; up && depth < 64;
 		     up = up->parent && up->parent != up->id
 			  ? lim_find_id(l, up->parent) : NULL, depth++) {
-			if (up->v[k] < 0)
+			if ((v = lim_assoc_v(l, up, k, type)) < 0)
 				continue;
 			lim_assoc_who(up, who, sizeof(who));
-			lim_set(lim_slot(caps, k), k, up->v[k], who,
-				lim_assoc_names[k]);
+			lim_set(lim_slot(caps, k), k, v, who,
+				lim_kind_name(lim_assoc_names[k], type, name,
+					      sizeof(name)));
 			if (!grp)
 				break;
 		}
@@ -785,13 +946,13 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 {
 	const autosize_slurm_part *sp;
 	const lim_assoc *a;
-	const lim_qos *q, *pq = NULL;
+	const lim_qos *q, *pq = NULL, *first, *second;
+	struct autosize_typed_cap *tc;
+	autosize_caps typed;
 	const char *name = "";
+	int t;
 
-	memset(caps, 0, sizeof(*caps));
-	caps->gpus.value = caps->nodes.value = -1;
-	caps->gpus_per_node.value = caps->wall_min.value = -1;
-	caps->submit_jobs.value = -1;
+	lim_caps_none(caps);
 	if (why && len)
 		why[0] = '\0';
 	if (!l || !l->enforced)
@@ -821,11 +982,58 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 	snprintf(caps->qos, sizeof(caps->qos), "%s", q->name);
 	snprintf(caps->account, sizeof(caps->account), "%s", a->account);
 	/* the partition's QOS first, unless the job's has OverPartQOS */
-	if (pq && q->over_part)
-		lim_apply(l, q, pq, a, caps);
-	else
-		lim_apply(l, pq, q, a, caps);
+	if (pq && q->over_part) {
+		first = q;
+		second = pq;
+	} else {
+		first = pq;
+		second = q;
+	}
+	lim_apply(l, first, second, a, NULL, caps);
+	for (t = 0; t < l->n_types && caps->n_typed < AUTOSIZE_CAPS_TYPED_MAX;
+	     t++) {
+		lim_caps_none(&typed);
+		lim_apply(l, first, second, a, l->types[t], &typed);
+		if (typed.gpus.value < 0 && typed.gpus_per_node.value < 0)
+			continue;
+		tc = &caps->typed[caps->n_typed++];
+		snprintf(tc->type, sizeof(tc->type), "%s", l->types[t]);
+		tc->gpus = typed.gpus;
+		tc->gpus_per_node = typed.gpus_per_node;
+	}
 	return 0;
+}
+
+/* *c the smaller of *c and *by (c on a tie: the untyped). */
+static void lim_fold(autosize_cap *c, const autosize_cap *by)
+{
+	if (by->value >= 0 && (c->value < 0 || by->value < c->value))
+		*c = *by;
+}
+
+void autosize_caps_of_type(const autosize_limits *l,
+			   const autosize_caps *caps, const char *partition,
+			   const char *type, autosize_caps *out)
+{
+	const autosize_slurm_part *sp;
+	const char *t;
+	int i;
+
+	*out = *caps;
+	for (i = 0; i < caps->n_typed && i < AUTOSIZE_CAPS_TYPED_MAX; i++) {
+		t = caps->typed[i].type;
+		if (type && type[0]) {
+			if (strcmp(t, type) != 0)
+				continue;
+		} else {
+			/* does the partition have nodes of this type? */
+			sp = autosize_limits_partition(l, partition, t);
+			if (!sp || strcmp(sp->type, t) != 0)
+				continue;
+		}
+		lim_fold(&out->gpus, &caps->typed[i].gpus);
+		lim_fold(&out->gpus_per_node, &caps->typed[i].gpus_per_node);
+	}
 }
 
 const autosize_slurm_part *autosize_limits_partition(const autosize_limits *l,
@@ -848,13 +1056,17 @@ const autosize_slurm_part *autosize_limits_partition(const autosize_limits *l,
 	return whole;
 }
 
-/* The limits of v as "MaxTRESPerUser gres/gpu=16, MaxWall 04:00:00". */
-static void lim_list(const long *v, const char *const *names, char *buf,
+/* The limits of v, then the typed ones of owner, as
+ * "MaxTRESPerUser=gres/gpu=16, MaxWall=04:00:00,
+ * MaxTRESPerUser=gres/gpu:h100=8". */
+static void lim_list(const autosize_limits *l, const long *v, int of_assoc,
+		     long owner, const char *const *names, char *buf,
 		     size_t len)
 {
 	char val[32];
+	const lim_typed *t;
 	size_t used = 0;
-	int k, n;
+	int k, i, n;
 
 	buf[0] = '\0';
 	for (k = 0; k < LIM_N; k++) {
@@ -863,6 +1075,16 @@ static void lim_list(const long *v, const char *const *names, char *buf,
 		lim_value(k, v[k], val, sizeof(val));
 		n = snprintf(buf + used, len - used, "%s%s=%s",
 			     used ? ", " : "", names[k], val);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+	for (i = 0; i < l->n_typed; i++) {
+		t = &l->typed[i];
+		if (t->of_assoc != of_assoc || t->owner != owner)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s:%s=%ld",
+			     used ? ", " : "", names[t->k], t->type, t->v);
 		if (n < 0 || (size_t)n >= len - used)
 			return;
 		used += (size_t)n;
@@ -876,7 +1098,7 @@ const char *autosize_limits_qos_line(const autosize_limits *l, int i,
 
 	if (!l || i < 0 || i >= l->n_qos)
 		return NULL;
-	lim_list(l->qos[i].v, lim_qos_names, list, sizeof(list));
+	lim_list(l, l->qos[i].v, 0, i, lim_qos_names, list, sizeof(list));
 	snprintf(buf, len, "QOS %s: %s%s", l->qos[i].name,
 		 list[0] ? list : "no limit on GPUs, nodes or time",
 		 l->qos[i].over_part ? " (OverPartQOS)" : "");
@@ -884,12 +1106,15 @@ const char *autosize_limits_qos_line(const autosize_limits *l, int i,
 }
 
 /* 1 when association a sets a limit autosize plans within. */
-static int lim_assoc_limited(const lim_assoc *a)
+static int lim_assoc_limited(const autosize_limits *l, const lim_assoc *a)
 {
-	int k;
+	int k, i;
 
 	for (k = 0; k < LIM_N; k++)
 		if (a->v[k] >= 0 && lim_assoc_names[k])
+			return 1;
+	for (i = 0; i < l->n_typed; i++)
+		if (l->typed[i].of_assoc && l->typed[i].owner == a->id)
 			return 1;
 	return 0;
 }
@@ -903,9 +1128,10 @@ const char *autosize_limits_assoc_line(const autosize_limits *l, int i,
 	if (!l || i < 0)
 		return NULL;
 	for (k = 0; k < l->n_assoc; k++) {
-		if (!lim_assoc_limited(&l->assoc[k]) || ++seen != i)
+		if (!lim_assoc_limited(l, &l->assoc[k]) || ++seen != i)
 			continue;
-		lim_list(l->assoc[k].v, lim_assoc_names, list, sizeof(list));
+		lim_list(l, l->assoc[k].v, 1, l->assoc[k].id,
+			 lim_assoc_names, list, sizeof(list));
 		lim_assoc_who(&l->assoc[k], who, sizeof(who));
 		snprintf(buf, len, "%.110s%s%.63s: %.400s", who,
 			 l->assoc[k].partition[0] ? ", partition " : "",

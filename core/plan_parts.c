@@ -141,11 +141,17 @@ static int plan_rule_cap(plan_ctx *c, autosize_partition *part,
 	const autosize_cap *rule = &c->r->rule_gpus;
 	autosize_caps caps;
 
-	if (rule->value <= 0)
-		return !l || !l->have_caps ||
-		       plan_caps(c, part, &l->caps, capped, len);
 	if (l && l->have_caps) {
-		caps = l->caps;
+		/* a limit on the GPU type the job gets (gres/gpu:h100) too:
+		 * this entry's, else the one the job asked for, else any
+		 * type among the partition's nodes */
+		autosize_caps_of_type(c->r->slurm, &l->caps, l->name,
+				      part->gres_type[0] ? part->gres_type
+				      : c->r->gpu_type, &caps);
+		if (rule->value <= 0)
+			return plan_caps(c, part, &caps, capped, len);
+	} else if (rule->value <= 0) {
+		return 1;
 	} else {
 		memset(&caps, 0, sizeof(caps));
 		caps.gpus.value = caps.nodes.value = -1;

@@ -721,8 +721,10 @@ static const char real_snapshot[] =
 	"autosize-limits 1\nenforce limits\n"
 	"qos normal user_gpus=8\nqos tiny job_gpus=2\nqos short wall_min=240\n"
 	"qos big job_gpus=32\nqos few user_submit=2 wall_min=240\n"
+	"qos typed user_gpus=8 user_gpus:h100=2\n"
 	"assoc 1 0 root - -\nassoc 3 1 ml - -\n"
-	"assoc 6 3 ml renter - def_qos=normal qos=normal,tiny,short,big,few\n"
+	"assoc 6 3 ml renter - def_qos=normal "
+	"qos=normal,tiny,short,big,few,typed\n"
 	"user renter default_account=ml\n"
 	"part gpu - def_cpus_per_gpu=8 def_mem_per_gpu_mb=61440 node_cpus=64 "
 	"node_mem_mb=512000 node_gpus=8\n"
@@ -864,6 +866,33 @@ static void test_real_limits(void **state)
 			       "short MaxWall=04:00:00"));
 }
 
+/* A limit on one GPU type (MaxTRESPerUser=gres/gpu:h100=2): a job of
+ * that type is refused naming it; an untyped one is planned on the
+ * partition's other type, which it does not limit. */
+static void test_real_typed_limits(void **state)
+{
+	real_job("gpu", "typed");
+	snprintf(fx.job.gpu_type, sizeof(fx.job.gpu_type), "h100");
+	real_decide("model_params=7e9", "2e10");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REJECT);
+	assert_string_equal(fx.d.reason, "limit");
+	assert_non_null(strstr(fx.d.message, "QOS typed "
+			       "MaxTRESPerUser=gres/gpu:h100=2 allows fewer"));
+	real_job("gpu", "typed");
+	real_decide("model_params=7e9", "2e10");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_string_equal(fx.d.gres_type, "a100");
+	assert_true(fx.d.nodes * fx.d.gpus_per_node <= 8);
+	/* a model two H100 hold: planned within them, said */
+	real_job("gpu", "typed");
+	snprintf(fx.job.gpu_type, sizeof(fx.job.gpu_type), "h100");
+	real_decide("model_params=3e9", "5e10");
+	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
+	assert_true(fx.d.nodes * fx.d.gpus_per_node <= 2);
+	assert_true(real_warned("QOS typed MaxTRESPerUser=gres/gpu:h100=2: "
+				"planned within 2 GPUs"));
+}
+
 /* Chained jobs (issue 31): a first job marked by sbatch is recorded with
  * its chain; a follower waits for the job before it and is planned as
  * its place; a batch job sbatch did not mark, an interactive one and
@@ -956,7 +985,7 @@ static void test_real_sizes(void **state)
 {
 	real_job(NULL, NULL);
 	fx.job.gpus_per_node = 1;
-	real_decide("model_params=1e9", "2e9");
+	real_decide("model_params=3e9", "5e10");
 	assert_int_equal(fx.d.action, AUTOSIZE_ACTION_REWRITE);
 	assert_int_equal(fx.d.nodes, 1);
 	assert_int_equal(fx.d.gpus_per_node, 1);
@@ -1091,6 +1120,7 @@ int main(void)
 
 	const struct CMUnitTest real_tests[] = {
 		cmocka_unit_test(test_real_limits),
+		cmocka_unit_test(test_real_typed_limits),
 		cmocka_unit_test(test_real_chain),
 		cmocka_unit_test(test_real_sizes),
 		cmocka_unit_test(test_real_node),

@@ -246,6 +246,72 @@ static void test_lines(void **state)
 	autosize_limits_destroy(l);
 }
 
+/* Limits on one GPU type's TRES (MaxTRESPerUser=gres/gpu:h100=4): a
+ * kind of their own in Slurm's order, bounding plans on that type only,
+ * beside the untyped ones (the smaller wins). */
+static void test_typed_gpus(void **state)
+{
+	static const char typed[] =
+		"autosize-limits 1\nenforce limits\n"
+		"qos normal user_gpus=16 user_gpus:h100=4 node_gpus:a100=2\n"
+		"qos partq job_gpus:h100=8 user_gpus:h100=6\n"
+		"assoc 1 0 root - -\n"
+		"assoc 3 1 ml - - grp_gpus:a100=3 grp_gpus:h100=12\n"
+		"assoc 4 3 ml renter - def_qos=normal\n"
+		"user renter default_account=ml\n"
+		"part guarded - qos=partq\n"
+		"part hpart -\npart hpart h100\n"
+		"end\n";
+	autosize_limits *l = load(typed);
+	autosize_caps c, t;
+	char why[200], buf[300];
+
+	assert_non_null(l);
+	assert_int_equal(autosize_limits_caps(l, "renter", "", "", "gpu", NULL,
+					      &c, why, sizeof(why)), 0);
+	assert_int_equal(c.gpus.value, 16);
+	assert_int_equal(c.n_typed, 2);
+	autosize_caps_of_type(l, &c, "gpu", "h100", &t);
+	assert_int_equal(t.gpus.value, 4);
+	assert_string_equal(t.gpus.who,
+			    "QOS normal MaxTRESPerUser=gres/gpu:h100=4");
+	assert_int_equal(t.gpus_per_node.value, -1);
+	autosize_caps_of_type(l, &c, "gpu", "a100", &t);
+	assert_int_equal(t.gpus.value, 3);
+	assert_string_equal(t.gpus.who,
+			    "account ml GrpTRES=gres/gpu:a100=3");
+	assert_int_equal(t.gpus_per_node.value, 2);
+	/* another type, or none: the untyped caps alone */
+	autosize_caps_of_type(l, &c, "gpu", "l40s", &t);
+	assert_int_equal(t.gpus.value, 16);
+	autosize_caps_of_type(l, &c, "gpu", "", &t);
+	assert_int_equal(t.gpus.value, 16);
+	/* an untyped job lands on the partition's nodes, here all H100:
+	 * their type's limits hold, not the A100's */
+	assert_int_equal(autosize_limits_caps(l, "renter", "", "", "hpart",
+					      NULL, &c, why, sizeof(why)), 0);
+	autosize_caps_of_type(l, &c, "hpart", "", &t);
+	assert_int_equal(t.gpus.value, 4);
+	assert_int_equal(t.gpus_per_node.value, -1);
+	/* the partition QOS first: its per-user h100 limit (6) is the one
+	 * Slurm uses, not the job QOS's (4); its per-job limit joins */
+	assert_int_equal(autosize_limits_caps(l, "renter", "", "", "guarded",
+					      NULL, &c, why, sizeof(why)), 0);
+	autosize_caps_of_type(l, &c, "gpu", "h100", &t);
+	assert_int_equal(t.gpus.value, 6);
+	assert_string_equal(t.gpus.who,
+			    "QOS partq MaxTRESPerUser=gres/gpu:h100=6");
+	/* check-config --live lists them */
+	assert_string_equal(autosize_limits_qos_line(l, 0, buf, sizeof(buf)),
+			    "QOS normal: MaxTRESPerUser=gres/gpu=16, "
+			    "MaxTRESPerUser=gres/gpu:h100=4, "
+			    "MaxTRESPerNode=gres/gpu:a100=2");
+	assert_string_equal(autosize_limits_assoc_line(l, 0, buf, sizeof(buf)),
+			    "account ml: GrpTRES=gres/gpu:a100=3, "
+			    "GrpTRES=gres/gpu:h100=12");
+	autosize_limits_destroy(l);
+}
+
 /* Each broken snapshot is refused with its line; none crashes. */
 static void test_strict(void **state)
 {
@@ -271,6 +337,18 @@ static void test_strict(void **state)
 		{ "autosize-limits 1\nwhat\nend\n", "line 2: an unknown record" },
 		{ "autosize-limits 1\nqos a job_gpus=99999999999999\nend\n",
 		  "line 2: a limit that is not a number" },
+		{ "autosize-limits 1\nqos a user_gpus:h100=x\nend\n",
+		  "line 2: a limit that is not a number" },
+		{ "autosize-limits 1\nqos a user_gpus:=4\nend\n",
+		  "line 2: a limit that is not a number" },
+		{ "autosize-limits 1\nqos a user_gpus:h1;0=4\nend\n",
+		  "line 2: a limit that is not a number" },
+		{ "autosize-limits 1\nqos a user_gpus:h100\nend\n",
+		  "line 2: a limit that is not a number" },
+		{ "autosize-limits 1\nqos a user_submit:h100=4\nend\n",
+		  "line 2: an unknown key" },
+		{ "autosize-limits 1\nassoc 1 0 a - - user_gpus:h100=4\nend\n",
+		  "line 2: an unknown key" },
 	};
 	autosize_error e;
 	size_t i;
@@ -311,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_not_enforced),
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_typed_gpus),
 		cmocka_unit_test(test_strict),
 	};
 

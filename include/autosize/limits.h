@@ -22,6 +22,9 @@
  *       [max_cpus_per_node=N] [node_cpus=N] [node_mem_mb=N] [node_gpus=N]
  *   end
  *
+ * Each GPU key (job_gpus, user_gpus, account_gpus, grp_gpus, node_gpus)
+ * may also come typed, KEY:TYPE=N ("user_gpus:h100=8"), for a limit on
+ * one GPU type's TRES (MaxTRESPerUser=gres/gpu:h100=8).
  * Numbers absent: no limit (*_submit: jobs queued at once, pending or
  * running: MaxSubmitJobs*, GrpSubmitJobs). `end` says the snapshot is whole. A `part`
  * line of TYPE `-` describes all the partition's nodes, one of a GPU
@@ -35,8 +38,10 @@
 #include "autosize/error.h"
 
 #define AUTOSIZE_LIMITS_NAME_MAX 64
+/* How many GPU types (GRES types) a job's caps keep. */
+#define AUTOSIZE_CAPS_TYPED_MAX 4
 /* One cap of a job and the Slurm limit it comes from. */
-#define AUTOSIZE_CAP_WHO_MAX 120
+#define AUTOSIZE_CAP_WHO_MAX 160
 
 /* The largest size Slurm starts for this job under one kind of limit:
  * value -1 when nothing limits it; who names the limit ("QOS normal
@@ -57,7 +62,18 @@ typedef struct autosize_caps {
 				     * queues more) */
 	char qos[AUTOSIZE_LIMITS_NAME_MAX];     /* the QOS applied */
 	char account[AUTOSIZE_LIMITS_NAME_MAX]; /* the account applied */
+	/* Limits on one GPU type (gres/gpu:h100), for the types this job's
+	 * QOS and associations limit: they bound a plan on that type only
+	 * (autosize_caps_of_type). At most AUTOSIZE_CAPS_TYPED_MAX types;
+	 * a snapshot's types past them are not planned within. */
+	int n_typed;
+	struct autosize_typed_cap {
+		char type[AUTOSIZE_LIMITS_NAME_MAX]; /* "h100" */
+		autosize_cap gpus;
+		autosize_cap gpus_per_node;
+	} typed[AUTOSIZE_CAPS_TYPED_MAX];
 } autosize_caps;
+
 
 /* What Slurm gives a partition's jobs per GPU and what its nodes have;
  * -1 where unknown or not set. */
@@ -74,6 +90,15 @@ typedef struct autosize_slurm_part {
 } autosize_slurm_part;
 
 typedef struct autosize_limits autosize_limits;
+
+/* caps of a job in partition with its limits on GPU type folded in,
+ * into out (the smaller of the typed and untyped cap, by kind; the
+ * untyped on a tie): those on type, or with type NULL or "" (the job
+ * may land on any of the partition's nodes) those on every GPU type of
+ * the partition's nodes as snapshot l has them. */
+void autosize_caps_of_type(const autosize_limits *l,
+			   const autosize_caps *caps, const char *partition,
+			   const char *type, autosize_caps *out);
 
 /*
  * Read a snapshot (len bytes of text, not NUL-terminated). Strict: a
