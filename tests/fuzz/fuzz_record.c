@@ -5,6 +5,9 @@
  *      attach: a decoded record encodes and decodes to the same plan);
  *   1: a JSON line of `autosize calibrate` (then fed to a calibrator);
  *   2: an AUTOSIZE_REPORT file (median and largest within the bounds);
+ *   0xe0 to 0xef: a snapshot of Slurm's limits (`autosize limits --raw`,
+ *      which slurmctld's module reads): refused with one line naming
+ *      its line, or every job's caps within range, typed ones folded;
  *   0xf0 and up: an entry of the node's spool (it encodes back to the
  *      same entry, and merged into an AdminComment it changes nothing
  *      but the record: the site's text before and after it stays byte
@@ -139,6 +142,58 @@ static void fuzz_record_spool(const char *s, size_t len)
 		FUZZ_FAIL("merge changed the site's text: '%s'", out);
 }
 
+static void fuzz_record_cap(const autosize_cap *c)
+{
+	if (c->value < -1 || (c->value >= 0 && !c->who[0]) ||
+	    !memchr(c->who, '\0', sizeof(c->who)))
+		FUZZ_FAIL("cap out of range: %ld '%.20s'", c->value, c->who);
+}
+
+static void fuzz_record_limits(const char *s, size_t len)
+{
+	static const char *const names[] = { "", "u", "root", "a", "normal",
+					     "gpu", "h100" };
+	const size_t n = sizeof(names) / sizeof(names[0]);
+	autosize_limits *l;
+	autosize_caps c, t;
+	autosize_error e;
+	char why[256], buf[512];
+	size_t i, j;
+	int k;
+
+	l = autosize_limits_parse(s, len, &e);
+	if (!l) {
+		fuzz_record_msg(&e, "Slurm's limits, line ");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			if (autosize_limits_caps(l, names[i], names[j], "",
+						 names[(i + j) % n], NULL, &c,
+						 why, sizeof(why)) != 0) {
+				if (!why[0] || strchr(why, '\n'))
+					FUZZ_FAIL("caps refused without one "
+						  "line");
+				continue;
+			}
+			if (c.n_typed < 0 || c.n_typed > AUTOSIZE_CAPS_TYPED_MAX)
+				FUZZ_FAIL("%d typed caps", c.n_typed);
+			autosize_caps_of_type(l, &c, names[(i + j) % n],
+					      names[j], &t);
+			fuzz_record_cap(&t.gpus);
+			fuzz_record_cap(&t.gpus_per_node);
+			fuzz_record_cap(&t.nodes);
+			fuzz_record_cap(&t.wall_min);
+			if (c.gpus.value >= 0 && t.gpus.value > c.gpus.value)
+				FUZZ_FAIL("a typed cap raised the untyped");
+		}
+	for (k = 0; autosize_limits_qos_line(l, k, buf, sizeof(buf)); k++)
+		;
+	for (k = 0; autosize_limits_assoc_line(l, k, buf, sizeof(buf)); k++)
+		;
+	autosize_limits_destroy(l);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s;
@@ -148,6 +203,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = fuzz_strndup(data + 1, size - 1);
 	if (data[0] >= 0xf0) {
 		fuzz_record_spool(s, size - 1);
+		free(s);
+		return 0;
+	}
+	if (data[0] >= 0xe0) {
+		fuzz_record_limits(s, size - 1);
 		free(s);
 		return 0;
 	}
