@@ -31,6 +31,8 @@ pkgdatadir ?= $(datadir)/slurm-autosize
 # slurmdbd (doc/closed-loop.md), root's alone; made when first used.
 localstatedir ?= /var
 spooldir ?= $(localstatedir)/spool/slurm-autosize
+# systemd's units (the spool's flush timer, shipped disabled).
+systemdunitdir ?= $(prefix)/lib/systemd/system
 # Slurm's configuration folder: the policy is $(sysconfdir)/autosize/.
 sysconfdir ?= /etc/slurm
 # Slurm's plugin folder (Debian: /usr/lib/<multiarch>/slurm-wlm), where
@@ -358,7 +360,7 @@ fuzz: fuzz-build
 INSTALL_ENV = DESTDIR='$(DESTDIR)' BUILD='$(BUILD)' VERSION='$(VERSION)' \
 	bindir='$(bindir)' mandir='$(mandir)' pkgdatadir='$(pkgdatadir)' \
 	sysconfdir='$(sysconfdir)' slurmlibdir='$(slurmlibdir)' \
-	spooldir='$(spooldir)' \
+	spooldir='$(spooldir)' systemdunitdir='$(systemdunitdir)' \
 	luamoddir='$(luamoddir)'
 install: all
 	@$(INSTALL_ENV) sh contrib/packaging/install.sh install

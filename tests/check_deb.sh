@@ -63,6 +63,8 @@ for f in /usr/bin/autosize $plugins/spank_autosize.so $plugins/lua/autosize.so \
 	/usr/share/slurm-autosize/autosize.yaml /usr/share/slurm-autosize/gpus.yaml \
 	/usr/share/man/man1/autosize.1.gz /usr/share/man/man5/autosize.yaml.5.gz \
 	/usr/share/man/man8/spank_autosize.8.gz \
+	/usr/lib/systemd/system/autosize-spool-flush.service \
+	/usr/lib/systemd/system/autosize-spool-flush.timer \
 	/usr/share/doc/slurm-autosize/copyright \
 	/usr/share/doc/slurm-autosize/changelog.gz; do
 	grep -qx "$f" "$work/files" && ok || not_ok "the package lacks $f"

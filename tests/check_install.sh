@@ -49,9 +49,17 @@ for f in /usr/bin/autosize /etc/slurm/autosize/autosize.yaml \
 	/usr/share/slurm-autosize/plan-json.md \
 	$plugins/spank_autosize.so $plugins/lua/autosize.so \
 	/usr/share/man/man1/autosize.1 /usr/share/man/man5/autosize.yaml.5 \
-	/usr/share/man/man8/spank_autosize.8; do
+	/usr/share/man/man8/spank_autosize.8 \
+	/usr/lib/systemd/system/autosize-spool-flush.service \
+	/usr/lib/systemd/system/autosize-spool-flush.timer; do
 	check "$d$f"
 done
+# the spool's flush unit runs the installed CLI on the spool
+grep -qx 'ExecStart=/usr/bin/autosize spool --flush --max-time 60' \
+	"$d/usr/lib/systemd/system/autosize-spool-flush.service" &&
+	grep -qx 'ConditionDirectoryNotEmpty=/var/spool/slurm-autosize' \
+		"$d/usr/lib/systemd/system/autosize-spool-flush.service" && ok ||
+	not_ok "autosize-spool-flush.service: $(grep -E '^(ExecStart|Condition)' "$d/usr/lib/systemd/system/autosize-spool-flush.service")"
 # What install says names the files it wrote: under DESTDIR.
 echo "$out" | grep -q "^install: wrote $d/etc/slurm/autosize/autosize.yaml (/etc/slurm/autosize/autosize.yaml once installed)$" && ok ||
 	not_ok "make install DESTDIR: the message does not name the staged file: $out"
@@ -105,6 +113,9 @@ minstall install DESTDIR="$d" prefix=/opt/as sysconfdir=/opt/as/etc \
 check "$d/opt/as/slurm/spank_autosize.so"
 check "$d/opt/as/slurm/lua/autosize.so"
 check "$d/opt/as/share/man/man1/autosize.1"
+grep -qx 'ExecStart=/opt/as/bin/autosize spool --flush --max-time 60' \
+	"$d/opt/as/lib/systemd/system/autosize-spool-flush.service" && ok ||
+	not_ok "the flush unit under prefix=/opt/as: $(ls "$d/opt/as/lib/systemd/system" 2>&1)"
 lua=$d/opt/as/etc/autosize/job_submit.lua
 grep -q '^	cpath = "/opt/as/slurm/lua/?.so",$' "$lua" &&
 	grep -q '^	policy = "/opt/as/etc/autosize/autosize.yaml",$' "$lua" && ok ||

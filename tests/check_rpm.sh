@@ -41,6 +41,8 @@ cat >"$work/want" <<-LIST
 	/etc/slurm/plugstack.conf.d
 	/etc/slurm/plugstack.conf.d/autosize.conf
 	/usr/bin/autosize
+	/usr/lib/systemd/system/autosize-spool-flush.service
+	/usr/lib/systemd/system/autosize-spool-flush.timer
 	$lib/lua
 	$lib/lua/autosize.so
 	$lib/spank_autosize.so
@@ -60,6 +62,7 @@ cat >"$work/want" <<-LIST
 	/usr/share/slurm-autosize/plan-json.md
 LIST
 # RHEL's brp-compress gzips man pages; Debian's rpm does not.
+sort -o "$work/want" "$work/want"
 sed 's/\.gz$//' "$work/files" | sort | diff -u "$work/want" - >"$work/diff" && ok ||
 	not_ok "file list differs: $(cat "$work/diff")"
 

@@ -6,7 +6,8 @@
 #
 # Folders and the build come from the Makefile, in the environment:
 # DESTDIR BUILD VERSION bindir mandir pkgdatadir sysconfdir slurmlibdir
-# luamoddir (and spooldir, named in the manuals). The site's configuration (the policy, the plugstack fragment)
+# luamoddir systemdunitdir (and spooldir, named in the manuals and the
+# units). The site's configuration (the policy, the plugstack fragment)
 # is written only when absent, and removed only when unchanged.
 set -eu
 action=${1:-}
@@ -17,7 +18,7 @@ install | uninstall) ;;
 	exit 2
 	;;
 esac
-for v in BUILD VERSION bindir mandir pkgdatadir sysconfdir slurmlibdir luamoddir; do
+for v in BUILD VERSION bindir mandir pkgdatadir sysconfdir slurmlibdir luamoddir systemdunitdir; do
 	eval "val=\${$v:-}"
 	# shellcheck disable=SC2154
 	case $val in
@@ -153,6 +154,12 @@ if [ $have_lua = 1 ]; then
 	$file 0755 "$luamoddir/autosize.so" copy "$BUILD/autosize.so"
 	$file 0644 "$sysconfdir/autosize/job_submit.lua" lua_settings etc/job_submit.lua
 fi
+# the spool's flush timer, for compute nodes that may sit idle (shipped,
+# not enabled: systemctl enable --now autosize-spool-flush.timer)
+for u in service timer; do
+	$file 0644 "$systemdunitdir/autosize-spool-flush.$u" subst \
+		"contrib/packaging/systemd/autosize-spool-flush.$u.in"
+done
 config "$policy" example_policy
 if [ $have_spank = 1 ]; then
 	config "$fragment" plugstack_fragment
