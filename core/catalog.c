@@ -34,11 +34,6 @@ static const char *const cat_gpu_keys[] = {
 	"net_gbps_per_gpu", "pci_ids", "source", "notes", NULL
 };
 
-static const char *const cat_links[] = {
-	"nvlink", "xgmi", "hccs", "pcie", NULL
-};
-
-
 /* Upper bounds that only catch typos (a factor 1000 off). */
 #define CAT_MAX_TFLOPS 1e6
 #define CAT_MAX_GIB 1e5
@@ -375,7 +370,7 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 					   CAT_MAX_GBS, &g->hbm_gbs, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "link", AUTOSIZE_Y_REQUIRED,
-					   cat_links, &link, NULL, e);
+					   autosize_link_names, &link, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, m, "link_gbs", req, 0,
 					   CAT_MAX_GBS, &g->link_gbs, NULL,

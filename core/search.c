@@ -1546,9 +1546,11 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
  * what narrowed it (framework_profile.why), or the framework. */
 static autosize_err search_split_refusal(const sizing_job *job,
 					 const framework_profile *fp,
-					 const char *opt, autosize_error *e)
+					 const char *opt, framework_cap cap,
+					 autosize_error *e)
 {
 	const char *name = autosize_framework_name(fp->id);
+	char those[64];
 
 	switch (fp->why) {
 	case FRAMEWORK_WHY_OFFLOAD:
@@ -1582,20 +1584,18 @@ static autosize_err search_split_refusal(const sizing_job *job,
 	default:
 		break;
 	}
-	if (strcmp(opt, "--cp") == 0)
+	framework_offering(cap, 0, those, sizeof(those));
+	if (cap == FRAMEWORK_CAP_CP)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--cp: %s has no context parallelism "
-				     "(use --train-framework=megatron, fsdp "
-				     "or deepspeed)", name);
-	if (strcmp(opt, "--interleave") == 0)
+				     "(use --train-framework=%s)", name, those);
+	if (cap == FRAMEWORK_CAP_VP)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--interleave: %s has no interleaved "
 				     "pipeline schedule (use "
-				     "--train-framework=megatron or fsdp)",
-				     name);
+				     "--train-framework=%s)", name, those);
 	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: %s does not run it "
-			     "(use --train-framework=megatron or fsdp)", opt,
-			     name);
+			     "(use --train-framework=%s)", opt, name, those);
 }
 
 /* Pins the job's framework cannot run: one error naming both. */
@@ -1605,22 +1605,31 @@ static autosize_err search_framework_pins(const sizing_job *job,
 					  autosize_error *e)
 {
 	const char *name = autosize_framework_name(fp->id);
+	char those[64];
 
-	if (job->param_offload && fp->id == AUTOSIZE_FRAMEWORK_MEGATRON)
+	if (job->param_offload && !fp->param_offload)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--param-offload: megatron keeps its "
+				     "--param-offload: %s keeps its "
 				     "parameters on the GPU (use "
-				     "--train-framework=fsdp or deepspeed)");
+				     "--train-framework=%s)", name,
+				     framework_offering(
+					FRAMEWORK_CAP_PARAM_OFFLOAD, 0, those,
+					sizeof(those)));
 	if (search_pinned(r->tp) && r->tp > 1 && !fp->tp_ok)
-		return search_split_refusal(job, fp, "--tp", e);
+		return search_split_refusal(job, fp, "--tp", FRAMEWORK_CAP_TP,
+					    e);
 	if (search_pinned(r->pp) && r->pp > 1 && !fp->pp_ok)
-		return search_split_refusal(job, fp, "--pp", e);
+		return search_split_refusal(job, fp, "--pp", FRAMEWORK_CAP_PP,
+					    e);
 	if (search_pinned(r->cp) && r->cp > 1 && !fp->cp_ok)
-		return search_split_refusal(job, fp, "--cp", e);
+		return search_split_refusal(job, fp, "--cp", FRAMEWORK_CAP_CP,
+					    e);
 	if (search_pinned(r->ep) && r->ep > 1 && !fp->ep_ok)
-		return search_split_refusal(job, fp, "--ep", e);
+		return search_split_refusal(job, fp, "--ep", FRAMEWORK_CAP_EP,
+					    e);
 	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
-		return search_split_refusal(job, fp, "--interleave", e);
+		return search_split_refusal(job, fp, "--interleave",
+					    FRAMEWORK_CAP_VP, e);
 	if (job->param_offload && search_pinned(r->zero_stage) &&
 	    r->zero_stage != 3)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
@@ -1632,10 +1641,9 @@ static autosize_err search_framework_pins(const sizing_job *job,
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--zero: %s does not run ZeRO-%d (use "
 				     "--train-framework=%s)", name,
-				     r->zero_stage, r->zero_stage == 1
-				     ? "megatron or deepspeed"
-				     : r->zero_stage == 2 ? "fsdp or deepspeed"
-				     : "megatron, fsdp or deepspeed");
+				     r->zero_stage, framework_offering(
+					FRAMEWORK_CAP_ZERO, r->zero_stage,
+					those, sizeof(those)));
 	if (search_pinned(r->zero_stage) && search_pinned(r->pp) &&
 	    r->pp > 1 && r->zero_stage > fp->zero_max_pp)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
@@ -1661,7 +1669,10 @@ static autosize_err search_framework_pins(const sizing_job *job,
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--ep: DeepSpeed-MoE does not run under "
 				     "ZeRO-3 (use --zero 1 or 2, or "
-				     "--train-framework=megatron or fsdp)");
+				     "--train-framework=%s)",
+				     framework_offering(FRAMEWORK_CAP_EP_ZERO,
+							r->zero_stage, those,
+							sizeof(those)));
 	return AUTOSIZE_OK;
 }
 

@@ -51,6 +51,44 @@ static double states_per_param(const sizing_job *job,
 		mem.optimizer_bytes) / sizing_params_per_gpu(job, l);
 }
 
+/* The frameworks a hint offers for what the job's framework lacks,
+ * generated from the profiles: the refusals in search.c print these. */
+static void test_offering(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_CP, 0, b,
+					       sizeof(b)),
+			    "megatron, fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_VP, 0, b,
+					       sizeof(b)), "megatron or fsdp");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_PARAM_OFFLOAD, 0,
+					       b, sizeof(b)),
+			    "fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 1, b,
+					       sizeof(b)),
+			    "megatron or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 2, b,
+					       sizeof(b)), "fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 3, b,
+					       sizeof(b)),
+			    "megatron, fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 4, b,
+					       sizeof(b)), "");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_EP_ZERO, 3, b,
+					       sizeof(b)), "megatron or fsdp");
+	assert_true(framework_ep_zero_refused(AUTOSIZE_FRAMEWORK_DEEPSPEED, 2,
+					      3));
+	assert_false(framework_ep_zero_refused(AUTOSIZE_FRAMEWORK_DEEPSPEED, 1,
+					       3));
+	assert_false(framework_ep_zero_refused(AUTOSIZE_FRAMEWORK_DEFAULT, 2,
+					       3));
+	/* a short buffer is cut, and ends */
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_CP, 0, b, 12),
+			    "megatron, f");
+}
+
 /* Which ZeRO stages each framework searches over data parallel ranks. */
 static void test_zero_stages(void **state)
 {
@@ -783,6 +821,7 @@ static void test_vp_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offering),
 		cmocka_unit_test(test_zero_stages),
 		cmocka_unit_test(test_state_bytes),
 		cmocka_unit_test(test_buffers),
