@@ -123,9 +123,9 @@ typedef struct cli_sacct {
 } cli_sacct;
 
 void cli_sacct_init(cli_sacct *s);
-/* argv[*i] when it is one of the options above (its value consumed):
- * 1; 0 when it is not; -1 (said) when its value is missing. */
-int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i);
+/* The option of key (opts.h CLI_SACCT_*, its value) into s: 1; 0 when
+ * key is not one of them. */
+int cli_sacct_take(cli_sacct *s, int key, const char *value);
 /* "sacct -S now-30days -r gpu" into buf, for a source line. */
 void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len);
 /* Run sacct (no shell) for s and call each with every job line read
