@@ -253,12 +253,12 @@ static void test_launch_args(void **state)
 	p.global_batch = 8;
 	p.seq_len = 4096;
 	p.framework = AUTOSIZE_FRAMEWORK_FSDP;
-	assert_int_equal(autosize_launch_megatron_args(&p, &r, buf,
+	assert_int_equal(autosize_launch_megatron_args(&r, &p, buf,
 						       sizeof(buf)), 0);
 	assert_string_equal(buf, "");
 	p.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
 	p.zero_stage = 1;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--use-distributed-optimizer"));
 }
@@ -299,7 +299,7 @@ static void test_plan_pins(void **state)
 	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_MEGATRON);
 	assert_int_equal(plan.zero_stage, 3);
 	assert_int_equal(plan.pp, 1);
-	assert_true(autosize_launch_megatron_args(&plan, &r, args,
+	assert_true(autosize_launch_megatron_args(&r, &plan, args,
 						  sizeof(args)) > 0);
 	assert_non_null(strstr(args, " --use-megatron-fsdp "
 			       "--data-parallel-sharding-strategy "
@@ -403,7 +403,7 @@ static void plan_megatron_args(const autosize_policy *p,
 	request_of(r, opts);
 	assert_int_equal(autosize_request_finish(r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, r, plan, &e), AUTOSIZE_OK);
-	assert_true(autosize_launch_megatron_args(plan, r, buf, len) > 0);
+	assert_true(autosize_launch_megatron_args(r, plan, buf, len) > 0);
 }
 
 /* MoE host issue: Megatron issues each local expert in turn after a
@@ -460,7 +460,7 @@ static void test_moe_overlap(void **state)
 			 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &over, &e), AUTOSIZE_OK);
 	assert_true(over.tokens_per_s > plan.tokens_per_s);
-	assert_true(autosize_launch_megatron_args(&over, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &over, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --moe-token-dispatcher-type flex "
 			       "--moe-enable-deepep "
@@ -625,7 +625,7 @@ static void test_cp_ep_plan(void **state)
 	assert_int_equal(plan.ep, 8);
 	assert_int_equal(plan.cp, 2);
 	assert_int_equal(plan.tp * plan.pp * plan.dp * plan.cp, 32);
-	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &plan, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--context-parallel-size 2"));
 	assert_non_null(strstr(buf, "--expert-model-parallel-size 8"));
@@ -672,7 +672,7 @@ static void test_partial_recompute_plan(void **state)
 	assert_true(plan.recompute_layers > 0);
 	assert_true(plan.recompute_layers < (126 + 15) / 16);
 	assert_int_equal(plan.recompute_layers % plan.vp, 0);
-	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &plan, buf,
 						  sizeof(buf)) > 0);
 	snprintf(want, sizeof(want), "--recompute-method block "
 		 "--recompute-num-layers %d ", plan.recompute_layers / plan.vp);
@@ -711,7 +711,7 @@ static void test_grad_reduce(void **state)
 	assert_non_null(strstr(e.msg, "--grad-reduce"));
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &fp32, &e), AUTOSIZE_OK);
-	assert_true(autosize_launch_megatron_args(&fp32, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &fp32, buf,
 						  sizeof(buf)) > 0);
 	assert_null(strstr(buf, "--grad-reduce-in-bf16"));
 	assert_int_equal(autosize_request_set(&r, "grad-reduce", "bf16", &e),
@@ -721,7 +721,7 @@ static void test_grad_reduce(void **state)
 			 fp32.mem.gradients_bytes / 2) <
 		    1e-6 * fp32.mem.gradients_bytes);
 	assert_true(bf16.tokens_per_s >= fp32.tokens_per_s);
-	assert_true(autosize_launch_megatron_args(&bf16, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &bf16, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --grad-reduce-in-bf16"));
 	assert_int_equal(autosize_request_set(&r, "network", "roce:800", &e),
