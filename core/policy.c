@@ -122,7 +122,7 @@ static autosize_err pol_network(const autosize_ytree *t,
 		return AUTOSIZE_OK;
 	}
 	return autosize_ytree_choice(t, m, "network", AUTOSIZE_Y_REQUIRED,
-				     autosize_net_names, net, NULL, e);
+				     names_net, net, NULL, e);
 }
 
 /* The deadline and horizon a site sets are within its maximum training
@@ -168,7 +168,7 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 				       e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-					   autosize_mode_names, &mode, NULL, e);
+					   names_mode, &mode, NULL, e);
 	if (!rc)
 		rc = policy_fraction(t, m, "memory_reserve", 0.9,
 				     &d->memory_reserve, e);
@@ -178,7 +178,7 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "objective",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_objective_names,
+					   names_objective,
 					   &objective, NULL, e);
 	if (!rc)
 		rc = policy_duration(t, m, "deadline", 0, &d->deadline_s, e);
@@ -206,22 +206,22 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "explicit_size",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_explicit_names,
+					   names_explicit,
 					   &expl, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "on_unfit",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_unfit_names,
+					   names_unfit,
 					   &unfit, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "on_error",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_on_error_names,
+					   names_on_error,
 					   &on_error, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "gpu_check",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_gpu_check_names,
+					   names_gpu_check,
 					   &gpu_check, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "framework",
@@ -231,17 +231,17 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "other_partitions",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_other_names,
+					   names_other,
 					   &others, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "slurm_limits",
 					   AUTOSIZE_Y_OPTIONAL,
-					   autosize_slurm_limits_names,
+					   names_slurm_limits,
 					   &d->slurm_limits,
 					   NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "chain", AUTOSIZE_Y_OPTIONAL,
-					   autosize_chain_names,
+					   names_chain,
 					   &d->chain, NULL, e);
 	d->other_partitions = (autosize_other_partitions)others;
 	d->mode = (autosize_mode)mode;
@@ -345,7 +345,7 @@ static autosize_err pol_intra(const autosize_ytree *t,
 
 	rc = autosize_ytree_choice(t, m, "intra_node_link",
 				   AUTOSIZE_Y_OPTIONAL,
-				   autosize_link_names, &link,
+				   names_link, &link,
 				   &found, e);
 	if (rc)
 		return rc;
@@ -535,7 +535,7 @@ static autosize_err pol_partition(const autosize_ytree *t,
 		int mode = p->defaults.mode;
 
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-					   autosize_mode_names,
+					   names_mode,
 					   &mode, &part->mode_own,
 					   e);
 		part->mode = (autosize_mode)mode;

@@ -144,7 +144,7 @@ static autosize_err rule_settings(const autosize_ytree *t,
 	autosize_err rc;
 
 	rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-				   autosize_mode_names,
+				   names_mode,
 				   &mode, &rule->mode_set, e);
 	rule->mode = (autosize_mode)mode;
 	if (!rc)
