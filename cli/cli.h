@@ -87,14 +87,12 @@ typedef struct cli_sbatch {
 
 void cli_sbatch_init(cli_sbatch *sb);
 struct cli_opt;
-/* cli_opts_next's key for each of sbatch's options (opts.h). */
-#define CLI_SBATCH_OPT 0x7e00
 /* sbatch's options (-p, -N, -G, --gres, -n, -t, --gpus-per-task, -J,
  * --exclusive ...) appended to the option table t of n entries (at most
  * max): the new count. */
 int cli_sbatch_opts(struct cli_opt *t, int n, int max);
 /*
- * The sbatch option opt (-p gpu, -pgpu, -N 2-4, -G h100:8, --gres=gpu:4,
+ * The sbatch option opt (a cli_sbatch_opts entry: -p gpu, -pgpu, -N 2-4, -G h100:8, --gres=gpu:4,
  * ...) given as a with value v (NULL for a flag), over used arguments:
  * into *name and *value what autosize_request sets ("" name: read into
  * sb, or not used for sizing). 0, or -1 for a bad value (*e says which).

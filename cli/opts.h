@@ -59,6 +59,10 @@ int cli_opts_next(cli_opts *o);
  * X needs a value". */
 void cli_opts_said(const cli_opts *o, int rc, const char *cmd);
 
+/* cli_opts_next's key for each of sbatch's options (cli_sbatch_opts,
+ * plan_sbatch.c). */
+#define CLI_SBATCH_OPT 0x7e00
+
 /* The options of cli_sacct (cli.h): --sacct, --starttime, --endtime,
  * --partition, --user, as calibrate, report and replay take them. */
 enum {

@@ -174,7 +174,9 @@ int cli_sbatch_take(cli_sbatch *sb, const cli_opt *opt, const char *a,
 	if (opt->name) {
 		snprintf(name, len, "%s", opt->name);
 	} else {
-		for (k = 0; sbatch_short[k].letter != opt->letter; k++)
+		for (k = 0; k + 1 < sizeof(sbatch_short) /
+			    sizeof(sbatch_short[0]) &&
+			    sbatch_short[k].letter != opt->letter; k++)
 			;
 		snprintf(name, len, "%s", sbatch_short[k].name);
 	}
