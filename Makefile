@@ -404,7 +404,7 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 # test_live reads GRES strings and writes inventories with the CLI's
 # live objects (libslurm linked when the CLI has it).
 LIVE_TEST_OBJ := $(addprefix $(BUILD)/cli/,live.o live_cmd.o live_limits.o \
-	inventory.o)
+	inventory.o opts.o)
 $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)

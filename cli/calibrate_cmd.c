@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/calibration.h"
 
 /* Bad lines shown on stderr before only counting them. */
@@ -245,6 +246,64 @@ static int cal_int_arg(const char *name, const char *v, int *out)
 	return 0;
 }
 
+enum {
+	CAL_HELP = 1,
+	CAL_OUT,
+	CAL_MIN_JOBS,
+	CAL_MIN_USERS,
+	CAL_MIN_RUN,
+	CAL_MAX_MFU,
+	CAL_SHRINK_USERS,
+	CAL_MAX_STEP,
+	CAL_PREVIOUS
+};
+
+static const cli_opt cal_opts[] = {
+	{"help", 'h', 0, CAL_HELP},
+	{NULL, 'o', 1, CAL_OUT},
+	{"min-jobs", 0, 1, CAL_MIN_JOBS},
+	{"min-users", 0, 1, CAL_MIN_USERS},
+	{"min-run", 0, 1, CAL_MIN_RUN},
+	{"max-mfu", 0, 1, CAL_MAX_MFU},
+	{"shrink-users", 0, 1, CAL_SHRINK_USERS},
+	{"max-step", 0, 1, CAL_MAX_STEP},
+	{"previous", 0, 1, CAL_PREVIOUS},
+	CLI_SACCT_OPTS
+};
+
+/* One option of cal_opts (key, with the value v given as a) into o,
+ * *out and *previous: 0, or -1 said. */
+static int cal_option(int key, const char *a, const char *v,
+		      autosize_cal_options *o, const char **out,
+		      const char **previous)
+{
+	switch (key) {
+	case CAL_OUT:
+		*out = v;
+		return 0;
+	case CAL_MIN_JOBS:
+		return cal_int_arg(a, v, &o->min_jobs);
+	case CAL_MIN_USERS:
+		return cal_int_arg(a, v, &o->min_users);
+	case CAL_MIN_RUN:
+		return cal_num_arg(a, v, 0, 86400 * 30, &o->min_run_s);
+	case CAL_MAX_MFU:
+		return cal_num_arg(a, v, 0.05, 1, &o->max_mfu);
+	case CAL_SHRINK_USERS:
+		return cal_num_arg(a, v, 0, 1000, &o->shrink_users);
+	case CAL_MAX_STEP:
+		if (strcmp(v, "none") == 0) {
+			o->max_step = 0;
+			return 0;
+		}
+		return cal_num_arg(a, v, 1.01, 3, &o->max_step);
+	case CAL_PREVIOUS:
+		*previous = v;
+		return 0;
+	}
+	return -1;
+}
+
 int cli_calibrate(int argc, char **argv)
 {
 	const char *out = NULL, *previous = NULL;
@@ -255,63 +314,41 @@ int cli_calibrate(int argc, char **argv)
 	autosize_error e;
 	cal_cli c = {NULL, 0};
 	cli_sacct sa;
-	int i, files = 0, rv = CLI_EXIT_USAGE, took;
+	cli_opts op;
+	const char **file = calloc((size_t)argc + 1, sizeof(*file));
+	int i, files = 0, rv = CLI_EXIT_USAGE, k;
 
+	if (!file) {
+		fprintf(stderr, "autosize: calibrate: out of memory\n");
+		return CLI_EXIT_USAGE;
+	}
 	cli_sacct_init(&sa);
 	autosize_cal_options_init(&o);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+	cli_opts_init(&op, cal_opts, CLI_N(cal_opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		if (k == CAL_HELP) {
 			cal_usage(stdout);
-			return CLI_EXIT_OK;
-		} else if ((took = cli_sacct_option(&sa, argc, argv, &i))) {
-			if (took < 0)
-				return CLI_EXIT_USAGE;
-		} else if (a[0] != '-') {
-			files++;
-		} else if (!v) {
-			fprintf(stderr, "autosize: %s needs a value\n", a);
-			return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "-o") == 0) {
-			out = argv[++i];
-		} else if (strcmp(a, "--min-jobs") == 0) {
-			if (cal_int_arg(a, argv[++i], &o.min_jobs))
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--min-users") == 0) {
-			if (cal_int_arg(a, argv[++i], &o.min_users))
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--min-run") == 0) {
-			if (cal_num_arg(a, argv[++i], 0, 86400 * 30,
-					&o.min_run_s))
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--max-mfu") == 0) {
-			if (cal_num_arg(a, argv[++i], 0.05, 1, &o.max_mfu))
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--shrink-users") == 0) {
-			if (cal_num_arg(a, argv[++i], 0, 1000,
-					&o.shrink_users))
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--max-step") == 0) {
-			if (strcmp(argv[++i], "none") == 0)
-				o.max_step = 0;
-			else if (cal_num_arg(a, argv[i], 1.01, 3,
-					     &o.max_step))
-				return CLI_EXIT_USAGE;
-		} else if (strcmp(a, "--previous") == 0) {
-			previous = argv[++i];
-		} else {
-			fprintf(stderr, "autosize: calibrate: unknown option "
-				"'%.40s'\n", a);
-			cal_usage(stderr);
-			return CLI_EXIT_USAGE;
+			rv = CLI_EXIT_OK;
+			goto out;
+		} else if (k == CLI_OPT_ARG) {
+			file[files++] = op.value;
+		} else if (k == CLI_OPT_UNKNOWN || k == CLI_OPT_NO_VALUE) {
+			cli_opts_said(&op, k, "calibrate");
+			if (k == CLI_OPT_UNKNOWN)
+				cal_usage(stderr);
+			goto out;
+		} else if (k != CLI_OPT_DASHDASH &&
+			   !cli_sacct_take(&sa, k, op.value) &&
+			   cal_option(k, op.name, op.value, &o, &out,
+				      &previous)) {
+			goto out;
 		}
 	}
 	if (!sa.use && !files) {
 		fprintf(stderr, "autosize: calibrate: give --sacct or JSON-lines "
 			"files of finished jobs\n");
 		cal_usage(stderr);
-		return CLI_EXIT_USAGE;
+		goto out;
 	}
 	if (cal_previous(previous, out, &prev) != 0)
 		goto out;
@@ -327,19 +364,15 @@ int cli_calibrate(int argc, char **argv)
 	}
 	if (sa.use && cli_sacct_read(&sa, "calibrate", cal_sacct_job, &c) != 0)
 		goto out;
-	for (i = 1; i < argc; i++) {
-		FILE *f;
+	for (i = 0; i < files; i++) {
+		FILE *f = fopen(file[i], "r");
 
-		if (argv[i][0] == '-') {
-			i += strcmp(argv[i], "--sacct") != 0;
-			continue;
-		}
-		if (!(f = fopen(argv[i], "r"))) {
+		if (!f) {
 			fprintf(stderr, "autosize: calibrate: %s: %s\n",
-				argv[i], strerror(errno));
+				file[i], strerror(errno));
 			goto out;
 		}
-		cli_jsonl_read(f, argv[i], cal_json_line, cal_too_long, &c);
+		cli_jsonl_read(f, file[i], cal_json_line, cal_too_long, &c);
 		fclose(f);
 	}
 	if (!(cal = autosize_calibrator_result(c.k, &e))) {
@@ -364,5 +397,6 @@ out:
 	autosize_calibration_destroy(prev);
 	autosize_catalog_destroy(cat);
 	autosize_calibrator_destroy(c.k);
+	free(file);
 	return rv;
 }

@@ -86,16 +86,20 @@ typedef struct cli_sbatch {
 } cli_sbatch;
 
 void cli_sbatch_init(cli_sbatch *sb);
+struct cli_opt;
+/* sbatch's options (-p, -N, -G, --gres, -n, -t, --gpus-per-task, -J,
+ * --exclusive ...) appended to the option table t of n entries (at most
+ * max): the new count. */
+int cli_sbatch_opts(struct cli_opt *t, int n, int max);
 /*
- * argv[i] when it is an sbatch option (-p gpu, -pgpu, -N 2-4, -G h100:8,
- * --gres=gpu:4, -n, -t, --gpus-per-task, -J ...): the number of
- * arguments it takes (1 or 2), with *name and *value what autosize_request
- * sets ("" name: read into sb, or not used for sizing). 0: not sbatch's;
- * -1: its value is missing; -2: a bad value (*e says which).
+ * The sbatch option opt (a cli_sbatch_opts entry: -p gpu, -pgpu, -N 2-4, -G h100:8, --gres=gpu:4,
+ * ...) given as a with value v (NULL for a flag), over used arguments:
+ * into *name and *value what autosize_request sets ("" name: read into
+ * sb, or not used for sizing). 0, or -1 for a bad value (*e says which).
  */
-int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
-		   char *name, size_t len, const char **value,
-		   autosize_error *e);
+int cli_sbatch_take(cli_sbatch *sb, const struct cli_opt *opt,
+		    const char *a, const char *v, int used, char *name,
+		    size_t len, const char **value, autosize_error *e);
 /* What sb read that the request takes as a whole (GPUs of -n x
  * --gpus-per-task, a GPU type without -p). */
 int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,
@@ -123,9 +127,9 @@ typedef struct cli_sacct {
 } cli_sacct;
 
 void cli_sacct_init(cli_sacct *s);
-/* argv[*i] when it is one of the options above (its value consumed):
- * 1; 0 when it is not; -1 (said) when its value is missing. */
-int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i);
+/* The option of key (opts.h CLI_SACCT_*, its value) into s: 1; 0 when
+ * key is not one of them. */
+int cli_sacct_take(cli_sacct *s, int key, const char *value);
 /* "sacct -S now-30days -r gpu" into buf, for a source line. */
 void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len);
 /* Run sacct (no shell) for s and call each with every job line read

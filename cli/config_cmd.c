@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/calibration.h"
 #include "live.h"
 
@@ -164,22 +165,29 @@ int cli_check_config(int argc, char **argv)
 	autosize_policy *p;
 	const autosize_defaults *d;
 	char buf[32];
-	int i, rv, live = 0;
+	enum { CONFIG_HELP = 1, CONFIG_LIVE };
+	static const cli_opt opts[] = {
+		{"help", 0, 0, CONFIG_HELP},
+		{"live", 0, 0, CONFIG_LIVE},
+	};
+	cli_opts op;
+	int i, k, rv, live = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0) {
+	cli_opts_init(&op, opts, CLI_N(opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		if (k == CONFIG_HELP) {
 			printf("usage: autosize check-config [--live] "
 			       "[FILE|none]\n");
 			return CLI_EXIT_OK;
 		}
-		if (strcmp(argv[i], "--live") == 0) {
+		if (k == CONFIG_LIVE) {
 			live = 1;
-		} else if (!file && argv[i][0] != '-') {
-			file = argv[i];
-		} else {
+		} else if (k == CLI_OPT_ARG && !file) {
+			file = op.value;
+		} else if (k != CLI_OPT_DASHDASH) {
 			fprintf(stderr, "autosize: check-config: unexpected "
 				"argument '%.40s' (expected [--live] "
-				"[FILE|none])\n", argv[i]);
+				"[FILE|none])\n", op.text);
 			return CLI_EXIT_USAGE;
 		}
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 #include "live.h"
 
 const char *live_yaml_quote(const char *s, char *buf, size_t len)
@@ -266,20 +267,25 @@ int cli_inventory(int argc, char **argv)
 	autosize_error e;
 	live_cluster *c;
 	char err[256];
-	int i, active = 0, gpu_parts = 0, rv = CLI_EXIT_USAGE;
+	enum { INVENTORY_HELP = 1, INVENTORY_GPU };
+	static const cli_opt opts[] = {
+		{"help", 0, 0, INVENTORY_HELP},
+		{"gpu", 0, 1, INVENTORY_GPU},
+	};
+	cli_opts op;
+	int k, active = 0, gpu_parts = 0, rv = CLI_EXIT_USAGE;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0) {
+	cli_opts_init(&op, opts, CLI_N(opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		if (k == INVENTORY_HELP) {
 			inventory_help(stdout);
 			return CLI_EXIT_OK;
-		} else if (strncmp(argv[i], "--gpu=", 6) == 0) {
-			gpu = argv[i] + 6;
-		} else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc) {
-			gpu = argv[++i];
-		} else {
+		} else if (k == INVENTORY_GPU) {
+			gpu = op.value;
+		} else if (k != CLI_OPT_DASHDASH) {
 			fprintf(stderr, "autosize: inventory: unexpected "
 				"argument '%.40s' (expected --gpu TYPE)\n",
-				argv[i]);
+				op.text);
 			inventory_help(stderr);
 			return CLI_EXIT_USAGE;
 		}

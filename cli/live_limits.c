@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "autosize/decide.h"
 #include "cli.h"
+#include "opts.h"
 #include "live.h"
 #ifdef AUTOSIZE_HAVE_SLURM
 #include <slurm/slurm.h>
@@ -532,19 +533,26 @@ out:
 
 int cli_limits(int argc, char **argv)
 {
+	enum { LIMITS_HELP = 1, LIMITS_RAW };
+	static const cli_opt opts[] = {
+		{"help", 0, 0, LIMITS_HELP},
+		{"raw", 0, 0, LIMITS_RAW},
+	};
 	autosize_limits *l;
 	char err[AUTOSIZE_MSG_LEN];
-	int i, raw = 0;
+	cli_opts op;
+	int k, raw = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0) {
+	cli_opts_init(&op, opts, CLI_N(opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		if (k == LIMITS_HELP) {
 			limits_help(stdout);
 			return CLI_EXIT_OK;
-		} else if (strcmp(argv[i], "--raw") == 0) {
+		} else if (k == LIMITS_RAW) {
 			raw = 1;
-		} else {
+		} else if (k != CLI_OPT_DASHDASH) {
 			fprintf(stderr, "autosize: limits: unexpected argument "
-				"'%.40s'\n", argv[i]);
+				"'%.40s'\n", op.text);
 			limits_help(stderr);
 			return CLI_EXIT_USAGE;
 		}

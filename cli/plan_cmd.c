@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/calibration.h"
 
 #define PLAN_REPORT_MAX 16384
@@ -75,28 +76,6 @@ static int cli_plan_calibration(autosize_policy *policy, const char *file)
 	return 0;
 }
 
-/* Split "--name=value" / "--name value"; returns args consumed or -1. */
-static int plan_take(int argc, char **argv, int i, char *name, size_t len,
-		     const char **value)
-{
-	const char *arg = argv[i] + 2, *eq = strchr(arg, '=');
-	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-
-	name[0] = '\0';
-	if (n >= len)
-		return -1;
-	memcpy(name, arg, n);
-	name[n] = '\0';
-	if (eq) {
-		*value = eq + 1;
-		return 1;
-	}
-	if (i + 1 >= argc)
-		return -1;
-	*value = argv[i + 1];
-	return 2;
-}
-
 /* An error: one line on stderr, or with --json {"error": {"code": ...,
  * "message": ...}} on stdout (doc/plan-json.md); the exit status is the
  * same either way. */
@@ -140,6 +119,70 @@ static int plan_wants_json(int argc, char **argv)
 		if (strcmp(argv[i], "--json") == 0)
 			return 1;
 	return 0;
+}
+
+enum {
+	PLAN_HELP = 1,
+	PLAN_JSON,
+	PLAN_TABLE,
+	PLAN_POLICY,
+	PLAN_CALIBRATION,
+	PLAN_SVG,
+	PLAN_HTML,
+	PLAN_CORE        /* autosize_options(): autosize_request_set */
+};
+
+/* plan's own options; then sbatch's and the core's (plan_opts). */
+static const cli_opt plan_own_opts[] = {
+	{"help", 'h', 0, PLAN_HELP},
+	{"json", 0, 0, PLAN_JSON},
+	{"table", 0, 0, PLAN_TABLE},
+	{"policy", 0, 1, PLAN_POLICY},
+	{"calibration", 0, 1, PLAN_CALIBRATION},
+	{"svg", 0, 1, PLAN_SVG},
+	{"html", 0, 1, PLAN_HTML},
+};
+
+/* plan's option table into t: its own, sbatch's (the sizes sbatch's
+ * --nodes, --gpus, --gpus-per-node say are sbatch's), then the core's
+ * options not named yet; the count. */
+static int plan_opts(cli_opt *t)
+{
+	const autosize_option *o;
+	int n, i;
+
+	for (n = 0; n < CLI_N(plan_own_opts); n++)
+		t[n] = plan_own_opts[n];
+	n = cli_sbatch_opts(t, n, CLI_OPTS_MAX);
+	for (o = autosize_options(); o->name && n < CLI_OPTS_MAX; o++) {
+		for (i = 0; i < n; i++)
+			if (t[i].name && strcmp(t[i].name, o->name) == 0)
+				break;
+		if (i == n)
+			t[n++] = (cli_opt){o->name, 0, 1, PLAN_CORE};
+	}
+	return n;
+}
+
+/* An argument plan does not take (rc: CLI_OPT_UNKNOWN, _ARG,
+ * _DASHDASH, _NO_VALUE), said as plan_error says it. */
+static void plan_refuse(int as_json, const cli_opts *op, int rc)
+{
+	const char *a = op->text;
+
+	if (rc == CLI_OPT_NO_VALUE && op->opt &&
+	    op->opt->key == CLI_SBATCH_OPT)
+		plan_error(as_json, "usage", "%.40s needs a value", a);
+	else if (rc == CLI_OPT_NO_VALUE)
+		plan_error(as_json, "usage", "%.40s needs a value "
+			   "(--name=value)", a);
+	else if (a[0] == '-' && a[1] == '-')
+		plan_error(as_json, "usage", "unknown option '%.40s' "
+			   "(see autosize plan --help)", a);
+	else
+		plan_error(as_json, "usage", "unexpected argument "
+			   "'%.40s' (options start with - or --; the "
+			   "script is not read)", a);
 }
 
 /* --table: sizes to choose from (at most TABLE_ROWS per partition). */
@@ -396,83 +439,61 @@ int cli_plan(int argc, char **argv)
 	autosize_policy *policy = NULL;
 	const char *policy_file = NULL, *cal_file = NULL, *value;
 	char name[64], json[PLAN_JSON_MAX];
-	int i, n, as_json = plan_wants_json(argc, argv), rv = CLI_EXIT_USAGE;
+	int k, as_json = plan_wants_json(argc, argv), rv = CLI_EXIT_USAGE;
 	int as_table = 0;
 	table_charts charts = {NULL, NULL};
 	cli_sbatch sb;
+	cli_opt opts[CLI_OPTS_MAX];
+	cli_opts op;
 	autosize_err rc;
 
 	cli_sbatch_init(&sb);
 	autosize_request_init(&req);
 	req.model_local = 1;   /* the user's own files and hub cache */
-	for (i = 1; i < argc; i += n) {
-		n = 1;
-		if (strcmp(argv[i], "--json") == 0)
-			continue;
-		if (strcmp(argv[i], "--table") == 0) {
-			as_table = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--help") == 0 ||
-		    strcmp(argv[i], "-h") == 0) {
+	cli_opts_init(&op, opts, plan_opts(opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		switch (k) {
+		case PLAN_HELP:
 			plan_help();
 			return CLI_EXIT_OK;
-		}
-		/* sbatch's options, as a renter's sbatch line has them */
-		n = cli_sbatch_arg(&sb, argc, argv, i, name, sizeof(name),
-				   &value, &err);
-		if (n == -1) {
-			plan_error(as_json, "usage", "%.40s needs a value",
-				   argv[i]);
-			goto out;
-		}
-		if (n == -2 || (n > 0 && name[0] &&
-				autosize_request_set(&req, name, value,
-						     &err))) {
-			plan_error(as_json, "input", "%s", err.msg);
-			goto out;
-		}
-		if (n > 0)
-			continue;
-		n = 1;
-		if (strncmp(argv[i], "--", 2) != 0) {
-			plan_error(as_json, "usage", "unexpected argument "
-				   "'%.40s' (options start with - or --; the "
-				   "script is not read)", argv[i]);
-			goto out;
-		}
-		n = plan_take(argc, argv, i, name, sizeof(name), &value);
-		if (!autosize_option_find(name) &&
-		    strcmp(name, "policy") != 0 &&
-		    strcmp(name, "calibration") != 0 &&
-		    strcmp(name, "svg") != 0 && strcmp(name, "html") != 0) {
-			plan_error(as_json, "usage", "unknown option '%.40s' "
-				   "(see autosize plan --help)", argv[i]);
-			goto out;
-		}
-		if (n < 0) {
-			plan_error(as_json, "usage", "%.40s needs a value "
-				   "(--name=value)", argv[i]);
-			goto out;
-		}
-		if (strcmp(name, "policy") == 0) {
-			policy_file = value;
-			continue;
-		}
-		if (strcmp(name, "calibration") == 0) {
-			cal_file = value;
-			continue;
-		}
-		if (strcmp(name, "svg") == 0 || strcmp(name, "html") == 0) {
-			if (name[0] == 's')
-				charts.svg = value;
-			else
-				charts.html = value;
+		case PLAN_JSON:
+			break;
+		case PLAN_TABLE:
 			as_table = 1;
-			continue;
-		}
-		if (autosize_request_set(&req, name, value, &err)) {
-			plan_error(as_json, "input", "%s", err.msg);
+			break;
+		case PLAN_POLICY:
+			policy_file = op.value;
+			break;
+		case PLAN_CALIBRATION:
+			cal_file = op.value;
+			break;
+		case PLAN_SVG:
+		case PLAN_HTML:
+			*(k == PLAN_SVG ? &charts.svg : &charts.html) =
+				op.value;
+			as_table = 1;
+			break;
+		case CLI_SBATCH_OPT:
+			/* sbatch's options, as a renter's sbatch line has
+			 * them */
+			if (cli_sbatch_take(&sb, op.opt, op.text, op.value,
+					    op.used, name, sizeof(name),
+					    &value, &err) ||
+			    (name[0] && autosize_request_set(&req, name, value,
+							     &err))) {
+				plan_error(as_json, "input", "%s", err.msg);
+				goto out;
+			}
+			break;
+		case PLAN_CORE:
+			if (autosize_request_set(&req, op.opt->name, op.value,
+						 &err)) {
+				plan_error(as_json, "input", "%s", err.msg);
+				goto out;
+			}
+			break;
+		default:
+			plan_refuse(as_json, &op, k);
 			goto out;
 		}
 	}

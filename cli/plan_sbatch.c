@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/parse.h"
 
 /* sbatch's one-letter options with a value, and their long names. */
@@ -142,58 +143,48 @@ static int sbatch_nodes(cli_sbatch *sb, const char *value, autosize_error *e)
 	return 0;
 }
 
-int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
-		   char *name, size_t len, const char **value,
-		   autosize_error *e)
+int cli_sbatch_opts(cli_opt *t, int n, int max)
 {
-	const char *a = argv[i], *v = NULL, *eq;
+	const char *const *lists[] = {sbatch_sized, sbatch_unused,
+				      sbatch_unused_flags};
+	size_t k, l;
+
+	for (k = 0; k < sizeof(sbatch_short) / sizeof(sbatch_short[0]) &&
+	     n < max; k++)
+		t[n++] = (cli_opt){NULL, sbatch_short[k].letter, 1,
+				   CLI_SBATCH_OPT};
+	for (l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (k = 0; lists[l][k] && n < max; k++)
+			t[n++] = (cli_opt){lists[l][k], 0,
+					   lists[l] != sbatch_unused_flags,
+					   CLI_SBATCH_OPT};
+	return n;
+}
+
+int cli_sbatch_take(cli_sbatch *sb, const cli_opt *opt, const char *a,
+		    const char *v, int used, char *name, size_t len,
+		    const char **value, autosize_error *e)
+{
 	double s;
 	long n;
 	size_t k;
-	int used = 1;
 
 	name[0] = '\0';
 	*value = NULL;
-	if (a[0] != '-')
-		return 0;
-	if (a[1] != '-') {
-		/* -pgpu, -p gpu */
-		for (k = 0; k < sizeof(sbatch_short) / sizeof(sbatch_short[0]);
-		     k++)
-			if (a[1] == sbatch_short[k].letter)
-				break;
-		if (k == sizeof(sbatch_short) / sizeof(sbatch_short[0]))
-			return 0;
-		snprintf(name, len, "%s", sbatch_short[k].name);
-		if (a[2]) {
-			v = a + 2;
-		} else if (i + 1 < argc) {
-			v = argv[i + 1];
-			used = 2;
-		}
+	if (opt->name) {
+		snprintf(name, len, "%s", opt->name);
 	} else {
-		eq = strchr(a + 2, '=');
-		k = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		if (k >= len)
-			return 0;
-		snprintf(name, len, "%.*s", (int)k, a + 2);
-		if (autosize_word_in(name, sbatch_unused_flags) && !eq) {
-			sbatch_unused_note(sb, a);
-			name[0] = '\0';
-			return 1;
-		}
-		if (!autosize_word_in(name, sbatch_sized) &&
-		    !autosize_word_in(name, sbatch_unused))
-			return 0;   /* autosize's own (--partition, --model) */
-		if (eq) {
-			v = eq + 1;
-		} else if (i + 1 < argc) {
-			v = argv[i + 1];
-			used = 2;
-		}
+		for (k = 0; k + 1 < sizeof(sbatch_short) /
+			    sizeof(sbatch_short[0]) &&
+			    sbatch_short[k].letter != opt->letter; k++)
+			;
+		snprintf(name, len, "%s", sbatch_short[k].name);
 	}
-	if (!v)
-		return -1;
+	if (!opt->has_value) {
+		sbatch_unused_note(sb, a);
+		name[0] = '\0';
+		return 0;
+	}
 	if (autosize_word_in(name, sbatch_unused)) {
 		char both[160];
 
@@ -201,7 +192,7 @@ int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
 			 used == 2 ? v : "");
 		sbatch_unused_note(sb, both);
 		name[0] = '\0';
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "account") == 0 || strcmp(name, "qos") == 0) {
 		/* Slurm checks the name; here it only matches a rule */
@@ -209,55 +200,55 @@ int cli_sbatch_arg(cli_sbatch *sb, int argc, char **argv, int i,
 			 sizeof(sb->account), "%.*s",
 			 (int)strcspn(v, " \t,"), v);
 		name[0] = '\0';
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "time") == 0) {
 		if (autosize_parse_duration(v, "-t", &s, e))
-			return -2;
+			return -1;
 		sb->time_limit_min = (long)(s / 60 + 0.5);
 		name[0] = '\0';
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "ntasks") == 0) {
 		if (autosize_parse_int(v, "-n", 1, 10000000, &n, e))
-			return -2;
+			return -1;
 		sb->ntasks = n;
 		snprintf(sb->ntasks_arg, sizeof(sb->ntasks_arg), "%s%s%s", a,
 			 used == 2 ? " " : "", used == 2 ? v : "");
 		name[0] = '\0';
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "gpus-per-task") == 0) {
 		if (sbatch_typed_count(sb, v, "--gpus-per-task", e))
-			return -2;
+			return -1;
 		sb->gpus_per_task = atol(sb->value);
 		name[0] = '\0';
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "gres") == 0) {
 		int g = sbatch_gres(sb, v, e);
 
 		if (g < 0)
-			return -2;
+			return -1;
 		snprintf(name, len, "%s", g ? "gpus-per-node" : "");
 		*value = sb->value;
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "nodes") == 0) {
 		if (sbatch_nodes(sb, v, e))
-			return -2;
+			return -1;
 		*value = sb->value;
-		return used;
+		return 0;
 	}
 	if (strcmp(name, "gpus") == 0 || strcmp(name, "gpus-per-node") == 0) {
 		if (sbatch_typed_count(sb, v, name[4] ? "--gpus-per-node"
 						      : "-G", e))
-			return -2;
+			return -1;
 		*value = sb->value;
-		return used;
+		return 0;
 	}
 	*value = v;         /* -p: the partition as given */
-	return used;
+	return 0;
 }
 
 int cli_sbatch_finish(const cli_sbatch *sb, autosize_request *r,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/replay.h"
 
 static void replay_usage(FILE *f)
@@ -62,6 +63,25 @@ static int replay_max_jobs(const char *v, long *out)
 	return 0;
 }
 
+enum {
+	REPLAY_HELP = 1,
+	REPLAY_JSON,
+	REPLAY_HTML,
+	REPLAY_POLICY,
+	REPLAY_BASELINE,
+	REPLAY_MAX_JOBS
+};
+
+static const cli_opt replay_opts[] = {
+	{"help", 'h', 0, REPLAY_HELP},
+	{"json", 0, 0, REPLAY_JSON},
+	{"html", 0, 1, REPLAY_HTML},
+	{"policy", 0, 1, REPLAY_POLICY},
+	{"baseline", 0, 1, REPLAY_BASELINE},
+	{"max-jobs", 0, 1, REPLAY_MAX_JOBS},
+	CLI_SACCT_OPTS
+};
+
 int cli_replay(int argc, char **argv)
 {
 	const char *html = NULL, *cand_file = NULL, *base_file = NULL;
@@ -72,41 +92,46 @@ int cli_replay(int argc, char **argv)
 	cli_jobs_sink sink = {replay_add, replay_bad, NULL, "replay", 0};
 	long max_jobs = AUTOSIZE_REPLAY_MAX_JOBS;
 	cli_sacct sa;
-	int i, json = 0, n = 0, took, rv = CLI_EXIT_USAGE;
+	cli_opts op;
+	int json = 0, n = 0, k, rv = CLI_EXIT_USAGE;
 
 	if (!files)
 		return CLI_EXIT_USAGE;
 	cli_sacct_init(&sa);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+	cli_opts_init(&op, replay_opts, CLI_N(replay_opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		switch (k) {
+		case REPLAY_HELP:
 			replay_usage(stdout);
 			rv = CLI_EXIT_OK;
 			goto out;
-		} else if ((took = cli_sacct_option(&sa, argc, argv, &i))) {
-			if (took < 0)
-				goto out;
-		} else if (strcmp(a, "--json") == 0) {
+		case REPLAY_JSON:
 			json = 1;
-		} else if (a[0] != '-') {
-			files[n++] = a;
-		} else if (i + 1 >= argc) {
-			fprintf(stderr, "autosize: %s needs a value\n", a);
-			goto out;
-		} else if (strcmp(a, "--html") == 0) {
-			html = argv[++i];
-		} else if (strcmp(a, "--policy") == 0) {
-			cand_file = argv[++i];
-		} else if (strcmp(a, "--baseline") == 0) {
-			base_file = argv[++i];
-		} else if (strcmp(a, "--max-jobs") == 0) {
-			if (replay_max_jobs(argv[++i], &max_jobs))
+			break;
+		case REPLAY_HTML:
+			html = op.value;
+			break;
+		case REPLAY_POLICY:
+			cand_file = op.value;
+			break;
+		case REPLAY_BASELINE:
+			base_file = op.value;
+			break;
+		case REPLAY_MAX_JOBS:
+			if (replay_max_jobs(op.value, &max_jobs))
 				goto out;
-		} else {
-			fprintf(stderr, "autosize: replay: unknown option "
-				"'%.40s'\n", a);
-			replay_usage(stderr);
+			break;
+		case CLI_OPT_ARG:
+			files[n++] = op.value;
+			break;
+		case CLI_OPT_DASHDASH:
+			break;
+		default:
+			if (cli_sacct_take(&sa, k, op.value))
+				break;
+			cli_opts_said(&op, k, "replay");
+			if (k == CLI_OPT_UNKNOWN)
+				replay_usage(stderr);
 			goto out;
 		}
 	}

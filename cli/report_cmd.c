@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/metrics.h"
 #include "autosize/report.h"
 
@@ -143,6 +144,26 @@ static int report_max_jobs(const char *v, long *out)
 	return 0;
 }
 
+enum {
+	REPORT_HELP = 1,
+	REPORT_JSON,
+	REPORT_HTML,
+	REPORT_LOG,
+	REPORT_METRICS,
+	REPORT_MAX_JOBS
+};
+
+static const cli_opt report_opts[] = {
+	{"help", 'h', 0, REPORT_HELP},
+	{"json", 0, 0, REPORT_JSON},
+	{"html", 0, 1, REPORT_HTML},
+	{"ctld-log", 0, 1, REPORT_LOG},
+	{"log", 0, 1, REPORT_LOG},
+	{"metrics", 0, 1, REPORT_METRICS},
+	{"max-jobs", 0, 1, REPORT_MAX_JOBS},
+	CLI_SACCT_OPTS
+};
+
 int cli_report(int argc, char **argv)
 {
 	const char *html = NULL, *metrics = NULL;
@@ -153,7 +174,8 @@ int cli_report(int argc, char **argv)
 	autosize_report *r = NULL;
 	cli_jobs_sink sink = {report_add, report_bad, NULL, "report", 0};
 	cli_sacct sa;
-	int i, json = 0, n = 0, nlogs = 0, took, rv = CLI_EXIT_USAGE;
+	cli_opts op;
+	int i, json = 0, n = 0, nlogs = 0, k, rv = CLI_EXIT_USAGE;
 
 	if (!files || !logs) {
 		fprintf(stderr, "autosize: report: out of memory\n");
@@ -162,38 +184,40 @@ int cli_report(int argc, char **argv)
 
 	cli_sacct_init(&sa);
 	autosize_report_options_init(&o);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has_value = i + 1 < argc;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+	cli_opts_init(&op, report_opts, CLI_N(report_opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		switch (k) {
+		case REPORT_HELP:
 			report_usage(stdout);
 			rv = CLI_EXIT_OK;
 			goto out;
-		} else if ((took = cli_sacct_option(&sa, argc, argv, &i))) {
-			if (took < 0)
-				goto out;
-		} else if (strcmp(a, "--json") == 0) {
+		case REPORT_JSON:
 			json = 1;
-		} else if (a[0] != '-') {
-			files[n++] = a;
-		} else if (!has_value) {
-			fprintf(stderr, "autosize: %s needs a value\n", a);
-			goto out;
-		} else if (strcmp(a, "--html") == 0) {
-			html = argv[++i];
-		} else if (strcmp(a, "--ctld-log") == 0 ||
-			   strcmp(a, "--log") == 0) {
-			logs[nlogs++] = argv[++i];
-		} else if (strcmp(a, "--metrics") == 0) {
-			metrics = argv[++i];
-		} else if (strcmp(a, "--max-jobs") == 0) {
-			if (report_max_jobs(argv[++i], &o.max_jobs))
+			break;
+		case REPORT_HTML:
+			html = op.value;
+			break;
+		case REPORT_LOG:
+			logs[nlogs++] = op.value;
+			break;
+		case REPORT_METRICS:
+			metrics = op.value;
+			break;
+		case REPORT_MAX_JOBS:
+			if (report_max_jobs(op.value, &o.max_jobs))
 				goto out;
-		} else {
-			fprintf(stderr, "autosize: report: unknown option "
-				"'%.40s'\n", a);
-			report_usage(stderr);
+			break;
+		case CLI_OPT_ARG:
+			files[n++] = op.value;
+			break;
+		case CLI_OPT_DASHDASH:
+			break;
+		default:
+			if (cli_sacct_take(&sa, k, op.value))
+				break;
+			cli_opts_said(&op, k, "report");
+			if (k == CLI_OPT_UNKNOWN)
+				report_usage(stderr);
 			goto out;
 		}
 	}

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/spawn.h"
 
 #define SACCT_LINE_MAX (1024 * 1024)
@@ -24,31 +25,26 @@ void cli_sacct_init(cli_sacct *s)
 	s->start = "now-30days";
 }
 
-int cli_sacct_option(cli_sacct *s, int argc, char **argv, int *i)
+int cli_sacct_take(cli_sacct *s, int key, const char *value)
 {
-	const char *a = argv[*i];
-	const char **slot = NULL;
-
-	if (strcmp(a, "--sacct") == 0) {
+	switch (key) {
+	case CLI_SACCT_USE:
 		s->use = 1;
 		return 1;
+	case CLI_SACCT_START:
+		s->start = value;
+		return 1;
+	case CLI_SACCT_END:
+		s->end = value;
+		return 1;
+	case CLI_SACCT_PARTITION:
+		s->partition = value;
+		return 1;
+	case CLI_SACCT_USER:
+		s->user = value;
+		return 1;
 	}
-	if (strcmp(a, "--starttime") == 0)
-		slot = &s->start;
-	else if (strcmp(a, "--endtime") == 0)
-		slot = &s->end;
-	else if (strcmp(a, "--partition") == 0)
-		slot = &s->partition;
-	else if (strcmp(a, "--user") == 0)
-		slot = &s->user;
-	if (!slot)
-		return 0;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "autosize: %s needs a value\n", a);
-		return -1;
-	}
-	*slot = argv[++*i];
-	return 1;
+	return 0;
 }
 
 void cli_sacct_describe(const cli_sacct *s, char *buf, size_t len)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 #include "autosize/show.h"
 #include "autosize/spawn.h"
 
@@ -195,22 +196,29 @@ int cli_show(int argc, char **argv)
 	cli_sacct sa;
 	char token[AUTOSIZE_RECORD_MAX];
 	size_t start, len;
-	int i, json = 0, raw = 0, have, rc;
+	enum { SHOW_HELP = 1, SHOW_JSON, SHOW_RECORD };
+	static const cli_opt opts[] = {
+		{"help", 'h', 0, SHOW_HELP},
+		{"json", 0, 0, SHOW_JSON},
+		{"record", 0, 0, SHOW_RECORD},
+	};
+	cli_opts op;
+	int k, json = 0, raw = 0, have, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
+	cli_opts_init(&op, opts, CLI_N(opts), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		if (k == SHOW_JSON) {
 			json = 1;
-		} else if (strcmp(argv[i], "--record") == 0) {
+		} else if (k == SHOW_RECORD) {
 			raw = 1;
-		} else if (strcmp(argv[i], "--help") == 0 ||
-			   strcmp(argv[i], "-h") == 0) {
+		} else if (k == SHOW_HELP) {
 			show_usage(stdout);
 			return CLI_EXIT_OK;
-		} else if (!id && argv[i][0] != '-') {
-			id = argv[i];
-		} else {
+		} else if (k == CLI_OPT_ARG && !id) {
+			id = op.value;
+		} else if (k != CLI_OPT_DASHDASH) {
 			fprintf(stderr, "autosize: show: unexpected argument "
-				"'%.40s'\n", argv[i]);
+				"'%.40s'\n", op.text);
 			show_usage(stderr);
 			return CLI_EXIT_USAGE;
 		}

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 #include "acct.h"
 
 #ifndef AUTOSIZE_SPOOL_DIR
@@ -46,60 +47,72 @@ static void spool_usage(FILE *f)
 		"or slurmdbd.\n", AUTOSIZE_SPOOL_DIR);
 }
 
-/* A whole number in lo..hi from argv[*i + 1]; -1 (said) when not. */
-static long spool_num(int argc, char **argv, int *i, long lo, long hi)
+/* A whole number in lo..hi from the value s of option opt; -1 (said)
+ * when not. */
+static long spool_num(const char *opt, const char *s, long lo, long hi)
 {
-	const char *opt = argv[*i];
 	char *end;
 	long v;
 
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "autosize: spool: %s needs a value\n", opt);
-		return -1;
-	}
 	errno = 0;
-	v = strtol(argv[++*i], &end, 10);
-	if (errno || !*argv[*i] || *end || v < lo || v > hi) {
+	v = strtol(s, &end, 10);
+	if (errno || !*s || *end || v < lo || v > hi) {
 		fprintf(stderr, "autosize: spool: %s '%.40s': expected a "
-			"whole number in %ld..%ld\n", opt, argv[*i], lo, hi);
+			"whole number in %ld..%ld\n", opt, s, lo, hi);
 		return -1;
 	}
 	return v;
 }
 
+enum { SPOOL_HELP = 1, SPOOL_DIR, SPOOL_FLUSH, SPOOL_JOB, SPOOL_RETRY,
+       SPOOL_MAX_TIME };
+static const cli_opt spool_table[] = {
+	{"help", 'h', 0, SPOOL_HELP},
+	{"dir", 0, 1, SPOOL_DIR},
+	{"flush", 0, 0, SPOOL_FLUSH},
+	{"job", 0, 1, SPOOL_JOB},
+	{"retry", 0, 1, SPOOL_RETRY},
+	{"max-time", 0, 1, SPOOL_MAX_TIME},
+};
+
 static int spool_args(int argc, char **argv, spool_opts *o)
 {
-	int i;
+	cli_opts op;
+	int k;
 	long v;
 
 	memset(o, 0, sizeof(*o));
 	o->dir = AUTOSIZE_SPOOL_DIR;
 	o->retry_s = SPOOL_RETRY_S;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
-			o->dir = argv[++i];
-		} else if (strcmp(argv[i], "--flush") == 0) {
+	cli_opts_init(&op, spool_table, CLI_N(spool_table), argc, argv);
+	while ((k = cli_opts_next(&op)) != CLI_OPT_END) {
+		if (k == SPOOL_DIR) {
+			o->dir = op.value;
+		} else if (k == SPOOL_FLUSH) {
 			o->flush = 1;
-		} else if (strcmp(argv[i], "--job") == 0) {
-			if ((v = spool_num(argc, argv, &i, 1,
+		} else if (k == SPOOL_JOB) {
+			if ((v = spool_num(op.name, op.value, 1,
 					   4294967295L)) < 0)
 				return -1;
 			o->job = (unsigned long)v;
-		} else if (strcmp(argv[i], "--retry") == 0) {
-			if ((o->retry_s = spool_num(argc, argv, &i, 0,
+		} else if (k == SPOOL_RETRY) {
+			if ((o->retry_s = spool_num(op.name, op.value, 0,
 						    86400)) < 0)
 				return -1;
-		} else if (strcmp(argv[i], "--max-time") == 0) {
-			if ((o->max_time_s = spool_num(argc, argv, &i, 1,
+		} else if (k == SPOOL_MAX_TIME) {
+			if ((o->max_time_s = spool_num(op.name, op.value, 1,
 						       86400)) < 0)
 				return -1;
-		} else if (strcmp(argv[i], "--help") == 0 ||
-			   strcmp(argv[i], "-h") == 0) {
+		} else if (k == SPOOL_HELP) {
 			spool_usage(stdout);
 			exit(CLI_EXIT_OK);
-		} else {
+		} else if (k == CLI_OPT_NO_VALUE) {
+			fprintf(stderr, "autosize: spool: %s needs a value\n",
+				op.text);
+			return -1;
+		} else if (k != CLI_OPT_DASHDASH) {
 			fprintf(stderr, "autosize: spool: unknown argument "
-				"'%.40s'\n", argv[i]);
+				"'%.40s'\n", op.text);
 			spool_usage(stderr);
 			return -1;
 		}

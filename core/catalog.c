@@ -34,11 +34,6 @@ static const char *const cat_gpu_keys[] = {
 	"net_gbps_per_gpu", "pci_ids", "source", "notes", NULL
 };
 
-static const char *const cat_links[] = {
-	"nvlink", "xgmi", "hccs", "pcie", NULL
-};
-
-
 /* Upper bounds that only catch typos (a factor 1000 off). */
 #define CAT_MAX_TFLOPS 1e6
 #define CAT_MAX_GIB 1e5
@@ -375,7 +370,7 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 					   CAT_MAX_GBS, &g->hbm_gbs, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "link", AUTOSIZE_Y_REQUIRED,
-					   cat_links, &link, NULL, e);
+					   names_link, &link, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, m, "link_gbs", req, 0,
 					   CAT_MAX_GBS, &g->link_gbs, NULL,
@@ -385,7 +380,7 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 					   1, &p2p, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "net", AUTOSIZE_Y_OPTIONAL,
-					   autosize_net_names, &net, NULL, e);
+					   names_net, &net, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_double(t, m, "net_gbps_per_gpu", req, 0,
 					   CAT_MAX_GBS, &g->net_gbps_per_gpu,

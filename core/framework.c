@@ -4,11 +4,9 @@
  * (memory.c), the step time (perf.c) and the search ask here instead of
  * guessing the framework from the layout.
  */
+#include <stdio.h>
 #include <string.h>
 #include "framework_private.h"
-
-const char *const autosize_framework_names[] = {"megatron", "fsdp",
-						 "deepspeed", NULL};
 
 /* 16-bit values (bf16/fp16 weights, activations on the wire). */
 #define FRAMEWORK_HALF_B 2.0
@@ -26,6 +24,7 @@ const char *const autosize_framework_names[] = {"megatron", "fsdp",
  * stage3_prefetch_bucket_size). */
 #define FRAMEWORK_GATHERED_LAYERS 2.0
 
+/* In enum order; a field left out is 0 (not offered). */
 static const framework_profile framework_profiles[] = {
 	/* Megatron-LM: TP/PP/VP/CP/EP; its distributed optimizer shards
 	 * the optimizer state (ZeRO-1 like; dist_optimizer.md), and
@@ -34,39 +33,50 @@ static const framework_profile framework_profiles[] = {
 	 * and EP but no pipeline (Megatron Core user guide, Megatron
 	 * FSDP). Its alltoall dispatcher syncs with the host every MoE
 	 * layer and the grouped expert MLP issues its experts one by one
-	 * (Megatron Core MoE report, arXiv:2603.07685, section 4.3). */
-	{AUTOSIZE_FRAMEWORK_MEGATRON, 1, 1, 1, 1, 1, 3, 1, 0, 1, 1, 1, 0},
+	 * (Megatron Core MoE report, arXiv:2603.07685, section 4.3). Its
+	 * parameters stay on the GPU. */
+	{.id = AUTOSIZE_FRAMEWORK_MEGATRON, .tp_ok = 1, .pp_ok = 1,
+	 .vp_ok = 1, .cp_ok = 1, .ep_ok = 1, .zero_max = 3,
+	 .zero_max_pp = 1, .zero_skip_2 = 1, .ep_zero_max = 3,
+	 .expert_issue = 1, .searched = 1},
 	/* PyTorch FSDP2 as in torchtitan: FULL_SHARD (ZeRO-3), or
 	 * reshard_after_forward=False (ZeRO-2 like), or plain DDP; 2-D/3-D
 	 * with TP, PP (incl. interleaved schedules), CP and EP
 	 * (torchtitan docs, composability and fsdp.md); its MoE runs all
 	 * local experts in one grouped GEMM (torch._grouped_mm) with the
-	 * token counts on the device. */
-	{AUTOSIZE_FRAMEWORK_FSDP, 1, 1, 1, 1, 1, 3, 3, 1, 0, 0, 1, 0},
+	 * token counts on the device. CPU offload of the parameter
+	 * shards (CPUOffloadPolicy). */
+	{.id = AUTOSIZE_FRAMEWORK_FSDP, .tp_ok = 1, .pp_ok = 1, .vp_ok = 1,
+	 .cp_ok = 1, .ep_ok = 1, .zero_max = 3, .zero_max_pp = 3,
+	 .zero_skip_1 = 1, .ep_zero_max = 3, .param_offload = 1,
+	 .searched = 1},
 	/* DeepSpeed: ZeRO 0-3; TP/PP only through Megatron-DeepSpeed, whose
 	 * pipeline engine runs ZeRO-1 at most (DeepSpeed pipeline docs);
 	 * DeepSpeed-Ulysses sequence parallelism (sequence_parallel_size:
 	 * an all-to-all over the attention heads, arXiv:2309.14509; the
 	 * Hugging Face integration ALST, arXiv:2506.13996, runs it with
 	 * ZeRO-3); DeepSpeed-MoE expert parallelism (a module per local
-	 * expert, called in turn); no interleaving. */
-	{AUTOSIZE_FRAMEWORK_DEEPSPEED, 1, 1, 0, 1, 1, 3, 1, 0, 0, 1, 1, 0},
+	 * expert, called in turn), but not under ZeRO-3 ("Native DeepSpeed
+	 * MoE is not supported with ZeRO Stage 3": runtime/engine.py,
+	 * _validate_zero3_moe_compatibility; only its newer AutoEP layers
+	 * run there); no interleaving. */
+	{.id = AUTOSIZE_FRAMEWORK_DEEPSPEED, .tp_ok = 1, .pp_ok = 1,
+	 .cp_ok = 1, .ep_ok = 1, .zero_max = 3, .zero_max_pp = 1,
+	 .ep_zero_max = 2, .param_offload = 1, .expert_issue = 1,
+	 .searched = 1},
 };
+
+#define FRAMEWORK_N (sizeof(framework_profiles) / \
+		     sizeof(framework_profiles[0]))
+_Static_assert(FRAMEWORK_N == AUTOSIZE_FRAMEWORK_DEEPSPEED -
+	       AUTOSIZE_FRAMEWORK_MEGATRON + 1,
+	       "a profile per framework, in enum order");
 
 autosize_framework framework_resolve(autosize_framework f)
 {
 	if (f < AUTOSIZE_FRAMEWORK_MEGATRON || f > AUTOSIZE_FRAMEWORK_DEEPSPEED)
 		return AUTOSIZE_FRAMEWORK_BUILTIN;
 	return f;
-}
-
-const char *autosize_framework_name(autosize_framework f)
-{
-	if (f == AUTOSIZE_FRAMEWORK_DEFAULT)
-		return "default";
-	if (f < AUTOSIZE_FRAMEWORK_MEGATRON || f > AUTOSIZE_FRAMEWORK_DEEPSPEED)
-		return "?";
-	return autosize_framework_names[f - AUTOSIZE_FRAMEWORK_MEGATRON];
 }
 
 const framework_profile *framework_profile_get(autosize_framework f)
@@ -395,10 +405,51 @@ static int framework_zero_ok(const framework_profile *fp,
 
 int framework_ep_zero_refused(autosize_framework f, int ep, int z)
 {
-	/* "Native DeepSpeed MoE is not supported with ZeRO Stage 3"
-	 * (DeepSpeed runtime/engine.py, _validate_zero3_moe_compatibility;
-	 * only its newer AutoEP layers run there) */
-	return f == AUTOSIZE_FRAMEWORK_DEEPSPEED && ep > 1 && z >= 3;
+	return ep > 1 && z > framework_profile_get(f)->ep_zero_max;
+}
+
+/* 1 when fp offers cap (framework_offering). */
+static int framework_has(const framework_profile *fp, framework_cap cap,
+			 int arg)
+{
+	switch (cap) {
+	case FRAMEWORK_CAP_TP:
+		return fp->tp_ok;
+	case FRAMEWORK_CAP_PP:
+		return fp->pp_ok;
+	case FRAMEWORK_CAP_VP:
+		return fp->vp_ok;
+	case FRAMEWORK_CAP_CP:
+		return fp->cp_ok;
+	case FRAMEWORK_CAP_EP:
+		return fp->ep_ok;
+	case FRAMEWORK_CAP_PARAM_OFFLOAD:
+		return fp->param_offload;
+	case FRAMEWORK_CAP_ZERO:
+		return framework_stage_ok(fp, arg);
+	case FRAMEWORK_CAP_EP_ZERO:
+		return fp->ep_ok && arg <= fp->ep_zero_max;
+	}
+	return 0;
+}
+
+const char *framework_offering(framework_cap cap, int arg, char *buf,
+			       size_t len)
+{
+	const char *names[FRAMEWORK_N];
+	size_t i, n = 0, at = 0;
+
+	for (i = 0; i < FRAMEWORK_N; i++)
+		if (framework_has(&framework_profiles[i], cap, arg))
+			names[n++] = autosize_framework_names[
+				framework_profiles[i].id -
+				AUTOSIZE_FRAMEWORK_MEGATRON];
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i == 0 ? "" : i + 1 < n ? ", " : " or ",
+				       names[i]);
+	return buf;
 }
 
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,

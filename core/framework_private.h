@@ -20,6 +20,9 @@ typedef struct framework_profile {
 	int zero_skip_2;   /* 1: no ZeRO-2 offered (Megatron: its
 			    * distributed optimizer, or Megatron-FSDP's
 			    * full sharding) */
+	int ep_zero_max;   /* highest ZeRO stage with ep > 1 */
+	int param_offload; /* 1: parameters can live in host memory
+			    * (--param-offload) */
 	int expert_issue;  /* 1: the host issues each local expert's MoE
 			    * kernels one at a time after a host sync
 			    * (perf.c PERF_MOE_EXPERT_HOST_S) */
@@ -46,6 +49,23 @@ int framework_stage_ok(const framework_profile *fp, int z);
 /* 1 when framework f refuses expert parallelism ep with ZeRO stage z
  * (DeepSpeed-MoE under ZeRO-3). */
 int framework_ep_zero_refused(autosize_framework f, int ep, int z);
+
+/* What framework_offering asks of each built-in profile. */
+typedef enum framework_cap {
+	FRAMEWORK_CAP_TP,
+	FRAMEWORK_CAP_PP,
+	FRAMEWORK_CAP_VP,
+	FRAMEWORK_CAP_CP,
+	FRAMEWORK_CAP_EP,
+	FRAMEWORK_CAP_PARAM_OFFLOAD,
+	FRAMEWORK_CAP_ZERO,        /* ZeRO stage arg */
+	FRAMEWORK_CAP_EP_ZERO      /* expert parallelism at ZeRO stage arg */
+} framework_cap;
+
+/* The frameworks whose built-in profiles offer cap, in table order, as
+ * a hint spells them ("megatron, fsdp or deepspeed"), into buf; buf. */
+const char *framework_offering(framework_cap cap, int arg, char *buf,
+			       size_t len);
 
 /* The profile of f (DEFAULT: the built-in default). Never NULL. */
 const framework_profile *framework_profile_get(autosize_framework f);

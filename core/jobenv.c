@@ -63,7 +63,7 @@ int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
 	int n;
 
 	n = snprintf(buf, len, "mlp=%s",
-		     autosize_mlp_names[m->mlp == AUTOSIZE_MLP_GELU]);
+		     names_mlp[m->mlp == AUTOSIZE_MLP_GELU]);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	used = (size_t)n;
@@ -103,7 +103,7 @@ static autosize_err jobenv_pair(autosize_model *m, const char *key,
 	snprintf(what, sizeof(what), AUTOSIZE_ENV_MODEL " %.24s", key);
 	if (strcmp(key, "mlp") == 0) {
 		if ((rc = autosize_parse_choice(value, what,
-						autosize_mlp_names, &k, e)))
+						names_mlp, &k, e)))
 			return rc;
 		m->mlp = (autosize_mlp)k;
 		return AUTOSIZE_OK;

@@ -632,8 +632,8 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	return 0;
 }
 
-int autosize_launch_megatron_args(const autosize_plan *p,
-				  const autosize_request *r, char *buf,
+int autosize_launch_megatron_args(const autosize_request *r,
+				  const autosize_plan *p, char *buf,
 				  size_t len)
 {
 	launch_out o;
@@ -674,8 +674,8 @@ static void launch_deepspeed_offload(launch_out *o, const autosize_plan *p,
 		launch_deepspeed_to_cpu(o, "offload_optimizer");
 }
 
-int autosize_launch_deepspeed_json(const autosize_plan *p,
-				   const autosize_request *r, char *buf,
+int autosize_launch_deepspeed_json(const autosize_request *r,
+				   const autosize_plan *p, char *buf,
 				   size_t len)
 {
 	launch_out o;
@@ -849,15 +849,15 @@ static int launch_titan_line(const autosize_plan *p,
 	return launch_done(&o);
 }
 
-int autosize_launch_torchtitan_args(const autosize_plan *p,
-				    const autosize_request *r, char *buf,
+int autosize_launch_torchtitan_args(const autosize_request *r,
+				    const autosize_plan *p, char *buf,
 				    size_t len)
 {
 	return launch_titan_line(p, r, 0, buf, len);
 }
 
-int autosize_launch_torchtitan_v1_args(const autosize_plan *p,
-				       const autosize_request *r, char *buf,
+int autosize_launch_torchtitan_v1_args(const autosize_request *r,
+				       const autosize_plan *p, char *buf,
 				       size_t len)
 {
 	return launch_titan_line(p, r, 1, buf, len);
@@ -1062,9 +1062,9 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	}
 	if (out->megatron[0] && (connections = launch_max_connections(p, r)))
 		launch_setenv(out, "CUDA_DEVICE_MAX_CONNECTIONS", connections);
-	if (autosize_launch_torchtitan_args(p, r, out->torchtitan,
+	if (autosize_launch_torchtitan_args(r, p, out->torchtitan,
 					    sizeof(out->torchtitan)) < 0 ||
-	    autosize_launch_torchtitan_v1_args(p, r, out->torchtitan_v1,
+	    autosize_launch_torchtitan_v1_args(r, p, out->torchtitan_v1,
 					       sizeof(out->torchtitan_v1)) < 0 ||
 	    launch_dp_lines(r, p, where, out) < 0)
 		goto fail;
@@ -1086,7 +1086,7 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			"(Float8LinearConverter in the model_spec converters), "
 			"not an option: pick or write a float8 config");
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
-	    autosize_launch_deepspeed_json(p, r, out->deepspeed,
+	    autosize_launch_deepspeed_json(r, p, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {
 		launch_note(out, "train_batch_size %d is not micro-batch %d x "
 			    "accumulation %d x DP %d: no DeepSpeed "

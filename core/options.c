@@ -34,7 +34,7 @@ typedef enum options_kind {
 	OPTIONS_COUNT,    /* double field, a count with a suffix (2T) */
 	OPTIONS_STRING,   /* char array field */
 	OPTIONS_CHOICE,   /* int field = base + index in names */
-	OPTIONS_ONOFF,    /* int field = 0 or 1 (autosize_onoff_names) */
+	OPTIONS_ONOFF,    /* int field = 0 or 1 (names_onoff) */
 	OPTIONS_FUNC      /* its own reader, fn */
 } options_kind;
 
@@ -106,7 +106,7 @@ static autosize_err options_network(autosize_request *r, const char *value,
 				     "PER_NODE] (e.g. ethernet:100)", what);
 	memcpy(kind, value, n);
 	kind[n] = '\0';
-	if ((rc = autosize_parse_choice(kind, what, autosize_net_names, &k,
+	if ((rc = autosize_parse_choice(kind, what, names_net, &k,
 					e)))
 		return rc;
 	if (colon) {
@@ -221,7 +221,7 @@ static autosize_err options_onoff_set(int *field, const char *value,
 {
 	int k;
 	autosize_err rc = autosize_parse_choice(value, what,
-						autosize_onoff_names, &k, e);
+						names_onoff, &k, e);
 
 	if (rc)
 		return rc;
@@ -278,7 +278,7 @@ static const autosize_option options_table[] = {
 	 SET_ARCH(ffn, 1, AUTOSIZE_MAX_FFN)},
 	{"mlp", "swiglu|gelu", "MLP kind (default swiglu)", OPT_BOTH,
 	 OPTIONS_SET(.kind = OPTIONS_CHOICE, .off = OPTIONS_OFF(model.mlp),
-		     .names = autosize_mlp_names, .arch = 1)},
+		     .names = names_mlp, .arch = 1)},
 	{"vocab", "N", "vocabulary size (default 32000)", OPT_BOTH,
 	 SET_ARCH(vocab, 1, AUTOSIZE_MAX_VOCAB)},
 	{"experts", "N", "MoE routed experts per layer", OPT_BOTH,
@@ -316,17 +316,17 @@ static const autosize_option options_table[] = {
 	 "(finetune: every weight; sft and full say the same)",
 	 OPT_BOTH, OPTIONS_SET(.kind = OPTIONS_CHOICE,
 			       .off = OPTIONS_OFF(train_mode),
-			       .names = autosize_train_mode_names,
-			       .aliases = autosize_train_mode_aliases)},
+			       .names = names_train_mode,
+			       .aliases = names_train_mode_aliases)},
 	{"train-seq-len", "N", "sequence length (default 4096; 8k = 8192)",
 	 OPT_BOTH, SET_FUNC(options_seq_len)},
 	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
 	 "a tok suffix, tokens (4Mtok = 4 x 2^20; default ~4M tokens)",
 	 OPT_BOTH, SET_FUNC(options_batch)},
 	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH,
-	 SET_CHOICE(precision, autosize_precision_names, 0)},
+	 SET_CHOICE(precision, names_precision, 0)},
 	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH,
-	 SET_CHOICE(optimizer, autosize_optimizer_names, 0)},
+	 SET_CHOICE(optimizer, names_optimizer, 0)},
 	{"train-framework", "megatron|fsdp|deepspeed",
 	 "training framework (default: the site policy's, else megatron)",
 	 OPT_BOTH, SET_CHOICE(framework, autosize_framework_names,
@@ -356,7 +356,7 @@ static const autosize_option options_table[] = {
 	{"autosize", "rewrite|warn|off|explain",
 	 "size the job, only warn, leave it, or print the plan and stop",
 	 AUTOSIZE_OPT_SPANK,
-	 SET_CHOICE(job_mode, autosize_job_mode_names, AUTOSIZE_JOB_REWRITE)},
+	 SET_CHOICE(job_mode, names_job_mode, AUTOSIZE_JOB_REWRITE)},
 	{"autosize-chain", "on|off", "a run longer than the partition's "
 	 "time limit as chained jobs that resume from checkpoints (on; "
 	 "sbatch only)", OPT_BOTH, SET_ONOFF(chain)},
@@ -383,7 +383,7 @@ static const autosize_option options_table[] = {
 	 SET_INT(zero_stage, 0, 3)},
 	{"recompute", "none|selective|full|selective-mlp",
 	 "pin activation recomputation", AUTOSIZE_OPT_CLI,
-	 SET_CHOICE(recompute, autosize_recompute_names, 0)},
+	 SET_CHOICE(recompute, names_recompute, 0)},
 	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI,
 	 SET_INT(micro_batch, 1, 65536)},
 	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",
@@ -418,7 +418,7 @@ const char *const *autosize_option_choices(const autosize_option *o)
 	if (!o || !o->setter)
 		return NULL;
 	if (o->setter->kind == OPTIONS_ONOFF)
-		return autosize_onoff_names;
+		return names_onoff;
 	return o->setter->kind == OPTIONS_CHOICE ? o->setter->names : NULL;
 }
 
@@ -474,7 +474,7 @@ static autosize_err options_apply(autosize_request *r,
 			*(int *)field = s->base + k;
 		return rc;
 	case OPTIONS_ONOFF:
-		rc = autosize_parse_choice(value, what, autosize_onoff_names,
+		rc = autosize_parse_choice(value, what, names_onoff,
 					   &k, e);
 		if (rc == AUTOSIZE_OK)
 			*(int *)field = k % 2;

@@ -89,21 +89,6 @@ static const char *const pol_part_keys[] = {
 	"preempted_every", NULL
 };
 
-/* Same orders as the enums in policy.h and catalog.h. */
-static const char *const pol_modes[] = { "rewrite", "warn", "off", NULL };
-static const char *const pol_objectives[] = { "cost", "time", NULL };
-static const char *const pol_explicits[] = { "keep", "rewrite", NULL };
-static const char *const pol_unfits[] = { "reject", "warn", NULL };
-static const char *const pol_others[] = { "leave", "refuse", NULL };
-static const char *const pol_on_errors[] = { "pass", "reject", NULL };
-static const char *const pol_gpu_checks[] = { "warn", "enforce", "off",
-					      NULL };
-static const char *const pol_slurm_limits[] = { "off", "read", NULL };
-static const char *const pol_chain[] = { "off", "on", NULL };
-static const char *const pol_links[] = {
-	"nvlink", "xgmi", "hccs", "pcie", NULL
-};
-
 static void pol_defaults_init(autosize_defaults *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -137,7 +122,7 @@ static autosize_err pol_network(const autosize_ytree *t,
 		return AUTOSIZE_OK;
 	}
 	return autosize_ytree_choice(t, m, "network", AUTOSIZE_Y_REQUIRED,
-				     autosize_net_names, net, NULL, e);
+				     names_net, net, NULL, e);
 }
 
 /* The deadline and horizon a site sets are within its maximum training
@@ -183,7 +168,7 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 				       e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-					   pol_modes, &mode, NULL, e);
+					   names_mode, &mode, NULL, e);
 	if (!rc)
 		rc = policy_fraction(t, m, "memory_reserve", 0.9,
 				     &d->memory_reserve, e);
@@ -192,7 +177,8 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 				     &d->time_reserve, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "objective",
-					   AUTOSIZE_Y_OPTIONAL, pol_objectives,
+					   AUTOSIZE_Y_OPTIONAL,
+					   names_objective,
 					   &objective, NULL, e);
 	if (!rc)
 		rc = policy_duration(t, m, "deadline", 0, &d->deadline_s, e);
@@ -219,19 +205,23 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 					NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "explicit_size",
-					   AUTOSIZE_Y_OPTIONAL, pol_explicits,
+					   AUTOSIZE_Y_OPTIONAL,
+					   names_explicit,
 					   &expl, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "on_unfit",
-					   AUTOSIZE_Y_OPTIONAL, pol_unfits,
+					   AUTOSIZE_Y_OPTIONAL,
+					   names_unfit,
 					   &unfit, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "on_error",
-					   AUTOSIZE_Y_OPTIONAL, pol_on_errors,
+					   AUTOSIZE_Y_OPTIONAL,
+					   names_on_error,
 					   &on_error, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "gpu_check",
-					   AUTOSIZE_Y_OPTIONAL, pol_gpu_checks,
+					   AUTOSIZE_Y_OPTIONAL,
+					   names_gpu_check,
 					   &gpu_check, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "framework",
@@ -240,16 +230,19 @@ static autosize_err pol_defaults(const autosize_ytree *t,
 					   &framework, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "other_partitions",
-					   AUTOSIZE_Y_OPTIONAL, pol_others,
+					   AUTOSIZE_Y_OPTIONAL,
+					   names_other,
 					   &others, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "slurm_limits",
 					   AUTOSIZE_Y_OPTIONAL,
-					   pol_slurm_limits, &d->slurm_limits,
+					   names_slurm_limits,
+					   &d->slurm_limits,
 					   NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, m, "chain", AUTOSIZE_Y_OPTIONAL,
-					   pol_chain, &d->chain, NULL, e);
+					   names_chain,
+					   &d->chain, NULL, e);
 	d->other_partitions = (autosize_other_partitions)others;
 	d->mode = (autosize_mode)mode;
 	d->objective = (autosize_objective)objective;
@@ -351,7 +344,8 @@ static autosize_err pol_intra(const autosize_ytree *t,
 	autosize_err rc;
 
 	rc = autosize_ytree_choice(t, m, "intra_node_link",
-				   AUTOSIZE_Y_OPTIONAL, pol_links, &link,
+				   AUTOSIZE_Y_OPTIONAL,
+				   names_link, &link,
 				   &found, e);
 	if (rc)
 		return rc;
@@ -541,7 +535,8 @@ static autosize_err pol_partition(const autosize_ytree *t,
 		int mode = p->defaults.mode;
 
 		rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-					   pol_modes, &mode, &part->mode_own,
+					   names_mode,
+					   &mode, &part->mode_own,
 					   e);
 		part->mode = (autosize_mode)mode;
 	}
@@ -1108,47 +1103,6 @@ void autosize_partition_reference(autosize_partition *part,
 	part->net = (autosize_net)gpu->net_kind;
 	part->net_gbps_per_node = gpu->net_gbps_per_gpu * gpus_per_node;
 	part->price_per_gpu_hour = 0;
-}
-
-const char *autosize_mode_name(autosize_mode m)
-{
-	return (unsigned)m < 3 ? pol_modes[m] : "?";
-}
-
-const char *autosize_net_name(autosize_net n)
-{
-	return (unsigned)n <= AUTOSIZE_NET_ETHERNET ? autosize_net_names[n]
-						 : "?";
-}
-
-const char *autosize_link_name(autosize_link l)
-{
-	return (unsigned)l < 4 ? pol_links[l] : "?";
-}
-
-const char *autosize_objective_name(autosize_objective o)
-{
-	return (unsigned)o < 2 ? pol_objectives[o] : "?";
-}
-
-const char *autosize_explicit_name(autosize_explicit x)
-{
-	return (unsigned)x < 2 ? pol_explicits[x] : "?";
-}
-
-const char *autosize_unfit_name(autosize_unfit u)
-{
-	return (unsigned)u < 2 ? pol_unfits[u] : "?";
-}
-
-const char *autosize_on_error_name(autosize_on_error o)
-{
-	return (unsigned)o < 2 ? pol_on_errors[o] : "?";
-}
-
-const char *autosize_gpu_check_name(autosize_gpu_check g)
-{
-	return (unsigned)g < 3 ? pol_gpu_checks[g] : "?";
 }
 
 const autosize_calibration *autosize_policy_calibration(

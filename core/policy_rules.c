@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autosize/policy.h"
+#include "names.h"
 #include "perfdata.h"
 #include "policy_read.h"
 
@@ -23,7 +24,6 @@ static const char *const rule_keys[] = {
 static const char *const rule_match_keys[] = { "users", "accounts", "qos" };
 
 /* Same order as autosize_mode. */
-static const char *const rule_modes[] = { "rewrite", "warn", "off", NULL };
 
 typedef char rule_name[AUTOSIZE_EXEMPT_NAME_MAX];
 
@@ -144,7 +144,8 @@ static autosize_err rule_settings(const autosize_ytree *t,
 	autosize_err rc;
 
 	rc = autosize_ytree_choice(t, m, "mode", AUTOSIZE_Y_OPTIONAL,
-				   rule_modes, &mode, &rule->mode_set, e);
+				   names_mode,
+				   &mode, &rule->mode_set, e);
 	rule->mode = (autosize_mode)mode;
 	if (!rc)
 		rc = autosize_ytree_int(t, m, "max_gpus", AUTOSIZE_Y_OPTIONAL,
@@ -377,7 +378,7 @@ const char *autosize_rule_set_text(const autosize_rule *rule, char *buf,
 		}                                                           \
 	} while (0)
 	if (rule->mode_set)
-		RULE_PUT("mode %s", rule_modes[rule->mode]);
+		RULE_PUT("mode %s", autosize_mode_name(rule->mode));
 	if (rule->max_gpus > 0)
 		RULE_PUT("%sat most %ld GPU%s a job", used ? ", " : "",
 			 rule->max_gpus, rule->max_gpus == 1 ? "" : "s");

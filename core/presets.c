@@ -128,7 +128,7 @@ static autosize_err preset_entry(const autosize_ytree *t,
 					&m->ffn, NULL, e);
 	if (!rc)
 		rc = autosize_ytree_choice(t, n, "mlp", req,
-					   autosize_mlp_names, &mlp,
+					   names_mlp, &mlp,
 					   NULL, e);
 	if (!rc)
 		rc = autosize_ytree_int(t, n, "vocab", req, 1,

@@ -83,7 +83,7 @@ typedef struct search_cand {
 
 /* The ZeRO stages a pass of search_at offers: all, those a pipeline
  * could run too (the depth scan), or those the framework runs only
- * without a pipeline (its last pass). */
+ * without a pipeline (the solo pass). */
 typedef enum search_zero_pass {
 	SEARCH_ZERO_ALL,
 	SEARCH_ZERO_PIPELINED,
@@ -431,7 +431,7 @@ static int search_zero_stages(const search_state *st, const sizing_layout *l,
 		int pipe_max = st->fp->zero_max_pp;
 
 		/* the depth scan takes the stages a pipeline could run too,
-		 * its last pass the others (search_at) */
+		 * the solo pass the others (search_depths, search_solo) */
 		for (k = 0; k < n; k++)
 			if (st->zero_pass == SEARCH_ZERO_ALL ||
 			    (st->zero_pass == SEARCH_ZERO_PIPELINED) ==
@@ -1152,93 +1152,120 @@ static int search_solo_stages(const search_state *st)
 	return 0;
 }
 
-/*
- * The best layouts of nodes x gpn GPUs under the request's pins. Pipeline
- * depths stop SEARCH_PP_EXTRA fitting depths past the last one that
- * improved the best plan. Returns 1 when something fits.
- */
-static int search_at(search_state *st, int nodes, int gpn)
+/* One TP degree at one size, with the context-parallel degrees it
+ * allows (search_cps). */
+typedef struct search_size {
+	int nodes;
+	int gpn;
+	int tp;
+	int cps[4];
+	int n_cp;
+} search_size;
+
+/* The shapes of one pipeline depth of sz: its context-, data- and
+ * expert-parallel degrees, each through search_shape. 1 when one
+ * fits. */
+static int search_depth(search_state *st, const search_size *sz, int pp)
 {
 	const autosize_request *r = st->req;
-	int gpus = nodes * gpn, tps[SEARCH_MAX_TPS], n_tp, i, pp, any = 0;
+	int gpus = sz->nodes * sz->gpn, c, k, fit = 0;
 	sizing_layout lay;
 
-	if (!search_charge(st, 1))
-		return 0;
 	memset(&lay, 0, sizeof(lay));
-	st->size_fastest = 0;
 	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
-	n_tp = search_tp_candidates(st, gpus, gpn, tps);
-	for (i = 0; i < n_tp && search_charge(st, 1); i++) {
-		int tp = tps[i], fitting_pps = 0;
-		long updates;
+	lay.tp = sz->tp;
+	lay.pp = pp;
+	lay.sp = sz->tp > 1 && r->sequence_parallel != 0;
+	for (c = 0; c < sz->n_cp; c++) {
+		int eps[3], n_ep;
+		search_mbs mbs;
 
-		int cps[4], n_cp = search_cps(st, tp, gpus, cps), c;
-
-		int pps[SEARCH_MAX_PP], n_pp = search_divisors(gpus / tp,
-			search_pp_max(st), pps), j;
-
-		st->zero_pass = SEARCH_ZERO_PIPELINED;
-		st->solo_needed = 0;
-		for (j = 0; j <= n_pp; j++) {
-			double fastest = st->size_fastest;
-			int fit = 0;
-
-			/* last, past the depth scan: no pipeline again, at
-			 * the ZeRO stages the framework runs only without
-			 * one (Megatron-FSDP): a mode of their own that must
-			 * neither stop the scan early nor be skipped by it */
-			if (j == n_pp) {
-				if (!st->solo_needed || !search_solo_stages(st))
-					break;
-				st->zero_pass = SEARCH_ZERO_SOLO;
-			}
-			pp = j < n_pp ? pps[j] : 1;
-			if (!search_pp_ok(st, pp))
-				continue;
-			if (!search_charge(st, 1))
-				break;
-			lay.tp = tp;
-			lay.pp = pp;
-			lay.sp = tp > 1 && r->sequence_parallel != 0;
-			updates = st->best_updates;
-			for (c = 0; c < n_cp; c++) {
-				int eps[3], n_ep, k;
-				search_mbs mbs;
-
-				if ((gpus / tp / pp) % cps[c])
-					continue;
-				if (!search_charge(st, 1))
-					break;
-				lay.cp = cps[c];
-				lay.dp = gpus / (tp * pp * cps[c]);
-				if (search_pinned(r->dp) && lay.dp != r->dp)
-					continue;
-				n_ep = search_eps(st, &lay, gpn, eps);
-				search_mb_list(st, lay.dp, &mbs);
-				for (k = 0; k < n_ep && search_charge(st, 1);
-				     k++) {
-					lay.ep = eps[k];
-					fit |= search_shape(st, &lay, &mbs,
-							    nodes, gpn);
-				}
-			}
-			/* a depth that speeds up this size counts as an
-			 * improvement too: the best of another size may
-			 * beat this size's shallow pipelines and still lose
-			 * to a deeper one (4 nodes of an 8B model: PP 8 is
-			 * 3% cheaper than PP 1-4, which lose to 3 nodes) */
-			if (fit)
-				fitting_pps = st->best_updates != updates ||
-					      st->size_fastest > fastest *
-					      (1 + RANK_TIE)
-					      ? 0 : fitting_pps + 1;
-			if (fitting_pps > SEARCH_PP_EXTRA && j < n_pp)
-				j = n_pp - 1;
+		if ((gpus / sz->tp / pp) % sz->cps[c])
+			continue;
+		if (!search_charge(st, 1))
+			break;
+		lay.cp = sz->cps[c];
+		lay.dp = gpus / (sz->tp * pp * sz->cps[c]);
+		if (search_pinned(r->dp) && lay.dp != r->dp)
+			continue;
+		n_ep = search_eps(st, &lay, sz->gpn, eps);
+		search_mb_list(st, lay.dp, &mbs);
+		for (k = 0; k < n_ep && search_charge(st, 1); k++) {
+			lay.ep = eps[k];
+			fit |= search_shape(st, &lay, &mbs, sz->nodes, sz->gpn);
 		}
+	}
+	return fit;
+}
+
+/*
+ * The depth scan of sz: the pipeline depths its TP degree leaves,
+ * shallow first, at the ZeRO stages a pipeline could run too, stopping
+ * SEARCH_PP_EXTRA fitting depths past the last one that improved (a
+ * depth that speeds up this size counts as an improvement too: the best
+ * of another size may beat this size's shallow pipelines and still lose
+ * to a deeper one; 4 nodes of an 8B model: PP 8 is 3% cheaper than PP
+ * 1-4, which lose to 3 nodes). 0 when the budget ran out.
+ */
+static int search_depths(search_state *st, const search_size *sz)
+{
+	int pps[SEARCH_MAX_PP], n_pp, j, fitting_pps = 0;
+
+	n_pp = search_divisors(sz->nodes * sz->gpn / sz->tp,
+			       search_pp_max(st), pps);
+	st->zero_pass = SEARCH_ZERO_PIPELINED;
+	for (j = 0; j < n_pp && fitting_pps <= SEARCH_PP_EXTRA; j++) {
+		double fastest = st->size_fastest;
+		long updates = st->best_updates;
+
+		if (!search_pp_ok(st, pps[j]))
+			continue;
+		if (!search_charge(st, 1))
+			return 0;
+		if (search_depth(st, sz, pps[j]))
+			fitting_pps = st->best_updates != updates ||
+				      st->size_fastest > fastest *
+				      (1 + RANK_TIE)
+				      ? 0 : fitting_pps + 1;
+	}
+	return 1;
+}
+
+/* Past the depth scan, no pipeline again at the ZeRO stages the
+ * framework runs only without one (Megatron-FSDP), where some
+ * micro-batch size did not fit at the scan's: a mode of its own that
+ * must neither stop the scan early nor be skipped by it. */
+static void search_solo(search_state *st, const search_size *sz)
+{
+	if (!st->solo_needed || !search_solo_stages(st) ||
+	    !search_pp_ok(st, 1))
+		return;
+	st->zero_pass = SEARCH_ZERO_SOLO;
+	if (search_charge(st, 1))
+		search_depth(st, sz, 1);
+}
+
+/* The best layouts of nodes x gpn GPUs under the request's pins: per TP
+ * degree, the depth scan, then the solo pass. */
+static void search_at(search_state *st, int nodes, int gpn)
+{
+	int tps[SEARCH_MAX_TPS], n_tp, i;
+	search_size sz;
+
+	if (!search_charge(st, 1))
+		return;
+	st->size_fastest = 0;
+	sz.nodes = nodes;
+	sz.gpn = gpn;
+	n_tp = search_tp_candidates(st, nodes * gpn, gpn, tps);
+	for (i = 0; i < n_tp && search_charge(st, 1); i++) {
+		sz.tp = tps[i];
+		sz.n_cp = search_cps(st, sz.tp, nodes * gpn, sz.cps);
+		st->solo_needed = 0;
+		if (search_depths(st, &sz))
+			search_solo(st, &sz);
 		st->zero_pass = SEARCH_ZERO_ALL;
 	}
-	return any | (st->have_best && st->best.nodes == nodes);
 }
 
 /* 1 when the best plan so far meets the deadline. */
@@ -1519,9 +1546,11 @@ static void search_pinned_miss(const search_state *st, int nodes, int gpn,
  * what narrowed it (framework_profile.why), or the framework. */
 static autosize_err search_split_refusal(const sizing_job *job,
 					 const framework_profile *fp,
-					 const char *opt, autosize_error *e)
+					 const char *opt, framework_cap cap,
+					 autosize_error *e)
 {
 	const char *name = autosize_framework_name(fp->id);
+	char those[64];
 
 	switch (fp->why) {
 	case FRAMEWORK_WHY_OFFLOAD:
@@ -1555,20 +1584,18 @@ static autosize_err search_split_refusal(const sizing_job *job,
 	default:
 		break;
 	}
-	if (strcmp(opt, "--cp") == 0)
+	framework_offering(cap, 0, those, sizeof(those));
+	if (cap == FRAMEWORK_CAP_CP)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--cp: %s has no context parallelism "
-				     "(use --train-framework=megatron, fsdp "
-				     "or deepspeed)", name);
-	if (strcmp(opt, "--interleave") == 0)
+				     "(use --train-framework=%s)", name, those);
+	if (cap == FRAMEWORK_CAP_VP)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--interleave: %s has no interleaved "
 				     "pipeline schedule (use "
-				     "--train-framework=megatron or fsdp)",
-				     name);
+				     "--train-framework=%s)", name, those);
 	return autosize_fail(e, AUTOSIZE_EINVAL, "%s: %s does not run it "
-			     "(use --train-framework=megatron or fsdp)", opt,
-			     name);
+			     "(use --train-framework=%s)", opt, name, those);
 }
 
 /* Pins the job's framework cannot run: one error naming both. */
@@ -1578,22 +1605,31 @@ static autosize_err search_framework_pins(const sizing_job *job,
 					  autosize_error *e)
 {
 	const char *name = autosize_framework_name(fp->id);
+	char those[64];
 
-	if (job->param_offload && fp->id == AUTOSIZE_FRAMEWORK_MEGATRON)
+	if (job->param_offload && !fp->param_offload)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--param-offload: megatron keeps its "
+				     "--param-offload: %s keeps its "
 				     "parameters on the GPU (use "
-				     "--train-framework=fsdp or deepspeed)");
+				     "--train-framework=%s)", name,
+				     framework_offering(
+					FRAMEWORK_CAP_PARAM_OFFLOAD, 0, those,
+					sizeof(those)));
 	if (search_pinned(r->tp) && r->tp > 1 && !fp->tp_ok)
-		return search_split_refusal(job, fp, "--tp", e);
+		return search_split_refusal(job, fp, "--tp", FRAMEWORK_CAP_TP,
+					    e);
 	if (search_pinned(r->pp) && r->pp > 1 && !fp->pp_ok)
-		return search_split_refusal(job, fp, "--pp", e);
+		return search_split_refusal(job, fp, "--pp", FRAMEWORK_CAP_PP,
+					    e);
 	if (search_pinned(r->cp) && r->cp > 1 && !fp->cp_ok)
-		return search_split_refusal(job, fp, "--cp", e);
+		return search_split_refusal(job, fp, "--cp", FRAMEWORK_CAP_CP,
+					    e);
 	if (search_pinned(r->ep) && r->ep > 1 && !fp->ep_ok)
-		return search_split_refusal(job, fp, "--ep", e);
+		return search_split_refusal(job, fp, "--ep", FRAMEWORK_CAP_EP,
+					    e);
 	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
-		return search_split_refusal(job, fp, "--interleave", e);
+		return search_split_refusal(job, fp, "--interleave",
+					    FRAMEWORK_CAP_VP, e);
 	if (job->param_offload && search_pinned(r->zero_stage) &&
 	    r->zero_stage != 3)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
@@ -1605,10 +1641,9 @@ static autosize_err search_framework_pins(const sizing_job *job,
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--zero: %s does not run ZeRO-%d (use "
 				     "--train-framework=%s)", name,
-				     r->zero_stage, r->zero_stage == 1
-				     ? "megatron or deepspeed"
-				     : r->zero_stage == 2 ? "fsdp or deepspeed"
-				     : "megatron, fsdp or deepspeed");
+				     r->zero_stage, framework_offering(
+					FRAMEWORK_CAP_ZERO, r->zero_stage,
+					those, sizeof(those)));
 	if (search_pinned(r->zero_stage) && search_pinned(r->pp) &&
 	    r->pp > 1 && r->zero_stage > fp->zero_max_pp)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
@@ -1634,7 +1669,10 @@ static autosize_err search_framework_pins(const sizing_job *job,
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--ep: DeepSpeed-MoE does not run under "
 				     "ZeRO-3 (use --zero 1 or 2, or "
-				     "--train-framework=megatron or fsdp)");
+				     "--train-framework=%s)",
+				     framework_offering(FRAMEWORK_CAP_EP_ZERO,
+							r->zero_stage, those,
+							sizeof(those)));
 	return AUTOSIZE_OK;
 }
 

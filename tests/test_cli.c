@@ -278,6 +278,90 @@ static void test_bad_input_exit_2(void **state)
 	}
 }
 
+/* One line on stderr, starting "autosize: " and holding what. */
+static void assert_one_line(const char *what)
+{
+	const char *nl = strchr(err, '\n');
+
+	assert_int_equal(strncmp(err, "autosize: ", 10), 0);
+	if (!strstr(err, what))
+		fail_msg("'%s' not in: %s", what, err);
+	assert_non_null(nl);
+	assert_true(nl[1] == '\0');
+}
+
+/*
+ * The option forms the commands take (getopt_long from each table,
+ * cli/opts.c): --opt=v, --opt v, -xv, -x v, sbatch's short forms, flags,
+ * values that start with a dash; what is refused: abbreviations, short
+ * flags run together, '--' in plan, a missing value, each in one line.
+ */
+static void test_option_forms(void **state)
+{
+	static const char *const eq[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=1e11", "--gpu=h100", "--policy=none",
+		"--nodes=2", "--tp=2", "--json", NULL};
+	static const char *const split[] = {"plan", "--model", "llama-3-8b",
+		"--train-tokens", "1e11", "-G", "h100:16", "--policy", "none",
+		"-N2", "--tp", "2", "--json", NULL};
+	static const char *const sbatch[] = {"plan", "--model=llama-3-8b",
+		"--train-tokens=1e11", "--gpu=h100", "--policy=none",
+		"-J", "-x-y", "-ofile", "--mem=4G", "--exclusive", "-N", "2-4",
+		"-t", "2-00:00:00", NULL};
+	static const char *const refused[][3] = {
+		{"--mod=llama-3-8b", NULL,
+		 "unknown option '--mod=llama-3-8b' (see autosize plan --help)"},
+		{"-hx", NULL, "unexpected argument '-hx'"},
+		{"-Z", NULL, "unexpected argument '-Z'"},
+		{"script.sh", NULL, "unexpected argument 'script.sh'"},
+		{"--", "-p", "unknown option '--'"},
+		{"--exclusive=user", NULL, "unknown option '--exclusive=user'"},
+		{"--json=1", NULL, "unknown option '--json=1'"},
+		{"-p", NULL, "autosize: -p needs a value\n"},
+		{"--gres", NULL, "autosize: --gres needs a value\n"},
+		{"--tp", NULL, "--tp needs a value (--name=value)"},
+	};
+	const char *cal[] = {"calibrate", "--min-jobs=x", "f.jsonl", NULL};
+	const char *rep[] = {"report", "--json", "--bogus", NULL};
+	const char *rep_dd[] = {"report", "--max-jobs=3", "--",
+				"tests/data/report-jobs.jsonl", NULL};
+	const char *rep_nv[] = {"report", "tests/data/report-jobs.jsonl",
+				"--max-jobs", NULL};
+	char first[OUT_MAX];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(run_cli(eq), 0);
+	snprintf(first, sizeof(first), "%s", out);
+	assert_int_equal((int)json_num(first, "nodes"), 2);
+	assert_int_equal((int)json_num(first, "tp"), 2);
+	/* the same request spelled the other ways: the same plan */
+	assert_int_equal(run_cli(split), 0);
+	assert_string_equal(out, first);
+	assert_int_equal(run_cli(sbatch), 0);
+	assert_non_null(strstr(err, "not used for sizing (they do not "
+				    "change the GPUs, nodes or time): -J -x-y "
+				    "-ofile --mem=4G --exclusive\n"));
+	assert_non_null(strstr(err, "-N MIN-MAX: planned at the minimum"));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *args[] = {"plan", "--model=llama-3-8b",
+				      "--gpu=h100", "--policy=none",
+				      refused[i][0], refused[i][1], NULL};
+
+		assert_int_equal(run_cli(args), 2);
+		assert_one_line(refused[i][2]);
+	}
+	assert_int_equal(run_cli(cal), 2);
+	assert_one_line("--min-jobs: 'x' is not a count");
+	assert_int_equal(run_cli(rep), 2);
+	assert_int_equal(strncmp(err, "autosize: report: unknown option "
+				 "'--bogus'\nusage: ", 49), 0);
+	assert_int_equal(run_cli(rep_dd), 0);
+	assert_non_null(strstr(out, "only the first 3 sized jobs"));
+	assert_int_equal(run_cli(rep_nv), 2);
+	assert_one_line("autosize: --max-jobs needs a value\n");
+}
+
 /* 8k is 8192, a token batch is whole sequences, a bare
  * --train-time under an hour and --train-tokens under one step warn. */
 static void test_inputs_as_written(void **state)
@@ -990,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_back_of_envelope_7b),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_bad_input_exit_2),
+		cmocka_unit_test(test_option_forms),
 		cmocka_unit_test(test_inputs_as_written),
 		cmocka_unit_test(test_moe_config_json),
 		cmocka_unit_test(test_pinned_misfit_exit_1),

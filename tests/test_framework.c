@@ -51,6 +51,44 @@ static double states_per_param(const sizing_job *job,
 		mem.optimizer_bytes) / sizing_params_per_gpu(job, l);
 }
 
+/* The frameworks a hint offers for what the job's framework lacks,
+ * generated from the profiles: the refusals in search.c print these. */
+static void test_offering(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_CP, 0, b,
+					       sizeof(b)),
+			    "megatron, fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_VP, 0, b,
+					       sizeof(b)), "megatron or fsdp");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_PARAM_OFFLOAD, 0,
+					       b, sizeof(b)),
+			    "fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 1, b,
+					       sizeof(b)),
+			    "megatron or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 2, b,
+					       sizeof(b)), "fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 3, b,
+					       sizeof(b)),
+			    "megatron, fsdp or deepspeed");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_ZERO, 4, b,
+					       sizeof(b)), "");
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_EP_ZERO, 3, b,
+					       sizeof(b)), "megatron or fsdp");
+	assert_true(framework_ep_zero_refused(AUTOSIZE_FRAMEWORK_DEEPSPEED, 2,
+					      3));
+	assert_false(framework_ep_zero_refused(AUTOSIZE_FRAMEWORK_DEEPSPEED, 1,
+					       3));
+	assert_false(framework_ep_zero_refused(AUTOSIZE_FRAMEWORK_DEFAULT, 2,
+					       3));
+	/* a short buffer is cut, and ends */
+	assert_string_equal(framework_offering(FRAMEWORK_CAP_CP, 0, b, 12),
+			    "megatron, f");
+}
+
 /* Which ZeRO stages each framework searches over data parallel ranks. */
 static void test_zero_stages(void **state)
 {
@@ -215,12 +253,12 @@ static void test_launch_args(void **state)
 	p.global_batch = 8;
 	p.seq_len = 4096;
 	p.framework = AUTOSIZE_FRAMEWORK_FSDP;
-	assert_int_equal(autosize_launch_megatron_args(&p, &r, buf,
+	assert_int_equal(autosize_launch_megatron_args(&r, &p, buf,
 						       sizeof(buf)), 0);
 	assert_string_equal(buf, "");
 	p.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
 	p.zero_stage = 1;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--use-distributed-optimizer"));
 }
@@ -261,7 +299,7 @@ static void test_plan_pins(void **state)
 	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_MEGATRON);
 	assert_int_equal(plan.zero_stage, 3);
 	assert_int_equal(plan.pp, 1);
-	assert_true(autosize_launch_megatron_args(&plan, &r, args,
+	assert_true(autosize_launch_megatron_args(&r, &plan, args,
 						  sizeof(args)) > 0);
 	assert_non_null(strstr(args, " --use-megatron-fsdp "
 			       "--data-parallel-sharding-strategy "
@@ -365,7 +403,7 @@ static void plan_megatron_args(const autosize_policy *p,
 	request_of(r, opts);
 	assert_int_equal(autosize_request_finish(r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, r, plan, &e), AUTOSIZE_OK);
-	assert_true(autosize_launch_megatron_args(plan, r, buf, len) > 0);
+	assert_true(autosize_launch_megatron_args(r, plan, buf, len) > 0);
 }
 
 /* MoE host issue: Megatron issues each local expert in turn after a
@@ -422,7 +460,7 @@ static void test_moe_overlap(void **state)
 			 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &over, &e), AUTOSIZE_OK);
 	assert_true(over.tokens_per_s > plan.tokens_per_s);
-	assert_true(autosize_launch_megatron_args(&over, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &over, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --moe-token-dispatcher-type flex "
 			       "--moe-enable-deepep "
@@ -587,7 +625,7 @@ static void test_cp_ep_plan(void **state)
 	assert_int_equal(plan.ep, 8);
 	assert_int_equal(plan.cp, 2);
 	assert_int_equal(plan.tp * plan.pp * plan.dp * plan.cp, 32);
-	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &plan, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--context-parallel-size 2"));
 	assert_non_null(strstr(buf, "--expert-model-parallel-size 8"));
@@ -634,7 +672,7 @@ static void test_partial_recompute_plan(void **state)
 	assert_true(plan.recompute_layers > 0);
 	assert_true(plan.recompute_layers < (126 + 15) / 16);
 	assert_int_equal(plan.recompute_layers % plan.vp, 0);
-	assert_true(autosize_launch_megatron_args(&plan, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &plan, buf,
 						  sizeof(buf)) > 0);
 	snprintf(want, sizeof(want), "--recompute-method block "
 		 "--recompute-num-layers %d ", plan.recompute_layers / plan.vp);
@@ -673,7 +711,7 @@ static void test_grad_reduce(void **state)
 	assert_non_null(strstr(e.msg, "--grad-reduce"));
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &fp32, &e), AUTOSIZE_OK);
-	assert_true(autosize_launch_megatron_args(&fp32, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &fp32, buf,
 						  sizeof(buf)) > 0);
 	assert_null(strstr(buf, "--grad-reduce-in-bf16"));
 	assert_int_equal(autosize_request_set(&r, "grad-reduce", "bf16", &e),
@@ -683,7 +721,7 @@ static void test_grad_reduce(void **state)
 			 fp32.mem.gradients_bytes / 2) <
 		    1e-6 * fp32.mem.gradients_bytes);
 	assert_true(bf16.tokens_per_s >= fp32.tokens_per_s);
-	assert_true(autosize_launch_megatron_args(&bf16, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &bf16, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --grad-reduce-in-bf16"));
 	assert_int_equal(autosize_request_set(&r, "network", "roce:800", &e),
@@ -783,6 +821,7 @@ static void test_vp_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offering),
 		cmocka_unit_test(test_zero_stages),
 		cmocka_unit_test(test_state_bytes),
 		cmocka_unit_test(test_buffers),

@@ -173,7 +173,7 @@ static void test_megatron(void **state)
 	char buf[512];
 
 	plan_70b(&p, &r);
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_string_equal(buf, "--tensor-model-parallel-size 8 "
 			    "--pipeline-model-parallel-size 2 "
@@ -187,7 +187,7 @@ static void test_megatron(void **state)
 	/* partial: the block method, the layers per virtual stage */
 	p.recompute_layers = 8;
 	p.vp = 2;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --recompute-granularity full "
 			       "--recompute-method block "
@@ -195,14 +195,14 @@ static void test_megatron(void **state)
 	p.recompute_layers = 0;
 	p.vp = 1;
 	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --recompute-granularity selective "
 			       "--recompute-modules core_attn mlp "));
 	r.sequence_parallel = 0;
 	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
 	r.precision = AUTOSIZE_PREC_FP8;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_string_equal(buf, "--tensor-model-parallel-size 8 "
 			    "--pipeline-model-parallel-size 2 "
@@ -211,7 +211,7 @@ static void test_megatron(void **state)
 			    "--recompute-granularity selective --bf16 "
 			    "--fp8-format hybrid");
 	plan_8b(&p, &r);
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_string_equal(buf, "--tensor-model-parallel-size 1 "
 			    "--pipeline-model-parallel-size 1 "
@@ -220,7 +220,7 @@ static void test_megatron(void **state)
 	/* what the step time prices (perf.c) is what Megatron runs: the
 	 * sharded optimizer's gather under the forward too */
 	p.zero_stage = 1;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --use-distributed-optimizer "
 			       "--overlap-grad-reduce "
@@ -349,7 +349,7 @@ static void test_megatron_uneven(void **state)
 	plan_70b(&p, &r);
 	p.pp = 12;
 	p.recompute = AUTOSIZE_RECOMPUTE_NONE;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--pipeline-model-parallel-size 12 "));
 	assert_non_null(strstr(buf, " --decoder-first-pipeline-num-layers 5 "
@@ -357,7 +357,7 @@ static void test_megatron_uneven(void **state)
 	/* Llama 3 405B: 126 layers on 16 stages */
 	r.model.layers = 126;
 	p.pp = 16;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_int_equal(arg_value(buf, "--decoder-first-pipeline-num-layers"),
 			 7);
@@ -366,7 +366,7 @@ static void test_megatron_uneven(void **state)
 	/* and with 4 virtual stages (Meta interleaved them): 7 layers on
 	 * the end stages fit no multiple of 4, so one custom layout */
 	p.vp = 4;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --pipeline-model-parallel-layout Et|tt|"));
 	assert_non_null(strstr(buf, "|tt|tL"));
@@ -376,7 +376,7 @@ static void test_megatron_uneven(void **state)
 	r.model.layers = 80;
 	p.pp = 4;
 	p.vp = 5;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_int_equal(arg_value(buf,
 				   "--num-layers-per-virtual-pipeline-stage"),
@@ -386,7 +386,7 @@ static void test_megatron_uneven(void **state)
 	 * 7 virtual stages, no split Megatron accepts */
 	p.pp = 12;
 	p.vp = 7;
-	assert_int_equal(autosize_launch_megatron_args(&p, &r, buf,
+	assert_int_equal(autosize_launch_megatron_args(&r, &p, buf,
 						       sizeof(buf)), 0);
 	assert_string_equal(buf, "");
 	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
@@ -406,7 +406,7 @@ static void test_megatron_uneven(void **state)
 				p.pp = pp;
 				p.vp = vp;
 				assert_true(autosize_launch_megatron_args(
-					&p, &r, buf, sizeof(buf)) >= 0);
+					&r, &p, buf, sizeof(buf)) >= 0);
 				if (!buf[0]) {
 					if (split_exists(layers, pp, vp))
 						fail_msg("%d layers, pp %d, vp "
@@ -427,7 +427,7 @@ static void test_megatron_uneven(void **state)
 	r.model.layers = 97;
 	p.pp = 7;
 	p.vp = 1;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 }
 
@@ -454,7 +454,7 @@ static void test_megatron_vp_group(void **state)
 				p.vp = vp;
 				p.grad_accum = p.global_batch = m;
 				assert_true(autosize_launch_megatron_args(
-					&p, &r, buf, sizeof(buf)) > 0);
+					&r, &p, buf, sizeof(buf)) > 0);
 				g = arg_value(buf, "--microbatch-group-size-"
 					      "per-virtual-pipeline-stage");
 				if (m % p.pp == 0)
@@ -473,7 +473,7 @@ static void test_megatron_vp_group(void **state)
 	p.pp = 4;
 	p.vp = 5;
 	p.grad_accum = p.global_batch = 6;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_int_equal(arg_value(buf, "--microbatch-group-size-per-"
 				   "virtual-pipeline-stage"), 6);
@@ -493,7 +493,7 @@ static void test_megatron_splits(void **state)
 	p.ep = 8;
 	p.dp = 2;
 	p.pp = 12;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--expert-tensor-parallel-size 1"));
 	assert_non_null(strstr(buf, "--decoder-last-pipeline-num-layers"));
@@ -501,7 +501,7 @@ static void test_megatron_splits(void **state)
 	p.vp = 2;
 	r.precision = AUTOSIZE_PREC_FP8;
 	p.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--num-layers-per-virtual-pipeline"));
 	p.pp = 12;
@@ -509,11 +509,11 @@ static void test_megatron_splits(void **state)
 	r.model.layers = 60;  /* 60 on 12 x 1: even */
 	p.vp = 1;
 	r.precision = AUTOSIZE_PREC_FP16;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	r.model.layers = 70;  /* uneven with 2 virtual stages */
 	p.vp = 2;
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--num-virtual-stages-per-pipeline-rank"));
 }
@@ -672,7 +672,7 @@ static void test_deepspeed(void **state)
 	char buf[2048];
 
 	plan_70b(&p, &r);
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_true(autosize_launch_deepspeed_json(&r, &p, buf,
 						   sizeof(buf)) > 0);
 	assert_true(json_valid(buf));
 	assert_string_equal(buf,
@@ -698,17 +698,17 @@ static void test_deepspeed(void **state)
 			    "  }\n"
 			    "}\n");
 	plan_8b(&p, &r);
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_true(autosize_launch_deepspeed_json(&r, &p, buf,
 						   sizeof(buf)) > 0);
 	assert_true(json_valid(buf));
 	assert_non_null(strstr(buf, "\"train_micro_batch_size_per_gpu\": 2,"));
 	assert_non_null(strstr(buf, "\"fp16\": {\n    \"enabled\": true"));
 	assert_null(strstr(buf, "activation_checkpointing"));
-	assert_int_equal(autosize_launch_deepspeed_json(&p, &r, buf, 64), -1);
+	assert_int_equal(autosize_launch_deepspeed_json(&r, &p, buf, 64), -1);
 	/* train_batch_size = micro batch x accumulation x DP (DeepSpeed's
 	 * batch assertion): a plan breaking it gets no configuration. */
 	p.global_batch = 1035;
-	assert_int_equal(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_int_equal(autosize_launch_deepspeed_json(&r, &p, buf,
 							sizeof(buf)), -1);
 	assert_string_equal(buf, "");
 }
@@ -724,7 +724,7 @@ static void test_deepspeed_offload(void **state)
 	plan_8b(&p, &r);
 	p.zero_stage = 3;
 	r.param_offload = 1;
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_true(autosize_launch_deepspeed_json(&r, &p, buf,
 						   sizeof(buf)) > 0);
 	assert_true(json_valid(buf));
 	assert_non_null(strstr(buf, "\"offload_param\": {\n"
@@ -735,13 +735,13 @@ static void test_deepspeed_offload(void **state)
 	p.zero_stage = 2;
 	r.param_offload = 0;
 	r.opt_offload = 1;
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_true(autosize_launch_deepspeed_json(&r, &p, buf,
 						   sizeof(buf)) > 0);
 	assert_true(json_valid(buf));
 	assert_null(strstr(buf, "offload_param"));
 	assert_non_null(strstr(buf, "offload_optimizer"));
 	r.opt_offload = 0;
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_true(autosize_launch_deepspeed_json(&r, &p, buf,
 						   sizeof(buf)) > 0);
 	assert_null(strstr(buf, "offload"));
 }
@@ -895,12 +895,12 @@ static void test_computed_plan(void **state)
 	r.gpus_per_node = 8;
 	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), AUTOSIZE_OK);
 	assert_int_equal(p.tp * p.pp * p.dp, 16);
-	assert_true(autosize_launch_megatron_args(&p, &r, buf,
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);
 	snprintf(want, sizeof(want), "--tensor-model-parallel-size %d ",
 		 p.tp);
 	assert_true(strncmp(buf, want, strlen(want)) == 0);
-	assert_true(autosize_launch_deepspeed_json(&p, &r, buf,
+	assert_true(autosize_launch_deepspeed_json(&r, &p, buf,
 						   sizeof(buf)) > 0);
 	assert_true(json_valid(buf));
 	autosize_policy_destroy(pol);

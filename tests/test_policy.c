@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include "autosize/plan.h"
 #include "autosize/policy.h"
 #include "ytest.h"
 
@@ -413,6 +414,40 @@ static void test_names(void **state)
 			    "time");
 	assert_string_equal(autosize_mode_name((autosize_mode)9), "?");
 	assert_string_equal(autosize_net_name((autosize_net)-1), "?");
+	/* each printer's last spelling, and "?" one past it (names.c:
+	 * the bounds are the arrays') */
+	assert_string_equal(autosize_gpu_check_name(AUTOSIZE_GPU_CHECK_OFF),
+			    "off");
+	assert_string_equal(autosize_gpu_check_name(
+		(autosize_gpu_check)(AUTOSIZE_GPU_CHECK_OFF + 1)), "?");
+	assert_string_equal(autosize_on_error_name(AUTOSIZE_ON_ERROR_REJECT),
+			    "reject");
+	assert_string_equal(autosize_on_error_name(
+		(autosize_on_error)(AUTOSIZE_ON_ERROR_REJECT + 1)), "?");
+	assert_string_equal(autosize_unfit_name(AUTOSIZE_UNFIT_WARN), "warn");
+	assert_string_equal(autosize_unfit_name(
+		(autosize_unfit)(AUTOSIZE_UNFIT_WARN + 1)), "?");
+	assert_string_equal(autosize_explicit_name(AUTOSIZE_EXPLICIT_REWRITE),
+			    "rewrite");
+	assert_string_equal(autosize_explicit_name(
+		(autosize_explicit)(AUTOSIZE_EXPLICIT_REWRITE + 1)), "?");
+	assert_string_equal(autosize_link_name(
+		(autosize_link)(AUTOSIZE_LINK_PCIE + 1)), "?");
+	assert_string_equal(autosize_objective_name(
+		(autosize_objective)(AUTOSIZE_OBJECTIVE_TIME + 1)), "?");
+	assert_string_equal(autosize_framework_name(
+		AUTOSIZE_FRAMEWORK_DEFAULT), "default");
+	assert_string_equal(autosize_framework_name(
+		AUTOSIZE_FRAMEWORK_DEEPSPEED), "deepspeed");
+	assert_string_equal(autosize_framework_name(
+		(autosize_framework)(AUTOSIZE_FRAMEWORK_DEEPSPEED + 1)), "?");
+	assert_string_equal(autosize_framework_name((autosize_framework)-1),
+			    "?");
+	assert_string_equal(autosize_recompute_name(
+		AUTOSIZE_RECOMPUTE_SELECTIVE_MLP), "selective-mlp");
+	assert_string_equal(autosize_recompute_name(
+		(autosize_recompute)(AUTOSIZE_RECOMPUTE_SELECTIVE_MLP + 1)),
+		"?");
 }
 
 static const ytest_case broken_cases[] = {

@@ -200,8 +200,8 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * whose framework is not Megatron, or a layout Megatron cannot run (no
  * split of the layers that Megatron accepts).
  */
-int autosize_launch_megatron_args(const autosize_plan *p,
-				  const autosize_request *r, char *buf,
+int autosize_launch_megatron_args(const autosize_request *r,
+				  const autosize_plan *p, char *buf,
 				  size_t len);
 
 /*
@@ -221,8 +221,8 @@ int autosize_launch_megatron_args(const autosize_plan *p,
  * train_batch_size = micro batch x accumulation x DP does not hold (as
  * DeepSpeed requires).
  */
-int autosize_launch_deepspeed_json(const autosize_plan *p,
-				   const autosize_request *r, char *buf,
+int autosize_launch_deepspeed_json(const autosize_request *r,
+				   const autosize_plan *p, char *buf,
 				   size_t len);
 
 /*
@@ -249,8 +249,8 @@ int autosize_launch_deepspeed_json(const autosize_plan *p,
  * last). ZeRO-3 shards over DP (S = DP), ZeRO-2 too but keeps parameters
  * after the forward, ZeRO-0/1 replicates (R = DP).
  */
-int autosize_launch_torchtitan_args(const autosize_plan *p,
-				    const autosize_request *r, char *buf,
+int autosize_launch_torchtitan_args(const autosize_request *r,
+				    const autosize_plan *p, char *buf,
 				    size_t len);
 
 /*
@@ -263,8 +263,8 @@ int autosize_launch_torchtitan_args(const autosize_plan *p,
  * [--model.converters quantize.linear.float8]
  * --activation_checkpoint.mode none|selective|full".
  */
-int autosize_launch_torchtitan_v1_args(const autosize_plan *p,
-				       const autosize_request *r, char *buf,
+int autosize_launch_torchtitan_v1_args(const autosize_request *r,
+				       const autosize_plan *p, char *buf,
 				       size_t len);
 
 /*

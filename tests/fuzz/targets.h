@@ -378,8 +378,8 @@ static inline void fuzz_check_plan(const autosize_request *r,
 		FUZZ_FAIL("plan_to_json does not fit 8 KiB");
 	if (autosize_launch_summary(plan, buf, sizeof(buf)) < 0 ||
 	    autosize_launch_report(r, plan, buf, sizeof(buf)) < 0 ||
-	    autosize_launch_megatron_args(plan, r, buf, sizeof(buf)) < 0 ||
-	    autosize_launch_deepspeed_json(plan, r, buf, sizeof(buf)) < 0)
+	    autosize_launch_megatron_args(r, plan, buf, sizeof(buf)) < 0 ||
+	    autosize_launch_deepspeed_json(r, plan, buf, sizeof(buf)) < 0)
 		FUZZ_FAIL("launch strings do not fit 8 KiB");
 	/* every launcher's line of the plan in its fixed field, and the
 	 * launch object of plan --json */
