@@ -35,7 +35,7 @@ EOF
 if [ -f build/spank_autosize.so ]; then
 	# A run the testbed's 4 nodes finish within a day (a 2T-token 70B
 	# run would need years there: slurm-autosize says so and refuses).
-	set -- --model-params=70e9 --train-tokens=3e9 --train-time=1d
+	set -- --model-params=70e9 --train-tokens=1.5e9 --train-time=1d
 else
 	echo "quickstart: build/spank_autosize.so is not built: submitting a plain job"
 	set -- -N2 --gpus-per-node=8 -t 60
