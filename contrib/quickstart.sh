@@ -74,3 +74,9 @@ cat "$tb/jobs/train-$id.out" 2>/dev/null || echo "(no output yet)"
 echo
 echo "The cluster is still up. To use it:  export SLURM_CONF=$SLURM_CONF"
 echo "To stop it:                         contrib/testbed/down"
+# The sample is here to be sized: say so when it was not.
+if [ -f build/spank_autosize.so ] && [ -f build/autosize.so ] &&
+	! echo "$out" | grep -q '^sbatch: autosize: plan: '; then
+	echo "quickstart: the sample job was not sized (sbatch's autosize lines above say why)" >&2
+	exit 1
+fi
