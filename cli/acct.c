@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "acct.h"
+#include "live.h"
 
 #ifdef AUTOSIZE_HAVE_SLURM
 #include <stdbool.h>
@@ -34,7 +35,6 @@
 #define ACCT_END_WAIT_US 2000000
 #define ACCT_END_POLL_US 250000
 
-static int acct_inited;
 
 /* slurm_free_ctl_conf was renamed in 26.05 */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
@@ -54,9 +54,6 @@ void acct_end(void)
 	if (acct_db)
 		slurmdb_connection_close(&acct_db);
 	acct_db = NULL;
-	if (acct_inited)
-		slurm_fini();
-	acct_inited = 0;
 }
 
 /* 1 when a job in this state still runs (slurmctld's and accounting's
@@ -296,10 +293,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	int rc, ended, waited_us;
 
 	why[0] = '\0';
-	if (!acct_inited) {
-		slurm_init(NULL);
-		acct_inited = 1;
-	}
+	live_slurm_init();
 	snprintf(what, sizeof(what), "job %lu's AdminComment", en->job_id);
 	rc = acct_ctld_job(en->job_id, &state, comment, sizeof(comment), why,
 			   len);

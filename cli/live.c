@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -184,6 +185,22 @@ const live_part *live_find(const live_cluster *c, const char *name)
 }
 
 #ifdef AUTOSIZE_HAVE_SLURM
+static void live_slurm_end(void)
+{
+	slurm_fini();
+}
+
+void live_slurm_init(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	slurm_init(NULL);
+	atexit(live_slurm_end);
+}
+
 /* Slurm's minutes (INFINITE, NO_VAL) as seconds, 0 = unlimited. */
 static double live_minutes(uint32_t m)
 {
@@ -198,7 +215,7 @@ int live_load(live_cluster *c, char *err, size_t len)
 	int k;
 
 	memset(c, 0, sizeof(*c));
-	slurm_init(NULL);
+	live_slurm_init();
 	/* libslurm leaves its error code in errno: slurm_get_errno() only
 	 * returned errno and is gone from 26.05's slurm.h. */
 	if (slurm_load_partitions((time_t)0, &pm, SHOW_ALL) != 0 ||
@@ -210,7 +227,6 @@ int live_load(live_cluster *c, char *err, size_t len)
 			 slurm_strerror(e));
 		if (pm)
 			slurm_free_partition_info_msg(pm);
-		slurm_fini();
 		return -1;
 	}
 	for (i = 0; i < pm->record_count; i++) {
@@ -253,10 +269,13 @@ int live_load(live_cluster *c, char *err, size_t len)
 	}
 	slurm_free_partition_info_msg(pm);
 	slurm_free_node_info_msg(nm);
-	slurm_fini();
 	return 0;
 }
 #else
+void live_slurm_init(void)
+{
+}
+
 int live_load(live_cluster *c, char *err, size_t len)
 {
 	memset(c, 0, sizeof(*c));

@@ -52,6 +52,10 @@ typedef struct live_cluster {
 	int truncated;              /* more partitions than LIVE_MAX_PARTS */
 } live_cluster;
 
+/* libslurm's slurm_init, once per process (slurm_fini at its exit):
+ * 24.11 crashes in slurm_init after a slurm_fini, so no command ends
+ * and starts it again between two questions to slurmctld. */
+void live_slurm_init(void);
 /* Read the partitions and nodes from slurmctld (SLURM_CONF). 0, or -1
  * with the reason in err. */
 int live_load(live_cluster *c, char *err, size_t len);

@@ -408,7 +408,7 @@ int live_limits_write(FILE *f, char *err, size_t len)
 	pid_t parent = getppid();
 	int enforced, i, rc = -1;
 
-	slurm_init(NULL);
+	live_slurm_init();
 	/* slurmctld may be starting (its module asked as it loaded); a
 	 * helper whose slurmctld is gone (it is another process's child
 	 * now) stops at once */
@@ -436,7 +436,6 @@ int live_limits_write(FILE *f, char *err, size_t len)
 out:
 	if (conf)
 		limits_free_conf(conf);
-	slurm_fini();
 	return rc;
 }
 #else
