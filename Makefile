@@ -64,7 +64,7 @@ HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC
 OPT ?= -O2 -g
 CFLAGS ?=
 override CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -MMD -MP \
-	-Iinclude -Icore $(EXTRA_CFLAGS)
+	-Iinclude -Icore -Iutil $(EXTRA_CFLAGS)
 LDHARDEN := -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 override LDFLAGS += $(LDHARDEN) $(EXTRA_LDFLAGS)
 
@@ -94,7 +94,7 @@ CONFIG_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/policy_file.o \
 	$(BUILD)/plugin/lua_autosize.o \
 	$(BUILD)/plugin/spank_common.o
 
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(wildcard core/*.c util/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC)) $(BUILD)/gen/embedded.o
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
@@ -402,12 +402,12 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 # test_live reads GRES strings and writes inventories with the CLI's
 # live objects (libslurm linked when the CLI has it).
 LIVE_TEST_OBJ := $(addprefix $(BUILD)/cli/,live.o live_cmd.o live_limits.o \
-	inventory.o)
+	inventory.o acct.o chain_end.o)
 $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
 		$(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icli -o $@ $< \
-		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM) \
+		-Itests -Icli -o $@ $< $(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
 # test_chart draws with the CLI's chart, markup and HTML objects.
 CHART_TEST_OBJ := $(addprefix $(BUILD)/cli/,chart.o chart_axis.o markup.o \

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "autosize/probe.h"
+#include "autosize/jobstate.h"
 #include "autosize/spawn.h"
 
 #define PROBE_MAX_RUNS 3
@@ -174,17 +175,10 @@ static void probe_state(long id, char *buf, size_t len)
 	buf[strcspn(buf, " ")] = '\0';
 }
 
+/* The job has ended (jobstate.h); "" (not in accounting yet) has not. */
 static int probe_terminal(const char *state)
 {
-	static const char *const done[] = {"COMPLETED", "FAILED", "CANCELLED",
-		"TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL",
-		"DEADLINE", "PREEMPTED", NULL};
-	int i;
-
-	for (i = 0; done[i]; i++)
-		if (strncmp(state, done[i], strlen(done[i])) == 0)
-			return 1;
-	return 0;
+	return state[0] && !autosize_job_state_live(state);
 }
 
 /* The job's output file shows an OOM. */

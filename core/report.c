@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "autosize/jobstate.h"
 #include "autosize/report.h"
+#include "utf8.h"
 
 struct autosize_report {
 	autosize_report_options o;
@@ -56,22 +58,13 @@ void autosize_report_destroy(autosize_report *r)
 	free(r);
 }
 
-/* States of a job that has not ended (sacct shows them too). REQUEUED is
- * not one: sacct --duplicates shows each run of a requeued job, the
+/* A row of a job that has not ended (jobstate.h). REQUEUED is not one
+ * here: sacct --duplicates shows each run of a requeued job, the
  * earlier ones in that state, each ended. */
 static int report_unfinished(const char *state)
 {
-	static const char *const live[] = {
-		"RUNNING", "PENDING", "SUSPENDED", "RESIZING",
-		"REQUEUE_HOLD", "REQUEUE_FED", "SIGNALING", "STAGE_OUT",
-		"COMPLETING", NULL
-	};
-	int i;
-
-	for (i = 0; live[i]; i++)
-		if (strcmp(state, live[i]) == 0)
-			return 1;
-	return 0;
+	return strcmp(state, "REQUEUED") != 0 &&
+	       autosize_job_state_live(state);
 }
 
 /* Count code in counts (at most MAX_CODES kinds; the rest as "other"). */
@@ -735,57 +728,4 @@ void autosize_report_iso_week(long long civil_s, char *buf, size_t len,
 	doy = before[m - 1] + d - 1 + (m > 2 && leap);
 	snprintf(buf, len, "%04lld-W%02d", y, doy / 7 + 1);
 	*monday_s = monday * 86400;
-}
-
-/* The length of a valid UTF-8 sequence at s (1-4), 0 when invalid or a
- * control character (C1: U+0080..U+009F). RFC 3629 section 4. */
-static int report_utf8_len(const unsigned char *s)
-{
-	int n, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return s[0] >= 0x20 && s[0] != 0x7f;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 ||
-						   cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
-		return 0;
-	return n;
-}
-
-void autosize_report_safe_text(const char *s, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t used = 0;
-
-	if (!len)
-		return;
-	while (*p) {
-		int n = report_utf8_len(p);
-
-		if (used + (n ? (size_t)n : 1) >= len)
-			break;
-		if (n) {
-			memcpy(out + used, p, (size_t)n);
-			used += (size_t)n;
-			p += n;
-		} else {
-			out[used++] = '?';
-			p++;
-		}
-	}
-	out[used] = '\0';
 }

@@ -4,9 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "autosize/jobstate.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
 #include "autosize/report.h"
+#include "utf8.h"
 #include "autosize/show.h"
 
 #define SHOW_LINE_MAX 512
@@ -89,15 +91,7 @@ int autosize_record_summary(const autosize_record *r, const char *model,
 
 int autosize_show_live(const char *state)
 {
-	static const char *const live[] = {"PENDING", "RUNNING", "SUSPENDED",
-		"COMPLETING", "CONFIGURING", "RESIZING", "REQUEUE_HOLD",
-		"REQUEUE_FED", "SIGNALING", "STAGE_OUT", "STOPPED", NULL};
-	int i;
-
-	for (i = 0; live[i]; i++)
-		if (strcmp(state, live[i]) == 0)
-			return 1;
-	return !state[0];
+	return autosize_job_state_live(state) || !state[0];
 }
 
 void autosize_show_limit_of(const autosize_finished_job *j,
@@ -210,8 +204,8 @@ int autosize_show_write_text(const autosize_finished_job *j,
 	char line[SHOW_LINE_MAX], name[96], user[64], why[128], a[32], b[32];
 	autosize_show_limit l;
 
-	autosize_report_safe_text(j->name, name, sizeof(name));
-	autosize_report_safe_text(j->user, user, sizeof(user));
+	utf8_safe_text(j->name, name, sizeof(name));
+	utf8_safe_text(j->user, user, sizeof(user));
 	fprintf(f, "autosize: job %s of %s (\"%s\"): %s%s%s, from %s\n",
 		j->job_id, user[0] ? user : "?", name,
 		j->state[0] ? j->state : "?",

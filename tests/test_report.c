@@ -898,18 +898,6 @@ static void test_decision_metrics(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-static void test_safe_text(void **state)
-{
-	char out[16];
-
-	autosize_report_safe_text("a\x1b[2Jb\x7f\xc2\x9b\xff\xe2\x82\xac", out,
-				  sizeof(out));
-	assert_string_equal(out, "a?[2Jb????\xe2\x82\xac");
-	/* cut on a character, never inside one */
-	autosize_report_safe_text("abcdefghijklm\xe2\x82\xac", out, 16);
-	assert_string_equal(out, "abcdefghijklm");
-}
-
 /* Hostile names and users: the text has no control bytes, the JSON
  * escapes markup and stays valid. */
 static void test_report_writers_escape(void **state)
@@ -1046,7 +1034,6 @@ int main(void)
 		cmocka_unit_test(test_report_ctld_lines),
 		cmocka_unit_test(test_report_submit_refusals_metrics),
 		cmocka_unit_test(test_decision_metrics),
-		cmocka_unit_test(test_safe_text),
 		cmocka_unit_test(test_report_writers_escape),
 		cmocka_unit_test(test_cli_report_sacct),
 	};

@@ -250,15 +250,10 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
  */
 int autosize_report_write_metrics(const autosize_report *r, FILE *f);
 
-/*
- * s made safe for a terminal into out (len bytes): valid UTF-8 kept,
- * control bytes (C0, DEL, C1) and invalid bytes as '?', cut to fit on a
- * character boundary.
- */
-void autosize_report_safe_text(const char *s, char *out, size_t len);
-
-/* s as a JSON string: safe text (above), '"' and '\\' escaped, and
- * '<', '>', '&' as \u escapes (a page may embed it). */
+/* s as a JSON string: made safe text first (utf8_safe_text: control
+ * and invalid bytes as '?', as the text output shows them), then
+ * written by json_write_str_file with '<', '>', '&' escaped too (a page
+ * may embed it). */
 void autosize_report_json_str(FILE *f, const char *s);
 
 /* Civil seconds as "2026-11-03T12:00:00" ("" for 0). */
