@@ -4,7 +4,7 @@
  * node; also 1 and 2 whole nodes when the plan spans nodes) with
  * AUTOSIZE_PROBE_STEPS in their environment, waits, reads each job's plan
  * record with what its training loop appended to $AUTOSIZE_REPORT, and
- * judges the scaling by the renter's rules (core/probe.c). The measured
+ * judges the scaling by the renter's rules (offline/probe.c). The measured
  * speed and memory become a calibration file for this model and user.
  */
 #include <errno.h>

@@ -1,8 +1,8 @@
 /*
  * Tests for the admin's report: warning codes (core/plan_warn.c), the
  * record's warn=/ask_ keys (core/jobrecord.c, core/decide.c), the
- * finished-job readers (core/calibration_input.c: sacct lines, JSON
- * lines), the aggregation and its writers (core/report.c, report_out.c)
+ * finished-job readers (offline/calibration_input.c: sacct lines, JSON
+ * lines), the aggregation and its writers (offline/report.c, report_out.c)
  * and `autosize report` against a stand-in sacct.
  */
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /*
- * Tests: running a command without a shell (core/spawn.c): its output
+ * Tests: running a command without a shell (util/spawn.c): its output
  * read back whole, its exit status, a command that cannot be run, a
  * path run as given (no PATH search) and arguments never seen by a shell.
  */
