@@ -20,8 +20,9 @@ each built object needs (nm), and the two plugin .so files: none needs
 or holds a symbol that offline/ or cli/ defines. Fails naming each use.
 """
 import os
-import subprocess
 import sys
+
+from depgraph import symbols  # nm -P: (defined, used)
 
 SIDES = ("util", "core", "plugin", "offline", "cli")
 ALLOWED = {
@@ -100,22 +101,6 @@ def include_errors(owner):
     return errors
 
 
-def nm(path, dynamic=False):
-    cmd = ["nm", "-P"] + (["-D"] if dynamic else []) + [path]
-    out = subprocess.run(cmd, capture_output=True, text=True,
-                         check=True).stdout
-    defined, used = set(), set()
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
-            continue
-        if parts[1] == "U":
-            used.add(parts[0])
-        elif parts[1] in "TDBRCGSVW":
-            defined.add(parts[0])
-    return defined, used
-
-
 def link_errors(build):
     objs = {}
     for side in SIDES:
@@ -125,7 +110,7 @@ def link_errors(build):
         for f in sorted(os.listdir(d)):
             if f.endswith(".o") and os.path.exists(
                     os.path.join(side, f[:-2] + ".c")):
-                objs[(side, f[:-2])] = nm(os.path.join(d, f))
+                objs[(side, f[:-2])] = symbols(os.path.join(d, f))
     owner = {}
     for (side, mod), (defined, _) in objs.items():
         for s in defined:
@@ -142,7 +127,7 @@ def link_errors(build):
         path = os.path.join(build, so)
         if not os.path.exists(path):
             continue
-        defined, used = nm(path)
+        defined, used = symbols(path)
         for s in sorted((defined | used) & command):
             errors.append("%s %s %s, which %s/%s.o defines"
                           % (path, "holds" if s in defined else "needs",
