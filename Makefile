@@ -64,7 +64,7 @@ HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC
 OPT ?= -O2 -g
 CFLAGS ?=
 override CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -MMD -MP \
-	-Iinclude -Iutil -Icore -Ioffline $(EXTRA_CFLAGS)
+	-Iinclude -Iutil -Icore $(EXTRA_CFLAGS)
 LDHARDEN := -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 override LDFLAGS += $(LDHARDEN) $(EXTRA_LDFLAGS)
 

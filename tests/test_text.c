@@ -35,9 +35,10 @@ static void test_utf8_seq_len(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_int_equal(utf8_seq_len(cases[i].s), cases[i].n);
-	assert_true(utf8_seq_control("\x1b", 1));
-	assert_true(utf8_seq_control("\xc2\x9b", 2));
-	assert_false(utf8_seq_control("\xc2\xa0", 2));
+	assert_int_equal(utf8_decode("\xe2\x82\xac", 2, NULL), 0);
+	assert_true(utf8_is_control(0x1b));
+	assert_true(utf8_is_control(0x9b));
+	assert_false(utf8_is_control(0xa0));
 }
 
 static void test_safe_text(void **state)
