@@ -8,6 +8,7 @@
 #include <strings.h>
 #include "autosize/jobstate.h"
 #include "autosize/report.h"
+#include "date.h"
 #include "utf8.h"
 
 struct autosize_report {
@@ -538,7 +539,7 @@ static int report_weeks(autosize_report *r, report_order *o, double *v,
 	for (i = 0; i < r->n_jobs; i++) {
 		if (r->jobs[i].partition < 0 || r->jobs[i].submit_s <= 0)
 			continue;
-		autosize_report_iso_week(r->jobs[i].submit_s, week,
+		date_iso_week(r->jobs[i].submit_s, week,
 					 sizeof(week), &monday);
 		o[n].a = r->jobs[i].partition;
 		o[n].b = monday;
@@ -560,7 +561,7 @@ static int report_weeks(autosize_report *r, report_order *o, double *v,
 
 		wk->partition = (int)o[i].a;
 		wk->monday_s = o[i].b;
-		autosize_report_iso_week(o[i].b, wk->week, sizeof(wk->week),
+		date_iso_week(o[i].b, wk->week, sizeof(wk->week),
 					 &monday);
 		for (j = i; j < n && o[j].a == o[i].a && o[j].b == o[i].b;
 		     j++) {
@@ -674,58 +675,3 @@ const autosize_report_options *autosize_report_options_of(
 }
 
 /* ---- text helpers ---- */
-
-/* Days since 1970-01-01 to y, m, d (H. Hinnant, "chrono-Compatible
- * Low-Level Date Algorithms", civil_from_days). */
-static void report_civil(long long z, long long *y, int *m, int *d)
-{
-	long long era, yy;
-	unsigned doe, yoe, doy, mp;
-
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (unsigned)(z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	yy = (long long)yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yy + (*m <= 2);
-}
-
-void autosize_report_time(long long civil_s, char *buf, size_t len)
-{
-	long long days, y, rest;
-	int m, d;
-
-	if (civil_s <= 0) {
-		snprintf(buf, len, "%s", "");
-		return;
-	}
-	days = civil_s / 86400;
-	rest = civil_s % 86400;
-	report_civil(days, &y, &m, &d);
-	snprintf(buf, len, "%04lld-%02d-%02dT%02lld:%02lld:%02lld", y, m, d,
-		 rest / 3600, rest / 60 % 60, rest % 60);
-}
-
-/* ISO 8601: a week belongs to the year of its Thursday; week 1 holds
- * the year's first Thursday. 1970-01-01 was a Thursday. */
-void autosize_report_iso_week(long long civil_s, char *buf, size_t len,
-			      long long *monday_s)
-{
-	static const int before[12] = {0, 31, 59, 90, 120, 151, 181, 212,
-				       243, 273, 304, 334};
-	long long days = civil_s >= 0 ? civil_s / 86400
-				      : -((-civil_s + 86399) / 86400);
-	long long dow = ((days + 3) % 7 + 7) % 7;  /* Monday 0 */
-	long long monday = days - dow, y;
-	int m, d, doy, leap;
-
-	report_civil(monday + 3, &y, &m, &d);
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	doy = before[m - 1] + d - 1 + (m > 2 && leap);
-	snprintf(buf, len, "%04lld-W%02d", y, doy / 7 + 1);
-	*monday_s = monday * 86400;
-}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "autosize/parse.h"
 #include "autosize/report.h"
+#include "date.h"
 #include "json_write.h"
 #include "utf8.h"
 
@@ -28,7 +29,7 @@ static void out_day(long long s, char *buf, size_t len)
 {
 	char t[32];
 
-	autosize_report_time(s, t, sizeof(t));
+	date_time(s, t, sizeof(t));
 	snprintf(buf, len, "%.10s", t[0] ? t : "?");
 }
 
@@ -413,7 +414,7 @@ static void out_json_time(FILE *f, const char *key, long long s)
 {
 	char t[32];
 
-	autosize_report_time(s, t, sizeof(t));
+	date_time(s, t, sizeof(t));
 	fprintf(f, "\"%s\":", key);
 	if (t[0])
 		autosize_report_json_str(f, t);

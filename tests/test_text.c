@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "autosize/jobstate.h"
 #include "autosize/plan.h"
+#include "date.h"
 #include "json_write.h"
 #include "utf8.h"
 
@@ -143,6 +144,49 @@ static void test_job_state_live(void **state)
 	assert_false(autosize_job_state_live(NULL));
 }
 
+/* Civil dates over libc: sacct's times, ISO weeks at year edges. */
+static void test_dates(void **state)
+{
+	static const struct {
+		const char *day, *week, *monday;
+	} w[] = {
+		{"2020-12-31T23:59:59", "2020-W53", "2020-12-28T00:00:00"},
+		{"2021-01-03T12:00:00", "2020-W53", "2020-12-28T00:00:00"},
+		{"2021-01-04T00:00:00", "2021-W01", "2021-01-04T00:00:00"},
+		{"2024-12-30T08:00:00", "2025-W01", "2024-12-30T00:00:00"},
+		{"2026-11-05T10:00:00", "2026-W45", "2026-11-02T00:00:00"},
+		{"1970-01-01T00:00:00", "1970-W01", "1969-12-29T00:00:00"},
+	};
+	char buf[32], t[32];
+	long long monday;
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		date_iso_week(date_parse(w[i].day), buf, sizeof(buf), &monday);
+		assert_string_equal(buf, w[i].week);
+		if (monday > 0) {
+			date_time(monday, t, sizeof(t));
+			assert_string_equal(t, w[i].monday);
+		}
+	}
+	assert_int_equal(date_parse("1970-01-02T00:00:01"), 86401);
+	/* a 31st of a short month and a leap second carry over */
+	date_time(date_parse("2026-02-31T00:00:00"), t, sizeof(t));
+	assert_string_equal(t, "2026-03-03T00:00:00");
+	assert_int_equal(date_parse("2026-01-01T23:59:60"),
+			 date_parse("2026-01-02T00:00:00"));
+	assert_int_equal(date_parse("Unknown"), 0);
+	assert_int_equal(date_parse("1969-12-31T00:00:00"), 0);
+	assert_int_equal(date_parse("2026-11-03T12:00:00x"), 0);
+	date_time(0, t, sizeof(t));
+	assert_string_equal(t, "");
+	assert_int_equal(date_day(date_parse("2026-11-03T12:00:00"), t,
+				  sizeof(t)), 0);
+	assert_string_equal(t, "2026-11-03");
+	assert_int_equal(date_day(1e18, t, sizeof(t)), -1);
+	assert_string_equal(t, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_json_write),
 		cmocka_unit_test(test_plan_json_utf8),
 		cmocka_unit_test(test_job_state_live),
+		cmocka_unit_test(test_dates),
 	};
 
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))

@@ -224,8 +224,5 @@ autosize_err autosize_cal_json_line(const char *line, size_t len,
 				    char *user, char *state,
 				    double *elapsed_s, autosize_error *e);
 
-/* sacct's "2026-11-03T12:00:00" as civil seconds since 1970 (0:
- * "Unknown", "None" or not a time). */
-long long autosize_sacct_time(const char *s);
 
 #endif

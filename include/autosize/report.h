@@ -256,11 +256,4 @@ int autosize_report_write_metrics(const autosize_report *r, FILE *f);
  * may embed it). */
 void autosize_report_json_str(FILE *f, const char *s);
 
-/* Civil seconds as "2026-11-03T12:00:00" ("" for 0). */
-void autosize_report_time(long long civil_s, char *buf, size_t len);
-
-/* ISO 8601 week of civil seconds: "2026-W45" into buf, its Monday. */
-void autosize_report_iso_week(long long civil_s, char *buf, size_t len,
-			      long long *monday_s);
-
 #endif
