@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
-#include "autosize/calibration.h"
+#include "autosize/calibration_learn.h"
 
 /* Bad lines shown on stderr before only counting them. */
 #define CAL_SHOWN_ERRORS 3

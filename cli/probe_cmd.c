@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "autosize/calibration_learn.h"
 #include "autosize/probe.h"
 #include "autosize/jobstate.h"
 #include "autosize/spawn.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "autosize/calibration.h"
+#include "autosize/calibration_input.h"
 #include "autosize/decide.h"
 #include "autosize/parse.h"
 #include "date.h"

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autosize/jobstate.h"
-#include "calibration_private.h"
+#include "calibration_learn_private.h"
 #include "perfdata.h"
 
 /* Job states whose measured figures are the cluster's speed. */

@@ -7,6 +7,8 @@
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
+#include "autosize/calibration_input.h"
+#include "autosize/calibration_learn.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
 

@@ -18,7 +18,7 @@
 #define AUTOSIZE_REPORT_H
 
 #include <stdio.h>
-#include "autosize/calibration.h"
+#include "autosize/calibration_input.h"
 #include "autosize/jobrecord.h"
 
 /* `autosize report --json`'s report_version (doc/report-json.md). */

@@ -8,7 +8,7 @@
 #define AUTOSIZE_SHOW_H
 
 #include <stdio.h>
-#include "autosize/calibration.h"
+#include "autosize/calibration_input.h"
 #include "autosize/jobrecord.h"
 #include "autosize/record_words.h"
 

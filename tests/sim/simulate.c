@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autosize.h"
+#include "autosize/calibration_input.h"
+#include "autosize/calibration_learn.h"
 
 #define SIM_JOBS 1000
 #define SIM_HELD_OUT 300
