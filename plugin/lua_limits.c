@@ -8,11 +8,10 @@
  * nodes, and writes a snapshot on a pipe. This file starts the helper
  * (autosize/spawn.h, posix_spawn: no fork of slurmctld's memory; no
  * shell; stdin from /dev/null; no descriptor of slurmctld's kept), reads
- * what it wrote
- * without waiting, a little at each call, and keeps the last whole
- * snapshot. A snapshot older than LIMITS_REFRESH_S starts a new helper;
- * one older than LIMITS_STALE_S is not used (the job goes as submitted,
- * saying why). Nothing here waits: a helper that hangs is killed after
+ * what it wrote without waiting, a little at each call, and keeps the
+ * last whole snapshot. A snapshot older than LIMITS_REFRESH_S starts a
+ * new helper; one older than LIMITS_STALE_S is not used (the job goes as
+ * submitted, saying why). Nothing here waits: a helper that hangs is killed after
  * LIMITS_HELPER_MAX_S.
  */
 #include <errno.h>
@@ -27,7 +26,6 @@
 #include <unistd.h>
 #include "autosize/spawn.h"
 #include "lua_autosize.h"
-
 
 /* A snapshot this old starts a new helper: limits changed with sacctmgr
  * reach plans within a minute (the refresh, plus the helper's run). */
