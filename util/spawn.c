@@ -147,7 +147,8 @@ static int spawn_read_until(int fd, char *buf, size_t len, size_t *used,
 
 		if (end_ms && left <= 0)
 			break;
-		r = poll(&p, 1, left > 0 && left < 1000000 ? (int)left : -1);
+		/* left <= timeout_ms, an int */
+		r = poll(&p, 1, end_ms ? (int)left : -1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
