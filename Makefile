@@ -66,7 +66,7 @@ HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC
 OPT ?= -O2 -g
 CFLAGS ?=
 override CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -MMD -MP \
-	-Iinclude -Icore $(EXTRA_CFLAGS)
+	-Iinclude -Iutil -Icore $(EXTRA_CFLAGS)
 LDHARDEN := -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 override LDFLAGS += $(LDHARDEN) $(EXTRA_LDFLAGS)
 
@@ -96,8 +96,17 @@ CONFIG_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/policy_file.o \
 	$(BUILD)/plugin/lua_autosize.o \
 	$(BUILD)/plugin/spank_common.o
 
-CORE_SRC := $(wildcard core/*.c)
+# Which process loads what (doc/architecture.md): util/ (primitives) and
+# core/ (the sizing core) make libautosize.a, which the SPANK plugin and
+# the Lua module link; offline/ (reports, calibration learning, replay,
+# probe, show) makes libautosize-offline.a, which only the autosize
+# command (and tests, tools) links. `make check-boundary` fails when the
+# daemons' side uses the command's.
+UTIL_SRC := $(wildcard util/*.c)
+CORE_SRC := $(UTIL_SRC) $(wildcard core/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC)) $(BUILD)/gen/embedded.o
+OFFLINE_SRC := $(wildcard offline/*.c)
+OFFLINE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(OFFLINE_SRC))
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -111,14 +120,18 @@ LUAMOD_SRC := $(wildcard plugin/lua*.c)
 LUAMOD_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LUAMOD_SRC))
 
 LIB := $(BUILD)/libautosize.a
+OFFLINE_LIB := $(BUILD)/libautosize-offline.a
+# What the command, the tests and the tools link (the offline library
+# first: it uses the core)
+LIBS := $(OFFLINE_LIB) $(LIB)
 CLI := $(BUILD)/autosize
 SPANK := $(if $(SPANK_SRC),$(BUILD)/spank_autosize.so)
 LUAMOD := $(if $(LUAMOD_SRC),$(BUILD)/autosize.so)
 
-.PHONY: FORCE all check check-unit check-browser check-slurm check-versions rpm check-rpm check-install check-deb check-integration check-asan check-leaks \
+.PHONY: FORCE all check check-unit check-boundary check-browser check-slurm check-versions rpm check-rpm check-install check-deb check-integration check-asan check-leaks \
 	fuzz fuzz-build clean install uninstall deb tests validate bench soak \
 	simulate fit
-all: $(LIB) $(CLI) $(SPANK) $(LUAMOD)
+all: $(LIB) $(OFFLINE_LIB) $(CLI) $(SPANK) $(LUAMOD)
 
 $(CONFIG_ID): FORCE
 	@mkdir -p $(dir $@)
@@ -142,6 +155,10 @@ $(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(CORE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OFFLINE_LIB): $(OFFLINE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
@@ -176,13 +193,13 @@ $(BUILD)/cli/live.o $(BUILD)/cli/live_limits.o $(BUILD)/cli/acct.o \
 	$(BUILD)/cli/chain_end.o: \
 	override CFLAGS += $(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM)
 
-$(CLI): $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
+$(CLI): $(CLI_OBJ) $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIBS) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(LIBS) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIBS) $(LDFLAGS) $(CORE_LIBS) $(CMOCKA_LIBS)
 
 tests: $(TEST_BIN) $(CLI) $(SPANK) $(LUAMOD)
 
@@ -216,7 +233,15 @@ check-deb: all
 check-unit: $(TEST_BIN) $(CLI)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
 	@python3 tests/depgraph.py --check $(BUILD)
+	@python3 tests/check_boundary.py $(BUILD)
 	@python3 tests/check_doclinks.py
+
+# The process boundary alone (tests/check_boundary.py, under a second):
+# no daemon-side file (util/, core/, plugin/) includes a header of the
+# command's side or uses a symbol only offline/ or cli/ defines, and the
+# plugins' .so files need none.
+check-boundary: $(LIB) $(OFFLINE_LIB) $(CLI_OBJ) $(SPANK) $(LUAMOD)
+	@python3 tests/check_boundary.py $(BUILD)
 
 # The unit, Lua and integration suites against one Slurm: SLURM_PREFIX's
 # (headers, libslurm, daemons), else the system's; one summary line per
@@ -256,19 +281,19 @@ validate: $(BUILD)/tests/test_validation
 # hidden true speed per partition, with noise and lying users; the
 # prediction error before and after calibration and the jobs it takes to
 # converge (tests/sim/simulate.c). Fails when it does not converge.
-$(BUILD)/simulate: tests/sim/simulate.c $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+$(BUILD)/simulate: tests/sim/simulate.c $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(LDFLAGS) $(CORE_LIBS)
 
 simulate: $(BUILD)/simulate
 	$(BUILD)/simulate etc/autosize.yaml
 
 # Speed of a full search over a corpus of job specs (not a test).
-$(BUILD)/bench: tests/bench/bench.c $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
+$(BUILD)/bench: tests/bench/bench.c $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(LDFLAGS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc $(CORE_LIBS)
 
-$(BUILD)/decide_bench: tests/bench/decide_bench.c tests/bench/hostile.h $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+$(BUILD)/decide_bench: tests/bench/decide_bench.c tests/bench/hostile.h $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(LDFLAGS) $(CORE_LIBS)
 
 bench: $(BUILD)/bench $(BUILD)/decide_bench
 	$(BUILD)/bench
@@ -278,8 +303,8 @@ bench: $(BUILD)/bench $(BUILD)/decide_bench
 # tests/validation/runs.yaml (not a test; usage in tests/fit/fit_perf.c):
 # make fit FIT="hopper", FIT="cdna3 gemm_eff_max", FIT=residuals.
 FIT ?= hopper
-$(BUILD)/fit_perf: tests/fit/fit_perf.c $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(CORE_LIBS)
+$(BUILD)/fit_perf: tests/fit/fit_perf.c $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(LDFLAGS) $(CORE_LIBS)
 
 fit: $(BUILD)/fit_perf
 	$(BUILD)/fit_perf $(FIT)
@@ -307,9 +332,9 @@ check-asan:
 # on reloads), and under valgrind when it is installed.
 LEAKS_PLANS ?= 1000000
 LEAKS_RELOADS ?= 10000
-$(BUILD)/leaks: tests/leak/leaks.c $(LIB)
+$(BUILD)/leaks: tests/leak/leaks.c $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(LDFLAGS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free \
 		$(CORE_LIBS)
 
@@ -339,8 +364,8 @@ FUZZ_BIN := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h tests/bench/hostile.h $(LIB)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(LIB) \
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h tests/bench/hostile.h $(LIBS)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(LIBS) \
 		$(LDFLAGS) $(CORE_LIBS)
 
 fuzz-build:
@@ -404,26 +429,26 @@ $(BUILD)/tests/test_gpucheck: tests/test_gpucheck.c $(BUILD)/plugin/gpucheck.o \
 # test_live reads GRES strings and writes inventories with the CLI's
 # live objects (libslurm linked when the CLI has it).
 LIVE_TEST_OBJ := $(addprefix $(BUILD)/cli/,live.o live_cmd.o live_limits.o \
-	inventory.o opts.o)
+	inventory.o opts.o acct.o chain_end.o)
 $(BUILD)/tests/test_live: tests/test_live.c $(LIVE_TEST_OBJ) \
-		$(LIB) tests/testutil.h
+		$(LIBS) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SLURM_CFLAGS) -Itests -Icli -o $@ $< \
-		$(LIVE_TEST_OBJ) $(LIB) $(LDFLAGS) $(CORE_LIBS) \
+	$(CC) $(CFLAGS) $(SLURM_CFLAGS) $(if $(SLURM_H),-DAUTOSIZE_HAVE_SLURM) \
+		-Itests -Icli -o $@ $< $(LIVE_TEST_OBJ) $(LIBS) $(LDFLAGS) $(CORE_LIBS) \
 		$(SLURM_LIBS) $(CMOCKA_LIBS)
 # test_chart draws with the CLI's chart, markup and HTML objects.
 CHART_TEST_OBJ := $(addprefix $(BUILD)/cli/,chart.o chart_axis.o markup.o \
 	html.o)
-$(BUILD)/tests/test_chart: tests/test_chart.c $(CHART_TEST_OBJ) $(LIB) \
+$(BUILD)/tests/test_chart: tests/test_chart.c $(CHART_TEST_OBJ) $(LIBS) \
 		tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIB) \
+	$(CC) $(CFLAGS) -Itests -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIBS) \
 		$(LDFLAGS) $(CORE_LIBS) $(CMOCKA_LIBS)
 # The browser test's page with planted markup (tests/browser/fixture.c).
 $(BUILD)/tests/browser_fixture: tests/browser/fixture.c $(CHART_TEST_OBJ) \
-		$(LIB)
+		$(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIB) $(LDFLAGS) \
+	$(CC) $(CFLAGS) -Icli -o $@ $< $(CHART_TEST_OBJ) $(LIBS) $(LDFLAGS) \
 		$(CORE_LIBS)
 $(BUILD)/tests/test_spank: tests/test_spank.c $(SPANK_OBJ) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)

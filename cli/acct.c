@@ -28,6 +28,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
 #include <slurm/slurm_errno.h>
+#include "autosize/jobstate.h"
 
 /* A job slurmctld has ended: its end record reaches slurmdbd a moment
  * later (its queue); accounting is asked again this long (an epilog
@@ -56,11 +57,53 @@ void acct_end(void)
 	acct_db = NULL;
 }
 
-/* 1 when a job in this state still runs (slurmctld's and accounting's
- * states alike): pending, running, suspended. */
-static int acct_live(uint32_t state)
+/* The name Slurm gives a job state: its first flag that job_state_string()
+ * (src/common/slurm_protocol_defs.c) names, else its base state's. That
+ * function is not in slurm.h; these are slurm.h's JOB_* values. */
+static const char *acct_state_name(uint32_t state)
 {
-	return (state & JOB_STATE_BASE) < JOB_COMPLETE;
+	static const struct {
+		uint32_t flag;
+		const char *name;
+	} flags[] = {
+		{JOB_COMPLETING, "COMPLETING"}, {JOB_STAGE_OUT, "STAGE_OUT"},
+		{JOB_CONFIGURING, "CONFIGURING"},
+#ifdef JOB_EXPEDITING
+		{JOB_EXPEDITING, "EXPEDITING"},
+#endif
+		{JOB_RESIZING, "RESIZING"}, {JOB_REQUEUE, "REQUEUED"},
+		{JOB_REQUEUE_FED, "REQUEUE_FED"},
+		{JOB_REQUEUE_HOLD, "REQUEUE_HOLD"},
+		{JOB_SPECIAL_EXIT, "SPECIAL_EXIT"}, {JOB_STOPPED, "STOPPED"},
+		{JOB_REVOKED, "REVOKED"}, {JOB_RESV_DEL_HOLD, "RESV_DEL_HOLD"},
+		{JOB_SIGNALING, "SIGNALING"},
+		{JOB_POWER_UP_NODE, "POWER_UP_NODE"},
+	};
+	static const char *const base[JOB_END] = {
+		[JOB_PENDING] = "PENDING", [JOB_RUNNING] = "RUNNING",
+		[JOB_SUSPENDED] = "SUSPENDED", [JOB_COMPLETE] = "COMPLETED",
+		[JOB_CANCELLED] = "CANCELLED", [JOB_FAILED] = "FAILED",
+		[JOB_TIMEOUT] = "TIMEOUT", [JOB_NODE_FAIL] = "NODE_FAIL",
+		[JOB_PREEMPTED] = "PREEMPTED", [JOB_BOOT_FAIL] = "BOOT_FAIL",
+		[JOB_DEADLINE] = "DEADLINE", [JOB_OOM] = "OUT_OF_MEMORY",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (state & flags[i].flag)
+			return flags[i].name;
+	i = state & JOB_STATE_BASE;
+	return i < JOB_END && base[i] ? base[i] : "?";
+}
+
+/* 1 when a job in this state has not ended (slurmctld's and
+ * accounting's states alike: jobstate.h). A COMPLETING or STAGE_OUT job,
+ * whose base state is already COMPLETED, is not done: slurmctld still
+ * sends its end record, which would write over a comment given to
+ * accounting now. */
+int acct_state_live(uint32_t state)
+{
+	return autosize_job_state_live(acct_state_name(state));
 }
 
 /* The job as slurmctld holds it: 1 with its state and comment (a copy
@@ -299,7 +342,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 			   len);
 	/* slurmctld says the job has ended (else it does not know it, or
 	 * did not answer) */
-	ended = rc == 1 && !acct_live(state);
+	ended = rc == 1 && !acct_state_live(state);
 	if (rc == 1 && !ended) {
 		rc = autosize_record_merge(comment, &en->m, what, merged,
 					   sizeof(merged), &e);
@@ -323,7 +366,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 	}
 	rc = acct_db_job(en->job_id, cluster, &state, &submit, comment,
 			 sizeof(comment), why, len);
-	for (waited_us = 0; rc == 1 && acct_live(state) && ended &&
+	for (waited_us = 0; rc == 1 && acct_state_live(state) && ended &&
 	     waited_us < ACCT_END_WAIT_US; waited_us += ACCT_END_POLL_US) {
 		usleep(ACCT_END_POLL_US);
 		rc = acct_db_job(en->job_id, cluster, &state, &submit,
@@ -336,7 +379,7 @@ acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 			 "yet", en->job_id, cluster);
 		return ACCT_LATER;
 	}
-	if (acct_live(state)) {
+	if (acct_state_live(state)) {
 		snprintf(why, len, "accounting does not hold the job's end "
 			 "yet");
 		return ACCT_LATER;

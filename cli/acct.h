@@ -25,6 +25,14 @@ int acct_available(void);
 acct_outcome acct_deliver(const autosize_spool_entry *en, char *why,
 			  size_t len);
 
+#ifdef AUTOSIZE_HAVE_SLURM
+#include <stdint.h>
+/* 1 when a job whose slurmctld or slurmdbd state (job_state: base and
+ * flags) is this has not ended (autosize_job_state_live on the name
+ * Slurm gives it). */
+int acct_state_live(uint32_t state);
+#endif
+
 /* Close what acct_deliver opened (the slurmdbd connection). */
 void acct_end(void);
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "opts.h"
-#include "autosize/calibration.h"
+#include "autosize/calibration_learn.h"
 
 /* Bad lines shown on stderr before only counting them. */
 #define CAL_SHOWN_ERRORS 3

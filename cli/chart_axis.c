@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "chart.h"
+#include "date.h"
 
 #define AXIS_DAY_S 86400.0
 /* 1970-01-05 00:00 UTC, the first Monday of the epoch: weekly ticks. */
@@ -164,12 +164,9 @@ void chart_format(double v, chart_unit unit, const char *unit_name,
 {
 	char num[32];
 	const char *suffix = "", *space = " ";
-	struct tm tm;
-	time_t t;
 
 	if (unit == CHART_UNIT_DATE && fabs(v) < 1e15) {
-		t = (time_t)floor(v);
-		if (gmtime_r(&t, &tm) && strftime(buf, len, "%Y-%m-%d", &tm))
+		if (date_day((long long)floor(v), buf, len) == 0)
 			return;
 	}
 	if (unit == CHART_UNIT_PERCENT)

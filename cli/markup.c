@@ -3,6 +3,7 @@
  */
 #include <string.h>
 #include "markup.h"
+#include "utf8.h"
 
 /* Where escaped pieces go: a FILE, or a buffer that counts past its end. */
 typedef struct markup_out {
@@ -25,44 +26,6 @@ static void markup_put(markup_out *o, const char *p, size_t n)
 	o->used += n;
 }
 
-/* Length of the UTF-8 sequence at s (1-4), 0 when it is not well formed
- * (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF); its
- * code point in *cp. */
-static size_t markup_utf8(const unsigned char *s, unsigned *cp)
-{
-	size_t n, i;
-	unsigned c = s[0], min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		c &= 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		c &= 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		c &= 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 /* The entity for an ASCII byte that needs one, else NULL. */
 static const char *markup_entity(unsigned c)
 {
@@ -81,8 +44,7 @@ static const char *markup_entity(unsigned c)
  * non-characters XML 1.0 forbids. */
 static int markup_shown(unsigned cp)
 {
-	return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0) &&
-	       cp != 0xfffe && cp != 0xffff;
+	return !utf8_is_control(cp) && cp != 0xfffe && cp != 0xffff;
 }
 
 /* Escape s into o, at most max_chars characters (0: all). */
@@ -101,7 +63,7 @@ static void markup_run(markup_out *o, const char *s, size_t max_chars)
 			markup_put(o, "...", 3);
 			return;
 		}
-		n = markup_utf8(p, &cp);
+		n = (size_t)utf8_decode((const char *)p, 4, &cp);
 		if (n == 0) {
 			markup_put(o, "\xef\xbf\xbd", 3);  /* U+FFFD */
 			p++;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli.h"
 #include "opts.h"
+#include "json_write.h"
 #include "autosize/calibration.h"
 
 #define PLAN_REPORT_MAX 16384
@@ -85,7 +86,6 @@ static void plan_error(int as_json, const char *code, const char *fmt, ...)
 static void plan_error(int as_json, const char *code, const char *fmt, ...)
 {
 	char msg[AUTOSIZE_MSG_LEN + 64];
-	const char *s;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -95,19 +95,10 @@ static void plan_error(int as_json, const char *code, const char *fmt, ...)
 		fprintf(stderr, "autosize: %s\n", msg);
 		return;
 	}
-	printf("{\"schema_version\":1,\"error\":{\"code\":\"%s\","
-	       "\"message\":\"", code);
-	for (s = msg; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	printf("\"}}\n");
+	printf("{\"schema_version\":%d,\"error\":{\"code\":\"%s\","
+	       "\"message\":", AUTOSIZE_PLAN_JSON_SCHEMA, code);
+	json_write_str_file(stdout, msg, 0);
+	printf("}}\n");
 }
 
 /* 1 when --json is among the arguments (errors before it are JSON too). */

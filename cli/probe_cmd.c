@@ -4,7 +4,7 @@
  * node; also 1 and 2 whole nodes when the plan spans nodes) with
  * AUTOSIZE_PROBE_STEPS in their environment, waits, reads each job's plan
  * record with what its training loop appended to $AUTOSIZE_REPORT, and
- * judges the scaling by the renter's rules (core/probe.c). The measured
+ * judges the scaling by the renter's rules (offline/probe.c). The measured
  * speed and memory become a calibration file for this model and user.
  */
 #include <errno.h>
@@ -15,11 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "autosize/calibration_learn.h"
 #include "autosize/probe.h"
+#include "autosize/jobstate.h"
 #include "autosize/spawn.h"
 
 #define PROBE_MAX_RUNS 3
 #define PROBE_MAX_ARGS 256
+/* The longest one sbatch, squeue or sacct call may take: Slurm's own
+ * retries against a busy slurmctld are well within it; past it the
+ * controller is hung and the probe says the command failed. */
+#define PROBE_CMD_S 300
 #define PROBE_OUT_MAX (256 * 1024)
 #define PROBE_GIB (1024.0 * 1024.0 * 1024.0)
 /* Default time limit of a probe job, minutes (100 steps and start-up). */
@@ -68,24 +74,13 @@ static void probe_help(void)
 
 /* Run argv (no shell), its stdout into out (NUL-terminated, cut at
  * len); stderr passes through. Returns its exit status, -1 when it could
- * not run. */
+ * not run or did not end within PROBE_CMD_S (a hung slurmctld). */
 static int probe_exec(char *const argv[], char *out, size_t len)
 {
-	size_t used = 0;
-	ssize_t n;
-	pid_t pid;
-	int fd;
+	int rc = autosize_run(argv[0], argv, AUTOSIZE_SPAWN_PATH,
+			      PROBE_CMD_S * 1000, out, len, NULL);
 
-	out[0] = '\0';
-	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_PATH, &fd);
-	if (pid < 0)
-		return -1;
-	while (used + 1 < len &&
-	       (n = read(fd, out + used, len - 1 - used)) > 0)
-		used += (size_t)n;
-	out[used] = '\0';
-	close(fd);
-	return autosize_reap(pid);
+	return rc < 0 ? -1 : rc;
 }
 
 /* The first line of text, without its line end. */
@@ -174,17 +169,10 @@ static void probe_state(long id, char *buf, size_t len)
 	buf[strcspn(buf, " ")] = '\0';
 }
 
+/* The job has ended (jobstate.h); "" (not in accounting yet) has not. */
 static int probe_terminal(const char *state)
 {
-	static const char *const done[] = {"COMPLETED", "FAILED", "CANCELLED",
-		"TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL",
-		"DEADLINE", "PREEMPTED", NULL};
-	int i;
-
-	for (i = 0; done[i]; i++)
-		if (strncmp(state, done[i], strlen(done[i])) == 0)
-			return 1;
-	return 0;
+	return state[0] && !autosize_job_state_live(state);
 }
 
 /* The job's output file shows an OOM. */

@@ -70,6 +70,13 @@ static int sacct_delimiter(char *buf, size_t len)
 	return 0;
 }
 
+/* sacct could not be run or did not succeed: one line on stderr. */
+static void sacct_failed(const char *cmd)
+{
+	fprintf(stderr, "autosize: %s: sacct failed (is slurmdbd reachable? "
+		"AccountingStorageType=accounting_storage/slurmdbd)\n", cmd);
+}
+
 int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 		   void *ctx)
 {
@@ -120,8 +127,10 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	}
 	argv[a] = NULL;
 	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_PATH, &fd);
-	if (pid < 0)
+	if (pid < 0) {
+		sacct_failed(cmd);
 		return -1;
+	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
@@ -139,9 +148,7 @@ int cli_sacct_read(const cli_sacct *s, const char *cmd, cli_sacct_each each,
 	free(line);
 	fclose(f);
 	if (autosize_reap(pid) != 0)
-		fprintf(stderr, "autosize: %s: sacct failed (is slurmdbd "
-			"reachable? AccountingStorageType="
-			"accounting_storage/slurmdbd)\n", cmd);
+		sacct_failed(cmd);
 	else
 		rv = 0;
 	return rv;

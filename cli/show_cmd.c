@@ -60,21 +60,10 @@ static int show_job_id_ok(const char *s)
  * Its exit status, or -1 when it could not run. */
 static int show_run(char *const argv[], char *buf, size_t len)
 {
-	size_t n = 0;
-	ssize_t r;
-	int fd;
-	pid_t pid = autosize_spawn(argv, AUTOSIZE_SPAWN_PATH |
-				   AUTOSIZE_SPAWN_QUIET, &fd);
+	int rc = autosize_run(argv[0], argv, AUTOSIZE_SPAWN_PATH |
+			      AUTOSIZE_SPAWN_QUIET, 0, buf, len, NULL);
 
-	if (pid < 0)
-		return -1;
-	while ((r = read(fd, buf + n, len - 1 - n)) > 0 ||
-	       (r < 0 && errno == EINTR))
-		if (r > 0 && (n += (size_t)r) + 1 >= len)
-			break;
-	buf[n] = '\0';
-	close(fd);
-	return autosize_reap(pid);
+	return rc < 0 ? -1 : rc;
 }
 
 /* Value of "Key=" in scontrol's text: from a line start or a space, to

@@ -6,11 +6,12 @@
  * corrections, calibration_file.c reads and writes the file,
  * calibration_input.c reads sacct and JSON lines, and calibration_plan.c
  * corrects a plan with them (speed, memory, the interval the time limit
- * covers). The public API is include/autosize/calibration.h.
+ * covers). The public API is include/autosize/calibration.h; the
+ * learning half (offline/) has its own parts in
+ * offline/calibration_learn_private.h.
  */
 #ifndef AUTOSIZE_CALIBRATION_PRIVATE_H
 #define AUTOSIZE_CALIBRATION_PRIVATE_H
-
 
 #include <stdint.h>
 #include "autosize/calibration.h"
@@ -25,70 +26,6 @@ int autosize_calibration_add_entry(autosize_calibration *c,
 const autosize_cal_entry *autosize_calibration_find_scale(
 	const autosize_calibration *c, const char *partition,
 	const char *gpu, const char *framework, const char *scale);
-
-/* Jobs kept per user and partition/GPU (a uniform sample of all of
- * theirs, whatever the order), and slots (user x partition/GPU) at
- * most: whatever the input size, memory stays under 16384 slots of 2.2
- * KB (37 MB) plus the result's scratch of 56 bytes a kept job (29 MB),
- * 66 MB in all. */
-#define CAL_SLOT_SAMPLES 32
-#define CAL_MAX_SLOTS 16384
-#define CAL_MAX_REASONS 16
-/* A change line shown per correction. */
-#define CAL_CHANGE_LEN 320
-
-/* One job as the statistics see it. */
-typedef struct cal_sample {
-	double v[2];            /* log speed, log memory ratio; NAN: none */
-	int censored;           /* v[0] is an upper bound (a TIMEOUT job) */
-	int slot;               /* its user x partition/GPU */
-	int group;              /* scratch: current group or -1 */
-	char framework[AUTOSIZE_FRAMEWORK_NAME_MAX];
-	char scale[AUTOSIZE_CAL_SCALE_MAX];
-} cal_sample;
-
-/* A user's jobs on one partition and GPU. */
-typedef struct cal_slot {
-	char user[AUTOSIZE_CAL_USER_MAX];
-	char partition[AUTOSIZE_PART_NAME_MAX];
-	char gpu[AUTOSIZE_GPU_NAME_MAX];
-	long seen;              /* jobs offered, kept or not */
-	uint64_t rng;           /* the reservoir's draws */
-	int n;
-	cal_sample s[CAL_SLOT_SAMPLES];
-} cal_slot;
-
-typedef struct cal_point {
-	const char *user;
-	double v;
-	double w;
-} cal_point;
-
-struct autosize_calibrator {
-	autosize_cal_options o;
-	cal_slot **slots;       /* n_slots of them, allocated one by one */
-	int n_slots, cap_slots;
-	int *table;             /* hash of user x partition/GPU -> slot */
-	cal_sample **all;       /* scratch for the result: every sample */
-	size_t n_all;
-	cal_point *pts;         /* scratch, 2 x n_all */
-	long read, used, dropped;
-	int n_reasons;
-	const char *why[CAL_MAX_REASONS];
-	long count[CAL_MAX_REASONS];
-	int short_groups;
-	int made, bounded;
-	char (*change)[CAL_CHANGE_LEN];  /* one per correction made */
-};
-
-/* calibration_sample.c: keep job s of user on partition/gpu in the
- * reservoir. 1 kept or sampled over, 0 when no slot is left, -1 out of
- * memory. */
-int cal_sample_offer(autosize_calibrator *k, const char *user,
-		     const char *partition, const char *gpu,
-		     const cal_sample *s);
-/* Free the slots. */
-void cal_sample_free(autosize_calibrator *k);
 
 /* ---- a plan corrected by the site's calibration (calibration_plan.c) ---- */
 /* The correction for a partition and framework (gpus <= 0: before the

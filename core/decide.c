@@ -10,7 +10,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/launch.h"
 #include "autosize/parse.h"
-#include "autosize/show.h"
+#include "autosize/record_words.h"
 #include "decide_private.h"
 
 /* GPU counts above this are taken as this (the plan then names the

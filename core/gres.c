@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "autosize/decide.h"
+#include "autosize/gres.h"
 
 /* Largest GPU count read from one entry (more is unreadable). */
 #define GRES_GPUS_MAX 10000000L
@@ -277,4 +277,33 @@ int autosize_tres_set_gpus_typed(const char *tres, int gpus, const char *type,
 		w = snprintf(out, len, "%.*s%s:%d%s", (int)at, tres, gres,
 			     gpus, tres + tail);
 	return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
+int autosize_tres_without_gpus(const char *tres, char *out, size_t len)
+{
+	const char *p = tres ? tres : "", *comma;
+	size_t used = 0, n;
+	gres_gpu g;
+
+	if (!len)
+		return -1;
+	out[0] = '\0';
+	while (*p) {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		gres_token(p, n, &g);
+		if (n && g.count == AUTOSIZE_JOB_UNSET) {
+			if (used + (used > 0) + n >= len)
+				return -1;
+			if (used)
+				out[used++] = ',';
+			memcpy(out + used, p, n);
+			used += n;
+			out[used] = '\0';
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return (int)used;
 }

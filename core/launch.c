@@ -11,6 +11,7 @@
 #include "autosize/launch.h"
 #include "autosize/parse.h"
 #include "framework_private.h"
+#include "json_write.h"
 #include "launch_private.h"
 #include "stages.h"
 
@@ -863,21 +864,20 @@ int autosize_launch_torchtitan_v1_args(const autosize_request *r,
 	return launch_titan_line(p, r, 1, buf, len);
 }
 
-/* A string as JSON: quotes, backslashes and control characters escaped. */
+/* A string as JSON (json_write.h: valid UTF-8 whatever s holds). */
 static void launch_json_string(launch_out *o, const char *s)
 {
-	launch_put(o, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t used = o->used;
 
-		if (c == '"' || c == '\\')
-			launch_put(o, "\\%c", c);
-		else if (c < 0x20)
-			launch_put(o, "\\u%04x", c);
-		else
-			launch_put(o, "%c", c);
+	if (!o->ok)
+		return;
+	json_write_str(o->buf, o->len, &used, s, 0);
+	if (used >= o->len) {
+		o->ok = 0;
+		o->buf[o->used] = '\0';
+		return;
 	}
-	launch_put(o, "\"");
+	o->used = used;
 }
 
 /* ,"key":"s" or ,"key":null when s is "". */

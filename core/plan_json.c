@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include "autosize/plan.h"
 #include "autosize/published.h"
-
-/* The "schema_version" of the plan JSON (doc/plan-json.md). */
-#define AUTOSIZE_PLAN_JSON_SCHEMA 1
+#include "json_write.h"
 
 /* Append to buf, tracking the length even past the end (snprintf). */
 typedef struct json_out {
@@ -32,21 +30,10 @@ static void json_put(json_out *o, const char *fmt, ...)
 		o->used += (size_t)n;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
+/* A JSON string (json_write.h: valid UTF-8 whatever s holds). */
 static void json_string(json_out *o, const char *s)
 {
-	json_put(o, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			json_put(o, "\\%c", c);
-		else if (c < 0x20)
-			json_put(o, "\\u%04x", c);
-		else
-			json_put(o, "%c", c);
-	}
-	json_put(o, "\"");
+	json_write_str(o->buf, o->len, &o->used, s, 0);
 }
 
 /* Where the step's time goes (autosize_step_parts), seconds. */

@@ -275,18 +275,6 @@ local function fmt_count(v)
 	return tostring(v)
 end
 
--- A tres list without its GPU entries ("" when nothing else is left).
-local function without_gpus(tres)
-	local kept = {}
-	for item in tostring(tres):gmatch("[^,]+") do
-		local name = item:gsub("^gres[:/]", "")
-		if not (name == "gpu" or name:find("^gpu[:=]")) then
-			kept[#kept + 1] = item
-		end
-	end
-	return table.concat(kept, ",")
-end
-
 local function on_error_rejects(mod)
 	local ok, info = pcall(mod.policy_info)
 	return ok and type(info) == "table" and info.on_error == "reject"
@@ -339,9 +327,11 @@ local function rewrite(job_desc, d)
 		note("GPUs per node", job_desc.tres_per_node or "(not set)",
 			gpus, replaced.gpus)
 		job_desc.tres_per_node = gpus
+		-- the job's per-job GPU entries dropped by the module (the
+		-- one reader of GPU requests, core/gres.c), the rest kept
 		local per_job = job_desc.tres_per_job
-		if per_job and per_job ~= "" then
-			local rest = without_gpus(per_job)
+		if per_job and per_job ~= "" and d.tres_per_job then
+			local rest = d.tres_per_job
 			if rest ~= per_job then
 				note("GPUs per job", per_job,
 					rest ~= "" and rest or "(none)", true)

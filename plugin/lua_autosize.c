@@ -298,7 +298,8 @@ static void lua_autosize_set_per_gpu(lua_State *L, const char *key, long v,
 }
 
 static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
-				       const char *tres_per_node)
+				       const char *tres_per_node,
+				       const char *tres_per_job)
 {
 	autosize_tres_syntax syntax = lua_slurm_tres_syntax(tres_per_node);
 	int i;
@@ -322,8 +323,16 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 		if (autosize_tres_set_gpus_typed(tres_per_node,
 						 d->gpus_per_node,
 						 d->gres_type, syntax, tres,
-						 sizeof(tres)) == 0)
+						 sizeof(tres)) == 0) {
 			lua_autosize_set_string(L, "tres_per_node", tres);
+			/* and the job's per-job GPUs dropped (gres.h), its
+			 * other per-job gres kept */
+			if (tres_per_job && tres_per_job[0] &&
+			    autosize_tres_without_gpus(tres_per_job, tres,
+						       sizeof(tres)) >= 0)
+				lua_autosize_set_string(L, "tres_per_job",
+							tres);
+		}
 		if (d->set_cpus)
 			lua_autosize_set_per_gpu(L, "cpus_per_tres",
 						 d->cpus_per_gpu, syntax);
@@ -461,7 +470,7 @@ static int lua_autosize_plan_protected(lua_State *L)
 	const autosize_policy *p = held->policy;
 	lua_autosize_scratch *s;
 	autosize_job *job;
-	const char *tres = NULL;
+	const char *tres = NULL, *per_job = NULL;
 	int metrics_bad;
 	double t0;
 	size_t n;
@@ -482,8 +491,13 @@ static int lua_autosize_plan_protected(lua_State *L)
 		lua_insert(L, -2);
 		return 2;
 	}
-	if (lua_istable(L, 2))
+	if (lua_istable(L, 2)) {
 		tres = lua_autosize_tres_string(L, 2, "tres_per_node");
+		/* an unreadable one is never rewritten (decide.c) */
+		if (job->gpus_per_job != AUTOSIZE_JOB_UNREADABLE)
+			per_job = lua_autosize_tres_string(L, 2,
+							   "tres_per_job");
+	}
 	lua_autosize_read_parts(L, 3, p, job);
 	job->limits_wanted = held->limits_wanted;
 	job->limits = held->limits;
@@ -499,7 +513,7 @@ static int lua_autosize_plan_protected(lua_State *L)
 	metrics_bad = lua_metrics_add(&s->decision, lua_metrics_now() - t0,
 				      s->metrics_msg,
 				      sizeof(s->metrics_msg)) != 0;
-	lua_autosize_push_decision(L, &s->decision, tres);
+	lua_autosize_push_decision(L, &s->decision, tres, per_job);
 	if (metrics_bad)
 		lua_autosize_set_string(L, "metrics_error", s->metrics_msg);
 	return 1;

@@ -6,33 +6,30 @@
  * helper process, `autosize limits --raw` (the CLI, through libslurm),
  * reads them from slurmctld's association manager, its partitions and
  * nodes, and writes a snapshot on a pipe. This file starts the helper
- * (posix_spawn: no fork of slurmctld's memory; no shell; stdin from
- * /dev/null; no descriptor of slurmctld's kept), reads what it wrote
- * without waiting, a little at each call, and keeps the last whole
- * snapshot. A job finding the snapshot older than LIMITS_REFRESH_S
- * starts a new helper; a snapshot that no helper has managed to replace
- * for LIMITS_STALE_S since then is not used (the job goes as submitted,
- * saying why). Time without jobs does not count: on a cluster left idle
- * for an hour, the first job is planned on the last snapshot while a new
- * one is read (limits rarely change; the next jobs get the new one).
- * Nothing here waits: a helper that hangs is killed after
- * LIMITS_HELPER_MAX_S.
+ * (autosize/spawn.h, posix_spawn: no fork of slurmctld's memory; no
+ * shell; stdin from /dev/null; no descriptor of slurmctld's kept), reads
+ * what it wrote without waiting, a little at each call, and keeps the
+ * last whole snapshot. A job finding the snapshot older than
+ * LIMITS_REFRESH_S starts a new helper; a snapshot that no helper has
+ * managed to replace for LIMITS_STALE_S since then is not used (the job
+ * goes as submitted, saying why). Time without jobs does not count: on a
+ * cluster left idle for an hour, the first job is planned on the last
+ * snapshot while a new one is read (limits rarely change; the next jobs
+ * get the new one). Nothing here waits: a helper that hangs is killed
+ * after LIMITS_HELPER_MAX_S.
  */
-#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "autosize/spawn.h"
 #include "lua_autosize.h"
-
-extern char **environ;
 
 /* A snapshot this old starts a new helper: limits changed with sacctmgr
  * reach plans within a minute (the refresh, plus the helper's run). */
@@ -190,53 +187,25 @@ static void limits_read(double now)
 	}
 }
 
-/* Start the helper: its stdout and stderr on a non-blocking pipe. */
+/* Start the helper: its stdout and stderr on a non-blocking pipe, in a
+ * session of its own (autosize/spawn.h). */
 static void limits_spawn(const char *cli, double now)
 {
 	char *argv[] = { (char *)cli, (char *)"limits", (char *)"--raw", NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-	int fd[2], rc;
 	pid_t pid;
+	int fd;
 
 	lim.last_try = now;
-	if (pipe2(fd, O_CLOEXEC) != 0) {
-		snprintf(lim.why, sizeof(lim.why), "no pipe for autosize "
-			 "limits: %s", strerror(errno));
-		return;
-	}
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-	/* none of slurmctld's sockets and files in the helper */
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-#ifdef POSIX_SPAWN_SETSID
-	flags |= POSIX_SPAWN_SETSID;
-#endif
-	posix_spawnattr_setflags(&at, flags);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	rc = posix_spawn(&pid, cli, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(fd[1]);
-	if (rc != 0) {
-		close(fd[0]);
+	pid = autosize_spawn_as(cli, argv, AUTOSIZE_SPAWN_MERGE |
+				AUTOSIZE_SPAWN_SETSID, &fd);
+	if (pid < 0) {
 		snprintf(lim.why, sizeof(lim.why), "cannot run %.200s: %s",
-			 cli, strerror(rc));
+			 cli, strerror(errno));
 		return;
 	}
-	fcntl(fd[0], F_SETFL, fcntl(fd[0], F_GETFL) | O_NONBLOCK);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	lim.child = pid;
-	lim.fd = fd[0];
+	lim.fd = fd;
 	lim.child_at = now;
 	lim.len = 0;
 }

@@ -342,10 +342,7 @@ static unsigned long chain_submit(int index, unsigned long prev, int count)
 	autosize_chain_mark m = chain.mark;
 	autosize_record rec;
 	unsigned long id;
-	size_t n = 0;
-	ssize_t got;
-	pid_t pid;
-	int fd, st;
+	int st, err;
 
 	m.index = index;
 	m.prev = prev;
@@ -354,23 +351,17 @@ static unsigned long chain_submit(int index, unsigned long prev, int count)
 	    setenv(CHAIN_ENV_RUN, chain.text, 1) != 0 ||
 	    (chain.signal[0] && setenv("SBATCH_SIGNAL", chain.signal, 1)))
 		return 0;
-	pid = autosize_spawn_as("/proc/self/exe", chain.argv,
-				AUTOSIZE_SPAWN_MERGE, &fd);
+	st = autosize_run("/proc/self/exe", chain.argv, AUTOSIZE_SPAWN_MERGE,
+			  0, chain.out, sizeof(chain.out), NULL);
+	err = errno;
 	unsetenv(CHAIN_ENV_RUN);
 	if (chain.signal[0])
 		unsetenv("SBATCH_SIGNAL");
-	if (pid < 0) {
+	if (st == AUTOSIZE_RUN_NOT_RUN) {
 		slurm_error("autosize: chain: cannot run sbatch for job %d of "
-			    "%d: %s", index, count, strerror(errno));
+			    "%d: %s", index, count, strerror(err));
 		return 0;
 	}
-	while (n + 1 < sizeof(chain.out) &&
-	       ((got = read(fd, chain.out + n, sizeof(chain.out) - 1 - n)) >
-		0 || (got < 0 && errno == EINTR)))
-		n += got > 0 ? (size_t)got : 0;
-	chain.out[n] = '\0';
-	close(fd);
-	st = autosize_reap(pid);
 	id = st == 0 ? chain_printed_id(chain.out) : 0;
 	if (st == 0 && !id)
 		id = chain_find(index, &rec);   /* --quiet */

@@ -35,9 +35,7 @@ int autosize_spank_chain_progress(const char *chain, int index,
 	autosize_record rec;
 	autosize_error e;
 	size_t n;
-	time_t end;
-	pid_t pid;
-	int fd, st;
+	int st;
 
 	*done = 0;
 	if (autosize_spank_cli(cli, sizeof(cli)) != 0) {
@@ -51,16 +49,13 @@ int autosize_spank_chain_progress(const char *chain, int index,
 	argv[2] = id;
 	argv[3] = (char *)"--record";
 	argv[4] = NULL;
-	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_MERGE, &fd);
-	if (pid < 0) {
+	st = autosize_run(cli, argv, AUTOSIZE_SPAWN_MERGE, CHAIN_READ_S * 1000,
+			  out, sizeof(out), &n);
+	if (st == AUTOSIZE_RUN_NOT_RUN) {
 		snprintf(why, len, "autosize show could not run: %s",
 			 strerror(errno));
 		return 0;
 	}
-	end = time(NULL) + CHAIN_READ_S;
-	n = autosize_spawn_read_by(fd, out, sizeof(out), end);
-	close(fd);
-	st = autosize_reap_by(pid, end);
 	if (n && out[n - 1] == '\n')
 		out[--n] = '\0';
 	if (st != 0) {

@@ -178,9 +178,7 @@ static int report_flush(const char *job, char *out, size_t len)
 	const autosize_spank_config *cfg = autosize_spank_config_get();
 	char cli[AUTOSIZE_PATH_MAX], retry[16], max_s[16];
 	char *argv[14];
-	time_t end;
-	pid_t pid;
-	int fd, i = 0;
+	int i = 0;
 
 	out[0] = '\0';
 	if (autosize_spank_cli(cli, sizeof(cli)) != 0) {
@@ -205,14 +203,8 @@ static int report_flush(const char *job, char *out, size_t len)
 		argv[i++] = (char *)job;
 	}
 	argv[i] = NULL;
-	pid = autosize_spawn(argv, AUTOSIZE_SPAWN_QUIET, &fd);
-	if (pid < 0)
-		return -1;
-	end = time(NULL) + REPORT_FLUSH_S;
-	/* its output, until it closes it or the time is up */
-	(void)autosize_spawn_read_by(fd, out, len, end);
-	close(fd);
-	return autosize_reap_by(pid, end);
+	return autosize_run(cli, argv, AUTOSIZE_SPAWN_QUIET,
+			    REPORT_FLUSH_S * 1000, out, len, NULL);
 }
 
 /* The batch step's figures into the spool; 0, or -1 (warned). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The link-time dependency graph between the core's modules (core/*.c)
-and the CLI's (cli/*.c), from the built objects: module A depends
+"""The link-time dependency graph between the modules of util/, core/,
+offline/ and cli/ (the command), from the built objects: module A depends
 on B when A uses a symbol B defines (nm). Prints each module's
 dependencies and the cycles (strongly connected components).
 
@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 
-GROUPS = ("core", "cli")
+GROUPS = ("util", "core", "offline", "cli")
 
 ALLOWED = [
     {"memory", "perf"},

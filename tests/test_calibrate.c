@@ -1,12 +1,14 @@
 /*
  * Tests for the closed loop: the AdminComment record (core/jobrecord.c),
- * the calibrator (core/calibration_learn.c, calibration_input.c), the calibration
+ * the calibrator (offline/calibration_learn.c, calibration_input.c), the calibration
  * file (core/calibration_file.c) and plans that use it (core/calibration_plan.c).
  */
 #include <ctype.h>
 #include "testutil.h"
 #include <sys/wait.h>
 #include "autosize.h"
+#include "autosize/calibration_input.h"
+#include "autosize/calibration_learn.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
 

@@ -9,6 +9,8 @@
 #include "testutil.h"
 #include <malloc.h>
 #include "autosize.h"
+#include "autosize/calibration_input.h"
+#include "autosize/calibration_learn.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
 

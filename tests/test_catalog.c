@@ -1,4 +1,4 @@
-/* Tests: the GPU catalog loader (core/catalog.c over core/ytree.c). */
+/* Tests: the GPU catalog loader (core/catalog.c over util/ytree.c). */
 #include "testutil.h"
 #include <math.h>
 #include <sys/stat.h>
@@ -6,6 +6,7 @@
 #include "autosize/catalog.h"
 #include "autosize/plan.h"
 #include "ytest.h"
+#include "ytree.h"
 
 #define WHAT "test-gpus.yaml"
 

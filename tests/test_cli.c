@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "testutil.h"
@@ -1067,10 +1068,35 @@ static void test_plan_chart(void **state)
 			    "directory\n");
 }
 
+/* A model name that is not UTF-8 (issue 34): the --json error is valid
+ * JSON in valid UTF-8 (glibc's C.UTF-8 decoder judges), the bad byte
+ * as U+FFFD, the rest of the message kept. */
+static void test_json_error_not_utf8(void **state)
+{
+	const char *const bad[] = {"plan", "--model=llama\xff",
+		"--train-tokens=1T", "--policy=none", "--json", NULL};
+	const char *const text[] = {"plan", "--model=llama\xff",
+		"--train-tokens=1T", "--policy=none", NULL};
+
+	assert_int_equal(run_cli(bad), 2);
+	assert_json(out);
+	assert_non_null(setlocale(LC_CTYPE, "C.UTF-8"));
+	assert_true(mbstowcs(NULL, out, 0) != (size_t)-1);
+	setlocale(LC_CTYPE, "C");
+	assert_non_null(strstr(out, "{\"schema_version\":1,\"error\":{"
+			       "\"code\":\"input\",\"message\":\"unknown "
+			       "model 'llama\xef\xbf\xbd'"));
+	assert_string_equal(err, "");
+	/* the text form is the user's bytes on stderr, as before */
+	assert_int_equal(run_cli(text), 2);
+	assert_non_null(strstr(err, "unknown model 'llama\xff'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_back_of_envelope_13b),
+		cmocka_unit_test(test_json_error_not_utf8),
 		cmocka_unit_test(test_back_of_envelope_7b),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_bad_input_exit_2),

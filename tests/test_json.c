@@ -1,5 +1,5 @@
 /*
- * Tests for core/json.c: Hugging Face config.json files read into models.
+ * Tests for util/json.c: Hugging Face config.json files read into models.
  */
 #include "testutil.h"
 #include <errno.h>

@@ -4,6 +4,10 @@
  * (cli/inventory.c) and check-config --live's view of it. */
 #include "testutil.h"
 #include "live.h"
+#include "acct.h"
+#ifdef AUTOSIZE_HAVE_SLURM
+#include <slurm/slurm.h>
+#endif
 
 static void test_gres(void **state)
 {
@@ -242,10 +246,42 @@ static void test_inventory_types(void **state)
 	free(c);
 }
 
+/* The accounting path's liveness over slurmctld's numeric states: a job
+ * whose base state is COMPLETED but which is COMPLETING or STAGE_OUT, or
+ * held after a requeue, has not ended (issue 34: the accounting record
+ * of such a job was modified while slurmctld still sends its end). */
+static void test_acct_state_live(void **state)
+{
+#ifdef AUTOSIZE_HAVE_SLURM
+	assert_true(acct_state_live(JOB_PENDING));
+	assert_true(acct_state_live(JOB_RUNNING));
+	assert_true(acct_state_live(JOB_SUSPENDED));
+	assert_true(acct_state_live(JOB_COMPLETE | JOB_COMPLETING));
+	assert_true(acct_state_live(JOB_CANCELLED | JOB_COMPLETING));
+	assert_true(acct_state_live(JOB_COMPLETE | JOB_STAGE_OUT));
+	assert_true(acct_state_live(JOB_PENDING | JOB_REQUEUE_HOLD));
+	assert_true(acct_state_live(JOB_COMPLETE | JOB_REQUEUE_HOLD));
+	assert_true(acct_state_live(JOB_PREEMPTED | JOB_REQUEUE));
+	assert_true(acct_state_live(JOB_RUNNING | JOB_CONFIGURING));
+	assert_true(acct_state_live(JOB_RUNNING | JOB_SIGNALING));
+	assert_true(acct_state_live(JOB_FAILED | JOB_SPECIAL_EXIT));
+	assert_false(acct_state_live(JOB_COMPLETE));
+	assert_false(acct_state_live(JOB_TIMEOUT));
+	assert_false(acct_state_live(JOB_PREEMPTED));
+	assert_false(acct_state_live(JOB_NODE_FAIL | JOB_LAUNCH_FAILED));
+	assert_false(acct_state_live(JOB_OOM));
+	assert_false(acct_state_live(JOB_CANCELLED | JOB_REVOKED));
+	assert_false(acct_state_live(0xfe));    /* no such base state */
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gres),
+		cmocka_unit_test(test_acct_state_live),
 		cmocka_unit_test(test_inventory_many),
 		cmocka_unit_test(test_inventory_types),
 		cmocka_unit_test(test_inventory_quoting),

@@ -1,5 +1,5 @@
 /*
- * Tests: judging the scaling probe (core/probe.c) by the renter's rules:
+ * Tests: judging the scaling probe (offline/probe.c) by the renter's rules:
  * 1.6x for a doubling (80% of linear at other ratios), 35% of peak per
  * GPU, an OOM or a silent probe said first; figures from a plan record.
  */

@@ -1,8 +1,8 @@
 /*
  * Tests for the admin's report: warning codes (core/plan_warn.c), the
  * record's warn=/ask_ keys (core/jobrecord.c, core/decide.c), the
- * finished-job readers (core/calibration_input.c: sacct lines, JSON
- * lines), the aggregation and its writers (core/report.c, report_out.c)
+ * finished-job readers (offline/calibration_input.c: sacct lines, JSON
+ * lines), the aggregation and its writers (offline/report.c, report_out.c)
  * and `autosize report` against a stand-in sacct.
  */
 #include <ctype.h>
@@ -12,6 +12,7 @@
 #include "autosize/metrics.h"
 #include "autosize/replay.h"
 #include "autosize/report.h"
+#include "date.h"
 
 #define POLICY "contrib/testbed/autosize.yaml"
 #define P "_SLURM_SPANK_OPTION_autosize_"
@@ -230,7 +231,7 @@ static void test_sacct_line(void **state)
 	assert_int_equal(j.nodes, 2);
 	assert_int_equal(j.gpus, 16);
 	assert_true(fabs(j.time_limit_s - 172800) < 1e-6);
-	assert_true(j.submit_s == autosize_sacct_time("2026-11-03T10:00:00"));
+	assert_true(j.submit_s == date_parse("2026-11-03T10:00:00"));
 	assert_true(j.start_s == j.submit_s + 5);
 	assert_true(j.end_s == 0);
 	assert_string_equal(j.comment, "site autosize:v1:x");
@@ -268,16 +269,16 @@ static void test_sacct_line(void **state)
 
 static void test_sacct_time(void **state)
 {
-	assert_true(autosize_sacct_time("1970-01-01T00:00:00") == 0);
-	assert_true(autosize_sacct_time("1970-01-02T00:00:01") == 86401);
+	assert_true(date_parse("1970-01-01T00:00:00") == 0);
+	assert_true(date_parse("1970-01-02T00:00:01") == 86401);
 	/* 2026-11-03 is 20760 days after 1970-01-01 */
-	assert_true(autosize_sacct_time("2026-11-03T12:00:00") ==
+	assert_true(date_parse("2026-11-03T12:00:00") ==
 		    20760LL * 86400 + 43200);
-	assert_true(autosize_sacct_time("Unknown") == 0);
-	assert_true(autosize_sacct_time("None") == 0);
-	assert_true(autosize_sacct_time("2026-13-03T12:00:00") == 0);
-	assert_true(autosize_sacct_time("2026-11-03T12:00:00x") == 0);
-	assert_true(autosize_sacct_time(NULL) == 0);
+	assert_true(date_parse("Unknown") == 0);
+	assert_true(date_parse("None") == 0);
+	assert_true(date_parse("2026-13-03T12:00:00") == 0);
+	assert_true(date_parse("2026-11-03T12:00:00x") == 0);
+	assert_true(date_parse(NULL) == 0);
 }
 
 static void test_iso_week(void **state)
@@ -295,13 +296,13 @@ static void test_iso_week(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		autosize_report_iso_week(autosize_sacct_time(w[i].day), buf,
+		date_iso_week(date_parse(w[i].day), buf,
 					 sizeof(buf), &monday);
 		assert_string_equal(buf, w[i].week);
 	}
-	autosize_report_iso_week(autosize_sacct_time("2026-11-05T10:00:00"),
+	date_iso_week(date_parse("2026-11-05T10:00:00"),
 				 buf, sizeof(buf), &monday);
-	autosize_report_time(monday, t, sizeof(t));
+	date_time(monday, t, sizeof(t));
 	assert_string_equal(t, "2026-11-02T00:00:00");
 }
 
@@ -328,7 +329,7 @@ static void test_json_line_extras(void **state)
 	assert_string_equal(j.name, "<script>x</script>\x1b");
 	assert_true(j.nodes == 1 && j.gpus == 8);
 	assert_true(fabs(j.time_limit_s - 7200) < 1e-9);
-	assert_true(j.submit_s == autosize_sacct_time("2026-11-03T10:00:00"));
+	assert_true(j.submit_s == date_parse("2026-11-03T10:00:00"));
 	assert_true(j.end_s == 1790000000LL);
 	assert_string_equal(r.warn, "low_mfu");
 	assert_int_equal(r.ask_gpus, 32);
@@ -375,7 +376,7 @@ static void rep_add(autosize_report *rep, const autosize_record *plan,
 	j.time_limit_s = limit_s;
 	j.nodes = r.nodes;
 	j.gpus = (long)r.nodes * r.gpus_per_node;
-	j.submit_s = autosize_sacct_time(day);
+	j.submit_s = date_parse(day);
 	if (ratio > 0) {
 		r.has_measured = 1;
 		r.m_tokens_per_s = r.tokens_per_s * ratio;
@@ -898,18 +899,6 @@ static void test_decision_metrics(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-static void test_safe_text(void **state)
-{
-	char out[16];
-
-	autosize_report_safe_text("a\x1b[2Jb\x7f\xc2\x9b\xff\xe2\x82\xac", out,
-				  sizeof(out));
-	assert_string_equal(out, "a?[2Jb????\xe2\x82\xac");
-	/* cut on a character, never inside one */
-	autosize_report_safe_text("abcdefghijklm\xe2\x82\xac", out, 16);
-	assert_string_equal(out, "abcdefghijklm");
-}
-
 /* Hostile names and users: the text has no control bytes, the JSON
  * escapes markup and stays valid. */
 static void test_report_writers_escape(void **state)
@@ -1046,7 +1035,6 @@ int main(void)
 		cmocka_unit_test(test_report_ctld_lines),
 		cmocka_unit_test(test_report_submit_refusals_metrics),
 		cmocka_unit_test(test_decision_metrics),
-		cmocka_unit_test(test_safe_text),
 		cmocka_unit_test(test_report_writers_escape),
 		cmocka_unit_test(test_cli_report_sacct),
 	};

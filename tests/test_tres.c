@@ -153,6 +153,38 @@ static void test_entry_gpus(void **state)
 	}
 }
 
+/* A tres list without its GPU entries: what job_submit.lua writes into
+ * tres_per_job when the module sets the GPUs per node (it read them
+ * itself before: one reader of GPU requests now). */
+static void test_without_gpus(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"gres:gpu:16,license:foo:1", "license:foo:1"},
+		{"gres/gpu=16,gres/shard:2", "gres/shard:2"},
+		{"gres:gpu:h100:8", ""},
+		{"gpu,gres:gpu:a100:2,mps:100", "mps:100"},
+		{"gpux:8,gres:gpus:1,license:gpu:1", "gpux:8,gres:gpus:1,"
+		 "license:gpu:1"},
+		{"", ""},
+	};
+	char out[64], tiny[4];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(autosize_tres_without_gpus(cases[i].in, out,
+							    sizeof(out)),
+				 (int)strlen(cases[i].out));
+		assert_string_equal(out, cases[i].out);
+	}
+	assert_int_equal(autosize_tres_without_gpus(NULL, out, sizeof(out)),
+			 0);
+	assert_int_equal(autosize_tres_without_gpus("license:foo:1", tiny,
+						    sizeof(tiny)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_of_list),
 		cmocka_unit_test(test_set_gpus_as),
 		cmocka_unit_test(test_entry_gpus),
+		cmocka_unit_test(test_without_gpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* Tests: the internal YAML tree and its typed getters (core/ytree.c). */
+/* Tests: the internal YAML tree and its typed getters (util/ytree.c). */
 #include "testutil.h"
 #include "ytree.h"
 #include "readfile.h"

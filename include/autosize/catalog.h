@@ -13,8 +13,6 @@
 #define AUTOSIZE_GPU_ALIASES 8
 #define AUTOSIZE_GPU_PCI_IDS 8
 #define AUTOSIZE_CATALOG_MAX_GPUS 64
-/* Cap on any YAML file read by the core. */
-#define AUTOSIZE_YAML_MAX_BYTES (1024 * 1024)
 
 typedef enum autosize_link {
 	AUTOSIZE_LINK_NVLINK = 0, /* NVLink / NVSwitch all-to-all */

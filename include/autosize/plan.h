@@ -450,7 +450,13 @@ const char *autosize_warning_code(const char *warning);
 int autosize_warning_codes(const char (*warnings)[AUTOSIZE_WARNING_LEN],
 			   int n, char *out, size_t len);
 
-/* Write the plan as one JSON object (no trailing newline) into buf. */
+/* The "schema_version" of the plan JSON, its error objects included
+ * (doc/plan-json.md): changes when a field changes meaning or goes, not
+ * when one is added. */
+#define AUTOSIZE_PLAN_JSON_SCHEMA 1
+
+/* Write the plan as one JSON object (no trailing newline) into buf: -1
+ * when it does not fit len. Strings are valid UTF-8 (json_write.h). */
 int autosize_plan_to_json(const autosize_plan *plan, char *buf, size_t len);
 
 const char *autosize_train_mode_name(autosize_train_mode m);

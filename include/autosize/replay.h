@@ -23,7 +23,7 @@
 #define AUTOSIZE_REPLAY_H
 
 #include <stdio.h>
-#include "autosize/calibration.h"
+#include "autosize/calibration_input.h"
 #include "autosize/decide.h"
 #include "autosize/report.h"
 

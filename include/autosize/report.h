@@ -18,7 +18,7 @@
 #define AUTOSIZE_REPORT_H
 
 #include <stdio.h>
-#include "autosize/calibration.h"
+#include "autosize/calibration_input.h"
 #include "autosize/jobrecord.h"
 
 /* `autosize report --json`'s report_version (doc/report-json.md). */
@@ -250,22 +250,10 @@ int autosize_report_write_json(const autosize_report *r, FILE *f,
  */
 int autosize_report_write_metrics(const autosize_report *r, FILE *f);
 
-/*
- * s made safe for a terminal into out (len bytes): valid UTF-8 kept,
- * control bytes (C0, DEL, C1) and invalid bytes as '?', cut to fit on a
- * character boundary.
- */
-void autosize_report_safe_text(const char *s, char *out, size_t len);
-
-/* s as a JSON string: safe text (above), '"' and '\\' escaped, and
- * '<', '>', '&' as \u escapes (a page may embed it). */
+/* s as a JSON string: made safe text first (utf8_safe_text: control
+ * and invalid bytes as '?', as the text output shows them), then
+ * written by json_write_str_file with '<', '>', '&' escaped too (a page
+ * may embed it). */
 void autosize_report_json_str(FILE *f, const char *s);
-
-/* Civil seconds as "2026-11-03T12:00:00" ("" for 0). */
-void autosize_report_time(long long civil_s, char *buf, size_t len);
-
-/* ISO 8601 week of civil seconds: "2026-W45" into buf, its Monday. */
-void autosize_report_iso_week(long long civil_s, char *buf, size_t len,
-			      long long *monday_s);
 
 #endif

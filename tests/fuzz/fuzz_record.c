@@ -16,6 +16,8 @@
  * decoded is out of its documented range.
  */
 #include "targets.h"
+#include "autosize/calibration_input.h"
+#include "autosize/calibration_learn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
  * with log-normal noise, killed at its time limit when slower (TIMEOUT).
  * 30% of the jobs never report (only their elapsed time tells). 40
  * users; 4 of them lie (report 2.0-2.9x or 0.25-0.4x their real speed,
- * inside the ratio bounds, and submit 5x as many jobs). After every 25 jobs the calibrator (core/calibration_learn.c)
+ * inside the ratio bounds, and submit 5x as many jobs). After every 25 jobs the calibrator (offline/calibration_learn.c)
  * learns from all finished jobs so far, bounded by its previous result
  * as cron's runs are (x or / 1.25 per update) and checking each report
  * against the GPU's MFU ceiling; the prediction error of 300 held-out
@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autosize.h"
+#include "autosize/calibration_input.h"
+#include "autosize/calibration_learn.h"
 
 #define SIM_JOBS 1000
 #define SIM_HELD_OUT 300

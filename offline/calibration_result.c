@@ -27,7 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "calibration_private.h"
+#include "calibration_learn_private.h"
 
 #define CAL_LEVELS 3
 /* Users named in a change line, the ones with the most jobs. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "json.h"
+#include "utf8.h"
 
 #define JSON_MAX_DEPTH AUTOSIZE_JSON_MAX_DEPTH
 #define JSON_STR_MAX AUTOSIZE_JSON_STR_MAX
@@ -234,40 +235,10 @@ static autosize_err json_escape(struct json_parser *p, unsigned *cp,
 	return AUTOSIZE_OK;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at p->pos (lead byte >= 0x80),
- * or 0: no overlong forms, no surrogates, nothing past U+10FFFF.
- */
+/* Length of the well-formed UTF-8 sequence at p->pos, or 0 (utf8.h). */
 static size_t json_utf8_len(const struct json_parser *p)
 {
-	const unsigned char *s = (const unsigned char *)p->text + p->pos;
-	size_t left = p->len - p->pos;
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (left < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
+	return (size_t)utf8_decode(p->text + p->pos, p->len - p->pos, NULL);
 }
 
 /*

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
-#include "autosize/catalog.h"
 #include "ytree.h"
 #include "readfile.h"
 

@@ -1,6 +1,7 @@
 /*
- * autosize: the jobs the calibrator keeps (calibration_private.h). Each user's
- * jobs on a partition and GPU go to one slot holding a uniform sample
+ * autosize: the jobs the calibrator keeps
+ * (calibration_learn_private.h). Each user's jobs on a partition and
+ * GPU go to one slot holding a uniform sample
  * of at most CAL_SLOT_SAMPLES of them (reservoir sampling, Vitter's
  * algorithm R): a user flooding a million reports keeps as many as one
  * with 32, and a user whose jobs come last in the input keeps as many
@@ -8,7 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "calibration_private.h"
+#include "calibration_learn_private.h"
 
 /* Hash table size: a power of two, twice the slots (open addressing
  * stays short). */

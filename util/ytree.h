@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include "autosize/error.h"
 
+/* Cap on any YAML file read (catalog, policy, presets, rules). */
+#define AUTOSIZE_YAML_MAX_BYTES (1024 * 1024)
 #define AUTOSIZE_YTREE_MAX_DEPTH 16
 #define AUTOSIZE_YTREE_MAX_NODES 20000
 #define AUTOSIZE_YTREE_MAX_SCALAR_BYTES 4096

@@ -11,6 +11,7 @@
 #include "autosize/jobenv.h"
 #include "autosize/parse.h"
 #include "autosize/replay.h"
+#include "utf8.h"
 
 #define REPLAY_ENV_MAX 12
 #define REPLAY_ENV_LEN 128
@@ -376,8 +377,8 @@ int autosize_replay_write_text(const autosize_replay *r, FILE *f,
 		autosize_replay_side_text(&k->before, a, sizeof(a));
 		autosize_replay_side_text(&k->after, b, sizeof(b));
 		replay_changes(k->changed, what, sizeof(what));
-		autosize_report_safe_text(k->name, name, sizeof(name));
-		autosize_report_safe_text(k->user, user, sizeof(user));
+		utf8_safe_text(k->name, name, sizeof(name));
+		utf8_safe_text(k->user, user, sizeof(user));
 		fprintf(f, "  job %s %s \"%s\": %s -> %s [%s]\n", k->job_id,
 			user, name, a, b, what);
 		if (k->changed & AUTOSIZE_REPLAY_REFUSED)

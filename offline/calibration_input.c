@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "autosize/calibration.h"
+#include "autosize/calibration_input.h"
 #include "autosize/decide.h"
 #include "autosize/parse.h"
+#include "date.h"
 #include "json.h"
 
 /* What a JSON line fills, and its first error. */
@@ -124,7 +125,7 @@ static long long cal_json_time(const autosize_json_member *m, int *ok)
 
 	if (m->kind == AUTOSIZE_JSON_STRING) {
 		*ok = m->str_fits;
-		return autosize_sacct_time(m->str);
+		return date_parse(m->str);
 	}
 	v = cal_json_num(m, ok);
 	*ok = *ok && v < 1e11;
@@ -353,34 +354,6 @@ static long cal_tres_gpus(const char *tres)
 	return -1;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant,
- * "chrono-Compatible Low-Level Date Algorithms", days_from_civil). */
-static long long cal_days_from_civil(long long y, unsigned m, unsigned d)
-{
-	long long era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long long)doe - 719468;
-}
-
-long long autosize_sacct_time(const char *s)
-{
-	int y, mo, d, h, mi, sec, n = 0;
-
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi,
-			 &sec, &n) != 6 || s[n] || y < 1970 || y > 9999 ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    sec > 60 || h < 0 || mi < 0 || sec < 0)
-		return 0;
-	return cal_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-	       h * 3600 + mi * 60 + sec;
-}
-
 /* sacct's Timelimit: a duration; UNLIMITED, Partition_Limit: 0. */
 static double cal_time_limit(const char *s)
 {
@@ -423,9 +396,9 @@ int autosize_sacct_job_line(char *line, const char *delim,
 	j->nodes = cal_count(f[5]);
 	j->gpus = cal_tres_gpus(f[6]);
 	j->time_limit_s = cal_time_limit(f[7]);
-	j->submit_s = autosize_sacct_time(f[8]);
-	j->start_s = autosize_sacct_time(f[9]);
-	j->end_s = autosize_sacct_time(f[10]);
+	j->submit_s = date_parse(f[8]);
+	j->start_s = date_parse(f[9]);
+	j->end_s = date_parse(f[10]);
 	j->comment = f[11];
 	snprintf(j->name, sizeof(j->name), "%s", f[12]);
 	return 0;

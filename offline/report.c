@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "autosize/jobstate.h"
 #include "autosize/report.h"
+#include "date.h"
+#include "utf8.h"
 
 struct autosize_report {
 	autosize_report_options o;
@@ -56,22 +59,13 @@ void autosize_report_destroy(autosize_report *r)
 	free(r);
 }
 
-/* States of a job that has not ended (sacct shows them too). REQUEUED is
- * not one: sacct --duplicates shows each run of a requeued job, the
+/* A row of a job that has not ended (jobstate.h). REQUEUED is not one
+ * here: sacct --duplicates shows each run of a requeued job, the
  * earlier ones in that state, each ended. */
 static int report_unfinished(const char *state)
 {
-	static const char *const live[] = {
-		"RUNNING", "PENDING", "SUSPENDED", "RESIZING",
-		"REQUEUE_HOLD", "REQUEUE_FED", "SIGNALING", "STAGE_OUT",
-		"COMPLETING", NULL
-	};
-	int i;
-
-	for (i = 0; live[i]; i++)
-		if (strcmp(state, live[i]) == 0)
-			return 1;
-	return 0;
+	return strcmp(state, "REQUEUED") != 0 &&
+	       autosize_job_state_live(state);
 }
 
 /* Count code in counts (at most MAX_CODES kinds; the rest as "other"). */
@@ -545,7 +539,7 @@ static int report_weeks(autosize_report *r, report_order *o, double *v,
 	for (i = 0; i < r->n_jobs; i++) {
 		if (r->jobs[i].partition < 0 || r->jobs[i].submit_s <= 0)
 			continue;
-		autosize_report_iso_week(r->jobs[i].submit_s, week,
+		date_iso_week(r->jobs[i].submit_s, week,
 					 sizeof(week), &monday);
 		o[n].a = r->jobs[i].partition;
 		o[n].b = monday;
@@ -567,7 +561,7 @@ static int report_weeks(autosize_report *r, report_order *o, double *v,
 
 		wk->partition = (int)o[i].a;
 		wk->monday_s = o[i].b;
-		autosize_report_iso_week(o[i].b, wk->week, sizeof(wk->week),
+		date_iso_week(o[i].b, wk->week, sizeof(wk->week),
 					 &monday);
 		for (j = i; j < n && o[j].a == o[i].a && o[j].b == o[i].b;
 		     j++) {
@@ -681,111 +675,3 @@ const autosize_report_options *autosize_report_options_of(
 }
 
 /* ---- text helpers ---- */
-
-/* Days since 1970-01-01 to y, m, d (H. Hinnant, "chrono-Compatible
- * Low-Level Date Algorithms", civil_from_days). */
-static void report_civil(long long z, long long *y, int *m, int *d)
-{
-	long long era, yy;
-	unsigned doe, yoe, doy, mp;
-
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (unsigned)(z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	yy = (long long)yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yy + (*m <= 2);
-}
-
-void autosize_report_time(long long civil_s, char *buf, size_t len)
-{
-	long long days, y, rest;
-	int m, d;
-
-	if (civil_s <= 0) {
-		snprintf(buf, len, "%s", "");
-		return;
-	}
-	days = civil_s / 86400;
-	rest = civil_s % 86400;
-	report_civil(days, &y, &m, &d);
-	snprintf(buf, len, "%04lld-%02d-%02dT%02lld:%02lld:%02lld", y, m, d,
-		 rest / 3600, rest / 60 % 60, rest % 60);
-}
-
-/* ISO 8601: a week belongs to the year of its Thursday; week 1 holds
- * the year's first Thursday. 1970-01-01 was a Thursday. */
-void autosize_report_iso_week(long long civil_s, char *buf, size_t len,
-			      long long *monday_s)
-{
-	static const int before[12] = {0, 31, 59, 90, 120, 151, 181, 212,
-				       243, 273, 304, 334};
-	long long days = civil_s >= 0 ? civil_s / 86400
-				      : -((-civil_s + 86399) / 86400);
-	long long dow = ((days + 3) % 7 + 7) % 7;  /* Monday 0 */
-	long long monday = days - dow, y;
-	int m, d, doy, leap;
-
-	report_civil(monday + 3, &y, &m, &d);
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	doy = before[m - 1] + d - 1 + (m > 2 && leap);
-	snprintf(buf, len, "%04lld-W%02d", y, doy / 7 + 1);
-	*monday_s = monday * 86400;
-}
-
-/* The length of a valid UTF-8 sequence at s (1-4), 0 when invalid or a
- * control character (C1: U+0080..U+009F). RFC 3629 section 4. */
-static int report_utf8_len(const unsigned char *s)
-{
-	int n, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return s[0] >= 0x20 && s[0] != 0x7f;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 ||
-						   cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
-		return 0;
-	return n;
-}
-
-void autosize_report_safe_text(const char *s, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t used = 0;
-
-	if (!len)
-		return;
-	while (*p) {
-		int n = report_utf8_len(p);
-
-		if (used + (n ? (size_t)n : 1) >= len)
-			break;
-		if (n) {
-			memcpy(out + used, p, (size_t)n);
-			used += (size_t)n;
-			p += n;
-		} else {
-			out[used++] = '?';
-			p++;
-		}
-	}
-	out[used] = '\0';
-}

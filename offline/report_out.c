@@ -9,6 +9,9 @@
 #include <string.h>
 #include "autosize/parse.h"
 #include "autosize/report.h"
+#include "date.h"
+#include "json_write.h"
+#include "utf8.h"
 
 /* Rows of a list shown on the terminal before "and N more". */
 #define OUT_ROWS 8
@@ -26,7 +29,7 @@ static void out_day(long long s, char *buf, size_t len)
 {
 	char t[32];
 
-	autosize_report_time(s, t, sizeof(t));
+	date_time(s, t, sizeof(t));
 	snprintf(buf, len, "%.10s", t[0] ? t : "?");
 }
 
@@ -93,8 +96,8 @@ static void out_timeouts(const autosize_report *r, FILE *f)
 		if (!k[i].timeout)
 			continue;
 		shown++;
-		autosize_report_safe_text(k[i].name, name, sizeof(name));
-		autosize_report_safe_text(k[i].user, user, sizeof(user));
+		utf8_safe_text(k[i].name, name, sizeof(name));
+		utf8_safe_text(k[i].user, user, sizeof(user));
 		autosize_format_duration(k[i].limit_s, lim, sizeof(lim));
 		if (k[i].need_s > 0 && k[i].limit_s > 0)
 			snprintf(need, sizeof(need), "needed %s (x%.2f)",
@@ -140,8 +143,8 @@ static void out_interrupted(const autosize_report *r, FILE *f)
 		if (!k[i].preempted && !k[i].requeued)
 			continue;
 		shown++;
-		autosize_report_safe_text(k[i].name, name, sizeof(name));
-		autosize_report_safe_text(k[i].user, user, sizeof(user));
+		utf8_safe_text(k[i].name, name, sizeof(name));
+		utf8_safe_text(k[i].user, user, sizeof(user));
 		autosize_format_duration(k[i].elapsed_s, dur, sizeof(dur));
 		fprintf(f, "    job %s %s \"%s\" %s: %s after %s, %.0f "
 			"GPU-hours\n", k[i].job_id, user, name,
@@ -277,8 +280,8 @@ static void out_runs(const autosize_report *r, FILE *f)
 	for (i = 0; i < kept && i < RUNS_SHOWN; i++) {
 		const autosize_report_run *u = &runs_buf[i];
 
-		autosize_report_safe_text(u->name, name, sizeof(name));
-		autosize_report_safe_text(u->user, user, sizeof(user));
+		utf8_safe_text(u->name, name, sizeof(name));
+		utf8_safe_text(u->user, user, sizeof(user));
 		autosize_format_duration(u->elapsed_s, a, sizeof(a));
 		autosize_format_duration(u->end_s > u->start_s
 					 ? (double)(u->end_s - u->start_s) : 0,
@@ -389,25 +392,13 @@ int autosize_report_write_text(const autosize_report *r, FILE *f,
 
 /* ---- JSON ---- */
 
-/* A JSON string of text made safe (control bytes, invalid UTF-8: '?');
- * quotes and backslashes escaped, and <, >, & too: the object may be
- * put into an HTML page. */
+/* A JSON string of text made safe (report.h). */
 void autosize_report_json_str(FILE *f, const char *s)
 {
 	char clean[512];
-	const char *p;
 
-	autosize_report_safe_text(s, clean, sizeof(clean));
-	fputc('"', f);
-	for (p = clean; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '<' || *p == '>' || *p == '&')
-			fprintf(f, "\\u%04x", (unsigned)*p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	utf8_safe_text(s, clean, sizeof(clean));
+	json_write_str_file(f, clean, JSON_WRITE_HTML);
 }
 
 /* A number, or null when not known (negative, or 0 when zero_null). */
@@ -423,7 +414,7 @@ static void out_json_time(FILE *f, const char *key, long long s)
 {
 	char t[32];
 
-	autosize_report_time(s, t, sizeof(t));
+	date_time(s, t, sizeof(t));
 	fprintf(f, "\"%s\":", key);
 	if (t[0])
 		autosize_report_json_str(f, t);

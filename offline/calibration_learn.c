@@ -31,7 +31,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "calibration_private.h"
+#include "autosize/jobstate.h"
+#include "calibration_learn_private.h"
 #include "perfdata.h"
 
 /* Job states whose measured figures are the cluster's speed. */
@@ -238,6 +239,8 @@ static const char *cal_job_ok(const autosize_calibrator *k,
 		return state && state[0] ? "job state not COMPLETED, TIMEOUT, "
 					   "CANCELLED or PREEMPTED"
 					 : "no job state";
+	if (autosize_job_state_live(state))
+		return "job has not ended";
 	/* Slurm's 00:00:00 and a JSON line without elapsed_s alike */
 	if (k->o.min_run_s > 0 && !(elapsed_s >= k->o.min_run_s))
 		return "elapsed time under --min-run";
