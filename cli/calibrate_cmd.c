@@ -232,16 +232,10 @@ static int cal_num_arg(const char *name, const char *v, double lo,
 
 static int cal_int_arg(const char *name, const char *v, int *out)
 {
-	char *end;
 	long n;
 
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || n < 1 || n > 1000000) {
-		fprintf(stderr, "autosize: %s: '%.40s' is not a count from 1 "
-			"to 1000000\n", name, v);
+	if (cli_count_arg(name, v, 1000000, &n))
 		return -1;
-	}
 	*out = (int)n;
 	return 0;
 }

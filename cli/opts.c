@@ -1,7 +1,9 @@
 /*
  * autosize CLI: getopt_long over a command's option table (opts.h).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "opts.h"
 
@@ -121,4 +123,20 @@ void cli_opts_said(const cli_opts *o, int rc, const char *cmd)
 	else
 		fprintf(stderr, "autosize: %s: unknown option '%.40s'\n", cmd,
 			o->text);
+}
+
+int cli_count_arg(const char *what, const char *v, long max, long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || end == v || n < 1 || n > max) {
+		fprintf(stderr, "autosize: %s: '%.40s' is not a count from 1 "
+			"to %ld\n", what, v, max);
+		return -1;
+	}
+	*out = n;
+	return 0;
 }

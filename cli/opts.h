@@ -59,6 +59,11 @@ int cli_opts_next(cli_opts *o);
  * X needs a value". */
 void cli_opts_said(const cli_opts *o, int rc, const char *cmd);
 
+/* An option's value as a count from 1 to max into *out; else one line
+ * on stderr, "autosize: WHAT: 'V' is not a count from 1 to MAX", and
+ * -1 (what: "report: --max-jobs"). */
+int cli_count_arg(const char *what, const char *v, long max, long *out);
+
 /* cli_opts_next's key for each of sbatch's options (cli_sbatch_opts,
  * plan_sbatch.c). */
 #define CLI_SBATCH_OPT 0x7e00

@@ -6,7 +6,6 @@
  * (--baseline, default the one `autosize plan` reads), compared (replay.h):
  * text, JSON or one HTML page (replay_html.c).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,23 +43,6 @@ static void replay_add(void *ctx, const autosize_finished_job *j,
 static void replay_bad(void *ctx)
 {
 	autosize_replay_bad_record(ctx);
-}
-
-static int replay_max_jobs(const char *v, long *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || end == v || n < 1 ||
-	    n > AUTOSIZE_REPLAY_MAX_JOBS) {
-		fprintf(stderr, "autosize: replay: --max-jobs: '%.40s' is not "
-			"a count from 1 to %d\n", v, AUTOSIZE_REPLAY_MAX_JOBS);
-		return -1;
-	}
-	*out = n;
-	return 0;
 }
 
 enum {
@@ -118,7 +100,8 @@ int cli_replay(int argc, char **argv)
 			base_file = op.value;
 			break;
 		case REPLAY_MAX_JOBS:
-			if (replay_max_jobs(op.value, &max_jobs))
+			if (cli_count_arg("replay: --max-jobs", op.value,
+					  AUTOSIZE_REPLAY_MAX_JOBS, &max_jobs))
 				goto out;
 			break;
 		case CLI_OPT_ARG:

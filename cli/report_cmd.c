@@ -128,22 +128,6 @@ static int report_metrics(const autosize_report *r, const char *path)
 	return CLI_EXIT_USAGE;
 }
 
-static int report_max_jobs(const char *v, long *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || end == v || n < 1 || n > 10000000) {
-		fprintf(stderr, "autosize: report: --max-jobs: '%.40s' is not "
-			"a count from 1 to 10000000\n", v);
-		return -1;
-	}
-	*out = n;
-	return 0;
-}
-
 enum {
 	REPORT_HELP = 1,
 	REPORT_JSON,
@@ -204,7 +188,8 @@ int cli_report(int argc, char **argv)
 			metrics = op.value;
 			break;
 		case REPORT_MAX_JOBS:
-			if (report_max_jobs(op.value, &o.max_jobs))
+			if (cli_count_arg("report: --max-jobs", op.value,
+					  10000000, &o.max_jobs))
 				goto out;
 			break;
 		case CLI_OPT_ARG:
