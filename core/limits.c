@@ -281,6 +281,29 @@ static int lim_typed_limit(autosize_limits *l, const lim_line *ln, int i,
 	return 0;
 }
 
+/* A limit key of a QOS or an association (names: which kinds it may
+ * have), untyped into v or typed into l's typed limits: 1 when token i
+ * was one, -1 when its value is bad, 0 when not one, -2 when the typed
+ * limits are full. */
+static int lim_any_limit(autosize_limits *l, const lim_line *ln, int i,
+			 long *v, int of_assoc, long owner,
+			 const char *const *names)
+{
+	int r = lim_limit(ln, i, v);
+
+	return r ? r : lim_typed_limit(l, ln, i, of_assoc, owner, names);
+}
+
+/* Token i of a record refused: lim_any_limit's r (bad: its words for a
+ * bad value). */
+static autosize_err lim_key_bad(autosize_error *e, const lim_line *ln,
+				int r, const char *bad)
+{
+	return lim_bad(e, ln, r == -2 ? "more typed limits than autosize "
+		       "reads (500000), or out of memory"
+		       : r < 0 ? bad : "an unknown key");
+}
+
 #define LIM_PUSH(l, arr, n, cap, e, ln)                                      \
 	do {                                                                 \
 		void *g_ = lim_grow((l)->arr, (l)->n, &(l)->cap,             \
@@ -327,14 +350,10 @@ static autosize_err lim_qos_line(autosize_limits *l, const lim_line *ln,
 				       <= n - 9;
 			continue;
 		}
-		if ((r = lim_limit(ln, i, q->v)) == 1 ||
-		    (r == 0 && (r = lim_typed_limit(l, ln, i, 0, l->n_qos,
-						    lim_qos_names)) == 1))
+		if ((r = lim_any_limit(l, ln, i, q->v, 0, l->n_qos,
+				       lim_qos_names)) == 1)
 			continue;
-		return lim_bad(e, ln, r == -2 ? "more typed limits than "
-			       "autosize reads (500000), or out of memory"
-			       : r < 0 ? "a limit that is not a number"
-			       : "an unknown key");
+		return lim_key_bad(e, ln, r, "a limit that is not a number");
 	}
 	l->n_qos++;
 	return AUTOSIZE_OK;
@@ -367,15 +386,11 @@ static autosize_err lim_assoc_line(autosize_limits *l, const lim_line *ln,
 	if (!a->account[0])
 		return lim_bad(e, ln, "an association without an account");
 	for (i = 6; i < ln->n; i++) {
-		if ((r = lim_limit(ln, i, a->v)) == 1 ||
-		    (r == 0 && (r = lim_typed_limit(l, ln, i, 1, a->id,
-						    lim_assoc_names)) == 1) ||
+		if ((r = lim_any_limit(l, ln, i, a->v, 1, a->id,
+				       lim_assoc_names)) == 1 ||
 		    (r == 0 && (r = lim_text(ln, i, "def_qos",
 					     a->def_qos)) == 1))
 			continue;
-		if (r == -2)
-			return lim_bad(e, ln, "more typed limits than autosize "
-				       "reads (500000), or out of memory");
 		if (r == 0 && lim_key(ln, i, "qos", &val, &n)) {
 			/* the QOS the association may use: only "exactly one"
 			 * matters (Slurm's default when none is set) */
@@ -385,8 +400,7 @@ static autosize_err lim_assoc_line(autosize_limits *l, const lim_line *ln,
 			}
 			continue;
 		}
-		return lim_bad(e, ln, r < 0 ? "a value that cannot be read"
-					    : "an unknown key");
+		return lim_key_bad(e, ln, r, "a value that cannot be read");
 	}
 	l->n_assoc++;
 	return AUTOSIZE_OK;
@@ -800,7 +814,7 @@ static const char *lim_kind_name(const char *base, const char *type,
 	return buf;
 }
 
-static void lim_caps_none(autosize_caps *caps)
+void autosize_caps_none(autosize_caps *caps)
 {
 	memset(caps, 0, sizeof(*caps));
 	caps->gpus.value = caps->nodes.value = -1;
@@ -952,7 +966,7 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 	const char *name = "";
 	int t;
 
-	lim_caps_none(caps);
+	autosize_caps_none(caps);
 	if (why && len)
 		why[0] = '\0';
 	if (!l || !l->enforced)
@@ -992,7 +1006,7 @@ int autosize_limits_caps(const autosize_limits *l, const char *user,
 	lim_apply(l, first, second, a, NULL, caps);
 	for (t = 0; t < l->n_types && caps->n_typed < AUTOSIZE_CAPS_TYPED_MAX;
 	     t++) {
-		lim_caps_none(&typed);
+		autosize_caps_none(&typed);
 		lim_apply(l, first, second, a, l->types[t], &typed);
 		if (typed.gpus.value < 0 && typed.gpus_per_node.value < 0)
 			continue;

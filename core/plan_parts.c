@@ -141,23 +141,19 @@ static int plan_rule_cap(plan_ctx *c, autosize_partition *part,
 	const autosize_cap *rule = &c->r->rule_gpus;
 	autosize_caps caps;
 
-	if (l && l->have_caps) {
+	if (l && l->have_caps)
 		/* a limit on the GPU type the job gets (gres/gpu:h100) too:
 		 * this entry's, else the one the job asked for, else any
 		 * type among the partition's nodes */
 		autosize_caps_of_type(c->r->slurm, &l->caps, l->name,
 				      part->gres_type[0] ? part->gres_type
 				      : c->r->gpu_type, &caps);
-		if (rule->value <= 0)
-			return plan_caps(c, part, &caps, capped, len);
-	} else if (rule->value <= 0) {
+	else if (rule->value <= 0)
 		return 1;
-	} else {
-		memset(&caps, 0, sizeof(caps));
-		caps.gpus.value = caps.nodes.value = -1;
-		caps.gpus_per_node.value = caps.wall_min.value = -1;
-	}
-	if (caps.gpus.value < 0 || rule->value < caps.gpus.value)
+	else
+		autosize_caps_none(&caps);
+	if (rule->value > 0 &&
+	    (caps.gpus.value < 0 || rule->value < caps.gpus.value))
 		caps.gpus = *rule;
 	return plan_caps(c, part, &caps, capped, len);
 }

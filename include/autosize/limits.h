@@ -91,6 +91,9 @@ typedef struct autosize_slurm_part {
 
 typedef struct autosize_limits autosize_limits;
 
+/* caps with nothing limited (each value -1, no typed caps). */
+void autosize_caps_none(autosize_caps *caps);
+
 /* caps of a job in partition with its limits on GPU type folded in,
  * into out (the smaller of the typed and untyped cap, by kind; the
  * untyped on a tie): those on type, or with type NULL or "" (the job
