@@ -619,6 +619,19 @@ static void out_gauge(FILE *f, const char *name, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
+/* One sample of metric per count, its code as label. */
+static void out_metric_counts(FILE *f, const char *metric, const char *label,
+			      const autosize_report_count *c, int n)
+{
+	int j;
+
+	for (j = 0; j < n; j++) {
+		fprintf(f, "%s{", metric);
+		out_label(f, label, c[j].code, 1);
+		fprintf(f, " %ld\n", c[j].count);
+	}
+}
+
 int autosize_report_write_metrics(const autosize_report *r, FILE *f)
 {
 	const autosize_report_totals *t = autosize_report_totals_of(r);
@@ -679,20 +692,12 @@ int autosize_report_write_metrics(const autosize_report *r, FILE *f)
 	out_gauge(f, "autosize_report_warnings", "Jobs warned at submission, "
 		  "by warning code.");
 	c = autosize_report_warnings(r, &n);
-	for (j = 0; j < n; j++) {
-		fputs("autosize_report_warnings{", f);
-		out_label(f, "code", c[j].code, 1);
-		fprintf(f, " %ld\n", c[j].count);
-	}
+	out_metric_counts(f, "autosize_report_warnings", "code", c, n);
 	out_gauge(f, "autosize_report_refusals", "Refusal lines in the logs "
 		  "read (slurmctld's; a submit host's syslog: kind starts "
 		  "with sbatch, srun or salloc), by kind; lower bounds.");
 	c = autosize_report_refusals(r, &n);
-	for (j = 0; j < n; j++) {
-		fputs("autosize_report_refusals{", f);
-		out_label(f, "kind", c[j].code, 1);
-		fprintf(f, " %ld\n", c[j].count);
-	}
+	out_metric_counts(f, "autosize_report_refusals", "kind", c, n);
 	out_gauge(f, "autosize_report_log_lines_missed", "Refusal lines the "
 		  "rate limit kept out of slurmctld's log.");
 	fprintf(f, "autosize_report_log_lines_missed %ld\n", t->log_missed);

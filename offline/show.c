@@ -182,6 +182,13 @@ int autosize_show_write_text(const autosize_finished_job *j,
 	return ferror(f) ? -1 : 0;
 }
 
+/* ,"key":"s" (s JSON-escaped as the report writes it). */
+static void show_json_str(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, ",\"%s\":", key);
+	autosize_report_json_str(f, s);
+}
+
 static void show_json_num(FILE *f, const char *key, double v)
 {
 	if (isfinite(v) && v > 0)
@@ -199,16 +206,11 @@ int autosize_show_write_json(const autosize_finished_job *j,
 
 	fputs("{\"show_version\":1,\"job_id\":", f);
 	autosize_report_json_str(f, j->job_id);
-	fputs(",\"source\":", f);
-	autosize_report_json_str(f, source);
-	fputs(",\"user\":", f);
-	autosize_report_json_str(f, j->user);
-	fputs(",\"name\":", f);
-	autosize_report_json_str(f, j->name);
-	fputs(",\"state\":", f);
-	autosize_report_json_str(f, j->state);
-	fputs(",\"partition\":", f);
-	autosize_report_json_str(f, j->partition);
+	show_json_str(f, "source", source);
+	show_json_str(f, "user", j->user);
+	show_json_str(f, "name", j->name);
+	show_json_str(f, "state", j->state);
+	show_json_str(f, "partition", j->partition);
 	show_json_num(f, "nodes", (double)j->nodes);   /* null: unknown */
 	show_json_num(f, "gpus", (double)j->gpus);
 	show_json_num(f, "elapsed_s", j->elapsed_s);
@@ -226,12 +228,9 @@ int autosize_show_write_json(const autosize_finished_job *j,
 		line[0] = '\0';
 	fputs(",\"plan\":{\"summary\":", f);
 	autosize_report_json_str(f, line);
-	fputs(",\"partition\":", f);
-	autosize_report_json_str(f, rec->partition);
-	fputs(",\"gpu\":", f);
-	autosize_report_json_str(f, rec->gpu);
-	fputs(",\"framework\":", f);
-	autosize_report_json_str(f, rec->framework);
+	show_json_str(f, "partition", rec->partition);
+	show_json_str(f, "gpu", rec->gpu);
+	show_json_str(f, "framework", rec->framework);
 	fprintf(f, ",\"params\":%.6g,\"tokens\":%.6g,\"nodes\":%d,"
 		"\"gpus_per_node\":%d,\"tp\":%d,\"pp\":%d,\"dp\":%d,\"cp\":%d,"
 		"\"ep\":%d,\"vp\":%d,\"zero_stage\":%d,\"micro_batch\":%d,"
