@@ -57,15 +57,12 @@ typedef __typeof__(slurm_list_iterator_create(NULL)) limits_iter;
  * a refused connection this long. */
 #define LIMITS_CONNECT_WAIT_S 30
 
-/* Typed GPU TRES (gres/gpu:h100) written, at most. */
-#define LIMITS_TYPES_MAX 16
-
 typedef struct limits_tres {
 	int gpu, node;          /* indexes in tres_names, -1 none */
 	uint32_t cnt;
 	int n_typed;            /* gres/gpu:TYPE TRES */
-	int typed[LIMITS_TYPES_MAX];           /* their indexes */
-	const char *type[LIMITS_TYPES_MAX];    /* their TYPE */
+	int typed[AUTOSIZE_LIMITS_TYPES_MAX];  /* their indexes */
+	const char *type[AUTOSIZE_LIMITS_TYPES_MAX]; /* their TYPE */
 } limits_tres;
 
 /* " key=N" for one TRES of a _ctld array (INFINITE64 and NO_VAL64 are
@@ -228,7 +225,8 @@ static int limits_assoc_mgr(FILE *f, char *err, size_t len)
 			t.node = (int)i;
 		if (msg->tres_names[i] &&
 		    strncmp(msg->tres_names[i], "gres/gpu:", 9) == 0 &&
-		    msg->tres_names[i][9] && t.n_typed < LIMITS_TYPES_MAX) {
+		    msg->tres_names[i][9] &&
+		    t.n_typed < AUTOSIZE_LIMITS_TYPES_MAX) {
 			t.typed[t.n_typed] = (int)i;
 			t.type[t.n_typed++] = msg->tres_names[i] + 9;
 		}

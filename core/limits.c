@@ -14,8 +14,6 @@
 /* A snapshot's caps: a big site has tens of thousands of associations. */
 #define LIM_MAX_RECORDS 500000
 #define LIM_MAX_TOKENS 64
-/* Distinct GPU types whose limits are read (a cluster has a few). */
-#define LIM_TYPES_MAX 16
 #define LIM_NUMBER_MAX 1000000000000L
 
 /* The kinds of limit, in the order of the snapshot's keys. */
@@ -90,7 +88,7 @@ struct autosize_limits {
 	autosize_slurm_part *part;
 	lim_typed *typed;       /* sorted by of_assoc, owner, k, type */
 	int n_typed, cap_typed;
-	char types[LIM_TYPES_MAX][AUTOSIZE_LIMITS_NAME_MAX];
+	char types[AUTOSIZE_LIMITS_TYPES_MAX][AUTOSIZE_LIMITS_NAME_MAX];
 	int n_types;            /* the distinct types of typed */
 	int cap_qos, cap_assoc, cap_user, cap_part;
 };
@@ -273,7 +271,7 @@ static int lim_typed_limit(autosize_limits *l, const lim_line *ln, int i,
 		for (j = 0; j < l->n_types; j++)
 			if (strcmp(l->types[j], t->type) == 0)
 				return 1;
-		if (l->n_types < LIM_TYPES_MAX)
+		if (l->n_types < AUTOSIZE_LIMITS_TYPES_MAX)
 			memcpy(l->types[l->n_types++], t->type,
 			       sizeof(t->type));
 		return 1;

@@ -38,6 +38,9 @@
 #include "autosize/error.h"
 
 #define AUTOSIZE_LIMITS_NAME_MAX 64
+/* GPU types (gres/gpu:TYPE TRES) a snapshot has limits for, at most:
+ * what `autosize limits --raw` writes and what the reader keeps. */
+#define AUTOSIZE_LIMITS_TYPES_MAX 16
 /* How many GPU types (GRES types) a job's caps keep. */
 #define AUTOSIZE_CAPS_TYPED_MAX 4
 /* One cap of a job and the Slurm limit it comes from. */
