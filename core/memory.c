@@ -14,9 +14,21 @@
 /* NCCL communicator buffers (NCCL_BUFFSIZE 4 MiB x channels x peers),
  * measured ~0.3-0.6 GiB per process on 8-GPU NVSwitch nodes. */
 #define MEMORY_NCCL_BYTES (0.5 * GIB)
-/* PyTorch caching-allocator fragmentation, as a share of what the job
- * allocates (typically 5-10% in torch.cuda.memory_stats reports). */
-#define MEMORY_FRAGMENTATION 0.07
+/* PyTorch caching-allocator slack: what the allocator reserves beyond what
+ * the job allocates (block rounding, cached blocks of freed temporaries,
+ * split blocks that cannot be reused), as a share of what it allocates.
+ * Megatron keeps parameters and gradients in contiguous buffers
+ * (megatron/core/distributed/param_and_grad_buffer.py) and fuses its
+ * temporaries: 5-10% (torch.cuda.memory_stats reports), 0.07 kept for
+ * it. PyTorch-native stacks (FSDP2's per-parameter shards, all-gathered
+ * and freed layer by layer; DeepSpeed; Hugging Face's eager temporaries)
+ * go through the allocator tensor by tensor: 0.07 underpredicted 20 of
+ * the fit half's 24 published peaks, all of them PyTorch-native (median
+ * error 13.3%); 0.17 is the argmin of their median |error|
+ * (tests/validation/README.md; a 0.0025 grid from 0.07 to 0.22, flat at
+ * 7.3-7.5% over 0.165-0.19). */
+#define MEMORY_FRAGMENTATION_MEGATRON 0.07
+#define MEMORY_FRAGMENTATION_TORCH 0.17
 /* QLoRA NF4 with double quantization: 4.127 bits per base weight
  * (Dettmers et al. 2023, QLoRA, section 3). */
 #define MEMORY_NF4_BYTES (4.127 / 8.0)
@@ -655,17 +667,24 @@ static double memory_runtime(const sizing_layout *lay)
 
 /* What the allocator reserves but never uses: fragmentation of what the
  * job allocates. */
-static double memory_slack(const memory_states *ms, double acts)
+static double memory_fragmentation(const sizing_job *job)
 {
-	return MEMORY_FRAGMENTATION * (ms->w + ms->g + ms->o + acts);
+	return framework_torch_native(job) ? MEMORY_FRAGMENTATION_TORCH
+					   : MEMORY_FRAGMENTATION_MEGATRON;
+}
+
+static double memory_slack(const sizing_job *job, const memory_states *ms,
+			   double acts)
+{
+	return memory_fragmentation(job) * (ms->w + ms->g + ms->o + acts);
 }
 
 /* Bytes beside the model states and activations: the runtime, the
  * framework's communication buffers and the slack. */
-static double memory_other(const sizing_layout *lay, const memory_states *ms,
-			   double acts)
+static double memory_other(const sizing_job *job, const sizing_layout *lay,
+			   const memory_states *ms, double acts)
 {
-	return memory_runtime(lay) + memory_slack(ms, acts) + ms->buffer;
+	return memory_runtime(lay) + memory_slack(job, ms, acts) + ms->buffer;
 }
 
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,
@@ -680,7 +699,7 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 	mem->activations_bytes = memory_activations(job, lay,
 						    &mem->last_stage);
 	mem->runtime_bytes = memory_runtime(lay);
-	mem->slack_bytes = memory_slack(&ms, mem->activations_bytes);
+	mem->slack_bytes = memory_slack(job, &ms, mem->activations_bytes);
 	mem->other_bytes = mem->runtime_bytes + mem->slack_bytes + ms.buffer;
 	mem->total_bytes = ms.w + ms.g + ms.o + mem->activations_bytes +
 			   mem->other_bytes;
@@ -705,12 +724,12 @@ double sizing_recompute_keep_layers(const sizing_job *job,
 		int which = all.pp > 1 ? stage : MEMORY_STAGE_ONLY;
 		double acts = memory_stage_acts(&all, &a, which);
 		double slack = job->usable_bytes - ms.w - ms.g - ms.o - acts -
-			       memory_other(&all, &ms, acts);
+			       memory_other(job, &all, &ms, acts);
 		/* each layer kept whole adds (kept - input) per micro-batch
 		 * in flight, and its fragmentation */
 		double save = (a.kept - a.per_layer) *
 			      memory_inflight(&all, a.group, which) *
-			      (1 + MEMORY_FRAGMENTATION);
+			      (1 + memory_fragmentation(job));
 
 		if (save > 0 && slack / save < keep)
 			keep = slack / save;

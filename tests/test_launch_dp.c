@@ -534,7 +534,7 @@ static void test_torchtune_recipes(void **state)
 {
 	static const char *const one[] = {
 		"model", "llama-3.1-8b", "train-mode", "lora", "train-stack",
-		"torchtune", "gpu", "rtx-4090", "gpus", "1", "train-seq-len",
+		"torchtune", "gpu", "l40s", "gpus", "1", "train-seq-len",
 		"2048", "train-tokens", "1e7", NULL};
 	static const char *const eight[] = {
 		"model", "llama-3.1-8b", "train-mode", "finetune",

@@ -163,7 +163,7 @@ static const plan_case cases[] = {
 	{"hf-v100-fp16", {"model", "llama-2-7b", "gpu", "v100-32gb", "gpus",
 	 "8", "train-stack", "hf", "train-mode", "lora", "train-precision",
 	 "fp16", "train-tokens", "1e8"}, NULL, NULL},
-	{"torchtune-lora-1gpu", {"model", "llama-3.1-8b", "gpu", "rtx-4090",
+	{"torchtune-lora-1gpu", {"model", "llama-3.1-8b", "gpu", "l40s",
 	 "gpus", "1", "train-stack", "torchtune", "train-mode", "lora",
 	 "train-seq-len", "2048", "train-tokens", "1e7"}, "llama3_1/8B",
 	 NULL},
