@@ -33,14 +33,15 @@
 #define GUARD_CLOSE 20
 #define GUARD_WORST 0.26
 /* make validate (strict) fails unless the held-out half meets these
- * (never looser than before: median 10% until issue 32) and every run
+ * (never looser than before: median 10% until issue 32, then 9% / 65%
+ * until the held-out half reached 7.4% / 75%) and every run
  * is within STRICT_WORST and expressible. */
 typedef struct vgoals {
 	double median;         /* the held-out half's median error, at most */
 	double close;          /* its share within CLOSE_ERR, at least */
 	double covered;        /* its share the time limit covers, at least */
 } vgoals;
-static const vgoals strict_gate = {0.09, 0.65, 0.95};
+static const vgoals strict_gate = {0.08, 0.70, 0.95};
 /* Issue 32's goals, reported against (REPORT.md "Gates"), not enforced
  * while the engine misses them. */
 static const vgoals issue_target = {0.08, 0.70, 0.97};
