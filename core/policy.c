@@ -361,9 +361,13 @@ static autosize_err pol_domain(const autosize_ytree *t,
 		return autosize_ytree_fail(t,
 			autosize_ynode_get(m, "nvlink_domain_gpus")->line, e,
 			AUTOSIZE_EINVAL,
-			"key 'nvlink_domain_gpus': %d is not a whole number of "
-			"the partition's %d-GPU nodes on NVLink (expected a "
-			"multiple of gpus_per_node, or gpus_per_node)", dom, gpn);
+			dom % gpn ? "key 'nvlink_domain_gpus': %d is not a whole "
+				    "number of the partition's %d-GPU nodes "
+				    "(expected a multiple of gpus_per_node)"
+				  : "key 'nvlink_domain_gpus': %d GPUs span "
+				    "nodes of %d, which needs NVLink (expected "
+				    "gpus_per_node with intra_node_link: pcie)",
+			dom, gpn);
 	part->domain_nodes = dom / gpn;
 	return AUTOSIZE_OK;
 }
