@@ -323,7 +323,6 @@ static autosize_err cat_pci_ids(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
-/* One entry of `gpus:` into g (not yet counted in c). */
 /* gpus_per_node (the reference server's, default 8) and
  * nvlink_domain_gpus (GPUs that share the GPU-to-GPU link, default the
  * node's): a domain wider than the node must be NVLink and a whole
@@ -358,6 +357,7 @@ static autosize_err cat_domain(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* One entry of `gpus:` into g (not yet counted in c). */
 static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 			    const autosize_ynode *m, autosize_gpu *g,
 			    autosize_error *e)

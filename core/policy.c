@@ -84,9 +84,8 @@ static const char *const pol_default_keys[] = {
 static const char *const pol_part_keys[] = {
 	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
 	"max_time", "intra_node_link", "intra_node_gbs", "nvlink_domain_gpus",
-	"network",
-	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
-	"storage_write_gbs", "storage_tb", "mode", "nvlink_sharp",
+	"network", "network_gbps_per_node", "price_per_gpu_hour", "currency",
+	"pricing", "storage_write_gbs", "storage_tb", "mode", "nvlink_sharp",
 	"ib_sharp", "gres_type", "cpus_per_gpu", "mem_per_gpu", "preemptible",
 	"preempted_every", NULL
 };

@@ -1002,8 +1002,9 @@ static int search_on_link(const search_state *st, int span, int gpn,
  * most SEARCH_MAX_TPS): the pinned one, or the divisors of the attention
  * heads that split the key/value heads or replicate them
  * (framework_heads_ok) and divide the GPUs per node (collectives on the
- * node's own link); degrees that span whole nodes only when nothing fit
- * inside one (wide_tp). Iterating divisors keeps the work independent of
+ * node's own link), or span whole nodes of a multi-node NVLink domain
+ * (search_on_link); degrees that span whole nodes past it only when
+ * nothing fit inside (wide_tp). Iterating divisors keeps the work independent of
  * the GPU count.
  */
 static int search_tp_candidates(const search_state *st, int gpus, int gpn,
@@ -1102,7 +1103,8 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 /*
  * Expert-parallel sizes for a shape, into out (at most 3): the pinned
  * one; 1 for a dense model or where the framework has none; else 1, the
- * largest that keeps the EP group inside a node, and the largest
+ * largest that keeps the EP group inside a node (or NVLink domain:
+ * search_on_link), and the largest
  * overall: divisors of the experts that divide tp x dp x cp (with expert
  * TP 1 when ep does not fit in dp x cp).
  */
