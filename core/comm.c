@@ -111,6 +111,31 @@ int comm_in_domain(const autosize_partition *part, int span_gpus,
 	return span_gpus <= dom && dom % span_gpus == 0;
 }
 
+int comm_domain_share(const autosize_partition *part, int span_gpus,
+		      int job_gpus)
+{
+	int gpn = part->gpus_per_node, dom, least = span_gpus, k, b, off;
+
+	if (part->domain_nodes <= 1)
+		return gpn;
+	dom = part->domain_nodes * gpn;
+	if (job_gpus <= dom)
+		return span_gpus;
+	/* groups start at multiples of span_gpus, domains at multiples of
+	 * dom: the pieces of the group each boundary b cuts, at most dom
+	 * long; their pattern repeats within span_gpus boundaries */
+	for (k = 1, b = dom; b < job_gpus && k <= span_gpus; k++, b += dom) {
+		off = b % span_gpus;
+		if (!off)
+			continue;
+		if (off < least)
+			least = off;
+		if (span_gpus - off < least)
+			least = span_gpus - off;
+	}
+	return least < dom ? least : dom;
+}
+
 void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 		   comm_link *l)
 {

@@ -41,6 +41,15 @@ void comm_link_net(const sizing_job *job, comm_link *l);
 int comm_in_domain(const autosize_partition *part, int span_gpus,
 		   int job_gpus);
 
+/* How many of a group's span_gpus consecutive ranks share a node or
+ * NVLink domain at the least, in the group the domains cut most unevenly
+ * (for comm_in_domain false): on a multi-node domain the smallest piece
+ * a domain boundary leaves (16 of a 256-GPU job on NVL72: the group of
+ * ranks 64-79, 8 in each rack; one group of 128: 72 and 56; 144: 72),
+ * else the node's GPUs. */
+int comm_domain_share(const autosize_partition *part, int span_gpus,
+		      int job_gpus);
+
 /* The link a group of ranks crosses: inside the node (or NVLink domain)
  * when comm_in_domain (span_gpus: the ranks it covers, consecutive
  * ranks included, e.g. tp x dp x cp for a DP group), else the

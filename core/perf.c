@@ -775,7 +775,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, local;
+	int ep = SIZING_EP(lay), local;
 	double tokens, vec, n_coll, moe_share, k, in, net, nodes;
 
 	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
@@ -786,12 +786,16 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * load */
 	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
 	k = m->experts_active;
-	local = gpn / SIZING_ETP(lay);
+	/* the group's peers on the link inside a node or NVLink domain:
+	 * all of them, or those of the piece of it that shares one */
+	if (comm_in_domain(job->part, SIZING_ETP(lay) * ep, SIZING_GPUS(lay)))
+		local = ep;
+	else
+		local = comm_domain_share(job->part, SIZING_ETP(lay) * ep,
+					  SIZING_GPUS(lay)) / SIZING_ETP(lay);
 	if (local < 1)
 		local = 1;
-	/* the whole group on the link inside a node or NVLink domain */
-	if (local > ep || comm_in_domain(job->part, SIZING_ETP(lay) * ep,
-					 SIZING_GPUS(lay)))
+	if (local > ep)
 		local = ep;
 	nodes = (double)ep / local;
 	if (job->stack && job->stack->deepep) {
@@ -833,12 +837,13 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay);
 static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int cp = SIZING_CP(lay), gpn = job->part->gpus_per_node;
+	int cp = SIZING_CP(lay);
 	double head_dim = m->head_dim > 0 ? m->head_dim
 					  : (double)m->hidden / m->heads;
 	double ways = (double)lay->tp * cp, kv_rank, bytes;
-	int members = comm_in_domain(job->part, lay->tp * cp,
-				     SIZING_GPUS(lay)) ? cp : gpn / lay->tp;
+	int members = comm_in_domain(job->part, lay->tp * cp, SIZING_GPUS(lay))
+		      ? cp : comm_domain_share(job->part, lay->tp * cp,
+					       SIZING_GPUS(lay)) / lay->tp;
 
 	kv_rank = head_dim * m->kv_heads / ways;
 	if (kv_rank < head_dim)

@@ -161,6 +161,15 @@ static void test_nvlink_domain(void **state)
 	assert_false(comm_in_domain(&part, 16, 256));
 	assert_false(comm_in_domain(&part, 144, 288));
 	assert_false(comm_in_domain(&part, 128, 128));
+	/* the least piece of a straddling group that shares a rack:
+	 * ranks 64-79 of a 256-GPU job, 8 in each rack; 144 over two
+	 * racks, 72 each; one group of 128, 72 and 56; 32 of 288, cut
+	 * 8 | 24, 16 | 16 and 24 | 8 */
+	assert_int_equal(comm_domain_share(&part, 16, 256), 8);
+	assert_int_equal(comm_domain_share(&part, 144, 288), 72);
+	assert_int_equal(comm_domain_share(&part, 128, 128), 56);
+	assert_int_equal(comm_domain_share(&part, 32, 288), 8);
+	assert_int_equal(comm_domain_share(&part, 16, 64), 16);
 
 	/* a TP/EP group of 16 in a 64-GPU job: four trays, NVLink */
 	comm_link_group(&job, 16, 64, 4, &l);
@@ -172,6 +181,7 @@ static void test_nvlink_domain(void **state)
 	 * 8 NICs x 400 Gb/s x ib_eff, under NVLink */
 	job_on(&bjob, &bpart, c, "b200");
 	assert_int_equal(bpart.domain_nodes, 1);
+	assert_int_equal(comm_domain_share(&bpart, 16, 256), 8);
 	comm_link_group(&bjob, 16, 64, 8, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	assert_true(l.bw_bytes_s < in.bw_bytes_s);

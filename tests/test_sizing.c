@@ -497,7 +497,8 @@ static void test_time_terms(void **state)
  * spans two nodes and half its peers are across the network. Tensor
  * parallelism of 8 spans two trays on NVLink as it spans one B200 node.
  * Past the rack (EP 16 in a 256-GPU job: the fifth group straddles two
- * racks) the all-to-all takes the network on GB200 too. */
+ * racks, 8 ranks in each) the all-to-all waits on the network as on
+ * B200, where each group has 8 of 16 ranks on a node. */
 static void test_nvlink_domain_time(void **state)
 {
 	autosize_model m;
@@ -524,6 +525,8 @@ static void test_nvlink_domain_time(void **state)
 	l.dp = 256;
 	sizing_step_time(&job, &l, &gb_wide);
 	assert_true(gb_wide.ep_comm_s > 2 * gb.ep_comm_s);
+	assert_true(fabs(gb_wide.ep_comm_s - b.ep_comm_s) <
+		    1e-9 * b.ep_comm_s);
 	/* TP 8 across two trays: the same NVLink collectives as inside
 	 * one 8-GPU B200 node */
 	l = layout(8, 1, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
