@@ -31,13 +31,16 @@ static const char *const cat_top_keys[] = { "gpus", NULL };
 static const char *const cat_gpu_keys[] = {
 	"name", "aliases", "ambiguous_aliases", "bf16_tflops", "fp16_tflops", "fp8_tflops",
 	"memory_gib", "hbm_gbs", "link", "link_gbs", "p2p", "net",
-	"net_gbps_per_gpu", "pci_ids", "source", "notes", NULL
+	"net_gbps_per_gpu", "gpus_per_node", "nvlink_domain_gpus", "pci_ids",
+	"source", "notes", NULL
 };
 
 /* Upper bounds that only catch typos (a factor 1000 off). */
 #define CAT_MAX_TFLOPS 1e6
 #define CAT_MAX_GIB 1e5
 #define CAT_MAX_GBS 1e6
+#define CAT_DEFAULT_GPN 8     /* reference server: 8 GPUs (HGX, DGX) */
+#define CAT_MAX_DOMAIN 1024   /* NVLink switch systems: up to 576 */
 
 static int cat_ignored(char c)
 {
@@ -320,6 +323,40 @@ static autosize_err cat_pci_ids(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
+/* gpus_per_node (the reference server's, default 8) and
+ * nvlink_domain_gpus (GPUs that share the GPU-to-GPU link, default the
+ * node's): a domain wider than the node must be NVLink and a whole
+ * number of nodes (GB200 NVL72: 18 trays of 4). */
+static autosize_err cat_domain(const autosize_ytree *t,
+			       const autosize_ynode *m, autosize_gpu *g,
+			       int link, autosize_error *e)
+{
+	int found;
+	autosize_err rc;
+
+	g->gpus_per_node = CAT_DEFAULT_GPN;
+	rc = autosize_ytree_int(t, m, "gpus_per_node", AUTOSIZE_Y_OPTIONAL,
+				1, 64, &g->gpus_per_node, NULL, e);
+	if (rc)
+		return rc;
+	g->nvlink_domain_gpus = g->gpus_per_node;
+	rc = autosize_ytree_int(t, m, "nvlink_domain_gpus",
+				AUTOSIZE_Y_OPTIONAL, 1, CAT_MAX_DOMAIN,
+				&g->nvlink_domain_gpus, &found, e);
+	if (rc || !found || g->nvlink_domain_gpus == g->gpus_per_node)
+		return rc;
+	if (link != AUTOSIZE_LINK_NVLINK ||
+	    g->nvlink_domain_gpus % g->gpus_per_node)
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "nvlink_domain_gpus")->line, e,
+			AUTOSIZE_EINVAL,
+			"key 'nvlink_domain_gpus': %d is not a whole number of "
+			"nodes of %d NVLink GPUs (expected a multiple of "
+			"gpus_per_node, link: nvlink)",
+			g->nvlink_domain_gpus, g->gpus_per_node);
+	return AUTOSIZE_OK;
+}
+
 /* One entry of `gpus:` into g (not yet counted in c). */
 static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 			    const autosize_ynode *m, autosize_gpu *g,
@@ -385,6 +422,8 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 		rc = autosize_ytree_double(t, m, "net_gbps_per_gpu", req, 0,
 					   CAT_MAX_GBS, &g->net_gbps_per_gpu,
 					   NULL, e);
+	if (!rc)
+		rc = cat_domain(t, m, g, link, e);
 	if (!rc)
 		rc = cat_pci_ids(t, c, m, g, e);
 	if (!rc)

@@ -84,9 +84,62 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 	comm_link_sharp(part, 1, l);
 }
 
-void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
+/*
+ * GB200 NVL72: the 18 compute trays of a rack (72 GPUs) share nine
+ * NVLink switch trays, every GPU 1.8 TB/s to every other ("72 Blackwell
+ * GPUs ... act as a single massive GPU", NVIDIA GB200 NVL72 product
+ * page; NCCL multi-node NVLink, MNNVL, NCCL 2.20+ release notes), so a
+ * collective among GPUs of one rack runs at the NVLink rate; between
+ * racks it takes the ConnectX network. Ranks fill nodes in order and
+ * the nodes a rack at a time (Slurm topology/block), so a group stays
+ * in a rack when it fits the job's part of the rack and divides it:
+ * 8 of 72 does, 16 of 72 does not (the fifth group of 16 straddles two
+ * racks), 16 of a 64-GPU job in one rack does.
+ */
+int comm_in_domain(const autosize_partition *part, int span_gpus,
+		   int job_gpus)
 {
-	int net = span_gpus > job->part->gpus_per_node;
+	int gpn = part->gpus_per_node, dom;
+
+	if (span_gpus <= gpn)
+		return 1;
+	if (part->domain_nodes <= 1)
+		return 0;
+	dom = part->domain_nodes * gpn;
+	if (job_gpus < dom)
+		dom = job_gpus;
+	return span_gpus <= dom && dom % span_gpus == 0;
+}
+
+int comm_domain_share(const autosize_partition *part, int span_gpus,
+		      int job_gpus)
+{
+	int gpn = part->gpus_per_node, dom, least = span_gpus, k, b, off;
+
+	if (part->domain_nodes <= 1)
+		return gpn;
+	dom = part->domain_nodes * gpn;
+	if (job_gpus <= dom)
+		return span_gpus;
+	/* groups start at multiples of span_gpus, domains at multiples of
+	 * dom: the pieces of the group each boundary b cuts, at most dom
+	 * long; their pattern repeats within span_gpus boundaries */
+	for (k = 1, b = dom; b < job_gpus && k <= span_gpus; k++, b += dom) {
+		off = b % span_gpus;
+		if (!off)
+			continue;
+		if (off < least)
+			least = off;
+		if (span_gpus - off < least)
+			least = span_gpus - off;
+	}
+	return least < dom ? least : dom;
+}
+
+void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
+		   comm_link *l)
+{
+	int net = !comm_in_domain(job->part, span_gpus, job_gpus);
 
 	if (job->prepared) {
 		/* the two links of a prepared job (sizing_perf_prepare) */
@@ -140,15 +193,15 @@ void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l)
 #define COMM_RING_BASE_RANKS 32.0
 #define COMM_RING_DOUBLING_SHARE 0.937
 
-void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
-		     comm_link *l)
+void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
+		     int per_node, comm_link *l)
 {
 	int gpn = job->part->gpus_per_node;
 	int k = per_node < gpn ? per_node : gpn;
 	/* the ring's ranks: the group's members on its nodes */
 	double intra_bytes_s, ranks = (double)span_gpus / gpn * k;
 
-	comm_link_for(job, span_gpus, l);
+	comm_link_for(job, span_gpus, job_gpus, l);
 	if (!l->crosses_nodes)
 		return;
 	if (k > 1) {

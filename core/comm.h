@@ -31,18 +31,39 @@ void comm_link_intra(const sizing_job *job, comm_link *l);
  * ports (one NIC where each GPU has its own rail). */
 void comm_link_net(const sizing_job *job, comm_link *l);
 
-/* The link a group of ranks crosses: inside one node when the group
- * spans at most a node's GPUs (span_gpus: the ranks it covers,
- * consecutive ranks included, e.g. tp x dp x cp for a DP group). */
-void comm_link_for(const sizing_job *job, int span_gpus, comm_link *l);
+/*
+ * 1 when a group of span_gpus consecutive ranks of a job of job_gpus
+ * GPUs stays on the link inside a node: it spans at most a node's GPUs,
+ * or, where several nodes share one NVLink switch domain (GB200 NVL72:
+ * 18 nodes of 4), at most the job's part of a domain and a whole
+ * fraction of it, so that no group of the job straddles two domains.
+ */
+int comm_in_domain(const autosize_partition *part, int span_gpus,
+		   int job_gpus);
+
+/* How many of a group's span_gpus consecutive ranks share a node or
+ * NVLink domain at the least, in the group the domains cut most unevenly
+ * (for comm_in_domain false): on a multi-node domain the smallest piece
+ * a domain boundary leaves (16 of a 256-GPU job on NVL72: the group of
+ * ranks 64-79, 8 in each rack; one group of 128: 72 and 56; 144: 72),
+ * else the node's GPUs. */
+int comm_domain_share(const autosize_partition *part, int span_gpus,
+		      int job_gpus);
+
+/* The link a group of ranks crosses: inside the node (or NVLink domain)
+ * when comm_in_domain (span_gpus: the ranks it covers, consecutive
+ * ranks included, e.g. tp x dp x cp for a DP group), else the
+ * network. */
+void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
+		   comm_link *l);
 
 /* The link of a group of span_gpus consecutive ranks (as comm_link_for)
  * with per_node of its members on each node: across nodes, one ring per
  * rail, so per_node NICs of the node (at most all of them, at most the
  * link inside the node), less in a ring of more than 32 ranks (its
  * measured loss per doubling); inside a node, comm_link_for's. */
-void comm_link_group(const sizing_job *job, int span_gpus, int per_node,
-		     comm_link *l);
+void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
+		     int per_node, comm_link *l);
 
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
  * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */

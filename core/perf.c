@@ -608,7 +608,7 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	n_coll *= perf_stage_layers(m, lay);
 	/* a TP group wider than a node holds all of each node's GPUs: one
 	 * ring per rail, the node's NICs together (comm_link_group) */
-	comm_link_group(job, lay->tp, lay->tp, &link);
+	comm_link_group(job, lay->tp, SIZING_GPUS(lay), lay->tp, &link);
 	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);
 	/* Megatron with sequence parallelism splits each all-gather /
 	 * reduce-scatter into chunks overlapped with the GEMM that consumes
@@ -646,11 +646,12 @@ static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 	comm_link l;
 	double t;
 
-	comm_link_group(job, span, per < d ? per : d, &l);
+	comm_link_group(job, span, SIZING_GPUS(lay), per < d ? per : d, &l);
 	l.latency_s = 0;
 	t = f(b_dense, d, &l);
 	if (b_exp > 0 && de > 1) {
-		comm_link_group(job, span, per_e < de ? per_e : de, &l);
+		comm_link_group(job, span, SIZING_GPUS(lay),
+				per_e < de ? per_e : de, &l);
 		l.latency_s = 0;
 		t += f(b_exp, de, &l);
 	}
@@ -711,7 +712,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * topology also put it first): a DP group spans tp x dp x cp
 	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
 	 * an 8-GPU node at any pipeline depth. */
-	comm_link_for(job, lay->tp * d, &link);
+	comm_link_for(job, lay->tp * d, SIZING_GPUS(lay), &link);
 	/* one latency per bucket and ring step, pipelined */
 	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
 	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
@@ -774,7 +775,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int ep = SIZING_EP(lay), gpn = job->part->gpus_per_node, local;
+	int ep = SIZING_EP(lay), local;
 	double tokens, vec, n_coll, moe_share, k, in, net, nodes;
 
 	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
@@ -785,7 +786,13 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * load */
 	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
 	k = m->experts_active;
-	local = gpn / SIZING_ETP(lay);
+	/* the group's peers on the link inside a node or NVLink domain:
+	 * all of them, or those of the piece of it that shares one */
+	if (comm_in_domain(job->part, SIZING_ETP(lay) * ep, SIZING_GPUS(lay)))
+		local = ep;
+	else
+		local = comm_domain_share(job->part, SIZING_ETP(lay) * ep,
+					  SIZING_GPUS(lay)) / SIZING_ETP(lay);
 	if (local < 1)
 		local = 1;
 	if (local > ep)
@@ -830,11 +837,13 @@ static double perf_attn_s(const sizing_job *job, const sizing_layout *lay);
 static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int cp = SIZING_CP(lay), gpn = job->part->gpus_per_node;
+	int cp = SIZING_CP(lay);
 	double head_dim = m->head_dim > 0 ? m->head_dim
 					  : (double)m->hidden / m->heads;
 	double ways = (double)lay->tp * cp, kv_rank, bytes;
-	int members = gpn / lay->tp;
+	int members = comm_in_domain(job->part, lay->tp * cp, SIZING_GPUS(lay))
+		      ? cp : comm_domain_share(job->part, lay->tp * cp,
+					       SIZING_GPUS(lay)) / lay->tp;
 
 	kv_rank = head_dim * m->kv_heads / ways;
 	if (kv_rank < head_dim)
@@ -866,7 +875,7 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * boundary GPUs send theirs on theirs, so one rail (one GPU's share
 	 * of the node) whatever the group's members per node, as pipeline
 	 * point-to-point */
-	comm_link_for(job, lay->tp * cp, &link);
+	comm_link_for(job, lay->tp * cp, SIZING_GPUS(lay), &link);
 	t = 3.0 * (cp - 1) * perf_stage_layers(m, lay) *
 	    comm_p2p_s(kv_bytes, &link) - perf_attn_s(job, lay);
 	return t > 0 ? t : 0;
@@ -910,7 +919,7 @@ static double perf_kv_replica_sync_s(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	bytes = perf_stage_layers(m, lay) * 2.0 * m->hidden *
 		autosize_model_kv_width(m) / split * st.grad_wire_b;
-	comm_link_group(job, lay->tp, lay->tp, &link);
+	comm_link_group(job, lay->tp, SIZING_GPUS(lay), lay->tp, &link);
 	return comm_allreduce_s(bytes, reps, &link);
 }
 
@@ -1041,8 +1050,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 		 * is the outermost dimension of Megatron's rank order
 		 * (tp-cp-ep-dp-pp, parallel_state.py), so once the job
 		 * spans nodes its stage boundaries cross them */
-		comm_link_for(job, lay->tp * lay->pp * lay->dp * SIZING_CP(lay),
-			      &link);
+		comm_link_for(job, SIZING_GPUS(lay), SIZING_GPUS(lay), &link);
 		double p2p = comm_p2p_s(bytes, &link);
 
 		/* Megatron's interleaved schedule sends while the next

@@ -386,13 +386,15 @@ autosize_err plan_partitions(plan_ctx *c, autosize_error *e)
 	} else if (r->gpu[0]) {
 		const autosize_gpu *gpu = autosize_catalog_find(
 			autosize_policy_catalog(c->p), r->gpu);
-		int gpn = r->gpus_per_node > 0 ? r->gpus_per_node : 8;
+		int gpn = 0;
 
 		if (!gpu)
 			return autosize_fail(e, AUTOSIZE_ENOTFOUND,
 					     "--gpu: '%s' is not in the GPU "
 					     "catalog (e.g. a100-80gb, h100, "
 					     "h200, mi300x)", r->gpu);
+		gpn = r->gpus_per_node > 0 ? r->gpus_per_node
+					   : gpu->gpus_per_node;
 		autosize_partition_reference(&c->parts[0], gpu, gpn);
 		c->n_parts = 1;
 	} else if (site[0]) {

@@ -36,6 +36,7 @@
 #define POL_TEXT_MAX 128
 /* Bandwidths above this are typos (1 PB/s). */
 #define POL_MAX_GBS 1e6
+#define POL_MAX_DOMAIN 1024 /* NVLink switch systems: up to 576 GPUs */
 #define POL_MAX_PRICE 1e6
 /* When a partition says pcie for a GPU that has a faster link:
  * PCIe Gen4 x16, both directions together, GB/s. */
@@ -82,9 +83,9 @@ static const char *const pol_default_keys[] = {
 
 static const char *const pol_part_keys[] = {
 	"name", "gpu", "gpus_per_node", "nodes", "max_nodes_per_job",
-	"max_time", "intra_node_link", "intra_node_gbs", "network",
-	"network_gbps_per_node", "price_per_gpu_hour", "currency", "pricing",
-	"storage_write_gbs", "storage_tb", "mode", "nvlink_sharp",
+	"max_time", "intra_node_link", "intra_node_gbs", "nvlink_domain_gpus",
+	"network", "network_gbps_per_node", "price_per_gpu_hour", "currency",
+	"pricing", "storage_write_gbs", "storage_tb", "mode", "nvlink_sharp",
 	"ib_sharp", "gres_type", "cpus_per_gpu", "mem_per_gpu", "preemptible",
 	"preempted_every", NULL
 };
@@ -334,6 +335,42 @@ static autosize_err pol_gpu(const autosize_ytree *t, autosize_policy *p,
 	return AUTOSIZE_OK;
 }
 
+/* nvlink_domain_gpus: the GPUs of the partition that share the NVLink
+ * switch fabric, a whole number of its nodes; default the catalog's
+ * domain (GB200 NVL72: 18 nodes) on the GPU's own NVLink, else the
+ * node. A site whose scheduler does not keep a job's nodes inside one
+ * rack (no topology/block) sets it to gpus_per_node. */
+static autosize_err pol_domain(const autosize_ytree *t,
+			       const autosize_ynode *m,
+			       autosize_partition *part, autosize_error *e)
+{
+	const autosize_gpu *g = part->gpu;
+	int gpn = part->gpus_per_node, nvlink, dom, found;
+	autosize_err rc;
+
+	nvlink = part->intra_link == AUTOSIZE_LINK_NVLINK;
+	part->domain_nodes = nvlink ? g->nvlink_domain_gpus /
+				      g->gpus_per_node : 1;
+	dom = part->domain_nodes * gpn;
+	rc = autosize_ytree_int(t, m, "nvlink_domain_gpus", AUTOSIZE_Y_OPTIONAL,
+				1, POL_MAX_DOMAIN, &dom, &found, e);
+	if (rc || !found)
+		return rc;
+	if (dom % gpn || (dom > gpn && !nvlink))
+		return autosize_ytree_fail(t,
+			autosize_ynode_get(m, "nvlink_domain_gpus")->line, e,
+			AUTOSIZE_EINVAL,
+			dom % gpn ? "key 'nvlink_domain_gpus': %d is not a whole "
+				    "number of the partition's %d-GPU nodes "
+				    "(expected a multiple of gpus_per_node)"
+				  : "key 'nvlink_domain_gpus': %d GPUs span "
+				    "nodes of %d, which needs NVLink (expected "
+				    "gpus_per_node with intra_node_link: pcie)",
+			dom, gpn);
+	part->domain_nodes = dom / gpn;
+	return AUTOSIZE_OK;
+}
+
 /* intra_node_link / intra_node_gbs, defaulting to the GPU's own link. */
 static autosize_err pol_intra(const autosize_ytree *t,
 			      const autosize_ynode *m,
@@ -362,9 +399,9 @@ static autosize_err pol_intra(const autosize_ytree *t,
 	if (part->intra_link == AUTOSIZE_LINK_PCIE &&
 	    g->link != AUTOSIZE_LINK_PCIE)
 		part->intra_gbs = POL_PCIE_GBS;
-	return autosize_ytree_double(t, m, "intra_node_gbs",
-				     AUTOSIZE_Y_GT_MIN, 0, POL_MAX_GBS,
-				     &part->intra_gbs, NULL, e);
+	rc = autosize_ytree_double(t, m, "intra_node_gbs", AUTOSIZE_Y_GT_MIN,
+				   0, POL_MAX_GBS, &part->intra_gbs, NULL, e);
+	return rc ? rc : pol_domain(t, m, part, e);
 }
 
 static autosize_err pol_currency(const autosize_ytree *t,
@@ -1100,6 +1137,7 @@ void autosize_partition_reference(autosize_partition *part,
 	part->max_time_s = 0;
 	part->intra_link = gpu->link;
 	part->intra_gbs = gpu->link_gbs;
+	part->domain_nodes = gpu->nvlink_domain_gpus / gpu->gpus_per_node;
 	part->net = (autosize_net)gpu->net_kind;
 	part->net_gbps_per_node = gpu->net_gbps_per_gpu * gpus_per_node;
 	part->price_per_gpu_hour = 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "comm.h"
 #include "rank.h"
 #include "search.h"
 #include "framework_private.h"
@@ -984,20 +985,37 @@ static void search_list_expert_divisors(search_state *st)
 			st->expert_divs[st->n_expert_divs++] = d;
 }
 
+/* 1 when a group of span consecutive ranks of gpus GPUs on nodes of
+ * gpn talks on the node's own link: inside a node, or inside the
+ * partition's multi-node NVLink domain (comm_in_domain) */
+static int search_on_link(const search_state *st, int span, int gpn,
+			  int gpus)
+{
+	const autosize_partition *part = st->job->part;
+
+	return span <= gpn ||
+	       (part->domain_nodes > 1 && comm_in_domain(part, span, gpus));
+}
+
 /*
  * TP degrees worth trying on nodes x gpn GPUs, ascending, into out (at
  * most SEARCH_MAX_TPS): the pinned one, or the divisors of the attention
  * heads that split the key/value heads or replicate them
  * (framework_heads_ok) and divide the GPUs per node (collectives on the
- * node's own link); degrees that span whole nodes only when nothing fit
- * inside one (wide_tp). Iterating divisors keeps the work independent of
+ * node's own link), or span whole nodes of a multi-node NVLink domain
+ * (search_on_link); degrees that span whole nodes past it only when
+ * nothing fit inside (wide_tp). Iterating divisors keeps the work independent of
  * the GPU count.
  */
 static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 				 int *out)
 {
 	const autosize_model *m = st->job->model;
+	const autosize_partition *part = st->job->part;
 	int d, top, n = 0, pin = st->req->tp;
+	/* the GPUs on the node's own link: a multi-node NVLink domain
+	 * (GB200 NVL72) holds several nodes */
+	int dom = part->domain_nodes > 1 ? part->domain_nodes * gpn : gpn;
 
 	if (search_pinned(pin)) {
 		if (pin >= 1 && gpus % pin == 0)
@@ -1009,13 +1027,16 @@ static int search_tp_candidates(const search_state *st, int gpus, int gpn,
 		return n;
 	}
 	/* int, not long: 32-bit divisions in the loop (heads and GPU
-	 * counts are ints); past the node only where wide_tp allows */
-	top = st->wide_tp || gpn > m->heads ? m->heads : gpn;
+	 * counts are ints); past the node only whole nodes inside the
+	 * NVLink domain (comm_in_domain), or where wide_tp allows */
+	top = st->wide_tp || dom > m->heads ? m->heads : dom;
 	for (d = 1; d <= top && n < SEARCH_MAX_TPS; d++) {
 		if (m->heads % d || gpus % d ||
 		    !framework_heads_ok(st->job, d, 1))
 			continue;
-		if (d <= gpn ? gpn % d == 0 : st->wide_tp && d % gpn == 0)
+		if (d <= gpn ? gpn % d == 0
+			     : d % gpn == 0 &&
+			       (st->wide_tp || search_on_link(st, d, gpn, gpus)))
 			out[n++] = d;
 	}
 	return n;
@@ -1082,7 +1103,8 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 /*
  * Expert-parallel sizes for a shape, into out (at most 3): the pinned
  * one; 1 for a dense model or where the framework has none; else 1, the
- * largest that keeps the EP group inside a node, and the largest
+ * largest that keeps the EP group inside a node (or NVLink domain:
+ * search_on_link), and the largest
  * overall: divisors of the experts that divide tp x dp x cp (with expert
  * TP 1 when ep does not fit in dp x cp).
  */
@@ -1111,7 +1133,8 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 		if (d % e)
 			continue;
 		any = e;
-		if ((long)e * (d / l->tp % e == 0 ? l->tp : 1) <= gpn)
+		if (search_on_link(st, e * (d / l->tp % e == 0 ? l->tp : 1),
+				   gpn, SIZING_GPUS(l)))
 			in_node = e;
 	}
 	if (in_node > 1)

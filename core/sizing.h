@@ -29,6 +29,8 @@ typedef struct sizing_layout {
 /* cp and ep of a layout, 1 when unset (0). */
 #define SIZING_CP(lay) ((lay)->cp > 1 ? (lay)->cp : 1)
 #define SIZING_EP(lay) ((lay)->ep > 1 ? (lay)->ep : 1)
+/* GPUs of a layout: tp x pp x dp x cp */
+#define SIZING_GPUS(lay) ((lay)->tp * (lay)->pp * (lay)->dp * SIZING_CP(lay))
 /* Tensor parallelism of the expert layers: the TP size while ep fits in
  * dp x cp, else 1 (Megatron's expert_tensor_parallel_size 1 lets ep span
  * the TP ranks: "MoE parallel folding"). */

@@ -44,7 +44,7 @@ static const char *const shipped_names[] = {
 	"H200-SXM-141GB", "H20", "L40S", "RTX-4090", "B200", "MI300X",
 	"Ascend-910B", "V100-SXM2-16GB", "V100-SXM2-32GB", "A10G", "L4",
 	"RTX-6000-Ada", "H100-NVL-94GB", "GH200-96GB", "GH200-144GB",
-	"MI250X", NULL
+	"MI250X", "GB200", NULL
 };
 
 static autosize_catalog *parse_str(const char *text, autosize_error *e)
@@ -95,6 +95,13 @@ static void test_shipped_catalog(void **state)
 		assert_in_range(g->net_kind, 0, 2);
 		assert_in_range(g->link, AUTOSIZE_LINK_NVLINK,
 				AUTOSIZE_LINK_PCIE);
+		/* the NVLink domain is whole nodes; only GB200 NVL72 spans
+		 * more than one */
+		assert_int_equal(g->nvlink_domain_gpus % g->gpus_per_node, 0);
+		if (strcmp(g->name, "GB200") != 0) {
+			assert_int_equal(g->gpus_per_node, 8);
+			assert_int_equal(g->nvlink_domain_gpus, 8);
+		}
 		/* every name and alias finds its own GPU */
 		assert_ptr_equal(autosize_catalog_find(c, g->name), g);
 	}
@@ -154,6 +161,22 @@ static void test_shipped_lookups(void **state)
 	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) ==
 		    312e12);
 	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_FP8) == 0);
+	/* GB200 NVL72: 4 GPUs a compute tray, 72 on one NVLink switch
+	 * fabric; the 1200 W part's 2500 dense BF16; nvidia-smi's
+	 * 189471 MiB */
+	g = autosize_catalog_find(c, "gb200");
+	assert_non_null(g);
+	assert_string_equal(g->name, "GB200");
+	assert_ptr_equal(autosize_catalog_find(c, "GB200-NVL72"), g);
+	assert_ptr_equal(autosize_catalog_find_pci(c, 0x10de, 0x2941), g);
+	assert_int_equal(g->gpus_per_node, 4);
+	assert_int_equal(g->nvlink_domain_gpus, 72);
+	assert_int_equal(g->link, AUTOSIZE_LINK_NVLINK);
+	assert_true(g->link_gbs == 1800);
+	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) ==
+		    2500e12);
+	assert_true(fabs(g->mem_bytes - 189471.0 * 1048576) <
+		    0.01 * 1073741824.0);
 	g = autosize_catalog_find(c, "h100");
 	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_FP8) >
 		    autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16));
@@ -206,6 +229,9 @@ static void test_good_catalog(void **state)
 	assert_int_equal(g->n_pci_ids, 0);
 	assert_int_equal(g->link, AUTOSIZE_LINK_PCIE);
 	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_FP8) == 0);
+	/* absent: 8-GPU nodes, each its own link domain */
+	assert_int_equal(g->gpus_per_node, 8);
+	assert_int_equal(g->nvlink_domain_gpus, 8);
 	autosize_catalog_destroy(c);
 	autosize_catalog_destroy(NULL);
 }
@@ -261,6 +287,16 @@ static const ytest_case broken_cases[] = {
 	  "key 'link': 'infiniband' is not valid (expected nvlink, xgmi, hccs or pcie)" },
 	{ 11, "    net: omnipath\n", AUTOSIZE_EINVAL, 11,
 	  "key 'net': 'omnipath' is not valid (expected ib, roce or ethernet)" },
+	/* node and NVLink domain sizes */
+	{ 13, "    gpus_per_node: 0\n", AUTOSIZE_EINVAL, 13,
+	  "key 'gpus_per_node': 0 is out of range" },
+	{ 13, "    nvlink_domain_gpus: 16\n", AUTOSIZE_EINVAL, 13,
+	  "key 'nvlink_domain_gpus': 16 is not a whole number of nodes of 8 NVLink GPUs" },
+	{ 9, "    link: nvlink\n    gpus_per_node: 4\n"
+	  "    nvlink_domain_gpus: 18\n", AUTOSIZE_EINVAL, 11,
+	  "key 'nvlink_domain_gpus': 18 is not a whole number" },
+	{ 13, "    nvlink_domain_gpus: 4096\n", AUTOSIZE_EINVAL, 13,
+	  "key 'nvlink_domain_gpus': 4096 is out of range" },
 	/* names and aliases */
 	{ 2, "  - name: Test-GPU-80GB-with-a-much-too-long-name\n",
 	  AUTOSIZE_EINVAL, 2, "key 'name': " },

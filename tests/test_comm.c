@@ -63,9 +63,9 @@ static void test_links(void **state)
 	/* 8 x 200 Gb/s per node, one port per GPU: 25 GB/s x 0.80 */
 	assert_true(fabs(net.bw_bytes_s - 25e9 * 0.80) < 1);
 	assert_int_equal(net.crosses_nodes, 1);
-	comm_link_for(&job, 8, &l);
+	comm_link_for(&job, 8, 16, &l);
 	assert_int_equal(l.crosses_nodes, 0);
-	comm_link_for(&job, 16, &l);
+	comm_link_for(&job, 16, 16, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	/* Ethernet: lower efficiency, higher latency */
 	part.net = AUTOSIZE_NET_ETHERNET;
@@ -87,39 +87,115 @@ static void test_link_group(void **state)
 	autosize_catalog *c = links_on(&job, &part, "h100", &in, &net);
 
 	/* one member per node: one NIC, as comm_link_net */
-	comm_link_group(&job, 32, 1, &l);
+	comm_link_group(&job, 32, 8192, 1, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s) < 1);
 	/* 4 per node: 4 NICs of 400 Gb/s x ib_eff */
-	comm_link_group(&job, 32, 4, &l);
+	comm_link_group(&job, 32, 8192, 4, &l);
 	assert_true(fabs(l.bw_bytes_s - 4 * net.bw_bytes_s) < 1);
 	/* 8 per node: the whole node, 8 x 50 GB/s x 0.95 = 380 GB/s,
 	 * capped by NVLink's 450 x 0.80 = 360 GB/s */
-	comm_link_group(&job, 32, 8, &l);
+	comm_link_group(&job, 32, 8192, 8, &l);
 	assert_true(8 * net.bw_bytes_s > in.bw_bytes_s);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
 	/* never more NICs than the node has */
-	comm_link_group(&job, 32, 16, &l);
+	comm_link_group(&job, 32, 8192, 16, &l);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
 	/* a ring of 1024 ranks: five doublings past 32 of its measured
 	 * loss, 360 -> 260 GB/s (nccl#1229); one member per node on 1024
 	 * nodes, or 8 on 128 */
-	comm_link_group(&job, 8192, 1, &l);
+	comm_link_group(&job, 8192, 8192, 1, &l);
 	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s *
 			 pow(0.937, 5)) < 1);
-	comm_link_group(&job, 1024, 8, &l);
+	comm_link_group(&job, 1024, 8192, 8, &l);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s *
 			 pow(0.937, 5)) < 1);
 	/* inside a node: the intra-node link, members or not */
-	comm_link_group(&job, 8, 8, &l);
+	comm_link_group(&job, 8, 8192, 8, &l);
 	assert_int_equal(l.crosses_nodes, 0);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
 	/* a thin network: 8 x 12.5 Gb/s Ethernet NICs stay under NVLink */
 	part.net = AUTOSIZE_NET_ETHERNET;
 	part.net_gbps_per_node = 100;
 	comm_link_net(&job, &net);
-	comm_link_group(&job, 32, 8, &l);
+	comm_link_group(&job, 32, 8192, 8, &l);
 	assert_true(fabs(l.bw_bytes_s - 8 * net.bw_bytes_s) < 1);
+	autosize_catalog_destroy(c);
+}
+
+/* GB200 NVL72: 18 trays of 4 GPUs share the NVLink switches of a rack.
+ * A group that stays inside the job's part of a rack, and tiles it so
+ * that no group straddles two racks, runs at the NVLink rate even across
+ * trays; the same group on 8-GPU B200 nodes crosses the network, and a
+ * group wider than the rack crosses it on GB200 too. */
+static void test_nvlink_domain(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	const autosize_gpu *gb = autosize_catalog_find(c, "gb200");
+	autosize_partition part, bpart;
+	sizing_job job, bjob;
+	comm_link in, l;
+
+	assert_non_null(gb);
+	assert_int_equal(gb->gpus_per_node, 4);
+	assert_int_equal(gb->nvlink_domain_gpus, 72);
+	autosize_partition_reference(&part, gb, gb->gpus_per_node);
+	assert_int_equal(part.domain_nodes, 18);
+	memset(&job, 0, sizeof(job));
+	job.part = &part;
+	perfdata_resolve(perfdata_default(), gb, AUTOSIZE_PREC_BF16,
+			 &job.perf);
+	comm_link_intra(&job, &in);
+	/* NVLink 5: 1800 GB/s both ways, 900 one way x nvlink_eff */
+	assert_true(fabs(in.bw_bytes_s - 900e9 * job.perf.nvlink_eff) < 1);
+
+	/* which groups stay in a rack: 8 and 72 tile 72, 16 does not
+	 * (ranks 64-79 straddle two racks of a 256-GPU job), any divisor
+	 * of a job that fits one rack (16 of 64) does */
+	assert_true(comm_in_domain(&part, 4, 256));
+	assert_true(comm_in_domain(&part, 8, 256));
+	assert_true(comm_in_domain(&part, 72, 288));
+	assert_true(comm_in_domain(&part, 16, 64));
+	assert_true(comm_in_domain(&part, 64, 64));
+	assert_false(comm_in_domain(&part, 16, 256));
+	assert_false(comm_in_domain(&part, 144, 288));
+	assert_false(comm_in_domain(&part, 128, 128));
+	/* the least piece of a straddling group that shares a rack:
+	 * ranks 64-79 of a 256-GPU job, 8 in each rack; 144 over two
+	 * racks, 72 each; one group of 128, 72 and 56; 32 of 288, cut
+	 * 8 | 24, 16 | 16 and 24 | 8 */
+	assert_int_equal(comm_domain_share(&part, 16, 256), 8);
+	assert_int_equal(comm_domain_share(&part, 144, 288), 72);
+	assert_int_equal(comm_domain_share(&part, 128, 128), 56);
+	assert_int_equal(comm_domain_share(&part, 32, 288), 8);
+	assert_int_equal(comm_domain_share(&part, 16, 64), 16);
+
+	/* a TP/EP group of 16 in a 64-GPU job: four trays, NVLink */
+	comm_link_group(&job, 16, 64, 4, &l);
+	assert_int_equal(l.crosses_nodes, 0);
+	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
+	comm_link_for(&job, 16, 64, &l);
+	assert_int_equal(l.crosses_nodes, 0);
+	/* the same group on B200 (8-GPU nodes) takes the network:
+	 * 8 NICs x 400 Gb/s x ib_eff, under NVLink */
+	job_on(&bjob, &bpart, c, "b200");
+	assert_int_equal(bpart.domain_nodes, 1);
+	assert_int_equal(comm_domain_share(&bpart, 16, 256), 8);
+	comm_link_group(&bjob, 16, 64, 8, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	assert_true(l.bw_bytes_s < in.bw_bytes_s);
+	/* wider than a rack: the network on GB200 too, one ring per rail
+	 * on each tray's 4 NICs */
+	comm_link_group(&job, 144, 288, 4, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	comm_link_net(&job, &in);
+	assert_true(fabs(l.bw_bytes_s - 4 * in.bw_bytes_s *
+			 pow(0.937, log2(144 / 32.0))) < 1);
+	/* a site without rack-aware placement: the tray alone */
+	part.domain_nodes = 1;
+	comm_link_for(&job, 16, 64, &l);
+	assert_int_equal(l.crosses_nodes, 1);
 	autosize_catalog_destroy(c);
 }
 
@@ -195,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_ring_formulas),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_link_group),
+		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_sharp),
 	};

@@ -222,6 +222,55 @@ static void test_fabric_keys(void **state)
 	assert_non_null(strstr(e.msg, "ib_sharp"));
 }
 
+/* A GB200 partition takes the catalog's NVL72 domain (18 trays of 4); a
+ * site without rack-aware placement narrows it to the tray; a domain
+ * that is not whole nodes, or wider than the node off NVLink, is an
+ * error naming the key. */
+static void test_nvlink_domain_key(void **state)
+{
+	static const char *const text =
+		"partitions:\n"
+		"  - {name: nvl72, gpu: gb200, gpus_per_node: 4, nodes: 72,\n"
+		"     network: ib, network_gbps_per_node: 1600,\n"
+		"     gres_type: gb200}\n"
+		"  - {name: tray, gpu: gb200-nvl72, gpus_per_node: 4, nodes: 8,\n"
+		"     network: ib, network_gbps_per_node: 1600,\n"
+		"     nvlink_domain_gpus: 4}\n"
+		"  - {name: h, gpu: h100, gpus_per_node: 8, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 3200}\n";
+	static const char *const bad[] = {
+		"partitions:\n"
+		"  - {name: x, gpu: gb200, gpus_per_node: 4, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 1600,\n"
+		"     nvlink_domain_gpus: 18}\n",
+		"partitions:\n"
+		"  - {name: x, gpu: gb200, gpus_per_node: 4, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 1600,\n"
+		"     intra_node_link: pcie, nvlink_domain_gpus: 8}\n",
+	};
+	autosize_error e;
+	autosize_policy *p = parse_str(text, &e);
+	const autosize_partition *part;
+	size_t i;
+
+	(void)state;
+	if (!p)
+		fail_msg("nvlink domain: %s", e.msg);
+	part = autosize_policy_find_partition(p, "nvl72");
+	assert_int_equal(part->domain_nodes, 18);
+	assert_true(autosize_partition_has_type(p, part, "gb200"));
+	assert_int_equal(autosize_policy_find_partition(p, "tray")
+			 ->domain_nodes, 1);
+	assert_int_equal(autosize_policy_find_partition(p, "h")
+			 ->domain_nodes, 1);
+	autosize_policy_destroy(p);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_null(parse_str(bad[i], &e));
+		assert_non_null(strstr(e.msg, "key 'nvlink_domain_gpus'"));
+		assert_non_null(strstr(e.msg, WHAT ":4: "));
+	}
+}
+
 /* Slurm's spellings (MaxTime=UNLIMITED, scontrol's INFINITE, InfiniBand)
  * and the command line's percentages mean what they say. */
 static void test_slurm_spellings(void **state)
@@ -857,6 +906,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_policy),
 		cmocka_unit_test(test_good_policy),
+		cmocka_unit_test(test_nvlink_domain_key),
 		cmocka_unit_test(test_slurm_side_keys),
 		cmocka_unit_test(test_minimal_policy),
 		cmocka_unit_test(test_fabric_keys),

@@ -186,6 +186,46 @@ static void test_dp_per_rail(void **state)
 	assert_true(b.step.dp_comm_s < 0.5 * b.step_s);
 }
 
+/* Issue 32: GB200 NVL72 plans with the rack's NVLink. On 64 GB200 (16
+ * trays of 4, one rack) the search itself offers TP and EP wider than a
+ * tray: Qwen3-235B-A22B takes EP 64 on NVLink, where on 64 B200 (8
+ * nodes) EP stays inside a node; the published 256-GPU layout (PP 8 x
+ * EP 8, Megatron-MoE-ModelZoo) is expressible and keeps its EP groups
+ * of 8 (nine to a rack) on NVLink. */
+static void test_gb200_domain(void **state)
+{
+	const char *const gb64[] = {"model", "qwen3-235b-a22b", "gpu",
+		"gb200", "gpus", "64", "train-seq-len", "4096",
+		"train-batch", "1024", "train-tokens", "1e11", NULL};
+	const char *const b64[] = {"model", "qwen3-235b-a22b", "gpu",
+		"b200", "gpus", "64", "train-seq-len", "4096",
+		"train-batch", "1024", "train-tokens", "1e11", NULL};
+	const char *const pub[] = {"model", "qwen3-235b-a22b", "gpu",
+		"gb200-nvl72", "gpus", "256", "pp", "8", "ep", "8", "tp", "1",
+		"train-seq-len", "4096", "train-batch", "1024",
+		"train-tokens", "1e11", NULL};
+	autosize_request r;
+	autosize_plan a, b, c;
+	autosize_error e;
+
+	req(&r, gb64);
+	assert_int_equal(autosize_plan_compute(bare, &r, &a, &e), 0);
+	req(&r, b64);
+	assert_int_equal(autosize_plan_compute(bare, &r, &b, &e), 0);
+	printf("  qwen3-235b-a22b on 64 GB200: EP %d TP %d %.0f tokens/s; "
+	       "on 64 B200: EP %d TP %d %.0f\n", a.ep, a.tp, a.tokens_per_s,
+	       b.ep, b.tp, b.tokens_per_s);
+	assert_int_equal(a.gpus_per_node, 4);
+	assert_true(a.ep * a.tp > a.gpus_per_node);
+	assert_true(b.ep * b.tp <= b.gpus_per_node);
+	assert_true(a.tokens_per_s > b.tokens_per_s);
+	req(&r, pub);
+	assert_int_equal(autosize_plan_compute(bare, &r, &c, &e), 0);
+	assert_int_equal(c.nodes, 64);
+	assert_int_equal(c.pp, 8);
+	assert_int_equal(c.ep, 8);
+}
+
 /* Cost objective: a generous deadline gives fewer GPUs than a tight one;
  * a deadline nothing meets gets the fastest plan and a warning. */
 static void test_deadline_drives_size(void **state)
@@ -1065,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_search_vs_exhaustive),
 		cmocka_unit_test(test_ethernet_collapse),
 		cmocka_unit_test(test_dp_per_rail),
+		cmocka_unit_test(test_gb200_domain),
 		cmocka_unit_test(test_deadline_drives_size),
 		cmocka_unit_test(test_solo_zero_stages),
 		cmocka_unit_test(test_fsdp_selective_searched),

@@ -424,7 +424,7 @@ static void test_fsdp_phases(void **state)
 	sizing_step_time(&job, &l, &t);
 	/* TP 1: the DP group holds all 8 GPUs of each node, one ring per
 	 * rail on the node's whole network */
-	comm_link_group(&job, 64, 8, &net);
+	comm_link_group(&job, 64, 64, 8, &net);
 	net.latency_s = 0;
 	p = sizing_params_per_gpu(&job, &l);
 	ag = comm_allgather_s(2 * p, 64, &net);       /* bf16 parameters */
@@ -490,6 +490,52 @@ static void test_time_terms(void **state)
 	job.mfu_fixed = 0.4;
 	sizing_step_time(&job, &l, &t);
 	assert_true(fabs(t.mfu - 0.4) < 1e-12);
+}
+
+/* GB200 NVL72: an expert-parallel group of 16 spans four trays of a rack
+ * and exchanges its tokens on NVLink; on 8-GPU B200 nodes the same group
+ * spans two nodes and half its peers are across the network. Tensor
+ * parallelism of 8 spans two trays on NVLink as it spans one B200 node.
+ * Past the rack (EP 16 in a 256-GPU job: the fifth group straddles two
+ * racks, 8 ranks in each) the all-to-all waits on the network as on
+ * B200, where each group has 8 of 16 ranks on a node. */
+static void test_nvlink_domain_time(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time gb, b, gb_wide;
+	autosize_error e;
+	sizing_layout l = layout(1, 1, 64, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("qwen3-235b-a22b", &m, &e), 0);
+	job_for(&job, &m, &part, "b200");
+	job.flash_attention = 1;
+	l.ep = 16;
+	l.grad_accum = 4;
+	sizing_step_time(&job, &l, &b);
+	job_for(&job, &m, &part, "gb200");
+	job.flash_attention = 1;
+	autosize_partition_reference(&part, part.gpu, 4);
+	sizing_step_time(&job, &l, &gb);
+	/* same NVLink rate and NIC per GPU: the network share is all of
+	 * the difference */
+	assert_true(b.ep_comm_s > 0 && gb.ep_comm_s > 0);
+	assert_true(gb.ep_comm_s < b.ep_comm_s / 2);
+	l.dp = 256;
+	sizing_step_time(&job, &l, &gb_wide);
+	assert_true(gb_wide.ep_comm_s > 2 * gb.ep_comm_s);
+	assert_true(fabs(gb_wide.ep_comm_s - b.ep_comm_s) <
+		    1e-9 * b.ep_comm_s);
+	/* TP 8 across two trays: the same NVLink collectives as inside
+	 * one 8-GPU B200 node */
+	l = layout(8, 1, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+	l.grad_accum = 4;
+	sizing_step_time(&job, &l, &gb);
+	job_for(&job, &m, &part, "b200");
+	job.flash_attention = 1;
+	sizing_step_time(&job, &l, &b);
+	assert_true(fabs(gb.tp_comm_s - b.tp_comm_s) < 1e-9 * b.tp_comm_s);
 }
 
 /* The pipeline is the outermost dimension (Megatron's tp-cp-ep-dp-pp):
@@ -603,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_time_terms),
+		cmocka_unit_test(test_nvlink_domain_time),
 		cmocka_unit_test(test_dp_group_inside_node),
 		cmocka_unit_test(test_step_parts_sum),
 	};

@@ -39,6 +39,10 @@ typedef struct autosize_gpu {
 		       * (policy.h): 0 ib, 1 roce, 2 ethernet */
 	int no_p2p;   /* 1: no GPU peer-to-peer over PCIe (catalog p2p:
 		       * 0): collectives are staged through host memory */
+	int gpus_per_node;      /* reference server's GPUs per node (8) */
+	int nvlink_domain_gpus; /* GPUs sharing the GPU-to-GPU link: the
+				 * node's, or a multi-node NVLink switch
+				 * domain (GB200 NVL72: 72, 18 nodes) */
 } autosize_gpu;
 
 typedef struct autosize_catalog autosize_catalog;

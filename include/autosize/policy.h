@@ -45,6 +45,9 @@ typedef struct autosize_partition {
 	double max_time_s;          /* 0 = unlimited */
 	autosize_link intra_link;   /* GPU-to-GPU link inside a node */
 	double intra_gbs;           /* its bandwidth per GPU, GB/s bidir. */
+	int domain_nodes;           /* nodes whose GPUs share that link (an
+				     * NVLink switch domain: GB200 NVL72,
+				     * 18); 1: the node alone */
 	autosize_net net;           /* network between nodes */
 	double net_gbps_per_node;   /* Gb/s per node, all ports */
 	int nvlink_sharp;           /* 1: NVSwitch reduces (NVLS) */
