@@ -350,9 +350,13 @@ static autosize_err cat_domain(const autosize_ytree *t,
 		return autosize_ytree_fail(t,
 			autosize_ynode_get(m, "nvlink_domain_gpus")->line, e,
 			AUTOSIZE_EINVAL,
-			"key 'nvlink_domain_gpus': %d is not a whole number of "
-			"nodes of %d NVLink GPUs (expected a multiple of "
-			"gpus_per_node, link: nvlink)",
+			g->nvlink_domain_gpus % g->gpus_per_node
+			? "key 'nvlink_domain_gpus': %d is not a whole number "
+			  "of nodes of %d GPUs (expected a multiple of "
+			  "gpus_per_node)"
+			: "key 'nvlink_domain_gpus': %d GPUs span nodes of %d, "
+			  "which needs NVLink (expected gpus_per_node, or "
+			  "link: nvlink)",
 			g->nvlink_domain_gpus, g->gpus_per_node);
 	return AUTOSIZE_OK;
 }

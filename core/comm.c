@@ -91,7 +91,9 @@ void comm_link_net(const sizing_job *job, comm_link *l)
  * page; NCCL multi-node NVLink, MNNVL, NCCL 2.20+ release notes), so a
  * collective among GPUs of one rack runs at the NVLink rate; between
  * racks it takes the ConnectX network. Ranks fill nodes in order and
- * the nodes a rack at a time (Slurm topology/block), so a group stays
+ * the nodes a rack at a time (Slurm topology/block keeps a job that fits
+ * a rack in one; past a rack, whole racks need sbatch --segment or
+ * whole-rack jobs: doc/step-time.md), so a group stays
  * in a rack when it fits the job's part of the rack and divides it:
  * 8 of 72 does, 16 of 72 does not (the fifth group of 16 straddles two
  * racks), 16 of a 64-GPU job in one rack does.

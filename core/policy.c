@@ -335,11 +335,28 @@ static autosize_err pol_gpu(const autosize_ytree *t, autosize_policy *p,
 	return AUTOSIZE_OK;
 }
 
+/* The catalog's NVLink domain in nodes of gpus_per_node: its nodes
+ * (GB200 NVL72: 18 trays, also where a cap leaves fewer GPUs on each),
+ * but never more GPUs than the domain holds (8-GPU nodes of GB200: 9,
+ * not 18 nodes of 144 GPUs); 1 off NVLink. */
+static int pol_domain_nodes(const autosize_gpu *g, int gpus_per_node,
+			    int nvlink)
+{
+	int nodes;
+
+	if (!nvlink || gpus_per_node < 1)
+		return 1;
+	nodes = g->nvlink_domain_gpus / g->gpus_per_node;
+	if ((long)nodes * gpus_per_node > g->nvlink_domain_gpus)
+		nodes = g->nvlink_domain_gpus / gpus_per_node;
+	return nodes > 1 ? nodes : 1;
+}
+
 /* nvlink_domain_gpus: the GPUs of the partition that share the NVLink
  * switch fabric, a whole number of its nodes; default the catalog's
- * domain (GB200 NVL72: 18 nodes) on the GPU's own NVLink, else the
- * node. A site whose scheduler does not keep a job's nodes inside one
- * rack (no topology/block) sets it to gpus_per_node. */
+ * domain (pol_domain_nodes) on the GPU's own NVLink, else the node. A
+ * site whose scheduler does not keep a job's nodes inside one rack (no
+ * topology/block) sets it to gpus_per_node. */
 static autosize_err pol_domain(const autosize_ytree *t,
 			       const autosize_ynode *m,
 			       autosize_partition *part, autosize_error *e)
@@ -349,8 +366,7 @@ static autosize_err pol_domain(const autosize_ytree *t,
 	autosize_err rc;
 
 	nvlink = part->intra_link == AUTOSIZE_LINK_NVLINK;
-	part->domain_nodes = nvlink ? g->nvlink_domain_gpus /
-				      g->gpus_per_node : 1;
+	part->domain_nodes = pol_domain_nodes(g, gpn, nvlink);
 	dom = part->domain_nodes * gpn;
 	rc = autosize_ytree_int(t, m, "nvlink_domain_gpus", AUTOSIZE_Y_OPTIONAL,
 				1, POL_MAX_DOMAIN, &dom, &found, e);
@@ -1137,7 +1153,8 @@ void autosize_partition_reference(autosize_partition *part,
 	part->max_time_s = 0;
 	part->intra_link = gpu->link;
 	part->intra_gbs = gpu->link_gbs;
-	part->domain_nodes = gpu->nvlink_domain_gpus / gpu->gpus_per_node;
+	part->domain_nodes = pol_domain_nodes(gpu, gpus_per_node,
+					      gpu->link == AUTOSIZE_LINK_NVLINK);
 	part->net = (autosize_net)gpu->net_kind;
 	part->net_gbps_per_node = gpu->net_gbps_per_gpu * gpus_per_node;
 	part->price_per_gpu_hour = 0;

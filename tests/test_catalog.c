@@ -290,8 +290,11 @@ static const ytest_case broken_cases[] = {
 	/* node and NVLink domain sizes */
 	{ 13, "    gpus_per_node: 0\n", AUTOSIZE_EINVAL, 13,
 	  "key 'gpus_per_node': 0 is out of range" },
+	/* 16 is two nodes of 8: what is wrong is the link (xgmi) */
 	{ 13, "    nvlink_domain_gpus: 16\n", AUTOSIZE_EINVAL, 13,
-	  "key 'nvlink_domain_gpus': 16 is not a whole number of nodes of 8 NVLink GPUs" },
+	  "key 'nvlink_domain_gpus': 16 GPUs span nodes of 8, which needs NVLink" },
+	{ 9, "    link: nvlink\n    nvlink_domain_gpus: 12\n", AUTOSIZE_EINVAL,
+	  10, "key 'nvlink_domain_gpus': 12 is not a whole number of nodes of 8 GPUs" },
 	{ 9, "    link: nvlink\n    gpus_per_node: 4\n"
 	  "    nvlink_domain_gpus: 18\n", AUTOSIZE_EINVAL, 11,
 	  "key 'nvlink_domain_gpus': 18 is not a whole number" },

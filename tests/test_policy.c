@@ -237,7 +237,11 @@ static void test_nvlink_domain_key(void **state)
 		"     network: ib, network_gbps_per_node: 1600,\n"
 		"     nvlink_domain_gpus: 4}\n"
 		"  - {name: h, gpu: h100, gpus_per_node: 8, nodes: 4,\n"
-		"     network: ib, network_gbps_per_node: 3200}\n";
+		"     network: ib, network_gbps_per_node: 3200}\n"
+		"  - {name: wide, gpu: gb200, gpus_per_node: 8, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 3200}\n"
+		"  - {name: odd, gpu: gb200, gpus_per_node: 5, nodes: 4,\n"
+		"     network: ib, network_gbps_per_node: 2000}\n";
 	static const char *const bad[] = {
 		"partitions:\n"
 		"  - {name: x, gpu: gb200, gpus_per_node: 4, nodes: 4,\n"
@@ -263,6 +267,11 @@ static void test_nvlink_domain_key(void **state)
 			 ->domain_nodes, 1);
 	assert_int_equal(autosize_policy_find_partition(p, "h")
 			 ->domain_nodes, 1);
+	/* never more GPUs than the catalog's 72: 9 nodes of 8, 14 of 5 */
+	assert_int_equal(autosize_policy_find_partition(p, "wide")
+			 ->domain_nodes, 9);
+	assert_int_equal(autosize_policy_find_partition(p, "odd")
+			 ->domain_nodes, 14);
 	autosize_policy_destroy(p);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_null(parse_str(bad[i], &e));
@@ -438,6 +447,18 @@ static void test_reference_partition(void **state)
 	assert_int_equal(part.intra_link, AUTOSIZE_LINK_PCIE);
 	assert_int_equal(part.net, (autosize_net)g->net_kind);
 	assert_true(part.net_gbps_per_node == g->net_gbps_per_gpu * 4);
+
+	/* GB200 NVL72: the rack's 18 trays, fewer GPUs used on each or
+	 * not; nodes wider than a tray hold the same 72 GPUs, not 144 */
+	g = autosize_catalog_find(c, "gb200");
+	autosize_partition_reference(&part, g, 4);
+	assert_int_equal(part.domain_nodes, 18);
+	autosize_partition_reference(&part, g, 2);
+	assert_int_equal(part.domain_nodes, 18);
+	autosize_partition_reference(&part, g, 8);
+	assert_int_equal(part.domain_nodes, 9);
+	autosize_partition_reference(&part, g, 64);
+	assert_int_equal(part.domain_nodes, 1);
 	autosize_catalog_destroy(c);
 }
 
