@@ -40,7 +40,6 @@ static const char *const cat_gpu_keys[] = {
 #define CAT_MAX_GIB 1e5
 #define CAT_MAX_GBS 1e6
 #define CAT_DEFAULT_GPN 8     /* reference server: 8 GPUs (HGX, DGX) */
-#define CAT_MAX_DOMAIN 1024   /* NVLink switch systems: up to 576 */
 
 static int cat_ignored(char c)
 {
@@ -341,7 +340,7 @@ static autosize_err cat_domain(const autosize_ytree *t,
 		return rc;
 	g->nvlink_domain_gpus = g->gpus_per_node;
 	rc = autosize_ytree_int(t, m, "nvlink_domain_gpus",
-				AUTOSIZE_Y_OPTIONAL, 1, CAT_MAX_DOMAIN,
+				AUTOSIZE_Y_OPTIONAL, 1, AUTOSIZE_NVLINK_DOMAIN_MAX,
 				&g->nvlink_domain_gpus, &found, e);
 	if (rc || !found || g->nvlink_domain_gpus == g->gpus_per_node)
 		return rc;

@@ -36,7 +36,6 @@
 #define POL_TEXT_MAX 128
 /* Bandwidths above this are typos (1 PB/s). */
 #define POL_MAX_GBS 1e6
-#define POL_MAX_DOMAIN 1024 /* NVLink switch systems: up to 576 GPUs */
 #define POL_MAX_PRICE 1e6
 /* When a partition says pcie for a GPU that has a faster link:
  * PCIe Gen4 x16, both directions together, GB/s. */
@@ -369,7 +368,7 @@ static autosize_err pol_domain(const autosize_ytree *t,
 	part->domain_nodes = pol_domain_nodes(g, gpn, nvlink);
 	dom = part->domain_nodes * gpn;
 	rc = autosize_ytree_int(t, m, "nvlink_domain_gpus", AUTOSIZE_Y_OPTIONAL,
-				1, POL_MAX_DOMAIN, &dom, &found, e);
+				1, AUTOSIZE_NVLINK_DOMAIN_MAX, &dom, &found, e);
 	if (rc || !found)
 		return rc;
 	if (dom % gpn || (dom > gpn && !nvlink))

@@ -45,6 +45,11 @@ typedef struct autosize_gpu {
 				 * domain (GB200 NVL72: 72, 18 nodes) */
 } autosize_gpu;
 
+/* The most GPUs an NVLink domain may hold, in the catalog's
+ * nvlink_domain_gpus and a partition's (NVLink switch systems reach
+ * 576). */
+#define AUTOSIZE_NVLINK_DOMAIN_MAX 1024
+
 typedef struct autosize_catalog autosize_catalog;
 
 /*
