@@ -1801,9 +1801,10 @@ static void search_cap(search_state *st, int gpn, search_result *res)
 	res->capped_loss = search_loss_of(st->job, &chosen.lay);
 }
 
-static void search_fill(const search_state *st, const search_cand *c,
+static void search_fill(search_state *st, const search_cand *c,
 			autosize_plan *plan)
 {
+	search_size_job(st, c->gpn);
 	search_evaluate(st->job, &c->lay, c->nodes, c->gpn, plan);
 }
 
