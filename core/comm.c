@@ -77,7 +77,16 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 		eff = pp->ethernet_eff;
 		l->latency_s = pp->ethernet_latency_s;
 	}
-	/* Gb/s per node, shared by its GPUs */
+	/* Gb/s per node, shared by all its GPUs: one GPU's NIC on
+	 * rail-optimized nodes (DGX H100: eight 400 Gb/s ConnectX-7, one
+	 * per GPU). A job on fewer of the node's GPUs (sizing_gpn) gets
+	 * its own GPUs' share, not the idle ones': Slurm allocates GPUs,
+	 * not NICs, so the rest serve the node's other jobs, and NCCL
+	 * sends each ring on the NIC nearest its GPU (comm_link_group).
+	 * NCCL may spread over NICs left idle ("if they are available
+	 * and it thinks it can gain better performance that way, it will
+	 * use them", github.com/NVIDIA/nccl-tests/issues/277): this errs
+	 * slow then, the side a time limit keeps. */
 	l->bw_bytes_s = part->net_gbps_per_node * 1e9 / 8 * eff /
 			part->gpus_per_node;
 	l->crosses_nodes = 1;
@@ -96,12 +105,14 @@ void comm_link_net(const sizing_job *job, comm_link *l)
  * whole-rack jobs: doc/step-time.md), so a group stays
  * in a rack when it fits the job's part of the rack and divides it:
  * 8 of 72 does, 16 of 72 does not (the fifth group of 16 straddles two
- * racks), 16 of a 64-GPU job in one rack does.
+ * racks), 16 of a 64-GPU job in one rack does. Each tray holds only
+ * the job's GPUs per node (sizing_gpn): 36 trays of 2 are two racks'
+ * 18 trays, 36 GPUs of the job in each, not one rack of 72.
  */
-int comm_in_domain(const autosize_partition *part, int span_gpus,
-		   int job_gpus)
+int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus)
 {
-	int gpn = part->gpus_per_node, dom;
+	const autosize_partition *part = job->part;
+	int gpn = sizing_gpn(job), dom;
 
 	if (span_gpus <= gpn)
 		return 1;
@@ -113,10 +124,10 @@ int comm_in_domain(const autosize_partition *part, int span_gpus,
 	return span_gpus <= dom && dom % span_gpus == 0;
 }
 
-int comm_domain_share(const autosize_partition *part, int span_gpus,
-		      int job_gpus)
+int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus)
 {
-	int gpn = part->gpus_per_node, dom, least = span_gpus, k, b, off;
+	const autosize_partition *part = job->part;
+	int gpn = sizing_gpn(job), dom, least = span_gpus, k, b, off;
 
 	if (part->domain_nodes <= 1)
 		return gpn;
@@ -141,7 +152,7 @@ int comm_domain_share(const autosize_partition *part, int span_gpus,
 void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 		   comm_link *l)
 {
-	int net = !comm_in_domain(job->part, span_gpus, job_gpus);
+	int net = !comm_in_domain(job, span_gpus, job_gpus);
 
 	if (job->prepared) {
 		/* the two links of a prepared job (sizing_perf_prepare) */
@@ -179,7 +190,8 @@ void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
  * members of the group share no NIC with the node's other groups, which
  * reduce at the same time on theirs: k NICs of the node's gpus_per_node,
  * so k x network_gbps_per_node / gpus_per_node, never more than the
- * node. The ring also passes the k members inside each node over
+ * job's GPUs on the node have (sizing_gpn: a job on 4 of 8 GPUs drives
+ * 4 NICs at most). The ring also passes the k members inside each node over
  * NVLink (PCIe), so the link inside the node caps it ("add more NICs ...
  * up to 160GB/s which is the NVLink intra-node bandwidth",
  * github.com/NVIDIA/nccl/issues/412).
@@ -198,7 +210,7 @@ void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 		     int per_node, comm_link *l)
 {
-	int gpn = job->part->gpus_per_node;
+	int gpn = sizing_gpn(job);
 	int k = per_node < gpn ? per_node : gpn;
 	/* the ring's ranks: the group's members on its nodes */
 	double intra_bytes_s, ranks = (double)span_gpus / gpn * k;

@@ -28,27 +28,27 @@ typedef struct comm_link {
 void comm_link_intra(const sizing_job *job, comm_link *l);
 
 /* The network between nodes, per GPU: one GPU's share of the node's
- * ports (one NIC where each GPU has its own rail). */
+ * ports (one NIC where each GPU has its own rail), whatever share of
+ * the node's GPUs the job holds. */
 void comm_link_net(const sizing_job *job, comm_link *l);
 
 /*
  * 1 when a group of span_gpus consecutive ranks of a job of job_gpus
- * GPUs stays on the link inside a node: it spans at most a node's GPUs,
- * or, where several nodes share one NVLink switch domain (GB200 NVL72:
- * 18 nodes of 4), at most the job's part of a domain and a whole
+ * GPUs stays on the link inside a node: it spans at most the job's GPUs
+ * on a node (sizing_gpn), or, where several nodes share one NVLink
+ * switch domain (GB200 NVL72: 18 nodes of 4), at most the job's part of
+ * a domain (its GPUs per node on each of the domain's nodes) and a whole
  * fraction of it, so that no group of the job straddles two domains.
  */
-int comm_in_domain(const autosize_partition *part, int span_gpus,
-		   int job_gpus);
+int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus);
 
 /* How many of a group's span_gpus consecutive ranks share a node or
  * NVLink domain at the least, in the group the domains cut most unevenly
  * (for comm_in_domain false): on a multi-node domain the smallest piece
  * a domain boundary leaves (16 of a 256-GPU job on NVL72: the group of
  * ranks 64-79, 8 in each rack; one group of 128: 72 and 56; 144: 72),
- * else the node's GPUs. */
-int comm_domain_share(const autosize_partition *part, int span_gpus,
-		      int job_gpus);
+ * else the job's GPUs on a node (sizing_gpn). */
+int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus);
 
 /* The link a group of ranks crosses: inside the node (or NVLink domain)
  * when comm_in_domain (span_gpus: the ranks it covers, consecutive

@@ -630,15 +630,16 @@ typedef double (*perf_coll_fn)(double bytes, int n, const comm_link *l);
  * data-parallel group. Megatron's rank order is tp-cp-ep-dp-pp (experts
  * etp-ep-edp-pp, parallel_state.py), the pipeline outermost: both groups
  * span the same tp x dp x cp consecutive ranks. The dense group's
- * members are strided by tp, so gpus_per_node / tp of them share a node
- * (all 8 with TP 1: the node's eight NICs, comm_link_group); the expert
+ * members are strided by tp, so the job's GPUs per node / tp of them
+ * share a node (all 8 with TP 1 on a whole 8-GPU node: its eight NICs,
+ * comm_link_group; 4 on half of one); the expert
  * group's, edp = tp x dp x cp / (etp x ep) ranks, by etp x ep, so once
  * ep fills a node it has one member per node and one NIC.
  */
 static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 			     perf_coll_fn f, double b_dense, double b_exp)
 {
-	int gpn = job->part->gpus_per_node, d = lay->dp * SIZING_CP(lay);
+	int gpn = sizing_gpn(job), d = lay->dp * SIZING_CP(lay);
 	int span = lay->tp * d, stride_e = SIZING_ETP(lay) * SIZING_EP(lay);
 	int de = span / stride_e;
 	int per = lay->tp < gpn ? gpn / lay->tp : 1;
@@ -788,10 +789,10 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	k = m->experts_active;
 	/* the group's peers on the link inside a node or NVLink domain:
 	 * all of them, or those of the piece of it that shares one */
-	if (comm_in_domain(job->part, SIZING_ETP(lay) * ep, SIZING_GPUS(lay)))
+	if (comm_in_domain(job, SIZING_ETP(lay) * ep, SIZING_GPUS(lay)))
 		local = ep;
 	else
-		local = comm_domain_share(job->part, SIZING_ETP(lay) * ep,
+		local = comm_domain_share(job, SIZING_ETP(lay) * ep,
 					  SIZING_GPUS(lay)) / SIZING_ETP(lay);
 	if (local < 1)
 		local = 1;
@@ -841,8 +842,8 @@ static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 	double head_dim = m->head_dim > 0 ? m->head_dim
 					  : (double)m->hidden / m->heads;
 	double ways = (double)lay->tp * cp, kv_rank, bytes;
-	int members = comm_in_domain(job->part, lay->tp * cp, SIZING_GPUS(lay))
-		      ? cp : comm_domain_share(job->part, lay->tp * cp,
+	int members = comm_in_domain(job, lay->tp * cp, SIZING_GPUS(lay))
+		      ? cp : comm_domain_share(job, lay->tp * cp,
 					       SIZING_GPUS(lay)) / lay->tp;
 
 	kv_rank = head_dim * m->kv_heads / ways;
@@ -962,8 +963,7 @@ static double perf_offload_opt_s(const sizing_job *job,
 	double opt_b, bytes, shard, t;
 	framework_state st;
 	int gpus = lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
-	int node = gpus < job->part->gpus_per_node ? gpus
-						   : job->part->gpus_per_node;
+	int gpn = sizing_gpn(job), node = gpus < gpn ? gpus : gpn;
 
 	framework_state_bytes(job, &st);
 	opt_b = st.opt_b;
@@ -975,7 +975,7 @@ static double perf_offload_opt_s(const sizing_job *job,
 	bytes = opt_b * shard;
 	t = 2.0 * bytes / perf_host_oneway_bps(job);
 	/* a CPU optimizer (DeepSpeed CPU Adam; FSDP CPU offload's torch
-	 * Adam) steps the shards of every rank on the node with the
+	 * Adam) steps the shards of every rank the job has on the node with the
 	 * node's host memory bandwidth; bitsandbytes' paged optimizers
 	 * step on the GPU (above alone) */
 	if ((framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_DEEPSPEED ||

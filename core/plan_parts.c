@@ -73,6 +73,17 @@ static long plan_fixed_gpus(const autosize_request *r)
 	return 0;
 }
 
+/* A cap leaves the job gpn of part's GPUs on each node: part becomes
+ * the share of a node the job runs on, its GPUs and their share of the
+ * node's network ports (comm_link_net prices a GPU's share of them: a
+ * job on 4 of 8 GPUs drives their 4 NICs, not all 8). The NVLink domain
+ * keeps its nodes, each with gpn of the job's GPUs (comm_in_domain). */
+static void plan_cap_gpn(autosize_partition *part, int gpn)
+{
+	part->net_gbps_per_node *= (double)gpn / part->gpus_per_node;
+	part->gpus_per_node = gpn;
+}
+
 /* The QOS and association caps of this job over the partition: its GPUs
  * per node, nodes and time within them, noting each that bites and the
  * first in *capped. Returns 0 when a cap leaves no GPU at all. */
@@ -89,7 +100,7 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 			  "per node", part->name, caps->gpus_per_node.who, v);
 		snprintf(c->gpn_why, sizeof(c->gpn_why), "%s",
 			 caps->gpus_per_node.who);
-		part->gpus_per_node = (int)v;
+		plan_cap_gpn(part, (int)v);
 		snprintf(capped, len, "%s", caps->gpus_per_node.who);
 	}
 	v = caps->gpus.value;
@@ -100,7 +111,7 @@ static int plan_caps(plan_ctx *c, autosize_partition *part,
 		if (v == 0)
 			return 0;
 		if (v < part->gpus_per_node) {
-			part->gpus_per_node = (int)v;
+			plan_cap_gpn(part, (int)v);
 			part->max_nodes_per_job = 1;
 		} else {
 			part->max_nodes_per_job = (int)(v / part->gpus_per_node);
@@ -189,7 +200,7 @@ int plan_live_limits(plan_ctx *c, autosize_partition *part, char *capped,
 			return 0;
 		plan_note(c, 0, "partition %s: %s: planned within %d GPUs per "
 			  "node", part->name, why, gpn);
-		part->gpus_per_node = gpn;
+		plan_cap_gpn(part, gpn);
 	}
 	if (!l)
 		return plan_rule_cap(c, part, NULL, capped, len);

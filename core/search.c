@@ -92,7 +92,9 @@ typedef enum search_zero_pass {
 } search_zero_pass;
 
 typedef struct search_state {
-	const sizing_job *job;
+	const sizing_job *job; /* &at */
+	sizing_job at;       /* the plan's job, at the GPUs per node of the
+			      * size being tried (search_size_job) */
 	const autosize_request *req;
 	double deadline_s;
 	autosize_objective objective;
@@ -216,6 +218,14 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 {
 	sizing_time t;
 	double tokens_step;
+	sizing_job at;
+
+	if (sizing_gpn(job) != gpus_per_node) {
+		/* priced on the GPUs per node it runs on */
+		at = *job;
+		at.gpus_per_node = gpus_per_node;
+		job = &at;
+	}
 
 	search_plan_size(job, nodes, gpus_per_node, plan);
 	plan->tp = lay->tp;
@@ -985,16 +995,23 @@ static void search_list_expert_divisors(search_state *st)
 			st->expert_divs[st->n_expert_divs++] = d;
 }
 
+/* The job priced on nodes of gpn of its GPUs: what shares a node, its
+ * NVLink domain and its NICs (sizing_gpn) for every layout of the
+ * size. */
+static void search_size_job(search_state *st, int gpn)
+{
+	st->at.gpus_per_node = gpn;
+}
+
 /* 1 when a group of span consecutive ranks of gpus GPUs on nodes of
- * gpn talks on the node's own link: inside a node, or inside the
- * partition's multi-node NVLink domain (comm_in_domain) */
+ * gpn (the size search_size_job set) talks on the node's own link:
+ * inside a node, or inside the partition's multi-node NVLink domain
+ * (comm_in_domain) */
 static int search_on_link(const search_state *st, int span, int gpn,
 			  int gpus)
 {
-	const autosize_partition *part = st->job->part;
-
-	return span <= gpn ||
-	       (part->domain_nodes > 1 && comm_in_domain(part, span, gpus));
+	return span <= gpn || (st->job->part->domain_nodes > 1 &&
+			       comm_in_domain(st->job, span, gpus));
 }
 
 /*
@@ -1277,6 +1294,7 @@ static void search_at(search_state *st, int nodes, int gpn)
 
 	if (!search_charge(st, 1))
 		return;
+	search_size_job(st, gpn);
 	st->size_fastest = 0;
 	sz.nodes = nodes;
 	sz.gpn = gpn;
@@ -1779,12 +1797,14 @@ static void search_cap(search_state *st, int gpn, search_result *res)
 	st->have_best = 1;
 	res->capped_gpus = chosen.nodes * chosen.gpn;
 	res->capped_eff = search_eff(st, &chosen);
+	search_size_job(st, chosen.gpn);
 	res->capped_loss = search_loss_of(st->job, &chosen.lay);
 }
 
-static void search_fill(const search_state *st, const search_cand *c,
+static void search_fill(search_state *st, const search_cand *c,
 			autosize_plan *plan)
 {
+	search_size_job(st, c->gpn);
 	search_evaluate(st->job, &c->lay, c->nodes, c->gpn, plan);
 }
 
@@ -1834,7 +1854,8 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 
 	memset(&st, 0, sizeof(st));
 	memset(res, 0, sizeof(*res));
-	st.job = job;
+	st.at = *job;
+	st.job = &st.at;
 	st.fp = framework_profile_job(job, &st.fp_buf);
 	st.req = r;
 	st.deadline_s = deadline_s;

@@ -56,6 +56,11 @@ typedef struct framework_state {
 typedef struct sizing_job {
 	const autosize_model *model;
 	const autosize_partition *part;
+	int gpus_per_node;   /* GPUs per node of the size being evaluated
+			      * (the search sets it per candidate: nodes x
+			      * gpus_per_node); 0: the partition's. What
+			      * shares a node, its NVLink and its NICs
+			      * (sizing_gpn) */
 	autosize_train_mode train_mode;
 	autosize_precision precision;
 	autosize_optimizer optimizer;
@@ -131,6 +136,16 @@ static inline double sizing_goodput(const sizing_job *job, double gpus)
 	double eff = job->run_efficiency > 0 ? job->run_efficiency : 1;
 
 	return (lost < 0.5 ? 1 - lost : 0.5) * eff;
+}
+
+/* GPUs per node the job's layout runs on: the evaluated size's
+ * (--gpus-per-node, a cap, a part of one node), else the partition's. A
+ * job on fewer than a node's GPUs shares the node's link with no more
+ * of its own ranks than that. */
+static inline int sizing_gpn(const sizing_job *job)
+{
+	return job->gpus_per_node > 0 ? job->gpus_per_node
+				      : job->part->gpus_per_node;
 }
 
 /* Fill the per-model constants of job the layout loops read (once per

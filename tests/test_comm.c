@@ -153,23 +153,37 @@ static void test_nvlink_domain(void **state)
 	/* which groups stay in a rack: 8 and 72 tile 72, 16 does not
 	 * (ranks 64-79 straddle two racks of a 256-GPU job), any divisor
 	 * of a job that fits one rack (16 of 64) does */
-	assert_true(comm_in_domain(&part, 4, 256));
-	assert_true(comm_in_domain(&part, 8, 256));
-	assert_true(comm_in_domain(&part, 72, 288));
-	assert_true(comm_in_domain(&part, 16, 64));
-	assert_true(comm_in_domain(&part, 64, 64));
-	assert_false(comm_in_domain(&part, 16, 256));
-	assert_false(comm_in_domain(&part, 144, 288));
-	assert_false(comm_in_domain(&part, 128, 128));
+	assert_true(comm_in_domain(&job, 4, 256));
+	assert_true(comm_in_domain(&job, 8, 256));
+	assert_true(comm_in_domain(&job, 72, 288));
+	assert_true(comm_in_domain(&job, 16, 64));
+	assert_true(comm_in_domain(&job, 64, 64));
+	assert_false(comm_in_domain(&job, 16, 256));
+	assert_false(comm_in_domain(&job, 144, 288));
+	assert_false(comm_in_domain(&job, 128, 128));
 	/* the least piece of a straddling group that shares a rack:
 	 * ranks 64-79 of a 256-GPU job, 8 in each rack; 144 over two
 	 * racks, 72 each; one group of 128, 72 and 56; 32 of 288, cut
 	 * 8 | 24, 16 | 16 and 24 | 8 */
-	assert_int_equal(comm_domain_share(&part, 16, 256), 8);
-	assert_int_equal(comm_domain_share(&part, 144, 288), 72);
-	assert_int_equal(comm_domain_share(&part, 128, 128), 56);
-	assert_int_equal(comm_domain_share(&part, 32, 288), 8);
-	assert_int_equal(comm_domain_share(&part, 16, 64), 16);
+	assert_int_equal(comm_domain_share(&job, 16, 256), 8);
+	assert_int_equal(comm_domain_share(&job, 144, 288), 72);
+	assert_int_equal(comm_domain_share(&job, 128, 128), 56);
+	assert_int_equal(comm_domain_share(&job, 32, 288), 8);
+	assert_int_equal(comm_domain_share(&job, 16, 64), 16);
+	/* 36 trays of 2 of the job's GPUs: two racks of 36, not one of
+	 * 72; a group of 4 spans two trays of a rack, one of 8 (ranks
+	 * 32-39) straddles the racks, 4 in each */
+	job.gpus_per_node = 2;
+	assert_false(comm_in_domain(&job, 72, 72));
+	assert_true(comm_in_domain(&job, 36, 72));
+	assert_true(comm_in_domain(&job, 4, 72));
+	assert_false(comm_in_domain(&job, 8, 72));
+	assert_int_equal(comm_domain_share(&job, 8, 72), 4);
+	assert_int_equal(comm_domain_share(&job, 72, 72), 36);
+	job.gpus_per_node = 4;
+	assert_true(comm_in_domain(&job, 72, 72));
+	assert_true(comm_in_domain(&job, 8, 72));
+	job.gpus_per_node = 0;
 
 	/* a TP/EP group of 16 in a 64-GPU job: four trays, NVLink */
 	comm_link_group(&job, 16, 64, 4, &l);
@@ -181,7 +195,7 @@ static void test_nvlink_domain(void **state)
 	 * 8 NICs x 400 Gb/s x ib_eff, under NVLink */
 	job_on(&bjob, &bpart, c, "b200");
 	assert_int_equal(bpart.domain_nodes, 1);
-	assert_int_equal(comm_domain_share(&bpart, 16, 256), 8);
+	assert_int_equal(comm_domain_share(&bjob, 16, 256), 8);
 	comm_link_group(&bjob, 16, 64, 8, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	assert_true(l.bw_bytes_s < in.bw_bytes_s);

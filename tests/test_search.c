@@ -520,6 +520,74 @@ static void test_horizon(void **state)
 	autosize_policy_destroy(open_ended);
 }
 
+/* Half an 8-GPU H100 node per node (--gpus-per-node=4): the plan is
+ * priced on the nodes it runs on. TP 8 pinned over 2 x 4 crosses the
+ * network and is slower than on one node of 8; asking for the whole
+ * node's 8 is the plan without the option, bit for bit; a cap that
+ * leaves the job 4 GPUs per node (here its --cpus-per-gpu on 32-CPU
+ * nodes) prices like asking for 4, each GPU with its own NIC. */
+static void test_gpus_per_node_priced(void **state)
+{
+	static const char pol[] =
+		"partitions:\n  - {name: p, gpu: h100, gpus_per_node: 8, "
+		"nodes: 16, network: ib, network_gbps_per_node: 3200}\n";
+	static const char snap[] = "autosize-limits 1\n"
+		"part p - node_cpus=32 node_gpus=8\nend\n";
+	const char *const one[] = {"model", "llama-3-8b", "train-tokens",
+		"1e9", "tp", "8", "nodes", "1", "gpus-per-node", "8", NULL};
+	const char *const two[] = {"model", "llama-3-8b", "train-tokens",
+		"1e9", "tp", "8", "nodes", "2", "gpus-per-node", "4", NULL};
+	const char *const bare_one[] = {"model", "llama-3-8b",
+		"train-tokens", "1e9", "tp", "8", "nodes", "1", NULL};
+	const char *const half[] = {"model", "llama-3-8b", "train-tokens",
+		"1e9", "tp", "1", "pp", "1", "train-batch", "16",
+		"micro-batch", "1", "nodes", "4", "gpus-per-node", "4",
+		NULL};
+	const char *const capped[] = {"model", "llama-3-8b", "train-tokens",
+		"1e9", "tp", "1", "pp", "1", "train-batch", "16",
+		"micro-batch", "1", "nodes", "4", NULL};
+	autosize_policy *p;
+	autosize_limits *lim;
+	autosize_request r;
+	autosize_plan a, b, c;
+	autosize_error e;
+
+	p = autosize_policy_parse(pol, strlen(pol), "t.yaml", ".", &e);
+	assert_non_null(p);
+	lim = autosize_limits_parse(snap, strlen(snap), &e);
+	assert_non_null(lim);
+	req(&r, one);
+	assert_int_equal(autosize_plan_compute(p, &r, &a, &e), 0);
+	req(&r, two);
+	assert_int_equal(autosize_plan_compute(p, &r, &b, &e), 0);
+	printf("  TP 8: 1 x 8 %.3f s a step, 2 x 4 %.3f s (TP %.3f s, %.3f "
+	       "s)\n", a.step_s, b.step_s, a.step.tp_comm_s,
+	       b.step.tp_comm_s);
+	assert_int_equal(b.nodes, 2);
+	assert_int_equal(b.gpus_per_node, 4);
+	assert_int_equal(b.tp, 8);
+	assert_true(b.step.tp_comm_s > a.step.tp_comm_s);
+	assert_true(b.step_s > a.step_s);
+	req(&r, bare_one);
+	assert_int_equal(autosize_plan_compute(p, &r, &c, &e), 0);
+	assert_memory_equal(&a.step, &c.step, sizeof(a.step));
+	assert_true(a.step_s == c.step_s);
+	/* 4 x 4 asked for, or capped to 4 per node by the CPUs */
+	req(&r, half);
+	assert_int_equal(autosize_plan_compute(p, &r, &a, &e), 0);
+	req(&r, capped);
+	r.cpus_per_gpu = 8;
+	r.slurm = lim;
+	assert_int_equal(autosize_plan_compute(p, &r, &b, &e), 0);
+	assert_int_equal(b.gpus_per_node, 4);
+	assert_int_equal(b.dp, 16);
+	assert_true(a.step.dp_comm_s > 0);
+	assert_true(a.step_s == b.step_s);
+	assert_memory_equal(&a.step, &b.step, sizeof(a.step));
+	autosize_limits_destroy(lim);
+	autosize_policy_destroy(p);
+}
+
 /* The quickstart's 70B x 2T on the testbed's 4 nodes: 1.5 years is no
  * plan. Infeasible past max_train_time, saying the best time within the
  * partition and the GPUs the horizon needs. */
@@ -1135,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_deepspeed_ep_in_dp),
 		cmocka_unit_test(test_unfit_miss_in_node),
 		cmocka_unit_test(test_vision_tower_warned),
+		cmocka_unit_test(test_gpus_per_node_priced),
 	};
 
 	return cmocka_run_group_tests_name("search", tests, setup, teardown);

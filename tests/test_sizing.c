@@ -538,6 +538,97 @@ static void test_nvlink_domain_time(void **state)
 	assert_true(fabs(gb.tp_comm_s - b.tp_comm_s) < 1e-9 * b.tp_comm_s);
 }
 
+/* A Megatron job of model m on nodes of node_gpus GPUs of gpu. */
+static void gpn_job(sizing_job *job, const autosize_model *m,
+		    autosize_partition *part, const char *gpu, int node_gpus)
+{
+	job_for(job, m, part, gpu);
+	autosize_partition_reference(part, part->gpu, node_gpus);
+	job->flash_attention = 1;
+	job->framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
+/* l's step on job with gpus_per_node a (into ta), then b (tb). */
+static void gpn_times(sizing_job *job, const sizing_layout *l, int a,
+		      sizing_time *ta, int b, sizing_time *tb)
+{
+	job->gpus_per_node = a;
+	sizing_step_time(job, l, ta);
+	job->gpus_per_node = b;
+	sizing_step_time(job, l, tb);
+}
+
+/* A job on fewer GPUs per node than its partition's nodes have (half an
+ * 8-GPU H100 node: --gpus-per-node=4, a QOS cap) is priced on the nodes
+ * it runs on: TP 8 over 2 x 4 crosses the network where 1 x 8 stays on
+ * NVLink, a DP ring over 2 x 4 pays the network, each node's 4 GPUs
+ * drive their own 4 NICs (as on a 4-GPU server with its 4 NICs), and a
+ * job at the partition's GPUs per node is priced as before, bit for
+ * bit. */
+static void test_gpus_per_node_time(void **state)
+{
+	autosize_model m;
+	autosize_partition part, part4;
+	sizing_job job, job4;
+	sizing_time full, whole, half, four;
+	autosize_error e;
+	sizing_layout l = layout(8, 1, 1, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	gpn_job(&job, &m, &part, "H100", 8);
+	l.grad_accum = 8;
+	gpn_times(&job, &l, 0, &full, 8, &whole);
+	assert_memory_equal(&full, &whole, sizeof(full));
+	job.gpus_per_node = 4;
+	sizing_step_time(&job, &l, &half);
+	printf("  TP 8: 1 x 8 %.3f s (TP %.3f s), 2 x 4 %.3f s (TP %.3f s)\n",
+	       full.step_s, full.tp_comm_s, half.step_s, half.tp_comm_s);
+	assert_true(half.tp_comm_s > 1.5 * full.tp_comm_s);
+	assert_true(half.step_s > full.step_s);
+	/* the same as nodes of 4 GPUs with their 4 NICs */
+	gpn_job(&job4, &m, &part4, "H100", 4);
+	sizing_step_time(&job4, &l, &four);
+	assert_memory_equal(&half, &four, sizeof(half));
+	/* DP 8: one node's NVLink, or a ring over two nodes' networks */
+	l = layout(1, 1, 8, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+	gpn_times(&job, &l, 0, &full, 4, &half);
+	printf("  DP 8: 1 x 8 %.3f s exposed, 2 x 4 %.3f s\n",
+	       full.dp_comm_s, half.dp_comm_s);
+	assert_true(half.dp_comm_s > full.dp_comm_s);
+	assert_true(half.step_s > full.step_s);
+	/* a job within one node: the same either way */
+	l = layout(4, 1, 1, 0, 1, AUTOSIZE_RECOMPUTE_NONE);
+	gpn_times(&job, &l, 0, &full, 4, &half);
+	assert_memory_equal(&full, &half, sizeof(full));
+}
+
+/* GB200 NVL72: 36 trays of 2 of the job's GPUs are two racks, 36 GPUs
+ * of the job in each, not one rack of 72: a DP ring over all 72 crosses
+ * the network where 18 trays of 4 keep it on NVLink, and TP 8 (ranks
+ * 32-39 straddle the racks) leaves NVLink too. */
+static void test_gpus_per_node_domain(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time rack, two;
+	autosize_error e;
+	sizing_layout l = layout(1, 1, 72, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	gpn_job(&job, &m, &part, "gb200", 4);
+	assert_int_equal(part.domain_nodes, 18);
+	gpn_times(&job, &l, 0, &rack, 2, &two);
+	printf("  DP 72 on GB200: 18 x 4 %.3f s exposed, 36 x 2 %.3f s\n",
+	       rack.dp_comm_s, two.dp_comm_s);
+	assert_true(two.dp_comm_s > rack.dp_comm_s);
+	assert_true(two.step_s > rack.step_s);
+	l = layout(8, 1, 9, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+	l.grad_accum = 4;
+	gpn_times(&job, &l, 0, &rack, 2, &two);
+	assert_true(two.tp_comm_s > 1.5 * rack.tp_comm_s);
+}
+
 /* The pipeline is the outermost dimension (Megatron's tp-cp-ep-dp-pp):
  * TP 4 x DP 2 keeps each DP group inside an 8-GPU node at any pipeline
  * depth, so its gradient reduction never waits on the network; TP 8 x
@@ -651,6 +742,8 @@ int main(void)
 		cmocka_unit_test(test_time_terms),
 		cmocka_unit_test(test_nvlink_domain_time),
 		cmocka_unit_test(test_dp_group_inside_node),
+		cmocka_unit_test(test_gpus_per_node_time),
+		cmocka_unit_test(test_gpus_per_node_domain),
 		cmocka_unit_test(test_step_parts_sum),
 	};
 
