@@ -64,10 +64,12 @@ static double price_rate(const autosize_partition *part, int gpus_per_node,
 			 double gpus, autosize_cost *c)
 {
 	const autosize_price_schedule *s = &part->pricing;
+	int node = s->node_gpus > 0 ? s->node_gpus : part->gpus_per_node;
 
-	if (s->per_node_hour > 0 && gpus_per_node == part->gpus_per_node) {
+	/* a job capped below the node (plan_cap_gpn) shares it: by the GPU */
+	if (s->per_node_hour > 0 && gpus_per_node == node) {
 		c->whole_nodes = 1;
-		return s->per_node_hour / gpus_per_node;
+		return s->per_node_hour / node;
 	}
 	if (s->min_gpus > 0 && gpus < s->min_gpus) {
 		c->below_min = 1;
@@ -314,6 +316,7 @@ autosize_err price_policy_parse(const autosize_ytree *t,
 			"key 'pricing': partition %s has no price_per_gpu_hour (expected the price of one GPU-hour beside the schedule)",
 			part->name);
 	rc = price_read(t, m, &part->pricing, e);
+	part->pricing.node_gpus = part->gpus_per_node;
 	if (!rc)
 		price_check(t, m, part, warn, warn_len);
 	return rc;

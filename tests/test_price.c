@@ -124,6 +124,7 @@ static void test_schedule(void **state)
 	autosize_error e;
 	autosize_policy *p = plantest_parse(rent_policy, &e);
 	const autosize_partition *part;
+	autosize_partition capped;
 	const autosize_price_schedule *s;
 	autosize_cost c;
 	double paid;
@@ -163,6 +164,16 @@ static void test_schedule(void **state)
 	paid = autosize_price_cost(part, 3, 4, 10, 10, &c);
 	assert_false(c.below_min || c.whole_nodes);
 	assert_float_equal(paid, 12 * 10 * 6.0 * 1.05, 1e-9);
+	/* a QOS cap of 4 GPUs a node shrinks the planned partition's
+	 * gpus_per_node (plan_cap_gpn): 2 nodes x 4 share their nodes and
+	 * pay by the GPU, not a whole node's price for half of one */
+	capped = *part;
+	capped.gpus_per_node = 4;
+	paid = autosize_price_cost(&capped, 2, 4, 10, 10, &c);
+	assert_false(c.whole_nodes);
+	assert_float_equal(paid, 8 * 10 * 6.0 * 1.05, 1e-9);
+	paid = autosize_price_cost(&capped, 2, 8, 10, 10, &c);
+	assert_true(c.whole_nodes);
 	/* from 02:00 for 10 h: 6 of them at 40% off */
 	paid = autosize_price_cost(part, 2, 8, 10, 2, &c);
 	assert_float_equal(c.off_peak_share, 0.6, 1e-12);

@@ -21,6 +21,10 @@ typedef struct autosize_rental_discount {
  * the plain price per GPU-hour. */
 typedef struct autosize_price_schedule {
 	double per_node_hour;          /* a whole node; 0 = by the GPU */
+	int node_gpus;                 /* the GPUs of the whole node it
+					* buys: the partition's as read,
+					* kept when a QOS cap plans fewer
+					* per node (0: the partition's) */
 	int min_gpus;                  /* below this many GPUs ... */
 	double below_min_per_gpu_hour; /* ... each GPU-hour costs this */
 	int off_peak;                  /* 1: the off-peak window is set */
@@ -49,7 +53,8 @@ struct autosize_partition;
 
 /*
  * Cost of renting nodes x gpus_per_node GPUs of partition part for hours.
- * Whole nodes (gpus_per_node = the partition's) pay per_node_hour when the
+ * Whole nodes (gpus_per_node = the node's, pricing.node_gpus) pay
+ * per_node_hour when the
  * schedule has one; otherwise fewer than min_gpus GPUs pay
  * below_min_per_gpu_hour, else price_per_gpu_hour. Then the off-peak
  * discount on the hours in its window, the rental-length discount of the
