@@ -597,13 +597,15 @@ autosize_err autosize_ytree_check_keys(const autosize_ytree *t,
 }
 
 /*
- * The scalar value of key in map: *out = NULL when absent/null (an error
- * when required), else a non-null scalar.
+ * The value of key in map as a node of one kind: *out = NULL when
+ * absent/null (an error when required: a scalar key present with no
+ * value says so, any other says it is missing), else a node of kind.
  */
-static autosize_err yt_scalar_of(const autosize_ytree *t,
-				 const autosize_ynode *map, const char *key,
-				 int flags, const char *expect,
-				 const autosize_ynode **out, autosize_error *e)
+static autosize_err yt_node_of(const autosize_ytree *t,
+			       const autosize_ynode *map, const char *key,
+			       int flags, autosize_ynode_kind kind,
+			       const char *expect, const autosize_ynode **out,
+			       autosize_error *e)
 {
 	const autosize_ynode *n = autosize_ynode_get(map, key);
 
@@ -611,21 +613,31 @@ static autosize_err yt_scalar_of(const autosize_ytree *t,
 	if (autosize_ynode_is_null(n)) {
 		if (!(flags & AUTOSIZE_Y_REQUIRED))
 			return AUTOSIZE_OK;
-		if (n)
+		if (n && kind == AUTOSIZE_YNODE_SCALAR)
 			return autosize_ytree_fail(t, yt_line(n), e,
 				AUTOSIZE_EINVAL,
 				"key '%s': no value (expected %s)", key,
 				expect);
-		return autosize_ytree_fail(t, yt_line(map), e,
-			AUTOSIZE_EINVAL,
+		return autosize_ytree_fail(t, n ? yt_line(n) : yt_line(map),
+			e, AUTOSIZE_EINVAL,
 			"key '%s' is missing (expected %s)", key, expect);
 	}
-	if (n->kind != AUTOSIZE_YNODE_SCALAR)
+	if (n->kind != kind)
 		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
 			"key '%s': expected %s, got a %s", key, expect,
 			yt_kind_name(n));
 	*out = n;
 	return AUTOSIZE_OK;
+}
+
+/* The scalar value of key in map (yt_node_of). */
+static autosize_err yt_scalar_of(const autosize_ytree *t,
+				 const autosize_ynode *map, const char *key,
+				 int flags, const char *expect,
+				 const autosize_ynode **out, autosize_error *e)
+{
+	return yt_node_of(t, map, key, flags, AUTOSIZE_YNODE_SCALAR, expect,
+			  out, e);
 }
 
 static const char *yt_range(int flags, double min, double max, char *buf,
@@ -880,31 +892,16 @@ autosize_err autosize_ytree_choice(const autosize_ytree *t,
 	return AUTOSIZE_OK;
 }
 
-/* The value of key as a node of one kind (a list or a mapping), or NULL
- * when absent and optional. */
+/* The value of key as a list or a mapping, or NULL when absent and
+ * optional. */
 static autosize_err yt_container(const autosize_ytree *t,
 				 const autosize_ynode *map, const char *key,
 				 int flags, autosize_ynode_kind kind,
 				 const autosize_ynode **out, autosize_error *e)
 {
-	const autosize_ynode *n = autosize_ynode_get(map, key);
-	const char *want = kind == AUTOSIZE_YNODE_SEQ ? "a list"
-						       : "a mapping";
-
-	*out = NULL;
-	if (autosize_ynode_is_null(n)) {
-		if (!(flags & AUTOSIZE_Y_REQUIRED))
-			return AUTOSIZE_OK;
-		return autosize_ytree_fail(t, n ? yt_line(n) : yt_line(map),
-			e, AUTOSIZE_EINVAL,
-			"key '%s' is missing (expected %s)", key, want);
-	}
-	if (n->kind != kind)
-		return autosize_ytree_fail(t, yt_line(n), e, AUTOSIZE_EINVAL,
-			"key '%s': expected %s, got a %s", key, want,
-			yt_kind_name(n));
-	*out = n;
-	return AUTOSIZE_OK;
+	return yt_node_of(t, map, key, flags, kind,
+			  kind == AUTOSIZE_YNODE_SEQ ? "a list" : "a mapping",
+			  out, e);
 }
 
 autosize_err autosize_ytree_seq(const autosize_ytree *t,
