@@ -437,14 +437,8 @@ int autosize_replay_write_json(const autosize_replay *r, FILE *f,
 	for (i = 0; i < r->n_jobs; i++) {
 		const autosize_replay_job *k = &r->jobs[i];
 
-		fprintf(f, "%s{\"job_id\":", i ? "," : "");
-		autosize_report_json_str(f, k->job_id);
-		fputs(",\"user\":", f);
-		autosize_report_json_str(f, k->user);
-		fputs(",\"name\":", f);
-		autosize_report_json_str(f, k->name);
-		fputs(",\"state\":", f);
-		autosize_report_json_str(f, k->state);
+		autosize_report_json_job(f, i == 0, k->job_id, k->user,
+					 k->name, k->state);
 		fputs(",\"partition\":", f);
 		autosize_report_json_str(f, autosize_replay_partition(
 			r, k->partition));

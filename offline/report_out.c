@@ -401,6 +401,20 @@ void autosize_report_json_str(FILE *f, const char *s)
 	json_write_str_file(f, clean, JSON_WRITE_HTML);
 }
 
+void autosize_report_json_job(FILE *f, int first, const char *job_id,
+			      const char *user, const char *name,
+			      const char *state)
+{
+	fputs(first ? "{\"job_id\":" : ",{\"job_id\":", f);
+	autosize_report_json_str(f, job_id);
+	fputs(",\"user\":", f);
+	autosize_report_json_str(f, user);
+	fputs(",\"name\":", f);
+	autosize_report_json_str(f, name);
+	fputs(",\"state\":", f);
+	autosize_report_json_str(f, state);
+}
+
 /* A number, or null when not known (negative, or 0 when zero_null). */
 static void out_json_num(FILE *f, const char *key, double v, int zero_null)
 {
@@ -557,14 +571,8 @@ static void out_json_jobs(const autosize_report *r, FILE *f)
 		const autosize_report_group *gr = k[i].group >= 0 ?
 						  &g[k[i].group] : NULL;
 
-		fprintf(f, "%s{\"job_id\":", i ? "," : "");
-		autosize_report_json_str(f, k[i].job_id);
-		fputs(",\"user\":", f);
-		autosize_report_json_str(f, k[i].user);
-		fputs(",\"name\":", f);
-		autosize_report_json_str(f, k[i].name);
-		fputs(",\"state\":", f);
-		autosize_report_json_str(f, k[i].state);
+		autosize_report_json_job(f, i == 0, k[i].job_id, k[i].user,
+					 k[i].name, k[i].state);
 		fputs(",\"partition\":", f);
 		autosize_report_json_str(f, autosize_report_partition(r, k[i].partition));
 		fputs(",\"gpu\":", f);

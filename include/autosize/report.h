@@ -256,4 +256,12 @@ int autosize_report_write_metrics(const autosize_report *r, FILE *f);
  * may embed it). */
 void autosize_report_json_str(FILE *f, const char *s);
 
+/* A job's object opened with its names, the first four keys of the
+ * report's and the replay's jobs: `{"job_id":..,"user":..,"name":..,
+ * "state":..` after a comma unless first; the caller writes the rest
+ * and the closing brace. */
+void autosize_report_json_job(FILE *f, int first, const char *job_id,
+			      const char *user, const char *name,
+			      const char *state);
+
 #endif
