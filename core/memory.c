@@ -660,7 +660,7 @@ double sizing_host_bytes(const sizing_job *job, const sizing_layout *lay)
  * buffers when there are peers. */
 static double memory_runtime(const sizing_layout *lay)
 {
-	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
+	double gpus = SIZING_GPUS(lay);
 
 	return MEMORY_CUDA_CONTEXT_BYTES + (gpus > 1 ? MEMORY_NCCL_BYTES : 0);
 }

@@ -962,7 +962,7 @@ static double perf_offload_opt_s(const sizing_job *job,
 	const perf_params *pp = sizing_perf(job);
 	double opt_b, bytes, shard, t;
 	framework_state st;
-	int gpus = lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
+	int gpus = SIZING_GPUS(lay);
 	int gpn = sizing_gpn(job), node = gpus < gpn ? gpus : gpn;
 
 	framework_state_bytes(job, &st);
@@ -1014,7 +1014,7 @@ void sizing_step_time(const sizing_job *job, const sizing_layout *lay,
 	const autosize_model *m = job->model;
 	double tokens_step = (double)job->seq_len * lay->micro_batch *
 			     lay->grad_accum * lay->dp;
-	double gpus = (double)lay->tp * lay->pp * lay->dp * SIZING_CP(lay);
+	double gpus = SIZING_GPUS(lay);
 	double t_mb, tp_mb, pp_mb = 0, steps, bubble, hide;
 	double opt_s, trained;
 	double hw = perf_hw_flops(job, lay, sizing_recompute_share(job, lay));
