@@ -37,16 +37,18 @@ void comm_link_net(const sizing_job *job, comm_link *l);
  * GPUs stays on the link inside a node: it spans at most the job's GPUs
  * on a node (sizing_gpn), or, where several nodes share one NVLink
  * switch domain (GB200 NVL72: 18 nodes of 4), at most the job's part of
- * a domain (its GPUs per node on each of the domain's nodes) and a whole
- * fraction of it, so that no group of the job straddles two domains.
+ * a domain (its GPUs per node on each of the domain's nodes, or on each
+ * of one Slurm segment's past a domain: autosize_segment_nodes) and a
+ * whole fraction of it, so that no group of the job straddles two.
  */
 int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus);
 
 /* How many of a group's span_gpus consecutive ranks share a node or
  * NVLink domain at the least, in the group the domains cut most unevenly
  * (for comm_in_domain false): on a multi-node domain the smallest piece
- * a domain boundary leaves (16 of a 256-GPU job on NVL72: the group of
- * ranks 64-79, 8 in each rack; one group of 128: 72 and 56; 144: 72),
+ * a domain or segment boundary leaves (16 of a 288-GPU job on NVL72:
+ * the group of ranks 64-79, 8 in each rack; one group of 128 in
+ * segments of 16 trays: 64; 144: 72),
  * else the job's GPUs on a node (sizing_gpn). */
 int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus);
 
