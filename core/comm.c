@@ -94,6 +94,34 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 }
 
 /*
+ * Slurm's topology/block plugin (one block per NVL72 rack) places a job
+ * of --segment=n as segments of n nodes, each inside one block; a job
+ * of more nodes than n must be a multiple of n, else it is never placed
+ * (eval_nodes_block.c: "segment_size ... does not fit the job size"),
+ * and n at or above the job's nodes is ignored ("If all nodes fit
+ * within a single segment, this option has no effect", sbatch(1),
+ * 24.11+). Without a block or ring topology it is stored and ignored.
+ * Ranks follow the nodes' order, a block's nodes are consecutive there,
+ * so each segment's trays hold consecutive ranks on one rack's NVLink.
+ */
+int autosize_segment_nodes(const autosize_partition *part, int nodes,
+			   int user_nodes)
+{
+	int dom_nodes = part->domain_nodes, s;
+
+	if (dom_nodes <= 1 || nodes <= 1)
+		return 0;
+	if (user_nodes > 0)
+		return user_nodes < nodes && nodes % user_nodes == 0 &&
+		       user_nodes <= dom_nodes ? user_nodes : 0;
+	if (nodes <= dom_nodes)
+		return 0;
+	for (s = dom_nodes; nodes % s; s--)
+		;
+	return s;
+}
+
+/*
  * GB200 NVL72: the 18 compute trays of a rack (72 GPUs) share nine
  * NVLink switch trays, every GPU 1.8 TB/s to every other ("72 Blackwell
  * GPUs ... act as a single massive GPU", NVIDIA GB200 NVL72 product

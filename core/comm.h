@@ -33,6 +33,20 @@ void comm_link_intra(const sizing_job *job, comm_link *l);
 void comm_link_net(const sizing_job *job, comm_link *l);
 
 /*
+ * Nodes per Slurm segment (sbatch --segment) a job of nodes nodes in
+ * part is planned with, so that its ranks' NVLink domain share is
+ * known: 0 where none is needed (the partition's NVLink domain is one
+ * node, or the job fits in one domain: topology/block keeps it in one
+ * block), else the largest divisor of nodes of at most domain_nodes
+ * (64 trays on 18-tray GB200 racks: 16; a prime count: 1, nothing
+ * shared across trays). user_nodes > 0 is the job's own --segment,
+ * which Slurm keeps: used where it divides nodes, is below it and fits
+ * a domain, else 0 (racks in node order, as without one).
+ */
+int autosize_segment_nodes(const autosize_partition *part, int nodes,
+			   int user_nodes);
+
+/*
  * 1 when a group of span_gpus consecutive ranks of a job of job_gpus
  * GPUs stays on the link inside a node: it spans at most the job's GPUs
  * on a node (sizing_gpn), or, where several nodes share one NVLink

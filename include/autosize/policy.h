@@ -289,20 +289,6 @@ int autosize_partition_has_type(const autosize_policy *p,
 				const char *type);
 
 /*
- * Nodes per Slurm segment (sbatch --segment) a job of nodes nodes in
- * part is planned with, so that its ranks' NVLink domain share is
- * known: 0 where none is needed (the partition's NVLink domain is one
- * node, or the job fits in one domain: topology/block keeps it in one
- * block), else the largest divisor of nodes of at most domain_nodes
- * (64 trays on 18-tray GB200 racks: 16; a prime count: 1, nothing
- * shared across trays). user_nodes > 0 is the job's own --segment,
- * which Slurm keeps: used where it divides nodes, is below it and fits
- * a domain, else 0 (racks in node order, as without one).
- */
-int autosize_segment_nodes(const autosize_partition *part, int nodes,
-			   int user_nodes);
-
-/*
  * Fill *part with the reference server of gpu: gpus_per_node GPUs on the
  * GPU's own link, one InfiniBand port per GPU at the catalog's rate,
  * up to AUTOSIZE_REFERENCE_MAX_NODES nodes, no time limit, no price.
