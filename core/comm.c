@@ -94,49 +94,89 @@ void comm_link_net(const sizing_job *job, comm_link *l)
 }
 
 /*
+ * Slurm's topology/block plugin (one block per NVL72 rack) places a job
+ * of --segment=n as segments of n nodes, each inside one block; a job
+ * of more nodes than n must be a multiple of n, else it is never placed
+ * (eval_nodes_block.c: "segment_size ... does not fit the job size"),
+ * and n at or above the job's nodes is ignored ("If all nodes fit
+ * within a single segment, this option has no effect", sbatch(1),
+ * 24.11+). Without a block or ring topology it is stored and ignored.
+ * Ranks follow the nodes' order, a block's nodes are consecutive there,
+ * so each segment's trays hold consecutive ranks on one rack's NVLink.
+ */
+int autosize_segment_nodes(const autosize_partition *part, int nodes,
+			   int user_nodes)
+{
+	int dom_nodes = part->domain_nodes, s;
+
+	if (dom_nodes <= 1 || nodes <= 1)
+		return 0;
+	if (user_nodes > 0)
+		return user_nodes < nodes && nodes % user_nodes == 0 &&
+		       user_nodes <= dom_nodes ? user_nodes : 0;
+	if (nodes <= dom_nodes)
+		return 0;
+	for (s = dom_nodes; nodes % s; s--)
+		;
+	return s;
+}
+
+/*
  * GB200 NVL72: the 18 compute trays of a rack (72 GPUs) share nine
  * NVLink switch trays, every GPU 1.8 TB/s to every other ("72 Blackwell
  * GPUs ... act as a single massive GPU", NVIDIA GB200 NVL72 product
  * page; NCCL multi-node NVLink, MNNVL, NCCL 2.20+ release notes), so a
  * collective among GPUs of one rack runs at the NVLink rate; between
- * racks it takes the ConnectX network. Ranks fill nodes in order and
- * the nodes a rack at a time (Slurm topology/block keeps a job that fits
- * a rack in one; past a rack, whole racks need sbatch --segment or
- * whole-rack jobs: doc/step-time.md), so a group stays
- * in a rack when it fits the job's part of the rack and divides it:
- * 8 of 72 does, 16 of 72 does not (the fifth group of 16 straddles two
- * racks), 16 of a 64-GPU job in one rack does. Each tray holds only
- * the job's GPUs per node (sizing_gpn): 36 trays of 2 are two racks'
- * 18 trays, 36 GPUs of the job in each, not one rack of 72.
+ * racks it takes the ConnectX network. Slurm's topology/block keeps a
+ * job that fits a rack in one; past a rack the plan asks for segments
+ * (sbatch --segment, autosize_segment_nodes: 64 trays in segments of
+ * 16), each inside one rack, and ranks fill a segment's trays in order.
+ * The job's NVLink share is thus its GPUs inside one rack, or one
+ * segment's, and a group stays in it when it fits and divides it: 16 of
+ * a 256-GPU job in segments of 16 trays (64 GPUs) does, 16 in racks
+ * filled in order (72) would not (the fifth group straddles two racks).
+ * Each tray holds only the job's GPUs per node (sizing_gpn): 36 trays
+ * of 2 are two segments of 18 trays, 36 GPUs of the job in each.
  */
-int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus)
+static int comm_domain_gpus(const sizing_job *job, int job_gpus)
 {
 	const autosize_partition *part = job->part;
-	int gpn = sizing_gpn(job), dom;
+	int gpn = sizing_gpn(job), dom = part->domain_nodes * gpn, seg;
 
-	if (span_gpus <= gpn)
+	if (job_gpus % gpn)
+		return job_gpus < dom ? job_gpus : gpn;
+	seg = autosize_segment_nodes(part, job_gpus / gpn,
+				     job->segment_user_nodes);
+	if (seg)
+		return seg * gpn;
+	return job_gpus < dom ? job_gpus : dom;
+}
+
+int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus)
+{
+	int dom;
+
+	if (span_gpus <= sizing_gpn(job))
 		return 1;
-	if (part->domain_nodes <= 1)
+	if (job->part->domain_nodes <= 1)
 		return 0;
-	dom = part->domain_nodes * gpn;
-	if (job_gpus < dom)
-		dom = job_gpus;
+	dom = comm_domain_gpus(job, job_gpus);
 	return span_gpus <= dom && dom % span_gpus == 0;
 }
 
 int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus)
 {
-	const autosize_partition *part = job->part;
-	int gpn = sizing_gpn(job), dom, least = span_gpus, k, b, off;
+	int dom, least = span_gpus, k, b, off;
 
-	if (part->domain_nodes <= 1)
-		return gpn;
-	dom = part->domain_nodes * gpn;
+	if (job->part->domain_nodes <= 1)
+		return sizing_gpn(job);
+	dom = comm_domain_gpus(job, job_gpus);
 	if (job_gpus <= dom)
 		return span_gpus;
-	/* groups start at multiples of span_gpus, domains at multiples of
-	 * dom: the pieces of the group each boundary b cuts, at most dom
-	 * long; their pattern repeats within span_gpus boundaries */
+	/* groups start at multiples of span_gpus, domain shares (racks
+	 * or segments) at multiples of dom: the pieces of the group each
+	 * boundary b cuts, at most dom long; their pattern repeats within
+	 * span_gpus boundaries */
 	for (k = 1, b = dom; b < job_gpus && k <= span_gpus; k++, b += dom) {
 		off = b % span_gpus;
 		if (!off)

@@ -33,20 +33,36 @@ void comm_link_intra(const sizing_job *job, comm_link *l);
 void comm_link_net(const sizing_job *job, comm_link *l);
 
 /*
+ * Nodes per Slurm segment (sbatch --segment) a job of nodes nodes in
+ * part is planned with, so that its ranks' NVLink domain share is
+ * known: 0 where none is needed (the partition's NVLink domain is one
+ * node, or the job fits in one domain: topology/block keeps it in one
+ * block), else the largest divisor of nodes of at most domain_nodes
+ * (64 trays on 18-tray GB200 racks: 16; a prime count: 1, nothing
+ * shared across trays). user_nodes > 0 is the job's own --segment,
+ * which Slurm keeps: used where it divides nodes, is below it and fits
+ * a domain, else 0 (racks in node order, as without one).
+ */
+int autosize_segment_nodes(const autosize_partition *part, int nodes,
+			   int user_nodes);
+
+/*
  * 1 when a group of span_gpus consecutive ranks of a job of job_gpus
  * GPUs stays on the link inside a node: it spans at most the job's GPUs
  * on a node (sizing_gpn), or, where several nodes share one NVLink
  * switch domain (GB200 NVL72: 18 nodes of 4), at most the job's part of
- * a domain (its GPUs per node on each of the domain's nodes) and a whole
- * fraction of it, so that no group of the job straddles two domains.
+ * a domain (its GPUs per node on each of the domain's nodes, or on each
+ * of one Slurm segment's past a domain: autosize_segment_nodes) and a
+ * whole fraction of it, so that no group of the job straddles two.
  */
 int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus);
 
 /* How many of a group's span_gpus consecutive ranks share a node or
  * NVLink domain at the least, in the group the domains cut most unevenly
  * (for comm_in_domain false): on a multi-node domain the smallest piece
- * a domain boundary leaves (16 of a 256-GPU job on NVL72: the group of
- * ranks 64-79, 8 in each rack; one group of 128: 72 and 56; 144: 72),
+ * a domain or segment boundary leaves (16 of a 288-GPU job on NVL72:
+ * the group of ranks 64-79, 8 in each rack; one group of 128 in
+ * segments of 16 trays: 64; 144: 72),
  * else the job's GPUs on a node (sizing_gpn). */
 int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus);
 

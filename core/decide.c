@@ -31,7 +31,7 @@ void autosize_job_init(autosize_job *job)
 	job->gpus_per_node = job->gpus_per_job = AUTOSIZE_JOB_UNSET;
 	job->gpus_per_task = job->gpus_per_socket = AUTOSIZE_JOB_UNSET;
 	job->sockets_per_node = job->het_offset = AUTOSIZE_JOB_UNSET;
-	job->ntasks_per_node = AUTOSIZE_JOB_UNSET;
+	job->ntasks_per_node = job->segment_nodes = AUTOSIZE_JOB_UNSET;
 	job->cpus_per_gpu = job->mem_per_gpu_mb = AUTOSIZE_JOB_UNSET;
 }
 
@@ -330,6 +330,10 @@ static int decide_explicit(const autosize_defaults *def,
 	d->explicit_gpus = per_node != AUTOSIZE_JOB_UNSET ||
 			   total != AUTOSIZE_JOB_UNSET || other;
 	d->explicit_time = job->time_limit_min != AUTOSIZE_JOB_UNSET;
+	/* the job's own segment stays: planned around it */
+	if (job->segment_nodes > 0)
+		r->segment_nodes = (int)(job->segment_nodes < 65533
+					 ? job->segment_nodes : 65533);
 	/* a kept -t is the job's one limit: never chained */
 	r->time_kept = keep && job->time_limit_min > 0;
 	if (other) {
@@ -587,7 +591,7 @@ static void decide_guard(const autosize_job *job, autosize_decision *d)
 		return;
 	d->guarded = 1;
 	d->set_nodes = d->set_gpus = d->set_time = d->set_partition = 0;
-	d->set_tasks = 0;
+	d->set_tasks = d->set_segment = 0;
 	d->record[0] = '\0';
 	decide_text(d->message, sizeof(d->message), "not resized: this "
 		 "interactive job asks for %ld task%s, fewer than the %d "
@@ -707,7 +711,7 @@ void autosize_decide(const autosize_policy *p, const char *const *env,
 	if (mode == AUTOSIZE_ACTION_REWRITE) {
 		decide_text(d->message, sizeof(d->message), "%s", d->summary);
 		if (!d->set_nodes && !d->set_gpus && !d->set_time &&
-		    !d->set_partition) {
+		    !d->set_partition && !d->set_segment) {
 			d->action = AUTOSIZE_ACTION_NONE;
 			decide_text(d->message, sizeof(d->message), "keeping "
 				 "your size and time: %.560s", d->summary);

@@ -34,6 +34,33 @@ static int decide_per_gpu_ours(autosize_per_gpu_from from)
 }
 
 /*
+ * The plan's Slurm segment (autosize_segment_nodes: past one NVLink
+ * rack, the nodes of each segment share one rack's NVLink). Written
+ * where the job set none and Slurm's job_submit/lua exposes
+ * segment_size (25.11 and later, readable and writable alike); where it
+ * does not (before 25.11, the field reads nil), the user is told to
+ * pass it. The job's own is kept (the plan was made around it).
+ */
+static void decide_fill_segment(const autosize_job *job,
+				const autosize_plan *pl, autosize_decision *d)
+{
+	d->segment_nodes = pl->segment_nodes;
+	if (pl->segment_nodes <= 0 || job->segment_nodes > 0)
+		return;
+	if (job->segment_nodes == AUTOSIZE_JOB_UNSET) {
+		d->set_segment = 1;
+		return;
+	}
+	if (d->n_warnings < AUTOSIZE_MAX_WARNINGS)
+		snprintf(d->warnings[d->n_warnings++], AUTOSIZE_WARNING_LEN,
+			 "this Slurm's job_submit cannot set --segment (it "
+			 "can from 25.11): the plan puts each %d nodes of "
+			 "the job inside one NVLink rack; unless you passed "
+			 "it, submit with sbatch --segment=%d (24.11 and "
+			 "later)", pl->segment_nodes, pl->segment_nodes);
+}
+
+/*
  * What the job gets of the node besides its size: the GPU type planned
  * for (a partition of several types runs the job where its time limit
  * holds), CPUs and memory per GPU, and GPUs per node written where the
@@ -45,6 +72,7 @@ void decide_fill_node(const autosize_job *job, const autosize_plan *pl,
 {
 	long per_node = job->gpus_per_node;
 
+	decide_fill_segment(job, pl, d);
 	d->preemptible = pl->part.preemptible;
 	if (pl->part.gres_type[0] && !job->gpu_type[0]) {
 		snprintf(d->gres_type, sizeof(d->gres_type), "%s",

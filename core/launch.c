@@ -364,13 +364,18 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	launch_report_where(&o, p);
 	/* gpus_min: the most of what the deadline needs at the planned
 	 * MFU and what the model states need in memory (plan.c) */
-	launch_put(&o, "  size       %d node%s x %d GPU%s = %d GPU%s (least "
-		   "that could do: %.0f GPU%s, for the deadline at the planned "
-		   "MFU and the model states in memory)\n", p->nodes,
+	launch_put(&o, "  size       %d node%s x %d GPU%s = %d GPU%s", p->nodes,
 		   p->nodes == 1 ? "" : "s", p->gpus_per_node,
 		   p->gpus_per_node == 1 ? "" : "s", p->gpus,
-		   p->gpus == 1 ? "" : "s", p->gpus_min,
-		   p->gpus_min > 0 && p->gpus_min < 1.5 ? "" : "s");
+		   p->gpus == 1 ? "" : "s");
+	if (p->segment_nodes > 0)
+		launch_put(&o, " in segments of %d nodes (sbatch --segment=%d; ",
+			   p->segment_nodes, p->segment_nodes);
+	else
+		launch_put(&o, " (");
+	launch_put(&o, "least that could do: %.0f GPU%s, for the deadline at "
+		   "the planned MFU and the model states in memory)\n",
+		   p->gpus_min, p->gpus_min > 0 && p->gpus_min < 1.5 ? "" : "s");
 	if (p->tp > 0) {
 		launch_report_layout(&o, p);
 		if (p->train_hours > 0)

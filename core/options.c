@@ -370,6 +370,9 @@ static const autosize_option options_table[] = {
 	 SET_INT(gpus, 1, 1000000)},
 	{"nodes", "N", "fix the node count", AUTOSIZE_OPT_CLI,
 	 SET_INT(nodes, 1, 100000)},
+	{"segment", "N", "the job's own sbatch --segment: nodes per "
+	 "segment inside one NVLink domain", AUTOSIZE_OPT_CLI,
+	 SET_INT(segment_nodes, 1, 65533)},
 	{"network", "ib|roce|ethernet[:GBPS]",
 	 "network between nodes, Gb/s per node", AUTOSIZE_OPT_CLI,
 	 SET_FUNC(options_network)},
@@ -508,6 +511,7 @@ void autosize_request_init(autosize_request *r)
 	r->gpus_per_node = AUTOSIZE_UNSET;
 	r->gpus = AUTOSIZE_UNSET;
 	r->nodes = AUTOSIZE_UNSET;
+	r->segment_nodes = AUTOSIZE_UNSET;
 	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
 	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
 	r->recompute = AUTOSIZE_UNSET;

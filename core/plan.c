@@ -204,6 +204,8 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	job->grad_reduce_b = r->grad_reduce_b > 0 ? r->grad_reduce_b : 0;
 	job->moe_overlap = r->moe_overlap == 1;
 	job->moe_balanced = r->moe_balanced == 1;
+	job->segment_user_nodes = r->segment_nodes > 0 ? r->segment_nodes
+						       : 0;
 	/* the stack the user names, else the site's (perf.yaml stacks:),
 	 * looked up in the site's table, else the compiled-in one */
 	job->stack = stack[0] ? perfdata_stack_find(perfdata_for(p), stack)
@@ -511,6 +513,33 @@ static void plan_warn_batch(autosize_plan *plan)
 			   m_need * plan->dp * plan->micro_batch);
 }
 
+/*
+ * Nodes past one NVLink domain (GB200 NVL72 racks) share NVLink only in
+ * Slurm segments (autosize_segment_nodes): say when the node count has
+ * none (a prime count of trays), or when the job's own --segment does
+ * not divide the nodes it pins, which topology/block never places.
+ */
+static void plan_warn_segment(const autosize_request *r,
+			      autosize_plan *plan)
+{
+	int dom = plan->part.domain_nodes, user = r->segment_nodes;
+
+	if (dom <= 1 || plan->nodes <= 1)
+		return;
+	if (user > 1 && plan->nodes > user && plan->nodes % user)
+		autosize_plan_warn(plan, "your --segment=%d does not divide "
+				   "the %d nodes: Slurm's topology/block "
+				   "never places such a job; ask for a "
+				   "multiple of %d nodes or another segment",
+				   user, plan->nodes, user);
+	else if (user <= 0 && plan->nodes > dom && !plan->segment_nodes)
+		autosize_plan_warn(plan, "no segment of 2 to %d nodes divides "
+				   "%d nodes: collectives across nodes take "
+				   "the network, not NVLink; a node count "
+				   "with such a divisor keeps groups inside "
+				   "one NVLink domain", dom, plan->nodes);
+}
+
 /* A span as people say it: "30 days", "1.5 days", "12 h", "30 min". */
 static const char *plan_span(double s, char *buf, size_t len)
 {
@@ -588,6 +617,7 @@ static void plan_warnings(const plan_ctx *c,
 				   "without them, may do better",
 				   plan->mfu * 100, PLAN_WARN_MFU * 100);
 	plan_warn_batch(plan);
+	plan_warn_segment(c->r, plan);
 	if (best_possible && best_possible->tokens_per_s > 0 &&
 	    plan->gpus > best_possible->gpus) {
 		double per_gpu = plan->tokens_per_s / plan->gpus;

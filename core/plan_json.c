@@ -117,13 +117,14 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->vp, p->cp, p->ep);
 	json_string(&o, p->perf_generation);
 	json_put(&o, ",\"nodes\":%d,\"gpus_per_node\":%d,\"gpus\":%d,"
-		 "\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"
+		 "\"segment_nodes\":%d,\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"
 		 "\"zero_stage\":%d,\"recompute\":\"%s\","
 		 "\"recompute_layers\":%d,\"micro_batch\":%d,"
 		 "\"grad_accum\":%d,\"seq_len\":%d,\"global_batch\":%d,"
 		 "\"params\":%.0f,\"params_active\":%.0f,\"tokens\":%.0f,"
 		 "\"flops_total\":%.6g,",
-		 p->nodes, p->gpus_per_node, p->gpus, p->gpus_min, p->tp,
+		 p->nodes, p->gpus_per_node, p->gpus, p->segment_nodes,
+		 p->gpus_min, p->tp,
 		 p->pp, p->dp, p->zero_stage,
 		 autosize_recompute_name(p->recompute), p->recompute_layers,
 		 p->micro_batch,

@@ -65,6 +65,9 @@ static const struct {
 	{{"planned in bf16", NULL}, "stack_no_fp8"},
 	{{"recomputes whole layers", NULL}, "stack_whole_recompute"},
 	{{"cannot run this layout", NULL}, "stack_no_launch"},
+	{{"--segment=", "does not divide"}, "segment_misfit"},
+	{{"no segment of", "divides"}, "segment_none"},
+	{{"--segment=", "cannot set"}, "segment_manual"},
 };
 
 const char *autosize_warning_code(const char *warning)

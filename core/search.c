@@ -206,6 +206,10 @@ static void search_plan_size(const sizing_job *job, int nodes, int gpn,
 	plan->nodes = nodes;
 	plan->gpus_per_node = gpn;
 	plan->gpus = nodes * gpn;
+	plan->segment_nodes = autosize_segment_nodes(job->part, nodes,
+						     job->segment_user_nodes);
+	if (plan->segment_nodes < 2)  /* --segment=1 asks Slurm nothing */
+		plan->segment_nodes = 0;
 	plan->seq_len = job->seq_len;
 	plan->params = job->model->params;
 	plan->params_active = job->model->params_active;
@@ -1492,18 +1496,31 @@ static void search_smallest(search_state *st, int gpn)
 	search_neighbours(st, n, gpn);
 }
 
-/* With TP and PP pinned, only node counts whose GPUs they divide can
- * hold the layout: the smallest such step. */
-static int search_node_step(const autosize_request *r, int gpn)
+static long search_gcd(long a, long b)
 {
-	long k, a, b, t;
+	long t;
 
-	if (!search_pinned(r->tp) || !search_pinned(r->pp))
-		return 1;
-	k = (long)r->tp * r->pp * (search_pinned(r->cp) ? r->cp : 1);
-	for (a = k, b = gpn; b; t = a % b, a = b, b = t)
+	for (; b; t = a % b, a = b, b = t)
 		;
-	return (int)(k / a > 65536 ? 65536 : k / a);
+	return a;
+}
+
+/* With TP and PP pinned, only node counts whose GPUs they divide can
+ * hold the layout: the smallest such step. A job's own --segment on a
+ * multi-node NVLink domain (topology/block): multiples of it too, which
+ * Slurm can place (autosize_segment_nodes). */
+static int search_node_step(const sizing_job *job,
+			    const autosize_request *r, int gpn)
+{
+	long k = 1, seg = job->segment_user_nodes;
+
+	if (search_pinned(r->tp) && search_pinned(r->pp)) {
+		k = (long)r->tp * r->pp * (search_pinned(r->cp) ? r->cp : 1);
+		k /= search_gcd(k, gpn);
+	}
+	if (seg > 1 && job->part->domain_nodes > 1)
+		k = k / search_gcd(k, seg) * seg;
+	return (int)(k > 65536 ? 65536 : k);
 }
 
 /* The size a request pins (--gpus, --nodes, or TP x PP x DP), as nodes
@@ -1863,7 +1880,7 @@ autosize_err search_run(const sizing_job *job, const autosize_request *r,
 	st.budget = budget;
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
-	st.n_step = search_node_step(r, gpn);
+	st.n_step = search_node_step(job, r, gpn);
 	search_list_expert_divisors(&st);
 	st.tight = !search_pinned(r->interleave) &&
 		   !(objective == AUTOSIZE_OBJECTIVE_COST &&

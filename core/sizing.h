@@ -72,6 +72,8 @@ typedef struct sizing_job {
 			      * framework's */
 	int moe_overlap;     /* --moe-overlap (request) */
 	int moe_balanced;    /* --moe-balanced: no expert imbalance */
+	int segment_user_nodes; /* the job's own sbatch --segment; 0 none
+				 * (autosize_segment_nodes) */
 	int seq_len;
 	int global_batch;    /* sequences per step */
 	int flash_attention; /* 1: no s x s score tensor is stored */

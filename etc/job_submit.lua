@@ -364,6 +364,13 @@ local function rewrite(job_desc, d)
 		per_gpu("memory per GPU", "mem_per_tres", d.mem_per_gpu,
 			"SLURM_MEM_PER_GPU", "M")
 	end
+	-- Slurm segments (sbatch --segment, 25.11+ in job_submit: the module
+	-- sets this only where job_desc.segment_size could be read): each
+	-- segment's nodes inside one NVLink rack, as the plan assumes
+	if d.set.segment and d.segment_size then
+		note("segment size", "(not set)", d.segment_size, false)
+		job_desc.segment_size = d.segment_size
+	end
 	if d.set.time and d.time_limit then
 		note("time limit", fmt_minutes(job_desc.time_limit),
 			fmt_minutes(d.time_limit), replaced.time)
@@ -485,6 +492,8 @@ local function submit(job_desc, part_list, submit_uid)
 		sockets_per_node = job_desc.sockets_per_node,
 		het_job_offset = job_desc.het_job_offset,
 		ntasks_per_node = job_desc.ntasks_per_node,
+		-- nil before Slurm 25.11 (not exposed to job_submit)
+		segment_size = job_desc.segment_size,
 		-- srun and salloc jobs have no script; their first step is
 		-- laid out with their own task count (the module's guard).
 		batch = job_desc.script ~= nil,

@@ -174,6 +174,23 @@ static void lua_autosize_node(lua_State *L, int t, autosize_job *job)
 	lua_pop(L, 1);
 }
 
+/* job.segment_size (sbatch --segment): nil where this Slurm's
+ * job_submit/lua does not expose it (before 25.11), 0 or NO_VAL16 when
+ * the job set none (sbatch sends 0, other clients NO_VAL16). */
+static void lua_autosize_segment(lua_State *L, int t, autosize_job *job)
+{
+	lua_getfield(L, t, "segment_size");
+	if (lua_type(L, -1) != LUA_TNUMBER)
+		job->segment_nodes = AUTOSIZE_JOB_UNREADABLE;
+	lua_pop(L, 1);
+	if (job->segment_nodes != AUTOSIZE_JOB_UNREADABLE) {
+		job->segment_nodes = lua_autosize_number16(L, t,
+							   "segment_size");
+		if (job->segment_nodes == 0)
+			job->segment_nodes = AUTOSIZE_JOB_UNSET;
+	}
+}
+
 /* Read the job table (or nil: nothing given) into job. Returns 0, or -1
  * with a message on the stack. */
 static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
@@ -210,6 +227,7 @@ static int lua_autosize_read_job(lua_State *L, int t, autosize_job *job)
 						      "sockets_per_node");
 	job->ntasks_per_node = lua_autosize_number16(L, t,
 						     "ntasks_per_node");
+	lua_autosize_segment(L, t, job);
 	lua_getfield(L, t, "batch");
 	job->batch = lua_toboolean(L, -1);
 	lua_pop(L, 1);
@@ -359,6 +377,9 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 		if (d->set_tasks)
 			lua_autosize_set_number(L, "num_tasks",
 						(double)d->num_tasks);
+		if (d->segment_nodes > 0)
+			lua_autosize_set_number(L, "segment_size",
+						d->segment_nodes);
 	}
 	lua_autosize_set_bool(L, "guarded", d->guarded);
 	lua_createtable(L, 0, 5);
@@ -367,6 +388,7 @@ static void lua_autosize_push_decision(lua_State *L, const autosize_decision *d,
 	lua_autosize_set_bool(L, "time", d->set_time);
 	lua_autosize_set_bool(L, "partition", d->set_partition);
 	lua_autosize_set_bool(L, "tasks", d->set_tasks);
+	lua_autosize_set_bool(L, "segment", d->set_segment);
 	lua_autosize_set_bool(L, "cpus", d->set_cpus);
 	lua_autosize_set_bool(L, "mem", d->set_mem);
 	lua_setfield(L, -2, "set");

@@ -124,10 +124,11 @@ static void test_link_group(void **state)
 }
 
 /* GB200 NVL72: 18 trays of 4 GPUs share the NVLink switches of a rack.
- * A group that stays inside the job's part of a rack, and tiles it so
- * that no group straddles two racks, runs at the NVLink rate even across
- * trays; the same group on 8-GPU B200 nodes crosses the network, and a
- * group wider than the rack crosses it on GB200 too. */
+ * A group that stays inside the job's part of a rack, or of one Slurm
+ * segment past a rack (autosize_segment_nodes), and tiles it so that no
+ * group straddles two, runs at the NVLink rate even across trays; the
+ * same group on 8-GPU B200 nodes crosses the network, and a group wider
+ * than the share crosses it on GB200 too. */
 static void test_nvlink_domain(void **state)
 {
 	autosize_error e;
@@ -150,26 +151,46 @@ static void test_nvlink_domain(void **state)
 	/* NVLink 5: 1800 GB/s both ways, 900 one way x nvlink_eff */
 	assert_true(fabs(in.bw_bytes_s - 900e9 * job.perf.nvlink_eff) < 1);
 
-	/* which groups stay in a rack: 8 and 72 tile 72, 16 does not
-	 * (ranks 64-79 straddle two racks of a 256-GPU job), any divisor
-	 * of a job that fits one rack (16 of 64) does */
+	/* which groups stay in a rack: 8 of 256 GPUs (64 trays in
+	 * segments of 16, 64 GPUs each) and 72 of 288 (segments of 18
+	 * trays, whole racks); any divisor of a job that fits one rack
+	 * (16 of 64) */
 	assert_true(comm_in_domain(&job, 4, 256));
 	assert_true(comm_in_domain(&job, 8, 256));
 	assert_true(comm_in_domain(&job, 72, 288));
 	assert_true(comm_in_domain(&job, 16, 64));
 	assert_true(comm_in_domain(&job, 64, 64));
-	assert_false(comm_in_domain(&job, 16, 256));
+	/* 16 of 256: with segments of 16 trays a group of 16 (and 64) is
+	 * inside one; racks filled in order (72 GPUs, the model before
+	 * segments) cut ranks 64-79 over two racks */
+	assert_true(comm_in_domain(&job, 16, 256));
+	assert_true(comm_in_domain(&job, 64, 256));
+	assert_false(comm_in_domain(&job, 128, 256));
 	assert_false(comm_in_domain(&job, 144, 288));
 	assert_false(comm_in_domain(&job, 128, 128));
-	/* the least piece of a straddling group that shares a rack:
-	 * ranks 64-79 of a 256-GPU job, 8 in each rack; 144 over two
-	 * racks, 72 each; one group of 128, 72 and 56; 32 of 288, cut
+	/* 19 trays, a prime count: segments of 1, nothing past the tray
+	 * (racks in order had a group of 8 inside a rack) */
+	assert_false(comm_in_domain(&job, 8, 76));
+	assert_int_equal(comm_domain_share(&job, 8, 76), 4);
+	/* the least piece of a straddling group that shares a rack or
+	 * segment: 144 over two racks, 72 each; one group of 128 over
+	 * two segments of 64; 32 of 288 (segments of 18 trays), cut
 	 * 8 | 24, 16 | 16 and 24 | 8 */
-	assert_int_equal(comm_domain_share(&job, 16, 256), 8);
 	assert_int_equal(comm_domain_share(&job, 144, 288), 72);
-	assert_int_equal(comm_domain_share(&job, 128, 128), 56);
+	assert_int_equal(comm_domain_share(&job, 128, 128), 64);
 	assert_int_equal(comm_domain_share(&job, 32, 288), 8);
 	assert_int_equal(comm_domain_share(&job, 16, 64), 16);
+	/* the job's own --segment: 8 trays divide 64, so groups of 32 stay
+	 * in one and 64 do not; 12 does not divide 64, so Slurm's
+	 * placement is unknown and racks in order stand (16 cut) */
+	job.segment_user_nodes = 8;
+	assert_true(comm_in_domain(&job, 32, 256));
+	assert_false(comm_in_domain(&job, 64, 256));
+	assert_int_equal(comm_domain_share(&job, 64, 256), 32);
+	job.segment_user_nodes = 12;
+	assert_false(comm_in_domain(&job, 16, 256));
+	assert_int_equal(comm_domain_share(&job, 16, 256), 8);
+	job.segment_user_nodes = 0;
 	/* 36 trays of 2 of the job's GPUs: two racks of 36, not one of
 	 * 72; a group of 4 spans two trays of a rack, one of 8 (ranks
 	 * 32-39) straddles the racks, 4 in each */
@@ -196,6 +217,12 @@ static void test_nvlink_domain(void **state)
 	job_on(&bjob, &bpart, c, "b200");
 	assert_int_equal(bpart.domain_nodes, 1);
 	assert_int_equal(comm_domain_share(&bjob, 16, 256), 8);
+	/* and a group of 16 in 256 GPUs, on NVLink in segments of 16 GB200
+	 * trays, over the network on B200 */
+	comm_link_group(&job, 16, 256, 4, &l);
+	assert_int_equal(l.crosses_nodes, 0);
+	comm_link_group(&bjob, 16, 256, 8, &l);
+	assert_int_equal(l.crosses_nodes, 1);
 	comm_link_group(&bjob, 16, 64, 8, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	assert_true(l.bw_bytes_s < in.bw_bytes_s);
@@ -210,6 +237,61 @@ static void test_nvlink_domain(void **state)
 	part.domain_nodes = 1;
 	comm_link_for(&job, 16, 64, &l);
 	assert_int_equal(l.crosses_nodes, 1);
+	autosize_catalog_destroy(c);
+}
+
+/* The segment a plan asks Slurm for (sbatch --segment): the largest
+ * divisor of the job's nodes up to the NVLink domain's, none inside one
+ * domain or off a multi-node one; the job's own where Slurm would keep
+ * it to one domain. Every count it gives divides the nodes, as
+ * topology/block requires of a job larger than its segment. */
+static void test_segment_nodes(void **state)
+{
+	autosize_error e;
+	autosize_catalog *c = autosize_catalog_default(&e);
+	autosize_partition part;
+	int n, s, d;
+
+	autosize_partition_reference(&part, autosize_catalog_find(c, "gb200"),
+				     4);
+	assert_int_equal(part.domain_nodes, 18);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 0), 16);
+	assert_int_equal(autosize_segment_nodes(&part, 72, 0), 18);
+	assert_int_equal(autosize_segment_nodes(&part, 36, 0), 18);
+	assert_int_equal(autosize_segment_nodes(&part, 100, 0), 10);
+	/* prime counts: segments of one tray */
+	assert_int_equal(autosize_segment_nodes(&part, 19, 0), 1);
+	assert_int_equal(autosize_segment_nodes(&part, 37, 0), 1);
+	/* inside one rack: none (topology/block keeps it in one) */
+	assert_int_equal(autosize_segment_nodes(&part, 18, 0), 0);
+	assert_int_equal(autosize_segment_nodes(&part, 5, 0), 0);
+	assert_int_equal(autosize_segment_nodes(&part, 1, 0), 0);
+	/* the user's: used where it divides, is below the job and fits a
+	 * rack; else none (Slurm keeps theirs, racks in order stand) */
+	assert_int_equal(autosize_segment_nodes(&part, 64, 16), 16);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 8), 8);
+	assert_int_equal(autosize_segment_nodes(&part, 16, 8), 8);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 12), 0);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 32), 0);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 64), 0);
+	assert_int_equal(autosize_segment_nodes(&part, 8, 16), 0);
+	for (n = 1; n <= 4096; n++) {
+		s = autosize_segment_nodes(&part, n, 0);
+		if (n <= 18) {
+			assert_int_equal(s, 0);
+			continue;
+		}
+		assert_true(s >= 1 && s <= 18 && n % s == 0);
+		for (d = s + 1; d <= 18; d++)
+			assert_true(n % d != 0);
+	}
+	/* a domain of one node (H100, or a site's nvlink_domain_gpus 4) */
+	part.domain_nodes = 1;
+	assert_int_equal(autosize_segment_nodes(&part, 64, 0), 0);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 16), 0);
+	autosize_partition_reference(&part, autosize_catalog_find(c, "h100"),
+				     8);
+	assert_int_equal(autosize_segment_nodes(&part, 64, 0), 0);
 	autosize_catalog_destroy(c);
 }
 
@@ -286,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_link_group),
 		cmocka_unit_test(test_nvlink_domain),
+		cmocka_unit_test(test_segment_nodes),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_sharp),
 	};

@@ -1031,6 +1031,51 @@ static void test_plan_json_documented(void **state)
 	free(doc);
 }
 
+/* GB200 NVL72 past one rack: the plan names its Slurm segment
+ * (segment_nodes, sbatch --segment) and its node count is a multiple of
+ * it, whether pinned (64 trays: 16) or searched for a deadline; the
+ * job's own --segment is the plan's; 8-GPU H100 nodes have none. */
+static void test_plan_json_segment(void **state)
+{
+	static const char *const pinned[] = {"train-tokens", "1T", "nodes",
+					     "64", NULL};
+	static const char *const free_[] = {"train-tokens", "2T",
+					    "train-time", "30d", NULL};
+	static const char *const own[] = {"train-tokens", "2T", "train-time",
+					  "30d", "segment", "12", NULL};
+	autosize_policy *pol;
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+	char *json = calloc(1, 32768);
+
+	assert_non_null(json);
+	pol = autosize_policy_default(&e);
+	assert_non_null(pol);
+	request_for(&r, "qwen3-235b-a22b", "megatron", "gb200", pinned);
+	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), AUTOSIZE_OK);
+	assert_int_equal(p.nodes, 64);
+	assert_int_equal(p.segment_nodes, 16);
+	assert_true(autosize_launch_plan_json(&r, &p, json, 32768) > 0);
+	assert_non_null(strstr(json, "\"segment_nodes\":16,"));
+	request_for(&r, "qwen3-235b-a22b", "megatron", "gb200", free_);
+	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), AUTOSIZE_OK);
+	assert_true(p.nodes > 18);
+	assert_true(p.segment_nodes >= 2 && p.segment_nodes <= 18);
+	assert_int_equal(p.nodes % p.segment_nodes, 0);
+	request_for(&r, "qwen3-235b-a22b", "megatron", "gb200", own);
+	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), AUTOSIZE_OK);
+	assert_int_equal(p.segment_nodes, 12);
+	assert_int_equal(p.nodes % 12, 0);
+	request_for(&r, "qwen3-235b-a22b", "megatron", "h100", pinned);
+	assert_int_equal(autosize_plan_compute(pol, &r, &p, &e), AUTOSIZE_OK);
+	assert_int_equal(p.segment_nodes, 0);
+	assert_true(autosize_launch_plan_json(&r, &p, json, 32768) > 0);
+	assert_non_null(strstr(json, "\"segment_nodes\":0,"));
+	autosize_policy_destroy(pol);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1060,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_bad_paths),
 		cmocka_unit_test(test_plan_json_documented),
+		cmocka_unit_test(test_plan_json_segment),
 		cmocka_unit_test(test_plan_json_published),
 	};
 

@@ -522,7 +522,15 @@ static void test_nvlink_domain_time(void **state)
 	 * the difference */
 	assert_true(b.ep_comm_s > 0 && gb.ep_comm_s > 0);
 	assert_true(gb.ep_comm_s < b.ep_comm_s / 2);
+	/* 256 GPUs, 64 trays in segments of 16 (sbatch --segment=16):
+	 * every group of 16 inside one rack, as in the 64-GPU job */
 	l.dp = 256;
+	sizing_step_time(&job, &l, &gb_wide);
+	assert_true(fabs(gb_wide.ep_comm_s - gb.ep_comm_s) <
+		    1e-9 * gb.ep_comm_s);
+	/* 288 GPUs, 72 trays in segments of 18 (whole racks): ranks 64-79
+	 * straddle two racks, 8 in each, as on 8-GPU B200 nodes */
+	l.dp = 288;
 	sizing_step_time(&job, &l, &gb_wide);
 	assert_true(gb_wide.ep_comm_s > 2 * gb.ep_comm_s);
 	assert_true(fabs(gb_wide.ep_comm_s - b.ep_comm_s) <

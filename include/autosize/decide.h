@@ -77,6 +77,10 @@ typedef struct autosize_job {
 	long gpus_per_socket; /* --gpus-per-socket */
 	long sockets_per_node; /* UNSET or a count */
 	long ntasks_per_node; /* UNSET or a count */
+	long segment_nodes;   /* sbatch --segment (job_desc.segment_size):
+			       * UNSET, a count, or UNREADABLE where this
+			       * Slurm's job_submit/lua does not expose it
+			       * (before 25.11) */
 	long het_offset;      /* UNSET: not heterogeneous; 0: first component */
 	int batch;            /* 1: a batch script (sbatch); 0: srun or
 			       * salloc, or a client that says nothing */
@@ -147,6 +151,9 @@ typedef struct autosize_decision {
 	 * not run resized (autosize_decide): a caller writes exactly these,
 	 * whatever path it takes. */
 	int set_nodes, set_gpus, set_time, set_partition;
+	int set_segment;     /* write segment_nodes as the job's segment
+			      * size: the plan has one and the job none */
+	int segment_nodes;   /* the plan's (autosize_plan); 0 none */
 	int set_tasks;       /* write num_tasks (a batch job's task count
 			      * kept consistent with its new node count) */
 	long num_tasks;

@@ -141,6 +141,9 @@ typedef struct autosize_request {
 	double net_gbps_per_node;
 	int gpus;                   /* fixed size; UNSET = search */
 	int nodes;                  /* fixed size; UNSET = search */
+	int segment_nodes;          /* the job's own --segment (sbatch's,
+				     * or job_desc.segment_size); UNSET or
+				     * 0 = none (autosize_segment_nodes) */
 	int tp, pp, dp, zero_stage, micro_batch; /* pins; UNSET = search */
 	int recompute;              /* autosize_recompute or UNSET */
 	int sequence_parallel;      /* 0/1 with tp > 1; UNSET = on */
@@ -279,6 +282,11 @@ typedef struct autosize_plan {
 	int nodes;
 	int gpus_per_node;
 	int gpus;
+	int segment_nodes;          /* nodes per Slurm segment (sbatch
+				     * --segment) the plan's NVLink domain
+				     * share assumes, the job's own when
+				     * given; 0 none (autosize_segment_nodes
+				     * 0 or 1) */
 	double gpus_min;            /* compute need before rounding */
 	int tp, pp, dp, zero_stage, micro_batch, grad_accum;
 	autosize_recompute recompute;

@@ -1392,6 +1392,67 @@ check("a rule of mode off still refuses bad options",
 			user_text():find("model%-params")
 	end)(), user_text())
 
+-- Slurm segments on GB200 NVL72 racks (18 trays of 4 GPUs): a plan past
+-- one rack names its segment, which job_submit.lua writes where Slurm
+-- exposes segment_size (25.11+: reads 0 or NO_VAL16 when unset), tells
+-- the user to pass where it does not (older: nil), and never replaces
+-- the job's own.
+local gbp = TMP .. "/gb200.yaml"
+write(gbp, (POLICY_TEXT:gsub("\npartitions:\n", "\npartitions:\n" ..
+	"  - name: gb200\n    gpu: GB200\n    gpus_per_node: 4\n" ..
+	"    nodes: 288\n    max_nodes_per_job: 288\n" ..
+	"    max_time: 30-00:00:00\n    network: ib\n" ..
+	"    network_gbps_per_node: 1600\n\n", 1)))
+AUTOSIZE_SETTINGS = { cpath = BUILD .. "/?.so", policy = gbp,
+	limits_cli = "" }
+slurm_job_submit, slurm_job_modify = nil, nil
+dofile("etc/job_submit.lua")
+local gb_args = "--partition gb200 --model qwen3-235b-a22b " ..
+	"--train-tokens 2e12 --train-time 30d"
+local gb_want = cli_plan(gbp, gb_args)
+gb_want.segment = tonumber(gb_want.raw:match('"segment_nodes":(%d+)'))
+check("gb200: the CLI plans past a rack in segments dividing its nodes",
+	gb_want.nodes and gb_want.nodes > 18 and gb_want.segment and
+	gb_want.segment >= 2 and gb_want.segment <= 18 and
+	gb_want.nodes % gb_want.segment == 0, gb_want.raw)
+local function gb_submit(fields)
+	reset()
+	fields.partition = fields.partition or "gb200"
+	fields.script = "x"
+	fields.spank_job_env = fields.spank_job_env or
+		env(P .. "model=qwen3-235b-a22b", P .. "train_tokens=2e12",
+			P .. "train_time=30d")
+	jd, writes = job_desc(fields)
+	return slurm_job_submit(jd, {}, 1000)
+end
+check("segment_size unset (0, Slurm 25.11+): written as planned",
+	gb_submit({ segment_size = 0 }) == slurm.SUCCESS and
+	writes.min_nodes == gb_want.nodes and
+	writes.segment_size == gb_want.segment and
+	writes.min_nodes % writes.segment_size == 0 and
+	user_text():find("segment size (not set) -> " .. gb_want.segment,
+		1, true), user_text())
+check("segment_size NO_VAL16 (a client other than sbatch): written",
+	gb_submit({ segment_size = 65534 }) == slurm.SUCCESS and
+	writes.segment_size == gb_want.segment, user_text())
+check("segment_size nil (Slurm before 25.11): not written, the user " ..
+	"told to pass --segment",
+	gb_submit({}) == slurm.SUCCESS and writes.segment_size == nil and
+	writes.min_nodes == gb_want.nodes and
+	user_text():find("sbatch --segment=" .. gb_want.segment, 1, true) and
+	#fake.error == 0, user_text())
+check("the job's own --segment=12: kept, nodes a multiple of it",
+	gb_submit({ segment_size = 12 }) == slurm.SUCCESS and
+	writes.segment_size == nil and writes.min_nodes and
+	writes.min_nodes % 12 == 0 and
+	not user_text():find("--segment", 1, true), user_text())
+check("h100 (a node's NVLink): no segment written or asked for",
+	gb_submit({ partition = "h100", segment_size = 0,
+		spank_job_env = env(P .. "model=llama-3-70b",
+			P .. "train_tokens=1e12") }) ==
+	slurm.SUCCESS and writes.min_nodes and writes.segment_size == nil and
+	not user_text():find("segment", 1, true), user_text())
+
 -- Lua 5.1 syntax check of the script itself.
 check("job_submit.lua compiles under luac5.1 -p or loadfile",
 	loadfile("etc/job_submit.lua") ~= nil)
