@@ -189,6 +189,19 @@ int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus)
 	return least < dom ? least : dom;
 }
 
+int comm_group_peers(const sizing_job *job, int stride, int n,
+		     int job_gpus)
+{
+	int peers;
+
+	if (comm_in_domain(job, stride * n, job_gpus))
+		return n;
+	peers = comm_domain_share(job, stride * n, job_gpus) / stride;
+	if (peers < 1)
+		return 1;
+	return peers < n ? peers : n;
+}
+
 void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 		   comm_link *l)
 {

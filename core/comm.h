@@ -66,6 +66,14 @@ int comm_in_domain(const sizing_job *job, int span_gpus, int job_gpus);
  * else the job's GPUs on a node (sizing_gpn). */
 int comm_domain_share(const sizing_job *job, int span_gpus, int job_gpus);
 
+/* Of an all-to-all group of n members strided by stride ranks (an EP
+ * group by its expert TP, a Ulysses group by TP) in a job of job_gpus
+ * GPUs, how many share the link inside a node or NVLink domain: all n
+ * where the group stays in one (comm_in_domain), else the members of the
+ * least piece of it that shares one (comm_domain_share); from 1 to n. */
+int comm_group_peers(const sizing_job *job, int stride, int n,
+		     int job_gpus);
+
 /* The link a group of ranks crosses: inside the node (or NVLink domain)
  * when comm_in_domain (span_gpus: the ranks it covers, consecutive
  * ranks included, e.g. tp x dp x cp for a DP group), else the

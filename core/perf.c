@@ -787,17 +787,7 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * load */
 	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
 	k = m->experts_active;
-	/* the group's peers on the link inside a node or NVLink domain:
-	 * all of them, or those of the piece of it that shares one */
-	if (comm_in_domain(job, SIZING_ETP(lay) * ep, SIZING_GPUS(lay)))
-		local = ep;
-	else
-		local = comm_domain_share(job, SIZING_ETP(lay) * ep,
-					  SIZING_GPUS(lay)) / SIZING_ETP(lay);
-	if (local < 1)
-		local = 1;
-	if (local > ep)
-		local = ep;
+	local = comm_group_peers(job, SIZING_ETP(lay), ep, SIZING_GPUS(lay));
 	nodes = (double)ep / local;
 	if (job->stack && job->stack->deepep) {
 		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))
@@ -842,9 +832,7 @@ static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 	double head_dim = m->head_dim > 0 ? m->head_dim
 					  : (double)m->hidden / m->heads;
 	double ways = (double)lay->tp * cp, kv_rank, bytes;
-	int members = comm_in_domain(job, lay->tp * cp, SIZING_GPUS(lay))
-		      ? cp : comm_domain_share(job, lay->tp * cp,
-					       SIZING_GPUS(lay)) / lay->tp;
+	int members = comm_group_peers(job, lay->tp, cp, SIZING_GPUS(lay));
 
 	kv_rank = head_dim * m->kv_heads / ways;
 	if (kv_rank < head_dim)
@@ -853,7 +841,7 @@ static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 		(2.0 * autosize_model_q_width(m) / ways + 2.0 * kv_rank);
 	return (2.0 + sizing_recompute_share(job, lay)) *
 	       perf_stage_layers(m, lay) *
-	       comm_alltoall_s(job, bytes, cp, members > 1 ? members : 1);
+	       comm_alltoall_s(job, bytes, cp, members);
 }
 
 static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)

@@ -496,9 +496,10 @@ static void test_time_terms(void **state)
  * and exchanges its tokens on NVLink; on 8-GPU B200 nodes the same group
  * spans two nodes and half its peers are across the network. Tensor
  * parallelism of 8 spans two trays on NVLink as it spans one B200 node.
- * Past the rack (EP 16 in a 256-GPU job: the fifth group straddles two
- * racks, 8 ranks in each) the all-to-all waits on the network as on
- * B200, where each group has 8 of 16 ranks on a node. */
+ * A 256-GPU job in segments of 16 trays keeps every group of 16 in one
+ * rack; past whole racks (EP 16 in a 288-GPU job: the fifth group
+ * straddles two racks, 8 ranks in each) the all-to-all waits on the
+ * network as on B200, where each group has 8 of 16 ranks on a node. */
 static void test_nvlink_domain_time(void **state)
 {
 	autosize_model m;
