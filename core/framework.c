@@ -4,6 +4,7 @@
  * (memory.c), the step time (perf.c) and the search ask here instead of
  * guessing the framework from the layout.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "framework_private.h"
@@ -19,6 +20,16 @@
  * each (DeepSpeed config docs: reduce_bucket_size and
  * allgather_bucket_size default 5e8), held in 16 bits. */
 #define FRAMEWORK_DS_BUCKET_ELEMS 5e8
+/* Megatron-Core's default gradient bucket: max(40M, 1M x the size of the
+ * dp x cp group) parameters, "larger DP sizes need larger buckets to
+ * ensure collectives do not become latency-bound"
+ * (megatron/core/distributed/distributed_data_parallel_config.py,
+ * bucket_size; distributed_data_parallel.py sets it). */
+#define FRAMEWORK_MEG_BUCKET_PARAMS 40e6
+#define FRAMEWORK_MEG_BUCKET_PARAMS_PER_RANK 1e6
+/* PyTorch DDP's default gradient bucket (DistributedDataParallel
+ * bucket_cap_mb=25). */
+#define FRAMEWORK_DDP_BUCKET_BYTES (25.0 * 1024 * 1024)
 /* Layers whose parameters are gathered at once under ZeRO-3 / FSDP: the
  * one running and the one prefetched (FSDP2 implicit prefetch, DeepSpeed
  * stage3_prefetch_bucket_size). */
@@ -100,6 +111,38 @@ int framework_torch_kernels(const sizing_job *job)
 {
 	return framework_torch_native(job) &&
 	       !(job->stack && job->stack->te_kernels);
+}
+
+double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
+			    double grad_bytes, double wire_b, double layers)
+{
+	double per_b;
+
+	if (!(grad_bytes > 0) || !(wire_b > 0))
+		return 0;
+	switch (framework_resolve(job->framework)) {
+	case AUTOSIZE_FRAMEWORK_MEGATRON: {
+		double d = (double)lay->dp * SIZING_CP(lay);
+
+		per_b = wire_b * (d * FRAMEWORK_MEG_BUCKET_PARAMS_PER_RANK >
+				  FRAMEWORK_MEG_BUCKET_PARAMS
+				  ? d * FRAMEWORK_MEG_BUCKET_PARAMS_PER_RANK
+				  : FRAMEWORK_MEG_BUCKET_PARAMS);
+		break;
+	}
+	case AUTOSIZE_FRAMEWORK_DEEPSPEED:
+		per_b = wire_b * FRAMEWORK_DS_BUCKET_ELEMS;
+		break;
+	default:
+		/* FSDP reduces (and gathers) one wrapped unit at a time,
+		 * a transformer block each (torchtitan, accelerate's
+		 * transformer-layer wrap); plain DDP in its buckets */
+		if (lay->zero_stage >= 2 && layers >= 1)
+			return ceil(layers);
+		per_b = FRAMEWORK_DDP_BUCKET_BYTES;
+		break;
+	}
+	return ceil(grad_bytes / per_b);
 }
 
 int framework_dp_overlaps(const sizing_job *job, const sizing_layout *lay)

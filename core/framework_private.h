@@ -96,6 +96,14 @@ int framework_torch_native(const sizing_job *job);
  * generation's torch_eff of Megatron-Core's rate. */
 int framework_torch_kernels(const sizing_job *job);
 
+/* Collectives the data-parallel gradient reduction of grad_bytes
+ * (wire_b bytes a parameter, layers on the stage) is issued in, each
+ * paying its ring's latency: the framework's default buckets (Megatron
+ * max(40M, 1M x dp x cp) parameters, DeepSpeed 5e8 elements, DDP 25 MiB)
+ * or, under FSDP ZeRO-2/3, one per wrapped layer. */
+double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
+			    double grad_bytes, double wire_b, double layers);
+
 /* 1 when job's data-parallel gradient reduction (and a sharded
  * optimizer's parameter gather) runs under its backward (forward) pass;
  * 0 under DeepSpeed's pipeline engine, which turns the backward hooks'

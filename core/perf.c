@@ -17,9 +17,7 @@
 /* Generation-independent constants (the rest is per GPU generation in
  * etc/perf.yaml, read through sizing_perf()).
  *
- * Gradient bucket (PyTorch DDP / Megatron default ~25-40 MB). */
-#define PERF_BUCKET_BYTES 40e6
-/* Share of the last backward pass that overlaps gradient reduction
+ * Share of the last backward pass that overlaps gradient reduction
  * (fitted once on the 21 original A100 runs). */
 #define PERF_DP_OVERLAP 0.72
 /* Share of each pass that hides ZeRO-3 / FSDP parameter gathers and
@@ -54,7 +52,7 @@ static double perf_moe_capacity(const sizing_job *job)
 }
 
 /* Buckets in flight at once in NCCL's pipelined ring (latency term). */
-#define PERF_BUCKETS_IN_FLIGHT 8.0
+#define PERF_BUCKETS_IN_FLIGHT 1.0
 
 /* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
  * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
@@ -714,9 +712,12 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
 	 * an 8-GPU node at any pipeline depth. */
 	comm_link_for(job, lay->tp * d, SIZING_GPUS(lay), &link);
-	/* one latency per bucket and ring step, pipelined */
-	lat = ceil(grad_bytes / PERF_BUCKET_BYTES) * (d - 1) *
-	      link.latency_s / PERF_BUCKETS_IN_FLIGHT;
+	/* one latency per bucket and ring step, pipelined, and at least
+	 * the d - 1 steps of one ring */
+	lat = framework_dp_buckets(job, lay, grad_bytes, st.grad_wire_b,
+				   perf_stage_layers(job->model, lay)) /
+	      PERF_BUCKETS_IN_FLIGHT;
+	lat = (lat > 1 ? lat : 1) * (d - 1) * link.latency_s;
 	if (lay->zero_stage >= 3) {
 		/* each phase hides its own traffic: the forward the
 		 * parameter gathers of the next layers, the backward (with

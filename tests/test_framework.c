@@ -741,6 +741,39 @@ static void test_grad_reduce(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Data-parallel buckets (framework_dp_buckets): each framework's own
+ * default, Megatron's growing with the dp x cp group so that a large
+ * group stays bandwidth-bound, FSDP one per wrapped layer. */
+static void test_dp_buckets(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout small = shape(1, 1, 8, 1), big = shape(1, 1, 1024, 1);
+	double grad_b = 4.0 * 7e9; /* a 7B model's fp32 gradients */
+
+	(void)state;
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	/* 40M parameters a bucket up to 40 ranks, 1M a rank above */
+	assert_true(framework_dp_buckets(&job, &small, grad_b, 4, 32) ==
+		    ceil(7e9 / 40e6));
+	assert_true(framework_dp_buckets(&job, &big, grad_b, 4, 32) ==
+		    ceil(7e9 / 1024e6));
+	big.cp = 2;
+	assert_true(framework_dp_buckets(&job, &big, grad_b, 4, 32) ==
+		    ceil(7e9 / 2048e6));
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	assert_true(framework_dp_buckets(&job, &small, grad_b / 2, 2, 32) ==
+		    ceil(7e9 / 5e8));
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	small.zero_stage = 3;
+	assert_true(framework_dp_buckets(&job, &small, grad_b, 4, 32) == 32);
+	small.zero_stage = 0;
+	assert_true(framework_dp_buckets(&job, &small, grad_b, 4, 32) ==
+		    ceil(grad_b / (25.0 * 1024 * 1024)));
+	assert_true(framework_dp_buckets(&job, &small, 0, 4, 32) == 0);
+}
+
 /* Interleaving's micro-batch groups (framework_vp_group): which counts
  * each framework's schedule runs, what a group holds in flight, and no
  * searched plan with virtual stages the schedule would refuse. */
@@ -837,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),
 		cmocka_unit_test(test_vp_group),
+		cmocka_unit_test(test_dp_buckets),
 	};
 
 	return cmocka_run_group_tests_name("framework", tests,
