@@ -272,10 +272,13 @@ soak: all
 # (known misses aside) and expressible (tests/validation/README.md);
 # rewrites etc/published-runs.tsv, the scores plan --json cites (rebuild
 # after it: the library compiles it in).
-validate: $(BUILD)/tests/test_validation
+# The time limits' residuals in etc/perf.yaml must be the fit half's
+# under the shipped constants (fit_perf residuals --check).
+validate: $(BUILD)/tests/test_validation $(BUILD)/fit_perf
 	AUTOSIZE_VALIDATE_STRICT=1 AUTOSIZE_REPORT=tests/validation/REPORT.md \
 		AUTOSIZE_PUBLISHED=etc/published-runs.tsv \
 		$(BUILD)/tests/test_validation
+	$(BUILD)/fit_perf residuals --check
 
 # The closed loop: a thousand synthetic finished jobs from a
 # hidden true speed per partition, with noise and lying users; the

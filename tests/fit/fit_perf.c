@@ -10,6 +10,7 @@
  *   make fit FIT="all stack.hf.elementwise_factor --runs=stack:hf"
  *   make fit FIT="all whole_run.efficiency --runs=metric:gpu_hours"
  *   make fit FIT=residuals             # the residuals: block
+ *   make fit FIT="residuals --check"   # fails when perf.yaml's are stale
  *   make fit FIT=coverage              # time limits vs real runs
  *
  * The first word names the runs' GPU generation ("all": every one); the
@@ -352,20 +353,103 @@ static void fit_bounds(const double *v, int n, double *lo, double *hi)
 		*hi = mean + half;
 }
 
-static void fit_print_regime(const char *indent, const fit_regime *g,
-			     int named)
+/* The 98% bounds of group g's logs. */
+static void fit_group_bounds(const fit_regime *g, double *lo, double *hi)
 {
-	double v[FIT_MAX_RUNS], lo, hi;
+	double v[FIT_MAX_RUNS];
 
 	memcpy(v, g->logs, sizeof(double) * g->n);
 	qsort(v, g->n, sizeof(double), fit_cmp);
-	fit_bounds(v, g->n, &lo, &hi);
+	fit_bounds(v, g->n, lo, hi);
+}
+
+static void fit_print_regime(const char *indent, const fit_regime *g,
+			     int named)
+{
+	double lo, hi;
+
+	fit_group_bounds(g, &lo, &hi);
 	if (named)
 		printf("%s- {generation: %s, framework: %s, scale: %s, ",
 		       indent, g->key[0], g->key[1], g->key[2]);
 	else
 		printf("%s{", indent);
 	printf("runs: %d, q_low: %.3f, q_high: %.3f}\n", g->n, lo, hi);
+}
+
+/* Residuals as printed (3 decimals) differ from the shipped ones by
+ * more than rounding. */
+#define FIT_RESIDUAL_TOL 0.0015
+
+/* 0 when the shipped bounds (runs, q_low, q_high) are group g's; else
+ * one line naming what to rerun. */
+static int fit_check_bounds(const char *what, const fit_regime *g,
+			    int runs, double q_low, double q_high)
+{
+	double lo, hi;
+
+	fit_group_bounds(g, &lo, &hi);
+	if (runs == g->n && fabs(lo - q_low) <= FIT_RESIDUAL_TOL &&
+	    fabs(hi - q_high) <= FIT_RESIDUAL_TOL)
+		return 0;
+	fprintf(stderr, "fit_perf: %s in etc/perf.yaml is stale: runs %d, "
+		"q_low %.3f, q_high %.3f shipped; the fit half gives %d, "
+		"%.3f, %.3f (make fit FIT=residuals, then copy them)\n",
+		what, runs, q_low, q_high, g->n, lo, hi);
+	return 1;
+}
+
+/* The regimes with enough runs, and the pooled and stacks' bounds,
+ * against the shipped etc/perf.yaml: the number of stale ones. */
+static int fit_check_residuals(const fit_regime *regimes, int n_regimes,
+			       const fit_regime *pooled,
+			       const fit_regime *stacks, int n_stacks)
+{
+	const perfdata_table *t = perfdata_default();
+	char what[160];
+	int i, j, bad = 0, used = 0;
+
+	bad += fit_check_bounds("residuals: pooled", pooled, t->pooled.runs,
+				t->pooled.q_low, t->pooled.q_high);
+	for (i = 0; i < n_regimes; i++) {
+		const fit_regime *g = &regimes[i];
+		const perfdata_regime *r = NULL;
+
+		if (g->n < PERFDATA_MIN_REGIME_RUNS)
+			continue;
+		used++;
+		for (j = 0; j < t->n_regimes && !r; j++)
+			if (!strcmp(t->regimes[j].generation, g->key[0]) &&
+			    !strcmp(t->regimes[j].framework, g->key[1]) &&
+			    !strcmp(t->regimes[j].scale, g->key[2]))
+				r = &t->regimes[j];
+		snprintf(what, sizeof(what), "residuals: regime %.40s %.40s %.40s",
+			 g->key[0], g->key[1], g->key[2]);
+		bad += r ? fit_check_bounds(what, g, r->runs, r->q_low,
+					    r->q_high)
+			 : fit_check_bounds(what, g, 0, 0, 0);
+	}
+	if (used != t->n_regimes) {
+		fprintf(stderr, "fit_perf: etc/perf.yaml has %d residual "
+			"regimes, the fit half %d (make fit FIT=residuals)\n",
+			t->n_regimes, used);
+		bad++;
+	}
+	for (i = 0; i < n_stacks; i++) {
+		const perfdata_stack *st = perfdata_stack_find(t,
+							       stacks[i].key[0]);
+
+		snprintf(what, sizeof(what), "stacks: %.40s q_low/q_high",
+			 stacks[i].key[0]);
+		bad += st ? fit_check_bounds(what, &stacks[i], st->runs,
+					     st->q_low, st->q_high)
+			  : fit_check_bounds(what, &stacks[i], 0, 0, 0);
+	}
+	if (!bad)
+		printf("residuals: etc/perf.yaml matches the fit half "
+		       "(%d runs, %d regimes, %d stacks)\n", pooled->n, used,
+		       n_stacks);
+	return bad;
 }
 
 /*
@@ -421,7 +505,7 @@ static void fit_group_add(fit_regime *groups, int *n, const char *k0,
  * interval (fit_uses_regime) are left out: stacks: q_low/q_high hold
  * their spread.
  */
-static int fit_residuals(autosize_policy *pol)
+static int fit_residuals(autosize_policy *pol, int check)
 {
 	static fit_regime regimes[FIT_MAX_REGIMES], pooled;
 	static fit_regime stacks[FIT_MAX_REGIMES];
@@ -453,6 +537,9 @@ static int fit_residuals(autosize_policy *pol)
 	}
 	if (!pooled.n)
 		return 1;
+	if (check)
+		return fit_check_residuals(regimes, n_regimes, &pooled, stacks,
+					   n_stacks) ? 1 : 0;
 	printf("residuals:\n  note: \"fit half, %d runs, 98%% prediction "
 	       "bounds of log(real/predicted) time (tests/fit/fit_perf.c "
 	       "residuals); regimes under %d runs left out\"\n  pooled: ",
@@ -677,7 +764,10 @@ int main(int argc, char **argv)
 	fit_load();
 	if (pol && (strcmp(gen, "residuals") == 0 ||
 		    strcmp(gen, "coverage") == 0)) {
-		i = gen[0] == 'r' ? fit_residuals(pol) : fit_coverage(pol);
+		i = gen[0] == 'r'
+		    ? fit_residuals(pol, argc > 2 &&
+					 strcmp(argv[2], "--check") == 0)
+		    : fit_coverage(pol);
 		autosize_policy_destroy(pol);
 		return i;
 	}
