@@ -113,6 +113,12 @@ int framework_torch_kernels(const sizing_job *job)
 	       !(job->stack && job->stack->te_kernels);
 }
 
+int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
+{
+	return lay->zero_stage >= 2 && lay->pp > 1 &&
+	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
+}
+
 double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
 			    double grad_bytes, double wire_b, double layers)
 {

@@ -96,6 +96,14 @@ int framework_torch_native(const sizing_job *job);
  * generation's torch_eff of Megatron-Core's rate. */
 int framework_torch_kernels(const sizing_job *job);
 
+/* 1 when job's FSDP runs under a pipeline schedule (torchtitan's
+ * default reshard_after_forward is off with PP; torch pipelining turns
+ * gradient sync and resharding off for every backward but the step's
+ * last, _PipelineStageBase.backward_maybe_with_nosync, as NeMo
+ * Automodel's patch of it does): the parameters are gathered once a
+ * step and stay, the gradients stay unsharded and are reduced once. */
+int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay);
+
 /* Collectives the data-parallel gradient reduction of grad_bytes
  * (wire_b bytes a parameter, layers on the stage) is issued in, each
  * paying its ring's latency: the framework's default buckets (Megatron

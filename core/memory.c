@@ -549,13 +549,9 @@ static void memory_states_compute(const sizing_job *job,
 		o = memory_state(st.opt_b, p, p_exp, lay, z >= 1);
 		if (z < 3)
 			copy = st.copy_b * p;
-		if (z >= 2 && lay->pp > 1 && framework_resolve(job->framework)
-		    == AUTOSIZE_FRAMEWORK_FSDP) {
-			/* FSDP under a pipeline schedule (torchtitan, torch
-			 * pipelining): no resharding after forward and
-			 * gradient sync on the last micro-batch only, so the
-			 * 16-bit parameters and the unsharded gradients stay
-			 * for the whole step */
+		if (framework_fsdp_step_sync(job, lay)) {
+			/* the 16-bit parameters and the unsharded gradients
+			 * stay for the whole step */
 			copy = st.copy_b * p;
 			g += st.grad_b * p;
 		}

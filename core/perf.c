@@ -735,6 +735,13 @@ static double perf_dp_exposed_s(const sizing_job *job,
 			     (3.0 + share);
 		double e_fwd = ag + 0.5 * lat - fwd, e_bwd = ag + rs + lat - bwd;
 
+		if (framework_fsdp_step_sync(job, lay)) {
+			/* under a pipeline: gathered under the step's first
+			 * forward, kept, reduced under its last backward */
+			e_bwd = rs + 0.5 * lat - bwd;
+			return (e_fwd > 0 ? e_fwd : 0) +
+			       (e_bwd > 0 ? e_bwd : 0);
+		}
 		return lay->grad_accum * ((e_fwd > 0 ? e_fwd : 0) +
 					  (e_bwd > 0 ? e_bwd : 0));
 	}

@@ -5,6 +5,7 @@
 #include "autosize.h"
 #include "catalog_fixture.h"
 #include "sizing.h"
+#include "framework_private.h"
 #include "comm.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -441,6 +442,45 @@ static void test_fsdp_phases(void **state)
 	assert_true(t_fast.dp_comm_s < t.dp_comm_s / 2);
 }
 
+/* FSDP under a pipeline schedule gathers the stage's parameters once a
+ * step and reduces its gradients once (framework_fsdp_step_sync), as its
+ * memory keeps them for the step: more micro-batches add no data-parallel
+ * traffic; without the pipeline every micro-batch gathers again. */
+static void test_fsdp_pipeline_sync(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time a, b;
+	autosize_error e;
+	sizing_layout l = layout(1, 4, 16, 3, 1, AUTOSIZE_RECOMPUTE_FULL);
+
+	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	job.flash_attention = 1;
+	part.net = AUTOSIZE_NET_ETHERNET;
+	part.net_gbps_per_node = 100;
+	l.grad_accum = 8;
+	sizing_step_time(&job, &l, &a);
+	l.grad_accum = 32;
+	sizing_step_time(&job, &l, &b);
+	assert_true(a.dp_comm_s > 0);
+	assert_true(fabs(b.dp_comm_s - a.dp_comm_s) < 1e-9 * a.dp_comm_s);
+	/* the same layout without the pipeline pays per micro-batch */
+	l.pp = 1;
+	l.grad_accum = 8;
+	sizing_step_time(&job, &l, &a);
+	l.grad_accum = 32;
+	sizing_step_time(&job, &l, &b);
+	assert_true(b.dp_comm_s > 3.9 * a.dp_comm_s);
+	/* Megatron's distributed optimizer is unchanged by it */
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	l.pp = 4;
+	l.zero_stage = 1;
+	assert_int_equal(framework_fsdp_step_sync(&job, &l), 0);
+}
+
 /* Time terms move the right way: a slower network, a deeper pipeline
  * with few micro-batches, tensor parallelism across nodes. */
 static void test_time_terms(void **state)
@@ -748,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_partial_recompute),
 		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
+		cmocka_unit_test(test_fsdp_pipeline_sync),
 		cmocka_unit_test(test_time_terms),
 		cmocka_unit_test(test_nvlink_domain_time),
 		cmocka_unit_test(test_dp_group_inside_node),
