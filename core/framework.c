@@ -119,6 +119,13 @@ int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
 	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
 }
 
+int framework_dp_reduce_each_microbatch(const sizing_job *job,
+					const sizing_layout *lay)
+{
+	return lay->zero_stage == 2 && framework_resolve(job->framework) ==
+					   AUTOSIZE_FRAMEWORK_DEEPSPEED;
+}
+
 double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
 			    double grad_bytes, double wire_b, double layers)
 {

@@ -104,6 +104,16 @@ int framework_torch_kernels(const sizing_job *job);
  * step and stay, the gradients stay unsharded and are reduced once. */
 int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay);
 
+/* 1 when job reduces its gradients under every micro-batch's backward
+ * rather than the step's last: DeepSpeed ZeRO-2 partitions gradients as
+ * they are made ("ZeRO stage >= 2 communicates during non gradient
+ * accumulation boundaries as well", runtime/engine.py
+ * allreduce_gradients; stage_1_and_2.py
+ * reduce_ready_partitions_and_remove_grads), where ZeRO-0/1 and the
+ * other frameworks' sharded optimizers reduce at the step's boundary. */
+int framework_dp_reduce_each_microbatch(const sizing_job *job,
+					const sizing_layout *lay);
+
 /* Collectives the data-parallel gradient reduction of grad_bytes
  * (wire_b bytes a parameter, layers on the stage) is issued in, each
  * paying its ring's latency: the framework's default buckets (Megatron

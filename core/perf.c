@@ -759,7 +759,11 @@ static double perf_dp_exposed_s(const sizing_job *job,
 
 		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
 				   grad_bytes - grad_exp, grad_exp) + lat;
-		return (t > window ? t - window : 0) +
+		/* DeepSpeed ZeRO-2 reduces under every micro-batch's
+		 * backward (framework_dp_reduce_each_microbatch) */
+		return (t > window ? t - window : 0) *
+		       (framework_dp_reduce_each_microbatch(job, lay)
+			? lay->grad_accum : 1) +
 		       (ag > ag_window ? ag - ag_window : 0);
 	}
 	t = perf_dp_coll_s(job, lay, comm_allreduce_s,

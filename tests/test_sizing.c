@@ -481,6 +481,39 @@ static void test_fsdp_pipeline_sync(void **state)
 	assert_int_equal(framework_fsdp_step_sync(&job, &l), 0);
 }
 
+/* DeepSpeed ZeRO-2 reduces its gradients under every micro-batch's
+ * backward, ZeRO-1 at the step's boundary
+ * (framework_dp_reduce_each_microbatch): on a network too slow for one
+ * backward to hide the reduction, more micro-batches expose more under
+ * ZeRO-2 only. */
+static void test_deepspeed_zero2_reduce(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_time a, b;
+	autosize_error e;
+	sizing_layout l = layout(1, 1, 16, 2, 1, AUTOSIZE_RECOMPUTE_NONE);
+
+	assert_int_equal(autosize_model_preset("llama-2-7b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	part.net = AUTOSIZE_NET_ETHERNET;
+	part.net_gbps_per_node = 25;
+	l.grad_accum = 2;
+	sizing_step_time(&job, &l, &a);
+	l.grad_accum = 8;
+	sizing_step_time(&job, &l, &b);
+	assert_true(a.dp_comm_s > 0);
+	assert_true(b.dp_comm_s > 2 * a.dp_comm_s);
+	l.zero_stage = 1;
+	l.grad_accum = 2;
+	sizing_step_time(&job, &l, &a);
+	l.grad_accum = 8;
+	sizing_step_time(&job, &l, &b);
+	assert_true(fabs(b.dp_comm_s - a.dp_comm_s) < 1e-9 * a.dp_comm_s);
+}
+
 /* Time terms move the right way: a slower network, a deeper pipeline
  * with few micro-batches, tensor parallelism across nodes. */
 static void test_time_terms(void **state)
@@ -789,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_fsdp_pipeline_sync),
+		cmocka_unit_test(test_deepspeed_zero2_reduce),
 		cmocka_unit_test(test_time_terms),
 		cmocka_unit_test(test_nvlink_domain_time),
 		cmocka_unit_test(test_dp_group_inside_node),
