@@ -442,6 +442,17 @@ static void test_fsdp_phases(void **state)
 	assert_true(t_fast.dp_comm_s < t.dp_comm_s / 2);
 }
 
+/* The exposed data-parallel time of job on l at accum micro-batches a
+ * step. */
+static double dp_comm_at(const sizing_job *job, sizing_layout l, int accum)
+{
+	sizing_time t;
+
+	l.grad_accum = accum;
+	sizing_step_time(job, &l, &t);
+	return t.dp_comm_s;
+}
+
 /* FSDP under a pipeline schedule gathers the stage's parameters once a
  * step and reduces its gradients once (framework_fsdp_step_sync), as its
  * memory keeps them for the step: more micro-batches add no data-parallel
@@ -451,9 +462,9 @@ static void test_fsdp_pipeline_sync(void **state)
 	autosize_model m;
 	autosize_partition part;
 	sizing_job job;
-	sizing_time a, b;
 	autosize_error e;
 	sizing_layout l = layout(1, 4, 16, 3, 1, AUTOSIZE_RECOMPUTE_FULL);
+	double a;
 
 	assert_int_equal(autosize_model_preset("llama-2-70b", &m, &e), 0);
 	job_for(&job, &m, &part, "H100");
@@ -461,19 +472,12 @@ static void test_fsdp_pipeline_sync(void **state)
 	job.flash_attention = 1;
 	part.net = AUTOSIZE_NET_ETHERNET;
 	part.net_gbps_per_node = 100;
-	l.grad_accum = 8;
-	sizing_step_time(&job, &l, &a);
-	l.grad_accum = 32;
-	sizing_step_time(&job, &l, &b);
-	assert_true(a.dp_comm_s > 0);
-	assert_true(fabs(b.dp_comm_s - a.dp_comm_s) < 1e-9 * a.dp_comm_s);
+	a = dp_comm_at(&job, l, 8);
+	assert_true(a > 0);
+	assert_true(fabs(dp_comm_at(&job, l, 32) - a) < 1e-9 * a);
 	/* the same layout without the pipeline pays per micro-batch */
 	l.pp = 1;
-	l.grad_accum = 8;
-	sizing_step_time(&job, &l, &a);
-	l.grad_accum = 32;
-	sizing_step_time(&job, &l, &b);
-	assert_true(b.dp_comm_s > 3.9 * a.dp_comm_s);
+	assert_true(dp_comm_at(&job, l, 32) > 3.9 * dp_comm_at(&job, l, 8));
 	/* Megatron's distributed optimizer is unchanged by it */
 	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
 	l.pp = 4;
@@ -491,27 +495,21 @@ static void test_deepspeed_zero2_reduce(void **state)
 	autosize_model m;
 	autosize_partition part;
 	sizing_job job;
-	sizing_time a, b;
 	autosize_error e;
 	sizing_layout l = layout(1, 1, 16, 2, 1, AUTOSIZE_RECOMPUTE_NONE);
+	double a;
 
 	assert_int_equal(autosize_model_preset("llama-2-7b", &m, &e), 0);
 	job_for(&job, &m, &part, "H100");
 	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
 	part.net = AUTOSIZE_NET_ETHERNET;
 	part.net_gbps_per_node = 25;
-	l.grad_accum = 2;
-	sizing_step_time(&job, &l, &a);
-	l.grad_accum = 8;
-	sizing_step_time(&job, &l, &b);
-	assert_true(a.dp_comm_s > 0);
-	assert_true(b.dp_comm_s > 2 * a.dp_comm_s);
+	a = dp_comm_at(&job, l, 2);
+	assert_true(a > 0);
+	assert_true(dp_comm_at(&job, l, 8) > 2 * a);
 	l.zero_stage = 1;
-	l.grad_accum = 2;
-	sizing_step_time(&job, &l, &a);
-	l.grad_accum = 8;
-	sizing_step_time(&job, &l, &b);
-	assert_true(fabs(b.dp_comm_s - a.dp_comm_s) < 1e-9 * a.dp_comm_s);
+	a = dp_comm_at(&job, l, 2);
+	assert_true(fabs(dp_comm_at(&job, l, 8) - a) < 1e-9 * a);
 }
 
 /* Time terms move the right way: a slower network, a deeper pipeline
