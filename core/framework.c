@@ -119,6 +119,15 @@ int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
 	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
 }
 
+int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay)
+{
+	if (framework_fsdp_step_sync(job, lay))
+		return 1;
+	return job->stack && job->stack->accum_no_sync &&
+	       lay->grad_accum > 1 && lay->zero_stage >= 2 &&
+	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
+}
+
 int framework_dp_reduce_each_microbatch(const sizing_job *job,
 					const sizing_layout *lay)
 {

@@ -104,6 +104,15 @@ int framework_torch_kernels(const sizing_job *job);
  * step and stay, the gradients stay unsharded and are reduced once. */
 int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay);
 
+/* 1 when job's FSDP keeps its gradients unsharded across a step's
+ * micro-batches and reduces them once, under the last: under a pipeline
+ * (framework_fsdp_step_sync), or a stack that accumulates under no_sync
+ * (perf.yaml stacks: accum_no_sync, the HF Trainer) with more than one
+ * micro-batch a step. FSDP's no_sync "will result in higher memory usage
+ * because FSDP will accumulate the full model gradients (instead of
+ * gradient shards) until the eventual sync" (PyTorch FSDP docs). */
+int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay);
+
 /* 1 when job reduces its gradients under every micro-batch's backward
  * rather than the step's last: DeepSpeed ZeRO-2 partitions gradients as
  * they are made ("ZeRO stage >= 2 communicates during non gradient

@@ -485,8 +485,10 @@ static double memory_state(double b, double p, double p_exp,
 }
 
 /* The model-state part of a layout's memory: it depends on the sharding
- * (tp, pp, dp, cp, ep, ZeRO stage), not on the micro-batch,
- * recomputation or interleaving the search varies most. */
+ * (tp, pp, dp, cp, ep, ZeRO stage) and on whether a step has more than
+ * one micro-batch (gradients held unsharded under FSDP's no_sync), not
+ * on the micro-batch, recomputation or interleaving the search varies
+ * most. */
 typedef struct memory_states {
 	double w, g, o;     /* weights (with any compute copy), grads, opt */
 	double buffer;      /* the framework's communication buffers */
@@ -537,6 +539,10 @@ static void memory_states_compute(const sizing_job *job,
 			g /= d;
 		if (lay->zero_stage >= 3)
 			w /= d;
+		/* the adapters' gradients accumulate unsharded until the
+		 * step's last micro-batch (framework_fsdp_grads_held) */
+		if (framework_fsdp_grads_held(job, lay))
+			g += 2 * a;
 	} else {
 		/* bytes per parameter from the framework's profile,
 		 * sharded as the ZeRO stage says (dense over dp x cp,
@@ -549,11 +555,18 @@ static void memory_states_compute(const sizing_job *job,
 		o = memory_state(st.opt_b, p, p_exp, lay, z >= 1);
 		if (z < 3)
 			copy = st.copy_b * p;
+		/* the gradients accumulate unsharded until the step's
+		 * last micro-batch reduces them (framework_fsdp_grads_held):
+		 * under a pipeline in FSDP's reduce dtype, with the 16-bit
+		 * parameters gathered for the whole step; under a stack's
+		 * no_sync in accelerate's, the mixed-precision dtype
+		 * (FullyShardedDataParallelPlugin: param_dtype = reduce_dtype
+		 * = bf16) */
 		if (framework_fsdp_step_sync(job, lay)) {
-			/* the 16-bit parameters and the unsharded gradients
-			 * stay for the whole step */
 			copy = st.copy_b * p;
 			g += st.grad_b * p;
+		} else if (framework_fsdp_grads_held(job, lay)) {
+			g += 2.0 * p;
 		}
 	}
 	ms->w = w + copy;
@@ -584,6 +597,8 @@ typedef struct memory_key {
 	const sizing_job *job;
 	int tp, pp, dp, cp, ep, zero;
 	int framework, train_mode;
+	int accum;     /* more than one micro-batch a step
+			* (framework_fsdp_grads_held) */
 } memory_key;
 
 /* The last model states of this thread per ZeRO stage: the search
@@ -601,7 +616,7 @@ static int memory_key_eq(const memory_key *a, const memory_key *b)
 	return a->job == b->job && a->tp == b->tp && a->pp == b->pp &&
 	       a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
 	       a->zero == b->zero && a->framework == b->framework &&
-	       a->train_mode == b->train_mode;
+	       a->train_mode == b->train_mode && a->accum == b->accum;
 }
 
 static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
@@ -623,6 +638,7 @@ static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
 	k.zero = lay->zero_stage;
 	k.framework = job->framework;
 	k.train_mode = job->train_mode;
+	k.accum = lay->grad_accum > 1;
 	i = k.zero & (MEMORY_MEMO - 1);
 	if (memory_memo.valid[i] && memory_key_eq(&memory_memo.key[i], &k)) {
 		*ms = memory_memo.val[i];

@@ -742,6 +742,16 @@ static double perf_dp_exposed_s(const sizing_job *job,
 			return (e_fwd > 0 ? e_fwd : 0) +
 			       (e_bwd > 0 ? e_bwd : 0);
 		}
+		if (framework_fsdp_grads_held(job, lay)) {
+			/* no_sync: every micro-batch gathers, only the
+			 * step's last reduce-scatters */
+			double e_keep = ag + 0.5 * lat - bwd;
+
+			return lay->grad_accum * (e_fwd > 0 ? e_fwd : 0) +
+			       (lay->grad_accum - 1) *
+			       (e_keep > 0 ? e_keep : 0) +
+			       (e_bwd > 0 ? e_bwd : 0);
+		}
 		return lay->grad_accum * ((e_fwd > 0 ? e_fwd : 0) +
 					  (e_bwd > 0 ? e_bwd : 0));
 	}

@@ -68,7 +68,8 @@ static const char *const perfdata_stack_keys[] = {
 	"name", "framework", "validated", "kernel_eff", "layer_overhead_s",
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
 	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
-	"te_kernels", "elementwise_factor", "deepep", "by_generation",
+	"te_kernels", "elementwise_factor", "deepep", "accum_no_sync",
+	"by_generation",
 	"validated_on", "sources", NULL
 };
 static const char *const perfdata_by_gen_keys[] = {
@@ -495,6 +496,9 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 					 &st->te_kernels, e);
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "deepep", &st->deepep, e);
+	if (!rc)
+		rc = perfdata_stack_flag(t, m, src, "accum_no_sync",
+					 &st->accum_no_sync, e);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "elementwise_factor", 1, 20,
 					&st->elementwise_factor, e);

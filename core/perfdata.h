@@ -116,6 +116,10 @@ typedef struct perfdata_stack {
 			      * kernels (no torch_eff) */
 	int deepep;          /* 1: MoE dispatch sends a token once a rank
 			      * (once a node across nodes), DeepEP */
+	int accum_no_sync;   /* 1: under FSDP, no gradient reduction until
+			      * a step's last micro-batch (the HF
+			      * Trainer's no_sync): the gradients stay
+			      * unsharded in between */
 	double elementwise_factor; /* element-wise bytes over the engine's
 				    * (eager, unfused modeling code and
 				    * adapter dropout); 1: the engine's */

@@ -822,6 +822,17 @@ static int search_mbs_dominated(search_state *st, const sizing_layout *base,
 		search_mbs_bound_tps(st, &lay, sh->mbs, sh->vp_max));
 }
 
+/* 1 when micro-batch i of mbs may not fit where a larger one does: a
+ * stack that accumulates under no_sync holds unsharded gradients only
+ * while a step has several micro-batches (framework_fsdp_grads_held),
+ * so memory drops where the largest size takes the batch in one. */
+static int search_mbs_held_drop(const search_state *st,
+				const search_mbs *mbs, int i)
+{
+	return st->job->stack && st->job->stack->accum_no_sync &&
+	       mbs->ga[i] > 1 && mbs->ga[mbs->n - 1] == 1;
+}
+
 /* 1 when one recomputation setting of a shape fits at all, as
  * search_micro_batches finds it: its smallest micro-batch size fits at
  * one of the ZeRO stages (larger ones need more memory). */
@@ -831,15 +842,21 @@ static int search_mbs_fit(search_state *st, const sizing_layout *base,
 {
 	sizing_layout lay;
 	double total;
-	int j;
+	int i, j, n_try, try_i[2];
 
 	if (mbs->n < 1)
 		return 0;
-	search_mb_layout(base, mbs, 0, &lay);
-	for (j = 0; j < nz; j++) {
-		lay.zero_stage = zs[j];
-		if (search_fits(st, &lay, nodes, gpn, &total))
-			return 1;
+	/* the smallest, and the largest where held gradients go */
+	try_i[0] = 0;
+	try_i[1] = mbs->n - 1;
+	n_try = search_mbs_held_drop(st, mbs, 0) ? 2 : 1;
+	for (i = 0; i < n_try; i++) {
+		search_mb_layout(base, mbs, try_i[i], &lay);
+		for (j = 0; j < nz; j++) {
+			lay.zero_stage = zs[j];
+			if (search_fits(st, &lay, nodes, gpn, &total))
+				return 1;
+		}
 	}
 	return 0;
 }
@@ -881,6 +898,8 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 			lay.zero_stage = zs[j];
 			ok = search_fits(st, &lay, nodes, gpn, &total);
 		}
+		if (!ok && search_mbs_held_drop(st, mbs, i))
+			continue;   /* held gradients go at one a step */
 		if (!ok)
 			break;      /* larger micro-batches need more memory */
 		fit[found] = lay;

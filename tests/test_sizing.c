@@ -6,6 +6,7 @@
 #include "catalog_fixture.h"
 #include "sizing.h"
 #include "framework_private.h"
+#include "perfdata.h"
 #include "comm.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -478,6 +479,13 @@ static void test_fsdp_pipeline_sync(void **state)
 	/* the same layout without the pipeline pays per micro-batch */
 	l.pp = 1;
 	assert_true(dp_comm_at(&job, l, 32) > 3.9 * dp_comm_at(&job, l, 8));
+	/* the HF Trainer's no_sync: every micro-batch gathers, only the
+	 * step's last reduce-scatters */
+	job.stack = perfdata_stack_find(perfdata_default(), "hf");
+	assert_non_null(job.stack);
+	a = dp_comm_at(&job, l, 8);
+	job.stack = NULL;
+	assert_true(a > 0 && a < dp_comm_at(&job, l, 8));
 	/* Megatron's distributed optimizer is unchanged by it */
 	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
 	l.pp = 4;

@@ -172,6 +172,50 @@ static void test_stack_speed_and_interval(void **state)
 	assert_true(b.train_hours_high >= 3.9 * b.train_hours);
 }
 
+/* The HF Trainer accumulates under no_sync (perf.yaml stacks:
+ * accum_no_sync): under FSDP a step of several micro-batches holds the
+ * full unsharded gradients, in accelerate's bf16, until its last one;
+ * one micro-batch a step holds none, and torchtitan (no such stack)
+ * reduce-scatters every micro-batch. The search still finds the
+ * one-micro-batch step where accumulation would not fit. */
+static void test_hf_no_sync_grads(void **state)
+{
+	const char *hf[] = {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+			    "8", "train-stack", "hf", "train-mode",
+			    "finetune", "micro-batch", "1", "train-batch",
+			    "16", "zero", "3", "memory-reserve", "0",
+			    "train-tokens", "1e9", NULL};
+	const char *big[] = {"model", "llama-3.1-70b", "gpu", "h100", "gpus",
+			     "64", "train-stack", "axolotl", "train-mode",
+			     "finetune", "tp", "4", "train-tokens", "1e9",
+			     NULL};
+	autosize_plan a, b;
+	double held;
+
+	(void)state;
+	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
+	assert_int_equal(a.grad_accum, 2);
+	hf[13] = "8";
+	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	assert_int_equal(b.grad_accum, 1);
+	held = a.mem.gradients_bytes - b.mem.gradients_bytes;
+	/* 2 bytes for each of the 8.03B parameters */
+	assert_true(held > 1.9 * 8.0e9 && held < 2.1 * 8.1e9);
+	/* torchtitan's FSDP: the same at either accumulation */
+	hf[7] = "torchtitan";
+	hf[13] = "16";
+	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
+	hf[13] = "8";
+	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
+	assert_true(fabs(a.mem.gradients_bytes - b.mem.gradients_bytes) <
+		    1e-6 * b.mem.gradients_bytes);
+	/* 70B with TP 4: accumulation's held gradients (35 GB) do not
+	 * fit, one micro-batch of 8 a step does */
+	assert_int_equal(plan_of(big, &a), AUTOSIZE_OK);
+	assert_int_equal(a.grad_accum, 1);
+	assert_true(a.mem.total_bytes <= a.mem.usable_bytes);
+}
+
 /* A stated framework wins over the stack's; megatron stacks imply
  * megatron. */
 static void test_stack_framework(void **state)
@@ -406,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_qlora_weights),
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),
+		cmocka_unit_test(test_hf_no_sync_grads),
 		cmocka_unit_test(test_stack_framework),
 		cmocka_unit_test(test_hf_data_parallel_only),
 		cmocka_unit_test(test_whole_layer_recompute),
