@@ -555,19 +555,14 @@ static void memory_states_compute(const sizing_job *job,
 		o = memory_state(st.opt_b, p, p_exp, lay, z >= 1);
 		if (z < 3)
 			copy = st.copy_b * p;
-		/* the gradients accumulate unsharded until the step's
-		 * last micro-batch reduces them (framework_fsdp_grads_held):
-		 * under a pipeline in FSDP's reduce dtype, with the 16-bit
-		 * parameters gathered for the whole step; under a stack's
-		 * no_sync in accelerate's, the mixed-precision dtype
-		 * (FullyShardedDataParallelPlugin: param_dtype = reduce_dtype
-		 * = bf16) */
-		if (framework_fsdp_step_sync(job, lay)) {
+		/* the gradients accumulate unsharded, in FSDP's reduce
+		 * dtype, until the step's last micro-batch reduces them
+		 * (framework_fsdp_grads_held); under a pipeline the 16-bit
+		 * parameters stay gathered for the whole step too */
+		if (framework_fsdp_step_sync(job, lay))
 			copy = st.copy_b * p;
-			g += st.grad_b * p;
-		} else if (framework_fsdp_grads_held(job, lay)) {
-			g += 2.0 * p;
-		}
+		if (framework_fsdp_grads_held(job, lay))
+			g += st.grad_wire_b * p;
 	}
 	ms->w = w + copy;
 	ms->g = g;

@@ -69,6 +69,7 @@ static const char *const perfdata_stack_keys[] = {
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
 	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
 	"te_kernels", "elementwise_factor", "deepep", "accum_no_sync",
+	"grad_reduce_bytes",
 	"by_generation",
 	"validated_on", "sources", NULL
 };
@@ -499,6 +500,9 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "accum_no_sync",
 					 &st->accum_no_sync, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "grad_reduce_bytes", 0, 4,
+					&st->grad_reduce_bytes, e);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "elementwise_factor", 1, 20,
 					&st->elementwise_factor, e);

@@ -99,6 +99,9 @@ typedef struct perfdata_stack {
 	double dequant_eff;  /* share of HBM bandwidth a 4-bit base
 			      * weight's dequantization reaches (QLoRA) */
 	double logit_bytes;  /* bytes per logit at the loss; 0: engine's */
+	double grad_reduce_bytes; /* gradient reduce precision under FSDP
+				   * where the request states none; 0: the
+				   * framework's */
 	int bf16_states;     /* 1: bf16 weights, grads and moments, no fp32
 			      * master copy */
 	int act_offload;     /* 1: checkpointed layer inputs kept in host

@@ -227,6 +227,12 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 			 ? r->framework
 			 : job->stack ? job->stack->framework
 			 : autosize_policy_framework_for(p, r->rule);
+	/* a stack's reduce precision under FSDP where none is stated
+	 * (accelerate: reduce_dtype is the mixed-precision dtype) */
+	if (!job->grad_reduce_b && job->stack &&
+	    job->stack->grad_reduce_bytes > 0 &&
+	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP)
+		job->grad_reduce_b = job->stack->grad_reduce_bytes;
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack &&
 	    (r->train_mode == AUTOSIZE_TRAIN_LORA ||
 	     r->train_mode == AUTOSIZE_TRAIN_QLORA ||
