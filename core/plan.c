@@ -762,6 +762,53 @@ static double plan_chain_s(const perfdata_table *tab,
 	       factor;
 }
 
+/* The layout plan chose, as the sizing model takes it. */
+static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
+{
+	memset(lay, 0, sizeof(*lay));
+	lay->tp = plan->tp;
+	lay->pp = plan->pp;
+	lay->dp = plan->dp;
+	lay->cp = plan->cp;
+	lay->ep = plan->ep;
+	lay->vp = plan->vp > 0 ? plan->vp : 1;
+	lay->zero_stage = plan->zero_stage;
+	lay->micro_batch = plan->micro_batch;
+	lay->grad_accum = plan->grad_accum;
+	lay->recompute = plan->recompute;
+}
+
+/* Held gradients worth a warning: this share of the usable memory. */
+#define PLAN_HELD_GRADS_SHARE 0.05
+
+/* A stack that accumulates under no_sync holds the unsharded gradients
+ * under FSDP for the step's micro-batches (framework_fsdp_grads_held):
+ * say how much, and what avoids it. */
+static void plan_held_grads_warning(const sizing_job *job,
+				    autosize_plan *plan)
+{
+	sizing_layout lay;
+	framework_state st;
+	double b;
+
+	plan_layout_of(plan, &lay);
+	if (!job->stack || !job->stack->accum_no_sync || lay.tp <= 0 ||
+	    lay.pp <= 0 || lay.dp <= 0 ||
+	    !framework_fsdp_grads_held(job, &lay))
+		return;
+	framework_state_bytes(job, &st);
+	b = st.grad_wire_b * sizing_trained_params_per_gpu(job, &lay);
+	/* a LoRA adapter's few MB are not worth a line */
+	if (b < PLAN_HELD_GRADS_SHARE * plan->mem.usable_bytes)
+		return;
+	autosize_plan_warn(plan, "stack %s accumulates %d micro-batches a "
+			   "step under no_sync: FSDP holds %.1f GiB of "
+			   "unsharded gradients a GPU until the last (one "
+			   "micro-batch a step would not: more GPUs or a "
+			   "larger --micro-batch)", job->stack->name,
+			   lay.grad_accum, b / (1024.0 * 1024 * 1024));
+}
+
 /* Host memory and the rest of the node: the offloaded states per node
  * (host_bytes_per_node), what each GPU gets, the Slurm limit that capped
  * the partition. */
@@ -772,17 +819,7 @@ static void plan_host(const plan_ctx *c, const autosize_request *r,
 	sizing_layout lay;
 	int i;
 
-	memset(&lay, 0, sizeof(lay));
-	lay.tp = plan->tp;
-	lay.pp = plan->pp;
-	lay.dp = plan->dp;
-	lay.cp = plan->cp;
-	lay.ep = plan->ep;
-	lay.vp = plan->vp > 0 ? plan->vp : 1;
-	lay.zero_stage = plan->zero_stage;
-	lay.micro_batch = plan->micro_batch;
-	lay.grad_accum = plan->grad_accum;
-	lay.recompute = plan->recompute;
+	plan_layout_of(plan, &lay);
 	plan->host_bytes_per_node = 0;
 	if ((job->param_offload || job->opt_offload) && lay.tp > 0 &&
 	    lay.pp > 0 && lay.dp > 0)
@@ -888,6 +925,7 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   "(doc/stacks.md)", job.stack->name,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
+	plan_held_grads_warning(&job, plan);
 	/* a selective setting the stack runs as full (search.c) */
 	if (job.stack && job.stack->recompute_whole &&
 	    r->recompute != AUTOSIZE_UNSET &&

@@ -68,6 +68,7 @@ static const struct {
 	{{"--segment=", "does not divide"}, "segment_misfit"},
 	{{"no segment of", "divides"}, "segment_none"},
 	{{"--segment=", "cannot set"}, "segment_manual"},
+	{{"under no_sync", "unsharded gradients"}, "held_grads"},
 };
 
 const char *autosize_warning_code(const char *warning)

@@ -191,6 +191,7 @@ static void test_hf_no_sync_grads(void **state)
 			     NULL};
 	autosize_plan a, b;
 	double held;
+	int i;
 
 	(void)state;
 	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
@@ -201,6 +202,13 @@ static void test_hf_no_sync_grads(void **state)
 	held = a.mem.gradients_bytes - b.mem.gradients_bytes;
 	/* 2 bytes for each of the 8.03B parameters */
 	assert_true(held > 1.9 * 8.0e9 && held < 2.1 * 8.1e9);
+	/* the plan says so, with its code, where it holds them only */
+	assert_true(has_warning(&a, "holds 15.0 GiB of unsharded gradients"));
+	assert_false(has_warning(&b, "under no_sync"));
+	for (i = 0; i < a.n_warnings; i++)
+		if (strstr(a.warnings[i], "under no_sync"))
+			assert_string_equal(autosize_warning_code(
+						    a.warnings[i]), "held_grads");
 	/* torchtitan's FSDP: the same at either accumulation */
 	hf[7] = "torchtitan";
 	hf[13] = "16";
