@@ -21,10 +21,12 @@
  * allgather_bucket_size default 5e8), held in 16 bits. */
 #define FRAMEWORK_DS_BUCKET_ELEMS 5e8
 /* Megatron-Core's default gradient bucket: max(40M, 1M x the size of the
- * dp x cp group) parameters, "larger DP sizes need larger buckets to
- * ensure collectives do not become latency-bound"
- * (megatron/core/distributed/distributed_data_parallel_config.py,
- * bucket_size; distributed_data_parallel.py sets it). */
+ * data-parallel group, context parallelism left out) parameters,
+ * "larger DP sizes need larger buckets to ensure collectives do not
+ * become latency-bound" (megatron/core/distributed/
+ * distributed_data_parallel_config.py, bucket_size;
+ * distributed_data_parallel.py sets it from the dp group, which
+ * process_groups_config.py takes with_context_parallel=False). */
 #define FRAMEWORK_MEG_BUCKET_PARAMS 40e6
 #define FRAMEWORK_MEG_BUCKET_PARAMS_PER_RANK 1e6
 /* PyTorch DDP's default gradient bucket (DistributedDataParallel
@@ -121,6 +123,10 @@ int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
 
 int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay)
 {
+	/* one data-parallel rank has nothing to reduce (accelerate's
+	 * no_sync is a null context without distribution) */
+	if ((double)lay->dp * SIZING_CP(lay) <= 1)
+		return 0;
 	if (framework_fsdp_step_sync(job, lay))
 		return 1;
 	return job->stack && job->stack->accum_no_sync &&
@@ -131,8 +137,23 @@ int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay)
 int framework_dp_reduce_each_microbatch(const sizing_job *job,
 					const sizing_layout *lay)
 {
-	return lay->zero_stage == 2 && framework_resolve(job->framework) ==
-					   AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	autosize_framework f = framework_resolve(job->framework);
+
+	if (lay->zero_stage != 2)
+		return 0;
+	/* FSDP's ZeRO-2 (reshard_after_forward off) reduce-scatters in
+	 * every backward unless gradient sync is off (a pipeline, a
+	 * no_sync stack) */
+	return f == AUTOSIZE_FRAMEWORK_DEEPSPEED ||
+	       (f == AUTOSIZE_FRAMEWORK_FSDP &&
+		!framework_fsdp_grads_held(job, lay));
+}
+
+int framework_dp_gather_each_microbatch(const sizing_job *job,
+					const sizing_layout *lay)
+{
+	return lay->zero_stage == 2 && !framework_fsdp_step_sync(job, lay) &&
+	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
 }
 
 double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
@@ -144,7 +165,7 @@ double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
 		return 0;
 	switch (framework_resolve(job->framework)) {
 	case AUTOSIZE_FRAMEWORK_MEGATRON: {
-		double d = (double)lay->dp * SIZING_CP(lay);
+		double d = lay->dp;
 
 		per_b = wire_b * (d * FRAMEWORK_MEG_BUCKET_PARAMS_PER_RANK >
 				  FRAMEWORK_MEG_BUCKET_PARAMS

@@ -118,15 +118,26 @@ int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay);
  * they are made ("ZeRO stage >= 2 communicates during non gradient
  * accumulation boundaries as well", runtime/engine.py
  * allreduce_gradients; stage_1_and_2.py
- * reduce_ready_partitions_and_remove_grads), where ZeRO-0/1 and the
- * other frameworks' sharded optimizers reduce at the step's boundary. */
+ * reduce_ready_partitions_and_remove_grads), and FSDP's ZeRO-2
+ * reduce-scatters in every backward unless its gradients are held
+ * (framework_fsdp_grads_held; torchtitan's loop runs each accumulation
+ * step's backward with sync on). ZeRO-0/1 and Megatron's distributed
+ * optimizer reduce at the step's boundary. */
 int framework_dp_reduce_each_microbatch(const sizing_job *job,
+					const sizing_layout *lay);
+
+/* 1 when job gathers its 16-bit parameters for every micro-batch's
+ * forward under a sharded optimizer: FSDP's ZeRO-2 keeps them gathered
+ * from the forward to the backward only (reshard_after_forward off,
+ * reshard_after_backward on: FSDP2 fully_shard defaults), except under a
+ * pipeline (framework_fsdp_step_sync). */
+int framework_dp_gather_each_microbatch(const sizing_job *job,
 					const sizing_layout *lay);
 
 /* Collectives the data-parallel gradient reduction of grad_bytes
  * (wire_b bytes a parameter, layers on the stage) is issued in, each
  * paying its ring's latency: the framework's default buckets (Megatron
- * max(40M, 1M x dp x cp) parameters, DeepSpeed 5e8 elements, DDP 25 MiB)
+ * max(40M, 1M x dp) parameters, DeepSpeed 5e8 elements, DDP 25 MiB)
  * or, under FSDP ZeRO-2/3, one per wrapped layer. */
 double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
 			    double grad_bytes, double wire_b, double layers);

@@ -504,7 +504,7 @@ static void memory_states_compute(const sizing_job *job,
 	double p = sizing_params_per_gpu(job, lay);
 	double p_exp = sizing_expert_params_gpu(job, lay);
 	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0;
-	double lora = 0;
+	double lora = 0, held = 0;
 	framework_state st;
 
 	framework_state_bytes(job, &st);
@@ -539,10 +539,6 @@ static void memory_states_compute(const sizing_job *job,
 			g /= d;
 		if (lay->zero_stage >= 3)
 			w /= d;
-		/* the adapters' gradients accumulate unsharded until the
-		 * step's last micro-batch (framework_fsdp_grads_held) */
-		if (framework_fsdp_grads_held(job, lay))
-			g += 2 * a;
 	} else {
 		/* bytes per parameter from the framework's profile,
 		 * sharded as the ZeRO stage says (dense over dp x cp,
@@ -555,15 +551,16 @@ static void memory_states_compute(const sizing_job *job,
 		o = memory_state(st.opt_b, p, p_exp, lay, z >= 1);
 		if (z < 3)
 			copy = st.copy_b * p;
-		/* the gradients accumulate unsharded, in FSDP's reduce
-		 * dtype, until the step's last micro-batch reduces them
-		 * (framework_fsdp_grads_held); under a pipeline the 16-bit
-		 * parameters stay gathered for the whole step too */
+		/* under a pipeline the 16-bit parameters stay gathered
+		 * for the whole step */
 		if (framework_fsdp_step_sync(job, lay))
 			copy = st.copy_b * p;
-		if (framework_fsdp_grads_held(job, lay))
-			g += st.grad_wire_b * p;
 	}
+	/* the trained parameters' gradients accumulate unsharded, in
+	 * FSDP's reduce dtype, until the step's last micro-batch reduces
+	 * them (framework_fsdp_grads_held) */
+	if (framework_fsdp_grads_held(job, lay))
+		held = st.grad_wire_b * (memory_is_lora(job) ? lora : p);
 	ms->w = w + copy;
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
@@ -580,6 +577,11 @@ static void memory_states_compute(const sizing_job *job,
 		ms->host_g = ms->g;
 		ms->w = ms->g = ms->o = 0;
 	}
+	/* held gradients stay on the GPU, offloaded or not: "the gradients
+	 * will not be offloaded to CPU when inside the context manager.
+	 * Instead, they will only be offloaded right after the eventual
+	 * sync" (FSDP no_sync docstring) */
+	ms->g += held;
 	ms->buffer = framework_buffer_bytes(job, lay,
 		memory_layer_params_gpu(job, lay),
 		memory_is_lora(job) ? lora : p);

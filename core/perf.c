@@ -51,8 +51,6 @@ static double perf_moe_capacity(const sizing_job *job)
 	return job->moe_balanced ? 1.0 : PERF_MOE_CAPACITY;
 }
 
-/* Buckets in flight at once in NCCL's pipelined ring (latency term). */
-#define PERF_BUCKETS_IN_FLIGHT 1.0
 
 /* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
  * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
@@ -659,13 +657,16 @@ static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 
 /*
  * Data-parallel communication left exposed per step. Gradients are
- * reduced once per step (all-reduce, or reduce-scatter + all-gather with a
- * sharded optimizer: the same volume), under the backward pass of the last
- * micro-batch, in the framework's wire precision (framework.c). ZeRO-3 /
- * FSDP gathers the parameters for the forward and the backward of every
- * micro-batch and reduce-scatters its gradients (ZeRO paper section 7.2),
- * prefetched under that micro-batch's compute. t_mb: the compute of a
- * micro-batch that other overlapped transfers left free.
+ * reduced (all-reduce, or reduce-scatter + all-gather with a sharded
+ * optimizer: the same volume) under the backward pass of the last
+ * micro-batch, or of every one where the framework does so (ZeRO-2:
+ * framework_dp_reduce_each_microbatch), in the framework's wire
+ * precision (framework.c). ZeRO-3 / FSDP gathers the parameters for the
+ * forward and the backward of every micro-batch and reduce-scatters its
+ * gradients (ZeRO paper section 7.2), prefetched under that
+ * micro-batch's compute, except where the gradients are held for the
+ * step (framework_fsdp_grads_held). t_mb: the compute of a micro-batch
+ * that other overlapped transfers left free.
  */
 static double perf_dp_exposed_s(const sizing_job *job,
 				const sizing_layout *lay, double t_mb,
@@ -712,11 +713,10 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
 	 * an 8-GPU node at any pipeline depth. */
 	comm_link_for(job, lay->tp * d, SIZING_GPUS(lay), &link);
-	/* one latency per bucket and ring step, pipelined, and at least
-	 * the d - 1 steps of one ring */
+	/* one ring's latency, d - 1 steps, per bucket: the buckets are
+	 * reduced one after another on one communicator */
 	lat = framework_dp_buckets(job, lay, grad_bytes, st.grad_wire_b,
-				   perf_stage_layers(job->model, lay)) /
-	      PERF_BUCKETS_IN_FLIGHT;
+				   perf_stage_layers(job->model, lay));
 	lat = (lat > 1 ? lat : 1) * (d - 1) * link.latency_s;
 	if (lay->zero_stage >= 3) {
 		/* each phase hides its own traffic: the forward the
@@ -762,19 +762,23 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		 * last backward, all-gather the updated 16-bit parameters
 		 * under the next step's first forward (Megatron
 		 * dist_optimizer.md: overlap_grad_reduce and
-		 * overlap_param_gather) */
+		 * overlap_param_gather); DeepSpeed's and FSDP's ZeRO-2
+		 * reduce under every micro-batch's backward
+		 * (framework_dp_reduce_each_microbatch), and FSDP's gathers
+		 * again for every forward, having resharded after the
+		 * backward (framework_dp_gather_each_microbatch) */
 		double ag = perf_dp_coll_s(job, lay, comm_allgather_s,
 					   param_bytes - param_exp, param_exp);
 		double ag_window = hidden * PERF_DP_OVERLAP * t_mb / 3.0;
 
 		t = perf_dp_coll_s(job, lay, comm_reduce_scatter_s,
 				   grad_bytes - grad_exp, grad_exp) + lat;
-		/* DeepSpeed ZeRO-2 reduces under every micro-batch's
-		 * backward (framework_dp_reduce_each_microbatch) */
 		return (t > window ? t - window : 0) *
 		       (framework_dp_reduce_each_microbatch(job, lay)
 			? lay->grad_accum : 1) +
-		       (ag > ag_window ? ag - ag_window : 0);
+		       (ag > ag_window ? ag - ag_window : 0) *
+		       (framework_dp_gather_each_microbatch(job, lay)
+			? lay->grad_accum : 1);
 	}
 	t = perf_dp_coll_s(job, lay, comm_allreduce_s,
 			   grad_bytes - grad_exp, grad_exp) + lat;

@@ -503,6 +503,12 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "grad_reduce_bytes", 0, 4,
 					&st->grad_reduce_bytes, e);
+	/* the precisions --grad-reduce offers: bf16 or fp32 */
+	if (!rc && st->grad_reduce_bytes != 0 && st->grad_reduce_bytes != 2 &&
+	    st->grad_reduce_bytes != 4)
+		rc = autosize_ytree_fail(t, m->line, e, AUTOSIZE_EINVAL,
+					 "stack %s: grad_reduce_bytes must be 2 "
+					 "(bf16) or 4 (fp32)", st->name);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "elementwise_factor", 1, 20,
 					&st->elementwise_factor, e);

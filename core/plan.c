@@ -803,9 +803,9 @@ static void plan_held_grads_warning(const sizing_job *job,
 		return;
 	autosize_plan_warn(plan, "stack %s accumulates %d micro-batches a "
 			   "step under no_sync: FSDP holds %.1f GiB of "
-			   "unsharded gradients a GPU until the last (one "
-			   "micro-batch a step would not: more GPUs or a "
-			   "larger --micro-batch)", job->stack->name,
+			   "unsharded gradients a GPU until the last (a "
+			   "step of one micro-batch would not: more GPUs "
+			   "or a smaller --train-batch)", job->stack->name,
 			   lay.grad_accum, b / (1024.0 * 1024 * 1024));
 }
 

@@ -493,11 +493,11 @@ static void test_fsdp_pipeline_sync(void **state)
 	assert_int_equal(framework_fsdp_step_sync(&job, &l), 0);
 }
 
-/* DeepSpeed ZeRO-2 reduces its gradients under every micro-batch's
- * backward, ZeRO-1 at the step's boundary
- * (framework_dp_reduce_each_microbatch): on a network too slow for one
- * backward to hide the reduction, more micro-batches expose more under
- * ZeRO-2 only. */
+/* DeepSpeed's and FSDP's ZeRO-2 reduce their gradients under every
+ * micro-batch's backward, ZeRO-1 and a no_sync stack's FSDP at the
+ * step's boundary (framework_dp_reduce_each_microbatch): on a network
+ * too slow for one backward to hide the reduction, more micro-batches
+ * expose more under ZeRO-2 only. */
 static void test_deepspeed_zero2_reduce(void **state)
 {
 	autosize_model m;
@@ -515,6 +515,19 @@ static void test_deepspeed_zero2_reduce(void **state)
 	a = dp_comm_at(&job, l, 2);
 	assert_true(a > 0);
 	assert_true(dp_comm_at(&job, l, 8) > 2 * a);
+	/* FSDP's ZeRO-2 too (torchtitan's loop keeps sync on), not where
+	 * a no_sync stack holds the gradients */
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	a = dp_comm_at(&job, l, 2);
+	assert_true(dp_comm_at(&job, l, 8) > 2 * a);
+	a = dp_comm_at(&job, l, 8);
+	job.stack = perfdata_stack_find(perfdata_default(), "hf");
+	assert_non_null(job.stack);
+	l.grad_accum = 8;
+	assert_int_equal(framework_dp_reduce_each_microbatch(&job, &l), 0);
+	assert_true(dp_comm_at(&job, l, 8) < a);
+	job.stack = NULL;
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
 	l.zero_stage = 1;
 	a = dp_comm_at(&job, l, 2);
 	assert_true(fabs(dp_comm_at(&job, l, 8) - a) < 1e-9 * a);

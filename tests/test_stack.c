@@ -217,6 +217,39 @@ static void test_hf_no_sync_grads(void **state)
 	assert_int_equal(plan_of(hf, &b), AUTOSIZE_OK);
 	assert_true(fabs(a.mem.gradients_bytes - b.mem.gradients_bytes) <
 		    1e-6 * b.mem.gradients_bytes);
+	/* --param-offload sends the sharded gradients to the host, not
+	 * the held ones (FSDP offloads them after the sync) */
+	hf[7] = "hf";
+	hf[13] = "16";
+	hf[14] = "param-offload";
+	hf[15] = "on";
+	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
+	assert_int_equal(a.grad_accum, 2);
+	assert_true(a.mem.gradients_bytes > 1.9 * 8.0e9);
+	/* one GPU has nothing to reduce: nothing held, nothing said */
+	hf[5] = "1";
+	assert_int_equal(plan_of(hf, &a), AUTOSIZE_OK);
+	assert_true(a.grad_accum > 1);
+	assert_true(a.mem.gradients_bytes == 0);
+	assert_false(has_warning(&a, "under no_sync"));
+	/* a free size: the search also tries the sizes that halve the
+	 * accumulation (search_held_sizes) and keeps a step of one
+	 * micro-batch, cheaper than the smallest size that fits and than
+	 * 64 GPUs */
+	{
+		const char *tp8[] = {"model", "llama-3.1-70b", "gpu", "h100",
+				     "train-stack", "hf", "train-mode",
+				     "finetune", "tp", "8", "train-batch",
+				     "64", "train-tokens", "1e9", "gpus",
+				     "64", NULL};
+		autosize_plan at64;
+
+		assert_int_equal(plan_of(tp8, &at64), AUTOSIZE_OK);
+		tp8[14] = NULL;
+		assert_int_equal(plan_of(tp8, &a), AUTOSIZE_OK);
+		assert_int_equal(a.grad_accum, 1);
+		assert_true(a.gpu_hours <= at64.gpu_hours);
+	}
 	/* 70B with TP 4: accumulation's held gradients (35 GB) do not
 	 * fit, one micro-batch of 8 a step does */
 	assert_int_equal(plan_of(big, &a), AUTOSIZE_OK);
@@ -370,8 +403,13 @@ static void test_param_offload(void **state)
 	assert_true(host.feasible);
 	assert_int_equal(host.zero_stage, 3);
 	assert_true(host.mem.weights_bytes == 0 &&
-		    host.mem.gradients_bytes == 0 &&
 		    host.mem.optimizer_bytes == 0);
+	/* on the GPU only the adapters' gradients the Trainer's no_sync
+	 * holds over the step's micro-batches (FSDP offloads them after
+	 * the sync) */
+	assert_true(host.grad_accum > 1);
+	assert_true(host.mem.gradients_bytes > 0 &&
+		    host.mem.gradients_bytes < 1e9);
 	assert_true(host.mem.total_bytes < host.mem.usable_bytes);
 	/* what PyTorch's allocator never sees (context, NCCL) and what it
 	 * reserves but never uses (fragmentation) are parts of "other";
