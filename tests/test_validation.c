@@ -51,7 +51,7 @@ static const vgoals issue_target = {0.08, 0.70, 0.97};
  * before them): scored once, reported apart, never tuned on. Batch b
  * (sealed_batch:, 1 when absent) is half HALF_SEALED + b - 1. */
 enum { HALF_FIT = 0, HALF_HELDOUT = 1, HALF_SEALED = 2 };
-#define SEALED_BATCHES 7
+#define SEALED_BATCHES 8
 
 typedef struct vrun {
 	char id[64];
@@ -358,7 +358,8 @@ static const char *half_name(int half)
 {
 	static const char *const names[] = {"fit", "held-out", "sealed 1",
 					    "sealed 2", "sealed 3", "sealed 4",
-					    "sealed 5", "sealed 6", "sealed 7"};
+					    "sealed 5", "sealed 6", "sealed 7",
+					    "sealed 8"};
 
 	return half >= 0 && half < HALF_SEALED + SEALED_BATCHES
 		? names[half] : "?";
