@@ -115,10 +115,15 @@ int framework_torch_kernels(const sizing_job *job)
 	       !(job->stack && job->stack->te_kernels);
 }
 
+/* 1 when job runs under PyTorch FSDP (its data-parallel rules below). */
+static int framework_is_fsdp(const sizing_job *job)
+{
+	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
+}
+
 int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
 {
-	return lay->zero_stage >= 2 && lay->pp > 1 &&
-	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
+	return lay->zero_stage >= 2 && lay->pp > 1 && framework_is_fsdp(job);
 }
 
 int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay)
@@ -131,29 +136,27 @@ int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay)
 		return 1;
 	return job->stack && job->stack->accum_no_sync &&
 	       lay->grad_accum > 1 && lay->zero_stage >= 2 &&
-	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
+	       framework_is_fsdp(job);
 }
 
 int framework_dp_reduce_each_microbatch(const sizing_job *job,
 					const sizing_layout *lay)
 {
-	autosize_framework f = framework_resolve(job->framework);
-
 	if (lay->zero_stage != 2)
 		return 0;
 	/* FSDP's ZeRO-2 (reshard_after_forward off) reduce-scatters in
 	 * every backward unless gradient sync is off (a pipeline, a
 	 * no_sync stack) */
-	return f == AUTOSIZE_FRAMEWORK_DEEPSPEED ||
-	       (f == AUTOSIZE_FRAMEWORK_FSDP &&
-		!framework_fsdp_grads_held(job, lay));
+	return framework_resolve(job->framework) ==
+	       AUTOSIZE_FRAMEWORK_DEEPSPEED ||
+	       (framework_is_fsdp(job) && !framework_fsdp_grads_held(job, lay));
 }
 
 int framework_dp_gather_each_microbatch(const sizing_job *job,
 					const sizing_layout *lay)
 {
 	return lay->zero_stage == 2 && !framework_fsdp_step_sync(job, lay) &&
-	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
+	       framework_is_fsdp(job);
 }
 
 double framework_dp_buckets(const sizing_job *job, const sizing_layout *lay,
@@ -258,7 +261,7 @@ int framework_vp_group(autosize_framework f, int pp, int vp, int m)
 
 int framework_op_sac(const sizing_job *job)
 {
-	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP &&
+	return framework_is_fsdp(job) &&
 	       !framework_peft(job) && !job->param_offload &&
 	       !(job->stack && job->stack->splits != PERFDATA_SPLITS_ALL) &&
 	       job->model->experts <= 1 && job->model->kv_lora_rank == 0 &&

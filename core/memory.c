@@ -172,6 +172,16 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 	return sizing_params_per_gpu(job, lay);
 }
 
+double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
+{
+	framework_state st;
+
+	if (!framework_fsdp_grads_held(job, lay))
+		return 0;
+	framework_state_bytes(job, &st);
+	return st.grad_wire_b * sizing_trained_params_per_gpu(job, lay);
+}
+
 /* Bytes per token per MLP unit a SwiGLU MLP keeps for the backward pass:
  * gate and up outputs, the activation and the product (4 x 2 bytes) as
  * written in PyTorch (torchtitan, Hugging Face, the PEFT stack QLoRA runs
@@ -504,7 +514,7 @@ static void memory_states_compute(const sizing_job *job,
 	double p = sizing_params_per_gpu(job, lay);
 	double p_exp = sizing_expert_params_gpu(job, lay);
 	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0;
-	double lora = 0, held = 0;
+	double lora = 0;
 	framework_state st;
 
 	framework_state_bytes(job, &st);
@@ -556,11 +566,6 @@ static void memory_states_compute(const sizing_job *job,
 		if (framework_fsdp_step_sync(job, lay))
 			copy = st.copy_b * p;
 	}
-	/* the trained parameters' gradients accumulate unsharded, in
-	 * FSDP's reduce dtype, until the step's last micro-batch reduces
-	 * them (framework_fsdp_grads_held) */
-	if (framework_fsdp_grads_held(job, lay))
-		held = st.grad_wire_b * (memory_is_lora(job) ? lora : p);
 	ms->w = w + copy;
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
@@ -577,11 +582,12 @@ static void memory_states_compute(const sizing_job *job,
 		ms->host_g = ms->g;
 		ms->w = ms->g = ms->o = 0;
 	}
-	/* held gradients stay on the GPU, offloaded or not: "the gradients
-	 * will not be offloaded to CPU when inside the context manager.
-	 * Instead, they will only be offloaded right after the eventual
-	 * sync" (FSDP no_sync docstring) */
-	ms->g += held;
+	/* the trained parameters' gradients held unsharded until the
+	 * step's last micro-batch reduces them stay on the GPU, offloaded
+	 * or not: "the gradients will not be offloaded to CPU when inside
+	 * the context manager. Instead, they will only be offloaded right
+	 * after the eventual sync" (FSDP no_sync docstring) */
+	ms->g += sizing_held_grad_bytes(job, lay);
 	ms->buffer = framework_buffer_bytes(job, lay,
 		memory_layer_params_gpu(job, lay),
 		memory_is_lora(job) ? lora : p);

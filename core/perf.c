@@ -51,7 +51,6 @@ static double perf_moe_capacity(const sizing_job *job)
 	return job->moe_balanced ? 1.0 : PERF_MOE_CAPACITY;
 }
 
-
 /* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
  * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
 static double perf_base_peak(const sizing_job *job)

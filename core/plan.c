@@ -788,16 +788,13 @@ static void plan_held_grads_warning(const sizing_job *job,
 				    autosize_plan *plan)
 {
 	sizing_layout lay;
-	framework_state st;
 	double b;
 
 	plan_layout_of(plan, &lay);
 	if (!job->stack || !job->stack->accum_no_sync || lay.tp <= 0 ||
-	    lay.pp <= 0 || lay.dp <= 0 ||
-	    !framework_fsdp_grads_held(job, &lay))
+	    lay.pp <= 0 || lay.dp <= 0)
 		return;
-	framework_state_bytes(job, &st);
-	b = st.grad_wire_b * sizing_trained_params_per_gpu(job, &lay);
+	b = sizing_held_grad_bytes(job, &lay);
 	/* a LoRA adapter's few MB are not worth a line */
 	if (b < PLAN_HELD_GRADS_SHARE * plan->mem.usable_bytes)
 		return;

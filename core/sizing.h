@@ -194,6 +194,12 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay);
 /* Of those, the ones trained (all, or the LoRA adapters). */
 double sizing_trained_params_per_gpu(const sizing_job *job,
 				     const sizing_layout *lay);
+
+/* Gradient bytes a GPU holds unsharded over a step's micro-batches
+ * (framework_fsdp_grads_held: FSDP under a pipeline, or a no_sync
+ * stack's accumulation), in the reduce dtype; 0 where none are held. */
+double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay);
+
 /* --param-offload: bytes of this rank's parameter shard kept in host
  * memory and copied in for every forward and backward, and of its
  * gradient shard copied out (both 0 without it). */
