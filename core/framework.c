@@ -346,16 +346,18 @@ void framework_state_bytes(const sizing_job *job, framework_state *st)
 		framework_state_compute(job, st);
 }
 
-static void framework_state_compute(const sizing_job *job,
-				    framework_state *st)
+/* Bytes per parameter of the framework's own precisions, before a stated
+ * reduction precision. */
+static void framework_state_native(const sizing_job *job,
+				   framework_state *st)
 {
 	double moments = framework_moment_bytes(job->optimizer);
 	int fp16 = job->precision == AUTOSIZE_PREC_FP16;
 
 	if (job->stack && job->stack->bf16_states) {
-		/* torchtune: the model is built in bf16 (dtype: bf16) and
-		 * AdamW keeps its moments in the parameters' dtype: 2 + 2 +
-		 * moments / 2, no fp32 master copy */
+		/* torchtune, NeMo AutoModel: the model is built in bf16 and
+		 * Adam(W) keeps its moments in the parameters' dtype: 2 + 2
+		 * + moments / 2, no fp32 master copy */
 		st->weight_b = FRAMEWORK_HALF_B;
 		st->grad_b = FRAMEWORK_HALF_B;
 		st->opt_b = moments / 2;
@@ -403,13 +405,23 @@ static void framework_state_compute(const sizing_job *job,
 		st->grad_wire_b = fp16 ? FRAMEWORK_HALF_B : FRAMEWORK_FP32_B;
 		break;
 	}
+}
+
+static void framework_state_compute(const sizing_job *job,
+				    framework_state *st)
+{
+	int fp16 = job->precision == AUTOSIZE_PREC_FP16;
+
+	framework_state_native(job, st);
 	if (job->grad_reduce_b <= 0)
 		return;
-	/* a stated reduction precision: on the wire, and Megatron's
-	 * gradient buffer is kept in it (megatron-core DDP: the buffer is
-	 * fp32 only with grad_reduce_in_fp32; NeMo grad_sync_dtype bf16,
-	 * Megatron-LM --grad-reduce-in-bf16); FSDP and DeepSpeed cast the
-	 * reduced shard back to their own gradient precision */
+	/* a stated reduction precision (with bf16 states too: FSDP2's
+	 * reduce_dtype is not the parameters' dtype): on the wire, and
+	 * Megatron's gradient buffer is kept in it (megatron-core DDP: the
+	 * buffer is fp32 only with grad_reduce_in_fp32; NeMo
+	 * grad_sync_dtype bf16, Megatron-LM --grad-reduce-in-bf16); FSDP
+	 * and DeepSpeed cast the reduced shard back to their own gradient
+	 * precision */
 	st->grad_wire_b = job->grad_reduce_b;
 	if (framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON &&
 	    !fp16)

@@ -175,11 +175,22 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
 {
 	framework_state st;
+	double p, d_exp;
 
 	if (!framework_fsdp_grads_held(job, lay))
 		return 0;
 	framework_state_bytes(job, &st);
-	return st.grad_wire_b * sizing_trained_params_per_gpu(job, lay);
+	p = sizing_trained_params_per_gpu(job, lay);
+	/* FSDP holds unsharded gradients only of what it shards: routed
+	 * experts whose expert data-parallel group is one rank (ep covers
+	 * dp x cp) are split by EP alone, outside FSDP (NeMo AutoModel's
+	 * MoE parallelizer passes them as ignored_params), and keep their
+	 * ordinary gradients, counted with the states */
+	d_exp = (double)lay->tp * lay->dp * SIZING_CP(lay) /
+		((double)SIZING_ETP(lay) * SIZING_EP(lay));
+	if (!memory_is_lora(job) && SIZING_EP(lay) > 1 && d_exp <= 1)
+		p -= sizing_expert_params_gpu(job, lay);
+	return st.grad_wire_b * (p > 0 ? p : 0);
 }
 
 /* Bytes per token per MLP unit a SwiGLU MLP keeps for the backward pass:

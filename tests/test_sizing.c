@@ -493,6 +493,74 @@ static void test_fsdp_pipeline_sync(void **state)
 	assert_int_equal(framework_fsdp_step_sync(&job, &l), 0);
 }
 
+/* NeMo AutoModel (stack bf16_states): bf16 parameters, gradients and
+ * Adam moments, 8 bytes a parameter where FSDP's mixed precision keeps
+ * 16; a stated fp32 reduction still goes on the wire in fp32; and the
+ * unsharded gradients FSDP holds under a pipeline are those of what it
+ * shards: routed experts split by EP over all of dp x cp are not. */
+static void test_automodel_bf16_states(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_error e;
+	autosize_memory mem;
+	framework_state st;
+	sizing_layout l = layout(1, 1, 8, 3, 4, AUTOSIZE_RECOMPUTE_FULL);
+	double p, pe, shard, states;
+
+	(void)state;
+	/* Qwen3-30B-A3B (config.json) */
+	autosize_model_init(&m);
+	m.layers = 48;
+	m.hidden = 2048;
+	m.heads = 32;
+	m.kv_heads = 4;
+	m.head_dim = 128;
+	m.ffn = 768;
+	m.vocab = 151936;
+	m.experts = 128;
+	m.experts_active = 8;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	job.seq_len = 4096;
+	l.ep = 8;
+	p = sizing_params_per_gpu(&job, &l);
+	pe = sizing_expert_params_gpu(&job, &l);
+	assert_true(pe > 0.6 * p);
+	/* what a rank keeps: the dense part sharded 8 ways, its experts */
+	shard = (p - pe) / 8 + pe;
+	sizing_memory(&job, &l, &mem);
+	states = mem.weights_bytes + mem.gradients_bytes +
+		 mem.optimizer_bytes;
+	assert_true(states > 15.9 * shard && states < 16.1 * shard);
+	job.stack = perfdata_stack_find(perfdata_default(), "automodel");
+	assert_non_null(job.stack);
+	sizing_memory(&job, &l, &mem);
+	states = mem.weights_bytes + mem.gradients_bytes +
+		 mem.optimizer_bytes;
+	assert_true(states > 7.9 * shard && states < 8.1 * shard);
+	framework_state_bytes(&job, &st);
+	assert_true(st.grad_wire_b == 2 && st.grad_b == 2);
+	job.grad_reduce_b = 4;
+	framework_state_bytes(&job, &st);
+	assert_true(st.grad_wire_b == 4 && st.grad_b == 2);
+	/* under a pipeline FSDP holds the step's gradients unsharded, in
+	 * the reduction's precision: the dense part only while EP splits
+	 * the experts over all 8 data-parallel ranks ... */
+	l.pp = 4;
+	l.grad_accum = 8;
+	p = sizing_params_per_gpu(&job, &l);
+	pe = sizing_expert_params_gpu(&job, &l);
+	assert_true(fabs(sizing_held_grad_bytes(&job, &l) - 4 * (p - pe)) <
+		    1e-6 * p);
+	/* ... the experts too where FSDP shards them over 2 */
+	l.dp = 16;
+	assert_true(fabs(sizing_held_grad_bytes(&job, &l) -
+			 4 * sizing_params_per_gpu(&job, &l)) < 1e-6 * p);
+}
+
 /* DeepSpeed's and FSDP's ZeRO-2 reduce their gradients under every
  * micro-batch's backward, ZeRO-1 and a no_sync stack's FSDP at the
  * step's boundary (framework_dp_reduce_each_microbatch): on a network
@@ -841,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_compute_bound),
 		cmocka_unit_test(test_fsdp_phases),
 		cmocka_unit_test(test_fsdp_pipeline_sync),
+		cmocka_unit_test(test_automodel_bf16_states),
 		cmocka_unit_test(test_deepspeed_zero2_reduce),
 		cmocka_unit_test(test_time_terms),
 		cmocka_unit_test(test_nvlink_domain_time),

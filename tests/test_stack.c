@@ -86,6 +86,40 @@ static void test_torchtune_4090_lora_fits(void **state)
 	assert_true(b.mem.total_bytes > a.mem.total_bytes);
 }
 
+/* Issue 32's fine-grained MoE case: Qwen3-30B-A3B trained with EP 8
+ * under FSDP on 8 H100, as NeMo AutoModel's recipe runs it
+ * (examples/llm_benchmark/qwen/qwen3_moe_30b_te_deepep.yaml: 4 x 4096
+ * a micro-batch, activation checkpointing, bf16 model and Adam; 12,040
+ * tokens/s a GPU published). Planned with fp32 master weights and
+ * moments it needed 104 GiB a GPU and was refused; the stack's bf16
+ * states fit it; torchtitan's mixed precision still does not. */
+static void test_automodel_moe_fits(void **state)
+{
+	const char *am[] = {"layers", "48", "hidden", "2048", "heads", "32",
+			    "kv-heads", "4", "head-dim", "128", "ffn", "768",
+			    "vocab", "151936", "experts", "128",
+			    "experts-active", "8", "gpu", "h100", "gpus", "8",
+			    "tp", "1", "pp", "1", "ep", "8", "zero", "3",
+			    "micro-batch", "4", "recompute", "full",
+			    "train-seq-len", "4096", "train-batch", "512",
+			    "memory-reserve", "0", "train-tokens", "1e9",
+			    "train-stack", "automodel", NULL};
+	autosize_plan a, b;
+	double gib = 1024.0 * 1024 * 1024;
+
+	(void)state;
+	assert_int_equal(plan_of(am, &a), AUTOSIZE_OK);
+	assert_true(a.feasible);
+	assert_true(a.mem.total_bytes < 79.6 * gib);
+	/* 8 bytes a parameter: 3.6B routed + 1.5B / 8 dense on a rank */
+	assert_true(a.mem.weights_bytes + a.mem.gradients_bytes +
+		    a.mem.optimizer_bytes < 8.2 * 3.82e9);
+	am[43] = "torchtitan";
+	plan_of(am, &b);
+	assert_false(b.feasible && b.mem.total_bytes < 79.6 * gib);
+	assert_true(b.mem.optimizer_bytes > 1.9 * a.mem.optimizer_bytes);
+}
+
 /* QLoRA stores the blocks in NF4: far below LoRA's 16-bit base, above
  * a quarter of it (embedding and head stay 16-bit). */
 static void test_qlora_weights(void **state)
@@ -493,6 +527,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unknown_stack),
 		cmocka_unit_test(test_torchtune_4090_lora_fits),
+		cmocka_unit_test(test_automodel_moe_fits),
 		cmocka_unit_test(test_qlora_weights),
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),
