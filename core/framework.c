@@ -139,6 +139,17 @@ int framework_fsdp_grads_held(const sizing_job *job, const sizing_layout *lay)
 	       framework_is_fsdp(job);
 }
 
+int framework_gathers_experts(const sizing_job *job, const sizing_layout *lay)
+{
+	autosize_framework f = framework_resolve(job->framework);
+
+	if (job->model->experts <= 1 || SIZING_EP(lay) > 1 ||
+	    (double)lay->dp * SIZING_CP(lay) <= 1)
+		return 0;
+	return (f == AUTOSIZE_FRAMEWORK_FSDP && lay->zero_stage >= 2) ||
+	       (f == AUTOSIZE_FRAMEWORK_DEEPSPEED && lay->zero_stage >= 3);
+}
+
 int framework_dp_reduce_each_microbatch(const sizing_job *job,
 					const sizing_layout *lay)
 {

@@ -318,6 +318,22 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
  * ones their time limits did not cover). */
 #define PLAN_FALLBACK_WIDEN 1.5
 
+/* The layout plan chose, as the sizing model takes it. */
+static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
+{
+	memset(lay, 0, sizeof(*lay));
+	lay->tp = plan->tp;
+	lay->pp = plan->pp;
+	lay->dp = plan->dp;
+	lay->cp = plan->cp;
+	lay->ep = plan->ep;
+	lay->vp = plan->vp > 0 ? plan->vp : 1;
+	lay->zero_stage = plan->zero_stage;
+	lay->micro_batch = plan->micro_batch;
+	lay->grad_accum = plan->grad_accum;
+	lay->recompute = plan->recompute;
+}
+
 /* A stack whose runs were checked on other GPU generations: real time
  * from half to four times the prediction (log bounds), the spread between
  * Hugging Face-class stacks and torchtitan on the same GPUs that the
@@ -329,7 +345,8 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
  * (etc/perf.yaml residuals:, from make validate): prediction x
  * exp(quantiles of log(real / predicted)). */
 static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
-			  int fallback, const perfdata_stack *st)
+			  int fallback, const perfdata_stack *st,
+			  int unchecked)
 {
 	perfdata_regime g;
 	int pooled;
@@ -360,6 +377,15 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 	if (fallback || pooled) {
 		lo *= PLAN_FALLBACK_WIDEN;
 		hi *= PLAN_FALLBACK_WIDEN;
+	}
+	if (unchecked) {
+		/* a layout of a kind no fit-half or held-out run checks
+		 * (framework_gathers_experts): at least the spread of an
+		 * unchecked stack */
+		lo = fmin(lo, PLAN_STACK_UNCHECKED_LO);
+		hi = fmax(hi, PLAN_STACK_UNCHECKED_HI);
+		pooled = 0;
+		g.runs = 0;
 	}
 	plan->interval_runs = g.runs;
 	plan->interval_pooled = pooled;
@@ -441,6 +467,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	const autosize_checkpoint_policy *cp = &d->checkpoint;
 	double need_min, floor_min, max_min = plan->part.max_time_s / 60;
 	double train_min, job_min;
+	sizing_layout lay;
 
 	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
 			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
@@ -454,7 +481,9 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	plan->chain_job_tokens = plan->tokens;
 	plan->signal_s = 0;
 	plan->time_limit_min = 0;
-	plan_interval(tab, plan, fallback, st);
+	plan_layout_of(plan, &lay);
+	plan_interval(tab, plan, fallback, st,
+		      framework_gathers_experts(job, &lay));
 	plan_cal_interval(plan);
 	checkpoint_finish(plan, cp, plan->train_hours * 3600);
 	if (plan->train_hours <= 0)
@@ -758,24 +787,13 @@ static double plan_chain_s(const perfdata_table *tab,
 		     : PLAN_STACK_UNCHECKED_HI;
 		factor = fmax(factor, exp(hi * PLAN_FALLBACK_WIDEN));
 	}
+	/* a MoE whose experts FSDP or ZeRO-3 may gather on every rank
+	 * (framework_gathers_experts: the layout decides) */
+	if (job->model->experts > 1 &&
+	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON)
+		factor = fmax(factor, exp(PLAN_STACK_UNCHECKED_HI));
 	return fmax(0, part->max_time_s - PLAN_STARTUP_ALLOWANCE_MIN * 60) /
 	       factor;
-}
-
-/* The layout plan chose, as the sizing model takes it. */
-static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
-{
-	memset(lay, 0, sizeof(*lay));
-	lay->tp = plan->tp;
-	lay->pp = plan->pp;
-	lay->dp = plan->dp;
-	lay->cp = plan->cp;
-	lay->ep = plan->ep;
-	lay->vp = plan->vp > 0 ? plan->vp : 1;
-	lay->zero_stage = plan->zero_stage;
-	lay->micro_batch = plan->micro_batch;
-	lay->grad_accum = plan->grad_accum;
-	lay->recompute = plan->recompute;
 }
 
 /* Held gradients worth a warning: this share of the usable memory. */
@@ -855,6 +873,7 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   autosize_plan *plan, autosize_error *e)
 {
 	sizing_job job;
+	sizing_layout lay;
 	search_result res;
 	const autosize_cal_entry *cal;
 	double reserve, usable;
@@ -923,6 +942,19 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   plan->perf_generation,
 				   exp(PLAN_STACK_UNCHECKED_HI));
 	plan_held_grads_warning(&job, plan);
+	plan_layout_of(plan, &lay);
+	if (framework_gathers_experts(&job, &lay))
+		autosize_plan_warn(plan, "every rank gathers all %d experts "
+				   "(%s without expert parallelism): no "
+				   "published run the engine was fitted or "
+				   "checked on trains a MoE this way, and runs "
+				   "published since took up to 3.9x the "
+				   "planned time; the time limit covers up to "
+				   "%.1fx the prediction (--ep splits the "
+				   "experts where the framework runs it)",
+				   job.model->experts,
+				   autosize_framework_name(job.framework),
+				   exp(PLAN_STACK_UNCHECKED_HI));
 	/* a selective setting the stack runs as full (search.c) */
 	if (job.stack && job.stack->recompute_whole &&
 	    r->recompute != AUTOSIZE_UNSET &&

@@ -120,6 +120,45 @@ static void test_automodel_moe_fits(void **state)
 	assert_true(b.mem.optimizer_bytes > 1.9 * a.mem.optimizer_bytes);
 }
 
+/* A MoE whose every rank gathers all experts (FSDP without expert
+ * parallelism) is a kind of layout no fit-half or held-out run checks:
+ * the plan says so, with its code, and its time limit covers 4x the
+ * prediction; with EP, or under Megatron, it does not. */
+static void test_moe_gather_interval(void **state)
+{
+	const char *mx[] = {"model", "mixtral-8x7b", "gpu", "h100", "gpus",
+			    "32", "train-framework", "fsdp", "tp", "1", "pp",
+			    "1", "ep", "1", "zero", "3", "micro-batch", "1",
+			    "recompute", "full", "train-seq-len", "4096",
+			    "train-batch", "64", "memory-reserve", "0",
+			    "train-tokens", "1e9", NULL};
+	autosize_plan a, b;
+	int i, found = 0;
+
+	(void)state;
+	assert_int_equal(plan_of(mx, &a), AUTOSIZE_OK);
+	assert_true(has_warning(&a, "gathers all 8 experts"));
+	for (i = 0; i < a.n_warnings; i++)
+		if (strstr(a.warnings[i], "gathers all"))
+			found = !strcmp(autosize_warning_code(a.warnings[i]),
+					"moe_gather");
+	assert_true(found);
+	assert_int_equal(a.interval_runs, 0);
+	assert_true(fabs(a.train_hours_high / a.train_hours - 4.0) < 0.01);
+	/* experts split over 8 of the 32 ranks */
+	mx[13] = "8";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_false(has_warning(&b, "gathers all"));
+	assert_true(b.train_hours_high / b.train_hours < 2.5);
+	/* Megatron splits experts by TP without EP: nothing gathered */
+	mx[7] = "megatron";
+	mx[9] = "8";
+	mx[13] = "1";
+	mx[15] = "1";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_false(has_warning(&b, "gathers all"));
+}
+
 /* QLoRA stores the blocks in NF4: far below LoRA's 16-bit base, above
  * a quarter of it (embedding and head stay 16-bit). */
 static void test_qlora_weights(void **state)
@@ -528,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_stack),
 		cmocka_unit_test(test_torchtune_4090_lora_fits),
 		cmocka_unit_test(test_automodel_moe_fits),
+		cmocka_unit_test(test_moe_gather_interval),
 		cmocka_unit_test(test_qlora_weights),
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),
