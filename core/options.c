@@ -318,6 +318,8 @@ static const autosize_option options_table[] = {
 			       .off = OPTIONS_OFF(train_mode),
 			       .names = names_train_mode,
 			       .aliases = names_train_mode_aliases)},
+	{"lora-rank", "N", "LoRA/QLoRA adapter rank, on every linear layer "
+	 "(default 16)", OPT_BOTH, SET_INT(lora_rank, 1, 65536)},
 	{"train-seq-len", "N", "sequence length (default 4096; 8k = 8192)",
 	 OPT_BOTH, SET_FUNC(options_seq_len)},
 	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
@@ -506,6 +508,7 @@ void autosize_request_init(autosize_request *r)
 	r->precision = AUTOSIZE_PREC_BF16;
 	r->optimizer = AUTOSIZE_OPT_ADAMW;
 	r->grad_reduce_b = AUTOSIZE_UNSET;
+	r->lora_rank = AUTOSIZE_UNSET;
 	r->seq_len = AUTOSIZE_UNSET;
 	r->global_batch = AUTOSIZE_UNSET;
 	r->gpus_per_node = AUTOSIZE_UNSET;
@@ -607,6 +610,13 @@ static autosize_err options_contradictions(const autosize_request *r,
 				     "--train-mode=finetune",
 				     autosize_train_mode_name(r->train_mode),
 				     st->name);
+	if (r->lora_rank != AUTOSIZE_UNSET && !peft)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--lora-rank %d: --train-mode %s trains "
+				     "no adapters; use --train-mode=lora or "
+				     "qlora, or drop --lora-rank",
+				     r->lora_rank,
+				     autosize_train_mode_name(r->train_mode));
 	if (r->param_offload == 1 && r->opt_offload == 2)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--param-offload on keeps the optimizer "

@@ -250,7 +250,8 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		: plan_default_batch(r, part, job->seq_len);
 	job->flash_attention = r->flash_attention != AUTOSIZE_UNSET
 			       ? r->flash_attention : 1;
-	job->lora_rank = PLAN_DEFAULT_LORA_RANK;
+	job->lora_rank = r->lora_rank != AUTOSIZE_UNSET ? r->lora_rank
+						       : PLAN_DEFAULT_LORA_RANK;
 	/* a resumed run plans what is left (--train-tokens-done) */
 	job->tokens = r->tokens > 0 && r->tokens_done > 0
 		      ? fmax(0, r->tokens - r->tokens_done) : r->tokens;

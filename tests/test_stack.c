@@ -159,6 +159,41 @@ static void test_moe_gather_interval(void **state)
 	assert_false(has_warning(&b, "gathers all"));
 }
 
+/* --lora-rank: the adapters' states grow with the rank (r x (in + out)
+ * on every linear layer: 4x at 64 against the default 16); refused
+ * without adapters to rank. */
+static void test_lora_rank(void **state)
+{
+	const char *lo[] = {"model", "llama-3.1-8b", "train-mode", "lora",
+			    "gpu", "h100", "gpus", "1", "train-stack", "hf",
+			    "micro-batch", "1", "recompute", "full",
+			    "train-tokens", "1e8", "lora-rank", "16", NULL};
+	autosize_plan a, b;
+	autosize_request r;
+	autosize_error e;
+
+	(void)state;
+	assert_int_equal(plan_of(lo, &a), AUTOSIZE_OK);
+	lo[17] = "64";
+	assert_int_equal(plan_of(lo, &b), AUTOSIZE_OK);
+	assert_true(fabs(b.mem.optimizer_bytes - 4 * a.mem.optimizer_bytes) <
+		    1e-6 * b.mem.optimizer_bytes);
+	assert_true(b.mem.gradients_bytes > 3.9 * a.mem.gradients_bytes);
+	/* 12 bytes of fp32 Adam state and master for each of Llama 3.1
+	 * 8B's ~168M adapter parameters at rank 64 */
+	assert_true(b.mem.optimizer_bytes > 12 * 1.6e8 &&
+		    b.mem.optimizer_bytes < 12 * 1.8e8);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "lora-rank", "64", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--lora-rank"));
+	assert_non_null(strstr(e.msg, "--train-mode=lora"));
+	assert_int_equal(autosize_request_set(&r, "lora-rank", "0", &e),
+			 AUTOSIZE_EINVAL);
+}
+
 /* QLoRA stores the blocks in NF4: far below LoRA's 16-bit base, above
  * a quarter of it (embedding and head stay 16-bit). */
 static void test_qlora_weights(void **state)
@@ -568,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_torchtune_4090_lora_fits),
 		cmocka_unit_test(test_automodel_moe_fits),
 		cmocka_unit_test(test_moe_gather_interval),
+		cmocka_unit_test(test_lora_rank),
 		cmocka_unit_test(test_qlora_weights),
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),

@@ -104,6 +104,9 @@ typedef struct autosize_request {
 				     * rest; 0 = none */
 	double deadline_s;          /* 0 = policy default */
 	autosize_train_mode train_mode;
+	int lora_rank;              /* --lora-rank: adapter rank of LoRA and
+				     * QLoRA on every linear layer; UNSET =
+				     * 16 */
 	int seq_len;                /* default 4096 (2048 for GELU models) */
 	int global_batch;           /* sequences per step; UNSET = default */
 	double batch_tokens;        /* --train-batch=NUMtok: tokens per step,
