@@ -144,10 +144,12 @@ int framework_gathers_experts(const sizing_job *job, const sizing_layout *lay)
 	autosize_framework f = framework_resolve(job->framework);
 
 	if (job->model->experts <= 1 || SIZING_EP(lay) > 1 ||
-	    (double)lay->dp * SIZING_CP(lay) <= 1)
+	    framework_peft(job) || (double)lay->dp * SIZING_CP(lay) <= 1)
 		return 0;
-	return (f == AUTOSIZE_FRAMEWORK_FSDP && lay->zero_stage >= 2) ||
-	       (f == AUTOSIZE_FRAMEWORK_DEEPSPEED && lay->zero_stage >= 3);
+	/* FSDP gathers at ZeRO-2 too (reshard_after_forward off);
+	 * DeepSpeed and Megatron-FSDP at ZeRO-3 */
+	return lay->zero_stage >= 3 ||
+	       (f == AUTOSIZE_FRAMEWORK_FSDP && lay->zero_stage >= 2);
 }
 
 int framework_dp_reduce_each_microbatch(const sizing_job *job,

@@ -105,12 +105,13 @@ int framework_torch_kernels(const sizing_job *job);
 int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay);
 
 /* 1 when every data-parallel rank gathers all of a MoE's routed experts
- * (FSDP, which gathers at ZeRO-2 too, or DeepSpeed ZeRO-3, without
- * expert parallelism, over more than one rank): a kind of layout no
- * fit-half or held-out published run checks; the runs published since
- * (sealed batches 4, 5 and 8: fms-acceleration, KempnerForge, BioNeMo
- * Mixtral) took 1.07-3.9x the planned time, so the plan's time interval
- * is widened and the plan says why. */
+ * to train them (FSDP, which gathers at ZeRO-2 too, DeepSpeed or
+ * Megatron-FSDP at ZeRO-3, without expert parallelism, over more than
+ * one rank; adapters over a frozen MoE are not counted): a kind of
+ * layout no fit-half or held-out published run checks; the full
+ * training runs published since (sealed batches 5 and 8: KempnerForge,
+ * BioNeMo Mixtral) took 1.2-3.9x the planned time, so the plan's time
+ * interval is widened and the plan says why. */
 int framework_gathers_experts(const sizing_job *job, const sizing_layout *lay);
 
 /* 1 when job's FSDP keeps its gradients unsharded across a step's

@@ -181,14 +181,16 @@ double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
 		return 0;
 	framework_state_bytes(job, &st);
 	p = sizing_trained_params_per_gpu(job, lay);
-	/* FSDP holds unsharded gradients only of what it shards: routed
-	 * experts whose expert data-parallel group is one rank (ep covers
-	 * dp x cp) are split by EP alone, outside FSDP (NeMo AutoModel's
-	 * MoE parallelizer passes them as ignored_params), and keep their
-	 * ordinary gradients, counted with the states */
+	/* FSDP holds unsharded gradients only of what it shards: where a
+	 * stack leaves routed experts that EP splits over all of dp x cp
+	 * (an expert data-parallel group of one rank) outside FSDP (NeMo
+	 * AutoModel's MoE parallelizer passes them as ignored_params),
+	 * they keep their ordinary gradients, counted with the states;
+	 * torchtitan wraps them in FSDP over that one rank all the same */
 	d_exp = (double)lay->tp * lay->dp * SIZING_CP(lay) /
 		((double)SIZING_ETP(lay) * SIZING_EP(lay));
-	if (!memory_is_lora(job) && SIZING_EP(lay) > 1 && d_exp <= 1)
+	if (!memory_is_lora(job) && SIZING_EP(lay) > 1 && d_exp <= 1 &&
+	    job->stack && job->stack->experts_outside_fsdp)
 		p -= sizing_expert_params_gpu(job, lay);
 	return st.grad_wire_b * (p > 0 ? p : 0);
 }

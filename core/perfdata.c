@@ -69,7 +69,7 @@ static const char *const perfdata_stack_keys[] = {
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
 	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
 	"te_kernels", "elementwise_factor", "deepep", "accum_no_sync",
-	"grad_reduce_bytes",
+	"grad_reduce_bytes", "experts_outside_fsdp",
 	"by_generation",
 	"validated_on", "sources", NULL
 };
@@ -497,6 +497,9 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 					 &st->te_kernels, e);
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "deepep", &st->deepep, e);
+	if (!rc)
+		rc = perfdata_stack_flag(t, m, src, "experts_outside_fsdp",
+					 &st->experts_outside_fsdp, e);
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "accum_no_sync",
 					 &st->accum_no_sync, e);

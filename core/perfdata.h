@@ -119,6 +119,9 @@ typedef struct perfdata_stack {
 			      * kernels (no torch_eff) */
 	int deepep;          /* 1: MoE dispatch sends a token once a rank
 			      * (once a node across nodes), DeepEP */
+	int experts_outside_fsdp; /* 1: routed experts that EP splits over
+				   * all of dp x cp are not FSDP modules
+				   * (no unsharded gradients held) */
 	int accum_no_sync;   /* 1: under FSDP, no gradient reduction until
 			      * a step's last micro-batch (the HF
 			      * Trainer's no_sync): the gradients stay

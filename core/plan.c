@@ -346,8 +346,7 @@ static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
  * (etc/perf.yaml residuals:, from make validate): prediction x
  * exp(quantiles of log(real / predicted)). */
 static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
-			  int fallback, const perfdata_stack *st,
-			  int unchecked)
+			  int fallback, const perfdata_stack *st)
 {
 	perfdata_regime g;
 	int pooled;
@@ -379,19 +378,30 @@ static void plan_interval(const perfdata_table *tab, autosize_plan *plan,
 		lo *= PLAN_FALLBACK_WIDEN;
 		hi *= PLAN_FALLBACK_WIDEN;
 	}
-	if (unchecked) {
-		/* a layout of a kind no fit-half or held-out run checks
-		 * (framework_gathers_experts): at least the spread of an
-		 * unchecked stack */
-		lo = fmin(lo, PLAN_STACK_UNCHECKED_LO);
-		hi = fmax(hi, PLAN_STACK_UNCHECKED_HI);
-		pooled = 0;
-		g.runs = 0;
-	}
 	plan->interval_runs = g.runs;
 	plan->interval_pooled = pooled;
 	plan->train_hours_low = plan->train_hours * exp(lo < 0 ? lo : 0);
 	plan->train_hours_high = plan->train_hours * exp(hi > 0 ? hi : 0);
+}
+
+/* A layout of a kind no fit-half or held-out run checks
+ * (framework_gathers_experts): its interval takes at least an unchecked
+ * stack's spread, whatever the regime's or the site's calibration says
+ * (the calibration's finished jobs are not of this kind). */
+static void plan_interval_unchecked(autosize_plan *plan)
+{
+	double t = plan->train_hours;
+
+	if (!(t > 0))
+		return;
+	plan->train_hours_low = fmin(plan->train_hours_low,
+				     t * exp(PLAN_STACK_UNCHECKED_LO));
+	plan->train_hours_high = fmax(plan->train_hours_high,
+				      t * exp(PLAN_STACK_UNCHECKED_HI));
+	if (!plan->calibration.applied) {
+		plan->interval_runs = 0;
+		plan->interval_pooled = 0;
+	}
 }
 
 /* Interruptions of the whole run (hardware failures, restarts): one per
@@ -482,10 +492,11 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	plan->chain_job_tokens = plan->tokens;
 	plan->signal_s = 0;
 	plan->time_limit_min = 0;
-	plan_layout_of(plan, &lay);
-	plan_interval(tab, plan, fallback, st,
-		      framework_gathers_experts(job, &lay));
+	plan_interval(tab, plan, fallback, st);
 	plan_cal_interval(plan);
+	plan_layout_of(plan, &lay);
+	if (framework_gathers_experts(job, &lay))
+		plan_interval_unchecked(plan);
 	checkpoint_finish(plan, cp, plan->train_hours * 3600);
 	if (plan->train_hours <= 0)
 		return;
@@ -788,10 +799,10 @@ static double plan_chain_s(const perfdata_table *tab,
 		     : PLAN_STACK_UNCHECKED_HI;
 		factor = fmax(factor, exp(hi * PLAN_FALLBACK_WIDEN));
 	}
-	/* a MoE whose experts FSDP or ZeRO-3 may gather on every rank
-	 * (framework_gathers_experts: the layout decides) */
-	if (job->model->experts > 1 &&
-	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON)
+	/* a MoE trained whole: layouts without EP may gather every
+	 * expert on every rank (framework_gathers_experts), and this
+	 * estimate, made before the layout, takes the widest */
+	if (job->model->experts > 1 && !framework_peft(job))
 		factor = fmax(factor, exp(PLAN_STACK_UNCHECKED_HI));
 	return fmax(0, part->max_time_s - PLAN_STARTUP_ALLOWANCE_MIN * 60) /
 	       factor;
@@ -944,18 +955,16 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   exp(PLAN_STACK_UNCHECKED_HI));
 	plan_held_grads_warning(&job, plan);
 	plan_layout_of(plan, &lay);
-	if (framework_gathers_experts(&job, &lay))
+	if (framework_gathers_experts(&job, &lay) && plan->train_hours > 0)
 		autosize_plan_warn(plan, "every rank gathers all %d experts "
-				   "(%s without expert parallelism): no "
-				   "published run the engine was fitted or "
-				   "checked on trains a MoE this way, and runs "
-				   "published since took up to 3.9x the "
-				   "planned time; the time limit covers up to "
-				   "%.1fx the prediction (--ep splits the "
-				   "experts where the framework runs it)",
+				   "(%s, no expert parallelism): no run the "
+				   "engine was fitted or checked on does, and "
+				   "runs published since took up to 3.9x the "
+				   "plan; the time limit covers %.1fx the "
+				   "prediction (--ep splits them)",
 				   job.model->experts,
 				   autosize_framework_name(job.framework),
-				   exp(PLAN_STACK_UNCHECKED_HI));
+				   plan->train_hours_high / plan->train_hours);
 	/* a selective setting the stack runs as full (search.c) */
 	if (job.stack && job.stack->recompute_whole &&
 	    r->recompute != AUTOSIZE_UNSET &&

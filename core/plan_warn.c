@@ -69,7 +69,7 @@ static const struct {
 	{{"no segment of", "divides"}, "segment_none"},
 	{{"--segment=", "cannot set"}, "segment_manual"},
 	{{"under no_sync", "unsharded gradients"}, "held_grads"},
-	{{"gathers all", "without expert parallelism"}, "moe_gather"},
+	{{"gathers all", "no expert parallelism"}, "moe_gather"},
 };
 
 const char *autosize_warning_code(const char *warning)

@@ -440,6 +440,47 @@ static void test_plan_uses_calibration(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* A site's calibration sets the interval of the layouts its jobs ran,
+ * not of a MoE whose every rank gathers all experts
+ * (framework_gathers_experts): that interval keeps its 4x upper end. */
+static void test_calibration_keeps_moe_gather(void **state)
+{
+	static const char *const opt[][2] = {
+		{"model", "mixtral-8x7b"}, {"train-tokens", "2e9"},
+		{"partition", "gpu"}, {"train-framework", "fsdp"},
+		{"gpus", "32"}, {"tp", "1"}, {"pp", "1"}, {"ep", "1"},
+		{"zero", "3"},
+	};
+	autosize_policy *p = cal_test_policy();
+	autosize_calibration *c;
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	char text[512];
+	size_t i;
+
+	(void)state;
+	snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
+		 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
+		 "speed_factor: 1.0, speed_low: 0.9, speed_high: 1.1}\n",
+		 autosize_policy_find_partition(p, "gpu")->gpu->name);
+	c = autosize_calibration_parse(text, strlen(text), "cal", &e);
+	if (!c)
+		fail_msg("%s", e.msg);
+	autosize_policy_set_calibration(p, c);
+	autosize_request_init(&r);
+	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if (autosize_request_set(&r, opt[i][0], opt[i][1], &e))
+			fail_msg("--%s: %s", opt[i][0], e.msg);
+	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
+	if (autosize_plan_compute(p, &r, &plan, &e) != AUTOSIZE_OK)
+		fail_msg("plan: %s", e.msg);
+	assert_true(plan.calibration.applied);
+	assert_true(plan.train_hours_high / plan.train_hours > 3.99);
+	assert_true(plan.time_limit_min >= plan.train_hours_high * 60);
+	autosize_policy_destroy(p);
+}
+
 static void test_report_measure(void **state)
 {
 	const char *report =
@@ -945,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_calibrator_timeout),
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
+		cmocka_unit_test(test_calibration_keeps_moe_gather),
 		cmocka_unit_test(test_plan_memory_factor),
 		cmocka_unit_test(test_plan_deadline_uses_speed),
 		cmocka_unit_test(test_report_measure),

@@ -559,6 +559,13 @@ static void test_automodel_bf16_states(void **state)
 	l.dp = 16;
 	assert_true(fabs(sizing_held_grad_bytes(&job, &l) -
 			 4 * sizing_params_per_gpu(&job, &l)) < 1e-6 * p);
+	/* torchtitan wraps the experts in FSDP over one rank all the
+	 * same: held too */
+	l.dp = 8;
+	job.stack = perfdata_stack_find(perfdata_default(), "torchtitan");
+	assert_non_null(job.stack);
+	assert_true(fabs(sizing_held_grad_bytes(&job, &l) - 4 * p) <
+		    1e-6 * p);
 }
 
 /* DeepSpeed's and FSDP's ZeRO-2 reduce their gradients under every

@@ -131,13 +131,16 @@ static void test_moe_gather_interval(void **state)
 			    "1", "ep", "1", "zero", "3", "micro-batch", "1",
 			    "recompute", "full", "train-seq-len", "4096",
 			    "train-batch", "64", "memory-reserve", "0",
-			    "train-tokens", "1e9", NULL};
+			    "train-tokens", "1e9", "train-mode", "finetune",
+			    NULL};
 	autosize_plan a, b;
 	int i, found = 0;
 
 	(void)state;
 	assert_int_equal(plan_of(mx, &a), AUTOSIZE_OK);
 	assert_true(has_warning(&a, "gathers all 8 experts"));
+	/* whole: the advice at its end survives the warning's length */
+	assert_true(has_warning(&a, "(--ep splits them)"));
 	for (i = 0; i < a.n_warnings; i++)
 		if (strstr(a.warnings[i], "gathers all"))
 			found = !strcmp(autosize_warning_code(a.warnings[i]),
@@ -150,13 +153,24 @@ static void test_moe_gather_interval(void **state)
 	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
 	assert_false(has_warning(&b, "gathers all"));
 	assert_true(b.train_hours_high / b.train_hours < 2.5);
-	/* Megatron splits experts by TP without EP: nothing gathered */
+	/* adapters over a frozen MoE: no evidence of the same, no
+	 * widening */
+	mx[13] = "1";
+	mx[29] = "lora";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_false(has_warning(&b, "gathers all"));
+	mx[29] = "finetune";
+	/* Megatron splits experts by TP without EP at ZeRO-1: nothing
+	 * gathered; Megatron-FSDP at ZeRO-3 gathers them all */
 	mx[7] = "megatron";
 	mx[9] = "8";
-	mx[13] = "1";
 	mx[15] = "1";
 	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
 	assert_false(has_warning(&b, "gathers all"));
+	mx[9] = "1";
+	mx[15] = "3";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_true(has_warning(&b, "gathers all"));
 }
 
 /* --lora-rank: the adapters' states grow with the rank (r x (in + out)
