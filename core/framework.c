@@ -296,8 +296,11 @@ const framework_profile *framework_profile_job(const sizing_job *job,
 
 	*buf = *framework_profile_get(f);
 	if (st && st->expert_loop)
-		buf->expert_issue = 1;   /* transformers' MoE blocks loop
-					  * over their experts in Python */
+		buf->expert_issue = 1;   /* MoE blocks that loop over their
+					  * experts in Python */
+	if (st && st->grouped_experts)
+		buf->expert_issue = 0;   /* the model's own grouped GEMM,
+					  * not DeepSpeed-MoE's modules */
 	/* offloaded parameters leave from data-parallel ZeRO-3 shards:
 	 * FSDP CPU offload and DeepSpeed offload_param as the HF,
 	 * accelerate and torchtune launchers run them (launch_dp.c) */

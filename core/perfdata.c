@@ -69,7 +69,7 @@ static const char *const perfdata_stack_keys[] = {
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
 	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
 	"te_kernels", "elementwise_factor", "deepep", "accum_no_sync",
-	"grad_reduce_bytes", "experts_outside_fsdp",
+	"grad_reduce_bytes", "experts_outside_fsdp", "grouped_experts",
 	"by_generation",
 	"validated_on", "sources", NULL
 };
@@ -500,6 +500,14 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "experts_outside_fsdp",
 					 &st->experts_outside_fsdp, e);
+	if (!rc)
+		rc = perfdata_stack_flag(t, m, src, "grouped_experts",
+					 &st->grouped_experts, e);
+	if (!rc && st->grouped_experts && st->expert_loop)
+		rc = autosize_ytree_fail(t, m->line, e, AUTOSIZE_EINVAL,
+					 "stack %s: expert_loop and "
+					 "grouped_experts say opposite things: "
+					 "keep one", st->name);
 	if (!rc)
 		rc = perfdata_stack_flag(t, m, src, "accum_no_sync",
 					 &st->accum_no_sync, e);

@@ -119,6 +119,9 @@ typedef struct perfdata_stack {
 			      * kernels (no torch_eff) */
 	int deepep;          /* 1: MoE dispatch sends a token once a rank
 			      * (once a node across nodes), DeepEP */
+	int grouped_experts; /* 1: the stack's model code runs the local
+			      * experts as one grouped GEMM, whatever its
+			      * framework's own MoE layer does */
 	int experts_outside_fsdp; /* 1: routed experts that EP splits over
 				   * all of dp x cp are not FSDP modules
 				   * (no unsharded gradients held) */

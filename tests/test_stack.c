@@ -208,6 +208,50 @@ static void test_lora_rank(void **state)
 			 AUTOSIZE_EINVAL);
 }
 
+/* transformers 5 runs a MoE block's experts as one grouped GEMM (the
+ * hf stack's grouped_experts): no host time per expert under FSDP, nor
+ * under DeepSpeed ZeRO-3, whose own MoE modules (issued one expert at
+ * a time) the Hugging Face model does not use. */
+static void test_hf_grouped_experts(void **state)
+{
+	const char *mx[] = {"model", "mixtral-8x7b", "gpu", "h100", "gpus",
+			    "16", "train-stack", "hf", "train-framework",
+			    "deepspeed", "tp", "1", "pp", "1", "zero", "3",
+			    "micro-batch", "1", "train-seq-len", "4096",
+			    "train-batch", "16", "memory-reserve", "0",
+			    "train-tokens", "1e9", "train-mode", "finetune",
+			    NULL};
+	const char *ds[] = {"model", "mixtral-8x7b", "gpu", "h100", "gpus",
+			    "16", "train-framework", "deepspeed", "tp", "1",
+			    "pp", "1", "zero", "3", "micro-batch", "1",
+			    "train-seq-len", "4096", "train-batch", "16",
+			    "memory-reserve", "0", "train-tokens", "1e9",
+			    "train-mode", "finetune", NULL};
+	autosize_plan a, b, c;
+
+	(void)state;
+	/* the stack's per-layer host time alone, the same under both */
+	assert_int_equal(plan_of(mx, &a), AUTOSIZE_OK);
+	mx[9] = "fsdp";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_true(a.step.host_s > 0);
+	assert_true(fabs(a.step.host_s - b.step.host_s) <
+		    1e-6 * b.step.host_s);
+	/* DeepSpeed's own MoE layer issues each expert in turn */
+	assert_int_equal(plan_of(ds, &c), AUTOSIZE_OK);
+	assert_true(c.step.host_s > 0);
+	ds[7] = "fsdp";
+	assert_int_equal(plan_of(ds, &a), AUTOSIZE_OK);
+	assert_true(a.step.host_s < 1e-9);
+	/* the hf stack's host time is its per-layer overhead, no more:
+	 * one expert or eight */
+	mx[1] = "mistral-7b";
+	assert_int_equal(plan_of(mx, &c), AUTOSIZE_OK);
+	assert_true(fabs(b.step.host_s / b.grad_accum -
+			 c.step.host_s / c.grad_accum) <
+		    1e-6 * b.step.host_s);
+}
+
 /* QLoRA stores the blocks in NF4: far below LoRA's 16-bit base, above
  * a quarter of it (embedding and head stay 16-bit). */
 static void test_qlora_weights(void **state)
@@ -618,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_automodel_moe_fits),
 		cmocka_unit_test(test_moe_gather_interval),
 		cmocka_unit_test(test_lora_rank),
+		cmocka_unit_test(test_hf_grouped_experts),
 		cmocka_unit_test(test_qlora_weights),
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),
