@@ -15,6 +15,7 @@ void rank_key_of_plan(const autosize_plan *plan, rank_key *k)
 	k->tokens_per_s = plan->tokens_per_s;
 	k->jobs = plan->chained_jobs > 1 ? plan->chained_jobs : 1;
 	k->exotic = 0;
+	k->unchecked = 0;
 }
 
 int rank_exotic(int layers, int pp, int vp)
@@ -64,6 +65,8 @@ int rank_better(const rank_key *c, const rank_key *b,
 		 * fastest layout of that size. */
 		if (c->gpus != b->gpus)
 			return c->gpus < b->gpus;
+		if (c->unchecked != b->unchecked)
+			return !c->unchecked;
 		d = rank_cmp(b->tokens_per_s, c->tokens_per_s);
 		if (d)
 			return d < 0;
@@ -73,6 +76,11 @@ int rank_better(const rank_key *c, const rank_key *b,
 	b_ok = rank_meets(b, deadline_s);
 	if (c_ok != b_ok)
 		return c_ok;
+	/* a layout whose prediction a published run checks before one
+	 * whose prediction none does, when both meet the deadline or
+	 * both miss it */
+	if (c->unchecked != b->unchecked)
+		return !c->unchecked;
 	if (objective == AUTOSIZE_OBJECTIVE_COST && c_ok) {
 		d = c->cost > 0 && b->cost > 0
 		    ? rank_cmp_within(c->cost, b->cost, RANK_COST_TIE)

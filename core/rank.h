@@ -31,9 +31,13 @@ typedef struct rank_key {
 	int jobs;            /* chained jobs the time takes (1: one) */
 	int exotic;          /* 1: uneven pipeline stages or a custom
 			      * pipeline layout; 0: even splits */
+	int unchecked;       /* 1: a kind of layout no fit-half or
+			      * held-out published run checks (every rank
+			      * gathering a MoE's experts) */
 } rank_key;
 
-/* Key of a finished plan (exotic 0: the caller knows the layers). */
+/* Key of a finished plan (exotic and unchecked 0: the caller knows the
+ * layers and the layout's kind). */
 void rank_key_of_plan(const autosize_plan *plan, rank_key *k);
 
 /* 1 when layers split over pp stages x vp virtual stages unevenly (a
@@ -42,7 +46,8 @@ int rank_exotic(int layers, int pp, int vp);
 
 /*
  * 1 when c is better than b: feasible first; without a token budget the
- * smallest size, then the fastest; then meeting deadline_s (0: none); then, for objective
+ * smallest size, a checked kind of layout, then the fastest; then meeting
+ * deadline_s (0: none), a checked kind of layout; then, for objective
  * cost and both meeting it, money (GPU-hours when either is unpriced)
  * within RANK_COST_TIE, fewer chained jobs, the plainer layout, else the
  * shorter time; ties as above.

@@ -304,6 +304,7 @@ static void search_key(const search_state *st, const search_cand *c,
 		  ? (int)fmin(ceil(c->train_s / st->job->chain_s), 1e9) : 1;
 	k->exotic = rank_exotic(st->job->model->layers, c->lay.pp,
 				c->lay.vp);
+	k->unchecked = framework_gathers_experts(st->job, &c->lay);
 }
 
 /* 1 when candidate c is better than the current best b (rank.c). */
