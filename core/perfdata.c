@@ -69,7 +69,8 @@ static const char *const perfdata_stack_keys[] = {
 	"dequant_eff", "logit_bytes", "bf16_states", "act_offload", "q_low",
 	"q_high", "runs", "dp_only", "splits", "recompute", "expert_loop",
 	"te_kernels", "elementwise_factor", "deepep", "accum_no_sync",
-	"grad_reduce_bytes", "experts_outside_fsdp", "grouped_experts",
+	"grad_reduce_bytes", "moe_grad_reduce_bytes", "experts_outside_fsdp",
+	"grouped_experts",
 	"by_generation",
 	"validated_on", "sources", NULL
 };
@@ -514,11 +515,19 @@ static autosize_err perfdata_stack_parse(const autosize_ytree *t,
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "grad_reduce_bytes", 0, 4,
 					&st->grad_reduce_bytes, e);
+	if (!rc)
+		rc = perfdata_stack_num(t, m, src, "moe_grad_reduce_bytes", 0,
+					4, &st->moe_grad_reduce_bytes, e);
 	/* the precisions --grad-reduce offers: bf16 or fp32 */
-	if (!rc && st->grad_reduce_bytes != 0 && st->grad_reduce_bytes != 2 &&
-	    st->grad_reduce_bytes != 4)
+	if (!rc && ((st->grad_reduce_bytes != 0 &&
+		     st->grad_reduce_bytes != 2 &&
+		     st->grad_reduce_bytes != 4) ||
+		    (st->moe_grad_reduce_bytes != 0 &&
+		     st->moe_grad_reduce_bytes != 2 &&
+		     st->moe_grad_reduce_bytes != 4)))
 		rc = autosize_ytree_fail(t, m->line, e, AUTOSIZE_EINVAL,
-					 "stack %s: grad_reduce_bytes must be 2 "
+					 "stack %s: grad_reduce_bytes and "
+					 "moe_grad_reduce_bytes must be 2 "
 					 "(bf16) or 4 (fp32)", st->name);
 	if (!rc)
 		rc = perfdata_stack_num(t, m, src, "elementwise_factor", 1, 20,

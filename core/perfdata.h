@@ -102,6 +102,8 @@ typedef struct perfdata_stack {
 	double grad_reduce_bytes; /* gradient reduce precision under FSDP
 				   * where the request states none; 0: the
 				   * framework's */
+	double moe_grad_reduce_bytes; /* the same for a MoE model; 0: as
+				       * grad_reduce_bytes */
 	int bf16_states;     /* 1: bf16 weights, grads and moments, no fp32
 			      * master copy */
 	int act_offload;     /* 1: checkpointed layer inputs kept in host

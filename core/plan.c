@@ -228,11 +228,18 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 			 : job->stack ? job->stack->framework
 			 : autosize_policy_framework_for(p, r->rule);
 	/* a stack's reduce precision under FSDP where none is stated
-	 * (accelerate: reduce_dtype is the mixed-precision dtype) */
+	 * (accelerate: reduce_dtype is the mixed-precision dtype; NeMo
+	 * AutoModel: its MoE parallelizer's own policy) */
 	if (!job->grad_reduce_b && job->stack &&
-	    job->stack->grad_reduce_bytes > 0 &&
-	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP)
-		job->grad_reduce_b = job->stack->grad_reduce_bytes;
+	    framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP) {
+		double b = job->stack->grad_reduce_bytes;
+
+		if (job->model->experts > 1 &&
+		    job->stack->moe_grad_reduce_bytes > 0)
+			b = job->stack->moe_grad_reduce_bytes;
+		if (b > 0)
+			job->grad_reduce_b = (int)b;
+	}
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack &&
 	    (r->train_mode == AUTOSIZE_TRAIN_LORA ||
 	     r->train_mode == AUTOSIZE_TRAIN_QLORA ||

@@ -273,6 +273,40 @@ static void test_search_prefers_checked(void **state)
 	assert_true(a.ep <= 1);
 }
 
+/* NeMo AutoModel reduces a MoE's gradients in fp32 (its MoE
+ * parallelizer's policy) and a dense model's in bf16 (FSDP2Config's):
+ * under a pipeline FSDP holds the step's unsharded gradients in that
+ * precision, so the default shows in the gradients a GPU holds. */
+static void test_automodel_reduce_precision(void **state)
+{
+	const char *mx[] = {"model", "mixtral-8x7b", "gpu", "h100", "gpus",
+			    "64", "train-stack", "automodel", "tp", "1",
+			    "pp", "4", "ep", "8", "zero", "3",
+			    "micro-batch", "1", "train-batch", "128",
+			    "memory-reserve", "0", "train-tokens", "1e9",
+			    NULL, NULL, NULL};
+	autosize_plan a, b;
+
+	(void)state;
+	assert_int_equal(plan_of(mx, &a), AUTOSIZE_OK);
+	mx[24] = "grad-reduce";
+	mx[25] = "fp32";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_true(fabs(a.mem.gradients_bytes - b.mem.gradients_bytes) <
+		    1e-6 * b.mem.gradients_bytes);
+	mx[25] = "bf16";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	assert_true(a.mem.gradients_bytes > b.mem.gradients_bytes * 1.05);
+	/* dense: bf16 by default */
+	mx[1] = "mistral-7b";
+	mx[13] = "1";
+	assert_int_equal(plan_of(mx, &b), AUTOSIZE_OK);
+	mx[24] = NULL;
+	assert_int_equal(plan_of(mx, &a), AUTOSIZE_OK);
+	assert_true(fabs(a.mem.gradients_bytes - b.mem.gradients_bytes) <
+		    1e-6 * b.mem.gradients_bytes);
+}
+
 /* QLoRA stores the blocks in NF4: far below LoRA's 16-bit base, above
  * a quarter of it (embedding and head stay 16-bit). */
 static void test_qlora_weights(void **state)
@@ -685,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_lora_rank),
 		cmocka_unit_test(test_hf_grouped_experts),
 		cmocka_unit_test(test_search_prefers_checked),
+		cmocka_unit_test(test_automodel_reduce_precision),
 		cmocka_unit_test(test_qlora_weights),
 		cmocka_unit_test(test_zero3_lora_frozen_grads),
 		cmocka_unit_test(test_stack_speed_and_interval),
