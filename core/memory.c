@@ -172,10 +172,18 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 	return sizing_params_per_gpu(job, lay);
 }
 
+/* Ranks of the expert data-parallel group, over which routed experts
+ * are sharded and reduced: tp x dp x cp / (etp x ep). */
+static double memory_expert_dp(const sizing_layout *lay)
+{
+	return (double)lay->tp * lay->dp * SIZING_CP(lay) /
+	       ((double)SIZING_ETP(lay) * SIZING_EP(lay));
+}
+
 double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
 {
 	framework_state st;
-	double p, d_exp;
+	double p;
 
 	if (!framework_fsdp_grads_held(job, lay))
 		return 0;
@@ -187,9 +195,8 @@ double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
 	 * AutoModel's MoE parallelizer passes them as ignored_params),
 	 * they keep their ordinary gradients, counted with the states;
 	 * torchtitan wraps them in FSDP over that one rank all the same */
-	d_exp = (double)lay->tp * lay->dp * SIZING_CP(lay) /
-		((double)SIZING_ETP(lay) * SIZING_EP(lay));
-	if (!memory_is_lora(job) && SIZING_EP(lay) > 1 && d_exp <= 1 &&
+	if (!memory_is_lora(job) && SIZING_EP(lay) > 1 &&
+	    memory_expert_dp(lay) <= 1 &&
 	    job->stack && job->stack->experts_outside_fsdp)
 		p -= sizing_expert_params_gpu(job, lay);
 	return st.grad_wire_b * (p > 0 ? p : 0);
@@ -498,9 +505,7 @@ static double memory_state(double b, double p, double p_exp,
 			   const sizing_layout *lay, int sharded)
 {
 	double d = (double)lay->dp * SIZING_CP(lay);
-	/* expert data parallel: tp x dp x cp / (etp x ep) */
-	double d_exp = d * lay->tp / ((double)SIZING_ETP(lay) *
-				       SIZING_EP(lay));
+	double d_exp = memory_expert_dp(lay);
 
 	if (!sharded)
 		return b * p;
