@@ -230,21 +230,37 @@ static void launch_report_price(launch_out *o, const autosize_plan *p)
 
 /* What a whole run spends beyond its steps (perf.yaml whole_run:), so
  * that the time line agrees with the speed line: the steps' hours at
- * the planned speed, and the share the rest takes. */
+ * the planned speed, the stated evaluations' (--eval-tokens), and the
+ * share the rest takes. */
 static void launch_report_efficiency(launch_out *o, const autosize_plan *p)
 {
-	char n[16];
+	char n[16], e[16];
 	double steps_h = p->tokens_per_s > 0
 			 ? p->tokens / p->tokens_per_s / 3600 : 0;
 
-	if (!(p->run_efficiency > 0 && p->run_efficiency < 0.999) ||
-	    !(steps_h > 0))
+	if (!(steps_h > 0))
 		return;
-	launch_put(o, ": %.1f h of steps at %s tokens/s over a whole-run "
-		   "efficiency of %.0f%% (start-up, evaluation, checkpoint "
-		   "and data stalls)", steps_h,
-		   autosize_launch_count(p->tokens_per_s, n, sizeof(n)),
-		   p->run_efficiency * 100);
+	if (p->eval_hours > 0)
+		launch_put(o, ": %.1f h of steps at %s tokens/s and %.1f h "
+			   "evaluating %s tokens (forward only)", steps_h,
+			   autosize_launch_count(p->tokens_per_s, n,
+						 sizeof(n)),
+			   p->eval_hours,
+			   autosize_launch_count(p->eval_tokens, e,
+						 sizeof(e)));
+	if (!(p->run_efficiency > 0 && p->run_efficiency < 0.999))
+		return;
+	if (p->eval_hours > 0)
+		launch_put(o, ", over a whole-run efficiency of %.0f%% "
+			   "(start-up, checkpoint and data stalls, other "
+			   "evaluation)", p->run_efficiency * 100);
+	else
+		launch_put(o, ": %.1f h of steps at %s tokens/s over a "
+			   "whole-run efficiency of %.0f%% (start-up, "
+			   "evaluation, checkpoint and data stalls)", steps_h,
+			   autosize_launch_count(p->tokens_per_s, n,
+						 sizeof(n)),
+			   p->run_efficiency * 100);
 }
 
 /* The time limit, and the chain its limits make: what they cover. */

@@ -309,6 +309,9 @@ static const autosize_option options_table[] = {
 	{"train-tokens-done", "N", "of them, trained already (a run resumed "
 	 "from its checkpoints): only the rest is planned", OPT_BOTH,
 	 SET_COUNT(tokens_done)},
+	{"eval-tokens", "N", "tokens the run evaluates in all, forward only "
+	 "(eval set tokens x evaluations): counted in the time", OPT_BOTH,
+	 SET_COUNT(eval_tokens)},
 	{"train-time", "DURATION", "deadline (10d, 36h, 2-12:00:00; a bare "
 	 "number is minutes, as in Slurm)", OPT_BOTH,
 	 SET_FUNC(options_deadline)},
@@ -626,10 +629,17 @@ static autosize_err options_contradictions(const autosize_request *r,
 	return AUTOSIZE_OK;
 }
 
-/* --train-tokens-done is part of --train-tokens, short of all of it. */
+/* --train-tokens-done is part of --train-tokens, short of all of it;
+ * --eval-tokens is timed beside the training tokens. */
 static autosize_err options_tokens_done(const autosize_request *r,
 					autosize_error *e)
 {
+	if (r->eval_tokens > 0 && !(r->tokens > 0))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--eval-tokens needs --train-tokens (the "
+				     "run's time is planned from both; %.4g "
+				     "evaluated tokens alone have no run to "
+				     "time)", r->eval_tokens);
 	if (!(r->tokens_done > 0))
 		return AUTOSIZE_OK;
 	if (!(r->tokens > 0))

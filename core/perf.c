@@ -218,6 +218,37 @@ static double perf_hw_flops(const sizing_job *job, const sizing_layout *lay,
 	return sizing_hw_flops_per_token(job, lay->recompute);
 }
 
+/* An evaluation runs the forward pass alone: its matmuls (2N) and the
+ * attention's forward (a third of the attention's forward + backward,
+ * as recomputation counts it above), against all that a training step
+ * computes per token under lay (backward, recomputed forward). */
+double sizing_forward_flops_per_token(const sizing_job *job)
+{
+	return 2.0 * perf_matmul_of(job) + perf_attn_of(job) / 3.0;
+}
+
+double sizing_forward_share(const sizing_job *job, const sizing_layout *lay)
+{
+	double hw = perf_hw_flops(job, lay, sizing_recompute_share(job, lay));
+	double fwd = sizing_forward_flops_per_token(job);
+
+	return hw > 0 && fwd < hw ? fwd / hw : 1;
+}
+
+double sizing_steps_s(const sizing_job *job, const sizing_layout *lay,
+		      double tokens_per_s)
+{
+	double s;
+
+	if (!(tokens_per_s > 0) || !(job->tokens > 0))
+		return 0;
+	s = job->tokens / tokens_per_s;
+	if (job->eval_tokens > 0)
+		s += job->eval_tokens / tokens_per_s *
+		     sizing_forward_share(job, lay);
+	return s;
+}
+
 /* Share of peak a GEMM reaches: rises with its smallest dimension and
  * saturates (roofline of a tiled GEMM: small tiles waste the tensor
  * cores; faster GPUs need larger shapes, hence a larger half_dim). */

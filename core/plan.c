@@ -262,6 +262,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	/* a resumed run plans what is left (--train-tokens-done) */
 	job->tokens = r->tokens > 0 && r->tokens_done > 0
 		      ? fmax(0, r->tokens - r->tokens_done) : r->tokens;
+	/* evaluations recur through the run: what is left of them */
+	job->eval_tokens = r->eval_tokens > 0 && r->tokens > 0
+			   ? r->eval_tokens * job->tokens / r->tokens : 0;
 	job->min_scaling = autosize_policy_defaults(p)->min_scaling;
 	job->lost_per_gpu = plan_lost_per_gpu(autosize_policy_defaults(p));
 	/* a fixed --mfu is the whole run's utilization (the seed
@@ -291,6 +294,9 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 			    double deadline_s)
 {
 	double mfu = job->mfu_fixed > 0 ? job->mfu_fixed : plan->mfu;
+	/* evaluations (--eval-tokens) run the forward pass alone */
+	double flops = plan->flops_total +
+		       job->eval_tokens * sizing_forward_flops_per_token(job);
 	double need = 0, states;
 	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
 			     1, 1, 0};
@@ -299,7 +305,7 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
 		for (i = 0; i < 4; i++)
-			need = plan->flops_total /
+			need = flops /
 			       (job->peak_flops * mfu * deadline_s *
 				sizing_goodput(job, fmax(need, 1)));
 	/* offloaded states leave the GPU from ZeRO-3 even on one GPU */
@@ -340,6 +346,7 @@ static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
 	lay->micro_batch = plan->micro_batch;
 	lay->grad_accum = plan->grad_accum;
 	lay->recompute = plan->recompute;
+	lay->recompute_layers = plan->recompute_layers;
 }
 
 /* A stack whose runs were checked on other GPU generations: real time
@@ -487,8 +494,13 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	double train_min, job_min;
 	sizing_layout lay;
 
-	plan->train_hours = plan->tokens_per_s > 0 && plan->tokens > 0
-			    ? plan->tokens / plan->tokens_per_s / 3600 : 0;
+	plan_layout_of(plan, &lay);
+	plan->train_hours = sizing_steps_s(job, &lay, plan->tokens_per_s) /
+			    3600;
+	plan->eval_hours = plan->train_hours > 0 && job->eval_tokens > 0
+			   ? job->eval_tokens / plan->tokens_per_s *
+			     sizing_forward_share(job, &lay) / 3600 : 0;
+	plan->eval_tokens = job->eval_tokens;
 	plan_goodput(plan, d, job->run_efficiency);
 	plan_preempted(plan, d);
 	plan->gpu_hours = plan->train_hours * plan->gpus;
@@ -501,7 +513,6 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	plan->time_limit_min = 0;
 	plan_interval(tab, plan, fallback, st);
 	plan_cal_interval(plan);
-	plan_layout_of(plan, &lay);
 	if (framework_gathers_experts(job, &lay))
 		plan_interval_unchecked(plan);
 	checkpoint_finish(plan, cp, plan->train_hours * 3600);

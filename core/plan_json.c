@@ -150,8 +150,9 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	json_string(&o, p->part.currency);
 	json_step_parts(&o, &p->step);
 	json_put(&o, ",\"goodput\":%.4f,\"interruptions\":%.1f,"
-		 "\"run_efficiency\":%.4f", p->goodput, p->interruptions,
-		 p->run_efficiency);
+		 "\"run_efficiency\":%.4f,\"eval_tokens\":%.6g,"
+		 "\"eval_hours\":%.3f", p->goodput, p->interruptions,
+		 p->run_efficiency, p->eval_tokens, p->eval_hours);
 	json_renter(&o, p);
 	json_chain(&o, p);
 	if (p->calibration.applied) {

@@ -369,9 +369,8 @@ static double search_time(search_state *st, const sizing_layout *lay,
 	c.total_bytes = total_bytes;
 	c.tokens_per_s = t.step_s > 0 ? search_tokens_step(st, lay) / t.step_s
 				      : 0;
-	c.train_s = st->job->tokens > 0 && c.tokens_per_s > 0
-		    ? st->job->tokens / c.tokens_per_s /
-		      sizing_goodput(st->job, (double)nodes * gpn) : 0;
+	c.train_s = sizing_steps_s(st->job, lay, c.tokens_per_s) /
+		    sizing_goodput(st->job, (double)nodes * gpn);
 	if (c.tokens_per_s > st->size_fastest)
 		st->size_fastest = c.tokens_per_s;
 	/* A tie (within RANK_TIE) goes to less memory, but ties must not
@@ -607,8 +606,11 @@ static int search_dominated_at(search_state *st, const sizing_layout *lay,
 	    st->ref.tokens_per_s / (st->ref.nodes * st->ref.gpn))
 		return 0;
 	/* search_tight: the rank is monotone in tokens/s, so answers
-	 * against the same best at the same size bracket the next */
-	if (st->tight && nodes == st->dom_nodes && gpn == st->dom_gpn &&
+	 * against the same best at the same size bracket the next (not
+	 * with evaluations: their time follows the layout's forward share
+	 * too, sizing_steps_s) */
+	if (st->tight && !(st->job->eval_tokens > 0) &&
+	    nodes == st->dom_nodes && gpn == st->dom_gpn &&
 	    search_same_rank(&st->dom_best, &st->best)) {
 		if (tps <= st->dom_yes)
 			return 1;
@@ -625,8 +627,8 @@ static int search_dominated_at(search_state *st, const sizing_layout *lay,
 	c.nodes = nodes;
 	c.gpn = gpn;
 	c.total_bytes = 0;
-	c.train_s = st->job->tokens > 0 ? st->job->tokens / c.tokens_per_s /
-		    sizing_goodput(st->job, (double)nodes * gpn) : 0;
+	c.train_s = sizing_steps_s(st->job, lay, c.tokens_per_s) /
+		    sizing_goodput(st->job, (double)nodes * gpn);
 	if (!search_better(st, &c, &st->best)) {
 		st->dom_yes = fmax(st->dom_yes, tps);
 		return 1;

@@ -79,6 +79,8 @@ typedef struct sizing_job {
 	int flash_attention; /* 1: no s x s score tensor is stored */
 	int lora_rank;
 	double tokens;
+	double eval_tokens;  /* evaluated over what is planned of the run
+			      * (--eval-tokens), forward passes only */
 	double peak_flops;   /* dense peak of the GPU at this precision */
 	double mfu_fixed;    /* > 0: back-of-envelope fixed utilization */
 	double usable_bytes; /* GPU memory x (1 - reserve) */
@@ -232,6 +234,19 @@ double sizing_model_flops_per_token(const sizing_job *job);
 /* Hardware FLOPs per token: model FLOPs plus recomputation. */
 double sizing_hw_flops_per_token(const sizing_job *job,
 				 autosize_recompute rc);
+
+/* FLOPs per token of the forward pass alone (2N plus the attention's
+ * forward): what an evaluated token costs. */
+double sizing_forward_flops_per_token(const sizing_job *job);
+/* Share of a training step's hardware FLOPs per token that lay's
+ * forward pass takes (2N + the attention's forward): an evaluation
+ * token's time over a training token's. */
+double sizing_forward_share(const sizing_job *job, const sizing_layout *lay);
+/* Seconds of steps a run takes at tokens_per_s under lay: its training
+ * tokens, and its evaluated tokens at the forward share of the step's
+ * rate (before goodput and the whole-run efficiency). */
+double sizing_steps_s(const sizing_job *job, const sizing_layout *lay,
+		      double tokens_per_s);
 
 /* Highest model FLOPs utilization the time model can predict for job: a
  * bound for pruning sizes that cannot meet a deadline. */

@@ -179,6 +179,65 @@ static void test_tokens_done_refused(void **state)
 					      &e), AUTOSIZE_EINVAL);
 }
 
+/* --eval-tokens: evaluated tokens are timed as forward passes, a third
+ * of a training token's FLOPs without recomputation (2N + a/3 over
+ * 6N + a), a quarter with full recomputation (over 8N + 4a/3), and
+ * join the hours and the limit; a resumed run keeps the rest's share;
+ * without --train-tokens there is no run to time. */
+static void test_eval_tokens(void **state)
+{
+	const char *opts[] = {"model-params", "7e9", "partition", "small",
+			      "train-tokens", "1.2e9", "gpus", "8",
+			      "recompute", "none", "eval-tokens", "6e8",
+			      NULL, NULL, NULL};
+	autosize_error e;
+	autosize_policy *p = plantest_parse(chain_policy, &e);
+	autosize_plan none, ev, full, rest;
+	autosize_request r;
+	double steps_h;
+
+	(void)state;
+	opts[10] = NULL;
+	assert_int_equal(plantest_plan(p, opts, &none), AUTOSIZE_OK);
+	assert_float_equal(none.eval_hours, 0, 0);
+	opts[10] = "eval-tokens";
+	assert_int_equal(plantest_plan(p, opts, &ev), AUTOSIZE_OK);
+	assert_int_equal(ev.recompute, AUTOSIZE_RECOMPUTE_NONE);
+	assert_int_equal(ev.dp, none.dp);
+	assert_float_equal(ev.tokens_per_s, none.tokens_per_s, 0);
+	assert_float_equal(ev.eval_tokens, 6e8, 1);
+	steps_h = ev.tokens / ev.tokens_per_s / 3600;
+	/* 6e8 evaluated at a third of 1.2e9 trained: a sixth */
+	assert_float_equal(ev.eval_hours / steps_h, 1.0 / 6, 1e-9);
+	assert_float_equal(ev.train_hours / none.train_hours, 1 + 1.0 / 6,
+			   1e-9);
+	assert_int_equal(ev.chained_jobs, 1);
+	assert_true(ev.time_limit_min > none.time_limit_min);
+	opts[9] = "full";
+	assert_int_equal(plantest_plan(p, opts, &full), AUTOSIZE_OK);
+	assert_int_equal(full.recompute, AUTOSIZE_RECOMPUTE_FULL);
+	assert_int_equal(full.recompute_layers, 0);
+	assert_float_equal(full.eval_hours /
+			   (full.tokens / full.tokens_per_s / 3600),
+			   0.5 / 4, 1e-9);
+	opts[9] = "none";
+	opts[12] = "train-tokens-done";
+	opts[13] = "9.6e8";
+	assert_int_equal(plantest_plan(p, opts, &rest), AUTOSIZE_OK);
+	assert_float_equal(rest.eval_tokens, 1.2e8, 1);
+	assert_float_equal(rest.train_hours / ev.train_hours, 0.2, 1e-9);
+	autosize_policy_destroy(p);
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model-params", "7e9", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "eval-tokens", "1e9", &e),
+			 0);
+	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--eval-tokens needs --train-tokens"));
+	assert_int_equal(autosize_request_set(&r, "eval-tokens", "-1", &e),
+			 AUTOSIZE_EINVAL);
+}
+
 /* A run that may not chain: one job, told what it holds and why. */
 static void test_not_chained(void **state)
 {
@@ -476,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_chain_plan),
 		cmocka_unit_test(test_tokens_done),
 		cmocka_unit_test(test_tokens_done_refused),
+		cmocka_unit_test(test_eval_tokens),
 		cmocka_unit_test(test_not_chained),
 		cmocka_unit_test(test_record_keys),
 		cmocka_unit_test(test_spool_progress),

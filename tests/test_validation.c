@@ -323,8 +323,14 @@ static double predicted_metric(const char *metric, const autosize_plan *p)
 	if (strcmp(metric, "gpu_hours") == 0)
 		return p->gpu_hours;
 	if (strcmp(metric, "step_gpu_hours") == 0)
-		return p->tokens_per_s > 0 ? p->tokens / p->tokens_per_s *
+		return p->tokens_per_s > 0 ? (p->tokens / p->tokens_per_s +
+					      p->eval_hours * 3600) *
 					     p->gpus / 3600 : 0;
+	/* a run that states its evaluations (eval-tokens) published its
+	 * rate over the time they took too */
+	if (p->eval_hours > 0 && p->tokens_per_s > 0 && p->gpus > 0)
+		return p->tokens / (p->tokens / p->tokens_per_s +
+				    p->eval_hours * 3600) / p->gpus;
 	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
 }
 

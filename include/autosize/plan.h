@@ -102,6 +102,9 @@ typedef struct autosize_request {
 				     * already (a run resumed from its
 				     * checkpoints); the plan trains the
 				     * rest; 0 = none */
+	double eval_tokens;         /* --eval-tokens: tokens the whole run
+				     * evaluates, all evaluations together
+				     * (forward passes only); 0 = none */
 	double deadline_s;          /* 0 = policy default */
 	autosize_train_mode train_mode;
 	int lora_rank;              /* --lora-rank: adapter rank of LoRA and
@@ -312,6 +315,7 @@ typedef struct autosize_plan {
 	double params;
 	double params_active;
 	double tokens;
+	double eval_tokens;         /* evaluated, of what is planned */
 	double flops_total;         /* model FLOPs for all tokens */
 	autosize_memory mem;        /* per GPU, the most loaded one */
 	double mfu;                 /* model FLOPs utilization */
@@ -330,6 +334,9 @@ typedef struct autosize_plan {
 				     * evaluation, checkpoint and data stalls
 				     * take the rest; etc/perf.yaml
 				     * whole_run:); train_hours includes it */
+	double eval_hours;          /* of train_hours, before goodput: the
+				     * evaluations (--eval-tokens) at the
+				     * forward pass's rate; 0 = none */
 	double train_hours;         /* predicted wall time */
 	/* Interval of the wall time from the validation residuals of the
 	 * plan's regime (GPU generation x framework x scale; etc/perf.yaml
