@@ -290,6 +290,45 @@ static void test_duplicate_keys(void **state)
 	ytest_check_msg(&e, WHAT, 1, "as a mapping key is not allowed");
 }
 
+/* The node cap of site and user files (AUTOSIZE_YTREE_MAX_NODES) holds
+ * for autosize_ytree_load; the project's own data files
+ * (autosize_ytree_load_data: tests/validation/runs.yaml) get the larger
+ * data cap, and still a cap. */
+static void test_data_cap(void **state)
+{
+	/* "- 1\n" is one node a line */
+	size_t line = 4, n = AUTOSIZE_YTREE_MAX_NODES + 10;
+	char path[64], *text = malloc(n * line + 1);
+	autosize_ytree *t;
+	autosize_error e;
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		memcpy(text + i * line, "- 1\n", line);
+	text[n * line] = '\0';
+	test_write_tmp(path, sizeof(path), text);
+	free(text);
+	assert_null(autosize_ytree_load(path, &e));
+	assert_int_equal(e.code, AUTOSIZE_ETOOBIG);
+	assert_non_null(strstr(e.msg, "more than 20000 YAML nodes"));
+	t = autosize_ytree_load_data(path, &e);
+	assert_non_null(t);
+	assert_int_equal(autosize_ytree_root(t)->n_children, (int)n);
+	autosize_ytree_destroy(t);
+	/* past the data cap too: refused, not read */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (i = 0; i < (size_t)AUTOSIZE_YTREE_DATA_MAX_NODES + 1; i++)
+		assert_int_equal(fputs("- 1\n", f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_null(autosize_ytree_load_data(path, &e));
+	assert_int_equal(e.code, AUTOSIZE_ETOOBIG);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_excerpt),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_duplicate_keys),
+		cmocka_unit_test(test_data_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@ struct autosize_ytree {
 	const char *what;
 	autosize_ynode *root;
 	int n_nodes;
+	int max_nodes;          /* AUTOSIZE_YTREE_MAX_NODES, or the data cap */
 };
 
 typedef struct yt_frame {
@@ -162,9 +163,9 @@ static autosize_err yt_new_node(yt_builder *b, autosize_ynode_kind kind,
 {
 	autosize_ynode *n;
 
-	if (b->t->n_nodes >= AUTOSIZE_YTREE_MAX_NODES)
+	if (b->t->n_nodes >= b->t->max_nodes)
 		return autosize_ytree_fail(b->t, line, e, AUTOSIZE_ETOOBIG,
-			"more than %d YAML nodes", AUTOSIZE_YTREE_MAX_NODES);
+			"more than %d YAML nodes", b->t->max_nodes);
 	n = yt_alloc(b->t, sizeof(*n));
 	if (!n)
 		return autosize_fail(e, AUTOSIZE_ENOMEM,
@@ -187,9 +188,9 @@ static autosize_err yt_take_key(yt_builder *b, yt_frame *top,
 	char ex[YT_EXCERPT];
 	uint64_t h;
 
-	if (b->t->n_nodes >= AUTOSIZE_YTREE_MAX_NODES)
+	if (b->t->n_nodes >= b->t->max_nodes)
 		return autosize_ytree_fail(b->t, line, e, AUTOSIZE_ETOOBIG,
-			"more than %d YAML nodes", AUTOSIZE_YTREE_MAX_NODES);
+			"more than %d YAML nodes", b->t->max_nodes);
 	b->t->n_nodes++;
 	h = yt_hash(text, len);
 	for (c = top->node->child; c; c = c->next) {
@@ -428,18 +429,19 @@ fail:
 	return rc;
 }
 
-autosize_ytree *autosize_ytree_parse(const char *text, size_t len,
-				     const char *what, autosize_error *e)
+static autosize_ytree *yt_parse(const char *text, size_t len,
+				const char *what, size_t max_bytes,
+				int max_nodes, autosize_error *e)
 {
 	autosize_ytree *t;
 	size_t wlen;
 
 	if (!what)
 		what = "(input)";
-	if (len > AUTOSIZE_YAML_MAX_BYTES) {
+	if (len > max_bytes) {
 		autosize_fail(e, AUTOSIZE_ETOOBIG,
-			      "%s: %zu bytes, larger than the %d-byte limit for YAML files",
-			      what, len, AUTOSIZE_YAML_MAX_BYTES);
+			      "%s: %zu bytes, larger than the %zu-byte limit for YAML files",
+			      what, len, max_bytes);
 		return NULL;
 	}
 	if (!text && len) {
@@ -449,6 +451,7 @@ autosize_ytree *autosize_ytree_parse(const char *text, size_t len,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		goto nomem;
+	t->max_nodes = max_nodes;
 	wlen = strnlen(what, YT_WHAT_MAX);
 	t->what = yt_strdup(t, what, wlen);
 	if (!t->what)
@@ -462,6 +465,13 @@ nomem:
 fail:
 	autosize_ytree_destroy(t);
 	return NULL;
+}
+
+autosize_ytree *autosize_ytree_parse(const char *text, size_t len,
+				     const char *what, autosize_error *e)
+{
+	return yt_parse(text, len, what, AUTOSIZE_YAML_MAX_BYTES,
+			AUTOSIZE_YTREE_MAX_NODES, e);
 }
 
 void autosize_ytree_destroy(autosize_ytree *t)
@@ -489,18 +499,32 @@ const char *autosize_ytree_what(const autosize_ytree *t)
 
 /* --- reading files --- */
 
-autosize_ytree *autosize_ytree_load(const char *path, autosize_error *e)
+static autosize_ytree *yt_load(const char *path, size_t max_bytes,
+			       int max_nodes, autosize_error *e)
 {
 	autosize_ytree *t;
 	char *buf;
 	size_t len;
 
-	if (autosize_read_regular_file(path, AUTOSIZE_YAML_MAX_BYTES,
-				       "YAML file", &buf, &len, e))
+	if (autosize_read_regular_file(path, max_bytes, "YAML file", &buf,
+				       &len, e))
 		return NULL;
-	t = autosize_ytree_parse(buf, len, path, e);
+	t = yt_parse(buf, len, path, max_bytes, max_nodes, e);
 	free(buf);
 	return t;
+}
+
+autosize_ytree *autosize_ytree_load(const char *path, autosize_error *e)
+{
+	return yt_load(path, AUTOSIZE_YAML_MAX_BYTES, AUTOSIZE_YTREE_MAX_NODES,
+		       e);
+}
+
+autosize_ytree *autosize_ytree_load_data(const char *path,
+					 autosize_error *e)
+{
+	return yt_load(path, AUTOSIZE_YAML_DATA_MAX_BYTES,
+		       AUTOSIZE_YTREE_DATA_MAX_NODES, e);
 }
 
 /* --- getters --- */

@@ -16,6 +16,11 @@
 #define AUTOSIZE_YTREE_MAX_DEPTH 16
 #define AUTOSIZE_YTREE_MAX_NODES 20000
 #define AUTOSIZE_YTREE_MAX_SCALAR_BYTES 4096
+/* The project's own data files, read by its tests and tools only
+ * (tests/validation/runs.yaml: some 400 published runs): the same
+ * schema rules, larger caps. */
+#define AUTOSIZE_YAML_DATA_MAX_BYTES (8 * 1024 * 1024)
+#define AUTOSIZE_YTREE_DATA_MAX_NODES 400000
 
 typedef enum autosize_ynode_kind {
 	AUTOSIZE_YNODE_SCALAR = 0,
@@ -59,6 +64,14 @@ autosize_ytree *autosize_ytree_parse(const char *text, size_t len,
  * most AUTOSIZE_YAML_MAX_BYTES). Errors name the path.
  */
 autosize_ytree *autosize_ytree_load(const char *path, autosize_error *e);
+
+/*
+ * As autosize_ytree_load, for the project's own data files (never a
+ * site's or a user's): at most AUTOSIZE_YAML_DATA_MAX_BYTES and
+ * AUTOSIZE_YTREE_DATA_MAX_NODES.
+ */
+autosize_ytree *autosize_ytree_load_data(const char *path,
+					 autosize_error *e);
 
 /* Free a tree; NULL is allowed. */
 void autosize_ytree_destroy(autosize_ytree *t);

@@ -120,7 +120,7 @@ static int fit_options(const autosize_ynode *opts, const char *stack,
 static void fit_load(void)
 {
 	autosize_error e;
-	autosize_ytree *t = autosize_ytree_load(FIT_RUNS_FILE, &e);
+	autosize_ytree *t = autosize_ytree_load_data(FIT_RUNS_FILE, &e);
 	const autosize_ynode *seq, *item, *opts;
 	int i, f;
 
