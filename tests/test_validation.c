@@ -51,11 +51,11 @@ static const vgoals issue_target = {0.08, 0.70, 0.97};
  * before them): scored once, reported apart, never tuned on. Batch b
  * (sealed_batch:, 1 when absent) is half HALF_SEALED + b - 1. */
 enum { HALF_FIT = 0, HALF_HELDOUT = 1, HALF_SEALED = 2 };
-#define SEALED_BATCHES 8
+#define SEALED_BATCHES 9
 /* 1 once the plan's model changed after the newest batch was scored (its
  * first score stays in the commit that added it); 0 when a batch is
  * added */
-#define SEALED_NEWEST_RESCORED 1
+#define SEALED_NEWEST_RESCORED 0
 
 typedef struct vrun {
 	char id[64];
@@ -369,7 +369,7 @@ static const char *half_name(int half)
 	static const char *const names[] = {"fit", "held-out", "sealed 1",
 					    "sealed 2", "sealed 3", "sealed 4",
 					    "sealed 5", "sealed 6", "sealed 7",
-					    "sealed 8"};
+					    "sealed 8", "sealed 9"};
 
 	return half >= 0 && half < HALF_SEALED + SEALED_BATCHES
 		? names[half] : "?";
@@ -489,7 +489,7 @@ static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
 static void load_runs(void)
 {
 	autosize_error e;
-	autosize_ytree *t = autosize_ytree_load(RUNS_FILE, &e);
+	autosize_ytree *t = autosize_ytree_load_data(RUNS_FILE, &e);
 	const autosize_ynode *seq, *item;
 	int i, j;
 
@@ -741,9 +741,12 @@ static int count_expressible(void)
 	return n;
 }
 
-/* The held-out half against goals g; with runs, every run against
- * STRICT_WORST and expressibility too. Prints each miss to out after
- * prefix; returns how many. */
+/* The held-out half against goals g; with runs_too, every run of both
+ * halves against STRICT_WORST and expressibility too (the gates: sealed
+ * runs are left out of them, tests/validation/README.md), without it
+ * every run of every batch against expressibility (issue 32's goal: no
+ * refused published layout). Prints each miss to out after prefix;
+ * returns how many. */
 static int strict_gates(FILE *out, const char *prefix, const vgoals *g,
 			int runs_too)
 {
@@ -769,15 +772,16 @@ static int strict_gates(FILE *out, const char *prefix, const vgoals *g,
 			100 * g->covered);
 		bad++;
 	}
-	for (i = 0; runs_too && i < n_runs; i++) {
+	for (i = 0; i < n_runs; i++) {
 		const vrun *r = &runs[i];
 
-		if (!r->expressible) {
+		if (!r->expressible &&
+		    (r->half < HALF_SEALED || !runs_too)) {
 			fprintf(out, "%s%s (%s) is not expressible: %s\n",
 				prefix, r->id, half_name(r->half), r->why);
 			bad++;
 		}
-		if (r->expressible && r->half < HALF_SEALED &&
+		if (runs_too && r->expressible && r->half < HALF_SEALED &&
 		    !r->known_miss[0] && fabs(r->error) > STRICT_WORST) {
 			fprintf(out, "%s%s (%s) error %+.1f%% exceeds %.0f%%\n",
 				prefix, r->id, r->half ? "held-out" : "fit",
@@ -849,15 +853,16 @@ static void write_report(FILE *out)
 	fprintf(out, "## Gates of `make validate`\n\nOn the held-out half: "
 		"median error at most %.0f%%, at least %.0f%% of the runs "
 		"within %.0f%%, the time limit covering at least %.0f%%; "
-		"every run of both halves within %.0f%%; every run "
-		"expressible. Misses:\n\n", 100 * strict_gate.median,
+		"every run of both halves within %.0f%% and expressible. "
+		"Misses:\n\n", 100 * strict_gate.median,
 		100 * strict_gate.close, 100 * CLOSE_ERR,
 		100 * strict_gate.covered, 100 * STRICT_WORST);
 	if (!strict_gates(out, "- ", &strict_gate, 1))
 		fprintf(out, "None.\n");
 	fprintf(out, "\nIssue 32's goals on the held-out half (reported, "
 		"not enforced): median error at most %.0f%%, at least %.0f%% "
-		"within %.0f%%, the time limit covering at least %.0f%%. "
+		"within %.0f%%, the time limit covering at least %.0f%%; no "
+		"published layout refused, sealed batches included. "
 		"Misses:\n\n", 100 * issue_target.median,
 		100 * issue_target.close, 100 * CLOSE_ERR,
 		100 * issue_target.covered);
