@@ -29,7 +29,8 @@ struct autosize_catalog {
 static const char *const cat_top_keys[] = { "gpus", NULL };
 
 static const char *const cat_gpu_keys[] = {
-	"name", "aliases", "ambiguous_aliases", "bf16_tflops", "fp16_tflops", "fp8_tflops",
+	"name", "aliases", "ambiguous_aliases", "bf16_tflops", "fp16_tflops",
+	"fp8_tflops", "fp4_tflops",
 	"memory_gib", "hbm_gbs", "link", "link_gbs", "p2p", "net",
 	"net_gbps_per_gpu", "gpus_per_node", "nvlink_domain_gpus", "pci_ids",
 	"source", "notes", NULL
@@ -403,6 +404,11 @@ static autosize_err cat_gpu(const autosize_ytree *t, autosize_catalog *c,
 					   CAT_MAX_TFLOPS, &g->fp8_tflops,
 					   NULL, e);
 	if (!rc)
+		rc = autosize_ytree_double(t, m, "fp4_tflops",
+					   AUTOSIZE_Y_OPTIONAL, 0,
+					   CAT_MAX_TFLOPS, &g->fp4_tflops,
+					   NULL, e);
+	if (!rc)
 		rc = autosize_ytree_double(t, m, "memory_gib", req, 0,
 					   CAT_MAX_GIB, &gib, NULL, e);
 	if (!rc)
@@ -607,6 +613,7 @@ double autosize_gpu_peak_flops(const autosize_gpu *gpu, int precision)
 	case AUTOSIZE_PREC_BF16: return gpu->bf16_tflops * 1e12;
 	case AUTOSIZE_PREC_FP16: return gpu->fp16_tflops * 1e12;
 	case AUTOSIZE_PREC_FP8: return gpu->fp8_tflops * 1e12;
+	case AUTOSIZE_PREC_NVFP4: return gpu->fp4_tflops * 1e12;
 	}
 	return 0;
 }

@@ -635,6 +635,12 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		/* Transformer Engine FP8 on top of bf16 master weights. */
 		launch_put(o, " --bf16 --fp8-format hybrid");
 		break;
+	case AUTOSIZE_PREC_NVFP4:
+		/* Transformer Engine NVFP4BlockScaling (fp4_recipe's
+		 * default, nvfp4) on bf16 master weights; TE >= 2.7
+		 * (arguments.py validate_args) */
+		launch_put(o, " --bf16 --fp4-format e2m1");
+		break;
 	default:
 		launch_put(o, " --bf16");
 		break;

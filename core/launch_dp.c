@@ -194,9 +194,19 @@ static int dp_recompute(const autosize_plan *p)
 
 /* The precision the job trains in, as accelerate and the Trainer
  * name it. */
+/* What the PyTorch-native launchers train in: the stack's precision,
+ * bf16 for NVFP4, which none of them has (plan_job plans such a job in
+ * bf16 where the site's default framework is one of them). */
+static autosize_precision dp_launch_precision(const autosize_request *r)
+{
+	autosize_precision prec = autosize_launch_precision(r, NULL, 0);
+
+	return prec == AUTOSIZE_PREC_NVFP4 ? AUTOSIZE_PREC_BF16 : prec;
+}
+
 static const char *dp_precision_name(const autosize_request *r)
 {
-	return autosize_precision_name(autosize_launch_precision(r, NULL, 0));
+	return autosize_precision_name(dp_launch_precision(r));
 }
 
 /* A file of the launch: its path where the step has one, else the
@@ -363,9 +373,9 @@ int autosize_launch_hf_trainer_args(const autosize_request *r,
 	/* the planned tokens: --max_steps overrides num_train_epochs */
 	if (autosize_launch_steps(p) > 0)
 		launch_put(&o, " --max_steps %ld", autosize_launch_steps(p));
-	if (autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP16)
+	if (dp_launch_precision(r) == AUTOSIZE_PREC_FP16)
 		launch_put(&o, " --fp16 True");
-	else if (autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_BF16)
+	else if (dp_launch_precision(r) == AUTOSIZE_PREC_BF16)
 		launch_put(&o, " --bf16 True");
 	return launch_done(&o);
 }
@@ -378,7 +388,7 @@ static int dp_tune_distributed(const autosize_request *r,
 {
 	return p->nodes * p->gpus_per_node > 1 || dp_fsdp_offload(r, p) ||
 	       (!launch_peft(r) &&
-		autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8);
+		dp_launch_precision(r) == AUTOSIZE_PREC_FP8);
 }
 
 const char *autosize_launch_torchtune_recipe(const autosize_request *r,
@@ -447,7 +457,7 @@ int autosize_launch_torchtune_args(const autosize_request *r,
 		launch_put(&o, " fsdp_cpu_offload=%s",
 			   dp_bool(dp_fsdp_offload(r, p), "True", "False"));
 	if (!launch_peft(r) &&
-	    autosize_launch_precision(r, NULL, 0) == AUTOSIZE_PREC_FP8)
+	    dp_launch_precision(r) == AUTOSIZE_PREC_FP8)
 		launch_put(&o, " enable_fp8_training=True");
 	return launch_done(&o);
 }
@@ -464,7 +474,7 @@ int autosize_launch_axolotl_args(const autosize_request *r,
 
 	if (go <= 0)
 		return go;
-	prec = autosize_launch_precision(r, NULL, 0);
+	prec = dp_launch_precision(r);
 	launch_put(&o, "--micro-batch-size %d --gradient-accumulation-steps "
 		   "%d --sequence-len %d", p->micro_batch, p->grad_accum,
 		   p->seq_len);

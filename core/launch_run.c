@@ -29,6 +29,17 @@ static int run_trainer_stack(const char *stack)
 	return 0;
 }
 
+/* 1 where NVFP4 can train: Megatron-Core with Transformer Engine's
+ * NVFP4BlockScaling (--fp4-format e2m1, launch.c), named or left to the
+ * site (plan_job prices the framework the site's default resolves to). */
+static int run_nvfp4(const autosize_request *r)
+{
+	if (r->framework != AUTOSIZE_FRAMEWORK_DEFAULT)
+		return r->framework == AUTOSIZE_FRAMEWORK_MEGATRON;
+	return !r->stack[0] || strcmp(r->stack, "megatron") == 0 ||
+	       strcmp(r->stack, "nemo") == 0;
+}
+
 autosize_precision autosize_launch_precision(const autosize_request *r,
 					     char *why, size_t len)
 {
@@ -36,6 +47,16 @@ autosize_precision autosize_launch_precision(const autosize_request *r,
 		why[0] = '\0';
 	if (!r)
 		return AUTOSIZE_PREC_BF16;
+	if (r->precision == AUTOSIZE_PREC_NVFP4 && !run_nvfp4(r)) {
+		if (why && len)
+			snprintf(why, len, "NVFP4 trains under Megatron-Core "
+				 "(Transformer Engine's NVFP4BlockScaling, "
+				 "--fp4-format e2m1); %s has no 4-bit "
+				 "recipe: planned in bf16, as the job trains",
+				 r->stack[0] ? r->stack
+				 : autosize_framework_name(r->framework));
+		return AUTOSIZE_PREC_BF16;
+	}
 	/* the HF Trainer checks the DeepSpeed JSON's bf16.enabled against
 	 * its --bf16 (integrations/deepspeed.py trainer_config_process,
 	 * transformers 5.2) and --bf16 turns accelerate's fp8 off, while

@@ -300,11 +300,15 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		 * dispatcher) */
 		split += s * b * (4.0 * m->experts +
 				  2.0 * m->experts_active * h);
-	if (job->precision == AUTOSIZE_PREC_FP8) {
+	if (job->precision == AUTOSIZE_PREC_FP8 ||
+	    job->precision == AUTOSIZE_PREC_NVFP4) {
 		/* FP8 GEMMs keep their inputs for the backward pass in FP8,
 		 * one byte instead of two (Transformer Engine, torchao
 		 * float8): QKV and MLP inputs, the attention output
-		 * projection's and the second MLP GEMM's inputs. */
+		 * projection's and the second MLP GEMM's inputs. NVFP4's
+		 * 4-bit copies with their block scales (TE
+		 * NVFP4BlockScaling) are counted at FP8's byte: an upper
+		 * bound. */
 		rep -= sbh * 2;
 		split -= sbh + mlp_kept * s * b * m->ffn;
 	}

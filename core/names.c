@@ -11,7 +11,8 @@ const char *const names_train_mode[] = {"pretrain", "finetune", "lora",
  * supervised fine-tuning of every weight. */
 const char *const names_train_mode_aliases[] = {"sft", "finetune", "full",
 						"finetune", NULL};
-const char *const names_precision[] = {"bf16", "fp16", "fp8", NULL};
+const char *const names_precision[] = {"bf16", "fp16", "fp8", "nvfp4",
+				       NULL};
 const char *const names_optimizer[] = {"adamw", "adamw-8bit", "sgd", NULL};
 const char *const names_recompute[] = {"none", "selective", "full",
 				       "selective-mlp", NULL};
@@ -42,7 +43,7 @@ const char *const names_chain[] = {"off", "on", NULL};
 #define NAMES_ENUM(a, last) \
 	_Static_assert(NAMES_N(a) == (size_t)(last) + 1, #a " spells " #last)
 NAMES_ENUM(names_train_mode, AUTOSIZE_TRAIN_QLORA);
-NAMES_ENUM(names_precision, AUTOSIZE_PREC_FP8);
+NAMES_ENUM(names_precision, AUTOSIZE_PREC_NVFP4);
 NAMES_ENUM(names_optimizer, AUTOSIZE_OPT_SGD);
 NAMES_ENUM(names_recompute, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
 NAMES_ENUM(names_net, AUTOSIZE_NET_ETHERNET);

@@ -328,7 +328,8 @@ static const autosize_option options_table[] = {
 	{"train-batch", "N|Ntok", "global batch: sequences (1024) or, with "
 	 "a tok suffix, tokens (4Mtok = 4 x 2^20; default ~4M tokens)",
 	 OPT_BOTH, SET_FUNC(options_batch)},
-	{"train-precision", "bf16|fp16|fp8", "compute precision", OPT_BOTH,
+	{"train-precision", "bf16|fp16|fp8|nvfp4", "compute precision "
+	 "(nvfp4: Blackwell, Megatron-Core)", OPT_BOTH,
 	 SET_CHOICE(precision, names_precision, 0)},
 	{"train-optimizer", "adamw|adamw-8bit|sgd", "optimizer", OPT_BOTH,
 	 SET_CHOICE(optimizer, names_optimizer, 0)},

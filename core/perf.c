@@ -51,22 +51,30 @@ static double perf_moe_capacity(const sizing_job *job)
 	return job->moe_balanced ? 1.0 : PERF_MOE_CAPACITY;
 }
 
-/* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 GEMMs
- * are a speedup on top (perf.yaml fp8_gemm_*), the rest stays 16-bit. */
+/* Dense peak the GEMMs run against: BF16/FP16 tensor cores; FP8 and
+ * NVFP4 GEMMs are a speedup on top (perf.yaml fp8_gemm_*,
+ * fp4_gemm_speedup), the rest stays 16-bit. */
 static double perf_base_peak(const sizing_job *job)
 {
-	if (job->precision == AUTOSIZE_PREC_FP8)
+	if (job->precision == AUTOSIZE_PREC_FP8 ||
+	    job->precision == AUTOSIZE_PREC_NVFP4)
 		return autosize_gpu_peak_flops(job->part->gpu,
 					       AUTOSIZE_PREC_BF16);
 	return job->peak_flops;
 }
 
-/* Time factor of GEMM work given its FP8 share: Amdahl over the share
- * that runs at fp8_gemm_speedup. */
-static double perf_fp8_factor(const perf_params *pp)
+/* Time factor of GEMM work given its low-precision share: Amdahl over
+ * the share (the linear layers) that runs at fp8_gemm_speedup, or at
+ * fp4_gemm_speedup under NVFP4 (perfdata_resolve zeroes the share where
+ * the GPU or its generation has no such rate). */
+static double perf_fp8_factor(const sizing_job *job, const perf_params *pp)
 {
-	return 1.0 - pp->fp8_gemm_share +
-	       pp->fp8_gemm_share / pp->fp8_gemm_speedup;
+	double speedup = job->precision == AUTOSIZE_PREC_NVFP4
+			 ? pp->fp4_gemm_speedup : pp->fp8_gemm_speedup;
+
+	if (!(pp->fp8_gemm_share > 0) || !(speedup > 0))
+		return 1.0;
+	return 1.0 - pp->fp8_gemm_share + pp->fp8_gemm_share / speedup;
 }
 
 double sizing_mfu_upper_bound(const sizing_job *job)
@@ -74,7 +82,7 @@ double sizing_mfu_upper_bound(const sizing_job *job)
 	const perf_params *pp = sizing_perf(job);
 
 	return pp->gemm_eff_max * perf_base_peak(job) /
-	       (job->peak_flops * perf_fp8_factor(pp));
+	       (job->peak_flops * perf_fp8_factor(job, pp));
 }
 
 static int perf_is_lora(const sizing_job *job)
@@ -400,7 +408,7 @@ double sizing_microbatch_bound_s(const sizing_job *job,
 	attn = perf_attn_of(job);
 	return perf_stage_layers(m, lay) / m->layers / lay->tp * tokens *
 	       ((sizing_model_flops_per_token(job) - attn) *
-		perf_fp8_factor(pp) / (perf_base_peak(job) * eff) +
+		perf_fp8_factor(job, pp) / (perf_base_peak(job) * eff) +
 		attn / perf_attn_peak_rate(job));
 }
 
@@ -570,7 +578,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	 * (sizing_kv_replica_params) are computed on each of them: their
 	 * FLOPs beyond the tp-th share, 2 a weight forward, 4 backward (2
 	 * with a frozen base), 2 more when recomputed. */
-	t_gemm = perf_fp8_factor(pp) *
+	t_gemm = perf_fp8_factor(job, pp) *
 		 (dense_hw * ((1 - exp_frac) / eff + exp_frac / eff_exp) +
 		  tokens * layers * sizing_kv_replica_params(job, lay) *
 		  ((perf_is_lora(job) ? 4.0 : 6.0) + 2.0 * share) / eff) /

@@ -48,6 +48,7 @@ static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY(ethernet_latency_s, 0, 1),
 	PERFDATA_KEY(fp8_gemm_speedup, 1, 4),
 	PERFDATA_KEY(fp8_gemm_share, 0, 1),
+	PERFDATA_KEY_OPT(fp4_gemm_speedup, 0, 8, 0),
 	PERFDATA_KEY(tp_overlap, 0, 1),
 	PERFDATA_KEY_OPT(torch_eff, 0.05, 1, 1),
 	PERFDATA_KEY_OPT(attn_half_seq, 0, 1e6, 0),
@@ -736,7 +737,9 @@ void perfdata_resolve(const perfdata_table *t, const autosize_gpu *gpu,
 			found = &t->entries[i];
 	*out = found ? found->p : perfdata_ampere;
 	out->fallback = fallback;
-	if (prec != AUTOSIZE_PREC_FP8 || gpu->fp8_tflops <= 0)
+	if (!(prec == AUTOSIZE_PREC_FP8 && gpu->fp8_tflops > 0) &&
+	    !(prec == AUTOSIZE_PREC_NVFP4 && gpu->fp4_tflops > 0 &&
+	      out->fp4_gemm_speedup > 0))
 		out->fp8_gemm_share = 0;
 }
 

@@ -39,7 +39,10 @@ typedef struct perf_params {
 	double roce_latency_s;
 	double ethernet_latency_s;
 	double fp8_gemm_speedup;   /* FP8 GEMM rate over BF16 */
-	double fp8_gemm_share;     /* share of GEMM FLOPs run in FP8 */
+	double fp8_gemm_share;     /* share of GEMM FLOPs run in FP8 (or
+				    * NVFP4): the linear layers */
+	double fp4_gemm_speedup;   /* NVFP4 GEMM rate over BF16, with its
+				    * quantization; 0: no NVFP4 */
 	double tp_overlap;         /* share of Megatron TP collectives hidden
 				    * behind the GEMMs (sequence parallel) */
 	double torch_eff;          /* share of Megatron-Core's GEMM and

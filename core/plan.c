@@ -248,6 +248,11 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack)
 		plan_framework_for_pins(job, r);
+	/* NVFP4 trains under Megatron-Core only (launch_run.c): a site's
+	 * other default framework trains the job in bf16 */
+	if (job->precision == AUTOSIZE_PREC_NVFP4 &&
+	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON)
+		job->precision = AUTOSIZE_PREC_BF16;
 	job->seq_len = r->seq_len > 0 ? r->seq_len
 		       : (m->mlp == AUTOSIZE_MLP_GELU && !m->arch_synthetic
 			  ? 2048 : 4096);
@@ -1365,6 +1370,16 @@ static autosize_err plan_compute(const autosize_policy *p,
 		if (autosize_launch_precision(r, why, sizeof(why)) !=
 		    r->precision)
 			autosize_plan_warn(plan, "%s", why);
+		else if (plan->precision != r->precision)
+			autosize_plan_warn(plan, "NVFP4 trains under "
+					   "Megatron-Core (Transformer "
+					   "Engine's NVFP4BlockScaling); the "
+					   "site's default framework %s has "
+					   "no 4-bit recipe: planned in bf16, "
+					   "as the job trains (--train-"
+					   "framework=megatron for NVFP4)",
+					   autosize_framework_name(
+						   plan->framework));
 		/* a layout the named stack's launcher cannot express */
 		if (autosize_launch_stack_gap(r, plan, why, sizeof(why)))
 			autosize_plan_warn(plan, "%s", why);

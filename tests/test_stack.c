@@ -208,6 +208,56 @@ static void test_lora_rank(void **state)
 			 AUTOSIZE_EINVAL);
 }
 
+/* --train-precision nvfp4: Blackwell's 4-bit GEMMs under Megatron-Core
+ * (faster than FP8, less than the 2x of their peaks: fp4_gemm_speedup);
+ * refused on a GPU without FP4 tensor cores; under a stack or framework
+ * with no 4-bit recipe, planned in bf16 and said so. */
+static void test_nvfp4(void **state)
+{
+	const char *mg[] = {"model", "llama-3.1-70b", "gpu", "b200", "gpus",
+			    "64", "tp", "2", "pp", "4", "interleave", "5",
+			    "train-framework", "megatron", "train-tokens", "1e10",
+			    "train-precision", "fp8", NULL};
+	const char *fs[] = {"model", "llama-3.1-8b", "gpu", "b200", "gpus",
+			    "8", "train-framework", "fsdp", "train-tokens",
+			    "1e9", "train-precision", "nvfp4", NULL};
+	autosize_plan fp8, fp4, bf16, h100, fsdp;
+	autosize_request r;
+	autosize_error e;
+	autosize_policy *pol = autosize_policy_default(&e);
+
+	(void)state;
+	assert_non_null(pol);
+	assert_int_equal(plan_of(mg, &fp8), AUTOSIZE_OK);
+	mg[17] = "nvfp4";
+	assert_int_equal(plan_of(mg, &fp4), AUTOSIZE_OK);
+	mg[17] = "bf16";
+	assert_int_equal(plan_of(mg, &bf16), AUTOSIZE_OK);
+	assert_int_equal(fp4.precision, AUTOSIZE_PREC_NVFP4);
+	assert_true(fp4.tokens_per_s > 1.1 * fp8.tokens_per_s);
+	assert_true(fp4.tokens_per_s < 2.0 * fp8.tokens_per_s);
+	assert_true(fp8.tokens_per_s > 1.1 * bf16.tokens_per_s);
+	assert_false(has_warning(&fp4, "NVFP4"));
+	/* no FP4 tensor cores on H100: refused with the way out */
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "train-precision", "nvfp4",
+					      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(pol, &r, &h100, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "nvfp4 is not supported by H100"));
+	assert_non_null(strstr(e.msg, "(use bf16)"));
+	/* FSDP has no 4-bit recipe: bf16, and the plan says so */
+	assert_int_equal(plan_of(fs, &fsdp), AUTOSIZE_OK);
+	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
+	assert_true(has_warning(&fsdp, "NVFP4 trains under Megatron-Core"));
+	assert_true(has_warning(&fsdp, "planned in bf16"));
+	autosize_policy_destroy(pol);
+}
+
 /* transformers 5 runs a MoE block's experts as one grouped GEMM (the
  * hf stack's grouped_experts): no host time per expert under FSDP, nor
  * under DeepSpeed ZeRO-3, whose own MoE modules (issued one expert at
@@ -718,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_moe_gather_interval),
 		cmocka_unit_test(test_lora_rank),
 		cmocka_unit_test(test_hf_grouped_experts),
+		cmocka_unit_test(test_nvfp4),
 		cmocka_unit_test(test_search_prefers_checked),
 		cmocka_unit_test(test_automodel_reduce_precision),
 		cmocka_unit_test(test_qlora_weights),

@@ -28,6 +28,7 @@ typedef struct autosize_gpu {
 	double bf16_tflops;  /* dense peak */
 	double fp16_tflops;  /* dense peak */
 	double fp8_tflops;   /* dense peak, 0 when unsupported */
+	double fp4_tflops;   /* dense NVFP4 peak, 0 when unsupported */
 	double mem_bytes;    /* HBM capacity */
 	double hbm_gbs;      /* memory bandwidth, GB/s */
 	double link_gbs;     /* GPU-to-GPU bandwidth per GPU, GB/s, bidir. */

@@ -18,7 +18,10 @@ typedef enum autosize_train_mode {
 typedef enum autosize_precision {
 	AUTOSIZE_PREC_BF16 = 0,
 	AUTOSIZE_PREC_FP16,
-	AUTOSIZE_PREC_FP8
+	AUTOSIZE_PREC_FP8,
+	AUTOSIZE_PREC_NVFP4         /* Blackwell's 4-bit block-scaled GEMMs
+				     * (Transformer Engine NVFP4BlockScaling,
+				     * Megatron-Core --fp4-format e2m1) */
 } autosize_precision;
 
 typedef enum autosize_optimizer {

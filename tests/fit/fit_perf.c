@@ -633,6 +633,7 @@ static const struct {
 	{"layer_overhead_s", offsetof(perf_params, layer_overhead_s), 0, 1e-3},
 	{"ib_eff", offsetof(perf_params, ib_eff), 0.3, 1},
 	{"fp8_gemm_speedup", offsetof(perf_params, fp8_gemm_speedup), 1, 2},
+	{"fp4_gemm_speedup", offsetof(perf_params, fp4_gemm_speedup), 1, 4},
 	{"tp_overlap", offsetof(perf_params, tp_overlap), 0, 0.95},
 	{"torch_eff", offsetof(perf_params, torch_eff), 0.5, 1},
 	{"elementwise_bytes_per_h", offsetof(perf_params,

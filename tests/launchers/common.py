@@ -29,6 +29,9 @@ def run_precision(e):
     """The precision the job trains in: torchtune's LoRA recipes read no
     enable_fp8_training, and the HF Trainer's DeepSpeed check refuses FP8
     (tool_transformers), so such plans train (and are priced) in bf16."""
+    if e['precision'] == 'nvfp4':
+        # Megatron-Core's --fp4-format only; the others train bf16
+        return 'nvfp4' if e['framework'] == 'megatron' else 'bf16'
     if e['precision'] != 'fp8':
         return e['precision']
     if e['stack'] == 'torchtune' and peft(e):

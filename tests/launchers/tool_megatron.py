@@ -104,6 +104,10 @@ def check(rec, c):
     c.eq('bf16', args.bf16, e['precision'] != 'fp16')
     c.eq('fp16', args.fp16, e['precision'] == 'fp16')
     c.eq('fp8', args.fp8, 'hybrid' if e['precision'] == 'fp8' else None)
+    # NVFP4: Transformer Engine's NVFP4BlockScaling (fp4_recipe's default)
+    c.eq('fp4', args.fp4, 'e2m1' if e['precision'] == 'nvfp4' else None)
+    if e['precision'] == 'nvfp4':
+        c.eq('fp4 recipe', str(args.fp4_recipe).split('.')[-1], 'nvfp4')
     c.eq('sequence parallel', args.sequence_parallel, e['tp'] > 1)
     # the whole run's iterations; a chained job stops itself before its
     # warning signal
