@@ -173,6 +173,7 @@ static const char *cal_speed(const autosize_calibrator *k,
 	/* a calibrated plan: against the model's own prediction, so that
 	 * calibrating again keeps the correction instead of undoing it */
 	double used = r->cal_speed > 0 ? r->cal_speed : 1, ratio, tok_s;
+	double planned = r->tokens_per_s;
 	const char *why;
 	int timeout = state && strcmp(state, "TIMEOUT") == 0;
 
@@ -193,10 +194,15 @@ static const char *cal_speed(const autosize_calibrator *k,
 		 * at most this fast */
 		tok_s = r->tokens / elapsed_s;
 		*censored = timeout;
+		/* against the planned hours, which hold what the elapsed
+		 * time holds beyond the steps (the whole-run efficiency,
+		 * restarts, the evaluations of --eval-tokens): the steps'
+		 * tokens/s alone would read a run on plan as 0.6x */
+		planned = r->tokens / (r->train_hours * 3600);
 	} else {
 		return NULL;
 	}
-	ratio = tok_s / r->tokens_per_s * used;
+	ratio = tok_s / planned * used;
 	if (!(ratio >= k->o.speed_min && ratio <= k->o.speed_max))
 		return "implausible speed";
 	if (!*censored && (why = cal_physical(k, r, tok_s)))

@@ -837,6 +837,54 @@ static void test_calibrator_elapsed(void **state)
 	autosize_calibrator_destroy(k);
 }
 
+/* A job that ran exactly its planned time is planned right: its elapsed
+ * time is the whole run's (the whole-run efficiency, restarts and its
+ * evaluations, --eval-tokens), as the planned hours are, not its steps'
+ * alone at the planned tokens/s. */
+static void test_calibrator_elapsed_whole_run(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_calibrator *k = cal_test_unbounded();
+	autosize_calibration *c;
+	autosize_request q;
+	autosize_plan plan;
+	autosize_record r;
+	autosize_error e;
+	char user[8];
+	int i;
+
+	autosize_request_init(&q);
+	assert_int_equal(autosize_request_set(&q, "model-params", "7e9", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&q, "train-tokens", "2e9", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&q, "eval-tokens", "4e9", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&q, "partition", "gpu", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_finish(&q, &e), AUTOSIZE_OK);
+	if (autosize_plan_compute(p, &q, &plan, &e) != AUTOSIZE_OK)
+		fail_msg("plan: %s", e.msg);
+	assert_true(plan.eval_hours > 0 && plan.run_efficiency < 1);
+	assert_true(plan.train_hours > 1 && plan.chained_jobs == 1);
+	autosize_record_from_plan(&plan, &r);
+	for (i = 0; i < 9; i++) {
+		snprintf(user, sizeof(user), "u%d", i % 3);
+		assert_int_equal(autosize_calibrator_add(k, user, &r,
+				 "COMPLETED", plan.train_hours * 3600), 1);
+	}
+	c = autosize_calibrator_result(k, &e);
+	assert_non_null(c);
+	assert_int_equal(autosize_calibration_count(c), 1);
+	if (fabs(autosize_calibration_at(c, 0)->speed_factor - 1) > 1e-3)
+		fail_msg("planned %.2f h, ran %.2f h: speed factor %.3f, "
+			 "want 1", plan.train_hours, plan.train_hours,
+			 autosize_calibration_at(c, 0)->speed_factor);
+	autosize_calibration_destroy(c);
+	autosize_calibrator_destroy(k);
+	autosize_policy_destroy(p);
+}
+
 /* Jobs that hit their time limit are the slow ones: counted (as at most
  * as fast as their elapsed time says), the factor is slower than the
  * COMPLETED jobs alone say, and never faster than the truth. */
@@ -983,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_calibrator_min_users),
 		cmocka_unit_test(test_calibrator_any_case),
 		cmocka_unit_test(test_calibrator_elapsed),
+		cmocka_unit_test(test_calibrator_elapsed_whole_run),
 		cmocka_unit_test(test_calibrator_timeout),
 		cmocka_unit_test(test_calibration_file),
 		cmocka_unit_test(test_plan_uses_calibration),
