@@ -66,10 +66,13 @@ static double perf_base_peak(const sizing_job *job)
 /* Time factor of GEMM work given its low-precision share: Amdahl over
  * the share (the linear layers) that runs at fp8_gemm_speedup, or at
  * fp4_gemm_speedup under NVFP4 (perfdata_resolve zeroes the share where
- * the GPU or its generation has no such rate). */
+ * the GPU has no such tensor cores). A performance file without
+ * fp4_gemm_speedup times NVFP4 at its FP8 rate, a bound NVFP4 beats
+ * (the plan says so). */
 static double perf_fp8_factor(const sizing_job *job, const perf_params *pp)
 {
-	double speedup = job->precision == AUTOSIZE_PREC_NVFP4
+	double speedup = job->precision == AUTOSIZE_PREC_NVFP4 &&
+			 pp->fp4_gemm_speedup > 0
 			 ? pp->fp4_gemm_speedup : pp->fp8_gemm_speedup;
 
 	if (!(pp->fp8_gemm_share > 0) || !(speedup > 0))

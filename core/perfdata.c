@@ -737,9 +737,10 @@ void perfdata_resolve(const perfdata_table *t, const autosize_gpu *gpu,
 			found = &t->entries[i];
 	*out = found ? found->p : perfdata_ampere;
 	out->fallback = fallback;
+	/* NVFP4 without the entry's fp4_gemm_speedup (a site's file older
+	 * than it) runs at its FP8 rate (perf.c), never at BF16's */
 	if (!(prec == AUTOSIZE_PREC_FP8 && gpu->fp8_tflops > 0) &&
-	    !(prec == AUTOSIZE_PREC_NVFP4 && gpu->fp4_tflops > 0 &&
-	      out->fp4_gemm_speedup > 0))
+	    !(prec == AUTOSIZE_PREC_NVFP4 && gpu->fp4_tflops > 0))
 		out->fp8_gemm_share = 0;
 }
 

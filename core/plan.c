@@ -1009,6 +1009,14 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   "step time from the %s generation's "
 				   "(etc/perf.yaml), less certain",
 				   part->gpu->name, job.perf.generation);
+	if (job.precision == AUTOSIZE_PREC_NVFP4 &&
+	    !(job.perf.fp4_gemm_speedup > 0))
+		autosize_plan_warn(plan, "the performance file's %s entry has "
+				   "no fp4_gemm_speedup: NVFP4's GEMMs are "
+				   "timed at its FP8 rate (%.2gx BF16), slower "
+				   "than they run, and the time limit errs "
+				   "long (etc/perf.yaml's blackwell: 2.94)",
+				   job.perf.entry, job.perf.fp8_gemm_speedup);
 	if (res.capped_gpus > 0)
 		plan_capped_warning(plan, &res, job.min_scaling);
 	if (res.over_budget && plan->feasible)

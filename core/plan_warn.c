@@ -54,6 +54,7 @@ static const struct {
 	{{"stack ", "is not validated"}, "stack_unvalidated"},
 	{{"stack ", "validated on other GPU"}, "stack_other_gpu"},
 	{{"no performance data measured", NULL}, "no_perf_data"},
+	{{"no fp4_gemm_speedup", NULL}, "no_fp4_speedup"},
 	{{"search stopped at its work budget", NULL}, "search_budget"},
 	{{"keeping ", "checkpoints of"}, "ckpt_storage"},
 	{{"checkpoints of ", "GB/s"}, "ckpt_bandwidth"},

@@ -16,6 +16,8 @@ static const char site_catalog[] =
 	"  - name: Site-GPU\n"
 	"    bf16_tflops: 1200\n"
 	"    fp16_tflops: 1200\n"
+	"    fp8_tflops: 2400\n"
+	"    fp4_tflops: 4800\n"
 	"    memory_gib: 96\n"
 	"    hbm_gbs: 4000\n"
 	"    link: nvlink\n"
@@ -87,25 +89,33 @@ static autosize_policy *load_policy(const char *perf, autosize_error *e)
 	return autosize_policy_load(path, e);
 }
 
-static void plan_8b(const autosize_policy *p, autosize_plan *plan)
+/* The site's 8B on 8 GPUs at TP 1 x PP 1; framework and prec when not
+ * NULL. */
+static void plan_8b_as(const autosize_policy *p, const char *framework,
+		       const char *prec, autosize_plan *plan)
 {
+	const char *opt[] = {"model", "llama-3-8b", "gpus", "8", "tp", "1",
+			     "pp", "1", "train-tokens", "1e11",
+			     "train-framework", framework,
+			     "train-precision", prec, NULL};
 	autosize_request r;
 	autosize_error e;
+	int i;
 
 	autosize_request_init(&r);
-	assert_int_equal(autosize_request_set(&r, "model", "llama-3-8b", &e),
-			 AUTOSIZE_OK);
-	assert_int_equal(autosize_request_set(&r, "gpus", "8", &e),
-			 AUTOSIZE_OK);
-	assert_int_equal(autosize_request_set(&r, "tp", "1", &e),
-			 AUTOSIZE_OK);
-	assert_int_equal(autosize_request_set(&r, "pp", "1", &e),
-			 AUTOSIZE_OK);
-	assert_int_equal(autosize_request_set(&r, "train-tokens", "1e11",
-					      &e), AUTOSIZE_OK);
+	for (i = 0; opt[i]; i += 2)
+		if (opt[i + 1])
+			assert_int_equal(autosize_request_set(&r, opt[i],
+							      opt[i + 1], &e),
+					 AUTOSIZE_OK);
 	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_OK);
 	if (autosize_plan_compute(p, &r, plan, &e) != AUTOSIZE_OK)
 		fail_msg("%s", e.msg);
+}
+
+static void plan_8b(const autosize_policy *p, autosize_plan *plan)
+{
+	plan_8b_as(p, NULL, NULL, plan);
 }
 
 /* Without perf: the new GPU borrows a generation's numbers and says
@@ -146,6 +156,59 @@ static void test_site_perf_file(void **state)
 	assert_string_equal(c.perf_generation, "sitegen");
 	assert_true(c.tokens_per_s < 0.8 * b.tokens_per_s);
 	autosize_policy_destroy(p);
+}
+
+/* what inserted into buf (of len bytes) before the first where */
+static void insert_before(char *buf, size_t len, const char *where,
+			  const char *what)
+{
+	char *at = strstr(buf, where);
+	size_t n = strlen(what);
+
+	assert_non_null(at);
+	assert_true(strlen(buf) + n < len);
+	memmove(at + n, at, strlen(at) + 1);
+	memcpy(at, what, n);
+}
+
+/* A site's file written before NVFP4 (no fp4_gemm_speedup) times an
+ * NVFP4 job at its FP8 rate, never at BF16's, and says so; with the
+ * key, NVFP4 runs faster than FP8 and says nothing. */
+static void test_site_perf_without_fp4(void **state)
+{
+	char text[sizeof(site_perf_fmt) + 128];
+	autosize_plan fp8, fp4, fp4_keyed;
+	autosize_error e;
+	autosize_policy *p;
+
+	(void)state;
+	write_perf("0.7");
+	p = load_policy("site-perf.yaml", &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	plan_8b_as(p, "megatron", "fp8", &fp8);
+	plan_8b_as(p, "megatron", "nvfp4", &fp4);
+	autosize_policy_destroy(p);
+	assert_int_equal(fp4.precision, AUTOSIZE_PREC_NVFP4);
+	if (!(fp4.tokens_per_s >= fp8.tokens_per_s * (1 - 1e-9)))
+		fail_msg("NVFP4 %.0f tokens/s, FP8 %.0f", fp4.tokens_per_s,
+			 fp8.tokens_per_s);
+	assert_true(has_warning(&fp4, "no fp4_gemm_speedup"));
+	assert_false(has_warning(&fp8, "fp4_gemm_speedup"));
+
+	snprintf(text, sizeof(text), site_perf_fmt, "0.7");
+	insert_before(text, sizeof(text), "    tp_overlap: 0.5",
+		      "    fp4_gemm_speedup: 3\n");
+	insert_before(text, sizeof(text), "tp_overlap: site}",
+		      "fp4_gemm_speedup: site, ");
+	write_file("site-perf.yaml", text);
+	p = load_policy("site-perf.yaml", &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	plan_8b_as(p, "megatron", "nvfp4", &fp4_keyed);
+	autosize_policy_destroy(p);
+	assert_true(fp4_keyed.tokens_per_s > 1.05 * fp8.tokens_per_s);
+	assert_false(has_warning(&fp4_keyed, "fp4_gemm_speedup"));
 }
 
 /* Strict: an unknown key, a number out of range, a missing file are
@@ -204,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_site_perf_file),
 		cmocka_unit_test(test_site_perf_strict),
+		cmocka_unit_test(test_site_perf_without_fp4),
 	};
 
 	return cmocka_run_group_tests_name("perf_policy", tests, setup,
