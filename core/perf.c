@@ -80,12 +80,15 @@ static double perf_fp8_factor(const sizing_job *job, const perf_params *pp)
 	return 1.0 - pp->fp8_gemm_share + pp->fp8_gemm_share / speedup;
 }
 
+double sizing_peak_reach(const sizing_job *job)
+{
+	return perf_base_peak(job) /
+	       (job->peak_flops * perf_fp8_factor(job, sizing_perf(job)));
+}
+
 double sizing_mfu_upper_bound(const sizing_job *job)
 {
-	const perf_params *pp = sizing_perf(job);
-
-	return pp->gemm_eff_max * perf_base_peak(job) /
-	       (job->peak_flops * perf_fp8_factor(job, pp));
+	return sizing_perf(job)->gemm_eff_max * sizing_peak_reach(job);
 }
 
 static int perf_is_lora(const sizing_job *job)

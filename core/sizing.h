@@ -251,6 +251,11 @@ double sizing_steps_s(const sizing_job *job, const sizing_layout *lay,
 /* Highest model FLOPs utilization the time model can predict for job: a
  * bound for pruning sizes that cannot meet a deadline. */
 double sizing_mfu_upper_bound(const sizing_job *job);
+/* Share of the precision's dense peak that work at the BF16 peak's
+ * efficiency reaches: 1 for BF16 and FP16; under FP8 or NVFP4 their
+ * GEMMs' speedup over the peak's ratio (0.87 FP8, 0.57 NVFP4 on B200),
+ * so that a utilization read against their own peak compares. */
+double sizing_peak_reach(const sizing_job *job);
 
 /* Share of a stage's layers lay recomputes in full: 0 without full
  * recomputation, else recompute_layers over the stage's layers (1 when

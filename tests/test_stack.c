@@ -238,6 +238,17 @@ static void test_nvfp4(void **state)
 	assert_true(fp4.tokens_per_s < 2.0 * fp8.tokens_per_s);
 	assert_true(fp8.tokens_per_s > 1.1 * bf16.tokens_per_s);
 	assert_false(has_warning(&fp4, "NVFP4"));
+	/* against the FP4 peak, which its GEMMs reach 0.57 of: a good
+	 * layout is no "low utilization", a poor one still is */
+	assert_true(fp4.mfu < 0.3);
+	assert_false(has_warning(&fp4, "predicted utilization"));
+	mg[1] = "llama-3.1-8b";
+	mg[7] = "8";
+	mg[9] = "8";
+	mg[11] = "1";
+	mg[17] = "nvfp4";
+	assert_int_equal(plan_of(mg, &fp4), AUTOSIZE_OK);
+	assert_true(has_warning(&fp4, "predicted utilization"));
 	/* no FP4 tensor cores on H100: refused with the way out */
 	autosize_request_init(&r);
 	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b", &e),
