@@ -748,9 +748,14 @@ static int plan_too_long(const plan_ctx *c, autosize_plan *plan)
 	return 1;
 }
 
-/* A precision the GPU runs, for the refusal's advice (V100: fp16). */
-static const char *plan_supported_precision(const autosize_gpu *gpu)
+/* A precision the GPU runs, for the refusal's advice (V100: fp16; FP8
+ * where NVFP4 was asked and the GPU has it, H100). */
+static const char *plan_supported_precision(const autosize_gpu *gpu,
+					    autosize_precision asked)
 {
+	if (asked == AUTOSIZE_PREC_NVFP4 &&
+	    autosize_gpu_peak_flops(gpu, AUTOSIZE_PREC_FP8) > 0)
+		return "fp8";
 	if (autosize_gpu_peak_flops(gpu, AUTOSIZE_PREC_BF16) > 0)
 		return "bf16";
 	if (autosize_gpu_peak_flops(gpu, AUTOSIZE_PREC_FP16) > 0)
@@ -935,7 +940,8 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				     "by %s (use %s)",
 				     autosize_precision_name(job.precision),
 				     part->gpu->name,
-				     plan_supported_precision(part->gpu));
+				     plan_supported_precision(part->gpu,
+							      job.precision));
 	job.chain_s = plan_chain_s(perfdata_for(c->p), part, &job,
 				   r->time_reserve >= 0 ? r->time_reserve
 							: c->d->time_reserve);

@@ -260,7 +260,7 @@ static void test_nvfp4(void **state)
 	assert_int_equal(autosize_plan_compute(pol, &r, &h100, &e),
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "nvfp4 is not supported by H100"));
-	assert_non_null(strstr(e.msg, "(use bf16)"));
+	assert_non_null(strstr(e.msg, "(use fp8)"));
 	/* FSDP has no 4-bit recipe: bf16, and the plan says so */
 	assert_int_equal(plan_of(fs, &fsdp), AUTOSIZE_OK);
 	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
