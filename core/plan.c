@@ -288,6 +288,23 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 	sizing_job_prepare(job);
 }
 
+/* The layout plan chose, as the sizing model takes it. */
+static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
+{
+	memset(lay, 0, sizeof(*lay));
+	lay->tp = plan->tp;
+	lay->pp = plan->pp;
+	lay->dp = plan->dp;
+	lay->cp = plan->cp;
+	lay->ep = plan->ep;
+	lay->vp = plan->vp > 0 ? plan->vp : 1;
+	lay->zero_stage = plan->zero_stage;
+	lay->micro_batch = plan->micro_batch;
+	lay->grad_accum = plan->grad_accum;
+	lay->recompute = plan->recompute;
+	lay->recompute_layers = plan->recompute_layers;
+}
+
 /*
  * GPUs the job needs before rounding to nodes and layouts: enough compute
  * to meet the deadline at the plan's utilization (or the fixed --mfu)
@@ -299,15 +316,19 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 			    double deadline_s)
 {
 	double mfu = job->mfu_fixed > 0 ? job->mfu_fixed : plan->mfu;
-	/* evaluations (--eval-tokens) run the forward pass alone */
-	double flops = plan->flops_total +
-		       job->eval_tokens * sizing_forward_flops_per_token(job);
-	double need = 0, states;
+	double need = 0, states, flops = plan->flops_total;
 	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
-			     1, 1, 0};
+			     1, 1, 0}, lay;
 	autosize_memory mem;
 	int i;
 
+	/* evaluations (--eval-tokens): the forward pass alone, at the
+	 * layout's share of a step's hardware FLOPs (sizing_steps_s), in
+	 * the model FLOPs the utilization counts */
+	plan_layout_of(plan, &lay);
+	if (job->eval_tokens > 0)
+		flops += job->eval_tokens * sizing_forward_share(job, &lay) *
+			 sizing_model_flops_per_token(job);
 	if (deadline_s > 0 && plan->flops_total > 0 && mfu > 0)
 		for (i = 0; i < 4; i++)
 			need = flops /
@@ -336,23 +357,6 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
  * extrapolated there: the held-out runs such regimes missed were the
  * ones their time limits did not cover). */
 #define PLAN_FALLBACK_WIDEN 1.5
-
-/* The layout plan chose, as the sizing model takes it. */
-static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
-{
-	memset(lay, 0, sizeof(*lay));
-	lay->tp = plan->tp;
-	lay->pp = plan->pp;
-	lay->dp = plan->dp;
-	lay->cp = plan->cp;
-	lay->ep = plan->ep;
-	lay->vp = plan->vp > 0 ? plan->vp : 1;
-	lay->zero_stage = plan->zero_stage;
-	lay->micro_batch = plan->micro_batch;
-	lay->grad_accum = plan->grad_accum;
-	lay->recompute = plan->recompute;
-	lay->recompute_layers = plan->recompute_layers;
-}
 
 /* A stack whose runs were checked on other GPU generations: real time
  * from half to four times the prediction (log bounds), the spread between

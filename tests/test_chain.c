@@ -238,6 +238,39 @@ static void test_eval_tokens(void **state)
 			 AUTOSIZE_EINVAL);
 }
 
+/* The GPUs a deadline needs count the evaluations as the plan times
+ * them: a plan on 8 GPUs that meets its deadline never says it needs
+ * more (LoRA, whose step is no 3x its forward pass, under full
+ * recomputation). */
+static void test_eval_gpus_min(void **state)
+{
+	const char *opts[] = {"model", "llama-2-70b", "partition", "small",
+			      "train-mode", "lora", "gpus", "8",
+			      "train-tokens", "15.7e6", "eval-tokens", "6.2e8",
+			      "mfu", "0.4", NULL, NULL, NULL};
+	autosize_error e;
+	autosize_policy *p = plantest_parse(chain_policy, &e);
+	autosize_plan first, plan;
+	char deadline[32];
+
+	(void)state;
+	assert_int_equal(plantest_plan(p, opts, &first), AUTOSIZE_OK);
+	assert_true(first.eval_hours > first.train_hours / 2);
+	snprintf(deadline, sizeof(deadline), "%.0fm",
+		 ceil(first.train_hours * 60 * 1.01));
+	opts[14] = "train-time";
+	opts[15] = deadline;
+	assert_int_equal(plantest_plan(p, opts, &plan), AUTOSIZE_OK);
+	assert_int_equal(plan.gpus, 8);
+	assert_true(plan.train_hours * 60 <= atof(deadline));
+	if (!(plan.gpus_min <= plan.gpus))
+		fail_msg("%d GPUs meet the %s deadline (%.2f h), yet %.0f "
+			 "are the least that could", plan.gpus, deadline,
+			 plan.train_hours, plan.gpus_min);
+	assert_true(plan.gpus_min >= plan.gpus - 1);
+	autosize_policy_destroy(p);
+}
+
 /* A run that may not chain: one job, told what it holds and why. */
 static void test_not_chained(void **state)
 {
@@ -536,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_tokens_done),
 		cmocka_unit_test(test_tokens_done_refused),
 		cmocka_unit_test(test_eval_tokens),
+		cmocka_unit_test(test_eval_gpus_min),
 		cmocka_unit_test(test_not_chained),
 		cmocka_unit_test(test_record_keys),
 		cmocka_unit_test(test_spool_progress),
