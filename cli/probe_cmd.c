@@ -525,10 +525,14 @@ static int probe_plan_option(probe_cli *c, const char *arg)
 		return -1;
 	}
 	o = autosize_option_find(name);
-	/* the token budget and the deadline are the real run's: a probe
-	 * job measures a few steps, and slurmctld would warn it about a
-	 * time limit and chained jobs that are not its own */
+	/* the token budget, its evaluations, what is done of it and the
+	 * deadline are the real run's: a probe job measures a few steps,
+	 * slurmctld would warn it about a time limit and chained jobs that
+	 * are not its own, and refuses --eval-tokens or
+	 * --train-tokens-done without --train-tokens */
 	if (strcmp(name, "train-tokens") == 0 ||
+	    strcmp(name, "train-tokens-done") == 0 ||
+	    strcmp(name, "eval-tokens") == 0 ||
 	    strcmp(name, "train-time") == 0)
 		return 0;
 	if (((o && (o->where & AUTOSIZE_OPT_SPANK)) ||

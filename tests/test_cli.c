@@ -450,13 +450,16 @@ static void test_check_config(void **state)
 
 /* The probe's sbatch gets the model, not the real run's token budget nor
  * its deadline: slurmctld warned a 30-min probe about a time limit ending
- * before the predicted 65.9 h and about chained jobs. A stand-in sbatch
- * on PATH records its arguments and fails. */
+ * before the predicted 65.9 h and about chained jobs; nor the budget's
+ * evaluations or what is done of it, which slurmctld refuses without
+ * --train-tokens. A stand-in sbatch on PATH records its arguments and
+ * fails. */
 static void cli_probe_forwards(void)
 {
 	const char *const args[] = {"probe",
 		"--policy=contrib/testbed/autosize.yaml", "--model-params=7e9",
-		"--train-tokens=1e9", "--train-time=2d", "--", "train.sh",
+		"--train-tokens=1e9", "--train-tokens-done=2e8",
+		"--eval-tokens=1e8", "--train-time=2d", "--", "train.sh",
 		NULL};
 	char dir[] = "/tmp/autosize-probe-XXXXXX", file[128], log[4096];
 	char path[4200], *old_path = getenv("PATH");
@@ -489,6 +492,7 @@ static void cli_probe_forwards(void)
 	rmdir(dir);
 	assert_non_null(strstr(log, "--model-params=7e9"));
 	assert_null(strstr(log, "--train-tokens"));
+	assert_null(strstr(log, "--eval-tokens"));
 	assert_null(strstr(log, "--train-time"));
 }
 
