@@ -249,18 +249,22 @@ double sizing_forward_share(const sizing_job *job, const sizing_layout *lay)
 	return hw > 0 && fwd < hw ? fwd / hw : 1;
 }
 
+double sizing_eval_s(const sizing_job *job, const sizing_layout *lay,
+		     double tokens_per_s)
+{
+	if (!(tokens_per_s > 0) || !(job->tokens > 0) ||
+	    !(job->eval_tokens > 0))
+		return 0;
+	return job->eval_tokens / tokens_per_s * sizing_forward_share(job, lay);
+}
+
 double sizing_steps_s(const sizing_job *job, const sizing_layout *lay,
 		      double tokens_per_s)
 {
-	double s;
-
 	if (!(tokens_per_s > 0) || !(job->tokens > 0))
 		return 0;
-	s = job->tokens / tokens_per_s;
-	if (job->eval_tokens > 0)
-		s += job->eval_tokens / tokens_per_s *
-		     sizing_forward_share(job, lay);
-	return s;
+	return job->tokens / tokens_per_s +
+	       sizing_eval_s(job, lay, tokens_per_s);
 }
 
 /* Share of peak a GEMM reaches: rises with its smallest dimension and

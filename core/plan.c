@@ -506,9 +506,7 @@ static void plan_finish_time(const perfdata_table *tab, autosize_plan *plan,
 	plan_layout_of(plan, &lay);
 	plan->train_hours = sizing_steps_s(job, &lay, plan->tokens_per_s) /
 			    3600;
-	plan->eval_hours = plan->train_hours > 0 && job->eval_tokens > 0
-			   ? job->eval_tokens / plan->tokens_per_s *
-			     sizing_forward_share(job, &lay) / 3600 : 0;
+	plan->eval_hours = sizing_eval_s(job, &lay, plan->tokens_per_s) / 3600;
 	plan->eval_tokens = job->eval_tokens;
 	plan_goodput(plan, d, job->run_efficiency);
 	plan_preempted(plan, d);

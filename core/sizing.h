@@ -247,6 +247,9 @@ double sizing_forward_share(const sizing_job *job, const sizing_layout *lay);
  * rate (before goodput and the whole-run efficiency). */
 double sizing_steps_s(const sizing_job *job, const sizing_layout *lay,
 		      double tokens_per_s);
+/* Of them, the evaluations' seconds; 0 without --eval-tokens. */
+double sizing_eval_s(const sizing_job *job, const sizing_layout *lay,
+		     double tokens_per_s);
 
 /* Highest model FLOPs utilization the time model can predict for job: a
  * bound for pruning sizes that cannot meet a deadline. */
