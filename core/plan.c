@@ -1390,15 +1390,24 @@ static autosize_err plan_compute(const autosize_policy *p,
 		    r->precision)
 			autosize_plan_warn(plan, "%s", why);
 		else if (plan->precision != r->precision)
+			/* the site's default framework, or FSDP where
+			 * adapters take it (plan_job): NeMo's LoRA is the
+			 * nemo stack, Megatron-LM trains no adapters */
 			autosize_plan_warn(plan, "NVFP4 trains under "
 					   "Megatron-Core (Transformer "
-					   "Engine's NVFP4BlockScaling); the "
-					   "site's default framework %s has "
-					   "no 4-bit recipe: planned in bf16, "
-					   "as the job trains (--train-"
-					   "framework=megatron for NVFP4)",
+					   "Engine's NVFP4BlockScaling); %s, "
+					   "the framework the job is planned "
+					   "under, has no 4-bit recipe: "
+					   "planned in bf16, as the job trains "
+					   "(%s for NVFP4)",
 					   autosize_framework_name(
-						   plan->framework));
+						   plan->framework),
+					   r->train_mode ==
+						   AUTOSIZE_TRAIN_LORA ||
+					   r->train_mode ==
+						   AUTOSIZE_TRAIN_QLORA
+					   ? "--train-stack=nemo"
+					   : "--train-framework=megatron");
 		/* a layout the named stack's launcher cannot express */
 		if (autosize_launch_stack_gap(r, plan, why, sizeof(why)))
 			autosize_plan_warn(plan, "%s", why);

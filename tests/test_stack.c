@@ -266,6 +266,15 @@ static void test_nvfp4(void **state)
 	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
 	assert_true(has_warning(&fsdp, "NVFP4 trains under Megatron-Core"));
 	assert_true(has_warning(&fsdp, "planned in bf16"));
+	/* LoRA on a Megatron site is planned under FSDP, not the site's
+	 * framework: NeMo's LoRA is the way to NVFP4 */
+	fs[6] = "train-mode";
+	fs[7] = "lora";
+	assert_int_equal(plan_of(fs, &fsdp), AUTOSIZE_OK);
+	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
+	assert_true(has_warning(&fsdp, "fsdp, the framework the job is "
+				"planned under"));
+	assert_true(has_warning(&fsdp, "--train-stack=nemo for NVFP4"));
 	autosize_policy_destroy(pol);
 }
 
