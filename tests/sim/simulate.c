@@ -115,10 +115,11 @@ static void sim_run(sim_job *j, const double *speed, const double *mem,
 	j->rec.m_tokens_per_s = j->real_tok_s;
 	j->rec.m_mem_bytes = j->rec.alloc_bytes * mem[j->part] *
 			     exp(0.02 * sim_normal());
-	/* it trains all its tokens at its real speed, or is killed at its
+	/* it runs the whole run its plan predicts (steps, whole-run
+	 * efficiency, restarts) at its real speed, or is killed at its
 	 * time limit; a share of the jobs never report (then only the
 	 * elapsed time tells, an upper bound on the speed of a TIMEOUT) */
-	j->elapsed_s = j->rec.tokens / j->real_tok_s;
+	j->elapsed_s = j->rec.train_hours * 3600 / f;
 	j->state = "COMPLETED";
 	if (j->rec.time_limit_min > 0 &&
 	    j->elapsed_s > j->rec.time_limit_min * 60.0) {
