@@ -112,9 +112,10 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	json_string(&o, p->part.name);
 	json_put(&o, ",\"gpu\":");
 	json_string(&o, p->part.gpu ? p->part.gpu->name : "");
-	json_put(&o, ",\"framework\":\"%s\",\"vp\":%d,\"cp\":%d,"
-		 "\"ep\":%d,\"perf\":", autosize_framework_name(p->framework),
-		 p->vp, p->cp, p->ep);
+	json_put(&o, ",\"framework\":\"%s\",\"precision\":\"%s\","
+		 "\"vp\":%d,\"cp\":%d,\"ep\":%d,\"perf\":",
+		 autosize_framework_name(p->framework),
+		 autosize_precision_name(p->precision), p->vp, p->cp, p->ep);
 	json_string(&o, p->perf_generation);
 	json_put(&o, ",\"nodes\":%d,\"gpus_per_node\":%d,\"gpus\":%d,"
 		 "\"segment_nodes\":%d,\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"

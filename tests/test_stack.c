@@ -266,6 +266,17 @@ static void test_nvfp4(void **state)
 	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
 	assert_true(has_warning(&fsdp, "NVFP4 trains under Megatron-Core"));
 	assert_true(has_warning(&fsdp, "planned in bf16"));
+	/* and the JSON says what it trains in */
+	{
+		static char json[65536];
+
+		assert_true(autosize_plan_to_json(&fsdp, json,
+						  sizeof(json)) > 0);
+		assert_non_null(strstr(json, ",\"precision\":\"bf16\","));
+		assert_true(autosize_plan_to_json(&fp8, json,
+						  sizeof(json)) > 0);
+		assert_non_null(strstr(json, ",\"precision\":\"fp8\","));
+	}
 	/* LoRA on a Megatron site is planned under FSDP, not the site's
 	 * framework: NeMo's LoRA is the way to NVFP4 */
 	fs[6] = "train-mode";
