@@ -259,15 +259,15 @@ int cli_list_gpus(int argc, char **argv)
 		fprintf(stderr, "autosize: %s\n", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	printf("%-16s %9s %9s %9s %8s %8s %-8s %s\n", "gpu", "bf16 TF/s",
-	       "fp16 TF/s", "fp8 TF/s", "mem GiB", "HBM GB/s", "link",
-	       "link GB/s");
+	printf("%-16s %9s %9s %9s %9s %8s %8s %-8s %s\n", "gpu",
+	       "bf16 TF/s", "fp16 TF/s", "fp8 TF/s", "fp4 TF/s", "mem GiB",
+	       "HBM GB/s", "link", "link GB/s");
 	for (i = 0; i < autosize_catalog_count(c); i++) {
 		const autosize_gpu *g = autosize_catalog_at(c, i);
 
-		printf("%-16s %9.1f %9.1f %9.1f %8.1f %8.0f %-8s %.0f\n",
+		printf("%-16s %9.1f %9.1f %9.1f %9.1f %8.1f %8.0f %-8s %.0f\n",
 		       g->name, g->bf16_tflops, g->fp16_tflops, g->fp8_tflops,
-		       g->mem_bytes / GIB, g->hbm_gbs,
+		       g->fp4_tflops, g->mem_bytes / GIB, g->hbm_gbs,
 		       autosize_link_name(g->link), g->link_gbs);
 	}
 	autosize_catalog_destroy(c);

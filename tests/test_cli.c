@@ -594,6 +594,9 @@ static void test_lists(void **state)
 	assert_int_equal(run_cli(gpus), 0);
 	assert_non_null(strstr(out, "H200-SXM-141GB"));
 	assert_non_null(strstr(out, "Ascend-910B"));
+	/* the GPUs --train-precision=nvfp4 runs on */
+	assert_non_null(strstr(out, " fp4 TF/s "));
+	assert_non_null(strstr(out, "9000.0"));
 	assert_int_equal(run_cli(presets), 0);
 	assert_non_null(strstr(out, "llama-3.1-405b"));
 	assert_non_null(strstr(out, "qwen2.5-72b"));
