@@ -192,8 +192,6 @@ static int dp_recompute(const autosize_plan *p)
 	return p->recompute != AUTOSIZE_RECOMPUTE_NONE;
 }
 
-/* The precision the job trains in, as accelerate and the Trainer
- * name it. */
 /* What the PyTorch-native launchers train in: the stack's precision,
  * bf16 for NVFP4, which none of them has (plan_job plans such a job in
  * bf16 where the site's default framework is one of them). */
@@ -204,6 +202,8 @@ static autosize_precision dp_launch_precision(const autosize_request *r)
 	return prec == AUTOSIZE_PREC_NVFP4 ? AUTOSIZE_PREC_BF16 : prec;
 }
 
+/* The precision the job trains in, as accelerate and the Trainer
+ * name it. */
 static const char *dp_precision_name(const autosize_request *r)
 {
 	return autosize_precision_name(dp_launch_precision(r));
