@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "autosize/launch.h"
+#include "framework_private.h"
 #include "launch_private.h"
+#include "perfdata.h"
 
 int launch_peft(const autosize_request *r)
 {
@@ -30,14 +32,20 @@ static int run_trainer_stack(const char *stack)
 }
 
 /* 1 where NVFP4 can train: Megatron-Core with Transformer Engine's
- * NVFP4BlockScaling (--fp4-format e2m1, launch.c), named or left to the
- * site (plan_job prices the framework the site's default resolves to). */
+ * NVFP4BlockScaling (--fp4-format e2m1, launch.c): the framework named,
+ * else a shipped stack's; a site's own stack or the site's default
+ * framework is left to plan_job, which knows the site's table and
+ * plans any framework but Megatron in bf16. */
 static int run_nvfp4(const autosize_request *r)
 {
+	const perfdata_stack *st;
+
 	if (r->framework != AUTOSIZE_FRAMEWORK_DEFAULT)
 		return r->framework == AUTOSIZE_FRAMEWORK_MEGATRON;
-	return !r->stack[0] || strcmp(r->stack, "megatron") == 0 ||
-	       strcmp(r->stack, "nemo") == 0;
+	st = r->stack[0] ? perfdata_stack_find(perfdata_default(), r->stack)
+			 : NULL;
+	return !st || framework_resolve(st->framework) ==
+		      AUTOSIZE_FRAMEWORK_MEGATRON;
 }
 
 autosize_precision autosize_launch_precision(const autosize_request *r,
