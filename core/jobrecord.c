@@ -84,6 +84,7 @@ static const rec_key rec_keys[] = {
 	RK_O("done", REC_DBL, tokens_done, 0, 1e18),
 	RK_O("jtok", REC_DBL, chain_job_tokens, 0, 1e18),
 	RK_O("sig", REC_INT, signal_s, 0, 65535),
+	RK_O("ev", REC_DBL, eval_tokens, 0, 1e18),
 	RK_O("ask_gpus", REC_INT, ask_gpus, 0, 1e7),
 	RK_O("ask_min", REC_LONG, ask_min, 0, 1e9),
 	RK_O("warn", REC_STR, warn, 0, 0),
@@ -162,6 +163,7 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 					       : 0;
 	r->cal_jobs = p->calibration.applied ? p->calibration.jobs : 0;
 	r->tokens_done = p->tokens_done;
+	r->eval_tokens = p->eval_tokens;
 	r->signal_s = p->signal_s;
 	if (p->chained_jobs > 1) {
 		r->chain_index = p->chain_index > 0 ? p->chain_index : 1;

@@ -72,6 +72,7 @@ static double *cal_plan_num(autosize_record *r, const char *key)
 	static const struct { const char *key; size_t off; } nums[] = {
 		{"params", offsetof(autosize_record, params)},
 		{"tokens", offsetof(autosize_record, tokens)},
+		{"eval_tokens", offsetof(autosize_record, eval_tokens)},
 		{"tokens_per_s", offsetof(autosize_record, tokens_per_s)},
 		{"step_s", offsetof(autosize_record, step_s)},
 		{"train_hours", offsetof(autosize_record, train_hours)},

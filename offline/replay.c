@@ -121,6 +121,9 @@ static size_t replay_request(const autosize_record *rec,
 		REPLAY_ENV("train_precision=%s", rec->prec);
 	if (rec->tokens > 0)
 		REPLAY_ENV("train_tokens=%.6g", rec->tokens);
+	/* the plan's share of the evaluations, beside its tokens */
+	if (rec->tokens > 0 && rec->eval_tokens > 0)
+		REPLAY_ENV("eval_tokens=%.6g", rec->eval_tokens);
 	if (rec->seq_len > 0)
 		REPLAY_ENV("train_seq_len=%d", rec->seq_len);
 	if (rec->global_batch > 0)

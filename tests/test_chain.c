@@ -345,6 +345,7 @@ static void test_record_keys(void **state)
 	r.chain_jobs = 4;
 	r.chain_job_tokens = 4.7e9;
 	r.signal_s = 480;
+	r.eval_tokens = 2.5e9;
 	/* the largest progress reported; a negative one is a bad line */
 	assert_int_equal(autosize_report_summary(report, strlen(report), 0,
 						 &m, &bad), 2);
@@ -358,6 +359,7 @@ static void test_record_keys(void **state)
 	assert_non_null(strstr(buf, ",chain=0123456789abcdef,ci=2,ck=4,"
 			       "jtok=4.7e+09,sig=480,"));
 	assert_non_null(strstr(buf, ",m_done=5e+09"));
+	assert_non_null(strstr(buf, ",ev=2.5e+09"));
 	assert_non_null(strstr(buf, ",done_at=77"));
 	assert_int_equal(autosize_record_decode(buf, (size_t)n, "t", &back,
 						&e), AUTOSIZE_OK);
@@ -365,6 +367,7 @@ static void test_record_keys(void **state)
 	assert_int_equal(back.chain_index, 2);
 	assert_int_equal(back.chain_jobs, 4);
 	assert_int_equal(back.signal_s, 480);
+	assert_float_equal(back.eval_tokens, 2.5e9, 0);
 	assert_float_equal(back.m_tokens_done, 5e9, 0);
 	assert_int_equal(back.done_at, 77);
 	assert_int_equal(autosize_record_chain_jobs(&back), 4);

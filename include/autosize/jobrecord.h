@@ -79,6 +79,8 @@ typedef struct autosize_record {
 	int chain_jobs;              /* ck=: jobs the chain was planned */
 	double tokens_done;          /* done=: tokens trained before the
 				      * plan (--train-tokens-done) */
+	double eval_tokens;          /* ev=: tokens the plan evaluates
+				      * (--eval-tokens, its share of them) */
 	double chain_job_tokens;     /* jtok=: one job's tokens at the
 				      * predicted speed */
 	int signal_s;                /* sig=: SIGUSR1 this long before the
