@@ -228,11 +228,11 @@ static void test_nvfp4(void **state)
 
 	(void)state;
 	assert_non_null(pol);
-	assert_int_equal(plan_of(mg, &fp8), AUTOSIZE_OK);
+	assert_int_equal(plan_under(pol, mg, &fp8), AUTOSIZE_OK);
 	mg[17] = "nvfp4";
-	assert_int_equal(plan_of(mg, &fp4), AUTOSIZE_OK);
+	assert_int_equal(plan_under(pol, mg, &fp4), AUTOSIZE_OK);
 	mg[17] = "bf16";
-	assert_int_equal(plan_of(mg, &bf16), AUTOSIZE_OK);
+	assert_int_equal(plan_under(pol, mg, &bf16), AUTOSIZE_OK);
 	assert_int_equal(fp4.precision, AUTOSIZE_PREC_NVFP4);
 	assert_true(fp4.tokens_per_s > 1.1 * fp8.tokens_per_s);
 	assert_true(fp4.tokens_per_s < 2.0 * fp8.tokens_per_s);
@@ -247,7 +247,7 @@ static void test_nvfp4(void **state)
 	mg[9] = "8";
 	mg[11] = "1";
 	mg[17] = "nvfp4";
-	assert_int_equal(plan_of(mg, &fp4), AUTOSIZE_OK);
+	assert_int_equal(plan_under(pol, mg, &fp4), AUTOSIZE_OK);
 	assert_true(has_warning(&fp4, "predicted utilization"));
 	/* no FP4 tensor cores on H100: refused with the way out */
 	autosize_request_init(&r);
@@ -262,7 +262,7 @@ static void test_nvfp4(void **state)
 	assert_non_null(strstr(e.msg, "nvfp4 is not supported by H100"));
 	assert_non_null(strstr(e.msg, "(use fp8)"));
 	/* FSDP has no 4-bit recipe: bf16, and the plan says so */
-	assert_int_equal(plan_of(fs, &fsdp), AUTOSIZE_OK);
+	assert_int_equal(plan_under(pol, fs, &fsdp), AUTOSIZE_OK);
 	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
 	assert_true(has_warning(&fsdp, "NVFP4 trains under Megatron-Core"));
 	assert_true(has_warning(&fsdp, "planned in bf16"));
@@ -281,7 +281,7 @@ static void test_nvfp4(void **state)
 	 * framework: NeMo's LoRA is the way to NVFP4 */
 	fs[6] = "train-mode";
 	fs[7] = "lora";
-	assert_int_equal(plan_of(fs, &fsdp), AUTOSIZE_OK);
+	assert_int_equal(plan_under(pol, fs, &fsdp), AUTOSIZE_OK);
 	assert_int_equal(fsdp.precision, AUTOSIZE_PREC_BF16);
 	assert_true(has_warning(&fsdp, "fsdp, the framework the job is "
 				"planned under"));
