@@ -20,6 +20,7 @@
 #include "autosize/options.h"
 #include "embedded.h"
 #include "ytree.h"
+#include "validation_metric.h"
 
 #define RUNS_FILE "tests/validation/runs.yaml"
 /* tokens for runs that publish no count: only sets the plan's interval */
@@ -113,9 +114,6 @@ static int n_runs;
 enum { MEM_DEVICE = 0, MEM_RESERVED = 1, MEM_ACTIVE = 2 };
 static const char *const mem_kinds[] = {"device", "reserved", "active",
 					NULL};
-static const char *const metrics[] = {"hfu_tflops", "mfu", "hfu",
-				      "tokens_per_s_per_gpu", "step_s",
-				      "gpu_hours", "step_gpu_hours", NULL};
 static const char *const generations[] = {"ampere", "ada", "hopper",
 					  "blackwell", "cdna3", NULL};
 static const char *const frameworks[] = {"megatron", "nemo", "deepspeed",
@@ -296,44 +294,6 @@ out:
 	return ret;
 }
 
-/* A plan's utilization over the dense BF16/FP16 peak, the convention
- * the metrics use (an FP8 plan's own is over the FP8 peak). */
-static double bf16_share(const autosize_plan *p)
-{
-	double peak = p->mfu > 0 ? p->tflops_per_gpu * 1e12 / p->mfu : 0;
-	double bf16 = p->part.gpu ? autosize_gpu_peak_flops(p->part.gpu,
-							     AUTOSIZE_PREC_BF16)
-				  : 0;
-
-	return bf16 > 0 && peak > 0 ? peak / bf16 : 1;
-}
-
-static double predicted_metric(const char *metric, const autosize_plan *p)
-{
-	double peak = p->mfu > 0 ? p->tflops_per_gpu / p->mfu : 0;
-
-	if (strcmp(metric, "hfu_tflops") == 0)
-		return p->hfu * peak;
-	if (strcmp(metric, "mfu") == 0)
-		return p->mfu * bf16_share(p);
-	if (strcmp(metric, "hfu") == 0)
-		return p->hfu * bf16_share(p);
-	if (strcmp(metric, "step_s") == 0)
-		return p->step_s;
-	if (strcmp(metric, "gpu_hours") == 0)
-		return p->gpu_hours;
-	if (strcmp(metric, "step_gpu_hours") == 0)
-		return p->tokens_per_s > 0 ? (p->tokens / p->tokens_per_s +
-					      p->eval_hours * 3600) *
-					     p->gpus / 3600 : 0;
-	/* a run that states its evaluations (eval-tokens) published its
-	 * rate over the time they took too */
-	if (p->eval_hours > 0 && p->tokens_per_s > 0 && p->gpus > 0)
-		return p->tokens / (p->tokens / p->tokens_per_s +
-				    p->eval_hours * 3600) / p->gpus;
-	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
-}
-
 /*
  * Would the job's time limit cover the real run? Every run is planned
  * with a token count, so the plan carries its interval: the training
@@ -346,9 +306,7 @@ static double predicted_metric(const char *metric, const autosize_plan *p)
  */
 static void time_cover(vrun *r, const autosize_plan *p)
 {
-	int is_time = strcmp(r->metric, "step_s") == 0 ||
-		      strcmp(r->metric, "gpu_hours") == 0 ||
-		      strcmp(r->metric, "step_gpu_hours") == 0;
+	int is_time = vmetric_is_time(r->metric);
 
 	if (r->predicted <= 0 || p->train_hours <= 0) {
 		r->time_ratio = 0;
@@ -420,14 +378,14 @@ static void read_run(const autosize_ytree *t, const autosize_ynode *item,
 				  &e))
 		fail_msg("%s", e.msg);
 	snprintf(r->generation, sizeof(r->generation), "%s", generations[i]);
-	for (i = 0; metrics[i]; i++) {
-		if (autosize_ytree_double(t, item, metrics[i],
+	for (i = 0; vmetric_names[i]; i++) {
+		if (autosize_ytree_double(t, item, vmetric_names[i],
 					  AUTOSIZE_Y_GT_MIN, 0, 1e12,
 					  &r->published, &f, &e))
 			fail_msg("%s", e.msg);
 		if (f) {
 			snprintf(r->metric, sizeof(r->metric), "%s",
-				 metrics[i]);
+				 vmetric_names[i]);
 			found++;
 		}
 	}
@@ -455,7 +413,7 @@ static void evaluate_run(const autosize_ytree *t, const autosize_ynode *item,
 	r->expressible = plan_run(r, opts, &plan) == 0;
 	if (!r->expressible)
 		return;
-	r->predicted = predicted_metric(r->metric, &plan);
+	r->predicted = vmetric_predicted(r->metric, &plan);
 	r->error = (r->predicted - r->published) / r->published;
 	snprintf(r->perf, sizeof(r->perf), "%s", plan.perf_generation);
 	r->planned = autosize_framework_name(plan.framework);

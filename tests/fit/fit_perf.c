@@ -44,6 +44,7 @@
 #include "autosize.h"
 #include "perfdata.h"
 #include "ytree.h"
+#include "../validation_metric.h"
 
 #define FIT_RUNS_FILE "tests/validation/runs.yaml"
 #define FIT_MAX_RUNS 512
@@ -66,9 +67,6 @@ static fit_run fit_runs[FIT_MAX_RUNS];
 static int fit_n;
 static perfdata_table fit_table;
 
-static const char *const fit_metrics[] = {"hfu_tflops", "mfu", "hfu",
-					  "tokens_per_s_per_gpu", "step_s",
-					  "gpu_hours", "step_gpu_hours", NULL};
 
 /*
  * The etc/perf.yaml entry a runs.yaml gpu_generation label uses: the
@@ -148,13 +146,13 @@ static void fit_load(void)
 			continue;
 		if (sealed)
 			continue;
-		for (i = 0; fit_metrics[i]; i++) {
+		for (i = 0; vmetric_names[i]; i++) {
 			f = 0;
-			if (!autosize_ytree_double(t, item, fit_metrics[i], 0,
+			if (!autosize_ytree_double(t, item, vmetric_names[i], 0,
 						   0, 1e12, &r->published, &f,
 						   &e) && f)
 				snprintf(r->metric, sizeof(r->metric), "%s",
-					 fit_metrics[i]);
+					 vmetric_names[i]);
 		}
 		opts = autosize_ynode_get(item, "options");
 		snprintf(r->stack, sizeof(r->stack), "%s", stack);
@@ -172,39 +170,6 @@ static void fit_load(void)
 	autosize_ytree_destroy(t);
 }
 
-static double fit_metric(const fit_run *r, const autosize_plan *p)
-{
-	double peak = p->mfu > 0 ? p->tflops_per_gpu / p->mfu : 0;
-
-	if (strcmp(r->metric, "hfu_tflops") == 0)
-		return p->hfu * peak;
-	/* over the dense BF16/FP16 peak (an FP8 plan's own utilization is
-	 * over its FP8 peak), as tests/validation/README.md has it */
-	double bf16 = p->part.gpu ? autosize_gpu_peak_flops(p->part.gpu,
-							     AUTOSIZE_PREC_BF16)
-				  : 0;
-	double share = bf16 > 0 && peak > 0 ? peak * 1e12 / bf16 : 1;
-
-	if (strcmp(r->metric, "mfu") == 0)
-		return p->mfu * share;
-	if (strcmp(r->metric, "hfu") == 0)
-		return p->hfu * share;
-	if (strcmp(r->metric, "step_s") == 0)
-		return p->step_s;
-	if (strcmp(r->metric, "gpu_hours") == 0)
-		return p->gpu_hours;
-	if (strcmp(r->metric, "step_gpu_hours") == 0)
-		return p->tokens_per_s > 0 ? (p->tokens / p->tokens_per_s +
-					      p->eval_hours * 3600) *
-					     p->gpus / 3600 : 0;
-	/* a run that states its evaluations (eval-tokens) published its
-	 * rate over the time they took too */
-	if (p->eval_hours > 0 && p->tokens_per_s > 0 && p->gpus > 0)
-		return p->tokens / (p->tokens / p->tokens_per_s +
-				    p->eval_hours * 3600) / p->gpus;
-	return p->gpus > 0 ? p->tokens_per_s / p->gpus : 0;
-}
-
 /* Plan run r (with req) and its predicted figure; 0 when it has none. */
 static double fit_predict(autosize_policy *pol, const fit_run *r,
 			  const autosize_request *req, autosize_plan *plan)
@@ -214,17 +179,14 @@ static double fit_predict(autosize_policy *pol, const fit_run *r,
 
 	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
 		return 0;
-	return fit_metric(r, plan);
+	return vmetric_predicted(r->metric, plan);
 }
 
 /* log(real / predicted) run time of r for a predicted figure pred. */
 static double fit_log_time(const fit_run *r, double pred)
 {
-	int is_time = strcmp(r->metric, "step_s") == 0 ||
-		      strcmp(r->metric, "gpu_hours") == 0 ||
-		      strcmp(r->metric, "step_gpu_hours") == 0;
-
-	return is_time ? log(r->published / pred) : log(pred / r->published);
+	return vmetric_is_time(r->metric) ? log(r->published / pred)
+					  : log(pred / r->published);
 }
 
 /* Which runs a score is over: a generation ("all": any), and where
