@@ -232,11 +232,12 @@ static double perf_hw_flops(const sizing_job *job, const sizing_layout *lay,
 	return sizing_hw_flops_per_token(job, lay->recompute);
 }
 
-/* An evaluation runs the forward pass alone: its matmuls (2N) and the
- * attention's forward (a third of the attention's forward + backward,
- * as recomputation counts it above), against all that a training step
+/* FLOPs per token of the forward pass alone, what an evaluated token
+ * costs: its matmuls (2N) and the attention's forward (a third of the
+ * attention's forward + backward, as recomputation counts it above).
+ * sizing_forward_share sets it against all that a training step
  * computes per token under lay (backward, recomputed forward). */
-double sizing_forward_flops_per_token(const sizing_job *job)
+static double perf_forward_flops(const sizing_job *job)
 {
 	return 2.0 * perf_matmul_of(job) + perf_attn_of(job) / 3.0;
 }
@@ -244,7 +245,7 @@ double sizing_forward_flops_per_token(const sizing_job *job)
 double sizing_forward_share(const sizing_job *job, const sizing_layout *lay)
 {
 	double hw = perf_hw_flops(job, lay, sizing_recompute_share(job, lay));
-	double fwd = sizing_forward_flops_per_token(job);
+	double fwd = perf_forward_flops(job);
 
 	return hw > 0 && fwd < hw ? fwd / hw : 1;
 }

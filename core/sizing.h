@@ -235,9 +235,6 @@ double sizing_model_flops_per_token(const sizing_job *job);
 double sizing_hw_flops_per_token(const sizing_job *job,
 				 autosize_recompute rc);
 
-/* FLOPs per token of the forward pass alone (2N plus the attention's
- * forward): what an evaluated token costs. */
-double sizing_forward_flops_per_token(const sizing_job *job);
 /* Share of a training step's hardware FLOPs per token that lay's
  * forward pass takes (2N + the attention's forward): an evaluation
  * token's time over a training token's. */
