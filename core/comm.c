@@ -260,17 +260,43 @@ void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 #define COMM_RING_BASE_RANKS 32.0
 #define COMM_RING_DOUBLING_SHARE 0.937
 
-void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
-		     int per_node, comm_link *l)
+/*
+ * Multi-node NVLink (GB200 NVL72): NCCL fuses the topology of every rank
+ * of the job's NVLink clique into one system, as it fuses a host's ranks
+ * elsewhere ("MNNVL clique support", ncclTopoGetSystem in NCCL's
+ * src/graph/topo.cc, 2.20+): the job's share of a rack (or segment) is
+ * one node to its ring search, with the NICs of all its trays. A group
+ * with k members there drives k NICs, its rings passing the members over
+ * NVLink, as on a DGX node of k members; capped by the NVLink rate.
+ */
+static int comm_members_in(int gpus, int stride, int n)
 {
-	int gpn = sizing_gpn(job);
-	int k = per_node < gpn ? per_node : gpn;
-	/* the ring's ranks: the group's members on its nodes */
-	double intra_bytes_s, ranks = (double)span_gpus / gpn * k;
+	int k = stride < gpus ? gpus / stride : 1;
 
+	return k < n ? k : n;
+}
+
+void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
+		     int stride, comm_link *l)
+{
+	int gpn = sizing_gpn(job), n, k, k_dom;
+	double intra_bytes_s, ranks;
+
+	if (stride < 1)
+		stride = 1;
+	n = span_gpus / stride > 1 ? span_gpus / stride : 1;
+	k = comm_members_in(gpn, stride, n);
+	/* the ring's ranks: the group's members on its nodes */
+	ranks = (double)span_gpus / gpn * k;
 	comm_link_for(job, span_gpus, job_gpus, l);
 	if (!l->crosses_nodes)
 		return;
+	if (job->part->domain_nodes > 1) {
+		k_dom = comm_members_in(comm_domain_gpus(job, job_gpus),
+					stride, n);
+		if (k_dom > k)
+			k = k_dom;
+	}
 	if (k > 1) {
 		if (job->prepared) {
 			intra_bytes_s = job->link_bw[0];

@@ -81,13 +81,14 @@ int comm_group_peers(const sizing_job *job, int stride, int n,
 void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 		   comm_link *l);
 
-/* The link of a group of span_gpus consecutive ranks (as comm_link_for)
- * with per_node of its members on each node: across nodes, one ring per
- * rail, so per_node NICs of the node (at most all of them, at most the
- * link inside the node), less in a ring of more than 32 ranks (its
- * measured loss per doubling); inside a node, comm_link_for's. */
+/* The link of a group whose members are every stride-th of span_gpus
+ * consecutive ranks (as comm_link_for; stride 1 for TP, tp for a DP
+ * group): across nodes, one ring per rail, so the NICs of its members on
+ * a node (on a multi-node NVLink domain, on the job's share of the
+ * domain), at most the link inside the node, less in a ring of more than
+ * 32 ranks (its measured loss per doubling); inside a node, comm_link_for's. */
 void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
-		     int per_node, comm_link *l);
+		     int stride, comm_link *l);
 
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
  * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */

@@ -653,7 +653,7 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	n_coll *= perf_stage_layers(m, lay);
 	/* a TP group wider than a node holds all of each node's GPUs: one
 	 * ring per rail, the node's NICs together (comm_link_group) */
-	comm_link_group(job, lay->tp, SIZING_GPUS(lay), lay->tp, &link);
+	comm_link_group(job, lay->tp, SIZING_GPUS(lay), 1, &link);
 	t = n_coll * comm_allreduce_s(bytes, lay->tp, &link);
 	/* Megatron with sequence parallelism splits each all-gather /
 	 * reduce-scatter into chunks overlapped with the GEMM that consumes
@@ -679,25 +679,25 @@ typedef double (*perf_coll_fn)(double bytes, int n, const comm_link *l);
  * share a node (all 8 with TP 1 on a whole 8-GPU node: its eight NICs,
  * comm_link_group; 4 on half of one); the expert
  * group's, edp = tp x dp x cp / (etp x ep) ranks, by etp x ep, so once
- * ep fills a node it has one member per node and one NIC.
+ * ep fills a node it has one member per node and one NIC. On a
+ * multi-node NVLink domain (GB200 NVL72) the node is the job's share of
+ * the domain: a DP group of TP 1 on 64 of a rack's GPUs drives 64 NICs,
+ * up to the NVLink rate (comm_link_group).
  */
 static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 			     perf_coll_fn f, double b_dense, double b_exp)
 {
-	int gpn = sizing_gpn(job), d = lay->dp * SIZING_CP(lay);
+	int d = lay->dp * SIZING_CP(lay);
 	int span = lay->tp * d, stride_e = SIZING_ETP(lay) * SIZING_EP(lay);
 	int de = span / stride_e;
-	int per = lay->tp < gpn ? gpn / lay->tp : 1;
-	int per_e = stride_e < gpn ? gpn / stride_e : 1;
 	comm_link l;
 	double t;
 
-	comm_link_group(job, span, SIZING_GPUS(lay), per < d ? per : d, &l);
+	comm_link_group(job, span, SIZING_GPUS(lay), lay->tp, &l);
 	l.latency_s = 0;
 	t = f(b_dense, d, &l);
 	if (b_exp > 0 && de > 1) {
-		comm_link_group(job, span, SIZING_GPUS(lay),
-				per_e < de ? per_e : de, &l);
+		comm_link_group(job, span, SIZING_GPUS(lay), stride_e, &l);
 		l.latency_s = 0;
 		t += f(b_exp, de, &l);
 	}
@@ -983,7 +983,7 @@ static double perf_kv_replica_sync_s(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	bytes = perf_stage_layers(m, lay) * 2.0 * m->hidden *
 		autosize_model_kv_width(m) / split * st.grad_wire_b;
-	comm_link_group(job, lay->tp, SIZING_GPUS(lay), lay->tp, &link);
+	comm_link_group(job, lay->tp, SIZING_GPUS(lay), 1, &link);
 	return comm_allreduce_s(bytes, reps, &link);
 }
 

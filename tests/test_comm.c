@@ -87,38 +87,38 @@ static void test_link_group(void **state)
 	autosize_catalog *c = links_on(&job, &part, "h100", &in, &net);
 
 	/* one member per node: one NIC, as comm_link_net */
-	comm_link_group(&job, 32, 8192, 1, &l);
+	comm_link_group(&job, 32, 8192, 8, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s) < 1);
-	/* 4 per node: 4 NICs of 400 Gb/s x ib_eff */
-	comm_link_group(&job, 32, 8192, 4, &l);
+	/* 4 per node (every second rank): 4 NICs of 400 Gb/s x ib_eff */
+	comm_link_group(&job, 32, 8192, 2, &l);
 	assert_true(fabs(l.bw_bytes_s - 4 * net.bw_bytes_s) < 1);
 	/* 8 per node: the whole node, 8 x 50 GB/s x 0.95 = 380 GB/s,
 	 * capped by NVLink's 450 x 0.80 = 360 GB/s */
-	comm_link_group(&job, 32, 8192, 8, &l);
+	comm_link_group(&job, 32, 8192, 1, &l);
 	assert_true(8 * net.bw_bytes_s > in.bw_bytes_s);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
-	/* never more NICs than the node has */
-	comm_link_group(&job, 32, 8192, 16, &l);
-	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
+	/* every 16th rank: one member per node, one NIC */
+	comm_link_group(&job, 256, 8192, 16, &l);
+	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s) < 1);
 	/* a ring of 1024 ranks: five doublings past 32 of its measured
 	 * loss, 360 -> 260 GB/s (nccl#1229); one member per node on 1024
 	 * nodes, or 8 on 128 */
-	comm_link_group(&job, 8192, 8192, 1, &l);
+	comm_link_group(&job, 8192, 8192, 8, &l);
 	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s *
 			 pow(0.937, 5)) < 1);
-	comm_link_group(&job, 1024, 8192, 8, &l);
+	comm_link_group(&job, 1024, 8192, 1, &l);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s *
 			 pow(0.937, 5)) < 1);
 	/* inside a node: the intra-node link, members or not */
-	comm_link_group(&job, 8, 8192, 8, &l);
+	comm_link_group(&job, 8, 8192, 1, &l);
 	assert_int_equal(l.crosses_nodes, 0);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
 	/* a thin network: 8 x 12.5 Gb/s Ethernet NICs stay under NVLink */
 	part.net = AUTOSIZE_NET_ETHERNET;
 	part.net_gbps_per_node = 100;
 	comm_link_net(&job, &net);
-	comm_link_group(&job, 32, 8192, 8, &l);
+	comm_link_group(&job, 32, 8192, 1, &l);
 	assert_true(fabs(l.bw_bytes_s - 8 * net.bw_bytes_s) < 1);
 	autosize_catalog_destroy(c);
 }
@@ -136,7 +136,7 @@ static void test_nvlink_domain(void **state)
 	const autosize_gpu *gb = autosize_catalog_find(c, "gb200");
 	autosize_partition part, bpart;
 	sizing_job job, bjob;
-	comm_link in, l;
+	comm_link in, net, l;
 
 	assert_non_null(gb);
 	assert_int_equal(gb->gpus_per_node, 4);
@@ -207,7 +207,7 @@ static void test_nvlink_domain(void **state)
 	job.gpus_per_node = 0;
 
 	/* a TP/EP group of 16 in a 64-GPU job: four trays, NVLink */
-	comm_link_group(&job, 16, 64, 4, &l);
+	comm_link_group(&job, 16, 64, 1, &l);
 	assert_int_equal(l.crosses_nodes, 0);
 	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s) < 1);
 	comm_link_for(&job, 16, 64, &l);
@@ -219,24 +219,44 @@ static void test_nvlink_domain(void **state)
 	assert_int_equal(comm_domain_share(&bjob, 16, 256), 8);
 	/* and a group of 16 in 256 GPUs, on NVLink in segments of 16 GB200
 	 * trays, over the network on B200 */
-	comm_link_group(&job, 16, 256, 4, &l);
+	comm_link_group(&job, 16, 256, 1, &l);
 	assert_int_equal(l.crosses_nodes, 0);
-	comm_link_group(&bjob, 16, 256, 8, &l);
+	comm_link_group(&bjob, 16, 256, 1, &l);
 	assert_int_equal(l.crosses_nodes, 1);
-	comm_link_group(&bjob, 16, 64, 8, &l);
+	comm_link_group(&bjob, 16, 64, 1, &l);
 	assert_int_equal(l.crosses_nodes, 1);
 	assert_true(l.bw_bytes_s < in.bw_bytes_s);
-	/* wider than a rack: the network on GB200 too, one ring per rail
-	 * on each tray's 4 NICs */
-	comm_link_group(&job, 144, 288, 4, &l);
+	/* wider than a rack: the network on GB200 too, but NCCL takes the
+	 * job's share of the rack (its MNNVL clique) for one node, so the
+	 * group's 72 members there drive 72 NICs: 72 x 50 GB/s x ib_eff,
+	 * past the NVLink rate, which caps it */
+	comm_link_net(&job, &net);
+	comm_link_group(&job, 144, 288, 1, &l);
 	assert_int_equal(l.crosses_nodes, 1);
-	comm_link_net(&job, &in);
-	assert_true(fabs(l.bw_bytes_s - 4 * in.bw_bytes_s *
+	assert_true(72 * net.bw_bytes_s > in.bw_bytes_s);
+	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s *
 			 pow(0.937, log2(144 / 32.0))) < 1);
-	/* a site without rack-aware placement: the tray alone */
+	/* a DP group of TP 8 in 512 GPUs (128 trays in segments of 16, 64
+	 * GPUs each): a member every second tray, 8 a segment, 8 NICs; the
+	 * ring's 128 ranks lose two doublings past 32 */
+	comm_link_group(&job, 512, 512, 8, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	assert_true(8 * net.bw_bytes_s < in.bw_bytes_s);
+	assert_true(fabs(l.bw_bytes_s - 8 * net.bw_bytes_s *
+			 pow(0.937, 2)) < 1);
+	/* the expert data-parallel group of EP 32 there: 2 members a
+	 * segment, 2 NICs */
+	comm_link_group(&job, 512, 512, 32, &l);
+	assert_true(fabs(l.bw_bytes_s - 2 * net.bw_bytes_s *
+			 pow(0.937, 2)) < 1);
+	/* a site without rack-aware placement: the tray alone, one NIC of
+	 * the DP group's member on it */
 	part.domain_nodes = 1;
 	comm_link_for(&job, 16, 64, &l);
 	assert_int_equal(l.crosses_nodes, 1);
+	comm_link_group(&job, 512, 512, 8, &l);
+	assert_true(fabs(l.bw_bytes_s - net.bw_bytes_s *
+			 pow(0.937, 2)) < 1);
 	autosize_catalog_destroy(c);
 }
 

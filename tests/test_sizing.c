@@ -426,7 +426,7 @@ static void test_fsdp_phases(void **state)
 	sizing_step_time(&job, &l, &t);
 	/* TP 1: the DP group holds all 8 GPUs of each node, one ring per
 	 * rail on the node's whole network */
-	comm_link_group(&job, 64, 64, 8, &net);
+	comm_link_group(&job, 64, 64, 1, &net);
 	net.latency_s = 0;
 	p = sizing_params_per_gpu(&job, &l);
 	ag = comm_allgather_s(2 * p, 64, &net);       /* bf16 parameters */
