@@ -280,14 +280,12 @@ void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 		     int stride, comm_link *l)
 {
 	int gpn = sizing_gpn(job), n, k, k_dom;
-	double intra_bytes_s, ranks;
+	double intra_bytes_s;
 
 	if (stride < 1)
 		stride = 1;
 	n = span_gpus / stride > 1 ? span_gpus / stride : 1;
 	k = comm_members_in(gpn, stride, n);
-	/* the ring's ranks: the group's members on its nodes */
-	ranks = (double)span_gpus / gpn * k;
 	comm_link_for(job, span_gpus, job_gpus, l);
 	if (!l->crosses_nodes)
 		return;
@@ -310,9 +308,10 @@ void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 		if (l->bw_bytes_s > intra_bytes_s)
 			l->bw_bytes_s = intra_bytes_s;
 	}
-	if (ranks > COMM_RING_BASE_RANKS)
+	/* the ring's ranks: the group's members, not the nodes it spans */
+	if (n > COMM_RING_BASE_RANKS)
 		l->bw_bytes_s *= pow(COMM_RING_DOUBLING_SHARE,
-				     log2(ranks / COMM_RING_BASE_RANKS));
+				     log2(n / COMM_RING_BASE_RANKS));
 }
 
 double comm_allreduce_s(double bytes, int n, const comm_link *l)
