@@ -570,18 +570,17 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		launch_put(o, " --expert-model-parallel-size %d%s", p->ep,
 			   p->dp * p->cp % p->ep
 			   ? " --expert-tensor-parallel-size 1" : "");
-	/* --moe-overlap: DeepEP's fused dispatch and the batch-level
-	 * overlap of the all-to-all (Megatron Core MoE README, v0.12 and
-	 * v0.14) */
-	if (launch_moe_overlap(p, r))
-		launch_put(o, " --moe-token-dispatcher-type flex "
-			   "--moe-enable-deepep "
-			   "--overlap-moe-expert-parallel-comm "
-			   "--delay-wgrad-compute");
-	else if (r->model.experts > 1)
-		/* the step time prices the tokens' all-to-all exchange
-		 * (perf.c); Megatron's default dispatcher is allgather */
+	/* the step time prices the tokens' all-to-all exchange, a copy per
+	 * routed expert (perf.c); Megatron's default dispatcher is
+	 * allgather. --moe-overlap: the batch-level overlap of that
+	 * exchange (combined 1F1B; transformer_config.py takes it with the
+	 * alltoall or flex dispatcher), as Megatron-Bridge's Qwen3 H100
+	 * recipes run it (moe_a2a_overlap, v0.2.0): no DeepEP build needed */
+	if (r->model.experts > 1)
 		launch_put(o, " --moe-token-dispatcher-type alltoall");
+	if (launch_moe_overlap(p, r))
+		launch_put(o, " --overlap-moe-expert-parallel-comm "
+			   "--delay-wgrad-compute");
 	if (launch_megatron_stages(o, p, r, why, why_len) < 0)
 		return -1;
 	/* Megatron's distributed optimizer shards optimizer state over
@@ -1048,6 +1047,15 @@ static void launch_gaps(const autosize_request *r, const autosize_plan *p,
 
 	if (launch_dp_none(r, p, why, sizeof(why))) {
 		launch_note(out, "%s", why);
+		return;
+	}
+	/* a stack that states how published runs were trained, with no
+	 * public code: the Megatron line runs Megatron-Core's experts */
+	if (strcmp(p->stack, "hai-llm") == 0) {
+		launch_note(out, "stack hai-llm is DeepSeek's own trainer, not "
+			    "public: the Megatron line here runs Megatron-"
+			    "Core, which issues each local expert from the "
+			    "host; plan with --train-stack=megatron for it");
 		return;
 	}
 	if (!autosize_launch_stack_gap(r, p, why, sizeof(why)))

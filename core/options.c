@@ -356,8 +356,8 @@ static const autosize_option options_table[] = {
 	 "the framework's; bf16: NeMo grad_sync_dtype, Composer PURE)",
 	 OPT_BOTH, SET_FUNC(options_grad_reduce)},
 	{"moe-overlap", "on|off", "MoE all-to-all hidden behind another "
-	 "micro-batch, experts issued without a host sync per layer "
-	 "(DeepSeek DualPipe; Megatron-Core EP overlap with DeepEP; off)",
+	 "micro-batch (Megatron-Core --overlap-moe-expert-parallel-comm, "
+	 "DeepSeek DualPipe; off)",
 	 OPT_BOTH, SET_ONOFF(moe_overlap)},
 	{"autosize", "rewrite|warn|off|explain",
 	 "size the job, only warn, leave it, or print the plan and stop",

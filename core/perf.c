@@ -439,7 +439,10 @@ static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
  * FP8 casts; Megatron Core MoE report, arXiv:2603.07685, section 4.3),
  * so the GPU cannot run ahead: the generation's expert_host_s per local
  * expert and pass unit (the forward one, the backward two, a
- * recomputed forward one more). */
+ * recomputed forward one more). The all-to-all overlap (--moe-overlap)
+ * keeps it: Megatron's combined 1F1B runs the same grouped MLP from the
+ * one host thread (models/gpt/fine_grained_callables.py), so what it
+ * hides is the exchange, not the issue. */
 static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {
@@ -448,7 +451,6 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	double local;
 
 	if (m->experts <= 1 || m->layers <= 0 ||
-	    perf_moe_overlap(job, lay) ||
 	    !(job->prepared ? job->expert_issue
 			    : framework_profile_job(job, &fp)->expert_issue))
 		return 0;

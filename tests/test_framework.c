@@ -445,10 +445,12 @@ static void test_moe_overlap(void **state)
 	sizing_step_time(&job, &l, &tf);
 	assert_true(tf.compute_s < t2.compute_s - 16 * m.layers * 3 * 3 *
 					       100e-6);
+	/* the all-to-all overlap hides the exchange, not the issue: one
+	 * host thread runs both micro-batches' grouped MLPs */
 	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
 	job.moe_overlap = 1;
 	sizing_step_time(&job, &l, &to);
-	assert_true(fabs(to.compute_s - tf.compute_s) < 1e-9 * tf.compute_s);
+	assert_true(fabs(to.compute_s - t2.compute_s) < 1e-9 * t2.compute_s);
 	assert_true(to.ep_comm_s < t2.ep_comm_s);
 
 	plan_megatron_args(p, opts, &r, &plan, buf, sizeof(buf));
@@ -462,9 +464,10 @@ static void test_moe_overlap(void **state)
 	assert_true(over.tokens_per_s > plan.tokens_per_s);
 	assert_true(autosize_launch_megatron_args(&r, &over, buf,
 						  sizeof(buf)) > 0);
-	assert_non_null(strstr(buf, " --moe-token-dispatcher-type flex "
-			       "--moe-enable-deepep "
-			       "--overlap-moe-expert-parallel-comm"));
+	assert_non_null(strstr(buf, " --moe-token-dispatcher-type alltoall "
+			       "--overlap-moe-expert-parallel-comm "
+			       "--delay-wgrad-compute"));
+	assert_null(strstr(buf, "deepep"));
 	autosize_policy_destroy(p);
 }
 

@@ -392,6 +392,17 @@ static void test_megatron_uneven(void **state)
 	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 	assert_string_equal(l.megatron, "");
 	assert_non_null(strstr(l.note, "cannot split 80 layers over 12"));
+	/* a stack with no public code (DeepSeek's): the Megatron line,
+	 * and a note that it is not the stack the plan priced */
+	p.pp = 4;
+	p.vp = 5;
+	snprintf(p.stack, sizeof(p.stack), "hai-llm");
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
+	assert_non_null(strstr(l.megatron, "--pipeline-model-parallel-size 4"));
+	assert_non_null(strstr(l.note, "stack hai-llm is DeepSeek's own"));
+	p.stack[0] = '\0';
+	p.pp = 12;
+	p.vp = 7;
 	/* Every depth the search can pick (2 pp <= layers, vp dividing
 	 * the busiest stage, as search.c): the arguments Megatron's rules
 	 * accept, or none. */

@@ -126,7 +126,7 @@ static const char *const stacks[] = {"megatron", "nemo", "deepspeed",
 				     "megatron-deepspeed", "automodel", "hf",
 				     "torchtune",
 				     "unsloth", "axolotl", "llama-factory",
-				     "other", NULL};
+				     "hai-llm", "other", NULL};
 static const char *const run_keys[] = {"id", "source", "framework",
 				       "stack", "sealed", "sealed_batch",
 				       "known_miss",
