@@ -465,6 +465,7 @@ static void test_moe_overlap(void **state)
 	assert_true(autosize_launch_megatron_args(&r, &over, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, " --moe-token-dispatcher-type alltoall "
+			       "--moe-grouped-gemm "
 			       "--overlap-moe-expert-parallel-comm "
 			       "--delay-wgrad-compute"));
 	assert_null(strstr(buf, "deepep"));
@@ -607,7 +608,7 @@ static void test_cp_ep_plan(void **state)
 	autosize_plan plan;
 	autosize_error e;
 	autosize_policy *p = autosize_policy_default(&e);
-	char buf[512];
+	char buf[AUTOSIZE_LAUNCH_MEGATRON_MAX];
 
 	assert_non_null(p);
 	autosize_request_init(&r);
