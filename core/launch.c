@@ -639,14 +639,22 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		launch_put(o, " --fp16");
 		break;
 	case AUTOSIZE_PREC_FP8:
-		/* Transformer Engine FP8 on top of bf16 master weights. */
-		launch_put(o, " --bf16 --fp8-format hybrid");
+		/* Transformer Engine FP8 on top of bf16 master weights; with
+		 * the distributed optimizer (which validate_args asks for)
+		 * the parameters kept in FP8, as Megatron-Bridge's FP8
+		 * recipes keep them: memory.c counts no 16-bit copy beside
+		 * TE's cached FP8 weights then */
+		launch_put(o, " --bf16 --fp8-format hybrid%s",
+			   p->zero_stage >= 1 ? " --fp8-param-gather" : "");
 		break;
 	case AUTOSIZE_PREC_NVFP4:
 		/* Transformer Engine NVFP4BlockScaling (fp4_recipe's
 		 * default, nvfp4) on bf16 master weights; TE >= 2.7
-		 * (arguments.py validate_args) */
-		launch_put(o, " --bf16 --fp4-format e2m1");
+		 * (arguments.py validate_args); parameters in NVFP4 with
+		 * the distributed optimizer, as Megatron-Bridge's
+		 * bf16_with_nvfp4_mixed */
+		launch_put(o, " --bf16 --fp4-format e2m1%s",
+			   p->zero_stage >= 1 ? " --fp4-param-gather" : "");
 		break;
 	default:
 		launch_put(o, " --bf16");

@@ -32,6 +32,15 @@
 /* QLoRA NF4 with double quantization: 4.127 bits per base weight
  * (Dettmers et al. 2023, QLoRA, section 3). */
 #define MEMORY_NF4_BYTES (4.127 / 8.0)
+/* Transformer Engine's FP8 copy of a linear layer's weight and its
+ * transpose, kept from a step's first micro-batch to the next step
+ * (is_first_microbatch: the weight workspaces of te.Linear and
+ * GroupedLinear), one byte each per weight, beside the 16-bit weight.
+ * Megatron-Core passes it unless --disable-parameter-transpose-cache
+ * (extensions/transformer_engine.py, TELinear.forward). NVFP4's
+ * half-byte copies with their block scales are counted at FP8's: an
+ * upper bound. */
+#define MEMORY_FP8_WEIGHT_CACHE_BYTES 2.0
 /* Slots of the per-thread memos of model states (one per ZeRO stage)
  * and activations (one per recomputation setting); a power of two. */
 #define MEMORY_MEMO 4
@@ -530,6 +539,28 @@ typedef struct memory_states {
 	double host_o;      /* --optimizer-offload: its optimizer state */
 } memory_states;
 
+/* MEMORY_FP8_WEIGHT_CACHE_BYTES of every linear weight of the GPU's
+ * layers under Megatron with FP8 or NVFP4 GEMMs and no distributed
+ * optimizer. With it the launch line keeps the parameters themselves in
+ * FP8 (NVFP4), --fp8-param-gather (--fp4-param-gather) as Megatron-
+ * Bridge's recipes do (mixed_precision.py): no 16-bit copy beside them,
+ * the 2 bytes a weight counted. Megatron-FSDP gathers and frees its
+ * layers in turn; the PyTorch-native stacks cast in each forward
+ * (torchao float8; accelerate's TE backend passes no
+ * is_first_microbatch). */
+static double memory_fp8_weight_cache(const sizing_job *job,
+				      const sizing_layout *lay)
+{
+	if ((job->precision != AUTOSIZE_PREC_FP8 &&
+	     job->precision != AUTOSIZE_PREC_NVFP4) ||
+	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON ||
+	    lay->zero_stage != 0)
+		return 0;
+	return MEMORY_FP8_WEIGHT_CACHE_BYTES *
+	       memory_layers_per_stage(job, lay) *
+	       memory_layer_params_gpu(job, lay);
+}
+
 static void memory_states_compute(const sizing_job *job,
 				  const sizing_layout *lay, memory_states *ms)
 {
@@ -588,7 +619,7 @@ static void memory_states_compute(const sizing_job *job,
 		if (framework_fsdp_step_sync(job, lay))
 			copy = st.copy_b * p;
 	}
-	ms->w = w + copy;
+	ms->w = w + copy + memory_fp8_weight_cache(job, lay);
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
 	ms->o = job->opt_offload ? 0 : o;

@@ -209,7 +209,19 @@ static void test_megatron(void **state)
 			    "--micro-batch-size 1 --global-batch-size 1024 "
 			    "--seq-length 4096 --use-distributed-optimizer "
 			    "--recompute-granularity selective --bf16 "
-			    "--fp8-format hybrid");
+			    "--fp8-format hybrid --fp8-param-gather");
+	/* without the distributed optimizer Megatron refuses FP8
+	 * parameters: 16-bit ones, TE's FP8 copies beside (memory.c) */
+	p.zero_stage = 0;
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--fp8-format hybrid"));
+	assert_null(strstr(buf, "param-gather"));
+	r.precision = AUTOSIZE_PREC_NVFP4;
+	p.zero_stage = 1;
+	assert_true(autosize_launch_megatron_args(&r, &p, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--fp4-format e2m1 --fp4-param-gather"));
 	plan_8b(&p, &r);
 	assert_true(autosize_launch_megatron_args(&r, &p, buf,
 						  sizeof(buf)) > 0);

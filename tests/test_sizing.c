@@ -98,6 +98,51 @@ static void test_megatron_bytes_per_param(void **state)
 			  mem.optimizer_bytes) / p - (6 + 12.0 / 8)) < 1e-9);
 }
 
+/* FP8 under Megatron: Transformer Engine keeps an FP8 copy of each
+ * linear weight and its transpose across micro-batches (TELinear's
+ * is_first_microbatch), 2 bytes of every block parameter beside the
+ * 16-bit weights; with the distributed optimizer the launch line keeps
+ * the parameters in FP8 (--fp8-param-gather), no 16-bit copy: the same
+ * 2 bytes. Not under FSDP (torchao casts in each forward). */
+static void test_fp8_weight_cache(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_memory bf, f8;
+	autosize_error e;
+	sizing_layout l = layout(2, 2, 8, 0, 1, AUTOSIZE_RECOMPUTE_FULL);
+	double emb, blocks;
+
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	sizing_memory(&job, &l, &bf);
+	job.precision = AUTOSIZE_PREC_FP8;
+	sizing_memory(&job, &l, &f8);
+	/* a stage of 16 layers on 2 TP ranks: the embedding (or head)
+	 * split 2 ways is not a block's */
+	emb = (double)m.vocab * m.hidden / 2;
+	blocks = sizing_params_per_gpu(&job, &l) - emb;
+	assert_true(fabs(f8.weights_bytes - bf.weights_bytes -
+			 2 * blocks) < 1e-6 * blocks);
+	/* the distributed optimizer: FP8 parameters, no copy counted */
+	l.zero_stage = 1;
+	job.precision = AUTOSIZE_PREC_BF16;
+	sizing_memory(&job, &l, &bf);
+	job.precision = AUTOSIZE_PREC_FP8;
+	sizing_memory(&job, &l, &f8);
+	assert_true(f8.weights_bytes == bf.weights_bytes);
+	/* FSDP: torchao's float8 casts in each forward */
+	l.zero_stage = 0;
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	job.precision = AUTOSIZE_PREC_BF16;
+	sizing_memory(&job, &l, &bf);
+	job.precision = AUTOSIZE_PREC_FP8;
+	sizing_memory(&job, &l, &f8);
+	assert_true(f8.weights_bytes == bf.weights_bytes);
+}
+
 /* Korthikanti et al. 2022, Table 2, for a GPT-3 175B layer (s 2048,
  * b 1, h 12288, a 96, t 8), in GiB: TP 0.539, TP+SP 0.334, TP+selective
  * 0.305, TP+SP+selective 0.1, full 0.047 (2sbh). */
@@ -907,6 +952,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_paper_model_states),
 		cmocka_unit_test(test_megatron_bytes_per_param),
+		cmocka_unit_test(test_fp8_weight_cache),
 		cmocka_unit_test(test_korthikanti_per_layer),
 		cmocka_unit_test(test_pipeline_first_stage),
 		cmocka_unit_test(test_pipeline_last_stage),
