@@ -268,6 +268,12 @@ void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
  * one node to its ring search, with the NICs of all its trays. A group
  * with k members there drives k NICs, its rings passing the members over
  * NVLink, as on a DGX node of k members; capped by the NVLink rate.
+ * Every rank then takes the least channel count and inter-node bandwidth
+ * any rank's search found (init.cc, after AllGather3: "align all ranks
+ * so that the tuning is consistent"), so a group that the domain (or
+ * segment) boundaries cut unevenly runs at its smallest piece's NICs
+ * (comm_domain_share): 312 consecutive ranks over segments of 64 leave
+ * a piece of 8.
  */
 static int comm_members_in(int gpus, int stride, int n)
 {
@@ -290,7 +296,8 @@ void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 	if (!l->crosses_nodes)
 		return;
 	if (job->part->domain_nodes > 1) {
-		k_dom = comm_members_in(comm_domain_gpus(job, job_gpus),
+		k_dom = comm_members_in(comm_domain_share(job, span_gpus,
+							  job_gpus),
 					stride, n);
 		if (k_dom > k)
 			k = k_dom;

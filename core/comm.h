@@ -84,9 +84,10 @@ void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 /* The link of a group whose members are every stride-th of span_gpus
  * consecutive ranks (as comm_link_for; stride 1 for TP, tp for a DP
  * group): across nodes, one ring per rail, so the NICs of its members on
- * a node (on a multi-node NVLink domain, on the job's share of the
- * domain), at most the link inside the node, less in a ring of more than
- * 32 ranks (its measured loss per doubling); inside a node, comm_link_for's. */
+ * a node (on a multi-node NVLink domain, on the least piece of the group
+ * the job's share of a domain holds: comm_domain_share), at most the link
+ * inside the node, less in a ring of more than 32 ranks (its measured
+ * loss per doubling); inside a node, comm_link_for's. */
 void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 		     int stride, comm_link *l);
 

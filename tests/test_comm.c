@@ -248,6 +248,23 @@ static void test_nvlink_domain(void **state)
 	 * it spans), under 32: no loss */
 	comm_link_group(&job, 512, 512, 32, &l);
 	assert_true(fabs(l.bw_bytes_s - 2 * net.bw_bytes_s) < 1);
+	/* a group the segments cut unevenly runs at its least piece: NCCL
+	 * aligns every rank on the least channels and inter-node bandwidth
+	 * any rank found. 288 GPUs in racks of 72, DP groups of 96 ranks
+	 * (PP 3) strided by TP 4: ranks 72-95 are 24 of one group in a
+	 * rack, 6 members, 6 NICs (not the 18 a whole rack share holds,
+	 * which NVLink would cap) */
+	assert_int_equal(comm_domain_share(&job, 96, 288), 24);
+	comm_link_group(&job, 96, 288, 4, &l);
+	assert_int_equal(l.crosses_nodes, 1);
+	assert_true(6 * net.bw_bytes_s < in.bw_bytes_s);
+	assert_true(fabs(l.bw_bytes_s - 6 * net.bw_bytes_s) < 1);
+	/* cut evenly (groups of 144, two whole racks): 18 members a rack,
+	 * 18 NICs, capped by NVLink; a ring of 36 */
+	comm_link_group(&job, 144, 288, 4, &l);
+	assert_true(18 * net.bw_bytes_s > in.bw_bytes_s);
+	assert_true(fabs(l.bw_bytes_s - in.bw_bytes_s *
+			 pow(0.937, log2(36 / 32.0))) < 1);
 	/* a site without rack-aware placement: the tray alone, one NIC of
 	 * the DP group's member on it */
 	part.domain_nodes = 1;

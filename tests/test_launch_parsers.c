@@ -80,6 +80,19 @@ static const plan_case cases[] = {
 	{"megatron-mixtral-overlap", {"model", "mixtral-8x22b", "gpu",
 	 "h100", "gpus", "64", "ep", "8", "tp", "2", "pp", "4",
 	 "moe-overlap", "on", "train-tokens", "1e9"}, NULL, NULL},
+	/* the overlap's line where Megatron-LM's checks bite: one stage
+	 * (combined 1F1B without a pipeline), selective recompute with
+	 * the MLP, FP8, Megatron-FSDP (ZeRO-3) with --delay-wgrad-compute;
+	 * and beside TP and CP (CUDA_DEVICE_MAX_CONNECTIONS 32, a warning
+	 * below Blackwell, not the assertion) */
+	{"megatron-moe-overlap-fsdp-fp8", {"model", "mixtral-8x7b", "gpu",
+	 "h100", "gpus", "32", "ep", "8", "tp", "1", "pp", "1",
+	 "train-precision", "fp8", "recompute", "selective-mlp",
+	 "moe-overlap", "on", "train-tokens", "1e9"}, NULL, NULL},
+	{"megatron-moe-overlap-cp", {"model", "mixtral-8x7b", "gpu", "h100",
+	 "gpus", "32", "ep", "8", "tp", "2", "cp", "2", "train-seq-len",
+	 "32768", "train-batch", "64", "moe-overlap", "on", "train-tokens",
+	 "1e9"}, NULL, NULL},
 	{"megatron-fsdp-8b", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
 	 "16", "train-framework", "megatron", "zero", "3", "tp", "1",
 	 "train-tokens", "1e9"}, NULL, NULL},
