@@ -1067,7 +1067,7 @@ static void launch_gaps(const autosize_request *r, const autosize_plan *p,
 	}
 	/* a stack that states how published runs were trained, with no
 	 * public code: the Megatron line runs Megatron-Core's experts */
-	if (strcmp(p->stack, "hai-llm") == 0) {
+	if (strcmp(p->stack, "hai-llm") == 0 && r->model.experts > 1) {
 		launch_note(out, "stack hai-llm is DeepSeek's own trainer, not "
 			    "public: the Megatron line here runs Megatron-"
 			    "Core, which issues each local expert from the "

@@ -405,13 +405,20 @@ static void test_megatron_uneven(void **state)
 	assert_string_equal(l.megatron, "");
 	assert_non_null(strstr(l.note, "cannot split 80 layers over 12"));
 	/* a stack with no public code (DeepSeek's): the Megatron line,
-	 * and a note that it is not the stack the plan priced */
+	 * and for a MoE model a note that Megatron-Core issues its experts
+	 * as the stack priced does not; a dense model runs alike */
 	p.pp = 4;
 	p.vp = 5;
 	snprintf(p.stack, sizeof(p.stack), "hai-llm");
 	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 	assert_non_null(strstr(l.megatron, "--pipeline-model-parallel-size 4"));
+	assert_null(strstr(l.note, "hai-llm"));
+	r.model.experts = 8;
+	r.model.experts_active = 2;
+	assert_int_equal(autosize_launch_build(&r, &p, NULL, &l), 0);
 	assert_non_null(strstr(l.note, "stack hai-llm is DeepSeek's own"));
+	r.model.experts = 0;
+	r.model.experts_active = 0;
 	p.stack[0] = '\0';
 	p.pp = 12;
 	p.vp = 7;
