@@ -251,6 +251,24 @@ static double memory_mlp_width(const autosize_model *m)
 	       (m->ffn_dense > 0 ? m->ffn_dense : m->ffn);
 }
 
+/* Of memory_mlp_width, the share that selective-mlp (Megatron's
+ * recompute module "mlp") still stores: "mlp" recomputes the MLP of the
+ * dense layers only ("if not self.is_moe_layer: self.recompute_mlp",
+ * transformer_layer.py); an MoE layer's experts, shared ones included,
+ * keep theirs. 0 for a dense model. */
+double sizing_mlp_kept_share(const autosize_model *m)
+{
+	double moe, width = memory_mlp_width(m);
+
+	if (m->experts <= 1 || m->layers <= 0 || width <= 0)
+		return 0;
+	moe = (double)(m->layers - m->dense_layers) / m->layers *
+	      ((double)m->experts_active * m->ffn +
+	       (double)m->experts_shared *
+	       (m->ffn_shared > 0 ? m->ffn_shared : m->ffn));
+	return moe / width;
+}
+
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay)
 {
@@ -274,8 +292,10 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double rep, split, scores = 0;
 	/* selective-mlp: the MLP is recomputed from its input (kept with
-	 * the norm inputs), so its inner tensors are not stored */
-	int mlp_kept = lay->recompute != AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	 * the norm inputs), so its inner tensors are not stored, but for
+	 * the MoE layers' (sizing_mlp_kept_share) */
+	double mlp_kept = lay->recompute != AUTOSIZE_RECOMPUTE_SELECTIVE_MLP
+			  ? 1 : sizing_mlp_kept_share(m);
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		return 2 * sbh / rep_div;      /* layer input only */

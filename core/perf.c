@@ -172,10 +172,13 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 		return f + 2.0 * perf_matmul_of(job) + attn / 3.0;
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP)
 		/* the MLP forward again: 2 FLOPs per MLP parameter a token
-		 * passes (its width x hidden x 2 or 3 matrices per layer) */
+		 * passes (its width x hidden x 2 or 3 matrices per layer),
+		 * the dense layers' only (Megatron's "mlp" module leaves the
+		 * MoE layers alone: sizing_mlp_kept_share) */
 		return f + (job->flash_attention ? 0 : attn) +
 		       2.0 * job->model->layers * job->model->hidden *
 		       (job->prepared ? job->mlp_width : job->model->ffn) *
+		       (1 - sizing_mlp_kept_share(job->model)) *
 		       (job->model->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && framework_op_sac(job)) {
 		/* torchtitan's op-level selective checkpointing recomputes

@@ -172,6 +172,9 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		   autosize_memory *mem);
 
 /* Activation bytes of one transformer layer for one micro-batch. */
+/* Of the MLP's inner width per layer, the share Megatron's selective-mlp
+ * (recompute module "mlp") leaves stored: the MoE layers' (memory.c). */
+double sizing_mlp_kept_share(const autosize_model *m);
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay);
 

@@ -570,8 +570,20 @@ static void test_moe_overlap_limits(void **state)
 	sizing_step_time(&job, &l, &on);
 	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
 	sizing_step_time(&job, &l, &more);
+	/* Mixtral has no dense layer, and Megatron's "mlp" module
+	 * recomputes the dense layers' MLP only: nothing more */
+	assert_true(fabs(more.compute_s - on.compute_s) <
+		    1e-9 * on.compute_s);
+	/* with a dense first layer (DeepSeek's are) it recomputes that */
+	m.dense_layers = 1;
+	m.ffn_dense = m.ffn;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	sizing_step_time(&job, &l, &on);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	sizing_step_time(&job, &l, &more);
 	assert_true(more.compute_s > on.compute_s);
 	assert_true(more.step_s >= on.step_s * (1 - 1e-9));
+	m.dense_layers = 0;
 	/* full recomputation: no overlap either */
 	l.recompute = AUTOSIZE_RECOMPUTE_FULL;
 	sizing_step_time(&job, &l, &on);

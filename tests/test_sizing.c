@@ -98,6 +98,53 @@ static void test_megatron_bytes_per_param(void **state)
 			  mem.optimizer_bytes) / p - (6 + 12.0 / 8)) < 1e-9);
 }
 
+/* Megatron's recompute module "mlp" recomputes the MLP of dense layers
+ * only (transformer_layer.py: "if not self.is_moe_layer"): selective-mlp
+ * stores a dense model's MLP inner tensors no more, an MoE model's
+ * experts' still; a DeepSeek-like model with dense leading layers drops
+ * theirs. */
+static void test_selective_mlp_moe(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_error e;
+	sizing_layout l = layout(1, 1, 8, 1, 1, AUTOSIZE_RECOMPUTE_SELECTIVE);
+	double sel, mlp;
+
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	job.flash_attention = 1;
+	sel = sizing_layer_activation_bytes(&job, &l);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	mlp = sizing_layer_activation_bytes(&job, &l);
+	assert_true(mlp < 0.7 * sel);
+	assert_true(sizing_mlp_kept_share(&m) == 0);
+
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+	sel = sizing_layer_activation_bytes(&job, &l);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	mlp = sizing_layer_activation_bytes(&job, &l);
+	assert_true(fabs(mlp - sel) < 1e-9 * sel);
+	assert_true(sizing_hw_flops_per_token(&job,
+		    AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) ==
+		    sizing_hw_flops_per_token(&job, AUTOSIZE_RECOMPUTE_NONE));
+
+	/* a dense first layer of 4 x the experts' width among 32 */
+	m.dense_layers = 1;
+	m.ffn_dense = 4 * m.ffn;
+	assert_true(sizing_mlp_kept_share(&m) > 0.8);
+	assert_true(sizing_mlp_kept_share(&m) < 1);
+	mlp = sizing_layer_activation_bytes(&job, &l);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE;
+	assert_true(mlp < sizing_layer_activation_bytes(&job, &l));
+	assert_true(sizing_hw_flops_per_token(&job,
+		    AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) >
+		    sizing_hw_flops_per_token(&job, AUTOSIZE_RECOMPUTE_NONE));
+}
+
 /* FP8 under Megatron: Transformer Engine keeps an FP8 copy of each
  * linear weight and its transpose across micro-batches (TELinear's
  * is_first_microbatch), 2 bytes of every block parameter beside the
@@ -953,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_zero_paper_model_states),
 		cmocka_unit_test(test_megatron_bytes_per_param),
 		cmocka_unit_test(test_fp8_weight_cache),
+		cmocka_unit_test(test_selective_mlp_moe),
 		cmocka_unit_test(test_korthikanti_per_layer),
 		cmocka_unit_test(test_pipeline_first_stage),
 		cmocka_unit_test(test_pipeline_last_stage),
