@@ -1008,6 +1008,14 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   "--recompute %s runs as full recomputation "
 				   "and is planned so", job.stack->name,
 				   autosize_recompute_name(r->recompute));
+	else if (r->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP &&
+		 framework_resolve(job.framework) !=
+		 AUTOSIZE_FRAMEWORK_MEGATRON)
+		autosize_plan_warn(plan, "--recompute selective-mlp is "
+				   "Megatron-Core's recompute module mlp: %s "
+				   "runs its own selective recomputation, and "
+				   "the plan is that",
+				   autosize_framework_name(job.framework));
 	if (job.framework_switched)
 		autosize_plan_warn(plan, "planned under %s: %s does not run "
 				   "the pinned layout (name "

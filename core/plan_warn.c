@@ -65,6 +65,7 @@ static const struct {
 	{{"your time limit", "ends before"}, "limit_short"},
 	{{"planned in bf16", NULL}, "stack_no_fp8"},
 	{{"recomputes whole layers", NULL}, "stack_whole_recompute"},
+	{{"recompute module mlp", NULL}, "selective_mlp_other"},
 	{{"cannot run this layout", NULL}, "stack_no_launch"},
 	{{"--segment=", "does not divide"}, "segment_misfit"},
 	{{"no segment of", "divides"}, "segment_none"},

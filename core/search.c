@@ -948,7 +948,10 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
  * A stack that recomputes whole layers only (perf.yaml recompute: full:
  * the HF Trainer's gradient_checkpointing, torchtune's
  * enable_activation_checkpointing) runs a pinned selective setting as
- * full recomputation, and is priced so (plan.c says it). */
+ * full recomputation, and is priced so; selective-mlp is Megatron-Core's
+ * recompute module "mlp", which the other frameworks run as their own
+ * selective setting (torchtitan's op-level checkpointing: launch.c
+ * launch_titan_recompute), planned so (plan.c says both). */
 static int search_recompute_pin(const search_state *st)
 {
 	int pin = st->req->recompute;
@@ -956,6 +959,10 @@ static int search_recompute_pin(const search_state *st)
 	if (search_pinned(pin) && pin != AUTOSIZE_RECOMPUTE_NONE &&
 	    st->job->stack && st->job->stack->recompute_whole)
 		return AUTOSIZE_RECOMPUTE_FULL;
+	if (pin == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP &&
+	    framework_resolve(st->job->framework) !=
+	    AUTOSIZE_FRAMEWORK_MEGATRON)
+		return AUTOSIZE_RECOMPUTE_SELECTIVE;
 	return pin;
 }
 

@@ -630,6 +630,52 @@ static void test_whole_layer_recompute(void **state)
 	assert_false(has_warning(&a, "recomputes whole layers"));
 }
 
+/* selective-mlp is Megatron-Core's recompute module "mlp": torchtitan's
+ * line runs it as its op-level selective checkpointing
+ * (launch_titan_recompute), which keeps the w1 outputs and more. The
+ * plan counted Megatron's selective-mlp, no MLP tensors: 35.1 GiB a GPU
+ * (activations 5.7) for a job that holds 37.7 (7.9) on an 8B at TP 2.
+ * A pinned selective-mlp off Megatron is planned as the framework's
+ * selective, with one warning; under Megatron it stays. */
+static void test_selective_mlp_off_megatron(void **state)
+{
+	const char *mlp[] = {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+			     "8", "tp", "2", "micro-batch", "1",
+			     "train-stack", "torchtitan", "recompute",
+			     "selective-mlp", NULL};
+	const char *sel[] = {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+			     "8", "tp", "2", "micro-batch", "1",
+			     "train-stack", "torchtitan", "recompute",
+			     "selective", NULL};
+	const char *ds[] = {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
+			    "8", "train-framework", "deepspeed", "recompute",
+			    "selective-mlp", NULL};
+	const char *meg[] = {"model", "llama-3-70b", "gpu", "h100", "gpus",
+			     "32", "tp", "8", "train-framework", "megatron",
+			     "recompute", "selective-mlp", NULL};
+	autosize_plan a, b;
+	int i;
+
+	(void)state;
+	assert_int_equal(plan_of(mlp, &a), AUTOSIZE_OK);
+	assert_int_equal(plan_of(sel, &b), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_SELECTIVE);
+	assert_true(a.mem.total_bytes == b.mem.total_bytes);
+	assert_true(has_warning(&a, "recompute module mlp: fsdp runs"));
+	assert_false(has_warning(&b, "recompute module mlp"));
+	for (i = 0; i < a.n_warnings; i++)
+		if (strstr(a.warnings[i], "recompute module mlp"))
+			assert_string_equal(
+				autosize_warning_code(a.warnings[i]),
+				"selective_mlp_other");
+	assert_int_equal(plan_of(ds, &a), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_SELECTIVE);
+	assert_true(has_warning(&a, "deepspeed runs its own selective"));
+	assert_int_equal(plan_of(meg, &a), AUTOSIZE_OK);
+	assert_int_equal(a.recompute, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
+	assert_false(has_warning(&a, "recompute module mlp"));
+}
+
 /* A site's default stack serves jobs that name none; a wrong name in
  * the policy is refused with its line. */
 static void test_policy_default_stack(void **state)
@@ -809,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_stack_framework),
 		cmocka_unit_test(test_hf_data_parallel_only),
 		cmocka_unit_test(test_whole_layer_recompute),
+		cmocka_unit_test(test_selective_mlp_off_megatron),
 		cmocka_unit_test(test_policy_default_stack),
 		cmocka_unit_test(test_param_offload),
 	};
