@@ -269,6 +269,23 @@ double sizing_mlp_kept_share(const autosize_model *m)
 	return moe / width;
 }
 
+/* The MLP width per layer (averaged over the layers) whose forward
+ * selective-mlp repeats: the rest of memory_mlp_width, the dense
+ * layers' MLP. */
+double sizing_mlp_redone_width(const autosize_model *m)
+{
+	return memory_mlp_width(m) * (1 - sizing_mlp_kept_share(m));
+}
+
+/* The share of the layers whose MLP selective-mlp recomputes: the dense
+ * ones (all of a dense model's). */
+double sizing_mlp_redone_layers(const autosize_model *m)
+{
+	if (m->experts <= 1 || m->layers <= 0)
+		return 1;
+	return (double)m->dense_layers / m->layers;
+}
+
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay)
 {

@@ -174,11 +174,10 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 		/* the MLP forward again: 2 FLOPs per MLP parameter a token
 		 * passes (its width x hidden x 2 or 3 matrices per layer),
 		 * the dense layers' only (Megatron's "mlp" module leaves the
-		 * MoE layers alone: sizing_mlp_kept_share) */
+		 * MoE layers alone: sizing_mlp_redone_width) */
 		return f + (job->flash_attention ? 0 : attn) +
 		       2.0 * job->model->layers * job->model->hidden *
-		       (job->prepared ? job->mlp_width : job->model->ffn) *
-		       (1 - sizing_mlp_kept_share(job->model)) *
+		       sizing_mlp_redone_width(job->model) *
 		       (job->model->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && framework_op_sac(job)) {
 		/* torchtitan's op-level selective checkpointing recomputes
@@ -653,8 +652,11 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * (Narayanan et al. 2021, section 3.3). */
 	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden /
 		SIZING_CP(lay);
+	/* selective-mlp: the dense layers' MLP forward again, its
+	 * collective with it (an MoE layer's MLP is not recomputed) */
 	n_coll = 4 + 2 * sizing_recompute_share(job, lay) +
-		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
+		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP
+		  ? sizing_mlp_redone_layers(m) : 0);
 	n_coll *= perf_stage_layers(m, lay);
 	/* a TP group wider than a node holds all of each node's GPUs: one
 	 * ring per rail, the node's NICs together (comm_link_group) */

@@ -175,6 +175,10 @@ void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 /* Of the MLP's inner width per layer, the share Megatron's selective-mlp
  * (recompute module "mlp") leaves stored: the MoE layers' (memory.c). */
 double sizing_mlp_kept_share(const autosize_model *m);
+/* What selective-mlp recomputes: the MLP width per layer, averaged over
+ * the layers, and the share of the layers (the dense ones; memory.c). */
+double sizing_mlp_redone_width(const autosize_model *m);
+double sizing_mlp_redone_layers(const autosize_model *m);
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay);
 

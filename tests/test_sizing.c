@@ -145,6 +145,55 @@ static void test_selective_mlp_moe(void **state)
 		    sizing_hw_flops_per_token(&job, AUTOSIZE_RECOMPUTE_NONE));
 }
 
+/* What selective-mlp repeats, the dense layers' MLP only, is what the
+ * step pays for, prepared or not: one dense layer of 4 x the experts'
+ * width among Mixtral's 32 is 2 x h x 4 ffn x 3 FLOPs a token more (an
+ * unprepared job had it at 1/63 of one expert's width: the kept share
+ * applied to ffn, not to the MLP width), and on Mixtral itself, with
+ * no dense layer, TP 2 pays no collective for an MLP recompute that
+ * does not run (it paid one a layer). */
+static void test_selective_mlp_redone(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	autosize_error e;
+	sizing_layout l = layout(2, 1, 4, 1, 1, AUTOSIZE_RECOMPUTE_NONE);
+	sizing_time none, mlp;
+	double want, got;
+
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	job_for(&job, &m, &part, "H100");
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	job.flash_attention = 1;
+	sizing_step_time(&job, &l, &none);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	sizing_step_time(&job, &l, &mlp);
+	assert_true(none.tp_comm_s > 0);
+	assert_true(fabs(mlp.tp_comm_s - none.tp_comm_s) <
+		    1e-9 * none.tp_comm_s);
+
+	m.dense_layers = 1;
+	m.ffn_dense = 4 * m.ffn;
+	want = 2.0 * m.hidden * m.ffn_dense * 3;
+	got = sizing_hw_flops_per_token(&job,
+					AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) -
+	      sizing_hw_flops_per_token(&job, AUTOSIZE_RECOMPUTE_NONE);
+	assert_true(fabs(got - want) < 1e-9 * want);
+	sizing_job_prepare(&job);
+	got = sizing_hw_flops_per_token(&job,
+					AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) -
+	      sizing_hw_flops_per_token(&job, AUTOSIZE_RECOMPUTE_NONE);
+	assert_true(fabs(got - want) < 1e-9 * want);
+	/* the dense layer's collective, 1/32 of one a layer */
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	sizing_step_time(&job, &l, &none);
+	l.recompute = AUTOSIZE_RECOMPUTE_SELECTIVE_MLP;
+	sizing_step_time(&job, &l, &mlp);
+	assert_true(mlp.tp_comm_s > none.tp_comm_s);
+	assert_true(mlp.tp_comm_s < none.tp_comm_s * (1 + 1.0 / 4 / 16));
+}
+
 /* FP8 under Megatron: Transformer Engine keeps an FP8 copy of each
  * linear weight and its transpose across micro-batches (TELinear's
  * is_first_microbatch), 2 bytes of every block parameter beside the
@@ -1001,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_bytes_per_param),
 		cmocka_unit_test(test_fp8_weight_cache),
 		cmocka_unit_test(test_selective_mlp_moe),
+		cmocka_unit_test(test_selective_mlp_redone),
 		cmocka_unit_test(test_korthikanti_per_layer),
 		cmocka_unit_test(test_pipeline_first_stage),
 		cmocka_unit_test(test_pipeline_last_stage),
