@@ -89,6 +89,22 @@ static const plan_case cases[] = {
 	 "h100", "gpus", "32", "ep", "8", "tp", "1", "pp", "1",
 	 "train-precision", "fp8", "recompute", "selective-mlp",
 	 "moe-overlap", "on", "train-tokens", "1e9"}, NULL, NULL},
+	/* FP8 and NVFP4 parameters (--fp8-param-gather,
+	 * --fp4-param-gather) with the distributed optimizer, read back
+	 * after validate_args (which turns them off in some setups): the
+	 * overlap at ZeRO-1, and NVFP4 experts over EP with interleaving;
+	 * FP8 at ZeRO-0 (data parallel 1) keeps 16-bit parameters */
+	{"megatron-moe-overlap-fp8-zero1", {"model", "mixtral-8x7b", "gpu",
+	 "h100", "gpus", "32", "ep", "8", "tp", "2", "pp", "1", "zero", "1",
+	 "train-precision", "fp8", "moe-overlap", "on", "train-tokens",
+	 "1e9"}, NULL, NULL},
+	{"megatron-moe-nvfp4-interleaved", {"model", "mixtral-8x7b", "gpu",
+	 "b200", "gpus", "32", "ep", "8", "tp", "2", "pp", "2",
+	 "interleave", "2", "train-precision", "nvfp4", "train-tokens",
+	 "1e9"}, NULL, NULL},
+	{"megatron-8b-fp8-zero0", {"model", "llama-3.1-8b", "gpu", "h100",
+	 "gpus", "8", "tp", "8", "train-precision", "fp8", "train-tokens",
+	 "1e9"}, NULL, NULL},
 	{"megatron-moe-overlap-cp", {"model", "mixtral-8x7b", "gpu", "h100",
 	 "gpus", "32", "ep", "8", "tp", "2", "cp", "2", "train-seq-len",
 	 "32768", "train-batch", "64", "moe-overlap", "on", "train-tokens",

@@ -108,6 +108,16 @@ def check(rec, c):
     c.eq('fp4', args.fp4, 'e2m1' if e['precision'] == 'nvfp4' else None)
     if e['precision'] == 'nvfp4':
         c.eq('fp4 recipe', str(args.fp4_recipe).split('.')[-1], 'nvfp4')
+    # FP8 (NVFP4) parameters with the distributed optimizer, no 16-bit
+    # copy beside Transformer Engine's: what the memory model counts
+    # (memory.c memory_fp8_weight_cache), still on after validate_args
+    # and in the model's TransformerConfig
+    c.eq('fp8 param gather', args.fp8_param_gather,
+         e['precision'] == 'fp8' and e['zero_stage'] >= 1)
+    c.eq('fp4 param gather', args.fp4_param_gather,
+         e['precision'] == 'nvfp4' and e['zero_stage'] >= 1)
+    c.eq('fp8 param', core.fp8_param, args.fp8_param_gather)
+    c.eq('fp4 param', core.fp4_param, args.fp4_param_gather)
     c.eq('sequence parallel', args.sequence_parallel, e['tp'] > 1)
     # the whole run's iterations; a chained job stops itself before its
     # warning signal
