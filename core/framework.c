@@ -569,6 +569,19 @@ const char *framework_offering(framework_cap cap, int arg, char *buf,
 	return buf;
 }
 
+/* --optimizer-offload under Megatron: its distributed optimizer's
+ * HybridDeviceOptimizer steps on the CPU (--optimizer-cpu-offload,
+ * which validate_args ties to --use-precision-aware-optimizer, and that
+ * to the distributed optimizer: optimizer/__init__.py), so a ZeRO-1
+ * layout, one rank included; Megatron-FSDP (ZeRO-3) is not offered with
+ * it ("MFSDP v2 does not currently support optimizer CPU offload"). */
+static int framework_megatron_offload(const sizing_job *job,
+				      const framework_profile *fp)
+{
+	return job->opt_offload && !job->param_offload &&
+	       fp->id == AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
 int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 			  int *out)
 {
@@ -589,6 +602,9 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 			 AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 			 framework_zero_ok(fp, lay, 2))
 			out[n++] = 2;
+		else if (framework_megatron_offload(job, fp) &&
+			 framework_zero_ok(fp, lay, 1))
+			out[n++] = 1;
 		else
 			out[n++] = 0;
 		return n;
@@ -599,7 +615,8 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 	 * parameters leave from ZeRO-3 shards only. */
 	for (z = 1; z <= 3; z++)
 		if (framework_zero_ok(fp, lay, z) &&
-		    (!job->param_offload || z == 3))
+		    (!job->param_offload || z == 3) &&
+		    !(z == 3 && framework_megatron_offload(job, fp)))
 			out[n++] = z;
 	return n;
 }

@@ -596,6 +596,15 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * dist_optimizer.md). */
 	if (p->zero_stage >= 1)
 		launch_put(o, " --use-distributed-optimizer");
+	/* --optimizer-offload: the whole optimizer state steps on the CPU
+	 * (HybridDeviceOptimizer; the fraction defaults to 0, nothing
+	 * offloaded), which validate_args runs only with the precision-
+	 * aware optimizer; framework_zero_stages keeps such plans at
+	 * ZeRO-1 */
+	if (r->opt_offload == 1 && p->zero_stage >= 1 && p->zero_stage < 3)
+		launch_put(o, " --optimizer-cpu-offload "
+			   "--use-precision-aware-optimizer "
+			   "--optimizer-offload-fraction 1.0");
 	/* the step time hides the gradient reduction under the last
 	 * backward and, sharded, the parameter gather under the first
 	 * forward (perf.c); Megatron-LM does neither unless asked */

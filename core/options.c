@@ -346,7 +346,8 @@ static const autosize_option options_table[] = {
 	 SET_FUNC(options_act_offload)},
 	{"optimizer-offload", "on|off", "optimizer state kept in host memory "
 	 "and streamed over PCIe each step (bitsandbytes paged optimizers, "
-	 "DeepSpeed offload_optimizer; default off)", OPT_BOTH,
+	 "DeepSpeed offload_optimizer, Megatron --optimizer-cpu-offload; "
+	 "default off)", OPT_BOTH,
 	 SET_FUNC(options_opt_offload)},
 	{"param-offload", "on|off", "ZeRO-3 parameter shards, gradients and "
 	 "optimizer state kept in host memory, each shard copied in over "

@@ -115,6 +115,14 @@ static void test_zero_stages(void **state)
 	pp2.zero_stage = 3;
 	assert_false(framework_layout_ok(&job, &pp2));
 	pp2.zero_stage = 0;
+	/* --optimizer-offload: the distributed optimizer's CPU offload,
+	 * ZeRO-1 on one rank too, not Megatron-FSDP */
+	job.opt_offload = 1;
+	assert_int_equal(framework_zero_stages(&job, &dp8, z), 1);
+	assert_int_equal(z[0], 1);
+	assert_int_equal(framework_zero_stages(&job, &one, z), 1);
+	assert_int_equal(z[0], 1);
+	job.opt_offload = 0;
 
 	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
 	assert_int_equal(framework_zero_stages(&job, &dp8, z), 2);

@@ -118,6 +118,13 @@ def check(rec, c):
          e['precision'] == 'nvfp4' and e['zero_stage'] >= 1)
     c.eq('fp8 param', core.fp8_param, args.fp8_param_gather)
     c.eq('fp4 param', core.fp4_param, args.fp4_param_gather)
+    # --optimizer-offload: the whole optimizer state on the CPU, what
+    # the memory model leaves off the GPU (fraction 0 offloads nothing)
+    off = e['opt_offload'] and 1 <= e['zero_stage'] < 3
+    c.eq('optimizer cpu offload', args.optimizer_cpu_offload, off)
+    if off:
+        c.eq('optimizer offload fraction', args.optimizer_offload_fraction,
+             1.0)
     c.eq('sequence parallel', args.sequence_parallel, e['tp'] > 1)
     # the whole run's iterations; a chained job stops itself before its
     # warning signal
