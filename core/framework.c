@@ -419,6 +419,14 @@ static void framework_state_native(const sizing_job *job,
 		st->opt_b = FRAMEWORK_FP32_B + moments +
 			    (fp16 ? FRAMEWORK_FP32_B : 0);
 		st->grad_wire_b = fp16 ? FRAMEWORK_HALF_B : FRAMEWORK_FP32_B;
+		/* FP8 (NVFP4) parameters, as the launch line keeps them
+		 * with the distributed optimizer (--fp8-param-gather,
+		 * --fp4-param-gather): gathered in FP8, or 4 bits with an
+		 * FP8 scale a 16-element block */
+		if (job->precision == AUTOSIZE_PREC_FP8)
+			st->param_wire_b = 1.0;
+		else if (job->precision == AUTOSIZE_PREC_NVFP4)
+			st->param_wire_b = 0.5 + 1.0 / 16;
 		break;
 	}
 }

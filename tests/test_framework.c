@@ -175,6 +175,31 @@ static void test_state_bytes(void **state)
 							12.0 / 8)) < 1e-9);
 }
 
+/* What the distributed optimizer gathers a parameter in: 16 bits, FP8
+ * (NVFP4 with its block scales) where the Megatron line keeps FP8
+ * parameters (--fp8-param-gather); FSDP gathers bf16 whatever its GEMMs. */
+static void test_param_wire(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	framework_state st;
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	framework_state_bytes(&job, &st);
+	assert_true(st.param_wire_b == 2);
+	job.precision = AUTOSIZE_PREC_FP8;
+	framework_state_bytes(&job, &st);
+	assert_true(st.param_wire_b == 1);
+	job.precision = AUTOSIZE_PREC_NVFP4;
+	framework_state_bytes(&job, &st);
+	assert_true(fabs(st.param_wire_b - 0.5625) < 1e-12);
+	job.precision = AUTOSIZE_PREC_FP8;
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	framework_state_bytes(&job, &st);
+	assert_true(st.param_wire_b == 2);
+}
+
 /* ZeRO-3 buffers: FSDP holds gathered layers and one layer's unsharded
  * gradients; DeepSpeed ZeRO-1/2 its two 5e8-element buckets. */
 static void test_buffers(void **state)
@@ -882,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_offering),
 		cmocka_unit_test(test_zero_stages),
 		cmocka_unit_test(test_state_bytes),
+		cmocka_unit_test(test_param_wire),
 		cmocka_unit_test(test_buffers),
 		cmocka_unit_test(test_option_and_policy),
 		cmocka_unit_test(test_launch_args),
