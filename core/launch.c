@@ -576,16 +576,17 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * exchange (combined 1F1B; transformer_config.py takes it with the
 	 * alltoall or flex dispatcher), as Megatron-Bridge's Qwen3 H100
 	 * recipes run it (moe_a2a_overlap, v0.2.0): no DeepEP build needed */
-	if (r->model.experts > 1)
+	if (r->model.experts > 1) {
 		launch_put(o, " --moe-token-dispatcher-type alltoall");
-	/* the local experts in Transformer Engine's grouped GEMM, as the
-	 * fit's Megatron-Bridge MoE recipes run them (moe_grouped_gemm,
-	 * its model providers); without it Megatron loops over them one
-	 * module at a time (SequentialMLP). validate_args wants compute
-	 * capability 8.0 or more: the GPUs with BF16 tensor cores */
-	if (r->model.experts > 1 && p->part.gpu &&
-	    p->part.gpu->bf16_tflops > 0)
-		launch_put(o, " --moe-grouped-gemm");
+		/* the local experts in Transformer Engine's grouped GEMM, as
+		 * the fit's Megatron-Bridge MoE recipes run them
+		 * (moe_grouped_gemm, its model providers); without it
+		 * Megatron loops over them one module at a time
+		 * (SequentialMLP). validate_args wants compute capability
+		 * 8.0 or more: the GPUs with BF16 tensor cores */
+		if (p->part.gpu && p->part.gpu->bf16_tflops > 0)
+			launch_put(o, " --moe-grouped-gemm");
+	}
 	if (launch_moe_overlap(p, r))
 		launch_put(o, " --overlap-moe-expert-parallel-comm "
 			   "--delay-wgrad-compute");

@@ -238,16 +238,24 @@ static double memory_logit_bytes(const sizing_job *job)
 /* MLP width a token's activations span: its top-k routed experts and
  * the shared ones for MoE (averaged over dense leading layers), else the
  * dense width. */
+/* The MLP width an MoE layer's token passes, averaged over the layers:
+ * its routed and shared experts' in the MoE layers' share. */
+static double memory_moe_mlp_width(const autosize_model *m)
+{
+	return (double)(m->layers - m->dense_layers) / m->layers *
+	       ((double)m->experts_active * m->ffn +
+		(double)m->experts_shared *
+		(m->ffn_shared > 0 ? m->ffn_shared : m->ffn));
+}
+
 static double memory_mlp_width(const autosize_model *m)
 {
-	double moe, share;
+	double share;
 
 	if (m->experts <= 1 || m->layers <= 0)
 		return m->ffn;
-	moe = (double)m->experts_active * m->ffn + (double)m->experts_shared *
-	      (m->ffn_shared > 0 ? m->ffn_shared : m->ffn);
 	share = (double)(m->layers - m->dense_layers) / m->layers;
-	return share * moe + (1 - share) *
+	return memory_moe_mlp_width(m) + (1 - share) *
 	       (m->ffn_dense > 0 ? m->ffn_dense : m->ffn);
 }
 
@@ -258,15 +266,11 @@ static double memory_mlp_width(const autosize_model *m)
  * keep theirs. 0 for a dense model. */
 double sizing_mlp_kept_share(const autosize_model *m)
 {
-	double moe, width = memory_mlp_width(m);
+	double width = memory_mlp_width(m);
 
 	if (m->experts <= 1 || m->layers <= 0 || width <= 0)
 		return 0;
-	moe = (double)(m->layers - m->dense_layers) / m->layers *
-	      ((double)m->experts_active * m->ffn +
-	       (double)m->experts_shared *
-	       (m->ffn_shared > 0 ? m->ffn_shared : m->ffn));
-	return moe / width;
+	return memory_moe_mlp_width(m) / width;
 }
 
 /* The MLP width per layer (averaged over the layers) whose forward

@@ -171,7 +171,6 @@ static inline const perf_params *sizing_perf(const sizing_job *job)
 void sizing_memory(const sizing_job *job, const sizing_layout *lay,
 		   autosize_memory *mem);
 
-/* Activation bytes of one transformer layer for one micro-batch. */
 /* Of the MLP's inner width per layer, the share Megatron's selective-mlp
  * (recompute module "mlp") leaves stored: the MoE layers' (memory.c). */
 double sizing_mlp_kept_share(const autosize_model *m);
@@ -179,6 +178,7 @@ double sizing_mlp_kept_share(const autosize_model *m);
  * the layers, and the share of the layers (the dense ones; memory.c). */
 double sizing_mlp_redone_width(const autosize_model *m);
 double sizing_mlp_redone_layers(const autosize_model *m);
+/* Activation bytes of one transformer layer for one micro-batch. */
 double sizing_layer_activation_bytes(const sizing_job *job,
 				     const sizing_layout *lay);
 
