@@ -154,7 +154,8 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->train_hours = p->train_hours;
 	r->train_hours_low = p->train_hours_low;
 	r->train_hours_high = p->train_hours_high;
-	r->mem_bytes = m->total_bytes;
+	/* the device peak a job with room to spare shows */
+	r->mem_bytes = m->total_bytes + m->cache_bytes;
 	r->alloc_bytes = m->total_bytes - m->other_bytes;
 	if (r->alloc_bytes < 0)
 		r->alloc_bytes = 0;

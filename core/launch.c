@@ -194,6 +194,10 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 		   m->optimizer_bytes / LAUNCH_GIB,
 		   m->activations_bytes / LAUNCH_GIB,
 		   m->other_bytes / LAUNCH_GIB);
+	if (m->cache_bytes >= 0.05 * LAUNCH_GIB)
+		launch_put(o, "             and PyTorch's cache up to %.1f "
+			   "GiB more while the GPU has room\n",
+			   m->cache_bytes / LAUNCH_GIB);
 	if (p->pp > 1 && m->last_stage)
 		launch_put(o, "             on the last pipeline stage, which "
 			   "holds the loss's logits\n");

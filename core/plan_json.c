@@ -133,10 +133,11 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->params_active, p->tokens, p->flops_total);
 	json_put(&o, "\"memory_per_gpu_bytes\":{\"weights\":%.0f,"
 		 "\"gradients\":%.0f,\"optimizer\":%.0f,\"activations\":%.0f,"
-		 "\"other\":%.0f,\"total\":%.0f,\"usable\":%.0f},",
+		 "\"other\":%.0f,\"total\":%.0f,\"cache\":%.0f,"
+		 "\"usable\":%.0f},",
 		 m->weights_bytes, m->gradients_bytes, m->optimizer_bytes,
 		 m->activations_bytes, m->other_bytes, m->total_bytes,
-		 m->usable_bytes);
+		 m->cache_bytes, m->usable_bytes);
 	json_put(&o, "\"memory_stage\":\"%s\",",
 		 p->pp <= 1 ? "only" : m->last_stage ? "last" : "first");
 	json_put(&o, "\"mfu\":%.4f,\"hfu\":%.4f,\"tflops_per_gpu\":%.2f,"

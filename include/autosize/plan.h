@@ -223,7 +223,13 @@ typedef struct autosize_memory {
 			       * outside PyTorch's caching allocator */
 	double slack_bytes;   /* of other: the allocator's fragmentation,
 			       * reserved but never active */
-	double total_bytes;
+	double total_bytes;   /* what the job needs: planned against
+			       * usable_bytes */
+	double cache_bytes;   /* beyond total: what PyTorch's caching
+			       * allocator keeps where the GPU has room and
+			       * gives back before it runs out (0 under
+			       * Megatron); a device peak measured with room
+			       * to spare is total + cache */
 	double usable_bytes;  /* GPU memory x (1 - memory reserve) */
 	int last_stage;       /* 1: the last pipeline stage holds the most
 			       * (the loss's logits), else the first */
