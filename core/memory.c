@@ -598,6 +598,23 @@ typedef struct memory_states {
 	double host_o;      /* --optimizer-offload: its optimizer state */
 } memory_states;
 
+/* 1 when a LoRA job's frozen base weights are FP8 parameters: under
+ * Megatron with FP8 (or NVFP4) GEMMs, the PEFT recipes that run it
+ * build the model under Transformer Engine's fp8_model_init (Megatron-
+ * Bridge: fp8_param follows fp8_param_gather, which its FP8 presets set,
+ * training/mixed_precision.py; NeMo's MLPerf Llama 2 70B LoRA,
+ * custom_llama.py; AMD's, fp8_params with the transpose cache
+ * disabled, MLPerf Training v5.1): one byte a block weight, no 16-bit
+ * copy and no cached transpose beside it (the recipes recompute it;
+ * memory_fp8_weight_cache counts none for LoRA). Without it 70B LoRA at
+ * TP 1 would not fit the 192 GB MI300X it ran on. */
+static int memory_fp8_base(const sizing_job *job)
+{
+	return (job->precision == AUTOSIZE_PREC_FP8 ||
+		job->precision == AUTOSIZE_PREC_NVFP4) &&
+	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
 /* MEMORY_FP8_WEIGHT_CACHE_BYTES of every linear weight of the GPU's
  * layers under Megatron with FP8 or NVFP4 GEMMs and no distributed
  * optimizer. With it the launch line keeps the parameters themselves in
@@ -613,7 +630,7 @@ static double memory_fp8_weight_cache(const sizing_job *job,
 	if ((job->precision != AUTOSIZE_PREC_FP8 &&
 	     job->precision != AUTOSIZE_PREC_NVFP4) ||
 	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON ||
-	    lay->zero_stage != 0)
+	    lay->zero_stage != 0 || memory_is_lora(job))
 		return 0;
 	return MEMORY_FP8_WEIGHT_CACHE_BYTES *
 	       memory_layers_per_stage(job, lay) *
@@ -633,13 +650,16 @@ static void memory_states_compute(const sizing_job *job,
 	if (memory_is_lora(job)) {
 		double a = memory_lora_params(job, lay);
 		int q = job->train_mode == AUTOSIZE_TRAIN_QLORA;
-		double base_b = q ? MEMORY_NF4_BYTES : 2;
+		int f8 = !q && memory_fp8_base(job);
+		double base_b = q ? MEMORY_NF4_BYTES : f8 ? 1 : 2;
 		/* QLoRA quantizes the blocks' linear layers only: the
 		 * embedding (nn.Embedding) and the output head (left out by
 		 * transformers' bitsandbytes integration,
 		 * get_keys_to_not_convert; torchtune's NF4 linears) stay
-		 * 16-bit */
-		double emb = q ? (double)job->model->vocab *
+		 * 16-bit; so do they beside FP8 base weights (Megatron's
+		 * embedding and output layer are not Transformer Engine
+		 * modules) */
+		double emb = q || f8 ? (double)job->model->vocab *
 				 job->model->hidden *
 				 (lay->pp == 1 && !job->model->tied_embeddings
 				  ? 2 : 1) / lay->tp : 0;

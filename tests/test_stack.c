@@ -373,6 +373,41 @@ static void test_allocator_cache(void **state)
 	assert_true(b.mem.slack_bytes > 0);
 }
 
+/* LoRA under Megatron with FP8: the PEFT recipes build the frozen base
+ * under Transformer Engine's fp8_model_init (MLPerf's Llama 2 70B LoRA,
+ * Megatron-Bridge's fp8_param): a byte a block weight, the embedding
+ * and output layer 16-bit, no FP8 weight cache beside it (ZeRO 0 as
+ * well); BF16 keeps two bytes; FSDP's stacks cast in each forward. */
+static void test_lora_fp8_base(void **state)
+{
+	const char *opts[] = {"model", "llama-2-70b", "gpu", "mi300x",
+			      "gpus", "8", "train-framework", "megatron",
+			      "tp", "1", "pp", "1", "zero", "1",
+			      "micro-batch", "1", "recompute", "full",
+			      "train-seq-len", "8192", "train-batch", "8",
+			      "train-precision", "fp8", "train-mode", "lora",
+			      "memory-reserve", "0", "train-tokens", "1e9",
+			      NULL};
+	autosize_plan f8, bf, z0;
+	double emb = 2.0 * 32000 * 8192 * 2, body;
+
+	(void)state;
+	assert_int_equal(plan_of(opts, &f8), AUTOSIZE_OK);
+	opts[23] = "bf16";
+	assert_int_equal(plan_of(opts, &bf), AUTOSIZE_OK);
+	/* 16-bit minus FP8: one byte for each block weight */
+	body = (bf.mem.weights_bytes - emb) / 2;
+	assert_true(body > 60e9 && body < 70e9);
+	assert_true(fabs(bf.mem.weights_bytes - f8.mem.weights_bytes -
+			 body) < 0.02 * body);
+	assert_true(f8.mem.total_bytes <= f8.mem.usable_bytes);
+	opts[23] = "fp8";
+	opts[13] = "0";
+	assert_int_equal(plan_of(opts, &z0), AUTOSIZE_OK);
+	assert_true(fabs(z0.mem.weights_bytes - f8.mem.weights_bytes) <
+		    0.01 * f8.mem.weights_bytes);
+}
+
 /* The search picks a layout whose prediction published runs check
  * before one that gathers every expert on every rank (the engine ran
  * 1.2-3.9x optimistic there): Mixtral under FSDP on 16 H100 splits its
@@ -886,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_lora_rank),
 		cmocka_unit_test(test_hf_grouped_experts),
 		cmocka_unit_test(test_allocator_cache),
+		cmocka_unit_test(test_lora_fp8_base),
 		cmocka_unit_test(test_nvfp4),
 		cmocka_unit_test(test_search_prefers_checked),
 		cmocka_unit_test(test_automodel_reduce_precision),
