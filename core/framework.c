@@ -597,20 +597,31 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 	const framework_profile *fp = framework_profile_job(job, &buf);
 	int n = 0, z;
 
-	if (lay->dp <= 1) {
+	/* the states shard over the data-parallel ranks of every context-
+	 * parallel rank: Megatron's distributed optimizer over the DP x CP
+	 * group, FSDP's mesh over dp_shard x cp, DeepSpeed over its
+	 * sequence-data-parallel group under Ulysses */
+	if (lay->dp * SIZING_CP(lay) <= 1) {
 		/* nothing to shard over, but offloaded parameters leave
 		 * from ZeRO-3 even on one GPU (FSDP CPU offload, DeepSpeed
 		 * offload_param), and DeepSpeed offloads its optimizer from
 		 * ZeRO-1 up only (config-json.md offload_optimizer; its
 		 * ZeRO-Offload tutorial runs stage 2 on one GPU), where
-		 * FSDP's paged optimizers need no ZeRO */
+		 * FSDP's paged optimizers need no ZeRO; Megatron's FP8 and
+		 * NVFP4 parameters (--fp8-param-gather) come with its
+		 * distributed optimizer, over one rank too, sparing
+		 * Transformer Engine's 16-bit weights' FP8 cache
+		 * (memory.c) */
 		if (job->param_offload && framework_zero_ok(fp, lay, 3))
 			out[n++] = 3;
 		else if (job->opt_offload && fp->id ==
 			 AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 			 framework_zero_ok(fp, lay, 2))
 			out[n++] = 2;
-		else if (framework_megatron_offload(job, fp) &&
+		else if ((framework_megatron_offload(job, fp) ||
+			  (fp->id == AUTOSIZE_FRAMEWORK_MEGATRON &&
+			   (job->precision == AUTOSIZE_PREC_FP8 ||
+			    job->precision == AUTOSIZE_PREC_NVFP4))) &&
 			 framework_zero_ok(fp, lay, 1))
 			out[n++] = 1;
 		else

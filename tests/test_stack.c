@@ -408,6 +408,42 @@ static void test_lora_fp8_base(void **state)
 		    0.01 * f8.mem.weights_bytes);
 }
 
+/* One data-parallel rank: the optimizer state still shards over the
+ * context-parallel ranks (Megatron's DP x CP group), and Megatron in
+ * FP8 runs its distributed optimizer over one rank, which keeps the
+ * parameters in FP8 (--fp8-param-gather) instead of 16-bit ones with
+ * Transformer Engine's FP8 cache beside them. */
+static void test_one_dp_rank_stages(void **state)
+{
+	const char *opts[] = {"model", "llama-3-8b", "gpu", "h100",
+			      "gpus", "2", "train-framework", "megatron",
+			      "tp", "2", "pp", "1", "micro-batch", "1",
+			      "train-seq-len", "8192", "train-batch", "16",
+			      "train-precision", "fp8", "memory-reserve", "0",
+			      "train-tokens", "1e9", NULL};
+	const char *const cp2[] = {"model", "llama-3-8b", "gpu", "h100",
+				   "gpus", "2", "train-framework", "megatron",
+				   "tp", "1", "pp", "1", "cp", "2",
+				   "micro-batch", "1", "train-seq-len", "8192",
+				   "train-batch", "16", "memory-reserve", "0",
+				   "train-tokens", "1e9", NULL};
+	autosize_plan f8, bf, cp;
+
+	(void)state;
+	assert_int_equal(plan_of(opts, &f8), AUTOSIZE_OK);
+	assert_int_equal(f8.dp, 1);
+	assert_int_equal(f8.zero_stage, 1);
+	opts[19] = "bf16";
+	assert_int_equal(plan_of(opts, &bf), AUTOSIZE_OK);
+	assert_int_equal(bf.zero_stage, 0);
+	/* the 16-bit weights and no cache: as many bytes as BF16's */
+	assert_true(fabs(f8.mem.weights_bytes - bf.mem.weights_bytes) <
+		    0.01 * bf.mem.weights_bytes);
+	assert_int_equal(plan_of(cp2, &cp), AUTOSIZE_OK);
+	assert_int_equal(cp.dp, 1);
+	assert_true(cp.zero_stage >= 1);
+}
+
 /* The search picks a layout whose prediction published runs check
  * before one that gathers every expert on every rank (the engine ran
  * 1.2-3.9x optimistic there): Mixtral under FSDP on 16 H100 splits its
@@ -922,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_hf_grouped_experts),
 		cmocka_unit_test(test_allocator_cache),
 		cmocka_unit_test(test_lora_fp8_base),
+		cmocka_unit_test(test_one_dp_rank_stages),
 		cmocka_unit_test(test_nvfp4),
 		cmocka_unit_test(test_search_prefers_checked),
 		cmocka_unit_test(test_automodel_reduce_precision),
