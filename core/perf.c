@@ -990,7 +990,8 @@ static double perf_kv_replica_sync_s(const sizing_job *job,
 	framework_state_bytes(job, &st);
 	bytes = perf_stage_layers(m, lay) * 2.0 * m->hidden *
 		autosize_model_kv_width(m) / split * st.grad_wire_b;
-	comm_link_group(job, lay->tp, SIZING_GPUS(lay), 1, &link);
+	/* the replicas of a head are reps consecutive TP ranks */
+	comm_link_group(job, reps, SIZING_GPUS(lay), 1, &link);
 	return comm_allreduce_s(bytes, reps, &link);
 }
 
