@@ -18,7 +18,7 @@
 typedef struct cal_json_ctx {
 	autosize_record *r;
 	autosize_finished_job *j;
-	double mem_total, mem_other;
+	double mem_total, mem_other, mem_cache;
 	int have_plan, have_user, have_tok_s;
 	char bad[96];            /* the first member that was wrong */
 } cal_json_ctx;
@@ -221,6 +221,8 @@ static void cal_json_visit(void *ctx, const autosize_json_member *m)
 				c->mem_total = cal_json_num(m, &ok);
 			else if (strcmp(m->key, "other") == 0)
 				c->mem_other = cal_json_num(m, &ok);
+			else if (strcmp(m->key, "cache") == 0)
+				c->mem_cache = cal_json_num(m, &ok);
 		} else if (strcmp(m->grandparent, "plan") == 0 &&
 			   strcmp(m->parent, "calibration") == 0) {
 			/* the correction this plan already used */
@@ -285,7 +287,8 @@ autosize_err autosize_finished_json_line(const char *line, size_t len,
 				     what);
 	if (!r->framework[0])
 		snprintf(r->framework, sizeof(r->framework), "megatron");
-	r->mem_bytes = c.mem_total;
+	/* as a job record's mem_b: the device peak, PyTorch's cache in */
+	r->mem_bytes = c.mem_total + c.mem_cache;
 	r->alloc_bytes = c.mem_total > c.mem_other ? c.mem_total - c.mem_other
 						   : 0;
 	if (r->has_measured)

@@ -265,6 +265,42 @@ static void test_calibrator_robust(void **state)
  * (TIMEOUT, scancel): such jobs join their partition's and GPU's group
  * (the catalog's spelling), not a group of their own, and are not
  * "moved to another partition". */
+/* A plan read from its --json line (autosize calibrate's input) is the
+ * record the plugin writes from it: mem_b the device peak, PyTorch's
+ * cache in, alloc_b the tensors. */
+static void test_json_record_memory(void **state)
+{
+	autosize_policy *p = cal_test_policy();
+	autosize_request req;
+	autosize_plan plan;
+	autosize_record want, got;
+	autosize_error e;
+	static char json[8192];
+	double el;
+
+	(void)state;
+	autosize_request_init(&req);
+	assert_int_equal(autosize_request_set(&req, "model-params", "7e9",
+					      &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&req, "train-tokens", "2e9",
+					      &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&req, "train-framework",
+					      "fsdp", &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&req, "partition", "gpu", &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(autosize_request_finish(&req, &e), AUTOSIZE_OK);
+	if (autosize_plan_compute(p, &req, &plan, &e) != AUTOSIZE_OK)
+		fail_msg("plan: %s", e.msg);
+	assert_true(plan.mem.cache_bytes > 0);
+	autosize_record_from_plan(&plan, &want);
+	assert_true(autosize_plan_to_json(&plan, json, sizeof(json)) > 0);
+	cal_test_read(&got, "u1", json, plan.tokens_per_s, &el);
+	assert_true(fabs(got.mem_bytes / want.mem_bytes - 1) < 1e-6);
+	assert_true(fabs(got.alloc_bytes / want.alloc_bytes - 1) < 1e-6);
+	assert_true(got.mem_bytes > plan.mem.total_bytes);
+	autosize_policy_destroy(p);
+}
+
 static void test_calibrator_any_case(void **state)
 {
 	autosize_policy *p = cal_test_policy();
@@ -1030,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(test_calibrator_robust),
 		cmocka_unit_test(test_calibrator_min_users),
 		cmocka_unit_test(test_calibrator_any_case),
+		cmocka_unit_test(test_json_record_memory),
 		cmocka_unit_test(test_calibrator_elapsed),
 		cmocka_unit_test(test_calibrator_elapsed_whole_run),
 		cmocka_unit_test(test_calibrator_timeout),

@@ -427,12 +427,30 @@ static void test_one_dp_rank_stages(void **state)
 				   "micro-batch", "1", "train-seq-len", "8192",
 				   "train-batch", "16", "memory-reserve", "0",
 				   "train-tokens", "1e9", NULL};
-	autosize_plan f8, bf, cp;
+	const char *z0[sizeof(opts) / sizeof(opts[0]) + 2];
+	autosize_plan f8, bf, cp, pin;
+	size_t i;
 
 	(void)state;
 	assert_int_equal(plan_of(opts, &f8), AUTOSIZE_OK);
 	assert_int_equal(f8.dp, 1);
 	assert_int_equal(f8.zero_stage, 1);
+	/* a pinned --zero 0 keeps 16-bit weights, Transformer Engine's FP8
+	 * copy and transpose of each block weight beside them (2 bytes):
+	 * 8.0B x 2 + 7.0B x 2, 1.87x ZeRO-1's (over TP 4 on 4 GPUs, where
+	 * it fits, so half of TP 2's) */
+	for (i = 0; opts[i]; i++)
+		z0[i] = opts[i];
+	z0[5] = "4";
+	z0[9] = "4";
+	z0[i++] = "zero";
+	z0[i++] = "0";
+	z0[i] = NULL;
+	assert_int_equal(plan_of(z0, &pin), AUTOSIZE_OK);
+	assert_int_equal(pin.dp, 1);
+	assert_int_equal(pin.zero_stage, 0);
+	assert_true(2 * pin.mem.weights_bytes > 1.8 * f8.mem.weights_bytes &&
+		    2 * pin.mem.weights_bytes < 1.95 * f8.mem.weights_bytes);
 	opts[19] = "bf16";
 	assert_int_equal(plan_of(opts, &bf), AUTOSIZE_OK);
 	assert_int_equal(bf.zero_stage, 0);

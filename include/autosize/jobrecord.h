@@ -50,11 +50,15 @@ typedef struct autosize_record {
 	double train_hours;          /* hours= */
 	double train_hours_low;      /* hours_lo= */
 	double train_hours_high;     /* hours_hi= */
-	double mem_bytes;            /* mem_b=: planned peak per GPU */
+	double mem_bytes;            /* mem_b=: predicted device peak per
+				      * GPU (what the job needs plus
+				      * PyTorch's cache where the GPU has
+				      * room) */
 	double alloc_bytes;          /* alloc_b=: of it, tensors (what
 				      * torch.cuda.max_memory_allocated
 				      * counts: mem_b less CUDA context,
-				      * NCCL buffers, fragmentation) */
+				      * NCCL buffers, fragmentation,
+				      * cache) */
 	long time_limit_min;         /* limit_min= */
 	double cal_speed;            /* cal_speed=: calibration used, 0 none */
 	int cal_jobs;                /* cal_jobs= */
