@@ -602,12 +602,17 @@ typedef struct memory_states {
  * Megatron with FP8 (or NVFP4) GEMMs, the PEFT recipes that run it
  * build the model under Transformer Engine's fp8_model_init (Megatron-
  * Bridge: fp8_param follows fp8_param_gather, which its FP8 presets set,
- * training/mixed_precision.py; NeMo's MLPerf Llama 2 70B LoRA,
- * custom_llama.py; AMD's, fp8_params with the transpose cache
- * disabled, MLPerf Training v5.1): one byte a block weight, no 16-bit
- * copy and no cached transpose beside it (the recipes recompute it;
- * memory_fp8_weight_cache counts none for LoRA). Without it 70B LoRA at
- * TP 1 would not fit the 192 GB MI300X it ran on. */
+ * training/mixed_precision.py; NVIDIA's MLPerf Llama 2 70B LoRA,
+ * custom_llama.py; AMD's, fp8_params, MLPerf Training v5.1) and turn
+ * Megatron's cached FP8 transpose off (disable_parameter_transpose_cache:
+ * NeMo's finetune performance scripts, scripts/performance/llm/
+ * finetune_llama3_70b.py @8cfedd7, and both MLPerf LoRA codes): one
+ * byte a block weight, no 16-bit copy and no cached transpose beside it
+ * (memory_fp8_weight_cache counts none for LoRA). With Megatron's
+ * default (the cache on) a Hopper run holds a second byte, as full
+ * training's FP8 parameters are counted. Without it 70B LoRA at TP 1
+ * would not fit the 192 GB MI300X it ran on. NVFP4 is counted at FP8's
+ * byte, an upper bound. */
 static int memory_fp8_base(const sizing_job *job)
 {
 	return (job->precision == AUTOSIZE_PREC_FP8 ||

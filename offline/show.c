@@ -145,7 +145,7 @@ int autosize_show_write_text(const autosize_finished_job *j,
 	fprintf(f, "  plan       %s\n", line);
 	fprintf(f, "  layout     %s, recompute %s, micro-batch %d, grad accum "
 		"%d (global batch %d x %d), %s tokens/s, %.1f GiB per GPU "
-		"planned\n", rec->framework,
+		"at its planned peak\n", rec->framework,
 		autosize_recompute_name((autosize_recompute)rec->recompute),
 		rec->micro_batch, rec->grad_accum, rec->global_batch,
 		rec->seq_len, autosize_launch_count(rec->tokens_per_s, a,
