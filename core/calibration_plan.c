@@ -73,6 +73,9 @@ void plan_cal_apply(const autosize_policy *p, const autosize_cal_entry *before,
 	m->gradients_bytes *= mf;
 	m->optimizer_bytes *= mf;
 	m->activations_bytes *= mf;
+	/* the allocator's share of them grows with them */
+	m->other_bytes += m->slack_bytes * (mf - 1);
+	m->slack_bytes *= mf;
 	m->cache_bytes *= mf;
 	m->total_bytes = m->weights_bytes + m->gradients_bytes +
 			 m->optimizer_bytes + m->activations_bytes +

@@ -992,7 +992,8 @@ static void test_plan_memory_factor(void **state)
 	assert_true(after.calibration.applied);
 	assert_true(after.mem.usable_bytes == before.mem.usable_bytes);
 	assert_true(after.mem.total_bytes <= after.mem.usable_bytes);
-	/* the tensors grew by the factor, the rest did not */
+	/* the tensors grew by the factor, and the allocator's slack on
+	 * them; the context, NCCL and gather buffers did not */
 	assert_true(fabs((after.mem.total_bytes - after.mem.other_bytes) /
 			 (after.mem.weights_bytes + after.mem.gradients_bytes +
 			  after.mem.optimizer_bytes +
@@ -1003,6 +1004,13 @@ static void test_plan_memory_factor(void **state)
 		assert_true(fabs((after.mem.total_bytes - after.mem.other_bytes) /
 				 (before.mem.total_bytes -
 				  before.mem.other_bytes) - 1.4) < 1e-6);
+	/* the slack stays the same share of the (grown) tensors */
+	assert_true(after.framework == before.framework);
+	assert_true(fabs(after.mem.slack_bytes /
+			 (after.mem.total_bytes - after.mem.other_bytes) -
+			 before.mem.slack_bytes /
+			 (before.mem.total_bytes - before.mem.other_bytes)) <
+		    1e-9);
 	snprintf(text, sizeof(text), "version: 1\ncorrections:\n"
 		 "  - {partition: gpu, gpu: \"%s\", jobs: 20, users: 4, "
 		 "speed_factor: 1.0, memory_jobs: 20, memory_users: 4, "
