@@ -121,6 +121,15 @@ static int framework_is_fsdp(const sizing_job *job)
 	return framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_FSDP;
 }
 
+int sizing_etp(const sizing_job *job, const sizing_layout *lay)
+{
+	if (SIZING_EP(lay) <= 1)
+		return lay->tp;
+	if (framework_is_fsdp(job))
+		return 1;
+	return (lay->dp * SIZING_CP(lay)) % SIZING_EP(lay) == 0 ? lay->tp : 1;
+}
+
 int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
 {
 	return lay->zero_stage >= 2 && lay->pp > 1 && framework_is_fsdp(job);

@@ -123,7 +123,7 @@ double sizing_expert_params_gpu(const sizing_job *job,
 	if (e > layer)
 		e = layer;
 	return memory_layers_per_stage(job, lay) * e /
-	       ((double)SIZING_ETP(lay) * SIZING_EP(lay));
+	       ((double)sizing_etp(job, lay) * SIZING_EP(lay));
 }
 
 double sizing_kv_replica_params(const sizing_job *job,
@@ -172,7 +172,7 @@ static double memory_layer_params_gpu(const sizing_job *job,
 	if (e > layer)
 		e = layer;
 	return (layer - e) / lay->tp +
-	       e / ((double)SIZING_ETP(lay) * SIZING_EP(lay)) +
+	       e / ((double)sizing_etp(job, lay) * SIZING_EP(lay)) +
 	       sizing_kv_replica_params(job, lay);
 }
 
@@ -201,10 +201,11 @@ double sizing_trained_params_per_gpu(const sizing_job *job,
 
 /* Ranks of the expert data-parallel group, over which routed experts
  * are sharded and reduced: tp x dp x cp / (etp x ep). */
-static double memory_expert_dp(const sizing_layout *lay)
+static double memory_expert_dp(const sizing_job *job,
+				const sizing_layout *lay)
 {
 	return (double)lay->tp * lay->dp * SIZING_CP(lay) /
-	       ((double)SIZING_ETP(lay) * SIZING_EP(lay));
+	       ((double)sizing_etp(job, lay) * SIZING_EP(lay));
 }
 
 double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
@@ -223,7 +224,7 @@ double sizing_held_grad_bytes(const sizing_job *job, const sizing_layout *lay)
 	 * they keep their ordinary gradients, counted with the states;
 	 * torchtitan wraps them in FSDP over that one rank all the same */
 	if (!memory_is_lora(job) && SIZING_EP(lay) > 1 &&
-	    memory_expert_dp(lay) <= 1 &&
+	    memory_expert_dp(job, lay) <= 1 &&
 	    job->stack && job->stack->experts_outside_fsdp)
 		p -= sizing_expert_params_gpu(job, lay);
 	return st.grad_wire_b * (p > 0 ? p : 0);
@@ -573,11 +574,11 @@ static double memory_activations(const sizing_job *job,
 /* Bytes of one kind of model state on a GPU: b bytes per parameter, the
  * dense part sharded over d ranks and the expert part over d / ep (the
  * expert data-parallel group) when sharded. */
-static double memory_state(double b, double p, double p_exp,
-			   const sizing_layout *lay, int sharded)
+static double memory_state(const sizing_job *job, double b, double p,
+			   double p_exp, const sizing_layout *lay, int sharded)
 {
 	double d = (double)lay->dp * SIZING_CP(lay);
-	double d_exp = memory_expert_dp(lay);
+	double d_exp = memory_expert_dp(job, lay);
 
 	if (!sharded)
 		return b * p;
@@ -692,10 +693,10 @@ static void memory_states_compute(const sizing_job *job,
 		 * experts over their own data-parallel group) */
 		int z = lay->zero_stage;
 
-		w = memory_state(st.weight_b, p, p_exp, lay,
+		w = memory_state(job, st.weight_b, p, p_exp, lay,
 				 z >= st.weight_shard_stage);
-		g = memory_state(st.grad_b, p, p_exp, lay, z >= 2);
-		o = memory_state(st.opt_b, p, p_exp, lay, z >= 1);
+		g = memory_state(job, st.grad_b, p, p_exp, lay, z >= 2);
+		o = memory_state(job, st.opt_b, p, p_exp, lay, z >= 1);
 		if (z < 3)
 			copy = st.copy_b * p;
 		/* under a pipeline the 16-bit parameters stay gathered

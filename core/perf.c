@@ -398,8 +398,8 @@ static double perf_expert_dim(const sizing_job *job, const sizing_layout *lay,
 	const autosize_model *m = job->model;
 	double dim = tokens * SIZING_EP(lay) * m->experts_active / m->experts;
 
-	if (dim > (double)m->ffn / SIZING_ETP(lay))
-		dim = (double)m->ffn / SIZING_ETP(lay);
+	if (dim > (double)m->ffn / sizing_etp(job, lay))
+		dim = (double)m->ffn / sizing_etp(job, lay);
 	return dim < m->hidden ? dim : m->hidden;
 }
 
@@ -695,7 +695,7 @@ static double perf_dp_coll_s(const sizing_job *job, const sizing_layout *lay,
 			     perf_coll_fn f, double b_dense, double b_exp)
 {
 	int d = lay->dp * SIZING_CP(lay);
-	int span = lay->tp * d, stride_e = SIZING_ETP(lay) * SIZING_EP(lay);
+	int span = lay->tp * d, stride_e = sizing_etp(job, lay) * SIZING_EP(lay);
 	int de = span / stride_e;
 	comm_link l;
 	double t;
@@ -869,7 +869,7 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * load */
 	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
 	k = m->experts_active;
-	local = comm_group_peers(job, SIZING_ETP(lay), ep, SIZING_GPUS(lay));
+	local = comm_group_peers(job, sizing_etp(job, lay), ep, SIZING_GPUS(lay));
 	nodes = (double)ep / local;
 	if (job->stack && job->stack->deepep) {
 		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))

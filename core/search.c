@@ -1176,6 +1176,7 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 	int d = fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED
 		? l->dp : l->tp * l->dp * SIZING_CP(l);
 	int n = 0, e, in_node = 1, any = 1, i;
+	sizing_layout t = *l;
 
 	if (search_pinned(pin)) {
 		if (d % pin == 0)
@@ -1190,8 +1191,9 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 		if (d % e)
 			continue;
 		any = e;
-		if (search_on_link(st, e * (d / l->tp % e == 0 ? l->tp : 1),
-				   gpn, SIZING_GPUS(l)))
+		t.ep = e;
+		if (search_on_link(st, e * sizing_etp(st->job, &t), gpn,
+				   SIZING_GPUS(l)))
 			in_node = e;
 	}
 	if (in_node > 1)

@@ -31,12 +31,6 @@ typedef struct sizing_layout {
 #define SIZING_EP(lay) ((lay)->ep > 1 ? (lay)->ep : 1)
 /* GPUs of a layout: tp x pp x dp x cp */
 #define SIZING_GPUS(lay) ((lay)->tp * (lay)->pp * (lay)->dp * SIZING_CP(lay))
-/* Tensor parallelism of the expert layers: the TP size while ep fits in
- * dp x cp, else 1 (Megatron's expert_tensor_parallel_size 1 lets ep span
- * the TP ranks: "MoE parallel folding"). */
-#define SIZING_ETP(lay) \
-	(((lay)->dp * SIZING_CP(lay)) % SIZING_EP(lay) == 0 ? (lay)->tp : 1)
-
 /* Bytes per parameter of the model states before ZeRO sharding. */
 typedef struct framework_state {
 	double weight_b;   /* parameters as stored; sharded from
@@ -186,8 +180,16 @@ double sizing_layer_activation_bytes(const sizing_job *job,
  * averaged over all layers. */
 double sizing_expert_params_per_layer(const autosize_model *m);
 
+/* Tensor parallelism of the expert layers (framework.c): the TP size
+ * while ep fits in dp x cp, else 1 (Megatron's expert_tensor_parallel_
+ * size 1 lets ep span the TP ranks: "MoE parallel folding"); always 1
+ * under FSDP as torchtitan runs it, whose expert mesh is ep x efsdp
+ * over dp_shard x cp x tp (ParallelDims: efsdp = fsdp x tp / ep; no
+ * expert TP). */
+int sizing_etp(const sizing_job *job, const sizing_layout *lay);
+
 /* Of those, the routed experts on one GPU of the first stage: split
- * over the expert TP x ep ranks (SIZING_ETP). */
+ * over the expert TP x ep ranks (sizing_etp). */
 double sizing_expert_params_gpu(const sizing_job *job,
 				const sizing_layout *lay);
 

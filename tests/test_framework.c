@@ -439,6 +439,36 @@ static void plan_megatron_args(const autosize_policy *p,
 	assert_true(autosize_launch_megatron_args(r, plan, buf, len) > 0);
 }
 
+/* Expert tensor parallelism: Megatron splits the experts over TP while
+ * ep fits in dp x cp and folds ep over the TP ranks (expert TP 1) where
+ * it does not; torchtitan never splits them (its expert mesh is ep x
+ * efsdp over dp_shard x cp x tp), so a rank holds twice the expert
+ * weights of Megatron's at TP 2 x EP 2, and none of their TP traffic. */
+static void test_expert_tp(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	sizing_layout l = shape(2, 1, 4, 2);
+	double meg, tt;
+
+	(void)state;
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	assert_int_equal(sizing_etp(&job, &l), 2);	/* ep 1: TP */
+	l.ep = 2;
+	assert_int_equal(sizing_etp(&job, &l), 2);
+	meg = sizing_expert_params_gpu(&job, &l);
+	l.ep = 8;	/* over dp 4: folded over TP */
+	assert_int_equal(sizing_etp(&job, &l), 1);
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	l.ep = 2;
+	assert_int_equal(sizing_etp(&job, &l), 1);
+	tt = sizing_expert_params_gpu(&job, &l);
+	assert_true(fabs(tt / meg - 2) < 1e-9);
+}
+
 /* MoE host issue: Megatron issues each local expert in turn after a
  * host sync (more local experts, more time; none under torchtitan's
  * grouped GEMM); --moe-overlap removes it and hides the all-to-all
@@ -917,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_partial_recompute_plan),
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
+		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_pp_link),
 		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),
