@@ -130,6 +130,13 @@ int sizing_etp(const sizing_job *job, const sizing_layout *lay)
 	return (lay->dp * SIZING_CP(lay)) % SIZING_EP(lay) == 0 ? lay->tp : 1;
 }
 
+int framework_megatron_fp8(const sizing_job *job)
+{
+	return (job->precision == AUTOSIZE_PREC_FP8 ||
+		job->precision == AUTOSIZE_PREC_NVFP4) &&
+	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON;
+}
+
 int framework_fsdp_step_sync(const sizing_job *job, const sizing_layout *lay)
 {
 	return lay->zero_stage >= 2 && lay->pp > 1 && framework_is_fsdp(job);
@@ -628,9 +635,7 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 			 framework_zero_ok(fp, lay, 2))
 			out[n++] = 2;
 		else if ((framework_megatron_offload(job, fp) ||
-			  (fp->id == AUTOSIZE_FRAMEWORK_MEGATRON &&
-			   (job->precision == AUTOSIZE_PREC_FP8 ||
-			    job->precision == AUTOSIZE_PREC_NVFP4))) &&
+			  framework_megatron_fp8(job)) &&
 			 framework_zero_ok(fp, lay, 1))
 			out[n++] = 1;
 		else

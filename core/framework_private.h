@@ -44,6 +44,12 @@ enum {
 };
 
 
+/* 1 under Megatron with FP8 or NVFP4 GEMMs: the jobs whose parameters
+ * Transformer Engine can keep in FP8 (NVFP4) itself (--fp8-param-gather
+ * with the distributed optimizer; a LoRA base under fp8_model_init) and
+ * whose 16-bit weights it otherwise caches in FP8 (memory.c). */
+int framework_megatron_fp8(const sizing_job *job);
+
 /* 1 when the profile runs ZeRO stage z at all (with some layout). */
 int framework_stage_ok(const framework_profile *fp, int z);
 /* 1 when framework f refuses expert parallelism ep with ZeRO stage z

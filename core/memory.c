@@ -256,9 +256,6 @@ static double memory_logit_bytes(const sizing_job *job)
 	return framework_torch_native(job) ? 10 : 4;
 }
 
-/* MLP width a token's activations span: its top-k routed experts and
- * the shared ones for MoE (averaged over dense leading layers), else the
- * dense width. */
 /* The MLP width an MoE layer's token passes, averaged over the layers:
  * its routed and shared experts' in the MoE layers' share. */
 static double memory_moe_mlp_width(const autosize_model *m)
@@ -269,6 +266,9 @@ static double memory_moe_mlp_width(const autosize_model *m)
 		(m->ffn_shared > 0 ? m->ffn_shared : m->ffn));
 }
 
+/* MLP width a token's activations span: its top-k routed experts and
+ * the shared ones for MoE (averaged over dense leading layers), else the
+ * dense width. */
 static double memory_mlp_width(const autosize_model *m)
 {
 	double share;
@@ -601,28 +601,6 @@ typedef struct memory_states {
 	double host_o;      /* --optimizer-offload: its optimizer state */
 } memory_states;
 
-/* 1 when a LoRA job's frozen base weights are FP8 parameters: under
- * Megatron with FP8 (or NVFP4) GEMMs, the PEFT recipes that run it
- * build the model under Transformer Engine's fp8_model_init (Megatron-
- * Bridge: fp8_param follows fp8_param_gather, which its FP8 presets set,
- * training/mixed_precision.py; NVIDIA's MLPerf Llama 2 70B LoRA,
- * custom_llama.py; AMD's, fp8_params, MLPerf Training v5.1) and turn
- * Megatron's cached FP8 transpose off (disable_parameter_transpose_cache:
- * NeMo's finetune performance scripts, scripts/performance/llm/
- * finetune_llama3_70b.py @8cfedd7, and both MLPerf LoRA codes): one
- * byte a block weight, no 16-bit copy and no cached transpose beside it
- * (memory_fp8_weight_cache counts none for LoRA). With Megatron's
- * default (the cache on) a Hopper run holds a second byte, as full
- * training's FP8 parameters are counted. Without it 70B LoRA at TP 1
- * would not fit the 192 GB MI300X it ran on. NVFP4 is counted at FP8's
- * byte, an upper bound. */
-static int memory_fp8_base(const sizing_job *job)
-{
-	return (job->precision == AUTOSIZE_PREC_FP8 ||
-		job->precision == AUTOSIZE_PREC_NVFP4) &&
-	       framework_resolve(job->framework) == AUTOSIZE_FRAMEWORK_MEGATRON;
-}
-
 /* MEMORY_FP8_WEIGHT_CACHE_BYTES of every linear weight of the GPU's
  * layers under Megatron with FP8 or NVFP4 GEMMs and no distributed
  * optimizer. With it the launch line keeps the parameters themselves in
@@ -635,10 +613,8 @@ static int memory_fp8_base(const sizing_job *job)
 static double memory_fp8_weight_cache(const sizing_job *job,
 				      const sizing_layout *lay)
 {
-	if ((job->precision != AUTOSIZE_PREC_FP8 &&
-	     job->precision != AUTOSIZE_PREC_NVFP4) ||
-	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON ||
-	    lay->zero_stage != 0 || memory_is_lora(job))
+	if (!framework_megatron_fp8(job) || lay->zero_stage != 0 ||
+	    memory_is_lora(job))
 		return 0;
 	return MEMORY_FP8_WEIGHT_CACHE_BYTES *
 	       memory_layers_per_stage(job, lay) *
@@ -658,7 +634,25 @@ static void memory_states_compute(const sizing_job *job,
 	if (memory_is_lora(job)) {
 		double a = memory_lora_params(job, lay);
 		int q = job->train_mode == AUTOSIZE_TRAIN_QLORA;
-		int f8 = !q && memory_fp8_base(job);
+		/* a frozen base of FP8 parameters under Megatron with FP8
+		 * (or NVFP4) GEMMs: the PEFT recipes that run it build the
+		 * model under Transformer Engine's fp8_model_init
+		 * (Megatron-Bridge: fp8_param follows fp8_param_gather,
+		 * which its FP8 presets set, training/mixed_precision.py;
+		 * NVIDIA's MLPerf Llama 2 70B LoRA, custom_llama.py; AMD's,
+		 * fp8_params, MLPerf Training v5.1) and turn Megatron's
+		 * cached FP8 transpose off (disable_parameter_transpose_
+		 * cache: NeMo's finetune performance scripts, scripts/
+		 * performance/llm/finetune_llama3_70b.py @8cfedd7, and both
+		 * MLPerf LoRA codes): one byte a block weight, no 16-bit
+		 * copy and no cached transpose beside it
+		 * (memory_fp8_weight_cache counts none for LoRA). With
+		 * Megatron's default (the cache on) a Hopper run holds a
+		 * second byte, as full training's FP8 parameters are
+		 * counted. Without it 70B LoRA at TP 1 would not fit the
+		 * 192 GB MI300X it ran on. NVFP4 is counted at FP8's byte,
+		 * an upper bound. */
+		int f8 = !q && framework_megatron_fp8(job);
 		double base_b = q ? MEMORY_NF4_BYTES : f8 ? 1 : 2;
 		/* QLoRA quantizes the blocks' linear layers only: the
 		 * embedding (nn.Embedding) and the output head (left out by

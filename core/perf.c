@@ -397,9 +397,10 @@ static double perf_expert_dim(const sizing_job *job, const sizing_layout *lay,
 {
 	const autosize_model *m = job->model;
 	double dim = tokens * SIZING_EP(lay) * m->experts_active / m->experts;
+	double width = (double)m->ffn / sizing_etp(job, lay);
 
-	if (dim > (double)m->ffn / sizing_etp(job, lay))
-		dim = (double)m->ffn / sizing_etp(job, lay);
+	if (dim > width)
+		dim = width;
 	return dim < m->hidden ? dim : m->hidden;
 }
 

@@ -417,16 +417,11 @@ static void test_one_dp_rank_stages(void **state)
 {
 	const char *opts[] = {"model", "llama-3-8b", "gpu", "h100",
 			      "gpus", "2", "train-framework", "megatron",
-			      "tp", "2", "pp", "1", "micro-batch", "1",
-			      "train-seq-len", "8192", "train-batch", "16",
-			      "train-precision", "fp8", "memory-reserve", "0",
-			      "train-tokens", "1e9", NULL};
-	const char *const cp2[] = {"model", "llama-3-8b", "gpu", "h100",
-				   "gpus", "2", "train-framework", "megatron",
-				   "tp", "1", "pp", "1", "cp", "2",
-				   "micro-batch", "1", "train-seq-len", "8192",
-				   "train-batch", "16", "memory-reserve", "0",
-				   "train-tokens", "1e9", NULL};
+			      "tp", "2", "pp", "1", "cp", "1",
+			      "micro-batch", "1", "train-seq-len", "8192",
+			      "train-batch", "16", "train-precision", "fp8",
+			      "memory-reserve", "0", "train-tokens", "1e9",
+			      NULL};
 	const char *z0[sizeof(opts) / sizeof(opts[0]) + 2];
 	autosize_plan f8, bf, cp, pin;
 	size_t i;
@@ -451,13 +446,16 @@ static void test_one_dp_rank_stages(void **state)
 	assert_int_equal(pin.zero_stage, 0);
 	assert_true(2 * pin.mem.weights_bytes > 1.8 * f8.mem.weights_bytes &&
 		    2 * pin.mem.weights_bytes < 1.95 * f8.mem.weights_bytes);
-	opts[19] = "bf16";
+	opts[21] = "bf16";
 	assert_int_equal(plan_of(opts, &bf), AUTOSIZE_OK);
 	assert_int_equal(bf.zero_stage, 0);
 	/* the 16-bit weights and no cache: as many bytes as BF16's */
 	assert_true(fabs(f8.mem.weights_bytes - bf.mem.weights_bytes) <
 		    0.01 * bf.mem.weights_bytes);
-	assert_int_equal(plan_of(cp2, &cp), AUTOSIZE_OK);
+	/* DP 1 x CP 2 */
+	opts[9] = "1";
+	opts[13] = "2";
+	assert_int_equal(plan_of(opts, &cp), AUTOSIZE_OK);
 	assert_int_equal(cp.dp, 1);
 	assert_true(cp.zero_stage >= 1);
 }
