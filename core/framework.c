@@ -47,11 +47,13 @@ static const framework_profile framework_profiles[] = {
 	 * FSDP). Its alltoall dispatcher syncs with the host every MoE
 	 * layer and the grouped expert MLP issues its experts one by one
 	 * (Megatron Core MoE report, arXiv:2603.07685, section 4.3). Its
-	 * parameters stay on the GPU. */
+	 * parameters stay on the GPU. Its block method recomputes the
+	 * first --recompute-num-layers of each (virtual) stage in full
+	 * and keeps the rest (arguments.py, --recompute-method). */
 	{.id = AUTOSIZE_FRAMEWORK_MEGATRON, .tp_ok = 1, .pp_ok = 1,
 	 .vp_ok = 1, .cp_ok = 1, .ep_ok = 1, .zero_max = 3,
 	 .zero_max_pp = 1, .zero_skip_2 = 1, .ep_zero_max = 3,
-	 .expert_issue = 1, .searched = 1},
+	 .block_recompute = 1, .expert_issue = 1, .searched = 1},
 	/* PyTorch FSDP2 as in torchtitan: FULL_SHARD (ZeRO-3), or
 	 * reshard_after_forward=False (ZeRO-2 like), or plain DDP; 2-D/3-D
 	 * with TP, PP (incl. interleaved schedules), CP and EP
@@ -676,6 +678,10 @@ void framework_pins_layout(const autosize_request *r, sizing_layout *lay)
 	lay->dp = lay->ep;
 	lay->zero_stage = r->zero_stage != AUTOSIZE_UNSET ? r->zero_stage
 							  : -1;
+	if (r->recompute_layers != AUTOSIZE_UNSET) {
+		lay->recompute = AUTOSIZE_RECOMPUTE_FULL;
+		lay->recompute_layers = r->recompute_layers;
+	}
 }
 
 int framework_pins_ok(const sizing_job *job, autosize_framework f,
@@ -688,7 +694,8 @@ int framework_pins_ok(const sizing_job *job, autosize_framework f,
 	j.framework = f;
 	fp = framework_profile_job(&j, &buf);
 	if (!framework_dims_ok(fp, pins) ||
-	    !framework_heads_ok(&j, pins->tp, SIZING_CP(pins)))
+	    !framework_heads_ok(&j, pins->tp, SIZING_CP(pins)) ||
+	    (pins->recompute_layers > 0 && !fp->block_recompute))
 		return 0;
 	return pins->zero_stage < 0 ||
 	       framework_zero_ok(fp, pins, pins->zero_stage);

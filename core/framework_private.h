@@ -23,6 +23,10 @@ typedef struct framework_profile {
 	int ep_zero_max;   /* highest ZeRO stage with ep > 1 */
 	int param_offload; /* 1: parameters can live in host memory
 			    * (--param-offload) */
+	int block_recompute; /* 1: full recomputation of only the first
+			    * layers of each (virtual) stage (Megatron's
+			    * --recompute-method block); 0: every layer or
+			    * none */
 	int expert_issue;  /* 1: the host issues each local expert's MoE
 			    * kernels one at a time after a host sync
 			    * (perf.c PERF_MOE_EXPERT_HOST_S) */
@@ -241,7 +245,8 @@ int framework_zero_stages(const sizing_job *job, const sizing_layout *lay,
 int framework_layout_ok(const sizing_job *job, const sizing_layout *lay);
 
 /* The pins of a request as a layout for framework_pins_ok: unpinned
- * dimensions 1, an unpinned ZeRO stage -1. */
+ * dimensions 1, an unpinned ZeRO stage -1, a pinned --recompute-layers
+ * count as full recomputation of that many layers. */
 void framework_pins_layout(const autosize_request *r, sizing_layout *lay);
 
 /* 1 when framework f, with job's training mode and stack, runs the

@@ -445,8 +445,16 @@ void autosize_record_pin(const autosize_record *rec, autosize_request *r)
 	record_pin_int(&r->interleave, rec->vp > 1 ? rec->vp : 1);
 	if (r->zero_stage == AUTOSIZE_UNSET)
 		r->zero_stage = rec->zero_stage;
-	if (r->recompute == AUTOSIZE_UNSET)
+	if (r->recompute == AUTOSIZE_UNSET) {
 		r->recompute = rec->recompute;
+		/* the record counts a pipeline rank's layers; the pin, a
+		 * virtual stage's */
+		if (rec->recompute == AUTOSIZE_RECOMPUTE_FULL &&
+		    rec->recompute_layers > 0 &&
+		    r->recompute_layers == AUTOSIZE_UNSET)
+			r->recompute_layers = rec->recompute_layers /
+					      (rec->vp > 1 ? rec->vp : 1);
+	}
 	for (i = 0; r->framework == AUTOSIZE_FRAMEWORK_DEFAULT &&
 		    autosize_framework_names[i]; i++)
 		if (strcmp(rec->framework, autosize_framework_names[i]) == 0)

@@ -60,12 +60,14 @@ int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 	launch_put(&o, " DP %d", p->dp);
 	if (p->ep > 1)
 		launch_put(&o, " EP %d", p->ep);
-	launch_put(&o, ", %s, ZeRO-%d, recompute %s, micro-batch %d, grad "
-		   "accum %d, global batch %d x %d tokens",
+	launch_put(&o, ", %s, ZeRO-%d, recompute %s",
 		   autosize_framework_name(framework_resolve(p->framework)),
-		   p->zero_stage,
-		   autosize_recompute_name(p->recompute), p->micro_batch,
-		   p->grad_accum, p->global_batch, p->seq_len);
+		   p->zero_stage, autosize_recompute_name(p->recompute));
+	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL && p->recompute_layers > 0)
+		launch_put(&o, " (%d layers per stage)", p->recompute_layers);
+	launch_put(&o, ", micro-batch %d, grad accum %d, global batch %d x %d "
+		   "tokens", p->micro_batch, p->grad_accum, p->global_batch,
+		   p->seq_len);
 	if (p->mfu > 0)
 		launch_put(&o, ", MFU %.1f%%", p->mfu * 100);
 	if (p->train_hours > 0)

@@ -394,6 +394,10 @@ static const autosize_option options_table[] = {
 	{"recompute", "none|selective|full|selective-mlp",
 	 "pin activation recomputation", AUTOSIZE_OPT_CLI,
 	 SET_CHOICE(recompute, names_recompute, 0)},
+	{"recompute-layers", "N", "pin Megatron's block recomputation: "
+	 "the first N layers of each (virtual) pipeline stage recomputed "
+	 "in full, the rest kept", AUTOSIZE_OPT_CLI,
+	 SET_INT(recompute_layers, 1, 100000)},
 	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI,
 	 SET_INT(micro_batch, 1, 65536)},
 	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",
@@ -523,6 +527,7 @@ void autosize_request_init(autosize_request *r)
 	r->tp = r->pp = r->dp = AUTOSIZE_UNSET;
 	r->zero_stage = r->micro_batch = AUTOSIZE_UNSET;
 	r->recompute = AUTOSIZE_UNSET;
+	r->recompute_layers = AUTOSIZE_UNSET;
 	r->sequence_parallel = AUTOSIZE_UNSET;
 	r->interleave = AUTOSIZE_UNSET;
 	r->cp = r->ep = AUTOSIZE_UNSET;
@@ -622,6 +627,16 @@ static autosize_err options_contradictions(const autosize_request *r,
 				     "qlora, or drop --lora-rank",
 				     r->lora_rank,
 				     autosize_train_mode_name(r->train_mode));
+	if (r->recompute_layers != AUTOSIZE_UNSET &&
+	    r->recompute != AUTOSIZE_UNSET &&
+	    r->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--recompute-layers %d recomputes whole "
+				     "layers, not --recompute %s: use "
+				     "--recompute=full or drop one of them",
+				     r->recompute_layers,
+				     autosize_recompute_name(
+					(autosize_recompute)r->recompute));
 	if (r->param_offload == 1 && r->opt_offload == 2)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--param-offload on keeps the optimizer "
@@ -677,6 +692,9 @@ autosize_err autosize_request_finish(autosize_request *r, autosize_error *e)
 		return rc;
 	if ((rc = options_tokens_done(r, e)))
 		return rc;
+	/* a count of layers recomputed is full recomputation's */
+	if (r->recompute_layers != AUTOSIZE_UNSET)
+		r->recompute = AUTOSIZE_RECOMPUTE_FULL;
 	if (!r->model_spec[0] && !r->arch_given && r->model.has_arch) {
 		/* resolved already: AUTOSIZE_MODEL decoded in slurmctld */
 	} else if (r->model_spec[0]) {

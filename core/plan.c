@@ -661,8 +661,8 @@ static int plan_pinned(const autosize_request *r)
 	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
 	       r->tp > 0 || r->pp > 0 ||
 	       r->dp > 0 || r->zero_stage >= 0 || r->micro_batch > 0 ||
-	       r->recompute >= 0 || r->interleave > 1 || r->cp > 0 ||
-	       r->ep > 0;
+	       r->recompute >= 0 || r->recompute_layers > 0 ||
+	       r->interleave > 1 || r->cp > 0 || r->ep > 0;
 }
 
 static void plan_warnings(const plan_ctx *c, const sizing_job *job,
@@ -1016,6 +1016,12 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   "runs its own selective recomputation, and "
 				   "the plan is that",
 				   autosize_framework_name(job.framework));
+	if (r->recompute_layers > 0 &&
+	    !framework_profile_get(job.framework)->block_recompute)
+		autosize_plan_warn(plan, "--recompute-layers is Megatron's "
+				   "block method: %s recomputes every layer "
+				   "when it recomputes, and the plan is that",
+				   autosize_framework_name(job.framework));
 	if (job.framework_switched)
 		autosize_plan_warn(plan, "planned under %s: %s does not run "
 				   "the pinned layout (name "
@@ -1195,7 +1201,7 @@ static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
 	free_r->gpus = free_r->nodes = AUTOSIZE_UNSET;
 	free_r->tp = free_r->pp = free_r->dp = AUTOSIZE_UNSET;
 	free_r->zero_stage = free_r->micro_batch = AUTOSIZE_UNSET;
-	free_r->recompute = AUTOSIZE_UNSET;
+	free_r->recompute = free_r->recompute_layers = AUTOSIZE_UNSET;
 	free_r->interleave = AUTOSIZE_UNSET;
 	free_r->cp = free_r->ep = AUTOSIZE_UNSET;
 }

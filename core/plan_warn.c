@@ -66,6 +66,7 @@ static const struct {
 	{{"planned in bf16", NULL}, "stack_no_fp8"},
 	{{"recomputes whole layers", NULL}, "stack_whole_recompute"},
 	{{"recompute module mlp", NULL}, "selective_mlp_other"},
+	{{"--recompute-layers", "block method"}, "recompute_layers_other"},
 	{{"cannot run this layout", NULL}, "stack_no_launch"},
 	{{"--segment=", "does not divide"}, "segment_misfit"},
 	{{"no segment of", "divides"}, "segment_none"},

@@ -525,8 +525,24 @@ static int search_partial_ok(const search_state *st, const sizing_layout *lay)
 	return lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
 	       !search_pinned(st->req->recompute) &&
 	       (st->job->model->layers + lay->pp - 1) / lay->pp > vp &&
-	       framework_resolve(st->job->framework) ==
-	       AUTOSIZE_FRAMEWORK_MEGATRON;
+	       st->fp->block_recompute;
+}
+
+/* The layers per pipeline rank lay recomputes before the search counts
+ * them (sizing_layout.recompute_layers): --recompute-layers of each
+ * virtual stage where the framework runs Megatron's block method and
+ * that is fewer than the stage holds, else 0 (all of them). */
+static int search_layers_of(const search_state *st, const sizing_layout *lay)
+{
+	int vp = lay->vp > 1 ? lay->vp : 1;
+	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
+	int n = st->req->recompute_layers;
+
+	if (lay->recompute != AUTOSIZE_RECOMPUTE_FULL ||
+	    !search_pinned(n) || !st->fp->block_recompute ||
+	    n >= (per + vp - 1) / vp)
+		return 0;
+	return n * vp;
 }
 
 /*
@@ -544,7 +560,7 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 	sizing_layout t = *lay;
 	double keep, b = 0;
 
-	lay->recompute_layers = 0;
+	lay->recompute_layers = search_layers_of(st, lay);
 	if (!search_partial_ok(st, lay))
 		return;
 	keep = sizing_recompute_keep_layers(st->job, lay);
@@ -672,7 +688,7 @@ static void search_interleave(search_state *st, const sizing_layout *lay,
 	for (il.vp = vp_max; il.vp > 1; il.vp--) {
 		if (vp_per % il.vp || !search_split_ok(st, il.pp, il.vp))
 			continue;
-		il.recompute_layers = 0;
+		il.recompute_layers = search_layers_of(st, &il);
 		if (!search_fits(st, &il, nodes, gpn, &il_bytes))
 			continue;
 		if (search_dominated(st, &il, nodes, gpn, il.vp))
@@ -820,7 +836,8 @@ static int search_mbs_dominated(search_state *st, const sizing_layout *base,
 		return 1;
 	if (base->recompute == AUTOSIZE_RECOMPUTE_NONE)
 		return 0;
-	lay.recompute_layers = search_partial_ok(st, &lay);
+	lay.recompute_layers = search_partial_ok(st, &lay)
+			       ? 1 : search_layers_of(st, &lay);
 	return search_dominated_at(st, base, nodes, gpn,
 		search_mbs_bound_tps(st, &lay, sh->mbs, sh->vp_max));
 }
@@ -1004,6 +1021,7 @@ static int search_shape(search_state *st, const sizing_layout *base,
 			AUTOSIZE_FRAMEWORK_MEGATRON)))
 			continue;
 		lay.recompute = (autosize_recompute)rc;
+		lay.recompute_layers = search_layers_of(st, &lay);
 		/* whether a setting fits counts towards any, and full
 		 * recomputation's decides the MLP's where nothing fits
 		 * without */

@@ -466,7 +466,8 @@ static const char *const remote_vars[] = {
 	"AUTOSIZE_TP", "AUTOSIZE_PP", "AUTOSIZE_DP", "AUTOSIZE_CP",
 	"AUTOSIZE_EP", "AUTOSIZE_VP", "AUTOSIZE_FRAMEWORK",
 	"AUTOSIZE_TORCHTITAN_ARGS", "AUTOSIZE_ZERO_STAGE",
-	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_MICRO_BATCH", "AUTOSIZE_GRAD_ACCUM",
+	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_RECOMPUTE_LAYERS",
+	"AUTOSIZE_MICRO_BATCH", "AUTOSIZE_GRAD_ACCUM",
 	"AUTOSIZE_GLOBAL_BATCH", "AUTOSIZE_PLAN", "AUTOSIZE_TORCHRUN_ARGS",
 	"AUTOSIZE_MEGATRON_ARGS", "AUTOSIZE_DEEPSPEED_CONFIG",
 	"AUTOSIZE_ACCELERATE_ARGS", "AUTOSIZE_HF_TRAINER_ARGS",
@@ -552,6 +553,9 @@ static int remote_export(spank_t sp)
 	rv |= remote_setint(sp, "AUTOSIZE_ZERO_STAGE", p->zero_stage);
 	rv |= remote_setenv(sp, "AUTOSIZE_RECOMPUTE",
 			    autosize_recompute_name(p->recompute));
+	/* Megatron's and NeMo's recompute_num_layers (block method) */
+	rv |= remote_setint(sp, "AUTOSIZE_RECOMPUTE_LAYERS",
+			    p->recompute_layers / (p->vp > 1 ? p->vp : 1));
 	rv |= remote_setint(sp, "AUTOSIZE_MICRO_BATCH", p->micro_batch);
 	rv |= remote_setint(sp, "AUTOSIZE_GRAD_ACCUM", p->grad_accum);
 	rv |= remote_setint(sp, "AUTOSIZE_GLOBAL_BATCH", p->global_batch);

@@ -764,6 +764,86 @@ static void test_partial_recompute_plan(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* --recompute-layers pins Megatron's block method: the first N layers of
+ * each virtual stage recomputed (the plan counts a pipeline rank's, N x
+ * vp), priced between none and every layer, and the launcher asks for N.
+ * It is full recomputation's: another --recompute is refused; a
+ * framework without the method is left for Megatron where none is named
+ * and recomputes every layer, said, where one is. */
+static void test_recompute_layers_pin(void **state)
+{
+	static const char *const opts[] = {"layers", "80", "hidden", "8192",
+		"heads", "64", "kv-heads", "8", "ffn", "28672", "vocab",
+		"32000", "gpu", "mi300x", "gpus", "8", "tp", "1", "pp", "1",
+		"micro-batch", "1", "train-seq-len", "8192", "train-batch", "8",
+		"train-precision", "fp8", "train-mode", "lora", "train-tokens",
+		"1e9", "memory-reserve", "0", "recompute-layers", "21", NULL};
+	static const char *const deep[] = {"layers", "80", "hidden", "8192",
+		"heads", "64", "kv-heads", "8", "ffn", "28672", "gpu", "h100",
+		"gpus", "32", "tp", "4", "pp", "4", "interleave", "2",
+		"train-framework", "megatron", "train-seq-len", "4096",
+		"train-batch", "64", "train-tokens", "1e9", "memory-reserve",
+		"0", "recompute-layers", "3", NULL};
+	autosize_request r;
+	autosize_plan plan, all;
+	autosize_error e;
+	autosize_policy *p = autosize_policy_default(&e);
+	char buf[2048];
+	int i;
+
+	assert_non_null(p);
+	/* LoRA defaults to FSDP: the pin asks for Megatron (NeMo's LoRA;
+	 * Megatron-LM's arguments train every weight) */
+	request_of(&r, opts);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_true(has_warning(&plan, "fsdp does not run the pinned layout"));
+	assert_int_equal(plan.recompute, AUTOSIZE_RECOMPUTE_FULL);
+	assert_int_equal(plan.recompute_layers, 21);
+	assert_true(autosize_launch_summary(&plan, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "recompute full (21 layers per stage)"));
+	/* every layer: less memory, more recomputed work */
+	r.recompute_layers = AUTOSIZE_UNSET;
+	r.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
+	assert_int_equal(autosize_plan_compute(p, &r, &all, &e), AUTOSIZE_OK);
+	assert_int_equal(all.recompute_layers, 0);
+	assert_true(plan.mem.total_bytes > all.mem.total_bytes + (1ULL << 30));
+	assert_true(plan.tokens_per_s > 1.02 * all.tokens_per_s);
+	/* a stage's every layer is all of them */
+	r.recompute_layers = 80;
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.recompute_layers, 0);
+	/* FSDP named: every layer, said */
+	r.recompute_layers = 21;
+	r.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.recompute, AUTOSIZE_RECOMPUTE_FULL);
+	assert_int_equal(plan.recompute_layers, 0);
+	assert_true(has_warning(&plan, "--recompute-layers is Megatron's "
+				"block method: fsdp recomputes every layer"));
+	for (i = 0; i < plan.n_warnings; i++)
+		if (strstr(plan.warnings[i], "--recompute-layers"))
+			assert_string_equal(autosize_warning_code(
+						plan.warnings[i]),
+					    "recompute_layers_other");
+	/* per virtual stage: 3 of each of 2 chunks, 6 of a rank's 20 */
+	plan_megatron_args(p, deep, &r, &plan, buf, sizeof(buf));
+	assert_int_equal(plan.vp, 2);
+	assert_int_equal(plan.recompute_layers, 6);
+	assert_non_null(strstr(buf, "--recompute-method block "
+			       "--recompute-num-layers 3 "));
+	/* full recomputation's, not another setting's */
+	request_of(&r, opts);
+	assert_int_equal(autosize_request_set(&r, "recompute", "none", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--recompute-layers 21 recomputes "
+			       "whole layers, not --recompute none"));
+	assert_int_not_equal(autosize_request_set(&r, "recompute-layers", "0",
+						  &e), 0);
+	autosize_policy_destroy(p);
+}
+
 /* --grad-reduce: parsed and refused by name; bf16 halves Megatron's
  * gradient buffer and its data-parallel traffic (faster where that
  * traffic is exposed: on 800 Gb/s RoCE per node, not on 8 x 400 Gb/s
@@ -945,6 +1025,7 @@ int main(void)
 		cmocka_unit_test(test_cp_ep_terms),
 		cmocka_unit_test(test_cp_ep_plan),
 		cmocka_unit_test(test_partial_recompute_plan),
+		cmocka_unit_test(test_recompute_layers_pin),
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
 		cmocka_unit_test(test_expert_tp),

@@ -155,6 +155,11 @@ typedef struct autosize_request {
 				     * 0 = none (autosize_segment_nodes) */
 	int tp, pp, dp, zero_stage, micro_batch; /* pins; UNSET = search */
 	int recompute;              /* autosize_recompute or UNSET */
+	int recompute_layers;       /* --recompute-layers: layers of each
+				     * (virtual) pipeline stage Megatron's
+				     * block method recomputes in full
+				     * (--recompute-num-layers); UNSET = the
+				     * search's count */
 	int sequence_parallel;      /* 0/1 with tp > 1; UNSET = on */
 	int interleave;             /* virtual pipeline stages; UNSET = 1 */
 	int cp, ep;                 /* context / expert parallel pins */
