@@ -678,6 +678,7 @@ void framework_pins_layout(const autosize_request *r, sizing_layout *lay)
 	lay->dp = lay->ep;
 	lay->zero_stage = r->zero_stage != AUTOSIZE_UNSET ? r->zero_stage
 							  : -1;
+	/* a flag here: only Megatron's block method runs a count */
 	if (r->recompute_layers != AUTOSIZE_UNSET) {
 		lay->recompute = AUTOSIZE_RECOMPUTE_FULL;
 		lay->recompute_layers = r->recompute_layers;

@@ -446,14 +446,16 @@ void autosize_record_pin(const autosize_record *rec, autosize_request *r)
 	if (r->zero_stage == AUTOSIZE_UNSET)
 		r->zero_stage = rec->zero_stage;
 	if (r->recompute == AUTOSIZE_UNSET) {
+		int vp = rec->vp > 1 ? rec->vp : 1;
+
 		r->recompute = rec->recompute;
 		/* the record counts a pipeline rank's layers; the pin, a
-		 * virtual stage's */
+		 * virtual stage's (rounded up: never less recomputed) */
 		if (rec->recompute == AUTOSIZE_RECOMPUTE_FULL &&
 		    rec->recompute_layers > 0 &&
 		    r->recompute_layers == AUTOSIZE_UNSET)
-			r->recompute_layers = rec->recompute_layers /
-					      (rec->vp > 1 ? rec->vp : 1);
+			r->recompute_layers = (rec->recompute_layers + vp - 1) /
+					      vp;
 	}
 	for (i = 0; r->framework == AUTOSIZE_FRAMEWORK_DEFAULT &&
 		    autosize_framework_names[i]; i++)

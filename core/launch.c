@@ -41,6 +41,34 @@ static const char *launch_gpu_name(const autosize_plan *p)
 	return p->part.gpu ? p->part.gpu->name : "GPUs";
 }
 
+int autosize_launch_recompute_num_layers(const autosize_request *r,
+					 const autosize_plan *p)
+{
+	int vp = p->vp > 1 ? p->vp : 1, pp = p->pp > 1 ? p->pp : 1, stage;
+
+	if (p->recompute != AUTOSIZE_RECOMPUTE_FULL)
+		return 0;
+	if (p->recompute_layers > 0)
+		return (p->recompute_layers + vp - 1) / vp;
+	if (!r || r->model.layers <= 0)
+		return 0;
+	stage = (r->model.layers + pp - 1) / pp;
+	return (stage + vp - 1) / vp;
+}
+
+/* ", recompute full (N layers of each virtual stage)" where the plan
+ * recomputes part of each stage: N is Megatron's --recompute-num-layers */
+static void launch_recompute_part(launch_out *o, const autosize_plan *p)
+{
+	int n;
+
+	if (p->recompute != AUTOSIZE_RECOMPUTE_FULL || p->recompute_layers <= 0)
+		return;
+	n = autosize_launch_recompute_num_layers(NULL, p);
+	launch_put(o, " (%d layer%s of each %sstage)", n, n == 1 ? "" : "s",
+		   p->vp > 1 ? "virtual " : "");
+}
+
 int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 {
 	launch_out o;
@@ -63,8 +91,7 @@ int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 	launch_put(&o, ", %s, ZeRO-%d, recompute %s",
 		   autosize_framework_name(framework_resolve(p->framework)),
 		   p->zero_stage, autosize_recompute_name(p->recompute));
-	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL && p->recompute_layers > 0)
-		launch_put(&o, " (%d layers per stage)", p->recompute_layers);
+	launch_recompute_part(&o, p);
 	launch_put(&o, ", micro-batch %d, grad accum %d, global batch %d x %d "
 		   "tokens", p->micro_batch, p->grad_accum, p->global_batch,
 		   p->seq_len);
@@ -183,8 +210,7 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute));
-	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL && p->recompute_layers > 0)
-		launch_put(o, " (%d layers per stage)", p->recompute_layers);
+	launch_recompute_part(o, p);
 	launch_put(o, ", micro-batch %d, grad accum %d (global batch %d x "
 		   "%d)\n", p->micro_batch, p->grad_accum, p->global_batch,
 		   p->seq_len);
@@ -639,7 +665,7 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	if (p->recompute == AUTOSIZE_RECOMPUTE_FULL && p->recompute_layers > 0)
 		launch_put(o, " --recompute-granularity full "
 			   "--recompute-method block --recompute-num-layers "
-			   "%d", p->recompute_layers / (p->vp > 1 ? p->vp : 1));
+			   "%d", autosize_launch_recompute_num_layers(NULL, p));
 	else if (p->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		launch_put(o, " --recompute-granularity full "
 			   "--recompute-method uniform --recompute-num-layers "

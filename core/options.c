@@ -397,7 +397,7 @@ static const autosize_option options_table[] = {
 	{"recompute-layers", "N", "pin Megatron's block recomputation: "
 	 "the first N layers of each (virtual) pipeline stage recomputed "
 	 "in full, the rest kept", AUTOSIZE_OPT_CLI,
-	 SET_INT(recompute_layers, 1, 100000)},
+	 SET_INT(recompute_layers, 1, AUTOSIZE_MAX_LAYERS)},
 	{"micro-batch", "N", "pin micro-batch size", AUTOSIZE_OPT_CLI,
 	 SET_INT(micro_batch, 1, 65536)},
 	{"sequence-parallel", "on|off", "sequence parallelism with TP (on)",

@@ -134,25 +134,37 @@ static void plan_capped_warning(autosize_plan *plan, const search_result *res,
  * search refuses the pins with its reason. job->framework_switched says
  * so for the plan's warning.
  */
-static void plan_framework_for_pins(sizing_job *job,
-				    const autosize_request *r)
+static int plan_framework_try(sizing_job *job, const sizing_layout *pins)
 {
 	static const autosize_framework order[] = {
 		AUTOSIZE_FRAMEWORK_MEGATRON, AUTOSIZE_FRAMEWORK_FSDP,
 		AUTOSIZE_FRAMEWORK_DEEPSPEED};
 	autosize_framework was = framework_resolve(job->framework);
-	sizing_layout pins;
 	size_t i;
 
-	framework_pins_layout(r, &pins);
-	if (framework_pins_ok(job, was, &pins))
-		return;
+	if (framework_pins_ok(job, was, pins))
+		return 1;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (order[i] != was && framework_pins_ok(job, order[i], &pins)) {
+		if (order[i] != was && framework_pins_ok(job, order[i], pins)) {
 			job->framework = order[i];
 			job->framework_switched = was;
-			return;
+			return 1;
 		}
+	return 0;
+}
+
+static void plan_framework_for_pins(sizing_job *job,
+				    const autosize_request *r)
+{
+	sizing_layout pins;
+
+	framework_pins_layout(r, &pins);
+	if (plan_framework_try(job, &pins))
+		return;
+	/* --recompute-layers asks for Megatron only where no other pin
+	 * rules it out: else every layer, said (plan_search_on) */
+	pins.recompute_layers = 0;
+	(void)plan_framework_try(job, &pins);
 }
 
 /* A pin's factor of the model split, 1 when the search picks it. */
@@ -661,8 +673,8 @@ static int plan_pinned(const autosize_request *r)
 	return r->gpus > 0 || r->nodes > 0 || r->gpus_per_node > 0 ||
 	       r->tp > 0 || r->pp > 0 ||
 	       r->dp > 0 || r->zero_stage >= 0 || r->micro_batch > 0 ||
-	       r->recompute >= 0 || r->recompute_layers > 0 ||
-	       r->interleave > 1 || r->cp > 0 || r->ep > 0;
+	       r->recompute >= 0 || r->interleave > 1 || r->cp > 0 ||
+	       r->ep > 0;
 }
 
 static void plan_warnings(const plan_ctx *c, const sizing_job *job,
@@ -1264,6 +1276,12 @@ static void plan_advise(plan_ctx *c, autosize_plan *plan,
 	autosize_plan *alt = &w->alt, *best = &w->best;
 	int i, have = 0;
 
+	if (c->r->recompute_layers > 0 && plan->recompute_layers > 0 &&
+	    plan->mem.total_bytes > plan->mem.usable_bytes)
+		plan_reason_add(plan, "; at --recompute-layers %d the other "
+				"layers' activations do not fit: raise it, or "
+				"drop it for the search's count",
+				c->r->recompute_layers);
 	plan_unpinned(c->r, &w->free_r);
 	w->free_r.tokens = 0;
 	if (plan_pinned(c->r) &&

@@ -1272,7 +1272,9 @@ static int search_depth(search_state *st, const search_size *sz, int pp)
 	sizing_layout lay;
 
 	memset(&lay, 0, sizeof(lay));
-	lay.vp = search_pinned(r->interleave) ? r->interleave : 1;
+	/* interleaving splits a pipeline: none at one stage (Megatron
+	 * refuses virtual stages without one) */
+	lay.vp = search_pinned(r->interleave) && pp > 1 ? r->interleave : 1;
 	lay.tp = sz->tp;
 	lay.pp = pp;
 	lay.sp = sz->tp > 1 && r->sequence_parallel != 0;

@@ -553,9 +553,9 @@ static int remote_export(spank_t sp)
 	rv |= remote_setint(sp, "AUTOSIZE_ZERO_STAGE", p->zero_stage);
 	rv |= remote_setenv(sp, "AUTOSIZE_RECOMPUTE",
 			    autosize_recompute_name(p->recompute));
-	/* Megatron's and NeMo's recompute_num_layers (block method) */
 	rv |= remote_setint(sp, "AUTOSIZE_RECOMPUTE_LAYERS",
-			    p->recompute_layers / (p->vp > 1 ? p->vp : 1));
+			    autosize_launch_recompute_num_layers(&context.req,
+								 p));
 	rv |= remote_setint(sp, "AUTOSIZE_MICRO_BATCH", p->micro_batch);
 	rv |= remote_setint(sp, "AUTOSIZE_GRAD_ACCUM", p->grad_accum);
 	rv |= remote_setint(sp, "AUTOSIZE_GLOBAL_BATCH", p->global_batch);

@@ -784,7 +784,11 @@ static void test_recompute_layers_pin(void **state)
 		"train-framework", "megatron", "train-seq-len", "4096",
 		"train-batch", "64", "train-tokens", "1e9", "memory-reserve",
 		"0", "recompute-layers", "3", NULL};
+	static const char *const zero2[] = {"model-params", "8e9", "gpu",
+		"h100", "gpus", "8", "zero", "2", "train-tokens", "1e9",
+		"recompute-layers", "4", NULL};
 	autosize_request r;
+	autosize_record rec;
 	autosize_plan plan, all;
 	autosize_error e;
 	autosize_policy *p = autosize_policy_default(&e);
@@ -802,7 +806,9 @@ static void test_recompute_layers_pin(void **state)
 	assert_int_equal(plan.recompute, AUTOSIZE_RECOMPUTE_FULL);
 	assert_int_equal(plan.recompute_layers, 21);
 	assert_true(autosize_launch_summary(&plan, buf, sizeof(buf)) > 0);
-	assert_non_null(strstr(buf, "recompute full (21 layers per stage)"));
+	assert_non_null(strstr(buf, "recompute full (21 layers of each "
+			       "stage)"));
+	assert_int_equal(autosize_launch_recompute_num_layers(&r, &plan), 21);
 	/* every layer: less memory, more recomputed work */
 	r.recompute_layers = AUTOSIZE_UNSET;
 	r.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
@@ -810,6 +816,9 @@ static void test_recompute_layers_pin(void **state)
 	assert_int_equal(all.recompute_layers, 0);
 	assert_true(plan.mem.total_bytes > all.mem.total_bytes + (1ULL << 30));
 	assert_true(plan.tokens_per_s > 1.02 * all.tokens_per_s);
+	/* every layer: the block method's count is all of a stage's (0
+	 * would recompute none) */
+	assert_int_equal(autosize_launch_recompute_num_layers(&r, &all), 80);
 	/* a stage's every layer is all of them */
 	r.recompute_layers = 80;
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
@@ -833,6 +842,32 @@ static void test_recompute_layers_pin(void **state)
 	assert_int_equal(plan.recompute_layers, 6);
 	assert_non_null(strstr(buf, "--recompute-method block "
 			       "--recompute-num-layers 3 "));
+	assert_true(autosize_launch_summary(&plan, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "(3 layers of each virtual stage)"));
+	/* the nodes' re-plan from slurmctld's record keeps the count */
+	autosize_record_from_plan(&plan, &rec);
+	request_of(&r, deep);
+	r.recompute_layers = AUTOSIZE_UNSET;
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	autosize_record_pin(&rec, &r);
+	assert_int_equal(autosize_plan_compute(p, &r, &all, &e), AUTOSIZE_OK);
+	assert_int_equal(all.recompute_layers, 6);
+	assert_true(all.tokens_per_s == plan.tokens_per_s);
+	/* too few recomputed to fit: the reason names the count */
+	r.memory_reserve = 0.5;
+	r.recompute_layers = 1;
+	assert_int_equal(autosize_plan_compute(p, &r, &all, &e),
+			 AUTOSIZE_ENOFIT);
+	assert_non_null(strstr(all.reason, "at --recompute-layers 1 the "
+			       "other layers' activations do not fit"));
+	/* a pin Megatron cannot run (ZeRO-2) wins: FSDP, every layer */
+	request_of(&r, zero2);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
+	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_FSDP);
+	assert_int_equal(plan.zero_stage, 2);
+	assert_int_equal(plan.recompute_layers, 0);
+	assert_true(has_warning(&plan, "--recompute-layers is Megatron's"));
 	/* full recomputation's, not another setting's */
 	request_of(&r, opts);
 	assert_int_equal(autosize_request_set(&r, "recompute", "none", &e), 0);

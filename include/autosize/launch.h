@@ -149,6 +149,17 @@ int autosize_launch_plan_json(const autosize_request *r,
  */
 int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len);
 
+/*
+ * Megatron's and NeMo's --recompute-num-layers under the block method for
+ * the plan: with full recomputation of part of each stage, the layers of
+ * each virtual stage recomputed (the plan's recompute_layers / vp, rounded
+ * up); with every layer recomputed, a virtual stage's whole count (r gives
+ * the model's layers; 0 when r is NULL); 0 without full recomputation,
+ * which the block method reads as none.
+ */
+int autosize_launch_recompute_num_layers(const autosize_request *r,
+					 const autosize_plan *p);
+
 /* A count as people write it: 70.6B, 2T, 1.5M, 950 (three digits). */
 char *autosize_launch_count(double v, char *buf, size_t len);
 
