@@ -332,8 +332,11 @@ static const char *half_name(int half)
 	static const char *const names[] = {"fit", "held-out", "sealed 1",
 					    "sealed 2", "sealed 3", "sealed 4",
 					    "sealed 5", "sealed 6", "sealed 7",
-					    "sealed 8", "sealed 9"};
+					    "sealed 8", "sealed 9", "sealed 10"};
 
+	_Static_assert(sizeof(names) / sizeof(names[0]) ==
+		       HALF_SEALED + SEALED_BATCHES,
+		       "a name for every half and sealed batch");
 	return half >= 0 && half < HALF_SEALED + SEALED_BATCHES
 		? names[half] : "?";
 }
