@@ -583,7 +583,8 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 				 "and Megatron-Bridge's PEFT recipes run it: "
 				 "their tensor, pipeline and context parallel "
 				 "sizes are AUTOSIZE_TP, AUTOSIZE_PP and "
-				 "AUTOSIZE_CP)",
+				 "AUTOSIZE_CP, their block recomputation's "
+				 "recompute_num_layers AUTOSIZE_RECOMPUTE_LAYERS)",
 				 autosize_train_mode_name(r->train_mode));
 		return -1;
 	}
