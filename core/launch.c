@@ -44,7 +44,7 @@ static const char *launch_gpu_name(const autosize_plan *p)
 int autosize_launch_recompute_num_layers(const autosize_request *r,
 					 const autosize_plan *p)
 {
-	int vp = p->vp > 1 ? p->vp : 1, pp = p->pp > 1 ? p->pp : 1, stage;
+	int vp = p->vp > 1 ? p->vp : 1, stage;
 
 	if (p->recompute != AUTOSIZE_RECOMPUTE_FULL)
 		return 0;
@@ -52,7 +52,7 @@ int autosize_launch_recompute_num_layers(const autosize_request *r,
 		return (p->recompute_layers + vp - 1) / vp;
 	if (!r || r->model.layers <= 0)
 		return 0;
-	stage = (r->model.layers + pp - 1) / pp;
+	stage = sizing_stage_layers(&r->model, p->pp);
 	return (stage + vp - 1) / vp;
 }
 

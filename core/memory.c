@@ -74,9 +74,7 @@ static int memory_is_lora(const sizing_job *job)
 static int memory_layers_per_stage(const sizing_job *job,
 				   const sizing_layout *lay)
 {
-	int l = job->model->layers;
-
-	return (l + lay->pp - 1) / lay->pp;
+	return sizing_stage_layers(job->model, lay->pp);
 }
 
 /* Parameters in one layer, derived from the total so that a model given

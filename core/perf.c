@@ -195,13 +195,16 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 	return f;
 }
 
-/* Layers on the busiest pipeline stage: stages may be uneven when pp does
- * not divide the layers (Megatron's uneven first/last stages; Llama 3
- * 405B ran 126 layers on 16 stages). */
+int sizing_stage_layers(const autosize_model *m, int pp)
+{
+	return pp > 1 ? (m->layers + pp - 1) / pp : m->layers;
+}
+
+/* sizing_stage_layers of lay, as a double for the time terms. */
 static double perf_stage_layers(const autosize_model *m,
 				const sizing_layout *lay)
 {
-	return (double)((m->layers + lay->pp - 1) / lay->pp);
+	return sizing_stage_layers(m, lay->pp);
 }
 
 /* Megatron's block method recomputes recompute_layers of a stage's

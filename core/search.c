@@ -505,7 +505,7 @@ static int search_vp_batch_ok(const search_state *st,
 static int search_vp_max(const search_state *st, int pp)
 {
 	const framework_profile *fp = st->fp;
-	int per = (st->job->model->layers + pp - 1) / pp, v;
+	int per = sizing_stage_layers(st->job->model, pp), v;
 
 	if (search_pinned(st->req->interleave) || pp <= 1 || !fp->vp_ok)
 		return 1;
@@ -524,7 +524,7 @@ static int search_partial_ok(const search_state *st, const sizing_layout *lay)
 
 	return lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
 	       !search_pinned(st->req->recompute) &&
-	       (st->job->model->layers + lay->pp - 1) / lay->pp > vp &&
+	       sizing_stage_layers(st->job->model, lay->pp) > vp &&
 	       st->fp->block_recompute;
 }
 
@@ -535,7 +535,7 @@ static int search_partial_ok(const search_state *st, const sizing_layout *lay)
 static int search_layers_of(const search_state *st, const sizing_layout *lay)
 {
 	int vp = lay->vp > 1 ? lay->vp : 1;
-	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
+	int per = sizing_stage_layers(st->job->model, lay->pp);
 	int n = st->req->recompute_layers;
 
 	if (lay->recompute != AUTOSIZE_RECOMPUTE_FULL ||
@@ -556,7 +556,7 @@ static void search_recompute_least(search_state *st, sizing_layout *lay,
 				   int nodes, int gpn, double *total_bytes)
 {
 	int vp = lay->vp > 1 ? lay->vp : 1, r;
-	int per = (st->job->model->layers + lay->pp - 1) / lay->pp;
+	int per = sizing_stage_layers(st->job->model, lay->pp);
 	sizing_layout t = *lay;
 	double keep, b = 0;
 
@@ -896,7 +896,7 @@ static int search_micro_batches(search_state *st, const sizing_layout *base,
 	const search_mbs *mbs = sh->mbs;
 	int i, j, found = 0, nz = sh->nz, vp_max = sh->vp_max;
 	const int *zs = sh->zs;
-	int vp_per = (st->job->model->layers + base->pp - 1) / base->pp;
+	int vp_per = sizing_stage_layers(st->job->model, base->pp);
 	int best_i = -1;
 	double best_tps = 0;
 	sizing_layout fit[SEARCH_MBS];

@@ -266,6 +266,11 @@ double sizing_mfu_upper_bound(const sizing_job *job);
  * so that a utilization read against their own peak compares. */
 double sizing_peak_reach(const sizing_job *job);
 
+/* Layers on the busiest of pp pipeline stages: ceil(layers / pp), the
+ * stages uneven where pp does not divide them (Megatron's uneven first
+ * and last stages; Llama 3 405B ran 126 layers on 16 stages). */
+int sizing_stage_layers(const autosize_model *m, int pp);
+
 /* Share of a stage's layers lay recomputes in full: 0 without full
  * recomputation, else recompute_layers over the stage's layers (1 when
  * 0: all). */
