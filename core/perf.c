@@ -445,7 +445,11 @@ static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
  * FP8 casts; Megatron Core MoE report, arXiv:2603.07685, section 4.3),
  * so the GPU cannot run ahead: the generation's expert_host_s per local
  * expert and pass unit (the forward one, the backward two, a
- * recomputed forward one more). The all-to-all overlap (--moe-overlap)
+ * recomputed forward one more), and under FP8 its expert_fp8_host_s
+ * more where the generation's FP8 recipe scales per tensor (Hopper's
+ * delayed and current scaling: an amax reduction and a cast of each
+ * expert GEMM's inputs; Blackwell's MXFP8 computes its block scales
+ * inside the cast, 0 there). The all-to-all overlap (--moe-overlap)
  * keeps it: Megatron's combined 1F1B runs the same grouped MLP from the
  * one host thread (models/gpt/fine_grained_callables.py), so what it
  * hides is the exchange, not the issue. */
@@ -453,16 +457,20 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {
 	const autosize_model *m = job->model;
+	const perf_params *pp = sizing_perf(job);
 	framework_profile fp;
-	double local;
+	double local, per_s;
 
 	if (m->experts <= 1 || m->layers <= 0 ||
 	    !(job->prepared ? job->expert_issue
 			    : framework_profile_job(job, &fp)->expert_issue))
 		return 0;
 	local = (double)m->experts / SIZING_EP(lay);
+	per_s = pp->expert_host_s;
+	if (job->precision == AUTOSIZE_PREC_FP8)
+		per_s += pp->expert_fp8_host_s;
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
-	       (3.0 + share) * sizing_perf(job)->expert_host_s;
+	       (3.0 + share) * per_s;
 }
 
 /* Bytes per 4-bit base weight (MEMORY_NF4_BYTES in memory.c: 4.127

@@ -63,6 +63,10 @@ typedef struct perf_params {
 				    * framework issues them one by one
 				    * (perf.c perf_moe_host_s); optional,
 				    * 200e-6 */
+	double expert_fp8_host_s;  /* more of it under FP8 where the
+				    * generation's recipe scales per tensor
+				    * (an amax and a cast per expert GEMM
+				    * input); optional, 0 */
 	double host_adam_gbs;      /* GB/s of host memory a node's CPU
 				    * optimizer step moves (DeepSpeed CPU
 				    * Adam under offload_optimizer);

@@ -535,6 +535,63 @@ static void test_moe_overlap(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* The compiled-in numbers of GPU generation gen. */
+static const perf_params *shipped_gen(const char *gen)
+{
+	const perfdata_table *t = perfdata_default();
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->entries[i].p.generation, gen) == 0)
+			return &t->entries[i].p;
+	fail_msg("no %s entry in etc/perf.yaml", gen);
+	return NULL;
+}
+
+/* FP8 adds the generation's expert_fp8_host_s per local expert, layer and
+ * pass to the experts' host issue (Hopper's per-tensor scaling: an amax
+ * and a cast per expert GEMM input); BF16 issues without it, and a
+ * generation that sets none (Blackwell's MXFP8) adds nothing. */
+static void test_expert_fp8_issue(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	sizing_layout l = shape(1, 1, 16, 1);
+	sizing_time base, more, bf16, bf16_more;
+	double local, want;
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	job.perf = *perfdata_ampere_builtin();
+	job.perf.expert_host_s = 100e-6;
+	job.perf.expert_fp8_host_s = 0;
+	job.perf.fp8_gemm_speedup = 1.5;
+	job.perf.fp8_gemm_share = 0.8;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	l.grad_accum = 16;
+	l.ep = 2;
+	local = (double)m.experts / l.ep;
+	job.precision = AUTOSIZE_PREC_FP8;
+	sizing_step_time(&job, &l, &base);
+	job.perf.expert_fp8_host_s = 250e-6;
+	sizing_step_time(&job, &l, &more);
+	want = 16 * (m.layers - m.dense_layers) * local * 3 * 250e-6;
+	assert_true(fabs(more.compute_s - base.compute_s - want) <
+		    1e-6 * want);
+	job.precision = AUTOSIZE_PREC_BF16;
+	job.perf.expert_fp8_host_s = 0;
+	sizing_step_time(&job, &l, &bf16);
+	job.perf.expert_fp8_host_s = 250e-6;
+	sizing_step_time(&job, &l, &bf16_more);
+	assert_true(bf16_more.compute_s == bf16.compute_s);
+	/* the shipped generations: Hopper's FP8 adds to its base, Blackwell
+	 * (MXFP8) adds nothing */
+	assert_true(shipped_gen("hopper")->expert_fp8_host_s > 0);
+	assert_true(shipped_gen("blackwell")->expert_fp8_host_s == 0);
+}
+
 /* "selective" under FSDP is torchtitan's op-level checkpointing: it keeps
  * less than Megatron's selective (the block input and every other
  * matmul's output) and recomputes wk, wo and w3; its loss holds 10 bytes
@@ -1063,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(test_recompute_layers_pin),
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
+		cmocka_unit_test(test_expert_fp8_issue),
 		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_pp_link),
 		cmocka_unit_test(test_moe_overlap_limits),

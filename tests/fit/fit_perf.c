@@ -606,6 +606,8 @@ static const struct {
 	{"host_adam_gbs", offsetof(perf_params, host_adam_gbs), 0.5, 200},
 	{"torch_attn_eff", offsetof(perf_params, torch_attn_eff), 0.2, 1},
 	{"expert_host_s", offsetof(perf_params, expert_host_s), 0, 1e-3},
+	{"expert_fp8_host_s", offsetof(perf_params, expert_fp8_host_s), 0,
+	 1e-3},
 };
 #define FIT_GEN_KEYS (sizeof(fit_gen_keys) / sizeof(fit_gen_keys[0]))
 /* the default constants of a generation's fit: the first nine */
