@@ -51,6 +51,10 @@ enum hf_field {
 	HF_QK_ROPE,
 	HF_V_HEAD,
 	HF_POSITIONS,
+	HF_WINDOW,          /* sliding_window: the local layers' span */
+	HF_WINDOW_EVERY,    /* Gemma 3: every k-th layer global */
+	HF_USE_WINDOW,      /* Qwen2/3: the window is off unless true */
+	HF_FULL_LAYERS,     /* Qwen2/3: the leading layers without it */
 	HF_ACT,
 	HF_TYPE,
 	HF_FIELD_COUNT
@@ -107,6 +111,11 @@ static const struct hf_key hf_keys[] = {
 	{ "max_position_embeddings", HF_POSITIONS, HF_INT, 1,
 	  AUTOSIZE_MAX_POSITIONS },
 	{ "n_positions", HF_POSITIONS, HF_INT, 1, AUTOSIZE_MAX_POSITIONS },
+	{ "sliding_window", HF_WINDOW, HF_INT, 0, AUTOSIZE_MAX_POSITIONS },
+	{ "sliding_window_pattern", HF_WINDOW_EVERY, HF_INT, 1,
+	  AUTOSIZE_MAX_LAYERS },
+	{ "use_sliding_window", HF_USE_WINDOW, HF_BOOL, 0, 1 },
+	{ "max_window_layers", HF_FULL_LAYERS, HF_INT, 0, AUTOSIZE_MAX_LAYERS },
 	{ "hidden_act", HF_ACT, HF_STR, 0, 0 },
 	{ "hidden_activation", HF_ACT, HF_STR, 0, 0 },
 	{ "activation_function", HF_ACT, HF_STR, 0, 0 },
@@ -155,6 +164,23 @@ static const char *const hf_tied_types[] = {
 static const char *const hf_learned_pos_types[] = {
 	"gpt2", "gpt_neo", "gpt_bigcode", "opt", NULL
 };
+/* Types whose sliding_window applies only with use_sliding_window true
+ * (transformers' Qwen2Config and its descendants default it to false). */
+static const char *const hf_window_opt_in_types[] = {
+	"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", NULL
+};
+/* Types that alternate windowed and whole-sequence layers, the first
+ * windowed (Gemma 2: even layers; GPT-OSS: layer_types "sliding_attention",
+ * "full_attention", ...). */
+static const char *const hf_window_alternate_types[] = {
+	"gemma2", "gpt_oss", NULL
+};
+/* Types with every sliding_window_pattern-th layer global, 6 when the
+ * file does not say (Gemma3TextConfig). */
+static const char *const hf_window_pattern_types[] = {
+	"gemma3", "gemma3_text", NULL
+};
+#define HF_GEMMA3_WINDOW_EVERY 6
 
 /*
  * A nested config (text_config) is written by transformers as the
@@ -171,7 +197,8 @@ static const struct hf_class_defaults hf_nested_defaults[] = {
 	{ "gemma3_text", {
 		[HF_HIDDEN] = 2304, [HF_LAYERS] = 26, [HF_HEADS] = 8,
 		[HF_KV_HEADS] = 4, [HF_HEAD_DIM] = 256, [HF_FFN] = 9216,
-		[HF_VOCAB] = 262208, [HF_POSITIONS] = 131072 } },
+		[HF_VOCAB] = 262208, [HF_POSITIONS] = 131072,
+		[HF_WINDOW] = 4096 } },
 	{ "llama", {
 		[HF_HIDDEN] = 4096, [HF_LAYERS] = 32, [HF_HEADS] = 32,
 		[HF_FFN] = 11008, [HF_VOCAB] = 32000,
@@ -531,6 +558,40 @@ static autosize_err hf_experts(const char *what, const struct hf_value *v,
 	return AUTOSIZE_OK;
 }
 
+/* Sliding-window attention: the window and how many layers use it.
+ * transformers' modeling code: Mistral, Mixtral, Phi-3, Starcoder2 on
+ * every layer (a null window: none); Qwen2/3 only with
+ * use_sliding_window, on the layers from max_window_layers on; Gemma 2
+ * and GPT-OSS on every other layer; Gemma 3 on all but every
+ * sliding_window_pattern-th. A layer_types list is not read: the types'
+ * rules give the same counts for the configs published. */
+static void hf_window(const struct hf_value *v, autosize_model *m)
+{
+	const struct hf_value *type = &v[HF_TYPE];
+	int w = hf_int(v, HF_WINDOW), every = hf_int(v, HF_WINDOW_EVERY);
+
+	if (w <= 0)
+		return;
+	if (v[HF_USE_WINDOW].set ? !hf_int(v, HF_USE_WINDOW)
+	    : type->set && autosize_word_in(type->str,
+					     hf_window_opt_in_types))
+		return;
+	if (v[HF_USE_WINDOW].set && v[HF_FULL_LAYERS].set) {
+		if (hf_int(v, HF_FULL_LAYERS) >= m->layers)
+			return;
+		m->window_layers = m->layers - hf_int(v, HF_FULL_LAYERS);
+	} else if (every == 0 && type->set &&
+		   autosize_word_in(type->str, hf_window_pattern_types)) {
+		every = HF_GEMMA3_WINDOW_EVERY;
+	} else if (every == 0 && type->set &&
+		   autosize_word_in(type->str, hf_window_alternate_types)) {
+		m->window_layers = (m->layers + 1) / 2;
+	}
+	if (every > 1)
+		m->window_layers = m->layers - m->layers / every;
+	m->attn_window = w;
+}
+
 /* Turn the kept values into a model and finish its architecture. */
 static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 				autosize_model *m, autosize_error *e)
@@ -576,6 +637,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 		(type->set ? autosize_word_in(type->str, hf_learned_pos_types)
 			   : strcmp(hf_key_name(&v[HF_POSITIONS], ""),
 				    "n_positions") == 0);
+	hf_window(v, m);
 	rc = hf_experts(what, v, m, e);
 	if (rc == AUTOSIZE_OK)
 		rc = autosize_model_finish_arch(m, e);

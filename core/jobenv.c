@@ -40,8 +40,15 @@ static const jobenv_field jobenv_fields[] = {
 	JOBENV_F("max_positions", max_positions, AUTOSIZE_MAX_POSITIONS),
 	JOBENV_F("learned_positions", learned_positions, 1),
 	JOBENV_F("vision_ignored", vision_ignored, 1),
+	/* written only when set: an older decoder reads the rest */
+	JOBENV_F("attn_window", attn_window, AUTOSIZE_MAX_POSITIONS),
+	JOBENV_F("window_layers", window_layers, AUTOSIZE_MAX_LAYERS),
 };
+/* The fields from here on are written only when not 0. */
+#define JOBENV_FIRST_OPTIONAL 22
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
+_Static_assert(JOBENV_FIRST_OPTIONAL + 2 == JOBENV_N_FIELDS,
+	       "the optional fields are the last two");
 
 /* The characters a model name may carry through Slurm: letters, digits
  * and ._+- (the encoder replaces others, the decoder refuses them, so no
@@ -68,6 +75,9 @@ int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
 		return -1;
 	used = (size_t)n;
 	for (i = 0; i < JOBENV_N_FIELDS; i++) {
+		if (i >= JOBENV_FIRST_OPTIONAL &&
+		    *jobenv_int((autosize_model *)m, &jobenv_fields[i]) == 0)
+			continue;
 		n = snprintf(buf + used, len - used, ";%s=%d",
 			     jobenv_fields[i].key,
 			     *jobenv_int((autosize_model *)m, &jobenv_fields[i]));

@@ -304,6 +304,12 @@ static const autosize_option options_table[] = {
 	 SET_ARCH(qk_rope_head_dim, 0, AUTOSIZE_MAX_HEAD_DIM)},
 	{"v-head-dim", "N", "MLA value head width", OPT_BOTH,
 	 SET_ARCH(v_head_dim, 1, AUTOSIZE_MAX_HEAD_DIM)},
+	{"attn-window", "N", "sliding-window attention span in tokens of "
+	 "the layers that use one (Gemma 3: 1024; 0: none)", OPT_BOTH,
+	 SET_ARCH(attn_window, 0, AUTOSIZE_MAX_POSITIONS)},
+	{"window-layers", "N", "how many layers use --attn-window (default "
+	 "all; Gemma 2 and GPT-OSS: every other, Gemma 3: 5 of 6)",
+	 OPT_BOTH, SET_ARCH(window_layers, 0, AUTOSIZE_MAX_LAYERS)},
 	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH,
 	 SET_COUNT(tokens)},
 	{"train-tokens-done", "N", "of them, trained already (a run resumed "

@@ -108,24 +108,45 @@ static double perf_matmul_params(const autosize_model *m)
 	return p > 0 ? p : 0;
 }
 
+/* Layers' worth of whole-sequence attention: the layers without a
+ * window, and each windowed one at the keys its queries see against the
+ * causal whole square's counting. A query at position i sees min(i + 1,
+ * w) keys: over s positions w - w(w - 1) / 2s on average where s > w,
+ * against (s + 1) / 2 causally, which the counting below takes as s / 2
+ * (the full square, halved by causal kernels: PERF_ATTN_CAUSAL_WORK);
+ * so a windowed layer counts (2w - w^2 / s) / s of a full one (1 at w =
+ * s; Beltagy et al. 2020, Longformer, section 3: sliding-window
+ * attention is O(s w)). */
+static double perf_attn_layers(const autosize_model *m, double s)
+{
+	double w = m->attn_window, share;
+
+	if (m->window_layers <= 0 || w <= 0 || w >= s)
+		return m->layers;
+	share = (2.0 * w - w * w / s) / s;
+	return m->layers - m->window_layers + m->window_layers * share;
+}
+
 /* Attention-score FLOPs per token, 12 L h s (PaLM, Chowdhery et al.
  * 2022, appendix B; Megatron eq. 3) where h is the attention width:
  * Q K^T spans heads x the query/key head width, scores x V heads x the
  * value width, so 6 L s heads (d_qk + d_v) (wider heads in Qwen3, MLA's
- * 192-wide queries and 128-wide values in DeepSeek-V2/V3); unknown (0)
- * for a model known only by its parameter count, sized by 6ND alone. */
+ * 192-wide queries and 128-wide values in DeepSeek-V2/V3), windowed
+ * layers at their share (perf_attn_layers); unknown (0) for a model
+ * known only by its parameter count, sized by 6ND alone. */
 static double perf_attn_flops(const sizing_job *job)
 {
 	const autosize_model *m = job->model;
-	double d_qk, d_v;
+	double d_qk, d_v, layers;
 
 	if (m->arch_synthetic)
 		return 0;
+	layers = perf_attn_layers(m, job->seq_len);
 	if (m->heads <= 0 || m->head_dim <= 0)
-		return 12.0 * m->layers * m->hidden * job->seq_len;
+		return 12.0 * layers * m->hidden * job->seq_len;
 	d_qk = m->head_dim;
 	d_v = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
-	return 6.0 * m->layers * job->seq_len * m->heads * (d_qk + d_v);
+	return 6.0 * layers * job->seq_len * m->heads * (d_qk + d_v);
 }
 
 /* Cached per-model numbers when the job is prepared. */
@@ -359,6 +380,28 @@ static double perf_attn_kernel_f(const sizing_job *job)
 	return a;
 }
 
+/* The length term of the attention rate, s / (s + attn_half_seq) for
+ * the keys a query block walks through: the sequence a kernel sees, or
+ * the window of a windowed layer (a 128-token window leaves each query
+ * block one or two key blocks, far below the kernel's rate on long
+ * rows); over a model with both kinds, their FLOPs-weighted harmonic
+ * mean (perf_attn_layers' shares). */
+static double perf_attn_length_f(const sizing_job *job, const perf_params *pp,
+				 double s_seq)
+{
+	const autosize_model *m = job->model;
+	double half = pp->attn_half_seq, w = m->attn_window, all, win, f_s;
+
+	f_s = s_seq / (s_seq + half);
+	all = perf_attn_layers(m, job->seq_len);
+	if (w <= 0 || w >= job->seq_len || all <= 0)
+		return f_s;
+	win = all - (m->layers - m->window_layers);
+	if (w > s_seq)
+		w = s_seq;
+	return all / ((all - win) / f_s + win * (w + half) / w);
+}
+
 static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 {
 	const perf_params *pp = sizing_perf(job);
@@ -372,7 +415,7 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 
 	rate *= perf_attn_kernel_f(job);
 	if (job->flash_attention && pp->attn_half_seq > 0)
-		rate *= s_seq / (s_seq + pp->attn_half_seq);
+		rate *= perf_attn_length_f(job, pp, s_seq);
 	return rate;
 }
 

@@ -37,8 +37,8 @@ static const char *const preset_keys[] = {
 	"ffn", "mlp", "vocab", "tied_embeddings", "experts", "experts_active",
 	"shared_experts", "shared_ffn", "dense_layers", "dense_ffn",
 	"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-	"v_head_dim", "max_positions", "learned_positions",
-	"params_published", "params_active_published", "source", "notes",
+	"v_head_dim", "attn_window", "window_layers", "max_positions",
+	"learned_positions", "params_published", "params_active_published", "source", "notes",
 	NULL
 };
 
@@ -65,6 +65,10 @@ static const struct preset_int_key {
 	 AUTOSIZE_MAX_HEAD_DIM},
 	{"v_head_dim", offsetof(autosize_model, v_head_dim),
 	 AUTOSIZE_MAX_HEAD_DIM},
+	{"attn_window", offsetof(autosize_model, attn_window),
+	 AUTOSIZE_MAX_POSITIONS},
+	{"window_layers", offsetof(autosize_model, window_layers),
+	 AUTOSIZE_MAX_LAYERS},
 };
 
 static autosize_err preset_more_ints(const autosize_ytree *t,

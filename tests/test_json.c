@@ -231,6 +231,91 @@ static void test_gemma3_text_config(void **state)
 			    3209e6, 1e6);
 }
 
+/* Sliding-window attention from config.json, by the types' rules: Gemma
+ * 3 local on five of six layers (27B: 52 of 62, 1024 tokens), Gemma 2 on
+ * every other (21 of 42), Gemma 3 1B at its own 512; Mixtral's null
+ * window is none. */
+static void test_sliding_window_files(void **state)
+{
+	static const struct {
+		const char *file;
+		int window, layers;
+	} cases[] = {
+		{"gemma-3-27b-pt.json", 1024, 52},
+		{"gemma-3-12b-pt.json", 1024, 40},
+		{"gemma-3-4b-it.json", 1024, 29},
+		{"gemma-3-1b-pt.json", 512, 22},
+		{"gemma-2-9b.json", 4096, 21},
+		{"Mixtral-8x7B-v0.1.json", 0, 0},
+		{"Qwen3-8B.json", 0, 0},
+	};
+	autosize_model m;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_test_load(cases[i].file, &m);
+		if (m.attn_window != cases[i].window ||
+		    m.window_layers != cases[i].layers)
+			fail_msg("%s: window %d on %d layers, expected %d on "
+				 "%d", cases[i].file, m.attn_window,
+				 m.window_layers, cases[i].window,
+				 cases[i].layers);
+	}
+}
+
+#define WINDOW_TEST_ARCH \
+	"\"num_hidden_layers\": 2, \"num_attention_heads\": 8, " \
+	"\"hidden_size\": 64"
+
+/* The keys that switch the window: Qwen2/3 only with use_sliding_window
+ * (from max_window_layers on), an explicit pattern, GPT-OSS alternating,
+ * Mistral on every layer. */
+static void test_sliding_window_keys(void **state)
+{
+	static const struct {
+		const char *json;
+		int window, layers;
+	} cases[] = {
+		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
+		 WINDOW_TEST_ARCH "}", 0, 0},
+		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
+		 "\"use_sliding_window\": false, " WINDOW_TEST_ARCH "}", 0,
+		 0},
+		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
+		 "\"use_sliding_window\": true, \"max_window_layers\": 1, "
+		 WINDOW_TEST_ARCH "}", 4096, 1},
+		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
+		 "\"use_sliding_window\": true, \"max_window_layers\": 2, "
+		 WINDOW_TEST_ARCH "}", 0, 0},
+		{"{\"model_type\": \"gpt_oss\", \"sliding_window\": 128, "
+		 "\"num_hidden_layers\": 5, \"num_attention_heads\": 8, "
+		 "\"hidden_size\": 64}", 128, 3},
+		{"{\"model_type\": \"mistral\", \"sliding_window\": 4096, "
+		 WINDOW_TEST_ARCH "}", 4096, 2},
+		{"{\"model_type\": \"mistral\", \"sliding_window\": null, "
+		 WINDOW_TEST_ARCH "}", 0, 0},
+		{"{\"sliding_window\": 512, \"sliding_window_pattern\": 2, "
+		 "\"num_hidden_layers\": 7, \"num_attention_heads\": 8, "
+		 "\"hidden_size\": 64}", 512, 4},
+	};
+	autosize_model m;
+	autosize_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (autosize_model_from_json_text(cases[i].json,
+						  strlen(cases[i].json),
+						  "m.json", &m, &e))
+			fail_msg("case %zu: %s", i, e.msg);
+		if (m.attn_window != cases[i].window ||
+		    m.window_layers != cases[i].layers)
+			fail_msg("case %zu: window %d on %d layers, expected "
+				 "%d on %d", i, m.attn_window,
+				 m.window_layers, cases[i].window,
+				 cases[i].layers);
+	}
+}
+
 /* A model read from config.json on the submit host reaches slurmctld as
  * AUTOSIZE_MODEL: every new field must survive the trip. */
 static void test_jobenv_round_trip(void **state)
@@ -238,7 +323,7 @@ static void test_jobenv_round_trip(void **state)
 	static const char *const files[] = {
 		"DeepSeek-V3.json", "DeepSeek-V2-Lite.json",
 		"Qwen1.5-MoE-A2.7B.json", "gemma-2-9b.json", "falcon-7b.json",
-		"gemma-3-4b-it.json", "gpt2.json",
+		"gemma-3-4b-it.json", "gpt2.json", "gemma-3-27b-pt.json",
 	};
 	char line[AUTOSIZE_JOBENV_VALUE_MAX + 1];
 	autosize_model m, back;
@@ -250,9 +335,14 @@ static void test_jobenv_round_trip(void **state)
 		assert_true(autosize_model_encode(&m, line, sizeof(line)) > 0);
 		if (autosize_model_decode(line, &back, &e) != AUTOSIZE_OK)
 			fail_msg("%s: %s", files[i], e.msg);
+		/* no window, no key: an older decoder reads the line */
+		if ((strstr(line, "attn_window") != NULL) != (m.attn_window > 0))
+			fail_msg("%s: %s", files[i], line);
 		if (back.params != m.params ||
 		    back.params_active != m.params_active ||
-		    back.max_positions != m.max_positions)
+		    back.max_positions != m.max_positions ||
+		    back.attn_window != m.attn_window ||
+		    back.window_layers != m.window_layers)
 			fail_msg("%s: %.6g/%.6g after the trip, %.6g/%.6g "
 				 "before", files[i], back.params,
 				 back.params_active, m.params,
@@ -1088,6 +1178,8 @@ int main(void)
 		cmocka_unit_test(test_gemma2_head_dim),
 		cmocka_unit_test(test_falcon_multi_query),
 		cmocka_unit_test(test_gemma3_text_config),
+		cmocka_unit_test(test_sliding_window_files),
+		cmocka_unit_test(test_sliding_window_keys),
 		cmocka_unit_test(test_text_config_merge),
 		cmocka_unit_test(test_jobenv_round_trip),
 		cmocka_unit_test(test_qwen25_7b),

@@ -1043,10 +1043,89 @@ static void test_step_parts_sum(void **state)
 	assert_true(checked > 100);
 }
 
+/* Sliding-window attention: a windowed layer counts (2w - w^2 / s) / s
+ * of a whole causal one in the attention FLOPs (each query sees min(i +
+ * 1, w) keys), the others whole; a window as long as the sequence is no
+ * window; the matmuls do not change. Mistral 7B's shape at 32K with its
+ * 4096 window on every layer, then on half of them. */
+static void test_sliding_window_flops(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	double whole, all, half, s = 32768, w = 4096, share, attn, dense;
+
+	autosize_model_init(&m);
+	m.layers = 32;
+	m.hidden = 4096;
+	m.heads = 32;
+	m.kv_heads = 8;
+	m.ffn = 14336;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	job_for(&job, &m, &part, "H100-SXM5-80GB");
+	job.seq_len = (int)s;
+	whole = sizing_model_flops_per_token(&job);
+	attn = 6.0 * m.layers * s * m.heads * 2 * m.head_dim;
+	dense = whole - attn;
+	m.attn_window = (int)w;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	assert_int_equal(m.window_layers, 32);
+	all = sizing_model_flops_per_token(&job);
+	share = (2 * w - w * w / s) / s;
+	assert_true(fabs(all - (dense + attn * share)) < 1e-9 * whole);
+	m.window_layers = 16;
+	half = sizing_model_flops_per_token(&job);
+	assert_true(fabs(half - (dense + attn * (1 + share) / 2)) <
+		    1e-9 * whole);
+	/* a short window leaves each query block few key blocks: its
+	 * layers run at the length term of the window, not the sequence,
+	 * so their time falls less than their FLOPs (Hopper: half rate at
+	 * 350 keys) */
+	{
+		sizing_layout l = layout(1, 1, 8, 1, 1,
+					 AUTOSIZE_RECOMPUTE_NONE);
+		autosize_step_parts full, win;
+		sizing_time t;
+		double f_s, f_w;
+
+		job.perf = *perfdata_ampere_builtin();
+		job.perf.attn_half_seq = 350;
+		job.flash_attention = 1;
+		m.attn_window = 128;
+		m.window_layers = 32;
+		sizing_step_parts(&job, &l, &t, &win);
+		m.attn_window = 0;
+		m.window_layers = 0;
+		sizing_step_parts(&job, &l, &t, &full);
+		share = (2 * 128.0 - 128.0 * 128.0 / s) / s;
+		f_s = s / (s + 350);
+		f_w = 128.0 / (128 + 350);
+		assert_true(fabs(win.attention_s / full.attention_s -
+				 share * f_s / f_w) < 1e-6);
+		m.attn_window = (int)w;
+		m.window_layers = 16;
+	}
+	/* no shorter than the sequence: no window at all */
+	m.attn_window = (int)s;
+	assert_true(sizing_model_flops_per_token(&job) == whole);
+	m.attn_window = 0;
+	m.window_layers = 0;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	m.window_layers = 3;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "attn-window"));
+	m.attn_window = 1024;
+	m.window_layers = 33;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "exceeds layers 32"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_paper_model_states),
+		cmocka_unit_test(test_sliding_window_flops),
 		cmocka_unit_test(test_megatron_bytes_per_param),
 		cmocka_unit_test(test_fp8_weight_cache),
 		cmocka_unit_test(test_selective_mlp_moe),

@@ -67,6 +67,12 @@ typedef struct autosize_model {
 	int qk_nope_head_dim;
 	int qk_rope_head_dim;
 	int v_head_dim;
+	/* Sliding-window attention (Mistral 7B v0.1 on every layer, Gemma 2
+	 * on every other, Gemma 3 on five of six, GPT-OSS on every other):
+	 * those layers' queries see the last attn_window tokens only. */
+	int attn_window;    /* the window in tokens; 0: none */
+	int window_layers;  /* layers that use it; attn_window set and 0
+			     * here: all */
 	int max_positions;  /* max_position_embeddings / n_positions; 0 =
 			     * unknown. Sequences longer than this warn. */
 	int learned_positions; /* 1: a learned max_positions x hidden
