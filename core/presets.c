@@ -38,8 +38,8 @@ static const char *const preset_keys[] = {
 	"shared_experts", "shared_ffn", "dense_layers", "dense_ffn",
 	"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
 	"v_head_dim", "attn_window", "window_layers", "max_positions",
-	"learned_positions", "params_published", "params_active_published", "source", "notes",
-	NULL
+	"learned_positions", "params_published", "params_active_published",
+	"source", "notes", NULL
 };
 
 /* The optional integer keys of the newer architectures, 0 = absent. */
