@@ -416,6 +416,12 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 	rate *= perf_attn_kernel_f(job);
 	if (job->flash_attention && pp->attn_half_seq > 0)
 		rate *= perf_attn_length_f(job, pp, s_seq);
+	/* unfused attention computes the whole square and masks it, the
+	 * windowed layers' too (eager sliding-window masks): the counted
+	 * FLOPs take the time of the layers without windows */
+	if (!job->flash_attention)
+		rate *= perf_attn_layers(job->model, job->seq_len) /
+			job->model->layers;
 	return rate;
 }
 

@@ -1103,6 +1103,14 @@ static void test_sliding_window_flops(void **state)
 		f_w = 128.0 / (128 + 350);
 		assert_true(fabs(win.attention_s / full.attention_s -
 				 share * f_s / f_w) < 1e-6);
+		/* unfused attention masks the whole square: no faster */
+		job.flash_attention = 0;
+		sizing_step_parts(&job, &l, &t, &full);
+		m.attn_window = 128;
+		m.window_layers = 32;
+		sizing_step_parts(&job, &l, &t, &win);
+		assert_true(fabs(win.attention_s / full.attention_s - 1) <
+			    1e-9);
 		m.attn_window = (int)w;
 		m.window_layers = 16;
 	}
