@@ -535,17 +535,15 @@ static void test_moe_overlap(void **state)
 	autosize_policy_destroy(p);
 }
 
-/* The compiled-in numbers of GPU generation gen. */
-static const perf_params *shipped_gen(const char *gen)
+/* The compiled-in numbers for catalog GPU name under FP8. */
+static perf_params shipped_fp8(const char *name)
 {
-	const perfdata_table *t = perfdata_default();
-	int i;
+	const autosize_gpu *g = autosize_catalog_find(catalog, name);
+	perf_params p;
 
-	for (i = 0; i < t->n; i++)
-		if (strcmp(t->entries[i].p.generation, gen) == 0)
-			return &t->entries[i].p;
-	fail_msg("no %s entry in etc/perf.yaml", gen);
-	return NULL;
+	assert_non_null(g);
+	perfdata_resolve(perfdata_default(), g, AUTOSIZE_PREC_FP8, &p);
+	return p;
 }
 
 /* FP8 adds the generation's expert_fp8_host_s per local expert, layer and
@@ -588,8 +586,8 @@ static void test_expert_fp8_issue(void **state)
 	assert_true(bf16_more.compute_s == bf16.compute_s);
 	/* the shipped generations: Hopper's FP8 adds to its base, Blackwell
 	 * (MXFP8) adds nothing */
-	assert_true(shipped_gen("hopper")->expert_fp8_host_s > 0);
-	assert_true(shipped_gen("blackwell")->expert_fp8_host_s == 0);
+	assert_true(shipped_fp8("h100").expert_fp8_host_s > 0);
+	assert_true(shipped_fp8("b200").expert_fp8_host_s == 0);
 }
 
 /* "selective" under FSDP is torchtitan's op-level checkpointing: it keeps
