@@ -863,6 +863,21 @@ static void test_report(void **state)
 	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
 	assert_true(strncmp(buf, "model (70.6B params) x 2T tokens on ", 36)
 		    == 0);
+	/* a sliding window shorter than the sequence is said; one as
+	 * long is none */
+	r.model.attn_window = 1024;
+	r.model.window_layers = 52;
+	r.model.layers = 62;
+	p.seq_len = 8192;
+	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
+	assert_true(strncmp(buf, "model (70.6B params, a 1024-token window "
+			    "on 52 of 62 layers) x 2T tokens on ", 70) == 0);
+	p.seq_len = 1024;
+	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
+	assert_true(strncmp(buf, "model (70.6B params) x 2T", 25) == 0);
+	r.model.attn_window = 0;
+	r.model.window_layers = 0;
+	r.model.layers = 80;
 	assert_null(strstr(buf, "e+"));
 	assert_null(strstr(buf, "NOT FEASIBLE"));
 	assert_null(strstr(buf, "\n  checkpoint "));
