@@ -14,9 +14,12 @@ typedef struct jobenv_field {
 	const char *key;
 	size_t offset;
 	long max;
+	int if_set;     /* written only when not 0: newer fields, so an
+			 * older decoder still reads a line without them */
 } jobenv_field;
 
-#define JOBENV_F(k, f, max) {k, offsetof(autosize_model, f), max}
+#define JOBENV_F(k, f, max) {k, offsetof(autosize_model, f), max, 0}
+#define JOBENV_F_IF_SET(k, f, max) {k, offsetof(autosize_model, f), max, 1}
 static const jobenv_field jobenv_fields[] = {
 	JOBENV_F("layers", layers, AUTOSIZE_MAX_LAYERS),
 	JOBENV_F("hidden", hidden, AUTOSIZE_MAX_HIDDEN),
@@ -40,15 +43,10 @@ static const jobenv_field jobenv_fields[] = {
 	JOBENV_F("max_positions", max_positions, AUTOSIZE_MAX_POSITIONS),
 	JOBENV_F("learned_positions", learned_positions, 1),
 	JOBENV_F("vision_ignored", vision_ignored, 1),
-	/* written only when set: an older decoder reads the rest */
-	JOBENV_F("attn_window", attn_window, AUTOSIZE_MAX_POSITIONS),
-	JOBENV_F("window_layers", window_layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F_IF_SET("attn_window", attn_window, AUTOSIZE_MAX_POSITIONS),
+	JOBENV_F_IF_SET("window_layers", window_layers, AUTOSIZE_MAX_LAYERS),
 };
-/* The fields from here on are written only when not 0. */
-#define JOBENV_FIRST_OPTIONAL 22
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
-_Static_assert(JOBENV_FIRST_OPTIONAL + 2 == JOBENV_N_FIELDS,
-	       "the optional fields are the last two");
 
 /* The characters a model name may carry through Slurm: letters, digits
  * and ._+- (the encoder replaces others, the decoder refuses them, so no
@@ -75,7 +73,7 @@ int autosize_model_encode(const autosize_model *m, char *buf, size_t len)
 		return -1;
 	used = (size_t)n;
 	for (i = 0; i < JOBENV_N_FIELDS; i++) {
-		if (i >= JOBENV_FIRST_OPTIONAL &&
+		if (jobenv_fields[i].if_set &&
 		    *jobenv_int((autosize_model *)m, &jobenv_fields[i]) == 0)
 			continue;
 		n = snprintf(buf + used, len - used, ";%s=%d",
