@@ -181,6 +181,13 @@ static const char *const hf_window_pattern_types[] = {
 	"gemma3", "gemma3_text", NULL
 };
 #define HF_GEMMA3_WINDOW_EVERY 6
+/* Types whose max_window_layers defaults to 28 when the file leaves it
+ * out (Qwen2Config, Qwen2MoeConfig, Qwen3Config; Qwen3MoeConfig has no
+ * such key: every layer). */
+static const char *const hf_window_full28_types[] = {
+	"qwen2", "qwen2_moe", "qwen3", NULL
+};
+#define HF_QWEN_FULL_LAYERS 28
 
 /*
  * A nested config (text_config) is written by transformers as the
@@ -561,7 +568,8 @@ static autosize_err hf_experts(const char *what, const struct hf_value *v,
 /* Sliding-window attention: the window and how many layers use it.
  * transformers' modeling code: Mistral, Mixtral, Phi-3, Starcoder2 on
  * every layer (a null window: none); Qwen2/3 only with
- * use_sliding_window, on the layers from max_window_layers on; Gemma 2
+ * use_sliding_window, on the layers from max_window_layers on (28 where
+ * the file leaves it out, Qwen3-MoE every layer); Gemma 2
  * and GPT-OSS on every other layer; Gemma 3 on all but every
  * sliding_window_pattern-th. A layer_types list is not read: the types'
  * rules give the same counts for the configs published. */
@@ -576,10 +584,15 @@ static void hf_window(const struct hf_value *v, autosize_model *m)
 	    : type->set && autosize_word_in(type->str,
 					     hf_window_opt_in_types))
 		return;
-	if (v[HF_USE_WINDOW].set && v[HF_FULL_LAYERS].set) {
-		if (hf_int(v, HF_FULL_LAYERS) >= m->layers)
+	if (v[HF_USE_WINDOW].set && (v[HF_FULL_LAYERS].set ||
+	    (type->set && autosize_word_in(type->str,
+					   hf_window_full28_types)))) {
+		int full = v[HF_FULL_LAYERS].set ? hf_int(v, HF_FULL_LAYERS)
+						 : HF_QWEN_FULL_LAYERS;
+
+		if (full >= m->layers)
 			return;
-		m->window_layers = m->layers - hf_int(v, HF_FULL_LAYERS);
+		m->window_layers = m->layers - full;
 	} else if (every == 0 && type->set &&
 		   autosize_word_in(type->str, hf_window_pattern_types)) {
 		every = HF_GEMMA3_WINDOW_EVERY;

@@ -268,7 +268,7 @@ static void test_sliding_window_files(void **state)
 	"\"hidden_size\": 64"
 
 /* The keys that switch the window: Qwen2/3 only with use_sliding_window
- * (from max_window_layers on), an explicit pattern, GPT-OSS alternating,
+ * (from max_window_layers on, 28 by default), an explicit pattern, GPT-OSS alternating,
  * Mistral on every layer. */
 static void test_sliding_window_keys(void **state)
 {
@@ -287,6 +287,14 @@ static void test_sliding_window_keys(void **state)
 		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
 		 "\"use_sliding_window\": true, \"max_window_layers\": 2, "
 		 WINDOW_TEST_ARCH "}", 0, 0},
+		/* max_window_layers left out: Qwen2/Qwen3 take 28, Qwen3-MoE
+		 * has none (every layer) */
+		{"{\"model_type\": \"qwen3\", \"sliding_window\": 4096, "
+		 "\"use_sliding_window\": true, \"num_hidden_layers\": 30, "
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}", 4096, 2},
+		{"{\"model_type\": \"qwen3_moe\", \"sliding_window\": 4096, "
+		 "\"use_sliding_window\": true, \"num_hidden_layers\": 30, "
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}", 4096, 30},
 		{"{\"model_type\": \"gpt_oss\", \"sliding_window\": 128, "
 		 "\"num_hidden_layers\": 5, \"num_attention_heads\": 8, "
 		 "\"hidden_size\": 64}", 128, 3},
