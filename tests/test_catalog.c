@@ -44,7 +44,7 @@ static const char *const shipped_names[] = {
 	"H200-SXM-141GB", "H20", "L40S", "RTX-4090", "B200", "MI300X",
 	"Ascend-910B", "V100-SXM2-16GB", "V100-SXM2-32GB", "A10G", "L4",
 	"RTX-6000-Ada", "H100-NVL-94GB", "GH200-96GB", "GH200-144GB",
-	"MI250X", "GB200", NULL
+	"MI250X", "GB200", "B300", "GB300", NULL
 };
 
 static autosize_catalog *parse_str(const char *text, autosize_error *e)
@@ -95,10 +95,11 @@ static void test_shipped_catalog(void **state)
 		assert_in_range(g->net_kind, 0, 2);
 		assert_in_range(g->link, AUTOSIZE_LINK_NVLINK,
 				AUTOSIZE_LINK_PCIE);
-		/* the NVLink domain is whole nodes; only GB200 NVL72 spans
-		 * more than one */
+		/* the NVLink domain is whole nodes; only the NVL72 racks
+		 * (GB200, GB300) span more than one */
 		assert_int_equal(g->nvlink_domain_gpus % g->gpus_per_node, 0);
-		if (strcmp(g->name, "GB200") != 0) {
+		if (strcmp(g->name, "GB200") != 0 &&
+		    strcmp(g->name, "GB300") != 0) {
 			assert_int_equal(g->gpus_per_node, 8);
 			assert_int_equal(g->nvlink_domain_gpus, 8);
 		}
@@ -176,6 +177,33 @@ static void test_shipped_lookups(void **state)
 	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) ==
 		    2500e12);
 	assert_true(fabs(g->mem_bytes - 189471.0 * 1048576) <
+		    0.01 * 1073741824.0);
+	/* Blackwell Ultra: B200's BF16 and FP8 peaks, 1.5x its dense FP4,
+	 * 288 GB HBM3e (nvidia-smi: 275040 MiB on B300, 284208 MiB on a
+	 * GB300 tray), 800 Gb/s ConnectX-8 a GPU */
+	g = autosize_catalog_find(c, "b300");
+	assert_non_null(g);
+	assert_string_equal(g->name, "B300");
+	assert_ptr_equal(autosize_catalog_find_pci(c, 0x10de, 0x3182), g);
+	assert_int_equal(g->gpus_per_node, 8);
+	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) ==
+		    autosize_gpu_peak_flops(autosize_catalog_find(c, "b200"),
+					    AUTOSIZE_PREC_BF16));
+	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_NVFP4) ==
+		    1.5 * autosize_gpu_peak_flops(autosize_catalog_find(c,
+						  "b200"), AUTOSIZE_PREC_NVFP4));
+	assert_true(fabs(g->mem_bytes - 275040.0 * 1048576) <
+		    0.01 * 1073741824.0);
+	assert_true(g->net_gbps_per_gpu == 800);
+	g = autosize_catalog_find(c, "GB300-NVL72");
+	assert_non_null(g);
+	assert_string_equal(g->name, "GB300");
+	assert_ptr_equal(autosize_catalog_find_pci(c, 0x10de, 0x31c2), g);
+	assert_int_equal(g->gpus_per_node, 4);
+	assert_int_equal(g->nvlink_domain_gpus, 72);
+	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_BF16) ==
+		    2500e12);
+	assert_true(fabs(g->mem_bytes - 284208.0 * 1048576) <
 		    0.01 * 1073741824.0);
 	g = autosize_catalog_find(c, "h100");
 	assert_true(autosize_gpu_peak_flops(g, AUTOSIZE_PREC_FP8) >
