@@ -55,6 +55,8 @@ enum hf_field {
 	HF_WINDOW_EVERY,    /* Gemma 3: every k-th layer global */
 	HF_USE_WINDOW,      /* Qwen2/3: the window is off unless true */
 	HF_FULL_LAYERS,     /* Qwen2/3: the leading layers without it */
+	HF_CHUNK,           /* Llama 4: attention_chunk_size */
+	HF_NOPE_EVERY,      /* Llama 4: every k-th layer global (NoPE) */
 	HF_ACT,
 	HF_TYPE,
 	HF_FIELD_COUNT
@@ -116,6 +118,9 @@ static const struct hf_key hf_keys[] = {
 	  AUTOSIZE_MAX_LAYERS },
 	{ "use_sliding_window", HF_USE_WINDOW, HF_BOOL, 0, 1 },
 	{ "max_window_layers", HF_FULL_LAYERS, HF_INT, 0, AUTOSIZE_MAX_LAYERS },
+	{ "attention_chunk_size", HF_CHUNK, HF_INT, 0, AUTOSIZE_MAX_POSITIONS },
+	{ "no_rope_layer_interval", HF_NOPE_EVERY, HF_INT, 1,
+	  AUTOSIZE_MAX_LAYERS },
 	{ "hidden_act", HF_ACT, HF_STR, 0, 0 },
 	{ "hidden_activation", HF_ACT, HF_STR, 0, 0 },
 	{ "activation_function", HF_ACT, HF_STR, 0, 0 },
@@ -188,12 +193,14 @@ static const char *const hf_window_full28_types[] = {
 	"qwen2", "qwen2_moe", "qwen3", NULL
 };
 #define HF_QWEN_FULL_LAYERS 28
+#define HF_LLAMA4_NOPE_EVERY 4
 
 /*
  * A nested config (text_config) is written by transformers as the
  * difference from its class's defaults, so keys at their default are
  * absent: the defaults of the classes met there. Values from each
- * class's __init__ in transformers (Gemma3TextConfig, LlamaConfig).
+ * class's __init__ in transformers (Gemma3TextConfig, Llama4TextConfig,
+ * LlamaConfig).
  */
 struct hf_class_defaults {
 	const char *type;
@@ -206,6 +213,8 @@ static const struct hf_class_defaults hf_nested_defaults[] = {
 		[HF_KV_HEADS] = 4, [HF_HEAD_DIM] = 256, [HF_FFN] = 9216,
 		[HF_VOCAB] = 262208, [HF_POSITIONS] = 131072,
 		[HF_WINDOW] = 4096 } },
+	{ "llama4_text", {
+		[HF_CHUNK] = 8192, [HF_NOPE_EVERY] = 4 } },
 	{ "llama", {
 		[HF_HIDDEN] = 4096, [HF_LAYERS] = 32, [HF_HEADS] = 32,
 		[HF_FFN] = 11008, [HF_VOCAB] = 32000,
@@ -605,6 +614,23 @@ static void hf_window(const struct hf_value *v, autosize_model *m)
 	m->attn_window = w;
 }
 
+/* Chunked local attention (Llama4TextConfig): attention_chunk_size on
+ * every layer but each no_rope_layer_interval-th (4 when the file does
+ * not say), whose NoPE layers attend to the whole sequence. A
+ * no_rope_layers list is not read: the published configs leave it empty
+ * (the interval's pattern) or spell the same pattern. */
+static void hf_chunk(const struct hf_value *v, autosize_model *m)
+{
+	int c = hf_int(v, HF_CHUNK), every = hf_int(v, HF_NOPE_EVERY);
+
+	if (c <= 0 || m->attn_window > 0)
+		return;
+	if (every <= 0)
+		every = HF_LLAMA4_NOPE_EVERY;
+	m->attn_chunk = c;
+	m->window_layers = m->layers - m->layers / every;
+}
+
 /* Turn the kept values into a model and finish its architecture. */
 static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 				autosize_model *m, autosize_error *e)
@@ -651,6 +677,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 			   : strcmp(hf_key_name(&v[HF_POSITIONS], ""),
 				    "n_positions") == 0);
 	hf_window(v, m);
+	hf_chunk(v, m);
 	rc = hf_experts(what, v, m, e);
 	if (rc == AUTOSIZE_OK)
 		rc = autosize_model_finish_arch(m, e);

@@ -45,6 +45,7 @@ static const jobenv_field jobenv_fields[] = {
 	JOBENV_F("vision_ignored", vision_ignored, 1),
 	JOBENV_F_IF_SET("attn_window", attn_window, AUTOSIZE_MAX_POSITIONS),
 	JOBENV_F_IF_SET("window_layers", window_layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F_IF_SET("attn_chunk", attn_chunk, AUTOSIZE_MAX_POSITIONS),
 };
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
 

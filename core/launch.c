@@ -400,10 +400,15 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 	if (p->params_active > 0 && p->params_active < p->params * 0.999)
 		launch_put(&o, ", %s active", autosize_launch_count(
 				   p->params_active, n2, sizeof(n2)));
-	/* the windows the attention was priced at, where they bite */
+	/* the windows or chunks the attention was priced at, where they
+	 * bite */
 	if (r->model.attn_window > 0 && r->model.attn_window < p->seq_len)
 		launch_put(&o, ", a %d-token window on %d of %d layers",
 			   r->model.attn_window, r->model.window_layers,
+			   r->model.layers);
+	if (r->model.attn_chunk > 0 && r->model.attn_chunk < p->seq_len)
+		launch_put(&o, ", %d-token chunks on %d of %d layers",
+			   r->model.attn_chunk, r->model.window_layers,
 			   r->model.layers);
 	launch_put(&o, ")");
 	if (p->tokens > 0)

@@ -135,7 +135,8 @@ static autosize_err model_fill_defaults(autosize_model *m, autosize_error *e)
 		m->ffn_shared = m->ffn;
 	if (m->ffn_dense == 0)
 		m->ffn_dense = m->ffn;
-	if (m->attn_window > 0 && m->window_layers == 0)
+	if ((m->attn_window > 0 || m->attn_chunk > 0) &&
+	    m->window_layers == 0)
 		m->window_layers = m->layers;
 	if (m->kv_lora_rank > 0)
 		m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
@@ -174,6 +175,7 @@ static autosize_err model_check_ranges(const autosize_model *m,
 		{"v-head-dim", m->v_head_dim, 0, AUTOSIZE_MAX_HEAD_DIM},
 		{"attn-window", m->attn_window, 0, AUTOSIZE_MAX_POSITIONS},
 		{"window-layers", m->window_layers, 0, AUTOSIZE_MAX_LAYERS},
+		{"attn-chunk", m->attn_chunk, 0, AUTOSIZE_MAX_POSITIONS},
 		{"max-positions", m->max_positions, 0, AUTOSIZE_MAX_POSITIONS},
 		{"learned-positions", m->learned_positions, 0, 1},
 	};
@@ -257,12 +259,19 @@ autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e)
 				     "model window-layers %d exceeds layers %d "
 				     "(expected 0..%d)", m->window_layers,
 				     m->layers, m->layers);
-	if (m->window_layers > 0 && m->attn_window == 0)
+	if (m->window_layers > 0 && m->attn_window == 0 && m->attn_chunk == 0)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "model window-layers %d given without "
-				     "attn-window (expected the window in "
-				     "tokens, Gemma 3: 1024)",
+				     "attn-window or attn-chunk (expected the "
+				     "span in tokens, Gemma 3: attn-window "
+				     "1024, Llama 4: attn-chunk 8192)",
 				     m->window_layers);
+	if (m->attn_window > 0 && m->attn_chunk > 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model attn-window %d and attn-chunk %d "
+				     "both given (expected one: a layer's "
+				     "local attention is a sliding window or "
+				     "a chunk)", m->attn_window, m->attn_chunk);
 	final_norm = (m->mlp == AUTOSIZE_MLP_GELU ? 2.0 : 1.0) * m->hidden;
 	m->params = model_layers_params(m, m->experts) +
 		    autosize_model_embedding_params(m) + final_norm;

@@ -307,8 +307,13 @@ static const autosize_option options_table[] = {
 	{"attn-window", "N", "sliding-window attention span in tokens of "
 	 "the layers that use one (Gemma 3: 1024; 0: none)", OPT_BOTH,
 	 SET_ARCH(attn_window, 0, AUTOSIZE_MAX_POSITIONS)},
-	{"window-layers", "N", "how many layers use --attn-window (default "
-	 "all; Gemma 2 and GPT-OSS: every other, Gemma 3: 5 of 6)",
+	{"attn-chunk", "N", "chunked local attention: each query sees the "
+	 "keys of its own N-token chunk only, on --window-layers of the "
+	 "layers (Llama 4: 8192 on 3 of 4; 0: none)", OPT_BOTH,
+	 SET_ARCH(attn_chunk, 0, AUTOSIZE_MAX_POSITIONS)},
+	{"window-layers", "N", "how many layers use --attn-window or "
+	 "--attn-chunk (default all; Gemma 2 and GPT-OSS: every other, "
+	 "Gemma 3: 5 of 6, Llama 4: 3 of 4)",
 	 OPT_BOTH, SET_ARCH(window_layers, 0, AUTOSIZE_MAX_LAYERS)},
 	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH,
 	 SET_COUNT(tokens)},

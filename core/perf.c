@@ -108,22 +108,38 @@ static double perf_matmul_params(const autosize_model *m)
 	return p > 0 ? p : 0;
 }
 
-/* Layers' worth of whole-sequence attention: the layers without a
- * window, and each windowed one at the keys its queries see against the
- * causal whole square's counting. A query at position i sees min(i + 1,
- * w) keys: over s positions w - w(w - 1) / 2s on average where s > w,
- * against (s + 1) / 2 causally, which the counting below takes as s / 2
- * (the full square, halved by causal kernels: PERF_ATTN_CAUSAL_WORK);
+/* The span in tokens of the local layers' attention: the sliding
+ * window or the chunk (model.c keeps them exclusive); 0: none. */
+static double perf_local_span(const autosize_model *m)
+{
+	return m->attn_window > 0 ? m->attn_window : m->attn_chunk;
+}
+
+/* Layers' worth of whole-sequence attention: the layers without local
+ * attention, and each local one at the keys its queries see against the
+ * causal whole square's counting, which the counting below takes as
+ * s / 2 a query (the full square, halved by causal kernels:
+ * PERF_ATTN_CAUSAL_WORK). A windowed query at position i sees min(i +
+ * 1, w) keys: over s positions w - w(w - 1) / 2s on average where s > w,
  * so a windowed layer counts (2w - w^2 / s) / s of a full one (1 at w =
  * s; Beltagy et al. 2020, Longformer, section 3: sliding-window
- * attention is O(s w)). */
+ * attention is O(s w)). A chunked one runs a causal square per chunk:
+ * q whole chunks of c and a last one of r = s - qc tokens, (q c^2 +
+ * r^2) / s^2 of a full layer (c / s where c divides s; transformers'
+ * create_chunked_causal_mask for Llama 4). */
 static double perf_attn_layers(const autosize_model *m, double s)
 {
-	double w = m->attn_window, share;
+	double w = perf_local_span(m), share;
 
 	if (m->window_layers <= 0 || w <= 0 || w >= s)
 		return m->layers;
-	share = (2.0 * w - w * w / s) / s;
+	if (m->attn_window > 0) {
+		share = (2.0 * w - w * w / s) / s;
+	} else {
+		double q = floor(s / w), r = s - q * w;
+
+		share = (q * w * w + r * r) / (s * s);
+	}
 	return m->layers - m->window_layers + m->window_layers * share;
 }
 
@@ -382,15 +398,15 @@ static double perf_attn_kernel_f(const sizing_job *job)
 
 /* The length term of the attention rate, s / (s + attn_half_seq) for
  * the keys a query block walks through: the sequence a kernel sees, or
- * the window of a windowed layer (a 128-token window leaves each query
- * block one or two key blocks, far below the kernel's rate on long
- * rows); over a model with both kinds, their FLOPs-weighted harmonic
- * mean (perf_attn_layers' shares). */
+ * the window or chunk of a local layer (a 128-token window leaves each
+ * query block one or two key blocks, far below the kernel's rate on
+ * long rows); over a model with both kinds, their FLOPs-weighted
+ * harmonic mean (perf_attn_layers' shares). */
 static double perf_attn_length_f(const sizing_job *job, const perf_params *pp,
 				 double s_seq)
 {
 	const autosize_model *m = job->model;
-	double half = pp->attn_half_seq, w = m->attn_window, all, win, f_s;
+	double half = pp->attn_half_seq, w = perf_local_span(m), all, win, f_s;
 
 	f_s = s_seq / (s_seq + half);
 	all = perf_attn_layers(m, job->seq_len);

@@ -37,9 +37,9 @@ static const char *const preset_keys[] = {
 	"ffn", "mlp", "vocab", "tied_embeddings", "experts", "experts_active",
 	"shared_experts", "shared_ffn", "dense_layers", "dense_ffn",
 	"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-	"v_head_dim", "attn_window", "window_layers", "max_positions",
-	"learned_positions", "params_published", "params_active_published",
-	"source", "notes", NULL
+	"v_head_dim", "attn_window", "window_layers", "attn_chunk",
+	"max_positions", "learned_positions", "params_published",
+	"params_active_published", "source", "notes", NULL
 };
 
 /* The optional integer keys of the newer architectures, 0 = absent. */
@@ -69,6 +69,8 @@ static const struct preset_int_key {
 	 AUTOSIZE_MAX_POSITIONS},
 	{"window_layers", offsetof(autosize_model, window_layers),
 	 AUTOSIZE_MAX_LAYERS},
+	{"attn_chunk", offsetof(autosize_model, attn_chunk),
+	 AUTOSIZE_MAX_POSITIONS},
 };
 
 static autosize_err preset_more_ints(const autosize_ytree *t,

@@ -267,44 +267,59 @@ static void test_sliding_window_files(void **state)
 	"\"num_hidden_layers\": 2, \"num_attention_heads\": 8, " \
 	"\"hidden_size\": 64"
 
-/* The keys that switch the window: Qwen2/3 only with use_sliding_window
- * (from max_window_layers on, 28 by default), an explicit pattern, GPT-OSS alternating,
- * Mistral on every layer. */
-static void test_sliding_window_keys(void **state)
+/* The keys that switch local attention: Qwen2/3's window only with
+ * use_sliding_window (from max_window_layers on, 28 by default), an
+ * explicit pattern, GPT-OSS alternating, Mistral on every layer; Llama
+ * 4's chunks (attention_chunk_size) on all layers but every
+ * no_rope_layer_interval-th, a text_config that leaves both out taking
+ * Llama4TextConfig's 8192 and 4 (the Scout file: 36 of 48). */
+static void test_local_attention_keys(void **state)
 {
 	static const struct {
 		const char *json;
-		int window, layers;
+		int window, chunk, layers;
 	} cases[] = {
 		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
-		 WINDOW_TEST_ARCH "}", 0, 0},
+		 WINDOW_TEST_ARCH "}", 0, 0, 0},
 		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
-		 "\"use_sliding_window\": false, " WINDOW_TEST_ARCH "}", 0,
-		 0},
+		 "\"use_sliding_window\": false, " WINDOW_TEST_ARCH "}",
+		 0, 0, 0},
 		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
 		 "\"use_sliding_window\": true, \"max_window_layers\": 1, "
-		 WINDOW_TEST_ARCH "}", 4096, 1},
+		 WINDOW_TEST_ARCH "}", 4096, 0, 1},
 		{"{\"model_type\": \"qwen2\", \"sliding_window\": 4096, "
 		 "\"use_sliding_window\": true, \"max_window_layers\": 2, "
-		 WINDOW_TEST_ARCH "}", 0, 0},
+		 WINDOW_TEST_ARCH "}", 0, 0, 0},
 		/* max_window_layers left out: Qwen2/Qwen3 take 28, Qwen3-MoE
 		 * has none (every layer) */
 		{"{\"model_type\": \"qwen3\", \"sliding_window\": 4096, "
 		 "\"use_sliding_window\": true, \"num_hidden_layers\": 30, "
-		 "\"num_attention_heads\": 8, \"hidden_size\": 64}", 4096, 2},
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}",
+		 4096, 0, 2},
 		{"{\"model_type\": \"qwen3_moe\", \"sliding_window\": 4096, "
 		 "\"use_sliding_window\": true, \"num_hidden_layers\": 30, "
-		 "\"num_attention_heads\": 8, \"hidden_size\": 64}", 4096, 30},
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}",
+		 4096, 0, 30},
 		{"{\"model_type\": \"gpt_oss\", \"sliding_window\": 128, "
 		 "\"num_hidden_layers\": 5, \"num_attention_heads\": 8, "
-		 "\"hidden_size\": 64}", 128, 3},
+		 "\"hidden_size\": 64}", 128, 0, 3},
 		{"{\"model_type\": \"mistral\", \"sliding_window\": 4096, "
-		 WINDOW_TEST_ARCH "}", 4096, 2},
+		 WINDOW_TEST_ARCH "}", 4096, 0, 2},
 		{"{\"model_type\": \"mistral\", \"sliding_window\": null, "
-		 WINDOW_TEST_ARCH "}", 0, 0},
+		 WINDOW_TEST_ARCH "}", 0, 0, 0},
 		{"{\"sliding_window\": 512, \"sliding_window_pattern\": 2, "
 		 "\"num_hidden_layers\": 7, \"num_attention_heads\": 8, "
-		 "\"hidden_size\": 64}", 512, 4},
+		 "\"hidden_size\": 64}", 512, 0, 4},
+		{"{\"model_type\": \"llama4_text\", "
+		 "\"attention_chunk_size\": 4096, "
+		 "\"no_rope_layer_interval\": 2, \"num_hidden_layers\": 8, "
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}",
+		 0, 4096, 4},
+		{"{\"model_type\": \"llama4\", \"text_config\": "
+		 "{\"model_type\": \"llama4_text\", \"num_hidden_layers\": 8, "
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}}",
+		 0, 8192, 6},
+		{"{\"model_type\": \"llama\", " WINDOW_TEST_ARCH "}", 0, 0, 0},
 	};
 	autosize_model m;
 	autosize_error e;
@@ -316,12 +331,17 @@ static void test_sliding_window_keys(void **state)
 						  "m.json", &m, &e))
 			fail_msg("case %zu: %s", i, e.msg);
 		if (m.attn_window != cases[i].window ||
+		    m.attn_chunk != cases[i].chunk ||
 		    m.window_layers != cases[i].layers)
-			fail_msg("case %zu: window %d on %d layers, expected "
-				 "%d on %d", i, m.attn_window,
-				 m.window_layers, cases[i].window,
+			fail_msg("case %zu: window %d, chunk %d on %d layers, "
+				 "expected %d, %d on %d", i, m.attn_window,
+				 m.attn_chunk, m.window_layers,
+				 cases[i].window, cases[i].chunk,
 				 cases[i].layers);
 	}
+	json_test_load("Llama-4-Scout-17B-16E.json", &m);
+	assert_int_equal(m.attn_chunk, 8192);
+	assert_int_equal(m.window_layers, 36);
 }
 
 /* A model read from config.json on the submit host reaches slurmctld as
@@ -332,6 +352,7 @@ static void test_jobenv_round_trip(void **state)
 		"DeepSeek-V3.json", "DeepSeek-V2-Lite.json",
 		"Qwen1.5-MoE-A2.7B.json", "gemma-2-9b.json", "falcon-7b.json",
 		"gemma-3-4b-it.json", "gpt2.json", "gemma-3-27b-pt.json",
+		"Llama-4-Scout-17B-16E.json",
 	};
 	char line[AUTOSIZE_JOBENV_VALUE_MAX + 1];
 	autosize_model m, back;
@@ -344,13 +365,16 @@ static void test_jobenv_round_trip(void **state)
 		if (autosize_model_decode(line, &back, &e) != AUTOSIZE_OK)
 			fail_msg("%s: %s", files[i], e.msg);
 		/* no window, no key: an older decoder reads the line */
-		if ((strstr(line, "attn_window") != NULL) != (m.attn_window > 0))
+		if ((strstr(line, "attn_window") != NULL) !=
+		    (m.attn_window > 0) ||
+		    (strstr(line, "attn_chunk") != NULL) != (m.attn_chunk > 0))
 			fail_msg("%s: %s", files[i], line);
 		if (back.params != m.params ||
 		    back.params_active != m.params_active ||
 		    back.max_positions != m.max_positions ||
 		    back.attn_window != m.attn_window ||
-		    back.window_layers != m.window_layers)
+		    back.window_layers != m.window_layers ||
+		    back.attn_chunk != m.attn_chunk)
 			fail_msg("%s: %.6g/%.6g after the trip, %.6g/%.6g "
 				 "before", files[i], back.params,
 				 back.params_active, m.params,
@@ -1187,7 +1211,7 @@ int main(void)
 		cmocka_unit_test(test_falcon_multi_query),
 		cmocka_unit_test(test_gemma3_text_config),
 		cmocka_unit_test(test_sliding_window_files),
-		cmocka_unit_test(test_sliding_window_keys),
+		cmocka_unit_test(test_local_attention_keys),
 		cmocka_unit_test(test_text_config_merge),
 		cmocka_unit_test(test_jobenv_round_trip),
 		cmocka_unit_test(test_qwen25_7b),

@@ -875,7 +875,16 @@ static void test_report(void **state)
 	p.seq_len = 1024;
 	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
 	assert_true(strncmp(buf, "model (70.6B params) x 2T", 25) == 0);
+	/* so are chunks (Llama 4) */
 	r.model.attn_window = 0;
+	r.model.attn_chunk = 8192;
+	r.model.window_layers = 36;
+	r.model.layers = 48;
+	p.seq_len = 32768;
+	assert_true(autosize_launch_report(&r, &p, buf, sizeof(buf)) > 0);
+	assert_true(strncmp(buf, "model (70.6B params, 8192-token chunks "
+			    "on 36 of 48 layers) x 2T tokens on ", 69) == 0);
+	r.model.attn_chunk = 0;
 	r.model.window_layers = 0;
 	r.model.layers = 80;
 	assert_null(strstr(buf, "e+"));

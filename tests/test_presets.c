@@ -280,7 +280,7 @@ static void test_presets_match_configs(void **state)
 		SAME(ffn_dense); SAME(q_lora_rank); SAME(kv_lora_rank);
 		SAME(qk_nope_head_dim); SAME(qk_rope_head_dim);
 		SAME(v_head_dim); SAME(max_positions);
-		SAME(attn_window); SAME(window_layers);
+		SAME(attn_window); SAME(window_layers); SAME(attn_chunk);
 #undef SAME
 		assert_true(p.params == c.params);
 		assert_true(p.params_active == c.params_active);

@@ -1129,11 +1129,77 @@ static void test_sliding_window_flops(void **state)
 	assert_non_null(strstr(e.msg, "exceeds layers 32"));
 }
 
+/* Chunked local attention (Llama 4): a chunked layer runs a causal
+ * square per chunk, (q c^2 + r^2) / s^2 of a whole causal layer for q
+ * whole chunks of c and a last one of r tokens; c / s where c divides s.
+ * A window and a chunk on one model are refused. */
+static void test_chunked_attention_flops(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	double whole, dense, attn, got, s = 32768, c = 8192;
+
+	autosize_model_init(&m);
+	m.layers = 48;
+	m.hidden = 5120;
+	m.heads = 40;
+	m.kv_heads = 8;
+	m.head_dim = 128;
+	m.ffn = 8192;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	job_for(&job, &m, &part, "H100-SXM5-80GB");
+	job.seq_len = (int)s;
+	whole = sizing_model_flops_per_token(&job);
+	attn = 6.0 * m.layers * s * m.heads * 2 * m.head_dim;
+	dense = whole - attn;
+	m.attn_chunk = (int)c;
+	m.window_layers = 36;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	got = sizing_model_flops_per_token(&job);
+	assert_true(fabs(got - (dense + attn * (12 + 36 * c / s) / 48)) <
+		    1e-9 * whole);
+	/* 20000 tokens: two chunks of 8192 and one of 3616 */
+	job.seq_len = 20000;
+	m.attn_chunk = 0;
+	m.window_layers = 0;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	{
+		double full = sizing_model_flops_per_token(&job), a20;
+		double share = (2 * c * c + 3616.0 * 3616.0) / (20000.0 *
+								 20000.0);
+
+		a20 = 6.0 * m.layers * 20000 * m.heads * 2 * m.head_dim;
+		m.attn_chunk = (int)c;
+		m.window_layers = 48;
+		got = sizing_model_flops_per_token(&job);
+		assert_true(fabs(got - (full - a20 + a20 * share)) <
+			    1e-9 * full);
+		/* a chunk as long as the sequence is no chunk */
+		job.seq_len = (int)c;
+		m.attn_chunk = 0;
+		full = sizing_model_flops_per_token(&job);
+		m.attn_chunk = (int)c;
+		assert_true(sizing_model_flops_per_token(&job) == full);
+	}
+	/* one kind of local attention a model */
+	m.attn_window = 4096;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "attn-chunk"));
+	m.attn_window = 0;
+	m.attn_chunk = 0;
+	m.window_layers = 36;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "attn-chunk 8192"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_paper_model_states),
 		cmocka_unit_test(test_sliding_window_flops),
+		cmocka_unit_test(test_chunked_attention_flops),
 		cmocka_unit_test(test_megatron_bytes_per_param),
 		cmocka_unit_test(test_fp8_weight_cache),
 		cmocka_unit_test(test_selective_mlp_moe),

@@ -71,8 +71,13 @@ typedef struct autosize_model {
 	 * on every other, Gemma 3 on five of six, GPT-OSS on every other):
 	 * those layers' queries see the last attn_window tokens only. */
 	int attn_window;    /* the window in tokens; 0: none */
-	int window_layers;  /* layers that use it; attn_window set and 0
-			     * here: all */
+	int window_layers;  /* layers that use it (or attn_chunk); a span
+			     * set and 0 here: all */
+	/* Chunked local attention (Llama 4 on three layers of four): the
+	 * sequence is cut into attn_chunk-token chunks and those layers'
+	 * queries see the keys of their own chunk only. Exclusive with
+	 * attn_window; window_layers counts its layers. */
+	int attn_chunk;     /* the chunk in tokens; 0: none */
 	int max_positions;  /* max_position_embeddings / n_positions; 0 =
 			     * unknown. Sequences longer than this warn. */
 	int learned_positions; /* 1: a learned max_positions x hidden
