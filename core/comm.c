@@ -282,19 +282,13 @@ static int comm_members_in(int gpus, int stride, int n)
 	return k < n ? k : n;
 }
 
-void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
-		     int stride, comm_link *l)
+/* Members of the group on one node, or on the job's share of an NVLink
+ * domain where several nodes share one (comm_link_group's k). */
+static int comm_members_per_node(const sizing_job *job, int span_gpus,
+				 int job_gpus, int stride, int n)
 {
-	int gpn = sizing_gpn(job), n, k, k_dom;
-	double intra_bytes_s;
+	int k = comm_members_in(sizing_gpn(job), stride, n), k_dom;
 
-	if (stride < 1)
-		stride = 1;
-	n = span_gpus / stride > 1 ? span_gpus / stride : 1;
-	k = comm_members_in(gpn, stride, n);
-	comm_link_for(job, span_gpus, job_gpus, l);
-	if (!l->crosses_nodes)
-		return;
 	if (job->part->domain_nodes > 1) {
 		k_dom = comm_members_in(comm_domain_share(job, span_gpus,
 							  job_gpus),
@@ -302,23 +296,54 @@ void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 		if (k_dom > k)
 			k = k_dom;
 	}
-	if (k > 1) {
-		if (job->prepared) {
-			intra_bytes_s = job->link_bw[0];
-		} else {
-			comm_link in;
+	return k;
+}
 
-			comm_link_intra(job, &in);
-			intra_bytes_s = in.bw_bytes_s;
-		}
+void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
+		     int stride, comm_link *l)
+{
+	int n, k;
+
+	if (stride < 1)
+		stride = 1;
+	n = span_gpus / stride > 1 ? span_gpus / stride : 1;
+	comm_link_for(job, span_gpus, job_gpus, l);
+	if (!l->crosses_nodes)
+		return;
+	k = comm_members_per_node(job, span_gpus, job_gpus, stride, n);
+	if (k > 1) {
+		comm_link in;
+
+		/* a group of one rank is the link inside, prepared or not */
+		comm_link_for(job, 1, job_gpus, &in);
 		l->bw_bytes_s *= k;
-		if (l->bw_bytes_s > intra_bytes_s)
-			l->bw_bytes_s = intra_bytes_s;
+		if (l->bw_bytes_s > in.bw_bytes_s)
+			l->bw_bytes_s = in.bw_bytes_s;
 	}
 	/* the ring's ranks: the group's members, not the nodes it spans */
 	if (n > COMM_RING_BASE_RANKS)
 		l->bw_bytes_s *= pow(COMM_RING_DOUBLING_SHARE,
 				     log2(n / COMM_RING_BASE_RANKS));
+}
+
+double comm_ring_latency_s(const sizing_job *job, int span_gpus,
+			   int job_gpus, int stride)
+{
+	int n, k, nodes;
+	comm_link net, in;
+
+	if (stride < 1)
+		stride = 1;
+	n = span_gpus / stride;
+	if (n <= 1)
+		return 0;
+	comm_link_for(job, span_gpus, job_gpus, &net);
+	if (!net.crosses_nodes)
+		return (n - 1) * net.latency_s;
+	k = comm_members_per_node(job, span_gpus, job_gpus, stride, n);
+	nodes = (n + k - 1) / k;
+	comm_link_for(job, 1, job_gpus, &in);
+	return (n - nodes) * in.latency_s + (nodes - 1) * net.latency_s;
 }
 
 double comm_allreduce_s(double bytes, int n, const comm_link *l)

@@ -91,6 +91,17 @@ void comm_link_for(const sizing_job *job, int span_gpus, int job_gpus,
 void comm_link_group(const sizing_job *job, int span_gpus, int job_gpus,
 		     int stride, comm_link *l);
 
+/*
+ * The latency of one pass of a ring over the n = span_gpus / stride
+ * members of a group: n - 1 steps, of which only those from one node
+ * (or NVLink domain share) to the next cross the network, the rest
+ * staying on the link inside (NCCL's ring model, src/graph/tuning.cc:
+ * (nsteps - nInterSteps) x intraLat + nInterSteps x interLat, nInterSteps
+ * = nNodes - 1 for reduce-scatter and all-gather).
+ */
+double comm_ring_latency_s(const sizing_job *job, int span_gpus,
+			   int job_gpus, int stride);
+
 /* Ring all-reduce of bytes over n ranks (Patarasuk and Yuan 2009):
  * 2 (n - 1) / n x bytes / bw + 2 (n - 1) latencies. */
 double comm_allreduce_s(double bytes, int n, const comm_link *l);

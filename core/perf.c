@@ -812,7 +812,6 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * reduced over dp x cp (Megatron-LM) */
 	int d = lay->dp * SIZING_CP(lay);
 	framework_state st;
-	comm_link link;
 
 	if (d <= 1)
 		return 0;
@@ -845,12 +844,13 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	 * topology also put it first): a DP group spans tp x dp x cp
 	 * consecutive ranks, not the whole job, so TP 4 x DP 2 stays inside
 	 * an 8-GPU node at any pipeline depth. */
-	comm_link_for(job, lay->tp * d, SIZING_GPUS(lay), &link);
-	/* one ring's latency, d - 1 steps, per bucket: the buckets are
-	 * reduced one after another on one communicator */
+	/* one ring's latency, d - 1 steps of which only the node
+	 * crossings take the network's (comm_ring_latency_s), per bucket:
+	 * the buckets are reduced one after another on one communicator */
 	lat = framework_dp_buckets(job, lay, grad_bytes, st.grad_wire_b,
 				   perf_stage_layers(job->model, lay));
-	lat = (lat > 1 ? lat : 1) * (d - 1) * link.latency_s;
+	lat = (lat > 1 ? lat : 1) *
+	      comm_ring_latency_s(job, lay->tp * d, SIZING_GPUS(lay), lay->tp);
 	if (lay->zero_stage >= 3) {
 		/* each phase hides its own traffic: the forward the
 		 * parameter gathers of the next layers, the backward (with

@@ -123,6 +123,49 @@ static void test_link_group(void **state)
 	autosize_catalog_destroy(c);
 }
 
+/* A ring's latency: of its n - 1 steps only those from one node (or
+ * NVLink domain share) to the next take the network's latency, the rest
+ * the link inside (NCCL's ring model, nInterSteps = nNodes - 1 for
+ * reduce-scatter and all-gather). */
+static void test_ring_latency(void **state)
+{
+	autosize_partition part;
+	sizing_job job;
+	comm_link in, net;
+	autosize_catalog *c = links_on(&job, &part, "h100", &in, &net);
+	autosize_error e;
+	const autosize_gpu *gb;
+
+	assert_true(net.latency_s > in.latency_s);
+	/* 8 ranks in a node: 7 steps on NVLink */
+	assert_true(fabs(comm_ring_latency_s(&job, 8, 64, 1) -
+			 7 * in.latency_s) < 1e-12);
+	/* 64 ranks on 8 nodes: 56 steps inside, 7 crossings */
+	assert_true(fabs(comm_ring_latency_s(&job, 64, 64, 1) -
+			 (56 * in.latency_s + 7 * net.latency_s)) < 1e-12);
+	/* one member a node (stride 8): every step crosses */
+	assert_true(fabs(comm_ring_latency_s(&job, 64, 64, 8) -
+			 7 * net.latency_s) < 1e-12);
+	assert_true(comm_ring_latency_s(&job, 1, 64, 1) == 0);
+	autosize_catalog_destroy(c);
+	/* GB300 NVL72 trays in segments of 16 (64 GPUs): a data-parallel
+	 * group of TP 2 over 512 GPUs, 256 members, 32 in each of 8
+	 * segments: 7 crossings */
+	c = autosize_catalog_default(&e);
+	gb = autosize_catalog_find(c, "gb300");
+	assert_non_null(gb);
+	autosize_partition_reference(&part, gb, gb->gpus_per_node);
+	memset(&job, 0, sizeof(job));
+	job.part = &part;
+	perfdata_resolve(perfdata_default(), gb, AUTOSIZE_PREC_BF16,
+			 &job.perf);
+	comm_link_intra(&job, &in);
+	comm_link_net(&job, &net);
+	assert_true(fabs(comm_ring_latency_s(&job, 512, 512, 2) -
+			 (248 * in.latency_s + 7 * net.latency_s)) < 1e-12);
+	autosize_catalog_destroy(c);
+}
+
 /* GB200 NVL72: 18 trays of 4 GPUs share the NVLink switches of a rack.
  * A group that stays inside the job's part of a rack, or of one Slurm
  * segment past a rack (autosize_segment_nodes), and tiles it so that no
@@ -402,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_ring_formulas),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_link_group),
+		cmocka_unit_test(test_ring_latency),
 		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_segment_nodes),
 		cmocka_unit_test(test_alltoall),
