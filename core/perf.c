@@ -63,9 +63,28 @@ static double perf_base_peak(const sizing_job *job)
 	return job->peak_flops;
 }
 
+/* fp4_gemm_speedup is measured on parts whose dense NVFP4 peak is twice
+ * their FP8 one (B200, GB200: 9 and 4.5, 10 and 5 PFLOP/s); Blackwell
+ * Ultra's is three times (B300 13.5 and 4.5, GB300 15 and 5: etc/
+ * gpus.yaml), and its NVFP4 GEMMs keep the measured share of that
+ * larger ratio. */
+#define PERF_FP4_FP8_REF_RATIO 2.0
+
+/* NVFP4's GEMM speedup over BF16 on job's GPU: fp4_gemm_speedup scaled
+ * by the part's FP4:FP8 peak ratio over the measured parts'. */
+static double perf_fp4_speedup(const sizing_job *job, const perf_params *pp)
+{
+	const autosize_gpu *g = job->part ? job->part->gpu : NULL;
+
+	if (!g || !(g->fp4_tflops > 0) || !(g->fp8_tflops > 0))
+		return pp->fp4_gemm_speedup;
+	return pp->fp4_gemm_speedup * g->fp4_tflops / g->fp8_tflops /
+	       PERF_FP4_FP8_REF_RATIO;
+}
+
 /* Time factor of GEMM work given its low-precision share: Amdahl over
  * the share (the linear layers) that runs at fp8_gemm_speedup, or at
- * fp4_gemm_speedup under NVFP4 (perfdata_resolve zeroes the share where
+ * NVFP4's (perf_fp4_speedup; perfdata_resolve zeroes the share where
  * the GPU has no such tensor cores). A performance file without
  * fp4_gemm_speedup times NVFP4 at its FP8 rate, a bound NVFP4 beats
  * (the plan says so). */
@@ -73,7 +92,7 @@ static double perf_fp8_factor(const sizing_job *job, const perf_params *pp)
 {
 	double speedup = job->precision == AUTOSIZE_PREC_NVFP4 &&
 			 pp->fp4_gemm_speedup > 0
-			 ? pp->fp4_gemm_speedup : pp->fp8_gemm_speedup;
+			 ? perf_fp4_speedup(job, pp) : pp->fp8_gemm_speedup;
 
 	if (!(pp->fp8_gemm_share > 0) || !(speedup > 0))
 		return 1.0;

@@ -1129,6 +1129,46 @@ static void test_sliding_window_flops(void **state)
 	assert_non_null(strstr(e.msg, "exceeds layers 32"));
 }
 
+/* NVFP4's GEMM speedup keeps the share of the FP4:FP8 peak ratio it was
+ * measured at (2 on B200): Blackwell Ultra's ratio of 3 (B300: 13.5 and
+ * 4.5 PFLOP/s) makes it 1.5 times B200's; FP8 does not change. */
+static void test_fp4_speedup_by_part(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	double s, share, f_b200, f_b300;
+	const char *const gpus[] = {"B200", "B300"};
+	double *f[] = {&f_b200, &f_b300};
+	int i;
+
+	autosize_model_init(&m);
+	m.layers = 32;
+	m.hidden = 4096;
+	m.heads = 32;
+	m.ffn = 14336;
+	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
+	for (i = 0; i < 2; i++) {
+		job_for(&job, &m, &part, gpus[i]);
+		job.precision = AUTOSIZE_PREC_NVFP4;
+		perfdata_resolve(perfdata_default(), part.gpu,
+				 AUTOSIZE_PREC_NVFP4, &job.perf);
+		*f[i] = 1 / sizing_peak_reach(&job);
+	}
+	s = job.perf.fp4_gemm_speedup;
+	share = job.perf.fp8_gemm_share;
+	assert_true(s > 1 && share > 0);
+	assert_true(fabs(f_b200 - (1 - share + share / s)) < 1e-12);
+	assert_true(fabs(f_b300 - (1 - share + share / (1.5 * s))) < 1e-12);
+	job.precision = AUTOSIZE_PREC_FP8;
+	perfdata_resolve(perfdata_default(), part.gpu, AUTOSIZE_PREC_FP8,
+			 &job.perf);
+	assert_true(fabs(1 / sizing_peak_reach(&job) -
+			 (1 - share + share / job.perf.fp8_gemm_speedup)) <
+		    1e-12);
+}
+
 /* Chunked local attention (Llama 4): a chunked layer runs a causal
  * square per chunk, (q c^2 + r^2) / s^2 of a whole causal layer for q
  * whole chunks of c and a last one of r tokens; c / s where c divides s.
@@ -1200,6 +1240,7 @@ int main(void)
 		cmocka_unit_test(test_zero_paper_model_states),
 		cmocka_unit_test(test_sliding_window_flops),
 		cmocka_unit_test(test_chunked_attention_flops),
+		cmocka_unit_test(test_fp4_speedup_by_part),
 		cmocka_unit_test(test_megatron_bytes_per_param),
 		cmocka_unit_test(test_fp8_weight_cache),
 		cmocka_unit_test(test_selective_mlp_moe),
