@@ -429,6 +429,8 @@ static void test_ambiguous(void **state)
 		  "v100 is ambiguous: v100-16gb or v100-32gb; taking v100-32gb" },
 		{ "GH200", "GH200-144GB",
 		  "GH200 is ambiguous: gh200-hbm3 or gh200-hbm3e; taking gh200-hbm3e" },
+		{ "blackwell-ultra", "B300",
+		  "blackwell-ultra is ambiguous: b300-sxm6 or gb300-nvl72; taking b300-sxm6" },
 		{ "a100-40gb", "A100-SXM4-40GB", "" },
 		{ "a100_80gb", "A100-SXM4-80GB", "" },
 		{ "h100", "H100-SXM5-80GB", "" },
