@@ -58,7 +58,8 @@ void comm_link_intra(const sizing_job *job, comm_link *l)
 
 	/* intra_gbs is both directions together: half one way */
 	l->bw_bytes_s = part->intra_gbs * 1e9 / 2 * eff;
-	l->latency_s = pp->intra_latency_s;
+	l->latency_s = part->intra_link == AUTOSIZE_LINK_PCIE
+		       ? pp->pcie_latency_s : pp->intra_latency_s;
 	l->crosses_nodes = 0;
 	comm_link_sharp(part, 0, l);
 }

@@ -192,6 +192,13 @@ static const char *const hf_window_pattern_types[] = {
 static const char *const hf_window_full28_types[] = {
 	"qwen2", "qwen2_moe", "qwen3", NULL
 };
+/* Opt-in types whose modeling code windows every layer and never reads
+ * max_window_layers, though their files carry it (Qwen3MoeAttention
+ * takes config.sliding_window on every layer; Qwen3-30B-A3B's file says
+ * 48). */
+static const char *const hf_window_all_layers_types[] = {
+	"qwen3_moe", NULL
+};
 #define HF_QWEN_FULL_LAYERS 28
 #define HF_LLAMA4_NOPE_EVERY 4
 
@@ -593,9 +600,12 @@ static void hf_window(const struct hf_value *v, autosize_model *m)
 	    : type->set && autosize_word_in(type->str,
 					     hf_window_opt_in_types))
 		return;
-	if (v[HF_USE_WINDOW].set && (v[HF_FULL_LAYERS].set ||
-	    (type->set && autosize_word_in(type->str,
-					   hf_window_full28_types)))) {
+	if (type->set && autosize_word_in(type->str,
+					  hf_window_all_layers_types)) {
+		/* every layer: window_layers 0 reads as all */
+	} else if (v[HF_USE_WINDOW].set && (v[HF_FULL_LAYERS].set ||
+		   (type->set && autosize_word_in(type->str,
+						  hf_window_full28_types)))) {
 		int full = v[HF_FULL_LAYERS].set ? hf_int(v, HF_FULL_LAYERS)
 						 : HF_QWEN_FULL_LAYERS;
 
@@ -627,6 +637,9 @@ static void hf_chunk(const struct hf_value *v, autosize_model *m)
 		return;
 	if (every <= 0)
 		every = HF_LLAMA4_NOPE_EVERY;
+	/* an interval of 1: every layer NoPE and whole-sequence */
+	if (m->layers / every >= m->layers)
+		return;
 	m->attn_chunk = c;
 	m->window_layers = m->layers - m->layers / every;
 }

@@ -63,23 +63,23 @@ static double perf_base_peak(const sizing_job *job)
 	return job->peak_flops;
 }
 
-/* fp4_gemm_speedup is measured on parts whose dense NVFP4 peak is twice
- * their FP8 one (B200, GB200: 9 and 4.5, 10 and 5 PFLOP/s); Blackwell
- * Ultra's is three times (B300 13.5 and 4.5, GB300 15 and 5: etc/
- * gpus.yaml), and its NVFP4 GEMMs keep the measured share of that
- * larger ratio. */
-#define PERF_FP4_FP8_REF_RATIO 2.0
+/* fp4_gemm_speedup, a speedup over BF16, is measured on parts whose
+ * dense NVFP4 peak is four times their BF16 one (B200, GB200: 9 and
+ * 2.25, 10 and 2.5 PFLOP/s); Blackwell Ultra's is six times (B300 13.5
+ * and 2.25, GB300 15 and 2.5, etc/gpus.yaml), and its NVFP4 GEMMs keep
+ * the measured share of that larger ratio. */
+#define PERF_FP4_BF16_REF_RATIO 4.0
 
 /* NVFP4's GEMM speedup over BF16 on job's GPU: fp4_gemm_speedup scaled
- * by the part's FP4:FP8 peak ratio over the measured parts'. */
+ * by the part's FP4:BF16 peak ratio over the measured parts'. */
 static double perf_fp4_speedup(const sizing_job *job, const perf_params *pp)
 {
 	const autosize_gpu *g = job->part ? job->part->gpu : NULL;
 
-	if (!g || !(g->fp4_tflops > 0) || !(g->fp8_tflops > 0))
+	if (!g || !(g->fp4_tflops > 0) || !(g->bf16_tflops > 0))
 		return pp->fp4_gemm_speedup;
-	return pp->fp4_gemm_speedup * g->fp4_tflops / g->fp8_tflops /
-	       PERF_FP4_FP8_REF_RATIO;
+	return pp->fp4_gemm_speedup * g->fp4_tflops / g->bf16_tflops /
+	       PERF_FP4_BF16_REF_RATIO;
 }
 
 /* Time factor of GEMM work given its low-precision share: Amdahl over
@@ -932,8 +932,11 @@ static double perf_dp_exposed_s(const sizing_job *job,
 		       (framework_dp_gather_each_microbatch(job, lay)
 			? lay->grad_accum : 1);
 	}
+	/* a ring all-reduce is two passes, reduce-scatter then all-gather:
+	 * 2 (n - 1) steps, 2 (nNodes - 1) of them across nodes (NCCL's
+	 * ring model) */
 	t = perf_dp_coll_s(job, lay, comm_allreduce_s,
-			   grad_bytes - grad_exp, grad_exp) + lat;
+			   grad_bytes - grad_exp, grad_exp) + 2 * lat;
 	return t > window ? t - window : 0;
 }
 

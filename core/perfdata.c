@@ -43,6 +43,7 @@ static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY(roce_eff, 0.01, 1),
 	PERFDATA_KEY(ethernet_eff, 0.01, 1),
 	PERFDATA_KEY(intra_latency_s, 0, 1),
+	PERFDATA_KEY_OPT(pcie_latency_s, 0, 1, 5.7e-6),
 	PERFDATA_KEY(ib_latency_s, 0, 1),
 	PERFDATA_KEY(roce_latency_s, 0, 1),
 	PERFDATA_KEY(ethernet_latency_s, 0, 1),
@@ -95,7 +96,8 @@ static const perf_params perfdata_ampere = {
 	.gemm_eff_max = 0.74, .gemm_half_dim = 20, .attn_share = 0.4351,
 	.hbm_eff = 1.0, .elementwise_bytes_per_h = 185.6, .scores_bytes = 44,
 	.nvlink_eff = 0.73, .pcie_eff = 0.60, .ib_eff = 0.80, .roce_eff = 0.70,
-	.ethernet_eff = 0.35, .intra_latency_s = 5e-6, .ib_latency_s = 8e-6,
+	.ethernet_eff = 0.35, .intra_latency_s = 3.4e-6,
+	.pcie_latency_s = 5.7e-6, .ib_latency_s = 8e-6,
 	.roce_latency_s = 12e-6, .ethernet_latency_s = 60e-6,
 	.fp8_gemm_speedup = 1.0, .torch_eff = 0.98, .expert_host_s = 200e-6
 };

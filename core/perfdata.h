@@ -34,7 +34,9 @@ typedef struct perf_params {
 	double ib_eff;
 	double roce_eff;
 	double ethernet_eff;
-	double intra_latency_s;    /* per collective step inside a node */
+	double intra_latency_s;    /* per collective step inside a node
+				    * (NVLink, xGMI) */
+	double pcie_latency_s;     /* per collective step over PCIe */
 	double ib_latency_s;       /* per collective step across nodes */
 	double roce_latency_s;
 	double ethernet_latency_s;

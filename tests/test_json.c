@@ -300,6 +300,12 @@ static void test_local_attention_keys(void **state)
 		 "\"use_sliding_window\": true, \"num_hidden_layers\": 30, "
 		 "\"num_attention_heads\": 8, \"hidden_size\": 64}",
 		 4096, 0, 30},
+		/* Qwen3-MoE's files carry max_window_layers (30B-A3B: 48);
+		 * its modeling code never reads it */
+		{"{\"model_type\": \"qwen3_moe\", \"sliding_window\": 4096, "
+		 "\"use_sliding_window\": true, \"max_window_layers\": 28, "
+		 "\"num_hidden_layers\": 30, \"num_attention_heads\": 8, "
+		 "\"hidden_size\": 64}", 4096, 0, 30},
 		{"{\"model_type\": \"gpt_oss\", \"sliding_window\": 128, "
 		 "\"num_hidden_layers\": 5, \"num_attention_heads\": 8, "
 		 "\"hidden_size\": 64}", 128, 0, 3},
@@ -319,6 +325,12 @@ static void test_local_attention_keys(void **state)
 		 "{\"model_type\": \"llama4_text\", \"num_hidden_layers\": 8, "
 		 "\"num_attention_heads\": 8, \"hidden_size\": 64}}",
 		 0, 8192, 6},
+		/* an interval of 1: every layer NoPE, none chunked */
+		{"{\"model_type\": \"llama4_text\", "
+		 "\"attention_chunk_size\": 8192, "
+		 "\"no_rope_layer_interval\": 1, \"num_hidden_layers\": 8, "
+		 "\"num_attention_heads\": 8, \"hidden_size\": 64}",
+		 0, 0, 0},
 		{"{\"model_type\": \"llama\", " WINDOW_TEST_ARCH "}", 0, 0, 0},
 	};
 	autosize_model m;

@@ -52,6 +52,8 @@ static void test_shipped_file(void **state)
 	assert_true(t->entries[0].p.elementwise_bytes_per_h ==
 		    a->elementwise_bytes_per_h);
 	assert_true(t->entries[0].p.nvlink_eff == a->nvlink_eff);
+	assert_true(t->entries[0].p.intra_latency_s == a->intra_latency_s);
+	assert_true(t->entries[0].p.pcie_latency_s == a->pcie_latency_s);
 	assert_true(t->entries[0].p.layer_overhead_s == 0);
 	/* whole-layer recomputation: the HF Trainer's stacks and
 	 * torchtune, not torchtitan's selective checkpointing */

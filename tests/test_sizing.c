@@ -1129,9 +1129,10 @@ static void test_sliding_window_flops(void **state)
 	assert_non_null(strstr(e.msg, "exceeds layers 32"));
 }
 
-/* NVFP4's GEMM speedup keeps the share of the FP4:FP8 peak ratio it was
- * measured at (2 on B200): Blackwell Ultra's ratio of 3 (B300: 13.5 and
- * 4.5 PFLOP/s) makes it 1.5 times B200's; FP8 does not change. */
+/* NVFP4's GEMM speedup over BF16 keeps the share of the FP4:BF16 peak
+ * ratio it was measured at (4 on B200): Blackwell Ultra's ratio of 6
+ * (B300: 13.5 and 2.25 PFLOP/s) makes it 1.5 times B200's; FP8 does not
+ * change. */
 static void test_fp4_speedup_by_part(void **state)
 {
 	autosize_model m;
