@@ -1043,6 +1043,29 @@ static void test_step_parts_sum(void **state)
 	assert_true(checked > 100);
 }
 
+/* A dense model of the given shape on H100 at s tokens for the local
+ * attention tests: its FLOPs per token; *attn, their whole-sequence
+ * attention part (6 L s heads 2 head_dim). */
+static double attn_setup(sizing_job *job, autosize_model *m,
+			 autosize_partition *part, const int shape[6],
+			 double s, double *attn)
+{
+	autosize_error e;
+
+	autosize_model_init(m);
+	m->layers = shape[0];
+	m->hidden = shape[1];
+	m->heads = shape[2];
+	m->kv_heads = shape[3];
+	m->head_dim = shape[4];
+	m->ffn = shape[5];
+	assert_int_equal(autosize_model_finish_arch(m, &e), 0);
+	job_for(job, m, part, "H100-SXM5-80GB");
+	job->seq_len = (int)s;
+	*attn = 6.0 * m->layers * s * m->heads * 2 * m->head_dim;
+	return sizing_model_flops_per_token(job);
+}
+
 /* Sliding-window attention: a windowed layer counts (2w - w^2 / s) / s
  * of a whole causal one in the attention FLOPs (each query sees min(i +
  * 1, w) keys), the others whole; a window as long as the sequence is no
@@ -1055,18 +1078,9 @@ static void test_sliding_window_flops(void **state)
 	autosize_error e;
 	sizing_job job;
 	double whole, all, half, s = 32768, w = 4096, share, attn, dense;
+	const int mistral[6] = {32, 4096, 32, 8, 0, 14336};
 
-	autosize_model_init(&m);
-	m.layers = 32;
-	m.hidden = 4096;
-	m.heads = 32;
-	m.kv_heads = 8;
-	m.ffn = 14336;
-	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
-	job_for(&job, &m, &part, "H100-SXM5-80GB");
-	job.seq_len = (int)s;
-	whole = sizing_model_flops_per_token(&job);
-	attn = 6.0 * m.layers * s * m.heads * 2 * m.head_dim;
+	whole = attn_setup(&job, &m, &part, mistral, s, &attn);
 	dense = whole - attn;
 	m.attn_window = (int)w;
 	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
@@ -1181,19 +1195,9 @@ static void test_chunked_attention_flops(void **state)
 	autosize_error e;
 	sizing_job job;
 	double whole, dense, attn, got, s = 32768, c = 8192;
+	const int scout[6] = {48, 5120, 40, 8, 128, 8192};
 
-	autosize_model_init(&m);
-	m.layers = 48;
-	m.hidden = 5120;
-	m.heads = 40;
-	m.kv_heads = 8;
-	m.head_dim = 128;
-	m.ffn = 8192;
-	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
-	job_for(&job, &m, &part, "H100-SXM5-80GB");
-	job.seq_len = (int)s;
-	whole = sizing_model_flops_per_token(&job);
-	attn = 6.0 * m.layers * s * m.heads * 2 * m.head_dim;
+	whole = attn_setup(&job, &m, &part, scout, s, &attn);
 	dense = whole - attn;
 	m.attn_chunk = (int)c;
 	m.window_layers = 36;
