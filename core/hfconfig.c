@@ -439,14 +439,20 @@ static const char *hf_key_name(const struct hf_value *v, const char *dflt)
 	return v->key ? v->key->name : dflt;
 }
 
+/* 1 when the file names its model_type and it is one of types. */
+static int hf_type_in(const struct hf_value *v, const char *const *types)
+{
+	return v[HF_TYPE].set && autosize_word_in(v[HF_TYPE].str, types);
+}
+
 /* Plain two-matrix MLP (GPT) or gated three-matrix one (Llama)? */
 static autosize_mlp hf_pick_mlp(const struct hf_value *v)
 {
-	const struct hf_value *type = &v[HF_TYPE], *act = &v[HF_ACT];
+	const struct hf_value *act = &v[HF_ACT];
 
-	if (type->set && autosize_word_in(type->str, hf_plain_mlp_types))
+	if (hf_type_in(v, hf_plain_mlp_types))
 		return AUTOSIZE_MLP_GELU;
-	if (type->set && autosize_word_in(type->str, hf_gated_mlp_types))
+	if (hf_type_in(v, hf_gated_mlp_types))
 		return AUTOSIZE_MLP_SWIGLU;
 	if (act->set && act->str[0])
 		return strncasecmp(act->str, "gelu", 4) == 0 ||
@@ -565,8 +571,7 @@ static autosize_err hf_experts(const char *what, const struct hf_value *v,
 	} else if (hf_int(v, HF_SHARED_EXPERTS) > 0) {
 		m->experts_shared = hf_int(v, HF_SHARED_EXPERTS);
 		m->ffn_shared = m->ffn;
-	} else if (v[HF_TYPE].set &&
-		   autosize_word_in(v[HF_TYPE].str, hf_one_shared_expert_types)) {
+	} else if (hf_type_in(v, hf_one_shared_expert_types)) {
 		m->experts_shared = 1;
 		m->ffn_shared = m->ffn;
 	}
@@ -591,32 +596,27 @@ static autosize_err hf_experts(const char *what, const struct hf_value *v,
  * rules give the same counts for the configs published. */
 static void hf_window(const struct hf_value *v, autosize_model *m)
 {
-	const struct hf_value *type = &v[HF_TYPE];
 	int w = hf_int(v, HF_WINDOW), every = hf_int(v, HF_WINDOW_EVERY);
 
 	if (w <= 0)
 		return;
 	if (v[HF_USE_WINDOW].set ? !hf_int(v, HF_USE_WINDOW)
-	    : type->set && autosize_word_in(type->str,
-					     hf_window_opt_in_types))
+	    : hf_type_in(v, hf_window_opt_in_types))
 		return;
-	if (type->set && autosize_word_in(type->str,
-					  hf_window_all_layers_types)) {
-		/* every layer: window_layers 0 reads as all */
-	} else if (v[HF_USE_WINDOW].set && (v[HF_FULL_LAYERS].set ||
-		   (type->set && autosize_word_in(type->str,
-						  hf_window_full28_types)))) {
+	/* every layer where the modeling code ignores max_window_layers:
+	 * window_layers 0 reads as all */
+	if (!hf_type_in(v, hf_window_all_layers_types) &&
+	    v[HF_USE_WINDOW].set && (v[HF_FULL_LAYERS].set ||
+	    hf_type_in(v, hf_window_full28_types))) {
 		int full = v[HF_FULL_LAYERS].set ? hf_int(v, HF_FULL_LAYERS)
 						 : HF_QWEN_FULL_LAYERS;
 
 		if (full >= m->layers)
 			return;
 		m->window_layers = m->layers - full;
-	} else if (every == 0 && type->set &&
-		   autosize_word_in(type->str, hf_window_pattern_types)) {
+	} else if (every == 0 && hf_type_in(v, hf_window_pattern_types)) {
 		every = HF_GEMMA3_WINDOW_EVERY;
-	} else if (every == 0 && type->set &&
-		   autosize_word_in(type->str, hf_window_alternate_types)) {
+	} else if (every == 0 && hf_type_in(v, hf_window_alternate_types)) {
 		m->window_layers = (m->layers + 1) / 2;
 	}
 	if (every > 1)
@@ -675,8 +675,7 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 	if (v[HF_TIED].set)
 		m->tied_embeddings = hf_int(v, HF_TIED);
 	else
-		m->tied_embeddings = type->set &&
-				     autosize_word_in(type->str, hf_tied_types);
+		m->tied_embeddings = hf_type_in(v, hf_tied_types);
 	m->q_lora_rank = hf_int(v, HF_Q_LORA);
 	m->kv_lora_rank = hf_int(v, HF_KV_LORA);
 	if (m->kv_lora_rank > 0) {
