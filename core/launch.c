@@ -620,7 +620,20 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	 * alltoall or flex dispatcher), as Megatron-Bridge's Qwen3 H100
 	 * recipes run it (moe_a2a_overlap, v0.2.0): no DeepEP build needed */
 	if (r->model.experts > 1) {
-		launch_put(o, " --moe-token-dispatcher-type alltoall");
+		/* DeepEP and HybridEP are the flex dispatcher's backends
+		 * (transformer_config.py moe_flex_dispatcher_backend); it
+		 * wants TP x EP > 1 (token_dispatcher.py), where alltoall
+		 * exchanges nothing either */
+		if ((p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+		     p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) &&
+		    p->tp * p->ep > 1)
+			launch_put(o, " --moe-token-dispatcher-type flex "
+				   "--moe-flex-dispatcher-backend %s",
+				   autosize_moe_dispatcher_name(
+					p->moe_dispatcher));
+		else
+			launch_put(o, " --moe-token-dispatcher-type "
+				   "alltoall");
 		/* the local experts in Transformer Engine's grouped GEMM, as
 		 * the fit's Megatron-Bridge MoE recipes run them
 		 * (moe_grouped_gemm, its model providers); without it
@@ -1189,6 +1202,15 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			"takes FP8 from its config function "
 			"(Float8LinearConverter in the model_spec converters), "
 			"not an option: pick or write a float8 config");
+	if (out->torchtitan[0] &&
+	    (p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+	     p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP)) {
+		snprintf(why, sizeof(why), "torchtitan takes the MoE "
+			 "dispatcher from its config function (the model "
+			 "registry's moe_comm_backend=\"%s\"), not an option",
+			 autosize_moe_dispatcher_name(p->moe_dispatcher));
+		launch_note_torchtitan(out, p, why);
+	}
 	if (p->framework == AUTOSIZE_FRAMEWORK_DEEPSPEED &&
 	    autosize_launch_deepspeed_json(r, p, out->deepspeed,
 					   sizeof(out->deepspeed)) < 0) {

@@ -18,6 +18,8 @@ const char *const names_recompute[] = {"none", "selective", "full",
 				       "selective-mlp", NULL};
 const char *const names_mlp[] = {"swiglu", "gelu", NULL};
 const char *const names_net[] = {"ib", "roce", "ethernet", NULL};
+const char *const names_moe_dispatcher[] = {"alltoall", "deepep",
+					    "hybridep", NULL};
 const char *const names_job_mode[] = {"rewrite", "warn", "off", "explain",
 				      NULL};
 const char *const names_onoff[] = {"off", "on", "0", "1", "no", "yes",
@@ -47,6 +49,8 @@ NAMES_ENUM(names_precision, AUTOSIZE_PREC_NVFP4);
 NAMES_ENUM(names_optimizer, AUTOSIZE_OPT_SGD);
 NAMES_ENUM(names_recompute, AUTOSIZE_RECOMPUTE_SELECTIVE_MLP);
 NAMES_ENUM(names_net, AUTOSIZE_NET_ETHERNET);
+NAMES_ENUM(names_moe_dispatcher,
+	   AUTOSIZE_MOE_DISPATCH_HYBRIDEP - AUTOSIZE_MOE_DISPATCH_ALLTOALL);
 NAMES_ENUM(autosize_framework_names,
 	   AUTOSIZE_FRAMEWORK_DEEPSPEED - AUTOSIZE_FRAMEWORK_MEGATRON);
 NAMES_ENUM(names_link, AUTOSIZE_LINK_PCIE);
@@ -83,6 +87,14 @@ const char *autosize_optimizer_name(autosize_optimizer o)
 const char *autosize_recompute_name(autosize_recompute r)
 {
 	return NAMES_AT(names_recompute, r);
+}
+
+const char *autosize_moe_dispatcher_name(autosize_moe_dispatcher d)
+{
+	if (d == AUTOSIZE_MOE_DISPATCH_DEFAULT)
+		return "default";
+	return NAMES_AT(names_moe_dispatcher,
+			d - AUTOSIZE_MOE_DISPATCH_ALLTOALL);
 }
 
 const char *autosize_framework_name(autosize_framework f)

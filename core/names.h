@@ -17,6 +17,9 @@ extern const char *const names_optimizer[];
 extern const char *const names_recompute[];
 extern const char *const names_mlp[];
 extern const char *const names_net[];
+/* --moe-dispatcher: AUTOSIZE_MOE_DISPATCH_ALLTOALL onwards (DEFAULT, the
+ * unset value, has no spelling). */
+extern const char *const names_moe_dispatcher[];
 /* --autosize: AUTOSIZE_JOB_REWRITE onwards (AUTOSIZE_JOB_POLICY, the
  * unset value, has no spelling). */
 extern const char *const names_job_mode[];

@@ -25,7 +25,8 @@ _Static_assert(sizeof(autosize_train_mode) == sizeof(int) &&
 	       sizeof(autosize_optimizer) == sizeof(int) &&
 	       sizeof(autosize_framework) == sizeof(int) &&
 	       sizeof(autosize_job_mode) == sizeof(int) &&
-	       sizeof(autosize_mlp) == sizeof(int),
+	       sizeof(autosize_mlp) == sizeof(int) &&
+	       sizeof(autosize_moe_dispatcher) == sizeof(int),
 	       "options_choice stores enums as int");
 
 typedef enum options_kind {
@@ -371,6 +372,13 @@ static const autosize_option options_table[] = {
 	 "micro-batch (Megatron-Core --overlap-moe-expert-parallel-comm, "
 	 "DeepSeek DualPipe; off)",
 	 OPT_BOTH, SET_ONOFF(moe_overlap)},
+	{"moe-dispatcher", "alltoall|deepep|hybridep", "how MoE tokens reach "
+	 "their experts: a copy per routed expert (alltoall), once a rank "
+	 "inside a node and once a node across nodes (deepep), the same "
+	 "over a multi-node NVLink domain (hybridep); Megatron-Core's flex "
+	 "dispatcher backends (default: the stack's, else alltoall)",
+	 OPT_BOTH, SET_CHOICE(moe_dispatcher, names_moe_dispatcher,
+			      AUTOSIZE_MOE_DISPATCH_ALLTOALL)},
 	{"autosize", "rewrite|warn|off|explain",
 	 "size the job, only warn, leave it, or print the plan and stop",
 	 AUTOSIZE_OPT_SPANK,

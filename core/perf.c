@@ -947,17 +947,23 @@ static double perf_dp_exposed_s(const sizing_job *job,
  * recomputed), per MoE layer (Megatron MoE alltoall dispatcher; GShard).
  * The EP group spans tp x ep consecutive ranks, so a node holds gpn / tp
  * of its members. Megatron's alltoall dispatcher sends a copy per routed
- * expert (top-k of them). DeepEP (a stack's deepep: DeepSeek-V3,
- * arXiv:2412.19437 section 3.2.2; NeMo AutoModel's dispatcher) sends a
- * token once to each rank that holds any of its experts, and across
- * nodes once to each node, forwarding over NVLink inside it: with k of
- * E experts spread evenly over n ranks (or nodes), a token reaches
- * (n - 1)(1 - (1 - 1/n)^k) others of them, not k (n - 1) / n.
+ * expert (top-k of them). DeepEP (--moe-dispatcher deepep, a stack's
+ * deepep: DeepSeek-V3, arXiv:2412.19437 section 3.2.2; NeMo AutoModel's
+ * dispatcher) sends a token once to each rank that holds any of its
+ * experts, and across nodes once to each node, forwarding over NVLink
+ * inside it: with k of E experts spread evenly over n ranks (or nodes),
+ * a token reaches (n - 1)(1 - (1 - 1/n)^k) others of them, not
+ * k (n - 1) / n. DeepEP's NVLink part is one node's GPUs: across the
+ * trays of a multi-node NVLink domain it goes over RDMA (Megatron-Core:
+ * "only hybridep backend supports the MNNVL case",
+ * transformer_config.py moe_flex_dispatcher_backend). HybridEP
+ * (--moe-dispatcher hybridep) deduplicates the same way with the whole
+ * NVLink domain as its node.
  */
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int ep = SIZING_EP(lay), local;
+	int ep = SIZING_EP(lay), local, node;
 	double tokens, vec, n_coll, moe_share, k, in, net, nodes;
 
 	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
@@ -969,8 +975,13 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
 	k = m->experts_active;
 	local = comm_group_peers(job, sizing_etp(job, lay), ep, SIZING_GPUS(lay));
+	node = sizing_gpn(job) / sizing_etp(job, lay);
+	if (job->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP &&
+	    local > node)
+		local = node > 1 ? node : 1;
 	nodes = (double)ep / local;
-	if (job->stack && job->stack->deepep) {
+	if (job->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+	    job->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) {
 		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))
 				: 0;
 		/* the local peers it reaches, and the forwarding of what

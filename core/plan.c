@@ -260,6 +260,13 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack)
 		plan_framework_for_pins(job, r);
+	/* the dispatcher stated, else the stack's (perf.yaml deepep:),
+	 * else Megatron-Core's alltoall (launch.c exports it) */
+	job->moe_dispatcher = r->moe_dispatcher != AUTOSIZE_MOE_DISPATCH_DEFAULT
+			      ? r->moe_dispatcher
+			      : job->stack && job->stack->deepep
+			      ? AUTOSIZE_MOE_DISPATCH_DEEPEP
+			      : AUTOSIZE_MOE_DISPATCH_ALLTOALL;
 	/* NVFP4 trains under Megatron-Core only (launch_run.c): a site's
 	 * other default framework trains the job in bf16 */
 	if (job->precision == AUTOSIZE_PREC_NVFP4 &&
@@ -1011,6 +1018,15 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   job.model->experts,
 				   autosize_framework_name(job.framework),
 				   plan->train_hours_high / plan->train_hours);
+	/* DeepEP's NVLink part is one node's GPUs (perf_ep_comm_s) */
+	if (plan->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP &&
+	    part->domain_nodes > 1 && plan->ep > plan->gpus_per_node)
+		autosize_plan_warn(plan, "--moe-dispatcher deepep sends EP "
+				   "%d's tokens between the nodes of an "
+				   "NVLink domain over RDMA (Megatron-Core "
+				   "runs multi-node NVLink with hybridep "
+				   "only): --moe-dispatcher=hybridep keeps "
+				   "them on NVLink", plan->ep);
 	/* a selective setting the stack runs as full (search.c) */
 	if (job.stack && job.stack->recompute_whole &&
 	    r->recompute != AUTOSIZE_UNSET &&

@@ -113,9 +113,15 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	json_put(&o, ",\"gpu\":");
 	json_string(&o, p->part.gpu ? p->part.gpu->name : "");
 	json_put(&o, ",\"framework\":\"%s\",\"precision\":\"%s\","
-		 "\"vp\":%d,\"cp\":%d,\"ep\":%d,\"perf\":",
+		 "\"vp\":%d,\"cp\":%d,\"ep\":%d,\"moe_dispatcher\":",
 		 autosize_framework_name(p->framework),
 		 autosize_precision_name(p->precision), p->vp, p->cp, p->ep);
+	if (p->moe_dispatcher != AUTOSIZE_MOE_DISPATCH_DEFAULT)
+		json_string(&o, autosize_moe_dispatcher_name(
+					p->moe_dispatcher));
+	else
+		json_put(&o, "null");
+	json_put(&o, ",\"perf\":");
 	json_string(&o, p->perf_generation);
 	json_put(&o, ",\"nodes\":%d,\"gpus_per_node\":%d,\"gpus\":%d,"
 		 "\"segment_nodes\":%d,\"gpus_min\":%.0f,\"tp\":%d,\"pp\":%d,\"dp\":%d,"

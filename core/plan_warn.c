@@ -73,6 +73,7 @@ static const struct {
 	{{"--segment=", "cannot set"}, "segment_manual"},
 	{{"under no_sync", "unsharded gradients"}, "held_grads"},
 	{{"gathers all", "no expert parallelism"}, "moe_gather"},
+	{{"--moe-dispatcher deepep", "over RDMA"}, "deepep_rdma"},
 };
 
 const char *autosize_warning_code(const char *warning)

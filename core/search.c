@@ -242,6 +242,9 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->recompute_layers = lay->recompute == AUTOSIZE_RECOMPUTE_FULL
 				 ? lay->recompute_layers : 0;
 	plan->framework = framework_resolve(job->framework);
+	plan->moe_dispatcher = job->model->experts > 1
+			       ? job->moe_dispatcher
+			       : AUTOSIZE_MOE_DISPATCH_DEFAULT;
 	plan->vp = lay->vp > 1 ? lay->vp : 1;
 	plan->cp = SIZING_CP(lay);
 	plan->ep = SIZING_EP(lay);
@@ -1714,6 +1717,47 @@ static autosize_err search_split_refusal(const sizing_job *job,
 			     "(use --train-framework=%s)", opt, name, those);
 }
 
+/* --moe-dispatcher where nothing dispatches as it says: a dense model,
+ * or a framework whose experts exchange tokens their own way. */
+static autosize_err search_dispatcher_pin(const sizing_job *job,
+					  const autosize_request *r,
+					  const framework_profile *fp,
+					  autosize_error *e)
+{
+	const char *d = autosize_moe_dispatcher_name(r->moe_dispatcher);
+
+	if (r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEFAULT)
+		return AUTOSIZE_OK;
+	if (job->model->experts <= 1)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--moe-dispatcher %s: the model has no "
+				     "routed experts; drop it", d);
+	if (r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_ALLTOALL)
+		return AUTOSIZE_OK;
+	/* DeepSpeed-MoE runs its own all-to-all (a copy per routed expert);
+	 * a stack or setting without expert parallelism exchanges no
+	 * tokens */
+	if (fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--moe-dispatcher %s: DeepSpeed-MoE sends "
+				     "a copy per routed expert (use "
+				     "--train-framework=megatron or fsdp, or "
+				     "--moe-dispatcher=alltoall)", d);
+	if (!fp->ep_ok)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--moe-dispatcher %s: %s%s runs no expert "
+				     "parallelism here, so nothing is "
+				     "dispatched (%s)", d,
+				     job->stack ? "stack " : "",
+				     job->stack ? job->stack->name
+						: autosize_framework_name(
+							fp->id),
+				     job->stack ? "use --train-stack=nemo or "
+				     "torchtitan, or drop --moe-dispatcher"
+				     : "drop --moe-dispatcher");
+	return AUTOSIZE_OK;
+}
+
 /* Pins the job's framework cannot run: one error naming both. */
 static autosize_err search_framework_pins(const sizing_job *job,
 					  const autosize_request *r,
@@ -1789,7 +1833,7 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     framework_offering(FRAMEWORK_CAP_EP_ZERO,
 							r->zero_stage, those,
 							sizeof(those)));
-	return AUTOSIZE_OK;
+	return search_dispatcher_pin(job, r, fp, e);
 }
 
 /* What a layout's step loses most to besides its compute. */

@@ -65,6 +65,8 @@ typedef struct sizing_job {
 	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
 			      * framework's */
 	int moe_overlap;     /* --moe-overlap (request) */
+	autosize_moe_dispatcher moe_dispatcher; /* resolved: never DEFAULT
+						 * (plan_moe_dispatcher) */
 	int moe_balanced;    /* --moe-balanced: no expert imbalance */
 	int segment_user_nodes; /* the job's own sbatch --segment; 0 none
 				 * (autosize_segment_nodes) */

@@ -465,6 +465,7 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 static const char *const remote_vars[] = {
 	"AUTOSIZE_TP", "AUTOSIZE_PP", "AUTOSIZE_DP", "AUTOSIZE_CP",
 	"AUTOSIZE_EP", "AUTOSIZE_VP", "AUTOSIZE_FRAMEWORK",
+	"AUTOSIZE_MOE_DISPATCHER",
 	"AUTOSIZE_TORCHTITAN_ARGS", "AUTOSIZE_ZERO_STAGE",
 	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_RECOMPUTE_LAYERS",
 	"AUTOSIZE_MICRO_BATCH", "AUTOSIZE_GRAD_ACCUM",
@@ -550,6 +551,13 @@ static int remote_export(spank_t sp)
 	rv |= remote_setint(sp, "AUTOSIZE_VP", p->vp > 1 ? p->vp : 1);
 	rv |= remote_setenv(sp, "AUTOSIZE_FRAMEWORK",
 			    autosize_framework_name(p->framework));
+	/* a MoE plan's dispatcher, for recipes that take it by name
+	 * (NeMo's moe_token_dispatcher_type, torchtitan's
+	 * moe_comm_backend) */
+	if (p->moe_dispatcher != AUTOSIZE_MOE_DISPATCH_DEFAULT)
+		rv |= remote_setenv(sp, "AUTOSIZE_MOE_DISPATCHER",
+				    autosize_moe_dispatcher_name(
+					p->moe_dispatcher));
 	rv |= remote_setint(sp, "AUTOSIZE_ZERO_STAGE", p->zero_stage);
 	rv |= remote_setenv(sp, "AUTOSIZE_RECOMPUTE",
 			    autosize_recompute_name(p->recompute));

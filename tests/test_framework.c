@@ -535,6 +535,101 @@ static void test_moe_overlap(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* --moe-dispatcher: DeepEP sends a token once to each rank of its
+ * experts (less than alltoall's copy per routed expert), over RDMA
+ * between the trays of a GB200 domain where HybridEP stays on NVLink
+ * (and the plan says so); the Megatron line carries the flex
+ * dispatcher's backend; a stack's default (NeMo AutoModel: deepep)
+ * needs no option; a dense model and DeepSpeed-MoE refuse it. */
+static void test_moe_dispatcher(void **state)
+{
+	static const char *const h100[] = {"model", "mixtral-8x7b", "gpu",
+		"h100", "gpus", "16", "ep", "8", "tp", "2", "pp", "1",
+		"train-tokens", "1e9", "memory-reserve", "0", NULL};
+	static const char *const gb200[] = {"model", "qwen3-30b-a3b", "gpu",
+		"gb200", "gpus", "32", "ep", "32", "tp", "1", "pp", "1",
+		"train-tokens", "1e9", "memory-reserve", "0", NULL};
+	autosize_error e;
+	autosize_request r;
+	autosize_plan a2a, deep, hyb;
+	autosize_policy *p = autosize_policy_default(&e);
+	static char json[65536];
+	char buf[2048];
+	int i;
+
+	(void)state;
+	assert_non_null(p);
+	plan_megatron_args(p, h100, &r, &a2a, buf, sizeof(buf));
+	assert_int_equal(a2a.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_ALLTOALL);
+	assert_non_null(strstr(buf, "--moe-token-dispatcher-type alltoall"));
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
+					      &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
+	assert_true(autosize_launch_megatron_args(&r, &deep, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--moe-token-dispatcher-type flex "
+			       "--moe-flex-dispatcher-backend deepep"));
+	assert_true(deep.step.ep_comm_s > 0);
+	assert_true(deep.step.ep_comm_s < a2a.step.ep_comm_s);
+	assert_true(autosize_plan_to_json(&deep, json, sizeof(json)) > 0);
+	assert_non_null(strstr(json, "\"moe_dispatcher\":\"deepep\""));
+
+	plan_megatron_args(p, gb200, &r, &a2a, buf, sizeof(buf));
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
+					      &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher",
+					      "hybridep", &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &hyb, &e), AUTOSIZE_OK);
+	print_message("GB200 EP 32 exchange: alltoall %.3g s, deepep %.3g s, "
+		      "hybridep %.3g s\n", a2a.step.ep_comm_s,
+		      deep.step.ep_comm_s, hyb.step.ep_comm_s);
+	assert_true(hyb.step.ep_comm_s < a2a.step.ep_comm_s);
+	assert_true(deep.step.ep_comm_s > 2 * hyb.step.ep_comm_s);
+	assert_true(has_warning(&deep, "over RDMA"));
+	assert_false(has_warning(&hyb, "over RDMA"));
+	for (i = 0; i < deep.n_warnings; i++)
+		if (strstr(deep.warnings[i], "over RDMA"))
+			assert_string_equal(autosize_warning_code(
+						deep.warnings[i]),
+					    "deepep_rdma");
+	assert_true(autosize_launch_megatron_args(&r, &hyb, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--moe-flex-dispatcher-backend "
+			       "hybridep"));
+
+	/* a stack's own dispatcher, and where none can run */
+	request_of(&r, h100);
+	assert_int_equal(autosize_request_set(&r, "train-stack", "automodel",
+					      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
+	assert_int_equal(deep.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_DEEPEP);
+	request_of(&r, h100);
+	assert_int_equal(autosize_request_set(&r, "train-framework",
+					      "deepspeed", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
+					      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "DeepSpeed-MoE"));
+	autosize_request_init(&r);
+	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher",
+					      "hybridep", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "no routed experts"));
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "nccl",
+					      &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--moe-dispatcher"));
+	autosize_policy_destroy(p);
+}
+
 /* The compiled-in numbers for catalog GPU name under FP8. */
 static perf_params shipped_fp8(const char *name)
 {
@@ -1118,6 +1213,7 @@ int main(void)
 		cmocka_unit_test(test_recompute_layers_pin),
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
+		cmocka_unit_test(test_moe_dispatcher),
 		cmocka_unit_test(test_expert_fp8_issue),
 		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_pp_link),

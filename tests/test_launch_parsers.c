@@ -105,6 +105,16 @@ static const plan_case cases[] = {
 	{"megatron-8b-fp8-zero0", {"model", "llama-3.1-8b", "gpu", "h100",
 	 "gpus", "8", "tp", "8", "train-precision", "fp8", "train-tokens",
 	 "1e9"}, NULL, NULL},
+	/* the flex dispatcher's backends (Megatron-Core's
+	 * moe_flex_dispatcher_backend): DeepEP on one node beside TP and
+	 * the overlap, HybridEP over a GB200 NVLink domain */
+	{"megatron-moe-deepep", {"model", "mixtral-8x7b", "gpu", "h100",
+	 "gpus", "16", "ep", "8", "tp", "2", "pp", "2", "interleave", "2",
+	 "moe-dispatcher", "deepep", "moe-overlap", "on", "train-tokens",
+	 "1e9"}, NULL, NULL},
+	{"megatron-moe-hybridep-gb200", {"model", "qwen3-30b-a3b", "gpu",
+	 "gb200", "gpus", "32", "ep", "32", "moe-dispatcher", "hybridep",
+	 "train-tokens", "1e9"}, NULL, NULL},
 	{"megatron-moe-overlap-cp", {"model", "mixtral-8x7b", "gpu", "h100",
 	 "gpus", "32", "ep", "8", "tp", "2", "cp", "2", "train-seq-len",
 	 "32768", "train-batch", "64", "moe-overlap", "on", "train-tokens",
@@ -333,7 +343,8 @@ static void write_expect(FILE *f, const autosize_request *r,
 		"\"exit_minutes\":%ld,\"job_steps\":%ld,"
 		"\"framework\":\"%s\",\"precision\":\"%s\","
 		"\"train_mode\":\"%s\",\"stack\":\"%s\",\"param_offload\":%d,"
-		"\"opt_offload\":%d,\"act_offload\":%d,\"gpu\":\"%s\",",
+		"\"opt_offload\":%d,\"act_offload\":%d,\"gpu\":\"%s\","
+		"\"moe_dispatcher\":\"%s\",",
 		p->nodes, p->gpus_per_node, p->tp, p->pp, p->cp > 1 ? p->cp : 1,
 		p->dp, p->ep > 1 ? p->ep : 1, p->vp > 1 ? p->vp : 1,
 		p->zero_stage, autosize_recompute_name(p->recompute),
@@ -344,7 +355,8 @@ static void write_expect(FILE *f, const autosize_request *r,
 		autosize_precision_name(r->precision),
 		autosize_train_mode_name(r->train_mode), r->stack,
 		r->param_offload == 1, r->opt_offload == 1,
-		r->act_offload == 1, p->part.gpu->name);
+		r->act_offload == 1, p->part.gpu->name,
+		autosize_moe_dispatcher_name(p->moe_dispatcher));
 	fprintf(f, "\"model\":{\"layers\":%d,\"hidden\":%d,\"heads\":%d,"
 		"\"kv_heads\":%d,\"ffn\":%d,\"vocab\":%d,\"experts\":%d,"
 		"\"experts_active\":%d,\"max_positions\":%d,\"mlp\":\"%s\"},",

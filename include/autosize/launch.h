@@ -192,11 +192,12 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2
  * --micro-batch-size 1 --global-batch-size 1024 --seq-length 4096
  * [--sequence-parallel] [--context-parallel-size N]
- * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]
- * [--moe-token-dispatcher-type flex --moe-enable-deepep
- *  --overlap-moe-expert-parallel-comm --delay-wgrad-compute]]
- * [--moe-token-dispatcher-type alltoall] (a MoE model, without the flex
- * overlap: the step time prices the all-to-all)
+ * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]]
+ * [--moe-token-dispatcher-type alltoall | --moe-token-dispatcher-type
+ *  flex --moe-flex-dispatcher-backend deepep|hybridep] [--moe-grouped-gemm]
+ * (a MoE model: the plan's dispatcher, whose exchange the step time
+ * prices) [--overlap-moe-expert-parallel-comm --delay-wgrad-compute]
+ * (--moe-overlap)
  * [--decoder-first-pipeline-num-layers N --decoder-last-pipeline-num-layers
  * N] [--num-layers-per-virtual-pipeline-stage N |
  * --num-virtual-stages-per-pipeline-rank N] [--use-distributed-optimizer]

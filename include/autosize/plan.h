@@ -37,6 +37,23 @@ typedef enum autosize_recompute {
 	AUTOSIZE_RECOMPUTE_SELECTIVE_MLP /* the attention core and the MLP */
 } autosize_recompute;
 
+/* How a MoE layer sends its tokens to the ranks of their experts and
+ * back (--moe-dispatcher). */
+typedef enum autosize_moe_dispatcher {
+	AUTOSIZE_MOE_DISPATCH_DEFAULT = 0, /* not given: the stack's, else
+					    * alltoall */
+	AUTOSIZE_MOE_DISPATCH_ALLTOALL,    /* a copy of a token per routed
+					    * expert (Megatron-Core's
+					    * alltoall dispatcher, GShard) */
+	AUTOSIZE_MOE_DISPATCH_DEEPEP,      /* a token once to each rank of
+					    * its experts inside a node,
+					    * once to each node across them
+					    * (DeepEP) */
+	AUTOSIZE_MOE_DISPATCH_HYBRIDEP     /* as DeepEP, with the whole
+					    * NVLink domain as its node
+					    * (HybridEP: multi-node NVLink) */
+} autosize_moe_dispatcher;
+
 /* Unset integer / enum fields of a request are AUTOSIZE_UNSET. */
 #define AUTOSIZE_UNSET (-1)
 
@@ -140,6 +157,7 @@ typedef struct autosize_request {
 				     * and no host sync per MoE layer
 				     * (DualPipe, Megatron EP overlap +
 				     * DeepEP); 0 = off (the default) */
+	autosize_moe_dispatcher moe_dispatcher; /* --moe-dispatcher */
 	char partition[AUTOSIZE_PART_LIST_MAX]; /* a name or a comma list
 					     * (each planned once); "" =
 					     * policy default */
@@ -315,6 +333,9 @@ typedef struct autosize_plan {
 				     * method, recompute_layers / vp per
 				     * virtual stage) */
 	autosize_framework framework; /* what the layout runs under */
+	autosize_moe_dispatcher moe_dispatcher; /* a MoE model's, resolved
+						 * (never DEFAULT); DEFAULT
+						 * for a dense one */
 	char stack[24];             /* the stack it was priced for (the
 				     * request's, else the site's); "" none */
 	char model[AUTOSIZE_NAME_MAX]; /* the model's name (a preset's, a
@@ -495,5 +516,7 @@ const char *autosize_train_mode_name(autosize_train_mode m);
 const char *autosize_precision_name(autosize_precision p);
 const char *autosize_optimizer_name(autosize_optimizer o);
 const char *autosize_recompute_name(autosize_recompute r);
+/* "alltoall", "deepep", "hybridep"; "default" for DEFAULT. */
+const char *autosize_moe_dispatcher_name(autosize_moe_dispatcher d);
 
 #endif

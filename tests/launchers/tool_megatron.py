@@ -132,6 +132,13 @@ def check(rec, c):
     c.eq('exit duration', args.exit_duration_in_mins,
          e.get('exit_minutes') or None)
     if e['model']['experts'] > 1:
-        if args.moe_token_dispatcher_type not in ('alltoall', 'flex'):
-            c.fail('MoE token dispatcher %s, the plan prices all-to-all'
-                   % args.moe_token_dispatcher_type)
+        # the dispatcher the plan priced: alltoall, or the flex
+        # dispatcher with its DeepEP or HybridEP backend, as the
+        # model's TransformerConfig holds it after __post_init__
+        d = e['moe_dispatcher']
+        flex = d in ('deepep', 'hybridep') and e['tp'] * e['ep'] > 1
+        c.eq('MoE token dispatcher', core.moe_token_dispatcher_type,
+             'flex' if flex else 'alltoall')
+        if flex:
+            c.eq('flex dispatcher backend',
+                 core.moe_flex_dispatcher_backend, d)
