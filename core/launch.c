@@ -205,8 +205,12 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	if (p->cp > 1)
 		launch_put(o, " x CP %d", p->cp);
 	launch_put(o, " x DP %d", p->dp);
+	/* where EP exceeds DP x CP, Megatron folds it over the TP ranks
+	 * (expert TP 1, launch_megatron) */
 	if (p->ep > 1)
-		launch_put(o, ", EP %d (within DP x CP)", p->ep);
+		launch_put(o, ", EP %d (within %sDP x CP, %s)", p->ep,
+			   p->dp * (p->cp > 1 ? p->cp : 1) % p->ep ? "TP x " : "",
+			   autosize_moe_dispatcher_name(p->moe_dispatcher));
 	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute));
@@ -613,22 +617,25 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		launch_put(o, " --expert-model-parallel-size %d%s", p->ep,
 			   p->dp * p->cp % p->ep
 			   ? " --expert-tensor-parallel-size 1" : "");
-	/* the step time prices the tokens' all-to-all exchange, a copy per
-	 * routed expert (perf.c); Megatron's default dispatcher is
-	 * allgather. --moe-overlap: the batch-level overlap of that
+	/* the step time prices the tokens' exchange by the plan's
+	 * dispatcher (perf.c): alltoall's copy per routed expert, DeepEP's
+	 * and HybridEP's one per rank and node; Megatron's default
+	 * dispatcher is allgather. --moe-overlap: the batch-level overlap of that
 	 * exchange (combined 1F1B; transformer_config.py takes it with the
 	 * alltoall or flex dispatcher), as Megatron-Bridge's Qwen3 H100
 	 * recipes run it (moe_a2a_overlap, v0.2.0): no DeepEP build needed */
 	if (r->model.experts > 1) {
 		/* DeepEP and HybridEP are the flex dispatcher's backends
-		 * (transformer_config.py moe_flex_dispatcher_backend); it
-		 * wants TP x EP > 1 (token_dispatcher.py), where alltoall
-		 * exchanges nothing either */
-		if ((p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
-		     p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) &&
-		    p->tp * p->ep > 1)
+		 * (transformer_config.py moe_flex_dispatcher_backend; the
+		 * plan leaves a layout without expert TP x EP > 1 to
+		 * alltoall, sizing_layout_dispatcher); both take the
+		 * router's probabilities in fp32 and warn every dispatch
+		 * otherwise (token_dispatcher.py) */
+		if (p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+		    p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP)
 			launch_put(o, " --moe-token-dispatcher-type flex "
-				   "--moe-flex-dispatcher-backend %s",
+				   "--moe-flex-dispatcher-backend %s "
+				   "--moe-router-dtype fp32",
 				   autosize_moe_dispatcher_name(
 					p->moe_dispatcher));
 		else
@@ -1202,7 +1209,9 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 			"takes FP8 from its config function "
 			"(Float8LinearConverter in the model_spec converters), "
 			"not an option: pick or write a float8 config");
-	if (out->torchtitan[0] &&
+	/* only where the user named it: a stack's own (NeMo AutoModel's
+	 * deepep) is not torchtitan's business */
+	if (out->torchtitan[0] && r->moe_dispatcher == p->moe_dispatcher &&
 	    (p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
 	     p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP)) {
 		snprintf(why, sizeof(why), "torchtitan takes the MoE "

@@ -960,10 +960,48 @@ static double perf_dp_exposed_s(const sizing_job *job,
  * (--moe-dispatcher hybridep) deduplicates the same way with the whole
  * NVLink domain as its node.
  */
+autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
+						 const sizing_layout *lay)
+{
+	autosize_moe_dispatcher d = sizing_moe_dispatcher(job);
+
+	if (job->model->experts <= 1)
+		return AUTOSIZE_MOE_DISPATCH_DEFAULT;
+	if (d != AUTOSIZE_MOE_DISPATCH_ALLTOALL &&
+	    sizing_etp(job, lay) * SIZING_EP(lay) <= 1)
+		return AUTOSIZE_MOE_DISPATCH_ALLTOALL;
+	return d;
+}
+
+/* Members of lay's EP group that share NVLink with a rank: its share of
+ * the NVLink domain (comm_group_peers), for DeepEP at most one node's. */
+static int perf_ep_local(const sizing_job *job, const sizing_layout *lay,
+			 autosize_moe_dispatcher d)
+{
+	int etp = sizing_etp(job, lay), ep = SIZING_EP(lay);
+	int local = comm_group_peers(job, etp, ep, SIZING_GPUS(lay));
+	int node = sizing_gpn(job) / etp;
+
+	if (d == AUTOSIZE_MOE_DISPATCH_DEEPEP && local > node)
+		local = node > 1 ? node : 1;
+	return local;
+}
+
+int sizing_deepep_over_rdma(const sizing_job *job, const sizing_layout *lay)
+{
+	int etp = sizing_etp(job, lay), ep = SIZING_EP(lay);
+
+	return ep > 1 && sizing_layout_dispatcher(job, lay) ==
+			 AUTOSIZE_MOE_DISPATCH_DEEPEP &&
+	       perf_ep_local(job, lay, AUTOSIZE_MOE_DISPATCH_DEEPEP) <
+	       comm_group_peers(job, etp, ep, SIZING_GPUS(lay));
+}
+
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	int ep = SIZING_EP(lay), local, node;
+	int ep = SIZING_EP(lay), local;
+	autosize_moe_dispatcher d;
 	double tokens, vec, n_coll, moe_share, k, in, net, nodes;
 
 	if (ep <= 1 || m->experts <= 1 || m->layers <= 0)
@@ -974,14 +1012,11 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * load */
 	vec = 2.0 * tokens * m->hidden * perf_moe_capacity(job);
 	k = m->experts_active;
-	local = comm_group_peers(job, sizing_etp(job, lay), ep, SIZING_GPUS(lay));
-	node = sizing_gpn(job) / sizing_etp(job, lay);
-	if (job->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP &&
-	    local > node)
-		local = node > 1 ? node : 1;
+	d = sizing_layout_dispatcher(job, lay);
+	local = perf_ep_local(job, lay, d);
 	nodes = (double)ep / local;
-	if (job->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
-	    job->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) {
+	if (d == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+	    d == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) {
 		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))
 				: 0;
 		/* the local peers it reaches, and the forwarding of what

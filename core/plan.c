@@ -197,6 +197,37 @@ static int plan_default_batch(const autosize_request *r,
 	return (int)fmin(fmax(batch, ceil(ranks)), 1e9);
 }
 
+/* What a plan's MoE dispatcher left unsaid: DeepEP between the trays of
+ * an NVLink domain (over RDMA, perf.c), or a flex backend asked for on a
+ * layout that exchanges no tokens (sizing_layout_dispatcher). */
+static void plan_dispatcher_warnings(const autosize_request *r,
+				     const sizing_job *job,
+				     autosize_plan *plan,
+				     const sizing_layout *lay)
+{
+	sizing_job at = *job;
+
+	at.gpus_per_node = plan->gpus_per_node;   /* as search.c laid it */
+	if (sizing_deepep_over_rdma(&at, lay))
+		autosize_plan_warn(plan, "--moe-dispatcher deepep sends EP "
+				   "%d's tokens between the nodes of an "
+				   "NVLink domain over RDMA (Megatron-Core "
+				   "runs multi-node NVLink with hybridep "
+				   "only): --moe-dispatcher=hybridep keeps "
+				   "them on NVLink", plan->ep);
+	if ((r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+	     r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) &&
+	    plan->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_ALLTOALL)
+		autosize_plan_warn(plan, "--moe-dispatcher %s: the layout "
+				   "keeps every expert on its rank (EP 1), "
+				   "where %s has nothing to send: planned and "
+				   "exported with alltoall",
+				   autosize_moe_dispatcher_name(
+					r->moe_dispatcher),
+				   autosize_moe_dispatcher_name(
+					r->moe_dispatcher));
+}
+
 /* Fill the layout-independent part of a job. */
 static void plan_job(const autosize_policy *p, const autosize_request *r,
 		     const autosize_model *m, const autosize_partition *part,
@@ -260,13 +291,9 @@ static void plan_job(const autosize_policy *p, const autosize_request *r,
 		job->framework = AUTOSIZE_FRAMEWORK_FSDP;
 	if (r->framework == AUTOSIZE_FRAMEWORK_DEFAULT && !job->stack)
 		plan_framework_for_pins(job, r);
-	/* the dispatcher stated, else the stack's (perf.yaml deepep:),
-	 * else Megatron-Core's alltoall (launch.c exports it) */
-	job->moe_dispatcher = r->moe_dispatcher != AUTOSIZE_MOE_DISPATCH_DEFAULT
-			      ? r->moe_dispatcher
-			      : job->stack && job->stack->deepep
-			      ? AUTOSIZE_MOE_DISPATCH_DEEPEP
-			      : AUTOSIZE_MOE_DISPATCH_ALLTOALL;
+	/* the dispatcher stated; DEFAULT: the stack's
+	 * (sizing_moe_dispatcher) */
+	job->moe_dispatcher = r->moe_dispatcher;
 	/* NVFP4 trains under Megatron-Core only (launch_run.c): a site's
 	 * other default framework trains the job in bf16 */
 	if (job->precision == AUTOSIZE_PREC_NVFP4 &&
@@ -1018,15 +1045,7 @@ static autosize_err plan_search_on(plan_ctx *c, const autosize_request *r,
 				   job.model->experts,
 				   autosize_framework_name(job.framework),
 				   plan->train_hours_high / plan->train_hours);
-	/* DeepEP's NVLink part is one node's GPUs (perf_ep_comm_s) */
-	if (plan->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP &&
-	    part->domain_nodes > 1 && plan->ep > plan->gpus_per_node)
-		autosize_plan_warn(plan, "--moe-dispatcher deepep sends EP "
-				   "%d's tokens between the nodes of an "
-				   "NVLink domain over RDMA (Megatron-Core "
-				   "runs multi-node NVLink with hybridep "
-				   "only): --moe-dispatcher=hybridep keeps "
-				   "them on NVLink", plan->ep);
+	plan_dispatcher_warnings(r, &job, plan, &lay);
 	/* a selective setting the stack runs as full (search.c) */
 	if (job.stack && job.stack->recompute_whole &&
 	    r->recompute != AUTOSIZE_UNSET &&

@@ -74,6 +74,7 @@ static const struct {
 	{{"under no_sync", "unsharded gradients"}, "held_grads"},
 	{{"gathers all", "no expert parallelism"}, "moe_gather"},
 	{{"--moe-dispatcher deepep", "over RDMA"}, "deepep_rdma"},
+	{{"--moe-dispatcher ", "nothing to send"}, "dispatcher_unused"},
 };
 
 const char *autosize_warning_code(const char *warning)

@@ -242,9 +242,7 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->recompute_layers = lay->recompute == AUTOSIZE_RECOMPUTE_FULL
 				 ? lay->recompute_layers : 0;
 	plan->framework = framework_resolve(job->framework);
-	plan->moe_dispatcher = job->model->experts > 1
-			       ? job->moe_dispatcher
-			       : AUTOSIZE_MOE_DISPATCH_DEFAULT;
+	plan->moe_dispatcher = sizing_layout_dispatcher(job, lay);
 	plan->vp = lay->vp > 1 ? lay->vp : 1;
 	plan->cp = SIZING_CP(lay);
 	plan->ep = SIZING_EP(lay);
@@ -1737,12 +1735,6 @@ static autosize_err search_dispatcher_pin(const sizing_job *job,
 	/* DeepSpeed-MoE runs its own all-to-all (a copy per routed expert);
 	 * a stack or setting without expert parallelism exchanges no
 	 * tokens */
-	if (fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED)
-		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--moe-dispatcher %s: DeepSpeed-MoE sends "
-				     "a copy per routed expert (use "
-				     "--train-framework=megatron or fsdp, or "
-				     "--moe-dispatcher=alltoall)", d);
 	if (!fp->ep_ok)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--moe-dispatcher %s: %s%s runs no expert "
@@ -1752,9 +1744,22 @@ static autosize_err search_dispatcher_pin(const sizing_job *job,
 				     job->stack ? job->stack->name
 						: autosize_framework_name(
 							fp->id),
-				     job->stack ? "use --train-stack=nemo or "
-				     "torchtitan, or drop --moe-dispatcher"
+				     job->stack ? "use --train-stack=megatron, "
+				     "nemo, torchtitan or automodel, or drop "
+				     "--moe-dispatcher"
 				     : "drop --moe-dispatcher");
+	if (fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--moe-dispatcher %s: %s%s runs "
+				     "DeepSpeed-MoE, which sends a copy per "
+				     "routed expert (use %s, or "
+				     "--moe-dispatcher=alltoall)", d,
+				     job->stack ? "stack " : "",
+				     job->stack ? job->stack->name
+						: "deepspeed",
+				     job->stack ? "--train-stack=megatron, "
+				     "nemo, torchtitan or automodel"
+				     : "--train-framework=megatron or fsdp");
 	return AUTOSIZE_OK;
 }
 

@@ -65,8 +65,9 @@ typedef struct sizing_job {
 	int grad_reduce_b;   /* bytes per gradient reduced (4, 2); 0: the
 			      * framework's */
 	int moe_overlap;     /* --moe-overlap (request) */
-	autosize_moe_dispatcher moe_dispatcher; /* resolved: never DEFAULT
-						 * (plan_moe_dispatcher) */
+	autosize_moe_dispatcher moe_dispatcher; /* --moe-dispatcher (request);
+						 * DEFAULT: the stack's
+						 * (sizing_moe_dispatcher) */
 	int moe_balanced;    /* --moe-balanced: no expert imbalance */
 	int segment_user_nodes; /* the job's own sbatch --segment; 0 none
 				 * (autosize_segment_nodes) */
@@ -148,6 +149,17 @@ static inline int sizing_gpn(const sizing_job *job)
 				      : job->part->gpus_per_node;
 }
 
+/* The job's MoE dispatcher: the one the request names, else its stack's
+ * (perf.yaml deepep:), else Megatron-Core's alltoall. Never DEFAULT. */
+static inline autosize_moe_dispatcher
+sizing_moe_dispatcher(const sizing_job *job)
+{
+	if (job->moe_dispatcher != AUTOSIZE_MOE_DISPATCH_DEFAULT)
+		return job->moe_dispatcher;
+	return job->stack && job->stack->deepep
+	       ? AUTOSIZE_MOE_DISPATCH_DEEPEP : AUTOSIZE_MOE_DISPATCH_ALLTOALL;
+}
+
 /* Fill the per-model constants of job the layout loops read (once per
  * plan; a job without them computes them on every call). */
 void sizing_job_prepare(sizing_job *job);
@@ -189,6 +201,17 @@ double sizing_expert_params_per_layer(const autosize_model *m);
  * over dp_shard x cp x tp (ParallelDims: efsdp = fsdp x tp / ep; no
  * expert TP). */
 int sizing_etp(const sizing_job *job, const sizing_layout *lay);
+
+/* The dispatcher lay runs (perf.c): sizing_moe_dispatcher, except that
+ * DeepEP and HybridEP, flex backends that need expert TP x EP > 1
+ * (Megatron-Core's token_dispatcher.py), leave a layout that exchanges
+ * no tokens to alltoall. DEFAULT for a dense model. */
+autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
+						 const sizing_layout *lay);
+
+/* 1 when lay's DeepEP exchange crosses the nodes of a multi-node NVLink
+ * domain over RDMA (DeepEP's NVLink part is one node: perf.c). */
+int sizing_deepep_over_rdma(const sizing_job *job, const sizing_layout *lay);
 
 /* Of those, the routed experts on one GPU of the first stage: split
  * over the expert TP x ep ranks (sizing_etp). */

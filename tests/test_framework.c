@@ -554,6 +554,7 @@ static void test_moe_dispatcher(void **state)
 	autosize_plan a2a, deep, hyb;
 	autosize_policy *p = autosize_policy_default(&e);
 	static char json[65536];
+	static autosize_launch launch;
 	char buf[2048];
 	int i;
 
@@ -596,7 +597,34 @@ static void test_moe_dispatcher(void **state)
 	assert_true(autosize_launch_megatron_args(&r, &hyb, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--moe-flex-dispatcher-backend "
-			       "hybridep"));
+			       "hybridep --moe-router-dtype fp32"));
+	/* expert TP 2: four EP members, two a tray, over RDMA */
+	request_of(&r, gb200);
+	assert_int_equal(autosize_request_set(&r, "ep", "4", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "tp", "2", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
+					      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
+	assert_int_equal(deep.ep, 4);
+	assert_true(has_warning(&deep, "over RDMA"));
+	/* EP 1 and TP 1: nothing to dispatch, alltoall said and run */
+	request_of(&r, gb200);
+	assert_int_equal(autosize_request_set(&r, "ep", "1", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher",
+					      "hybridep", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &hyb, &e), AUTOSIZE_OK);
+	assert_int_equal(hyb.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_ALLTOALL);
+	for (i = 0; i < hyb.n_warnings; i++)
+		if (strstr(hyb.warnings[i], "nothing to send"))
+			break;
+	assert_true(i < hyb.n_warnings);
+	assert_string_equal(autosize_warning_code(hyb.warnings[i]),
+			    "dispatcher_unused");
+	assert_true(autosize_launch_megatron_args(&r, &hyb, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "--moe-token-dispatcher-type alltoall"));
 
 	/* a stack's own dispatcher, and where none can run */
 	request_of(&r, h100);
@@ -605,6 +633,9 @@ static void test_moe_dispatcher(void **state)
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
 	assert_int_equal(deep.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_DEEPEP);
+	/* its own dispatcher, not one torchtitan is told to take */
+	assert_int_equal(autosize_launch_build(&r, &deep, NULL, &launch), 0);
+	assert_null(strstr(launch.note, "moe_comm_backend"));
 	request_of(&r, h100);
 	assert_int_equal(autosize_request_set(&r, "train-framework",
 					      "deepspeed", &e), 0);
@@ -614,6 +645,17 @@ static void test_moe_dispatcher(void **state)
 	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "DeepSpeed-MoE"));
+	assert_non_null(strstr(e.msg, "--train-framework=megatron or fsdp"));
+	request_of(&r, h100);
+	assert_int_equal(autosize_request_set(&r, "train-stack",
+					      "megatron-deepspeed", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
+					      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "stack megatron-deepspeed"));
+	assert_non_null(strstr(e.msg, "--train-stack="));
 	autosize_request_init(&r);
 	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b",
 					      &e), 0);

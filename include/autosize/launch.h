@@ -194,7 +194,8 @@ int autosize_launch_torchrun_args(const autosize_plan *p, const char *host,
  * [--sequence-parallel] [--context-parallel-size N]
  * [--expert-model-parallel-size N [--expert-tensor-parallel-size 1]]
  * [--moe-token-dispatcher-type alltoall | --moe-token-dispatcher-type
- *  flex --moe-flex-dispatcher-backend deepep|hybridep] [--moe-grouped-gemm]
+ *  flex --moe-flex-dispatcher-backend deepep|hybridep --moe-router-dtype
+ *  fp32] [--moe-grouped-gemm]
  * (a MoE model: the plan's dispatcher, whose exchange the step time
  * prices) [--overlap-moe-expert-parallel-comm --delay-wgrad-compute]
  * (--moe-overlap)

@@ -225,6 +225,14 @@ def tampers(tool, recs):
             r, 'megatron', r'--train-iters \d+',
             '--train-iters %d' % r['expect']['job_steps']))
             if r else None)
+        # the flex dispatcher's other backend than the plan priced
+        r = first(recs, lambda e, r: r['launch'].get('megatron') and
+                  e['moe_dispatcher'] == 'hybridep' and
+                  '--moe-flex-dispatcher-backend hybridep' in
+                  r['launch']['megatron'])
+        out.append(('DeepEP exported for a HybridEP plan', sub(
+            r, 'megatron', r'--moe-flex-dispatcher-backend hybridep',
+            '--moe-flex-dispatcher-backend deepep')) if r else None)
     result = []
     for item in out:
         if item is None:

@@ -136,9 +136,12 @@ def check(rec, c):
         # dispatcher with its DeepEP or HybridEP backend, as the
         # model's TransformerConfig holds it after __post_init__
         d = e['moe_dispatcher']
-        flex = d in ('deepep', 'hybridep') and e['tp'] * e['ep'] > 1
+        flex = d in ('deepep', 'hybridep')
         c.eq('MoE token dispatcher', core.moe_token_dispatcher_type,
              'flex' if flex else 'alltoall')
         if flex:
             c.eq('flex dispatcher backend',
                  core.moe_flex_dispatcher_backend, d)
+            # DeepEP and HybridEP take fp32 probabilities (and warn
+            # every dispatch otherwise)
+            c.eq('router dtype', core.moe_router_dtype, 'fp32')
