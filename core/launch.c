@@ -209,7 +209,8 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	 * (expert TP 1, launch_megatron) */
 	if (p->ep > 1)
 		launch_put(o, ", EP %d (within %sDP x CP, %s)", p->ep,
-			   p->dp * (p->cp > 1 ? p->cp : 1) % p->ep ? "TP x " : "",
+			   p->dp * (p->cp > 1 ? p->cp : 1) % p->ep
+			   ? "TP x " : "",
 			   autosize_moe_dispatcher_name(p->moe_dispatcher));
 	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
@@ -620,10 +621,11 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	/* the step time prices the tokens' exchange by the plan's
 	 * dispatcher (perf.c): alltoall's copy per routed expert, DeepEP's
 	 * and HybridEP's one per rank and node; Megatron's default
-	 * dispatcher is allgather. --moe-overlap: the batch-level overlap of that
-	 * exchange (combined 1F1B; transformer_config.py takes it with the
-	 * alltoall or flex dispatcher), as Megatron-Bridge's Qwen3 H100
-	 * recipes run it (moe_a2a_overlap, v0.2.0): no DeepEP build needed */
+	 * dispatcher is allgather. --moe-overlap: the batch-level overlap
+	 * of that exchange (combined 1F1B; transformer_config.py takes it
+	 * with the alltoall or flex dispatcher), as Megatron-Bridge's Qwen3
+	 * H100 recipes run it (moe_a2a_overlap, v0.2.0): no DeepEP build
+	 * needed */
 	if (r->model.experts > 1) {
 		/* DeepEP and HybridEP are the flex dispatcher's backends
 		 * (transformer_config.py moe_flex_dispatcher_backend; the

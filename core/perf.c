@@ -940,26 +940,7 @@ static double perf_dp_exposed_s(const sizing_job *job,
 	return t > window ? t - window : 0;
 }
 
-/*
- * Expert-parallel all-to-all of one micro-batch on one stage: dispatch
- * and combine of each token's hidden vector to the ranks of its top-k
- * experts, forward and backward (and again when the forward is
- * recomputed), per MoE layer (Megatron MoE alltoall dispatcher; GShard).
- * The EP group spans tp x ep consecutive ranks, so a node holds gpn / tp
- * of its members. Megatron's alltoall dispatcher sends a copy per routed
- * expert (top-k of them). DeepEP (--moe-dispatcher deepep, a stack's
- * deepep: DeepSeek-V3, arXiv:2412.19437 section 3.2.2; NeMo AutoModel's
- * dispatcher) sends a token once to each rank that holds any of its
- * experts, and across nodes once to each node, forwarding over NVLink
- * inside it: with k of E experts spread evenly over n ranks (or nodes),
- * a token reaches (n - 1)(1 - (1 - 1/n)^k) others of them, not
- * k (n - 1) / n. DeepEP's NVLink part is one node's GPUs: across the
- * trays of a multi-node NVLink domain it goes over RDMA (Megatron-Core:
- * "only hybridep backend supports the MNNVL case",
- * transformer_config.py moe_flex_dispatcher_backend). HybridEP
- * (--moe-dispatcher hybridep) deduplicates the same way with the whole
- * NVLink domain as its node.
- */
+/* The dispatcher lay runs (sizing.h). */
 autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 						 const sizing_layout *lay)
 {
@@ -987,6 +968,7 @@ static int perf_ep_local(const sizing_job *job, const sizing_layout *lay,
 	return local;
 }
 
+/* DeepEP's exchange between trays over RDMA (sizing.h). */
 int sizing_deepep_over_rdma(const sizing_job *job, const sizing_layout *lay)
 {
 	int etp = sizing_etp(job, lay), ep = SIZING_EP(lay);
@@ -997,6 +979,26 @@ int sizing_deepep_over_rdma(const sizing_job *job, const sizing_layout *lay)
 	       comm_group_peers(job, etp, ep, SIZING_GPUS(lay));
 }
 
+/*
+ * Expert-parallel all-to-all of one micro-batch on one stage: dispatch
+ * and combine of each token's hidden vector to the ranks of its top-k
+ * experts, forward and backward (and again when the forward is
+ * recomputed), per MoE layer (Megatron MoE alltoall dispatcher; GShard).
+ * The EP group spans tp x ep consecutive ranks, so a node holds gpn / tp
+ * of its members. Megatron's alltoall dispatcher sends a copy per routed
+ * expert (top-k of them). DeepEP (--moe-dispatcher deepep, a stack's
+ * deepep: DeepSeek-V3, arXiv:2412.19437 section 3.2.2; NeMo AutoModel's
+ * dispatcher) sends a token once to each rank that holds any of its
+ * experts, and across nodes once to each node, forwarding over NVLink
+ * inside it: with k of E experts spread evenly over n ranks (or nodes),
+ * a token reaches (n - 1)(1 - (1 - 1/n)^k) others of them, not
+ * k (n - 1) / n. DeepEP's NVLink part is one node's GPUs: across the
+ * trays of a multi-node NVLink domain it goes over RDMA (Megatron-Core:
+ * "only hybridep backend supports the MNNVL case",
+ * transformer_config.py moe_flex_dispatcher_backend). HybridEP
+ * (--moe-dispatcher hybridep) deduplicates the same way with the whole
+ * NVLink domain as its node.
+ */
 static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
