@@ -535,32 +535,74 @@ static void test_moe_overlap(void **state)
 	autosize_policy_destroy(p);
 }
 
+/* Plan base plus more options (name, value pairs; NULL-terminated) under
+ * p into r (finished) and plan: the planner's return code, its message in
+ * e. */
+static autosize_err plan_more(const autosize_policy *p,
+			      const char *const *base,
+			      const char *const *more, autosize_request *r,
+			      autosize_plan *plan, autosize_error *e)
+{
+	int i;
+
+	request_of(r, base);
+	for (i = 0; more[i]; i += 2)
+		assert_int_equal(autosize_request_set(r, more[i], more[i + 1],
+						      e), 0);
+	assert_int_equal(autosize_request_finish(r, e), 0);
+	return autosize_plan_compute(p, r, plan, e);
+}
+
+/* The code of the plan's warning that contains text (it must have one). */
+static const char *warning_code_of(const autosize_plan *plan,
+				   const char *text)
+{
+	int i;
+
+	for (i = 0; i < plan->n_warnings; i++)
+		if (strstr(plan->warnings[i], text))
+			return autosize_warning_code(plan->warnings[i]);
+	fail_msg("no warning with '%s'", text);
+	return NULL;
+}
+
+static const char *const moe_h100[] = {"model", "mixtral-8x7b", "gpu",
+	"h100", "gpus", "16", "ep", "8", "tp", "2", "pp", "1",
+	"train-tokens", "1e9", "memory-reserve", "0", NULL};
+static const char *const moe_gb200[] = {"model", "qwen3-30b-a3b", "gpu",
+	"gb200", "gpus", "32", "ep", "32", "tp", "1", "pp", "1",
+	"train-tokens", "1e9", "memory-reserve", "0", NULL};
+
 /* --moe-dispatcher: DeepEP sends a token once to each rank of its
  * experts (less than alltoall's copy per routed expert), over RDMA
  * between the trays of a GB200 domain where HybridEP stays on NVLink
- * (and the plan says so); the Megatron line carries the flex
- * dispatcher's backend; a stack's default (NeMo AutoModel: deepep)
- * needs no option; a dense model and DeepSpeed-MoE refuse it. */
+ * (and the plan says so, expert TP or not); the Megatron line carries
+ * the flex dispatcher's backend, alltoall where nothing is dispatched
+ * (EP 1); a stack's default (NeMo AutoModel: deepep) needs no option. */
 static void test_moe_dispatcher(void **state)
 {
-	static const char *const h100[] = {"model", "mixtral-8x7b", "gpu",
-		"h100", "gpus", "16", "ep", "8", "tp", "2", "pp", "1",
-		"train-tokens", "1e9", "memory-reserve", "0", NULL};
-	static const char *const gb200[] = {"model", "qwen3-30b-a3b", "gpu",
-		"gb200", "gpus", "32", "ep", "32", "tp", "1", "pp", "1",
-		"train-tokens", "1e9", "memory-reserve", "0", NULL};
+	static const char *const deepep[] = {"moe-dispatcher", "deepep",
+					     NULL};
+	static const char *const hybridep[] = {"moe-dispatcher", "hybridep",
+					       NULL};
+	static const char *const etp2[] = {"moe-dispatcher", "deepep", "ep",
+					   "4", "tp", "2", NULL};
+	static const char *const ep1[] = {"moe-dispatcher", "hybridep", "ep",
+					  "1", NULL};
+	static const char *const automodel[] = {"train-stack", "automodel",
+						NULL};
+	static const char *const none[] = {NULL};
+	static char json[65536];
+	static autosize_launch launch;
 	autosize_error e;
 	autosize_request r;
 	autosize_plan a2a, deep, hyb;
 	autosize_policy *p = autosize_policy_default(&e);
-	static char json[65536];
-	static autosize_launch launch;
 	char buf[2048];
-	int i;
 
 	(void)state;
 	assert_non_null(p);
-	plan_megatron_args(p, h100, &r, &a2a, buf, sizeof(buf));
+	plan_megatron_args(p, moe_h100, &r, &a2a, buf, sizeof(buf));
 	assert_int_equal(a2a.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_ALLTOALL);
 	assert_non_null(strstr(buf, "--moe-token-dispatcher-type alltoall"));
 	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
@@ -569,103 +611,91 @@ static void test_moe_dispatcher(void **state)
 	assert_true(autosize_launch_megatron_args(&r, &deep, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--moe-token-dispatcher-type flex "
-			       "--moe-flex-dispatcher-backend deepep"));
+			       "--moe-flex-dispatcher-backend deepep "
+			       "--moe-router-dtype fp32"));
 	assert_true(deep.step.ep_comm_s > 0);
 	assert_true(deep.step.ep_comm_s < a2a.step.ep_comm_s);
 	assert_true(autosize_plan_to_json(&deep, json, sizeof(json)) > 0);
 	assert_non_null(strstr(json, "\"moe_dispatcher\":\"deepep\""));
 
-	plan_megatron_args(p, gb200, &r, &a2a, buf, sizeof(buf));
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
-					      &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher",
-					      "hybridep", &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &hyb, &e), AUTOSIZE_OK);
+	assert_int_equal(plan_more(p, moe_gb200, none, &r, &a2a, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(plan_more(p, moe_gb200, deepep, &r, &deep, &e),
+			 AUTOSIZE_OK);
+	assert_int_equal(plan_more(p, moe_gb200, hybridep, &r, &hyb, &e),
+			 AUTOSIZE_OK);
 	print_message("GB200 EP 32 exchange: alltoall %.3g s, deepep %.3g s, "
 		      "hybridep %.3g s\n", a2a.step.ep_comm_s,
 		      deep.step.ep_comm_s, hyb.step.ep_comm_s);
 	assert_true(hyb.step.ep_comm_s < a2a.step.ep_comm_s);
 	assert_true(deep.step.ep_comm_s > 2 * hyb.step.ep_comm_s);
-	assert_true(has_warning(&deep, "over RDMA"));
+	assert_string_equal(warning_code_of(&deep, "over RDMA"),
+			    "deepep_rdma");
 	assert_false(has_warning(&hyb, "over RDMA"));
-	for (i = 0; i < deep.n_warnings; i++)
-		if (strstr(deep.warnings[i], "over RDMA"))
-			assert_string_equal(autosize_warning_code(
-						deep.warnings[i]),
-					    "deepep_rdma");
-	assert_true(autosize_launch_megatron_args(&r, &hyb, buf,
-						  sizeof(buf)) > 0);
-	assert_non_null(strstr(buf, "--moe-flex-dispatcher-backend "
-			       "hybridep --moe-router-dtype fp32"));
 	/* expert TP 2: four EP members, two a tray, over RDMA */
-	request_of(&r, gb200);
-	assert_int_equal(autosize_request_set(&r, "ep", "4", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "tp", "2", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
-					      &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
+	assert_int_equal(plan_more(p, moe_gb200, etp2, &r, &deep, &e),
+			 AUTOSIZE_OK);
 	assert_int_equal(deep.ep, 4);
 	assert_true(has_warning(&deep, "over RDMA"));
 	/* EP 1 and TP 1: nothing to dispatch, alltoall said and run */
-	request_of(&r, gb200);
-	assert_int_equal(autosize_request_set(&r, "ep", "1", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher",
-					      "hybridep", &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &hyb, &e), AUTOSIZE_OK);
+	assert_int_equal(plan_more(p, moe_gb200, ep1, &r, &hyb, &e),
+			 AUTOSIZE_OK);
 	assert_int_equal(hyb.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_ALLTOALL);
-	for (i = 0; i < hyb.n_warnings; i++)
-		if (strstr(hyb.warnings[i], "nothing to send"))
-			break;
-	assert_true(i < hyb.n_warnings);
-	assert_string_equal(autosize_warning_code(hyb.warnings[i]),
+	assert_string_equal(warning_code_of(&hyb, "nothing to send"),
 			    "dispatcher_unused");
 	assert_true(autosize_launch_megatron_args(&r, &hyb, buf,
 						  sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "--moe-token-dispatcher-type alltoall"));
 
-	/* a stack's own dispatcher, and where none can run */
-	request_of(&r, h100);
-	assert_int_equal(autosize_request_set(&r, "train-stack", "automodel",
-					      &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e), AUTOSIZE_OK);
+	/* a stack's own dispatcher, not one torchtitan is told to take */
+	assert_int_equal(plan_more(p, moe_h100, automodel, &r, &deep, &e),
+			 AUTOSIZE_OK);
 	assert_int_equal(deep.moe_dispatcher, AUTOSIZE_MOE_DISPATCH_DEEPEP);
-	/* its own dispatcher, not one torchtitan is told to take */
 	assert_int_equal(autosize_launch_build(&r, &deep, NULL, &launch), 0);
 	assert_null(strstr(launch.note, "moe_comm_backend"));
-	request_of(&r, h100);
-	assert_int_equal(autosize_request_set(&r, "train-framework",
-					      "deepspeed", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
-					      &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
+	autosize_policy_destroy(p);
+}
+
+/* --moe-dispatcher where nothing dispatches as it says: refused with
+ * the option named and a fix that works (a stack's, not a framework
+ * that contradicts it). */
+static void test_moe_dispatcher_refused(void **state)
+{
+	static const char *const ds[] = {"train-framework", "deepspeed",
+		"moe-dispatcher", "deepep", NULL};
+	static const char *const mds[] = {"train-stack", "megatron-deepspeed",
+		"moe-dispatcher", "deepep", NULL};
+	static const char *const hf[] = {"train-stack", "hf",
+		"moe-dispatcher", "hybridep", NULL};
+	static const char *const free16[] = {"model", "mixtral-8x7b", "gpu",
+		"h100", "gpus", "16", NULL};
+	static const char *const dense[] = {"model", "llama-3.1-8b", "gpu",
+		"h100", NULL};
+	static const char *const on_dense[] = {"moe-dispatcher", "hybridep",
+					       NULL};
+	autosize_error e;
+	autosize_request r;
+	autosize_plan plan;
+	autosize_policy *p = autosize_policy_default(&e);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(plan_more(p, moe_h100, ds, &r, &plan, &e),
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "DeepSpeed-MoE"));
 	assert_non_null(strstr(e.msg, "--train-framework=megatron or fsdp"));
-	request_of(&r, h100);
-	assert_int_equal(autosize_request_set(&r, "train-stack",
-					      "megatron-deepspeed", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "deepep",
-					      &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
+	assert_int_equal(plan_more(p, moe_h100, mds, &r, &plan, &e),
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "stack megatron-deepspeed"));
 	assert_non_null(strstr(e.msg, "--train-stack="));
-	autosize_request_init(&r);
-	assert_int_equal(autosize_request_set(&r, "model", "llama-3.1-8b",
-					      &e), 0);
-	assert_int_equal(autosize_request_set(&r, "gpu", "h100", &e), 0);
-	assert_int_equal(autosize_request_set(&r, "moe-dispatcher",
-					      "hybridep", &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &deep, &e),
+	assert_int_equal(plan_more(p, free16, hf, &r, &plan, &e),
 			 AUTOSIZE_EINVAL);
-	assert_non_null(strstr(e.msg, "no routed experts"));
+	assert_non_null(strstr(e.msg, "no expert parallelism"));
+	assert_int_equal(plan_more(p, dense, on_dense, &r, &plan, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--moe-dispatcher hybridep: the model "
+			       "has no routed experts"));
+	request_of(&r, dense);
 	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "nccl",
 					      &e), AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--moe-dispatcher"));
@@ -1256,6 +1286,7 @@ int main(void)
 		cmocka_unit_test(test_grad_reduce),
 		cmocka_unit_test(test_moe_overlap),
 		cmocka_unit_test(test_moe_dispatcher),
+		cmocka_unit_test(test_moe_dispatcher_refused),
 		cmocka_unit_test(test_expert_fp8_issue),
 		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_pp_link),
