@@ -633,8 +633,7 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 		 * alltoall, sizing_layout_dispatcher); both take the
 		 * router's probabilities in fp32 and warn every dispatch
 		 * otherwise (token_dispatcher.py) */
-		if (p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
-		    p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP)
+		if (autosize_moe_dispatcher_flex(p->moe_dispatcher))
 			launch_put(o, " --moe-token-dispatcher-type flex "
 				   "--moe-flex-dispatcher-backend %s "
 				   "--moe-router-dtype fp32",
@@ -1214,8 +1213,7 @@ int autosize_launch_build(const autosize_request *r, const autosize_plan *p,
 	/* only where the user named it: a stack's own (NeMo AutoModel's
 	 * deepep) is not torchtitan's business */
 	if (out->torchtitan[0] && r->moe_dispatcher == p->moe_dispatcher &&
-	    (p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
-	     p->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP)) {
+	    autosize_moe_dispatcher_flex(p->moe_dispatcher)) {
 		snprintf(why, sizeof(why), "torchtitan takes the MoE "
 			 "dispatcher from its config function (the model "
 			 "registry's moe_comm_backend=\"%s\"), not an option",

@@ -948,7 +948,7 @@ autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 
 	if (job->model->experts <= 1)
 		return AUTOSIZE_MOE_DISPATCH_DEFAULT;
-	if (d != AUTOSIZE_MOE_DISPATCH_ALLTOALL &&
+	if (autosize_moe_dispatcher_flex(d) &&
 	    sizing_etp(job, lay) * SIZING_EP(lay) <= 1)
 		return AUTOSIZE_MOE_DISPATCH_ALLTOALL;
 	return d;
@@ -1017,8 +1017,7 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 	d = sizing_layout_dispatcher(job, lay);
 	local = perf_ep_local(job, lay, d);
 	nodes = (double)ep / local;
-	if (d == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
-	    d == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) {
+	if (autosize_moe_dispatcher_flex(d)) {
 		net = nodes > 1 ? (nodes - 1) * (1 - pow(1 - 1 / nodes, k))
 				: 0;
 		/* the local peers it reaches, and the forwarding of what

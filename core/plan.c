@@ -215,8 +215,7 @@ static void plan_dispatcher_warnings(const autosize_request *r,
 				   "runs multi-node NVLink with hybridep "
 				   "only): --moe-dispatcher=hybridep keeps "
 				   "them on NVLink", plan->ep);
-	if ((r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
-	     r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_HYBRIDEP) &&
+	if (autosize_moe_dispatcher_flex(r->moe_dispatcher) &&
 	    plan->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_ALLTOALL)
 		autosize_plan_warn(plan, "--moe-dispatcher %s: the layout "
 				   "keeps every expert on its rank (EP 1), "

@@ -1722,7 +1722,10 @@ static autosize_err search_dispatcher_pin(const sizing_job *job,
 					  const framework_profile *fp,
 					  autosize_error *e)
 {
+	static const char stacks[] = "use --train-stack=megatron, nemo, "
+				     "torchtitan or automodel, or ";
 	const char *d = autosize_moe_dispatcher_name(r->moe_dispatcher);
+	char who[40];
 
 	if (r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_DEFAULT)
 		return AUTOSIZE_OK;
@@ -1732,34 +1735,30 @@ static autosize_err search_dispatcher_pin(const sizing_job *job,
 				     "routed experts; drop it", d);
 	if (r->moe_dispatcher == AUTOSIZE_MOE_DISPATCH_ALLTOALL)
 		return AUTOSIZE_OK;
-	/* DeepSpeed-MoE runs its own all-to-all (a copy per routed expert);
-	 * a stack or setting without expert parallelism exchanges no
-	 * tokens */
+	/* a stack or setting without expert parallelism exchanges no
+	 * tokens; DeepSpeed-MoE runs its own all-to-all (a copy per routed
+	 * expert). Under a stack, the fix is another stack (a framework
+	 * would contradict it) */
+	if (job->stack)
+		snprintf(who, sizeof(who), "stack %s", job->stack->name);
+	else
+		snprintf(who, sizeof(who), "%s",
+			 autosize_framework_name(fp->id));
 	if (!fp->ep_ok)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--moe-dispatcher %s: %s%s runs no expert "
+				     "--moe-dispatcher %s: %s runs no expert "
 				     "parallelism here, so nothing is "
-				     "dispatched (%s)", d,
-				     job->stack ? "stack " : "",
-				     job->stack ? job->stack->name
-						: autosize_framework_name(
-							fp->id),
-				     job->stack ? "use --train-stack=megatron, "
-				     "nemo, torchtitan or automodel, or drop "
-				     "--moe-dispatcher"
-				     : "drop --moe-dispatcher");
+				     "dispatched (%sdrop --moe-dispatcher)", d,
+				     who, job->stack ? stacks : "");
 	if (fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
-				     "--moe-dispatcher %s: %s%s runs "
+				     "--moe-dispatcher %s: %s runs "
 				     "DeepSpeed-MoE, which sends a copy per "
-				     "routed expert (use %s, or "
-				     "--moe-dispatcher=alltoall)", d,
-				     job->stack ? "stack " : "",
-				     job->stack ? job->stack->name
-						: "deepspeed",
-				     job->stack ? "--train-stack=megatron, "
-				     "nemo, torchtitan or automodel"
-				     : "--train-framework=megatron or fsdp");
+				     "routed expert (%s--moe-dispatcher="
+				     "alltoall)", d, who,
+				     job->stack ? stacks
+				     : "use --train-framework=megatron or fsdp, "
+				     "or ");
 	return AUTOSIZE_OK;
 }
 

@@ -518,5 +518,13 @@ const char *autosize_optimizer_name(autosize_optimizer o);
 const char *autosize_recompute_name(autosize_recompute r);
 /* "alltoall", "deepep", "hybridep"; "default" for DEFAULT. */
 const char *autosize_moe_dispatcher_name(autosize_moe_dispatcher d);
+/* 1 for DeepEP and HybridEP: Megatron-Core's flex dispatcher backends,
+ * which send a token once to each rank and node (or NVLink domain) of
+ * its experts. */
+static inline int autosize_moe_dispatcher_flex(autosize_moe_dispatcher d)
+{
+	return d == AUTOSIZE_MOE_DISPATCH_DEEPEP ||
+	       d == AUTOSIZE_MOE_DISPATCH_HYBRIDEP;
+}
 
 #endif
