@@ -536,7 +536,14 @@ static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
  * inside the cast, 0 there). The all-to-all overlap (--moe-overlap)
  * keeps it: Megatron's combined 1F1B runs the same grouped MLP from the
  * one host thread (models/gpt/fine_grained_callables.py), so what it
- * hides is the exchange, not the issue. */
+ * hides is the exchange, not the issue. The flex dispatchers (DeepEP,
+ * HybridEP) spend the generation's expert_flex_host_cut less of it:
+ * expert_host_s was fitted on runs of the alltoall dispatcher, whose own
+ * host work every MoE layer (the token counts' copy, the split lists of
+ * its all-to-all, the permutes and the chunk sort around it: Megatron-
+ * LM token_dispatcher.py, MoEAlltoAllTokenDispatcher) it absorbs, where
+ * the flex path permutes, exchanges and permutes again in one fused
+ * dispatch and one combine (_HybridEPManager, _DeepepManager). */
 static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {
@@ -553,6 +560,8 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	per_s = pp->expert_host_s;
 	if (job->precision == AUTOSIZE_PREC_FP8)
 		per_s += pp->expert_fp8_host_s;
+	if (autosize_moe_dispatcher_flex(sizing_layout_dispatcher(job, lay)))
+		per_s *= 1 - pp->expert_flex_host_cut;
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
 	       (3.0 + share) * per_s;
 }

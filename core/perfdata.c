@@ -57,6 +57,7 @@ static const perfdata_key perfdata_keys[] = {
 	PERFDATA_KEY_OPT(torch_attn_eff, 0, 1, 0),
 	PERFDATA_KEY_OPT(expert_host_s, 0, 1e-2, 200e-6),
 	PERFDATA_KEY_OPT(expert_fp8_host_s, 0, 1e-2, 0),
+	PERFDATA_KEY_OPT(expert_flex_host_cut, 0, 1, 0),
 	{ NULL, 0, 0, 0, 0, 0 }
 };
 

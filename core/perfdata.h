@@ -69,6 +69,9 @@ typedef struct perf_params {
 				    * generation's recipe scales per tensor
 				    * (an amax and a cast per expert GEMM
 				    * input); optional, 0 */
+	double expert_flex_host_cut; /* share of that issue the flex
+				    * dispatchers (DeepEP, HybridEP) do
+				    * not spend; optional, 0 */
 	double host_adam_gbs;      /* GB/s of host memory a node's CPU
 				    * optimizer step moves (DeepSpeed CPU
 				    * Adam under offload_optimizer);

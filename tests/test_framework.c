@@ -757,6 +757,57 @@ static void test_expert_fp8_issue(void **state)
 	assert_true(shipped_fp8("b200").expert_fp8_host_s == 0);
 }
 
+/* Under a flex dispatcher (DeepEP, HybridEP) the experts' host issue is
+ * the generation's expert_flex_host_cut less than under alltoall, whose
+ * own host work expert_host_s absorbs; a layout without expert
+ * parallelism runs alltoall whatever was asked, and keeps the whole
+ * issue. The shipped Hopper and Blackwell entries cut some, never all. */
+static void test_expert_flex_issue(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	sizing_layout l = shape(1, 1, 16, 1), one;
+	sizing_time a2a, flex, flex_uncut, a2a_one, flex_one;
+	double issue;
+
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	job.perf = *perfdata_ampere_builtin();
+	job.perf.expert_host_s = 100e-6;
+	job.perf.expert_flex_host_cut = 0;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	l.grad_accum = 16;
+	l.ep = 2;
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_ALLTOALL;
+	sizing_step_time(&job, &l, &a2a);
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_HYBRIDEP;
+	sizing_step_time(&job, &l, &flex_uncut);
+	job.perf.expert_flex_host_cut = 0.4;
+	sizing_step_time(&job, &l, &flex);
+	issue = 16 * (m.layers - m.dense_layers) * ((double)m.experts / l.ep) *
+		3 * 100e-6;
+	/* the cut takes 40% of the issue, and only that */
+	assert_true(fabs(flex_uncut.compute_s - flex.compute_s - 0.4 * issue) <
+		    1e-6 * issue);
+	/* alltoall keeps it all: its compute is the uncut flex one's */
+	assert_true(fabs(a2a.compute_s - flex_uncut.compute_s) <
+		    1e-6 * issue);
+	/* EP 1: no tokens exchanged, alltoall runs, the issue is whole */
+	one = l;
+	one.ep = 1;
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_ALLTOALL;
+	sizing_step_time(&job, &one, &a2a_one);
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEEPEP;
+	sizing_step_time(&job, &one, &flex_one);
+	assert_true(flex_one.compute_s == a2a_one.compute_s);
+	assert_true(shipped_fp8("h100").expert_flex_host_cut > 0);
+	assert_true(shipped_fp8("h100").expert_flex_host_cut < 1);
+	assert_true(shipped_fp8("b200").expert_flex_host_cut > 0);
+	assert_true(shipped_fp8("b200").expert_flex_host_cut < 1);
+}
+
 /* "selective" under FSDP is torchtitan's op-level checkpointing: it keeps
  * less than Megatron's selective (the block input and every other
  * matmul's output) and recomputes wk, wo and w3; its loss holds 10 bytes
@@ -1287,6 +1338,7 @@ int main(void)
 		cmocka_unit_test(test_moe_overlap),
 		cmocka_unit_test(test_moe_dispatcher),
 		cmocka_unit_test(test_moe_dispatcher_refused),
+		cmocka_unit_test(test_expert_flex_issue),
 		cmocka_unit_test(test_expert_fp8_issue),
 		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_pp_link),

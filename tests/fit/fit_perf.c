@@ -608,6 +608,8 @@ static const struct {
 	{"expert_host_s", offsetof(perf_params, expert_host_s), 0, 1e-3},
 	{"expert_fp8_host_s", offsetof(perf_params, expert_fp8_host_s), 0,
 	 1e-3},
+	{"expert_flex_host_cut", offsetof(perf_params,
+					    expert_flex_host_cut), 0, 1},
 };
 #define FIT_GEN_KEYS (sizeof(fit_gen_keys) / sizeof(fit_gen_keys[0]))
 /* the default constants of a generation's fit: the first nine */
