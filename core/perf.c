@@ -536,14 +536,18 @@ static int perf_moe_overlap(const sizing_job *job, const sizing_layout *lay)
  * inside the cast, 0 there). The all-to-all overlap (--moe-overlap)
  * keeps it: Megatron's combined 1F1B runs the same grouped MLP from the
  * one host thread (models/gpt/fine_grained_callables.py), so what it
- * hides is the exchange, not the issue. The flex dispatchers (DeepEP,
- * HybridEP) spend the generation's expert_flex_host_cut less of it:
- * expert_host_s was fitted on runs of the alltoall dispatcher, whose own
- * host work every MoE layer (the token counts' copy, the split lists of
- * its all-to-all, the permutes and the chunk sort around it: Megatron-
- * LM token_dispatcher.py, MoEAlltoAllTokenDispatcher) it absorbs, where
- * the flex path permutes, exchanges and permutes again in one fused
- * dispatch and one combine (_HybridEPManager, _DeepepManager). */
+ * hides is the exchange, not the issue. Under the flex dispatchers
+ * (DeepEP, HybridEP) the whole of it, the FP8 part too, is the
+ * generation's expert_flex_host_cut less: the constants were fitted on
+ * runs of the alltoall dispatcher, and absorb its own host work every
+ * MoE layer (the all-to-all's split lists copied to the host, the
+ * permutes and the chunk sorts around it: Megatron-LM
+ * token_dispatcher.py, MoEAlltoAllTokenDispatcher), work the flex path
+ * does without split lists or chunk sorts, HybridEP with the permutes
+ * fused into its dispatch and combine (_HybridEPManager; DeepEP permutes
+ * apart, _DeepepManager); both still bring the token counts to the
+ * host. Where the fit put that work, in the base or the FP8 part, no run
+ * tells apart: the cut is a share of the sum. */
 static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 			      double layers, double share)
 {

@@ -757,11 +757,12 @@ static void test_expert_fp8_issue(void **state)
 	assert_true(shipped_fp8("b200").expert_fp8_host_s == 0);
 }
 
-/* Under a flex dispatcher (DeepEP, HybridEP) the experts' host issue is
- * the generation's expert_flex_host_cut less than under alltoall, whose
- * own host work expert_host_s absorbs; a layout without expert
- * parallelism runs alltoall whatever was asked, and keeps the whole
- * issue. The shipped Hopper and Blackwell entries cut some, never all. */
+/* Under a flex dispatcher (DeepEP, HybridEP) the experts' host issue,
+ * its FP8 part too, is the generation's expert_flex_host_cut less than
+ * under alltoall, whose own host work the fitted constants absorb; a
+ * layout without expert parallelism runs alltoall whatever was asked,
+ * and keeps the whole issue. The shipped Hopper and Blackwell entries
+ * cut some, never all. */
 static void test_expert_flex_issue(void **state)
 {
 	autosize_model m;
@@ -769,7 +770,8 @@ static void test_expert_flex_issue(void **state)
 	autosize_error e;
 	sizing_job job;
 	sizing_layout l = shape(1, 1, 16, 1), one;
-	sizing_time a2a, flex, flex_uncut, a2a_one, flex_one;
+	sizing_time a2a, flex, flex_uncut, deepep, a2a_one, flex_one;
+	sizing_time f8_uncut, f8_cut;
 	double issue;
 
 	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
@@ -794,6 +796,23 @@ static void test_expert_flex_issue(void **state)
 	/* alltoall keeps it all: its compute is the uncut flex one's */
 	assert_true(fabs(a2a.compute_s - flex_uncut.compute_s) <
 		    1e-6 * issue);
+	/* DeepEP takes the same cut as HybridEP */
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEEPEP;
+	sizing_step_time(&job, &l, &deepep);
+	assert_true(fabs(deepep.compute_s - flex.compute_s) < 1e-6 * issue);
+	/* under FP8 the cut is a share of the base and the FP8 part */
+	job.precision = AUTOSIZE_PREC_FP8;
+	job.perf.fp8_gemm_speedup = 1.5;
+	job.perf.fp8_gemm_share = 0.8;
+	job.perf.expert_fp8_host_s = 300e-6;
+	job.perf.expert_flex_host_cut = 0;
+	sizing_step_time(&job, &l, &f8_uncut);
+	job.perf.expert_flex_host_cut = 0.4;
+	sizing_step_time(&job, &l, &f8_cut);
+	assert_true(fabs(f8_uncut.compute_s - f8_cut.compute_s -
+			 0.4 * issue * 4) < 1e-6 * issue);
+	job.precision = AUTOSIZE_PREC_BF16;
+	job.perf.expert_fp8_host_s = 0;
 	/* EP 1: no tokens exchanged, alltoall runs, the issue is whole */
 	one = l;
 	one.ep = 1;
