@@ -564,7 +564,8 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	per_s = pp->expert_host_s;
 	if (job->precision == AUTOSIZE_PREC_FP8)
 		per_s += pp->expert_fp8_host_s;
-	if (autosize_moe_dispatcher_flex(sizing_layout_dispatcher(job, lay)))
+	if (pp->expert_flex_host_cut > 0 &&
+	    autosize_moe_dispatcher_flex(sizing_layout_dispatcher(job, lay)))
 		per_s *= 1 - pp->expert_flex_host_cut;
 	return layers * (m->layers - m->dense_layers) / m->layers * local *
 	       (3.0 + share) * per_s;
