@@ -772,12 +772,12 @@ static void test_expert_flex_issue(void **state)
 	sizing_layout l = shape(1, 1, 16, 1), one;
 	sizing_time a2a, flex, flex_uncut, deepep, a2a_one, flex_one;
 	sizing_time f8_uncut, f8_cut;
-	double issue;
+	double issue, base_s = 100e-6, fp8_s = 300e-6;
 
 	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
 	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
 	job.perf = *perfdata_ampere_builtin();
-	job.perf.expert_host_s = 100e-6;
+	job.perf.expert_host_s = base_s;
 	job.perf.expert_flex_host_cut = 0;
 	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
 	l.grad_accum = 16;
@@ -789,7 +789,7 @@ static void test_expert_flex_issue(void **state)
 	job.perf.expert_flex_host_cut = 0.4;
 	sizing_step_time(&job, &l, &flex);
 	issue = 16 * (m.layers - m.dense_layers) * ((double)m.experts / l.ep) *
-		3 * 100e-6;
+		3 * base_s;
 	/* the cut takes 40% of the issue, and only that */
 	assert_true(fabs(flex_uncut.compute_s - flex.compute_s - 0.4 * issue) <
 		    1e-6 * issue);
@@ -804,13 +804,14 @@ static void test_expert_flex_issue(void **state)
 	job.precision = AUTOSIZE_PREC_FP8;
 	job.perf.fp8_gemm_speedup = 1.5;
 	job.perf.fp8_gemm_share = 0.8;
-	job.perf.expert_fp8_host_s = 300e-6;
+	job.perf.expert_fp8_host_s = fp8_s;
 	job.perf.expert_flex_host_cut = 0;
 	sizing_step_time(&job, &l, &f8_uncut);
 	job.perf.expert_flex_host_cut = 0.4;
 	sizing_step_time(&job, &l, &f8_cut);
 	assert_true(fabs(f8_uncut.compute_s - f8_cut.compute_s -
-			 0.4 * issue * 4) < 1e-6 * issue);
+			 0.4 * issue * (base_s + fp8_s) / base_s) <
+		    1e-6 * issue);
 	job.precision = AUTOSIZE_PREC_BF16;
 	job.perf.expert_fp8_host_s = 0;
 	/* EP 1: no tokens exchanged, alltoall runs, the issue is whole */
