@@ -246,8 +246,12 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 					      q * m->hidden +
 					      (double)m->hidden * m->ffn);
 	}
-	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE && !job->flash_attention)
-		return f + attn;
+	/* Megatron's selective setting (recompute module core_attn,
+	 * Attention._checkpointed_attention_forward) re-runs the attention
+	 * core's forward under FlashAttention too: one forward of the
+	 * attention term (a third of its forward and backward). */
+	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE)
+		return f + (job->flash_attention ? attn / 3.0 : attn);
 	return f;
 }
 
