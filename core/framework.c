@@ -255,6 +255,12 @@ int framework_heads_ok(const sizing_job *job, int tp, int cp)
 		return 1;
 	if (m->heads <= 0 || m->heads % ways)
 		return 0;
+	/* Megatron-Core's MambaMixer splits its heads and its B/C groups
+	 * tensor-parallel ways ("ngroups must be divisible by tp"): whole
+	 * groups a rank */
+	if (m->mamba_layers > 0 && tp > 1 &&
+	    (m->mamba_heads % tp || m->mamba_groups % tp))
+		return 0;
 	return kv % ways == 0 || ways % kv == 0;
 }
 

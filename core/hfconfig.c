@@ -7,7 +7,8 @@
  * experts, DeepSeek's multi-head latent attention, explicit head_dim
  * (Gemma), Falcon's multi_query, learned position tables (GPT-2) and the
  * language model nested in a multimodal config ("text_config": Gemma-3,
- * LLaVA, Mistral-3). Nothing is allocated but the file's buffer.
+ * LLaVA, Mistral-3), and Nemotron-H's hybrid Mamba-2 layer pattern.
+ * Nothing is allocated but the file's buffer.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 
 #define HF_SHOW_MAX 24                 /* bytes of a bad number quoted */
 #define HF_INT_HUGE 1000000000000L     /* stop accumulating digits here */
+#define HF_STR_MAX 64                  /* a kept string value, with NUL */
 #define HF_TEXT_CONFIG "text_config"
 #define HF_VISION_CONFIG "vision_config"
 
@@ -59,6 +61,16 @@ enum hf_field {
 	HF_NOPE_EVERY,      /* Llama 4: every k-th layer global (NoPE) */
 	HF_ACT,
 	HF_TYPE,
+	HF_PATTERN,         /* Nemotron-H: hybrid_override_pattern's length */
+	HF_PAT_MAMBA,       /* ... its 'M' (Mamba-2 mixer) blocks; these
+			     * four in hf_take_pattern's order "M*-E" */
+	HF_PAT_ATTN,        /* ... '*' (attention) */
+	HF_PAT_DENSE,       /* ... '-' (dense MLP) */
+	HF_PAT_MOE,         /* ... 'E' (experts) */
+	HF_MAMBA_HEADS,
+	HF_MAMBA_HEAD_DIM,
+	HF_MAMBA_STATE,
+	HF_MAMBA_GROUPS,
 	HF_FIELD_COUNT
 };
 
@@ -125,6 +137,14 @@ static const struct hf_key hf_keys[] = {
 	{ "hidden_activation", HF_ACT, HF_STR, 0, 0 },
 	{ "activation_function", HF_ACT, HF_STR, 0, 0 },
 	{ "model_type", HF_TYPE, HF_STR, 0, 0 },
+	{ "hybrid_override_pattern", HF_PATTERN, HF_STR, 0, 0 },
+	{ "mamba_num_heads", HF_MAMBA_HEADS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
+	{ "mamba_head_dim", HF_MAMBA_HEAD_DIM, HF_INT, 1,
+	  AUTOSIZE_MAX_HEAD_DIM },
+	{ "ssm_state_size", HF_MAMBA_STATE, HF_INT, 1, AUTOSIZE_MAX_HEAD_DIM },
+	{ "n_groups", HF_MAMBA_GROUPS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
+	{ "moe_shared_expert_intermediate_size", HF_SHARED_FFN, HF_INT, 0,
+	  AUTOSIZE_MAX_FFN },
 };
 
 #define HF_N_KEYS (sizeof(hf_keys) / sizeof(hf_keys[0]))
@@ -140,7 +160,21 @@ enum hf_scope { HF_TOP = 0, HF_TEXT, HF_SCOPES };
 static const char *const hf_plain_mlp_types[] = {
 	"gpt2", "gpt_neo", "gpt_neox", "gptj", "gpt_bigcode", "opt", "bloom",
 	"falcon", "RefinedWeb", "RefinedWebModel", "phi", "starcoder2",
-	"codegen", NULL
+	"codegen", "nemotron_h", NULL
+};
+/*
+ * State-space and other recurrent mixers the engine does not read from a
+ * config.json: Mamba-1 (its selective scan is not Mamba-2's), hybrids
+ * that state their layers another way than Nemotron-H's pattern (Jamba,
+ * Zamba, Bamba, Granite 4.0-H, Falcon-H1), linear attention (Qwen3-Next's
+ * Gated DeltaNet, Kimi Linear, MiniMax), RWKV, xLSTM, Griffin. Their
+ * layers would be sized as attention: refused, naming what to give.
+ */
+static const char *const hf_recurrent_types[] = {
+	"mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2",
+	"bamba", "granitemoehybrid", "falcon_h1", "qwen3_next", "kimi_linear",
+	"minimax", "minimax_m1", "lfm2", "plamo2", "recurrent_gemma", "rwkv",
+	"rwkv5", "rwkv6", "rwkv7", "xlstm", NULL
 };
 static const char *const hf_gated_mlp_types[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
@@ -231,7 +265,7 @@ static const struct hf_class_defaults hf_nested_defaults[] = {
 struct hf_value {
 	int set;                     /* a key gave a non-null value */
 	long num;                    /* integer, or 0/1 for a boolean */
-	char str[AUTOSIZE_JSON_STR_MAX]; /* string value ("" when too long) */
+	char str[HF_STR_MAX];        /* string value ("" when too long) */
 	const struct hf_key *key;    /* the key that gave it */
 };
 
@@ -319,6 +353,49 @@ static void hf_take_int(struct hf_reader *r, const char *prefix,
 	v->key = k;
 }
 
+/* Nemotron-H's hybrid_override_pattern, a character a layer: 'M' a
+ * Mamba-2 mixer, '*' attention, '-' a dense MLP, 'E' experts
+ * (transformers' NemotronHConfig, Megatron-Core's hybrid layer
+ * allocation). Kept as its length and its counts of each kind in the
+ * scope's values vals. */
+static void hf_take_pattern(struct hf_reader *r, const char *prefix,
+			    const struct hf_key *k, struct hf_value *vals,
+			    const char *pat)
+{
+	static const char kinds[] = "M*-E";
+	struct hf_value *v = &vals[HF_PATTERN];
+	struct hf_value *count = &vals[HF_PAT_MAMBA]; /* .. HF_PAT_MOE */
+	const char *c, *at;
+	size_t i;
+
+	if (!pat || !pat[0]) {
+		hf_sem(r, "%s%s is %s (expected a character a layer, at most "
+		       "%d: M Mamba-2, * attention, - MLP, E experts)",
+		       prefix, k->name, pat ? "empty" : "too long",
+		       AUTOSIZE_JSON_STR_MAX - 1);
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		count[i].num = 0;
+	for (c = pat; *c; c++) {
+		at = strchr(kinds, *c);
+		if (!at) {
+			hf_sem(r, "%s%s has '%c' at layer %d (expected M "
+			       "Mamba-2, * attention, - MLP or E experts)",
+			       prefix, k->name, *c, (int)(c - pat));
+			return;
+		}
+		count[at - kinds].num++;
+	}
+	for (i = 0; i < 4; i++) {
+		count[i].set = 1;
+		count[i].key = k;
+	}
+	v->set = 1;
+	v->num = (long)strlen(pat);
+	v->key = k;
+}
+
 /* json.c's visitor: keep the wanted members of the top level and of
  * text_config. */
 static void hf_visit(void *ctx, const autosize_json_member *m)
@@ -380,8 +457,14 @@ static void hf_visit(void *ctx, const autosize_json_member *m)
 			hf_wrong_type(r, prefix, k, "a string");
 			return;
 		}
+		if (k->field == HF_PATTERN) {
+			hf_take_pattern(r, prefix, k, r->vals[scope],
+					m->str_fits ? m->str : NULL);
+			return;
+		}
 		snprintf(v->str, sizeof(v->str), "%s",
-			 m->str_fits ? m->str : "");
+			 m->str_fits && strlen(m->str) < sizeof(v->str)
+			 ? m->str : "");
 		v->set = 1;
 		v->key = k;
 		return;
@@ -644,6 +727,67 @@ static void hf_chunk(const struct hf_value *v, autosize_model *m)
 	m->window_layers = m->layers - m->layers / every;
 }
 
+/* Nemotron-H: the blocks of hybrid_override_pattern (hf_take_pattern)
+ * and the Mamba-2 sizes. Its '-' blocks are dense MLPs of
+ * intermediate_size beside 'E' expert blocks of moe_intermediate_size
+ * (transformers' NemotronHMLP and NemotronHMoE). */
+static autosize_err hf_hybrid(const char *what, const struct hf_value *v,
+			      autosize_model *m, autosize_error *e)
+{
+	int n_m = hf_int(v, HF_PAT_MAMBA), n_a = hf_int(v, HF_PAT_ATTN);
+	int n_d = hf_int(v, HF_PAT_DENSE), n_e = hf_int(v, HF_PAT_MOE);
+
+	if (!v[HF_PATTERN].set) {
+		if (v[HF_MAMBA_HEADS].set || v[HF_MAMBA_STATE].set)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "%s: Mamba sizes without "
+					     "hybrid_override_pattern (expected "
+					     "its layer pattern, or give the "
+					     "blocks as --mamba-layers, "
+					     "--attn-layers and --mlp-layers)",
+					     what);
+		return AUTOSIZE_OK;
+	}
+	if (hf_int(v, HF_PATTERN) != m->layers)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: hybrid_override_pattern has %d "
+				     "layers, num_hidden_layers %d (expected "
+				     "a character a layer)", what,
+				     hf_int(v, HF_PATTERN), m->layers);
+	if (n_m == 0 || n_a == 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: hybrid_override_pattern has %s "
+				     "(expected Mamba 'M' and attention '*' "
+				     "blocks both: a pure transformer or "
+				     "state-space stack is not read this way)",
+				     what, n_m ? "no attention '*'"
+				     : "no Mamba 'M'");
+	if (n_e > 0 && m->experts <= 1)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: hybrid_override_pattern has %d "
+				     "expert 'E' layers but no experts "
+				     "(expected n_routed_experts above 1)",
+				     what, n_e);
+	if (n_e == 0 && m->experts > 1)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: n_routed_experts %d but no expert "
+				     "'E' layer in hybrid_override_pattern",
+				     what, m->experts);
+	m->mamba_layers = n_m;
+	m->attn_layers = n_a;
+	m->mlp_layers = n_d + n_e;
+	if (m->experts > 1) {
+		m->dense_layers = n_d;
+		if (n_d == 0)
+			m->ffn_dense = 0;
+	}
+	m->mamba_heads = hf_int(v, HF_MAMBA_HEADS);
+	m->mamba_head_dim = hf_int(v, HF_MAMBA_HEAD_DIM);
+	m->mamba_state = hf_int(v, HF_MAMBA_STATE);
+	m->mamba_groups = hf_int(v, HF_MAMBA_GROUPS);
+	return AUTOSIZE_OK;
+}
+
 /* Turn the kept values into a model and finish its architecture. */
 static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 				autosize_model *m, autosize_error *e)
@@ -652,6 +796,17 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 	char inner[AUTOSIZE_MSG_LEN];
 	autosize_err rc;
 
+	if (hf_type_in(v, hf_recurrent_types))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: model_type %s has state-space or "
+				     "recurrent layers this file does not "
+				     "state as the engine reads them (it "
+				     "reads Nemotron-H's pattern); give the "
+				     "blocks as --mamba-layers, --attn-layers "
+				     "and --mlp-layers with the model's sizes "
+				     "(Mamba-2 mixers), or --model-params=N "
+				     "for a plan from the parameter count",
+				     what, v[HF_TYPE].str);
 	if (!v[HF_HIDDEN].set)
 		return hf_missing(what, "hidden_size", "the model width as "
 				  "hidden_size or n_embd", e);
@@ -691,6 +846,8 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 	hf_window(v, m);
 	hf_chunk(v, m);
 	rc = hf_experts(what, v, m, e);
+	if (rc == AUTOSIZE_OK)
+		rc = hf_hybrid(what, v, m, e);
 	if (rc == AUTOSIZE_OK)
 		rc = autosize_model_finish_arch(m, e);
 	if (rc != AUTOSIZE_OK && e && strncmp(e->msg, what, strlen(what))) {

@@ -46,6 +46,14 @@ static const jobenv_field jobenv_fields[] = {
 	JOBENV_F_IF_SET("attn_window", attn_window, AUTOSIZE_MAX_POSITIONS),
 	JOBENV_F_IF_SET("window_layers", window_layers, AUTOSIZE_MAX_LAYERS),
 	JOBENV_F_IF_SET("attn_chunk", attn_chunk, AUTOSIZE_MAX_POSITIONS),
+	JOBENV_F_IF_SET("mamba_layers", mamba_layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F_IF_SET("attn_layers", attn_layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F_IF_SET("mlp_layers", mlp_layers, AUTOSIZE_MAX_LAYERS),
+	JOBENV_F_IF_SET("mamba_heads", mamba_heads, AUTOSIZE_MAX_HEADS),
+	JOBENV_F_IF_SET("mamba_head_dim", mamba_head_dim,
+			AUTOSIZE_MAX_HEAD_DIM),
+	JOBENV_F_IF_SET("mamba_state", mamba_state, AUTOSIZE_MAX_HEAD_DIM),
+	JOBENV_F_IF_SET("mamba_groups", mamba_groups, AUTOSIZE_MAX_HEADS),
 };
 #define JOBENV_N_FIELDS (sizeof(jobenv_fields) / sizeof(jobenv_fields[0]))
 

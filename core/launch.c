@@ -415,6 +415,13 @@ int autosize_launch_report(const autosize_request *r, const autosize_plan *p,
 		launch_put(&o, ", %d-token chunks on %d of %d layers",
 			   r->model.attn_chunk, r->model.window_layers,
 			   r->model.layers);
+	/* a hybrid's blocks, which its attention and Mamba terms follow */
+	if (r->model.mamba_layers > 0)
+		launch_put(&o, ", %d Mamba-2, %d attention and %d MLP of %d "
+			   "blocks", r->model.mamba_layers,
+			   autosize_model_attn_layers(&r->model),
+			   autosize_model_mlp_layers(&r->model),
+			   r->model.layers);
 	launch_put(&o, ")");
 	if (p->tokens > 0)
 		launch_put(&o, " x %s tokens", autosize_launch_count(

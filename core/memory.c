@@ -102,7 +102,7 @@ static double memory_expert_layer_params(const sizing_job *job)
 double sizing_expert_params_per_layer(const autosize_model *m)
 {
 	double mult = m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2;
-	int moe_layers = m->layers - m->dense_layers;
+	int moe_layers = autosize_model_moe_layers(m);
 
 	if (m->experts <= 1 || m->layers <= 0 || moe_layers <= 0)
 		return 0;
@@ -136,9 +136,11 @@ double sizing_kv_replica_params(const sizing_job *job,
 	if (lay->tp <= 1 || split >= lay->tp || m->kv_lora_rank > 0)
 		return 0;
 	/* the k and v projections of a layer (hidden x kv width each),
-	 * held by tp / kv ranks each instead of split tp ways */
+	 * held by tp / kv ranks each instead of split tp ways, averaged
+	 * over the blocks (a hybrid's attention blocks hold them) */
 	return 2.0 * m->hidden * autosize_model_kv_width(m) *
-	       (1.0 / split - 1.0 / lay->tp);
+	       (1.0 / split - 1.0 / lay->tp) *
+	       autosize_model_attn_layers(m) / m->layers;
 }
 
 double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
@@ -183,12 +185,16 @@ static double memory_lora_params(const sizing_job *job,
 	const autosize_model *m = job->model;
 	double h = m->hidden, f = m->ffn, r = job->lora_rank;
 	double q = autosize_model_q_width(m), kv = autosize_model_kv_width(m);
-	/* wq h -> q, wo q -> h, wk and wv h -> kv */
+	/* wq h -> q, wo q -> h, wk and wv h -> kv; on the blocks that
+	 * hold attention and an MLP (a hybrid's Mamba projections carry
+	 * none: not counted) */
 	double attn = r * (2 * (h + q) + 2 * (h + kv));
 	double mlp = r * (h + f) * (m->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
 	int e = m->experts > 1 ? m->experts : 1;
 
-	return memory_layers_per_stage(job, lay) * (attn + e * mlp) / lay->tp;
+	return memory_layers_per_stage(job, lay) *
+	       (attn * autosize_model_attn_layers(m) +
+		e * mlp * autosize_model_mlp_layers(m)) / m->layers / lay->tp;
 }
 
 double sizing_trained_params_per_gpu(const sizing_job *job,
@@ -258,7 +264,7 @@ static double memory_logit_bytes(const sizing_job *job)
  * its routed and shared experts' in the MoE layers' share. */
 static double memory_moe_mlp_width(const autosize_model *m)
 {
-	return (double)(m->layers - m->dense_layers) / m->layers *
+	return (double)autosize_model_moe_layers(m) / m->layers *
 	       ((double)m->experts_active * m->ffn +
 		(double)m->experts_shared *
 		(m->ffn_shared > 0 ? m->ffn_shared : m->ffn));
@@ -266,15 +272,18 @@ static double memory_moe_mlp_width(const autosize_model *m)
 
 /* MLP width a token's activations span: its top-k routed experts and
  * the shared ones for MoE (averaged over dense leading layers), else the
- * dense width. */
+ * dense width; averaged over the blocks (a hybrid's MLP blocks hold
+ * it). */
 static double memory_mlp_width(const autosize_model *m)
 {
-	double share;
+	double mlp;
 
-	if (m->experts <= 1 || m->layers <= 0)
+	if (m->layers <= 0)
 		return m->ffn;
-	share = (double)(m->layers - m->dense_layers) / m->layers;
-	return memory_moe_mlp_width(m) + (1 - share) *
+	mlp = (double)autosize_model_mlp_layers(m) / m->layers;
+	if (m->experts <= 1)
+		return mlp * m->ffn;
+	return memory_moe_mlp_width(m) + (double)m->dense_layers / m->layers *
 	       (m->ffn_dense > 0 ? m->ffn_dense : m->ffn);
 }
 
@@ -304,9 +313,49 @@ double sizing_mlp_redone_width(const autosize_model *m)
  * ones (all of a dense model's). */
 double sizing_mlp_redone_layers(const autosize_model *m)
 {
-	if (m->experts <= 1 || m->layers <= 0)
+	if (m->layers <= 0)
 		return 1;
+	if (m->experts <= 1)
+		return (double)autosize_model_mlp_layers(m) / m->layers;
 	return (double)m->dense_layers / m->layers;
+}
+
+/*
+ * A Mamba-2 block's activations per layer, averaged over the blocks (0
+ * without Mamba layers), 16-bit but dA_cumsum, as Megatron-Core's
+ * MambaMixer and mamba_ssm's chunked scan keep them for the backward
+ * pass (ssm/mamba_mixer.py; ssd_combined.py, MambaChunkScanCombinedFn:
+ * save_for_backward keeps x, dt, dA_cumsum, B, C, z and the output, and
+ * recomputes the chunk states): the norm and in_proj inputs (2h each,
+ * not split under tensor parallelism without sequence parallelism), and
+ * split over the mixer's heads: in_proj's output z, x, B, C, dt (2d +
+ * 2GN + H, the conv's input and z are views of it), the conv output x,
+ * B, C (d + 2GN), the scan's output and the gated norm's output (out_proj
+ * input; d each), dA_cumsum in fp32 (4H): 10d + 8GN + 6H bytes a token
+ * (d inner width, G groups, N state, H heads). FP8 keeps in_proj's and
+ * out_proj's inputs in one byte. Under context parallelism a rank holds
+ * s / cp tokens of it.
+ */
+static double memory_mamba_bytes(const sizing_job *job,
+				 const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	double s = (double)job->seq_len / SIZING_CP(lay);
+	double sb = s * lay->micro_batch, t = lay->tp;
+	double d = autosize_model_mamba_inner(m);
+	double gn = (double)m->mamba_groups * m->mamba_state;
+	double nh = m->mamba_heads, rep, split;
+	int fp8 = job->precision == AUTOSIZE_PREC_FP8 ||
+		  job->precision == AUTOSIZE_PREC_NVFP4;
+
+	if (m->mamba_layers <= 0 || m->layers <= 0)
+		return 0;
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
+		return 0;     /* its block input, counted with the others' */
+	rep = sb * m->hidden * (fp8 ? 3 : 4);
+	split = sb * (10 * d + 8 * gn + 6 * nh - (fp8 ? d : 0));
+	return (double)m->mamba_layers / m->layers *
+	       (rep / (lay->sp ? t : 1) + split / t);
 }
 
 double sizing_layer_activation_bytes(const sizing_job *job,
@@ -327,7 +376,12 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 			(framework_cp_ulysses(job->framework)
 			 ? SIZING_CP(lay) : 1) / framework_kv_split(job, lay);
 	double sbh = s * b * h;
-	double kvr = (double)m->kv_heads / m->heads * kv_rep;
+	/* query, key + value (per key/value head, replicated kv_rep
+	 * ways) and output widths */
+	double v_dim = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+	double qw = autosize_model_q_width(m), ow = (double)m->heads * v_dim;
+	double kvw = (double)m->kv_heads * (m->head_dim + v_dim);
+	double kvr_w = kv_rep;
 	int gelu = m->mlp == AUTOSIZE_MLP_GELU;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double rep, split, scores = 0;
@@ -336,6 +390,13 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	 * the MoE layers' (sizing_mlp_kept_share) */
 	double mlp_kept = lay->recompute != AUTOSIZE_RECOMPUTE_SELECTIVE_MLP
 			  ? 1 : sizing_mlp_kept_share(m);
+
+	/* a hybrid's blocks: the shares holding attention, an MLP, a
+	 * Mamba mixer (1, 1, 0 for a transformer) */
+	double a_sh = (double)autosize_model_attn_layers(m) / m->layers;
+	double p_sh = (double)autosize_model_mlp_layers(m) / m->layers;
+	double moe_sh = (double)autosize_model_moe_layers(m) / m->layers;
+	int g = gelu ? 1 : 0;
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		return 2 * sbh / rep_div;      /* layer input only */
@@ -352,14 +413,21 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		double kv = autosize_model_kv_width(m);
 		double w2 = gelu ? 0 : 2 * sbh / (lay->sp ? 1 : t);
 
-		return 2 * sbh / rep_div + w2 +
-		       (t > 1 && lay->sp ? 4 * sbh / t : 0) +
-		       2 * s * b * (2 * q + kv * kv_rep + m->ffn) / t;
+		/* a hybrid's Mamba blocks keep what they keep without
+		 * (torchtitan runs no hybrid: an estimate) */
+		return (2 * sbh / rep_div + w2 +
+			(t > 1 && lay->sp ? 4 * sbh / t : 0) +
+			2 * s * b * (2 * q + kv * kv_rep + m->ffn) / t) *
+		       (a_sh + p_sh) / 2 + memory_mamba_bytes(job, lay);
 	}
-	/* Two norm inputs, QKV input, MLP input, dropout masks. */
-	rep = sbh * (4 + 2 + 2 + (gelu ? 2 : 0));
-	/* Q, K, V, attention output; MLP inner tensors. */
-	split = sbh * (2 + 4 * kvr + 2) + mlp_kept *
+	/* Norm input and QKV input of the attention, norm input and MLP
+	 * input of the MLP, dropout masks (GPT). */
+	rep = sbh * (a_sh * (4 + g) + p_sh * (4 + g));
+	/* Q, K, V and the attention output at their own widths (heads x
+	 * head width; Qwen3's, GPT-OSS's and MLA's differ from hidden:
+	 * Megatron-Core's attention and multi_latent_attention.py build
+	 * them whole); MLP inner tensors. */
+	split = a_sh * 2 * s * b * (qw + kvw * kvr_w + ow) + mlp_kept *
 		s * b * (job->prepared ? job->mlp_width : memory_mlp_width(m)) *
 		(gelu ? 4 : job->prepared ? job->swiglu_b
 					  : memory_swiglu_bytes(job));
@@ -367,8 +435,8 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		/* MoE: router logits and the permuted (dispatched) copy of
 		 * each token's top-k inputs, 16-bit (Megatron MoE token
 		 * dispatcher) */
-		split += s * b * (4.0 * m->experts +
-				  2.0 * m->experts_active * h);
+		split += moe_sh * s * b * (4.0 * m->experts +
+					   2.0 * m->experts_active * h);
 	if (job->precision == AUTOSIZE_PREC_FP8 ||
 	    job->precision == AUTOSIZE_PREC_NVFP4) {
 		/* FP8 GEMMs keep their inputs for the backward pass in FP8,
@@ -378,14 +446,16 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		 * 4-bit copies with their block scales (TE
 		 * NVFP4BlockScaling) are counted at FP8's byte: an upper
 		 * bound. */
-		rep -= sbh * 2;
-		split -= sbh + mlp_kept * s * b * m->ffn;
+		rep -= sbh * (a_sh + p_sh);
+		split -= a_sh * s * b * ow + p_sh * mlp_kept * s * b * m->ffn;
 	}
 	if (!job->flash_attention &&
 	    lay->recompute == AUTOSIZE_RECOMPUTE_NONE)
 		/* softmax output 2as^2b, + dropout mask and output 3as^2b */
-		scores = (gelu ? 5.0 : 2.0) * m->heads * s * job->seq_len * b;
-	return rep / rep_div + (split + scores) / t;
+		scores = a_sh * (gelu ? 5.0 : 2.0) * m->heads * s *
+			 job->seq_len * b;
+	return rep / rep_div + (split + scores) / t +
+	       memory_mamba_bytes(job, lay);
 }
 
 /* Per-layer activation bytes of a layout at micro-batch 1 (every term is

@@ -69,32 +69,89 @@ static double model_attn_params(const autosize_model *m)
 	return p;
 }
 
+/* One norm per sublayer (mixer or MLP): RMSNorm has h weights,
+ * LayerNorm 2h. */
 static double model_norm_params(const autosize_model *m)
 {
-	/* Two norms per layer: RMSNorm has h weights, LayerNorm 2h. */
-	return (m->mlp == AUTOSIZE_MLP_GELU ? 4.0 : 2.0) * m->hidden;
+	return (m->mlp == AUTOSIZE_MLP_GELU ? 2.0 : 1.0) * m->hidden;
+}
+
+int autosize_model_attn_layers(const autosize_model *m)
+{
+	if (m->mamba_layers <= 0)
+		return m->layers;
+	return m->attn_layers > 0 ? m->attn_layers
+				  : m->layers - m->mamba_layers;
+}
+
+int autosize_model_mlp_layers(const autosize_model *m)
+{
+	return m->mlp_layers > 0 ? m->mlp_layers : m->layers;
+}
+
+int autosize_model_moe_layers(const autosize_model *m)
+{
+	if (m->experts <= 1)
+		return 0;
+	return autosize_model_mlp_layers(m) - m->dense_layers;
+}
+
+double autosize_model_sublayer_share(const autosize_model *m)
+{
+	if (m->layers <= 0 || m->mamba_layers <= 0)
+		return 1;
+	return (double)(m->mamba_layers + autosize_model_attn_layers(m) +
+			autosize_model_mlp_layers(m)) / (2.0 * m->layers);
+}
+
+/* Mamba-2's conv1d kernel (d_conv 4: Mamba-2, Nemotron-H). */
+#define MODEL_MAMBA_CONV 4
+
+double autosize_model_mamba_inner(const autosize_model *m)
+{
+	return (double)m->mamba_heads * m->mamba_head_dim;
+}
+
+double autosize_model_mamba_params(const autosize_model *m)
+{
+	double h = m->hidden, d = autosize_model_mamba_inner(m);
+	double bc = 2.0 * m->mamba_groups * m->mamba_state;
+	double nh = m->mamba_heads;
+
+	if (m->mamba_layers <= 0)
+		return 0;
+	return h * (2.0 * d + bc + nh) +        /* in_proj: z, x, B, C, dt */
+	       (d + bc) * (MODEL_MAMBA_CONV + 1) + /* conv1d and its bias */
+	       3.0 * nh + d +                   /* A_log, D, dt_bias; norm */
+	       d * h;                           /* out_proj */
 }
 
 /*
  * Parameters of the layers: `routed` experts of each MoE layer counted
  * (all of them, or the experts_active a token uses), plus its shared
- * experts and router; leading dense layers (DeepSeek's
- * first_k_dense_replace) have one MLP of ffn_dense.
+ * experts and router; dense MLP blocks (DeepSeek's first_k_dense_replace,
+ * Nemotron-H's '-' among its 'E') have one MLP of ffn_dense; attention
+ * and Mamba mixers on the blocks that hold them, a norm before each
+ * sublayer.
  */
 static double model_layers_params(const autosize_model *m, int routed)
 {
-	double base = model_attn_params(m) + model_norm_params(m);
+	double attn = autosize_model_attn_layers(m) *
+		      (model_attn_params(m) + model_norm_params(m));
+	double mamba = m->mamba_layers *
+		       (autosize_model_mamba_params(m) + model_norm_params(m));
+	int n_mlp = autosize_model_mlp_layers(m), n_moe;
 	double dense, moe;
-	int n_moe;
 
 	if (m->experts <= 1)
-		return m->layers * (base + model_mlp_params(m, m->ffn));
-	n_moe = m->layers - m->dense_layers;
-	dense = base + model_mlp_params(m, m->ffn_dense);
-	moe = base + (double)m->hidden * m->experts +      /* router */
+		return attn + mamba + n_mlp * (model_norm_params(m) +
+					       model_mlp_params(m, m->ffn));
+	n_moe = n_mlp - m->dense_layers;
+	dense = model_norm_params(m) + model_mlp_params(m, m->ffn_dense);
+	moe = model_norm_params(m) + (double)m->hidden * m->experts + /* router */
 	      routed * model_mlp_params(m, m->ffn) +
 	      m->experts_shared * model_mlp_params(m, m->ffn_shared);
-	return m->dense_layers * dense + n_moe * moe;
+	return attn + mamba + m->dense_layers * dense + n_moe * moe;
 }
 
 double autosize_model_layer_params(const autosize_model *m)
@@ -137,11 +194,23 @@ static autosize_err model_fill_defaults(autosize_model *m, autosize_error *e)
 		m->ffn_dense = m->ffn;
 	if ((m->attn_window > 0 || m->attn_chunk > 0) &&
 	    m->window_layers == 0)
-		m->window_layers = m->layers;
+		m->window_layers = autosize_model_attn_layers(m);
 	if (m->kv_lora_rank > 0)
 		m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
 	else if (m->head_dim == 0)
 		m->head_dim = m->hidden / m->heads;
+	if (m->mamba_layers > 0) {
+		/* Mamba-2's defaults: head width 64, state 128, one group,
+		 * an inner width of twice hidden (expand 2) */
+		if (m->mamba_head_dim == 0)
+			m->mamba_head_dim = 64;
+		if (m->mamba_state == 0)
+			m->mamba_state = 128;
+		if (m->mamba_groups == 0)
+			m->mamba_groups = 1;
+		if (m->mamba_heads == 0)
+			m->mamba_heads = 2 * m->hidden / m->mamba_head_dim;
+	}
 	return AUTOSIZE_OK;
 }
 
@@ -178,6 +247,13 @@ static autosize_err model_check_ranges(const autosize_model *m,
 		{"attn-chunk", m->attn_chunk, 0, AUTOSIZE_MAX_POSITIONS},
 		{"max-positions", m->max_positions, 0, AUTOSIZE_MAX_POSITIONS},
 		{"learned-positions", m->learned_positions, 0, 1},
+		{"mamba-layers", m->mamba_layers, 0, AUTOSIZE_MAX_LAYERS},
+		{"attn-layers", m->attn_layers, 0, AUTOSIZE_MAX_LAYERS},
+		{"mlp-layers", m->mlp_layers, 0, AUTOSIZE_MAX_LAYERS},
+		{"mamba-heads", m->mamba_heads, 0, AUTOSIZE_MAX_HEADS},
+		{"mamba-head-dim", m->mamba_head_dim, 0, AUTOSIZE_MAX_HEAD_DIM},
+		{"mamba-state", m->mamba_state, 0, AUTOSIZE_MAX_HEAD_DIM},
+		{"mamba-groups", m->mamba_groups, 0, AUTOSIZE_MAX_HEADS},
 	};
 	size_t i;
 
@@ -209,11 +285,14 @@ static autosize_err model_check_moe_mla(const autosize_model *m,
 				     "(expected experts above 1)",
 				     m->experts_shared > 0 ? "shared-experts"
 				     : "dense-layers");
-	if (m->dense_layers >= m->layers)
+	if (m->experts > 1 &&
+	    m->dense_layers >= autosize_model_mlp_layers(m))
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "model dense-layers %d leaves no expert "
 				     "layer of %d (expected 0..%d)",
-				     m->dense_layers, m->layers, m->layers - 1);
+				     m->dense_layers,
+				     autosize_model_mlp_layers(m),
+				     autosize_model_mlp_layers(m) - 1);
 	if (m->kv_lora_rank == 0 &&
 	    (m->q_lora_rank || m->qk_nope_head_dim || m->qk_rope_head_dim ||
 	     m->v_head_dim))
@@ -229,6 +308,62 @@ static autosize_err model_check_moe_mla(const autosize_model *m,
 				     "qk-nope-head-dim or qk-rope-head-dim, "
 				     "and v-head-dim (DeepSeek-V2: 128, 64, "
 				     "128)", m->kv_lora_rank);
+	return AUTOSIZE_OK;
+}
+
+/* Hybrid blocks: counts within the blocks, every block holding a
+ * sublayer, the Mamba sizes with Mamba layers only and dividing as the
+ * mixer splits them. */
+static autosize_err model_check_hybrid(const autosize_model *m,
+				       autosize_error *e)
+{
+	int a = autosize_model_attn_layers(m);
+	int p = autosize_model_mlp_layers(m);
+
+	if (m->mamba_layers <= 0) {
+		if (m->attn_layers || m->mamba_heads || m->mamba_head_dim ||
+		    m->mamba_state || m->mamba_groups)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "model %s given without "
+					     "mamba-layers (expected the "
+					     "blocks with a Mamba-2 mixer, "
+					     "Nemotron 3 Nano: 23)",
+					     m->attn_layers ? "attn-layers"
+					     : "Mamba sizes");
+		if (m->mlp_layers > m->layers)
+			return autosize_fail(e, AUTOSIZE_EINVAL,
+					     "model mlp-layers %d exceeds "
+					     "layers %d", m->mlp_layers,
+					     m->layers);
+		return AUTOSIZE_OK;
+	}
+	if (m->mamba_layers > m->layers || a > m->layers || p > m->layers)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model mamba-layers %d, attn-layers %d "
+				     "and mlp-layers %d: each at most layers "
+				     "%d", m->mamba_layers, a, p, m->layers);
+	if (m->mamba_layers + a + p < m->layers)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model mamba-layers %d, attn-layers %d "
+				     "and mlp-layers %d leave blocks of "
+				     "layers %d empty (Nemotron-H's pattern: "
+				     "one sublayer a block, the three add up "
+				     "to layers)", m->mamba_layers, a, p,
+				     m->layers);
+	if (m->window_layers > a)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model window-layers %d exceeds the %d "
+				     "attention layers", m->window_layers, a);
+	if (m->mamba_heads % m->mamba_groups != 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model mamba-groups %d must divide "
+				     "mamba-heads %d", m->mamba_groups,
+				     m->mamba_heads);
+	if (m->mamba_heads < 1 || m->mamba_heads > AUTOSIZE_MAX_HEADS)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "model mamba-heads %d is out of range "
+				     "(expected 1..%d; give --mamba-heads)",
+				     m->mamba_heads, AUTOSIZE_MAX_HEADS);
 	return AUTOSIZE_OK;
 }
 
@@ -253,6 +388,8 @@ autosize_err autosize_model_finish_arch(autosize_model *m, autosize_error *e)
 				     "model kv-heads %d must divide heads %d",
 				     m->kv_heads, m->heads);
 	if ((rc = model_check_moe_mla(m, e)))
+		return rc;
+	if ((rc = model_check_hybrid(m, e)))
 		return rc;
 	if (m->window_layers > m->layers)
 		return autosize_fail(e, AUTOSIZE_EINVAL,

@@ -316,6 +316,25 @@ static const autosize_option options_table[] = {
 	 "--attn-chunk (default all; Gemma 2 and GPT-OSS: every other, "
 	 "Gemma 3: 5 of 6, Llama 4: 3 of 4)",
 	 OPT_BOTH, SET_ARCH(window_layers, 0, AUTOSIZE_MAX_LAYERS)},
+	{"mamba-layers", "N", "hybrid state-space models: blocks whose "
+	 "mixer is a Mamba-2 layer (Nemotron 3 Nano: 23 of its 52; 0: "
+	 "none)", OPT_BOTH, SET_ARCH(mamba_layers, 0, AUTOSIZE_MAX_LAYERS)},
+	{"attn-layers", "N", "with --mamba-layers: blocks with attention "
+	 "(default the blocks without a Mamba mixer; Nemotron 3 Nano: 6)",
+	 OPT_BOTH, SET_ARCH(attn_layers, 1, AUTOSIZE_MAX_LAYERS)},
+	{"mlp-layers", "N", "blocks with an MLP or experts (default all; "
+	 "Nemotron-H gives each mixer and MLP a block: Nano 23)", OPT_BOTH,
+	 SET_ARCH(mlp_layers, 1, AUTOSIZE_MAX_LAYERS)},
+	{"mamba-heads", "N", "Mamba-2 heads (default 2 x hidden / "
+	 "--mamba-head-dim)", OPT_BOTH,
+	 SET_ARCH(mamba_heads, 1, AUTOSIZE_MAX_HEADS)},
+	{"mamba-head-dim", "N", "Mamba-2 head width (default 64)", OPT_BOTH,
+	 SET_ARCH(mamba_head_dim, 1, AUTOSIZE_MAX_HEAD_DIM)},
+	{"mamba-state", "N", "Mamba-2 state size, ssm_state_size (default "
+	 "128)", OPT_BOTH, SET_ARCH(mamba_state, 1, AUTOSIZE_MAX_HEAD_DIM)},
+	{"mamba-groups", "N", "Mamba-2 groups sharing B and C, n_groups "
+	 "(default 1; Nemotron-H: 8)", OPT_BOTH,
+	 SET_ARCH(mamba_groups, 1, AUTOSIZE_MAX_HEADS)},
 	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH,
 	 SET_COUNT(tokens)},
 	{"train-tokens-done", "N", "of them, trained already (a run resumed "

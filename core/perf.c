@@ -149,9 +149,10 @@ static double perf_local_span(const autosize_model *m)
 static double perf_attn_layers(const autosize_model *m, double s)
 {
 	double w = perf_local_span(m), share;
+	int all = autosize_model_attn_layers(m);
 
 	if (m->window_layers <= 0 || w <= 0 || w >= s)
-		return m->layers;
+		return all;
 	if (m->attn_window > 0) {
 		share = (2.0 * w - w * w / s) / s;
 	} else {
@@ -159,7 +160,7 @@ static double perf_attn_layers(const autosize_model *m, double s)
 
 		share = (q * w * w + r * r) / (s * s);
 	}
-	return m->layers - m->window_layers + m->window_layers * share;
+	return all - m->window_layers + m->window_layers * share;
 }
 
 /* Attention-score FLOPs per token, 12 L h s (PaLM, Chowdhery et al.
@@ -182,6 +183,32 @@ static double perf_attn_flops(const sizing_job *job)
 	d_qk = m->head_dim;
 	d_v = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
 	return 6.0 * layers * job->seq_len * m->heads * (d_qk + d_v);
+}
+
+/* FLOPs per token of the Mamba-2 mixers' scan beyond their projections
+ * (in_proj and out_proj are matmul parameters, counted in 6N): 7 d_inner
+ * x state a layer forward, Megatron-LM's count (training.py
+ * mamba_layer_flops: "scan"), three times for forward and backward;
+ * 0 without Mamba layers. */
+static double perf_ssm_flops(const sizing_job *job)
+{
+	const autosize_model *m = job->model;
+
+	if (m->mamba_layers <= 0 || m->arch_synthetic)
+		return 0;
+	return 3.0 * 7.0 * m->mamba_layers * autosize_model_mamba_inner(m) *
+	       m->mamba_state;
+}
+
+/* Share of the blocks with attention: a stage's attention exchanges
+ * (context parallelism, key/value replicas) count those blocks only; 1
+ * for a transformer. Under context parallelism a hybrid's Mamba mixers
+ * exchange their heads too (Megatron-Core ssm/mamba_context_parallel.py,
+ * an all-to-all): not priced. */
+static double perf_attn_block_share(const autosize_model *m)
+{
+	return m->layers > 0 ? (double)autosize_model_attn_layers(m) /
+			       m->layers : 1;
 }
 
 /* Cached per-model numbers when the job is prepared. */
@@ -211,8 +238,8 @@ static double perf_model_flops(const sizing_job *job)
 	double attn = perf_attn_flops(job);
 
 	if (perf_is_lora(job))
-		return 4.0 * perf_matmul_params(m) + attn;
-	return 6.0 * perf_matmul_params(m) + attn;
+		return 4.0 * perf_matmul_params(m) + attn + perf_ssm_flops(job);
+	return 6.0 * perf_matmul_params(m) + attn + perf_ssm_flops(job);
 }
 
 double sizing_hw_flops_per_token(const sizing_job *job,
@@ -225,13 +252,16 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 	 * selective repeats the attention core (Korthikanti et al. 2022,
 	 * eq. 8: 1 + s/3h instead of 1 + s/6h). */
 	if (rc == AUTOSIZE_RECOMPUTE_FULL)
-		return f + 2.0 * perf_matmul_of(job) + attn / 3.0;
+		return f + 2.0 * perf_matmul_of(job) +
+		       (attn + perf_ssm_flops(job)) / 3.0;
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP)
-		/* the MLP forward again: 2 FLOPs per MLP parameter a token
-		 * passes (its width x hidden x 2 or 3 matrices per layer),
-		 * the dense layers' only (Megatron's "mlp" module leaves the
-		 * MoE layers alone: sizing_mlp_redone_width) */
-		return f + (job->flash_attention ? 0 : attn) +
+		/* the attention core's forward again (Megatron's modules
+		 * core_attn and mlp: launch.c), and the MLP forward again:
+		 * 2 FLOPs per MLP parameter a token passes (its width x
+		 * hidden x 2 or 3 matrices per layer), the dense layers'
+		 * only (Megatron's "mlp" module leaves the MoE layers alone:
+		 * sizing_mlp_redone_width) */
+		return f + (job->flash_attention ? attn / 3.0 : attn) +
 		       2.0 * job->model->layers * job->model->hidden *
 		       sizing_mlp_redone_width(job->model) *
 		       (job->model->mlp == AUTOSIZE_MLP_SWIGLU ? 3 : 2);
@@ -242,9 +272,10 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 		double q = autosize_model_q_width(m);
 		double kv = autosize_model_kv_width(m);
 
-		return f + 2.0 * m->layers * ((double)m->hidden * kv +
-					      q * m->hidden +
-					      (double)m->hidden * m->ffn);
+		return f + 2.0 * (autosize_model_attn_layers(m) *
+				  ((double)m->hidden * kv + q * m->hidden) +
+				  autosize_model_mlp_layers(m) *
+				  (double)m->hidden * m->ffn);
 	}
 	/* Megatron's selective setting (recompute module core_attn,
 	 * Attention._checkpointed_attention_forward) re-runs the attention
@@ -435,7 +466,7 @@ static double perf_attn_length_f(const sizing_job *job, const perf_params *pp,
 	all = perf_attn_layers(m, job->seq_len);
 	if (w <= 0 || w >= job->seq_len || all <= 0)
 		return f_s;
-	win = all - (m->layers - m->window_layers);
+	win = all - (autosize_model_attn_layers(m) - m->window_layers);
 	if (w > s_seq)
 		w = s_seq;
 	return all / ((all - win) / f_s + win * (w + half) / w);
@@ -460,8 +491,23 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 	 * FLOPs take the time of the layers without windows */
 	if (!job->flash_attention)
 		rate *= perf_attn_layers(job->model, job->seq_len) /
-			job->model->layers;
+			autosize_model_attn_layers(job->model);
 	return rate;
+}
+
+/* FLOP/s of the Mamba-2 scan (perf_ssm_flops): the chunked SSD
+ * algorithm runs as batched matmuls within 128-token chunks and a scan
+ * over the chunks' states (Dao & Gu 2024, arXiv:2405.21060, section 6),
+ * benchmarked there against FlashAttention-2 (section 9.3, Fig. 10):
+ * taken at the attention kernels' rate (attn_share of the large-GEMM
+ * rate, the stack's attention kernel factor), without the causal or
+ * length terms, which its fixed chunk does not follow. */
+static double perf_ssm_rate(const sizing_job *job)
+{
+	const perf_params *pp = sizing_perf(job);
+
+	return perf_base_peak(job) * pp->gemm_eff_max * pp->attn_share *
+	       perf_attn_kernel_f(job);
 }
 
 /* Share of the matmul FLOPs in routed experts (MoE), 0 for dense. */
@@ -475,7 +521,7 @@ static double perf_expert_share(const autosize_model *m)
 	all = perf_matmul_params(m);
 	if (all <= 0)
 		return 0;
-	routed = (double)(m->layers - m->dense_layers) * m->experts_active *
+	routed = (double)autosize_model_moe_layers(m) * m->experts_active *
 		 m->ffn * m->hidden * mult;
 	return routed < all ? routed / all : 1;
 }
@@ -571,7 +617,7 @@ static double perf_moe_host_s(const sizing_job *job, const sizing_layout *lay,
 	if (pp->expert_flex_host_cut > 0 &&
 	    autosize_moe_dispatcher_flex(sizing_layout_dispatcher(job, lay)))
 		per_s *= 1 - pp->expert_flex_host_cut;
-	return layers * (m->layers - m->dense_layers) / m->layers * local *
+	return layers * autosize_model_moe_layers(m) / m->layers * local *
 	       (3.0 + share) * per_s;
 }
 
@@ -599,7 +645,8 @@ static double perf_stack_host_s(const sizing_job *job,
 
 	if (!st)
 		return 0;
-	t = layers * st->layer_overhead_s * passes;
+	t = layers * autosize_model_sublayer_share(job->model) *
+	    st->layer_overhead_s * passes;
 	if (job->train_mode == AUTOSIZE_TRAIN_QLORA && st->dequant_eff > 0) {
 		deq_passes = 2.0 + sizing_recompute_share(job, lay);
 		t += layers * (job->prepared ? job->layer_params
@@ -670,19 +717,28 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	double hbm = job->part->gpu->hbm_gbs * 1e9 * pp->hbm_eff;
 	double attn_model = perf_attn_of(job);
 	double attn_hw = attn_model;
+	double ssm_hw = perf_ssm_flops(job);
 	double share = sizing_recompute_share(job, lay);
+	double sub = autosize_model_sublayer_share(m);
 	double dense_hw, dim, eff, t, ew, passes, t_gemm, host;
 
-	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
+	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
 		attn_hw += share * attn_model / 3.0;
-	else if ((lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE ||
-		  lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) &&
-		 !job->flash_attention)
-		attn_hw += attn_model;
-	dense_hw = hw - attn_hw;
+		ssm_hw *= 1.0 + share / 3.0;
+	} else if ((lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE &&
+		    !framework_op_sac(job)) ||
+		   lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP) {
+		/* sizing_hw_flops_per_token: the attention core's forward
+		 * again (its whole forward and backward unfused), at the
+		 * attention rate */
+		attn_hw += job->flash_attention ? attn_model / 3.0
+						: attn_model;
+	}
+	dense_hw = hw - attn_hw - ssm_hw;
 	/* Per-GPU share of the work of this stage. */
 	dense_hw = dense_hw * tokens * layers / m->layers / lay->tp;
 	attn_hw = attn_hw * tokens * layers / m->layers / lay->tp;
+	ssm_hw = ssm_hw * tokens * layers / m->layers / lay->tp;
 	/* The smaller of the tokens and the per-rank width bounds GEMM
 	 * efficiency. */
 	dim = (double)m->hidden / lay->tp;
@@ -712,7 +768,8 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 		  tokens * layers * sizing_kv_replica_params(job, lay) *
 		  ((perf_is_lora(job) ? 4.0 : 6.0) + 2.0 * share) / eff) /
 		 peak;
-	t = t_gemm + attn_hw / perf_attn_rate(job, lay);
+	t = t_gemm + attn_hw / perf_attn_rate(job, lay) +
+	    (ssm_hw > 0 ? ssm_hw / perf_ssm_rate(job) : 0);
 	/* The output head sits on the last pipeline stage (Narayanan et
 	 * al. 2021, section 3.2), not spread over the stages as above: the
 	 * busiest stage carries what whole layers cannot balance away
@@ -723,14 +780,14 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	 * modeling code moves more bytes (perf.yaml stacks:
 	 * elementwise_factor). */
 	passes = 1.0 + share / 3.0;
-	ew = tokens * layers * pp->elementwise_bytes_per_h * m->hidden *
+	ew = tokens * layers * sub * pp->elementwise_bytes_per_h * m->hidden *
 	     passes / (lay->sp ? lay->tp : 1) *
 	     (job->stack ? job->stack->elementwise_factor : 1);
 	if (!job->flash_attention)
-		ew += tokens * layers * pp->scores_bytes * m->heads * s /
-		      lay->tp;
+		ew += tokens * layers * autosize_model_attn_layers(m) /
+		      m->layers * pp->scores_bytes * m->heads * s / lay->tp;
 	if (m->experts > 1)
-		ew += tokens * layers * (m->layers - m->dense_layers) /
+		ew += tokens * layers * autosize_model_moe_layers(m) /
 		      m->layers * (PERF_MOE_PERMUTE_BYTES_PER_H *
 				   m->experts_active * m->hidden +
 				   PERF_MOE_ROUTER_BYTES_PER_EXPERT *
@@ -739,11 +796,13 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	/* Kernel launches and synchronisation per layer: a fixed cost that
 	 * does not shrink with peak FLOP/s (tens of kernels per layer,
 	 * forward and backward, a few us each). */
-	host = layers * pp->layer_overhead_s * passes +
+	host = layers * sub * pp->layer_overhead_s * passes +
 	       perf_moe_host_s(job, lay, layers, share) +
 	       perf_stack_host_s(job, lay, layers, passes);
 	if (parts) {
-		parts[PERF_ATTN] = attn_hw / perf_attn_rate(job, lay);
+		/* the Mamba scan reported with attention, its kin */
+		parts[PERF_ATTN] = attn_hw / perf_attn_rate(job, lay) +
+				   (ssm_hw > 0 ? ssm_hw / perf_ssm_rate(job) : 0);
 		parts[PERF_GEMM] = t - parts[PERF_ATTN];
 		parts[PERF_EW] = ew / hbm;
 		parts[PERF_HOST] = host;
@@ -763,12 +822,15 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	/* Megatron: 2 all-reduces (or all-gather + reduce-scatter pairs
 	 * with sequence parallelism, same volume) of s b h 16-bit values
 	 * forward and 2 backward per layer; +2 when recomputing forward
-	 * (Narayanan et al. 2021, section 3.3). */
+	 * (Narayanan et al. 2021, section 3.3): one each way per sublayer,
+	 * a Mamba mixer's as an attention's (Megatron-Core's MambaMixer
+	 * splits its heads as attention does) */
 	bytes = 2.0 * job->seq_len * lay->micro_batch * m->hidden /
 		SIZING_CP(lay);
 	/* selective-mlp: the dense layers' MLP forward again, its
 	 * collective with it (an MoE layer's MLP is not recomputed) */
-	n_coll = 4 + 2 * sizing_recompute_share(job, lay) +
+	n_coll = (4 + 2 * sizing_recompute_share(job, lay)) *
+		 autosize_model_sublayer_share(m) +
 		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP
 		  ? sizing_mlp_redone_layers(m) : 0);
 	n_coll *= perf_stage_layers(m, lay);
@@ -1045,7 +1107,7 @@ static double perf_ep_comm_s(const sizing_job *job, const sizing_layout *lay)
 		in = k * (local - 1) / ep;
 		net = k * (ep - local) / ep;
 	}
-	moe_share = (double)(m->layers - m->dense_layers) / m->layers;
+	moe_share = (double)autosize_model_moe_layers(m) / m->layers;
 	n_coll = 4 + 2 * sizing_recompute_share(job, lay);
 	return n_coll * perf_stage_layers(m, lay) * moe_share *
 	       comm_alltoall_parts_s(job, vec * in, vec * net);
@@ -1086,7 +1148,7 @@ static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 	bytes = 2.0 * job->seq_len * lay->micro_batch *
 		(2.0 * autosize_model_q_width(m) / ways + 2.0 * kv_rank);
 	return (2.0 + sizing_recompute_share(job, lay)) *
-	       perf_stage_layers(m, lay) *
+	       perf_stage_layers(m, lay) * perf_attn_block_share(m) *
 	       comm_alltoall_s(job, bytes, cp, members);
 }
 
@@ -1112,7 +1174,8 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * point-to-point */
 	comm_link_for(job, lay->tp * cp, SIZING_GPUS(lay), &link);
 	t = 3.0 * (cp - 1) * perf_stage_layers(m, lay) *
-	    comm_p2p_s(kv_bytes, &link) - perf_attn_s(job, lay);
+	    perf_attn_block_share(m) * comm_p2p_s(kv_bytes, &link) -
+	    perf_attn_s(job, lay);
 	return t > 0 ? t : 0;
 }
 
@@ -1152,8 +1215,9 @@ static double perf_kv_replica_sync_s(const sizing_job *job,
 	    sizing_kv_replica_params(job, lay) <= 0)
 		return 0;
 	framework_state_bytes(job, &st);
-	bytes = perf_stage_layers(m, lay) * 2.0 * m->hidden *
-		autosize_model_kv_width(m) / split * st.grad_wire_b;
+	bytes = perf_stage_layers(m, lay) * perf_attn_block_share(m) * 2.0 *
+		m->hidden * autosize_model_kv_width(m) / split *
+		st.grad_wire_b;
 	/* the replicas of a head are reps consecutive TP ranks */
 	comm_link_group(job, reps, SIZING_GPUS(lay), 1, &link);
 	return comm_allreduce_s(bytes, reps, &link);

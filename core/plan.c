@@ -830,6 +830,13 @@ static autosize_err plan_check_tp(const autosize_request *r,
 		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
 				     "divide the model's %d attention heads",
 				     tp, m->heads);
+	if (m->mamba_layers > 0 &&
+	    (m->mamba_heads % tp || m->mamba_groups % tp))
+		return autosize_fail(e, AUTOSIZE_EINVAL, "--tp: %d does not "
+				     "divide the model's %d Mamba heads and "
+				     "%d groups (each rank holds whole "
+				     "groups)", tp, m->mamba_heads,
+				     m->mamba_groups);
 	/* key/value heads split evenly, or each replicated on tp / kv
 	 * ranks (framework_kv_split) */
 	if (kv % tp && tp % kv)

@@ -38,7 +38,8 @@ static const char *const preset_keys[] = {
 	"shared_experts", "shared_ffn", "dense_layers", "dense_ffn",
 	"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
 	"v_head_dim", "attn_window", "window_layers", "attn_chunk",
-	"max_positions", "learned_positions", "params_published",
+	"mamba_layers", "attn_layers", "mlp_layers", "mamba_heads",
+	"mamba_head_dim", "mamba_state", "mamba_groups", "max_positions", "learned_positions", "params_published",
 	"params_active_published", "source", "notes", NULL
 };
 
@@ -71,6 +72,20 @@ static const struct preset_int_key {
 	 AUTOSIZE_MAX_LAYERS},
 	{"attn_chunk", offsetof(autosize_model, attn_chunk),
 	 AUTOSIZE_MAX_POSITIONS},
+	{"mamba_layers", offsetof(autosize_model, mamba_layers),
+	 AUTOSIZE_MAX_LAYERS},
+	{"attn_layers", offsetof(autosize_model, attn_layers),
+	 AUTOSIZE_MAX_LAYERS},
+	{"mlp_layers", offsetof(autosize_model, mlp_layers),
+	 AUTOSIZE_MAX_LAYERS},
+	{"mamba_heads", offsetof(autosize_model, mamba_heads),
+	 AUTOSIZE_MAX_HEADS},
+	{"mamba_head_dim", offsetof(autosize_model, mamba_head_dim),
+	 AUTOSIZE_MAX_HEAD_DIM},
+	{"mamba_state", offsetof(autosize_model, mamba_state),
+	 AUTOSIZE_MAX_HEAD_DIM},
+	{"mamba_groups", offsetof(autosize_model, mamba_groups),
+	 AUTOSIZE_MAX_HEADS},
 };
 
 static autosize_err preset_more_ints(const autosize_ytree *t,
@@ -241,11 +256,13 @@ const char *autosize_model_preset_name(int i)
  * The suffixes of a model's variants that keep its shape: chat and
  * instruction tunes (Llama's -Instruct and -chat, Gemma's -it), a base
  * or reasoning release (-Base, Gemma's -pt, -Thinking), Meta's -hf
- * conversions and a release date (Qwen's -2507, Mistral's -2501). Stripped one at a time from the end.
+ * conversions, the weights' precision of one checkpoint published in
+ * several (NVIDIA's -BF16 and -FP8) and a release date (Qwen's -2507,
+ * Mistral's -2501). Stripped one at a time from the end.
  */
 static const char *const preset_variant_suffixes[] = {
 	"-instruct", "-chat", "-it", "-pt", "-base", "-thinking", "-hf",
-	NULL
+	"-bf16", "-fp8", NULL
 };
 
 /* Length of name without one variant suffix; its length when none. */

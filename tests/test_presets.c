@@ -281,6 +281,9 @@ static void test_presets_match_configs(void **state)
 		SAME(qk_nope_head_dim); SAME(qk_rope_head_dim);
 		SAME(v_head_dim); SAME(max_positions);
 		SAME(attn_window); SAME(window_layers); SAME(attn_chunk);
+		SAME(mamba_layers); SAME(attn_layers); SAME(mlp_layers);
+		SAME(mamba_heads); SAME(mamba_head_dim); SAME(mamba_state);
+		SAME(mamba_groups);
 #undef SAME
 		assert_true(p.params == c.params);
 		assert_true(p.params_active == c.params_active);

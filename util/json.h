@@ -13,7 +13,9 @@
 #include "autosize/error.h"
 
 #define AUTOSIZE_JSON_MAX_DEPTH 32
-#define AUTOSIZE_JSON_STR_MAX 64 /* longest key or string passed, with NUL */
+/* longest key or string passed, with NUL (Nemotron-H's layer pattern:
+ * a character a layer) */
+#define AUTOSIZE_JSON_STR_MAX 512
 
 typedef enum autosize_json_kind {
 	AUTOSIZE_JSON_NUMBER = 0,

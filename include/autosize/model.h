@@ -78,6 +78,20 @@ typedef struct autosize_model {
 	 * queries see the keys of their own chunk only. Exclusive with
 	 * attn_window; window_layers counts its layers. */
 	int attn_chunk;     /* the chunk in tokens; 0: none */
+	/* Hybrid state-space models (Nemotron-H, Jamba, Granite 4.0-H): a
+	 * block's token mixer is a Mamba-2 layer (Dao & Gu 2024,
+	 * arXiv:2405.21060) or attention, and a block may hold an MLP or
+	 * not (Nemotron-H's pattern gives each mixer and each MLP a block
+	 * of its own: 52 blocks, 23 Mamba, 6 attention, 23 MoE in
+	 * Nemotron 3 Nano). Counted, not placed. All 0: a transformer. */
+	int mamba_layers;   /* blocks with a Mamba-2 mixer */
+	int attn_layers;    /* blocks with attention; 0 -> those without a
+			     * Mamba mixer (autosize_model_attn_layers) */
+	int mlp_layers;     /* blocks with an MLP or experts; 0 -> all */
+	int mamba_heads;    /* SSM heads; 0 -> 2 x hidden / head width */
+	int mamba_head_dim; /* 0 -> 64 */
+	int mamba_state;    /* ssm_state_size; 0 -> 128 */
+	int mamba_groups;   /* n_groups sharing B and C; 0 -> 1 */
 	int max_positions;  /* max_position_embeddings / n_positions; 0 =
 			     * unknown. Sequences longer than this warn. */
 	int learned_positions; /* 1: a learned max_positions x hidden
@@ -183,6 +197,26 @@ double autosize_model_embedding_params(const autosize_model *m);
 /* Widths of the attention projections: the queries (heads x head_dim) and
  * the keys, or the values (kv_heads x head_dim: GQA). */
 double autosize_model_q_width(const autosize_model *m);
+
+/*
+ * Blocks of each kind (model.h, hybrid state-space models): with
+ * attention, with an MLP or experts, with routed experts (the MLP
+ * blocks but the dense ones); a transformer's are all its layers (but
+ * dense_layers for the experts). autosize_model_sublayer_share: the
+ * sublayers (mixers and MLPs) per block against a transformer layer's
+ * two, 1 for a transformer (26/52 x 2 = 0.5 for Nemotron-H's pattern).
+ */
+int autosize_model_attn_layers(const autosize_model *m);
+int autosize_model_mlp_layers(const autosize_model *m);
+int autosize_model_moe_layers(const autosize_model *m);
+double autosize_model_sublayer_share(const autosize_model *m);
+
+/* A Mamba-2 mixer's inner width (heads x head width), and its
+ * parameters: in_proj to z, x, B, C and dt, the causal conv1d over x,
+ * B and C with its bias, A, D and dt's bias, the gated norm, out_proj
+ * (Megatron-Core ssm/mamba_mixer.py; Hugging Face's NemotronH mixer). */
+double autosize_model_mamba_inner(const autosize_model *m);
+double autosize_model_mamba_params(const autosize_model *m);
 double autosize_model_kv_width(const autosize_model *m);
 
 #endif
