@@ -225,6 +225,20 @@ static double perf_attn_of(const sizing_job *job)
 
 static double perf_model_flops(const sizing_job *job);
 
+/* Matmul parameters a full recomputation repeats: the layers', not the
+ * output head's (Megatron's TransformerBlock checkpoints the decoder
+ * layers, Hugging Face's gradient checkpointing and torchtitan's the
+ * blocks; the head and the loss run once). */
+static double perf_recomputed_matmul(const sizing_job *job)
+{
+	const autosize_model *m = job->model;
+	double p = perf_matmul_of(job);
+
+	if (!m->arch_synthetic)
+		p -= (double)m->vocab * m->hidden;
+	return p > 0 ? p : 0;
+}
+
 double sizing_model_flops_per_token(const sizing_job *job)
 {
 	return job->prepared ? job->flops_token : perf_model_flops(job);
@@ -248,11 +262,12 @@ double sizing_hw_flops_per_token(const sizing_job *job,
 	double f = sizing_model_flops_per_token(job);
 	double attn = perf_attn_of(job);
 
-	/* Full recomputation repeats the forward pass (2N + 4Lhs);
+	/* Full recomputation repeats the layers' forward pass (2N less the
+	 * output head: perf_recomputed_matmul, + 4Lhs);
 	 * selective repeats the attention core (Korthikanti et al. 2022,
 	 * eq. 8: 1 + s/3h instead of 1 + s/6h). */
 	if (rc == AUTOSIZE_RECOMPUTE_FULL)
-		return f + 2.0 * perf_matmul_of(job) +
+		return f + 2.0 * perf_recomputed_matmul(job) +
 		       (attn + perf_ssm_flops(job)) / 3.0;
 	if (rc == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP)
 		/* the attention core's forward again (Megatron's modules
@@ -323,8 +338,9 @@ static double perf_hw_flops(const sizing_job *job, const sizing_layout *lay,
 {
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		return sizing_model_flops_per_token(job) +
-		       share * (2.0 * perf_matmul_of(job) +
-				perf_attn_of(job) / 3.0);
+		       share * (2.0 * perf_recomputed_matmul(job) +
+				(perf_attn_of(job) + perf_ssm_flops(job)) /
+				3.0);
 	return sizing_hw_flops_per_token(job, lay->recompute);
 }
 

@@ -60,7 +60,7 @@ enum { HALF_FIT = 0, HALF_HELDOUT = 1, HALF_SEALED = 2 };
 /* 1 once the plan's model changed after the newest batch was scored (its
  * first score stays in the commit that added it); 0 when a batch is
  * added */
-#define SEALED_NEWEST_RESCORED 0
+#define SEALED_NEWEST_RESCORED 1
 
 typedef struct vrun {
 	char id[64];
