@@ -76,34 +76,6 @@ static double model_norm_params(const autosize_model *m)
 	return (m->mlp == AUTOSIZE_MLP_GELU ? 2.0 : 1.0) * m->hidden;
 }
 
-int autosize_model_attn_layers(const autosize_model *m)
-{
-	if (m->mamba_layers <= 0)
-		return m->layers;
-	return m->attn_layers > 0 ? m->attn_layers
-				  : m->layers - m->mamba_layers;
-}
-
-int autosize_model_mlp_layers(const autosize_model *m)
-{
-	return m->mlp_layers > 0 ? m->mlp_layers : m->layers;
-}
-
-int autosize_model_moe_layers(const autosize_model *m)
-{
-	if (m->experts <= 1)
-		return 0;
-	return autosize_model_mlp_layers(m) - m->dense_layers;
-}
-
-double autosize_model_sublayer_share(const autosize_model *m)
-{
-	if (m->layers <= 0 || m->mamba_layers <= 0)
-		return 1;
-	return (double)(m->mamba_layers + autosize_model_attn_layers(m) +
-			autosize_model_mlp_layers(m)) / (2.0 * m->layers);
-}
-
 /* Mamba-2's conv1d kernel (d_conv 4: Mamba-2, Nemotron-H). */
 #define MODEL_MAMBA_CONV 4
 

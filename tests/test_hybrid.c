@@ -251,6 +251,36 @@ static void test_hybrid_tp(void **state)
 	assert_true(framework_heads_ok(&job, 1, 1));
 }
 
+/* A pinned --tp the Mamba groups cannot take is refused in one line
+ * naming them, before any search; the preset is found by its Hugging
+ * Face id with the weights' precision as a suffix. */
+static void test_hybrid_tp_refused(void **state)
+{
+	static const char *const opts[] = {
+		"model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+		"gpu", "h100", "gpus", "32", "tp", "16", "train-tokens", "1e10",
+		NULL};
+	autosize_policy *p;
+	autosize_request r;
+	autosize_plan plan;
+	autosize_error e;
+	int i;
+
+	(void)state;
+	p = autosize_policy_default(&e);
+	assert_non_null(p);
+	autosize_request_init(&r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
+						      &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--tp: 16 does not divide the model's "
+				      "64 Mamba heads and 8 groups"));
+	autosize_policy_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_hybrid_flops),
 		cmocka_unit_test(test_hybrid_activations),
 		cmocka_unit_test(test_hybrid_tp),
+		cmocka_unit_test(test_hybrid_tp_refused),
 	};
 
 	return cmocka_run_group_tests(tests, catalog_setup, catalog_teardown);

@@ -205,11 +205,34 @@ double autosize_model_q_width(const autosize_model *m);
  * dense_layers for the experts). autosize_model_sublayer_share: the
  * sublayers (mixers and MLPs) per block against a transformer layer's
  * two, 1 for a transformer (26/52 x 2 = 0.5 for Nemotron-H's pattern).
+ * Inline: the engine's hot paths read them for every layout.
  */
-int autosize_model_attn_layers(const autosize_model *m);
-int autosize_model_mlp_layers(const autosize_model *m);
-int autosize_model_moe_layers(const autosize_model *m);
-double autosize_model_sublayer_share(const autosize_model *m);
+static inline int autosize_model_attn_layers(const autosize_model *m)
+{
+	if (m->mamba_layers <= 0)
+		return m->layers;
+	return m->attn_layers > 0 ? m->attn_layers
+				  : m->layers - m->mamba_layers;
+}
+
+static inline int autosize_model_mlp_layers(const autosize_model *m)
+{
+	return m->mlp_layers > 0 ? m->mlp_layers : m->layers;
+}
+
+static inline int autosize_model_moe_layers(const autosize_model *m)
+{
+	return m->experts > 1 ? autosize_model_mlp_layers(m) - m->dense_layers
+			      : 0;
+}
+
+static inline double autosize_model_sublayer_share(const autosize_model *m)
+{
+	if (m->layers <= 0 || m->mamba_layers <= 0)
+		return 1;
+	return (double)(m->mamba_layers + autosize_model_attn_layers(m) +
+			autosize_model_mlp_layers(m)) / (2.0 * m->layers);
+}
 
 /* A Mamba-2 mixer's inner width (heads x head width), and its
  * parameters: in_proj to z, x, B, C and dt, the causal conv1d over x,
