@@ -251,6 +251,18 @@ int framework_heads_ok(const sizing_job *job, int tp, int cp)
 	int ways = tp * (framework_cp_ulysses(job->framework) && cp > 1
 			 ? cp : 1);
 
+	/* a hybrid's Mamba mixers under context parallelism: Megatron-Core
+	 * exchanges their heads over the CP group (an all-to-all, not
+	 * DeepSpeed's): the heads of a TP rank split cp ways, its groups
+	 * split or replicated (ssm/mamba_context_parallel.py) */
+	if (m->mamba_layers > 0 && cp > 1) {
+		int g = tp > 0 ? m->mamba_groups / tp : 0;
+
+		if (framework_cp_ulysses(job->framework) || tp < 1 ||
+		    m->mamba_heads % (tp * cp) || g < 1 ||
+		    (g % cp && cp % g))
+			return 0;
+	}
 	if (ways <= 1)
 		return 1;
 	if (m->heads <= 0 || m->heads % ways)
@@ -319,6 +331,12 @@ const framework_profile *framework_profile_job(const sizing_job *job,
 	autosize_framework f = framework_resolve(job->framework);
 
 	*buf = *framework_profile_get(f);
+	/* Megatron-Core cuts a hybrid's layer pattern into pipeline stages
+	 * by position, without virtual stages unless the pattern carries
+	 * '|' marks, which no plan writes (hybrid_layer_allocation.py
+	 * select_pipeline_segment) */
+	if (job->model->mamba_layers > 0)
+		buf->vp_ok = 0;
 	if (st && st->expert_loop)
 		buf->expert_issue = 1;   /* MoE blocks that loop over their
 					  * experts in Python */

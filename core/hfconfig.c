@@ -71,6 +71,8 @@ enum hf_field {
 	HF_MAMBA_HEAD_DIM,
 	HF_MAMBA_STATE,
 	HF_MAMBA_GROUPS,
+	HF_LATENT_MOE,      /* Nemotron 3 Super: experts in a latent width */
+	HF_LINEAR_HEADS,    /* Gated DeltaNet (Qwen3-Next, Qwen3.5) */
 	HF_FIELD_COUNT
 };
 
@@ -145,6 +147,9 @@ static const struct hf_key hf_keys[] = {
 	{ "n_groups", HF_MAMBA_GROUPS, HF_INT, 1, AUTOSIZE_MAX_HEADS },
 	{ "moe_shared_expert_intermediate_size", HF_SHARED_FFN, HF_INT, 0,
 	  AUTOSIZE_MAX_FFN },
+	{ "moe_latent_size", HF_LATENT_MOE, HF_INT, 0, AUTOSIZE_MAX_HIDDEN },
+	{ "linear_num_value_heads", HF_LINEAR_HEADS, HF_INT, 0,
+	  AUTOSIZE_MAX_HEADS },
 };
 
 #define HF_N_KEYS (sizeof(hf_keys) / sizeof(hf_keys[0]))
@@ -173,8 +178,10 @@ static const char *const hf_plain_mlp_types[] = {
 static const char *const hf_recurrent_types[] = {
 	"mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2",
 	"bamba", "granitemoehybrid", "falcon_h1", "qwen3_next", "kimi_linear",
-	"minimax", "minimax_m1", "lfm2", "plamo2", "recurrent_gemma", "rwkv",
-	"rwkv5", "rwkv6", "rwkv7", "xlstm", NULL
+	"minimax", "minimax_m1", "lfm2", "lfm2_moe", "plamo2",
+	"recurrent_gemma", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm",
+	"hymba", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text",
+	NULL
 };
 static const char *const hf_gated_mlp_types[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
@@ -796,7 +803,15 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 	char inner[AUTOSIZE_MSG_LEN];
 	autosize_err rc;
 
-	if (hf_type_in(v, hf_recurrent_types))
+	if (hf_int(v, HF_LATENT_MOE) > 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "%s: moe_latent_size %d: experts that run "
+				     "in a latent width (Nemotron 3 Super's "
+				     "LatentMoE) are not modelled; give "
+				     "--model-params=N for a plan from the "
+				     "parameter count", what,
+				     hf_int(v, HF_LATENT_MOE));
+	if (hf_type_in(v, hf_recurrent_types) || v[HF_LINEAR_HEADS].set)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "%s: model_type %s has state-space or "
 				     "recurrent layers this file does not "
@@ -806,7 +821,8 @@ static autosize_err hf_to_model(const char *what, const struct hf_value *v,
 				     "and --mlp-layers with the model's sizes "
 				     "(Mamba-2 mixers), or --model-params=N "
 				     "for a plan from the parameter count",
-				     what, v[HF_TYPE].str);
+				     what, v[HF_TYPE].set && v[HF_TYPE].str[0]
+				     ? v[HF_TYPE].str : "(linear attention)");
 	if (!v[HF_HIDDEN].set)
 		return hf_missing(what, "hidden_size", "the model width as "
 				  "hidden_size or n_embd", e);

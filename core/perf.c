@@ -202,9 +202,8 @@ static double perf_ssm_flops(const sizing_job *job)
 
 /* Share of the blocks with attention: a stage's attention exchanges
  * (context parallelism, key/value replicas) count those blocks only; 1
- * for a transformer. Under context parallelism a hybrid's Mamba mixers
- * exchange their heads too (Megatron-Core ssm/mamba_context_parallel.py,
- * an all-to-all): not priced. */
+ * for a transformer (a hybrid's Mamba mixers exchange their heads under
+ * context parallelism apart: perf_mamba_cp_s). */
 static double perf_attn_block_share(const autosize_model *m)
 {
 	return m->layers > 0 ? (double)autosize_model_attn_layers(m) /
@@ -505,7 +504,8 @@ static double perf_attn_rate(const sizing_job *job, const sizing_layout *lay)
 	/* unfused attention computes the whole square and masks it, the
 	 * windowed layers' too (eager sliding-window masks): the counted
 	 * FLOPs take the time of the layers without windows */
-	if (!job->flash_attention)
+	if (!job->flash_attention &&
+	    autosize_model_attn_layers(job->model) > 0)
 		rate *= perf_attn_layers(job->model, job->seq_len) /
 			autosize_model_attn_layers(job->model);
 	return rate;
@@ -1168,6 +1168,34 @@ static double perf_ulysses_s(const sizing_job *job, const sizing_layout *lay)
 	       comm_alltoall_s(job, bytes, cp, members);
 }
 
+/*
+ * A hybrid's Mamba mixers under Megatron-Core's context parallelism
+ * (ssm/mamba_context_parallel.py): before the conv and scan an
+ * all-to-all turns each rank's s / cp tokens of in_proj's output (z, x,
+ * B, C, dt: 2d + 2GN + H wide over TP) into the whole sequence of its
+ * heads / cp, after the scan another turns the output (d) back; the
+ * backward pass runs both on the gradients, a recomputed forward again.
+ * What a rank holds after the exchange, as perf_ulysses_s counts it;
+ * not overlapped: exposed in full. 0 without Mamba layers.
+ */
+static double perf_mamba_cp_s(const sizing_job *job, const sizing_layout *lay)
+{
+	const autosize_model *m = job->model;
+	int cp = SIZING_CP(lay);
+	double d = autosize_model_mamba_inner(m), bytes;
+	int members;
+
+	if (cp <= 1 || m->mamba_layers <= 0 || m->layers <= 0)
+		return 0;
+	members = comm_group_peers(job, lay->tp, cp, SIZING_GPUS(lay));
+	bytes = 2.0 * job->seq_len * lay->micro_batch *
+		(3.0 * d + 2.0 * m->mamba_groups * m->mamba_state +
+		 m->mamba_heads) / ((double)lay->tp * cp);
+	return (2.0 + sizing_recompute_share(job, lay)) *
+	       perf_stage_layers(m, lay) * m->mamba_layers / m->layers *
+	       comm_alltoall_s(job, bytes, cp, members);
+}
+
 static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
@@ -1192,7 +1220,7 @@ static double perf_cp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	t = 3.0 * (cp - 1) * perf_stage_layers(m, lay) *
 	    perf_attn_block_share(m) * comm_p2p_s(kv_bytes, &link) -
 	    perf_attn_s(job, lay);
-	return t > 0 ? t : 0;
+	return (t > 0 ? t : 0) + perf_mamba_cp_s(job, lay);
 }
 
 /* Attention compute of one micro-batch on one stage (what CP overlaps). */

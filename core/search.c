@@ -1791,9 +1791,27 @@ static autosize_err search_framework_pins(const sizing_job *job,
 	if (search_pinned(r->ep) && r->ep > 1 && !fp->ep_ok)
 		return search_split_refusal(job, fp, "--ep", FRAMEWORK_CAP_EP,
 					    e);
+	if (search_pinned(r->interleave) && r->interleave > 1 &&
+	    job->model->mamba_layers > 0)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--interleave: Megatron-Core runs a "
+				     "hybrid model's pipeline without virtual "
+				     "stages unless its layer pattern carries "
+				     "'|' stage marks; use --interleave=1");
 	if (search_pinned(r->interleave) && r->interleave > 1 && !fp->vp_ok)
 		return search_split_refusal(job, fp, "--interleave",
 					    FRAMEWORK_CAP_VP, e);
+	if (search_pinned(r->cp) && r->cp > 1 &&
+	    job->model->mamba_layers > 0 &&
+	    !framework_heads_ok(job, search_pinned(r->tp) ? r->tp : 1, r->cp))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--cp: a hybrid's Mamba heads split "
+				     "over TP x CP under Megatron-Core (no "
+				     "DeepSpeed-Ulysses): %d x TP must divide "
+				     "the model's %d Mamba heads, its %d groups "
+				     "split or shared whole", r->cp,
+				     job->model->mamba_heads,
+				     job->model->mamba_groups);
 	if (job->param_offload && search_pinned(r->zero_stage) &&
 	    r->zero_stage != 3)
 		return autosize_fail(e, AUTOSIZE_EINVAL,

@@ -97,7 +97,7 @@ static void test_hybrid_config(void **state)
 {
 	autosize_model m, p;
 	autosize_error e;
-	char bad[sizeof(nano_json)];
+	char bad[sizeof(nano_json)], more[sizeof(nano_json) + 64];
 	char *at;
 
 	(void)state;
@@ -133,6 +133,19 @@ static void test_hybrid_config(void **state)
 			 "nano.json", &m, &e), AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "model_type jamba"));
 	assert_non_null(strstr(e.msg, "--mamba-layers"));
+	/* Nemotron 3 Super's latent experts; Qwen3.5's Gated DeltaNet, by
+	 * its key whatever the type */
+	snprintf(more, sizeof(more), "%.*s, \"moe_latent_size\": 1024}",
+		 (int)strlen(nano_json) - 1, nano_json);
+	assert_int_equal(autosize_model_from_json_text(more, strlen(more),
+			 "nano.json", &m, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "moe_latent_size 1024: experts that "
+				      "run in a latent width"));
+	snprintf(more, sizeof(more), "%.*s, \"linear_num_value_heads\": 32}",
+		 (int)strlen(nano_json) - 1, nano_json);
+	assert_int_equal(autosize_model_from_json_text(more, strlen(more),
+			 "nano.json", &m, &e), AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "state-space or recurrent layers"));
 }
 
 /* The counts hold together: every block holds a sublayer, attention
@@ -197,6 +210,27 @@ static void test_hybrid_flops(void **state)
 			 AUTOSIZE_RECOMPUTE_FULL) -
 			 (f + 2 * (matmul - 131072.0 * 2688) +
 			  (attn + ssm) / 3)) < 1e-9 * f);
+	/* no attention block at all, unfused attention asked for: a step
+	 * time, not 0 / 0 */
+	{
+		sizing_layout l = {1, 1, 8, 1, 1, 1, 1, 0,
+				   AUTOSIZE_RECOMPUTE_NONE, 1, 1, 0};
+		autosize_model pure;
+		autosize_error e;
+		sizing_time t;
+
+		autosize_model_init(&pure);
+		pure.layers = 48;
+		pure.hidden = 2048;
+		pure.heads = 16;
+		pure.mamba_layers = 48;
+		assert_int_equal(autosize_model_finish_arch(&pure, &e), 0);
+		assert_int_equal(autosize_model_attn_layers(&pure), 0);
+		job.model = &pure;
+		job.flash_attention = 0;
+		sizing_step_time(&job, &l, &t);
+		assert_true(isfinite(t.step_s) && t.step_s > 0);
+	}
 }
 
 /* Activations a block at micro-batch 1, tensor parallelism 1, BF16,
@@ -245,39 +279,71 @@ static void test_hybrid_tp(void **state)
 	job_for(&job, &m, &part);
 	assert_true(framework_heads_ok(&job, 8, 1));
 	assert_false(framework_heads_ok(&job, 16, 1));
+	/* context parallelism splits a TP rank's Mamba heads cp ways and
+	 * its groups split or shared whole, under Megatron-Core only (not
+	 * DeepSpeed-Ulysses): 64 heads, 8 groups */
+	assert_true(framework_heads_ok(&job, 1, 8));
+	assert_true(framework_heads_ok(&job, 2, 4));
+	assert_false(framework_heads_ok(&job, 8, 16));
+	assert_false(framework_heads_ok(&job, 4, 32));
+	job.framework = AUTOSIZE_FRAMEWORK_DEEPSPEED;
+	assert_false(framework_heads_ok(&job, 1, 2));
+	job.framework = AUTOSIZE_FRAMEWORK_MEGATRON;
 	m.mamba_groups = 1;
 	assert_int_equal(autosize_model_finish_arch(&m, &e), 0);
 	assert_false(framework_heads_ok(&job, 2, 1));
-	assert_true(framework_heads_ok(&job, 1, 1));
 }
 
-/* A pinned --tp the Mamba groups cannot take is refused in one line
- * naming them, before any search; the preset is found by its Hugging
- * Face id with the weights' precision as a suffix. */
-static void test_hybrid_tp_refused(void **state)
+/* The error a plan of Nemotron 3 Nano (found by its Hugging Face id
+ * with the weights' precision as a suffix) on gpus H100 with opt = value
+ * and opt2 = value2 gives. */
+static const char *nano_plan_error(const autosize_policy *p, const char *gpus,
+				   const char *opt, const char *value,
+				   const char *opt2, const char *value2,
+				   autosize_error *e)
 {
-	static const char *const opts[] = {
+	const char *const opts[] = {
 		"model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
-		"gpu", "h100", "gpus", "32", "tp", "16", "train-tokens", "1e10",
-		NULL};
-	autosize_policy *p;
+		"gpu", "h100", "gpus", gpus, "train-tokens", "1e10",
+		opt, value, opt2, value2, NULL};
 	autosize_request r;
 	autosize_plan plan;
-	autosize_error e;
 	int i;
+
+	autosize_request_init(&r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
+						      e), 0);
+	assert_int_equal(autosize_request_finish(&r, e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &plan, e),
+			 AUTOSIZE_EINVAL);
+	return e->msg;
+}
+
+/* Pinned splits a hybrid cannot take are refused in one line naming
+ * why, before any search: a --tp the Mamba groups cannot take, virtual
+ * pipeline stages (Megatron-Core cuts the pattern without them), a --cp
+ * the Mamba heads cannot take. */
+static void test_hybrid_tp_refused(void **state)
+{
+	autosize_policy *p;
+	autosize_error e;
 
 	(void)state;
 	p = autosize_policy_default(&e);
 	assert_non_null(p);
-	autosize_request_init(&r);
-	for (i = 0; opts[i]; i += 2)
-		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
-						      &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
-	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e),
-			 AUTOSIZE_EINVAL);
-	assert_non_null(strstr(e.msg, "--tp: 16 does not divide the model's "
-				      "64 Mamba heads and 8 groups"));
+	assert_non_null(strstr(nano_plan_error(p, "32", "tp", "16", "pp", "1",
+					       &e),
+			       "--tp: 16 does not divide the model's 64 Mamba "
+			       "heads and 8 groups"));
+	assert_non_null(strstr(nano_plan_error(p, "32", "pp", "2",
+					       "interleave", "2", &e),
+			       "--interleave: Megatron-Core runs a hybrid"));
+	/* 64 heads over TP 8 x CP 16 */
+	assert_non_null(strstr(nano_plan_error(p, "128", "tp", "8", "cp", "16",
+					       &e),
+			       "--cp: a hybrid's Mamba heads split over TP x "
+			       "CP"));
 	autosize_policy_destroy(p);
 }
 
