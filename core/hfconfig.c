@@ -167,6 +167,9 @@ static const char *const hf_plain_mlp_types[] = {
 	"falcon", "RefinedWeb", "RefinedWebModel", "phi", "starcoder2",
 	"codegen", "nemotron_h", NULL
 };
+/* Types whose layers hybrid_override_pattern states (NemotronHConfig):
+ * without it a file's layers cannot be read. */
+static const char *const hf_pattern_types[] = { "nemotron_h", NULL };
 /*
  * State-space and other recurrent mixers the engine does not read from a
  * config.json: Mamba-1 (its selective scan is not Mamba-2's), hybrids
@@ -745,7 +748,9 @@ static autosize_err hf_hybrid(const char *what, const struct hf_value *v,
 	int n_d = hf_int(v, HF_PAT_DENSE), n_e = hf_int(v, HF_PAT_MOE);
 
 	if (!v[HF_PATTERN].set) {
-		if (v[HF_MAMBA_HEADS].set || v[HF_MAMBA_STATE].set)
+		if (v[HF_MAMBA_HEADS].set || v[HF_MAMBA_STATE].set ||
+		    v[HF_MAMBA_HEAD_DIM].set ||
+		    hf_type_in(v, hf_pattern_types))
 			return autosize_fail(e, AUTOSIZE_EINVAL,
 					     "%s: Mamba sizes without "
 					     "hybrid_override_pattern (expected "

@@ -322,19 +322,19 @@ double sizing_mlp_redone_layers(const autosize_model *m)
 
 /*
  * A Mamba-2 block's activations per layer, averaged over the blocks (0
- * without Mamba layers), 16-bit but dA_cumsum, as Megatron-Core's
- * MambaMixer and mamba_ssm's chunked scan keep them for the backward
- * pass (ssm/mamba_mixer.py; ssd_combined.py, MambaChunkScanCombinedFn:
- * save_for_backward keeps x, dt, dA_cumsum, B, C, z and the output, and
- * recomputes the chunk states): the norm and in_proj inputs (2h each,
- * not split under tensor parallelism without sequence parallelism), and
- * split over the mixer's heads: in_proj's output z, x, B, C, dt (2d +
- * 2GN + H, the conv's input and z are views of it), the conv output x,
- * B, C (d + 2GN), the scan's output and the gated norm's output (out_proj
- * input; d each), dA_cumsum in fp32 (4H): 10d + 8GN + 6H bytes a token
- * (d inner width, G groups, N state, H heads). FP8 keeps in_proj's and
- * out_proj's inputs in one byte. Under context parallelism a rank holds
- * s / cp tokens of it.
+ * without Mamba layers), as Megatron-Core's MambaMixer keeps them for
+ * the backward pass on its training path (ssm/mamba_mixer.py
+ * _ssm_training: mamba_ssm's mamba_split_conv1d_scan_combined saves
+ * in_proj's output and the scan's output, and recomputes the conv
+ * output, dA_cumsum and the chunk states; then its own gated norm and
+ * out_proj): the norm and in_proj inputs (2h each, not split under
+ * tensor parallelism without sequence parallelism), and split over the
+ * mixer's heads: in_proj's output z, x, B, C, dt (2d + 2GN + H, 16-bit),
+ * the scan's output (d), the norm's input and output (d each; out_proj's
+ * input) and its rstd in fp32 (a group each): 10d + 4GN + 2H + 4G bytes
+ * a token (d inner width, G groups, N state, H heads). FP8 keeps
+ * in_proj's and out_proj's inputs in one byte. Under context
+ * parallelism a rank holds s / cp tokens of it.
  */
 static double memory_mamba_bytes(const sizing_job *job,
 				 const sizing_layout *lay)
@@ -353,7 +353,8 @@ static double memory_mamba_bytes(const sizing_job *job,
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL)
 		return 0;     /* its block input, counted with the others' */
 	rep = sb * m->hidden * (fp8 ? 3 : 4);
-	split = sb * (10 * d + 8 * gn + 6 * nh - (fp8 ? d : 0));
+	split = sb * (10 * d + 4 * gn + 2 * nh + 4.0 * m->mamba_groups -
+		      (fp8 ? d : 0));
 	return (double)m->mamba_layers / m->layers *
 	       (rep / (lay->sp ? t : 1) + split / t);
 }

@@ -172,16 +172,18 @@ static autosize_err model_fill_defaults(autosize_model *m, autosize_error *e)
 	else if (m->head_dim == 0)
 		m->head_dim = m->hidden / m->heads;
 	if (m->mamba_layers > 0) {
-		/* Mamba-2's defaults: head width 64, state 128, one group,
-		 * an inner width of twice hidden (expand 2) */
+		/* Megatron-Core's defaults (TransformerConfig): head width
+		 * 64, state 128, an inner width of twice hidden (expand 2),
+		 * 8 groups where they divide the heads (else one, Mamba-2's
+		 * own default) */
 		if (m->mamba_head_dim == 0)
 			m->mamba_head_dim = 64;
 		if (m->mamba_state == 0)
 			m->mamba_state = 128;
-		if (m->mamba_groups == 0)
-			m->mamba_groups = 1;
 		if (m->mamba_heads == 0)
 			m->mamba_heads = 2 * m->hidden / m->mamba_head_dim;
+		if (m->mamba_groups == 0)
+			m->mamba_groups = m->mamba_heads % 8 ? 1 : 8;
 	}
 	return AUTOSIZE_OK;
 }

@@ -333,7 +333,8 @@ static const autosize_option options_table[] = {
 	{"mamba-state", "N", "Mamba-2 state size, ssm_state_size (default "
 	 "128)", OPT_BOTH, SET_ARCH(mamba_state, 1, AUTOSIZE_MAX_HEAD_DIM)},
 	{"mamba-groups", "N", "Mamba-2 groups sharing B and C, n_groups "
-	 "(default 1; Nemotron-H: 8)", OPT_BOTH,
+	 "(default 8 where they divide the heads, as Megatron-Core, else "
+	 "1)", OPT_BOTH,
 	 SET_ARCH(mamba_groups, 1, AUTOSIZE_MAX_HEADS)},
 	{"train-tokens", "N", "training tokens (2e12, 300B)", OPT_BOTH,
 	 SET_COUNT(tokens)},

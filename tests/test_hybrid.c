@@ -170,7 +170,8 @@ static void test_hybrid_checks(void **state)
 	assert_int_equal(autosize_model_finish_arch(&m, &e), AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "without mamba-layers"));
 	/* Jamba's convention: each block a mixer and an MLP, attention on
-	 * the blocks without Mamba, Mamba-2's defaults */
+	 * the blocks without Mamba, Megatron-Core's Mamba defaults (8
+	 * groups where they divide the heads) */
 	autosize_model_init(&m);
 	m.layers = 32;
 	m.hidden = 4096;
@@ -181,7 +182,7 @@ static void test_hybrid_checks(void **state)
 	assert_int_equal(autosize_model_mlp_layers(&m), 32);
 	assert_int_equal(m.mamba_heads, 2 * 4096 / 64);
 	assert_int_equal(m.mamba_state, 128);
-	assert_int_equal(m.mamba_groups, 1);
+	assert_int_equal(m.mamba_groups, 8);
 	assert_true(autosize_model_sublayer_share(&m) == 1);
 }
 
@@ -240,7 +241,9 @@ static void test_hybrid_flops(void **state)
  * query heads against a hidden of 2688); MoE blocks their norm and MLP
  * inputs and mask, their experts' inner tensors, router logits and
  * dispatched copies; Mamba blocks their norm and in_proj inputs and 10d
- * + 8GN + 6H bytes a token. Full recomputation keeps the block input. */
+ * + 4GN + 2H + 4G bytes a token (Megatron-Core's training path: in_proj's
+ * output, the scan's output, the gated norm's input, output and fp32
+ * rstd). Full recomputation keeps the block input. */
 static void test_hybrid_activations(void **state)
 {
 	autosize_model m;
@@ -252,7 +255,7 @@ static void test_hybrid_activations(void **state)
 	double attn = 5 * sbh + 2 * s * (32 * 128 + 2 * 256 + 32 * 128);
 	double moe = 5 * sbh + s * 4 * (6 * 1856 + 3712) +
 		     s * (4 * 128 + 2 * 6 * h);
-	double mamba = 4 * sbh + s * (10 * 4096 + 8 * 1024 + 6 * 64);
+	double mamba = 4 * sbh + s * (10 * 4096 + 4 * 1024 + 2 * 64 + 4 * 8);
 
 	(void)state;
 	nano(&m);

@@ -91,7 +91,8 @@ typedef struct autosize_model {
 	int mamba_heads;    /* SSM heads; 0 -> 2 x hidden / head width */
 	int mamba_head_dim; /* 0 -> 64 */
 	int mamba_state;    /* ssm_state_size; 0 -> 128 */
-	int mamba_groups;   /* n_groups sharing B and C; 0 -> 1 */
+	int mamba_groups;   /* n_groups sharing B and C; 0 -> 8 where they
+			     * divide the heads, else 1 */
 	int max_positions;  /* max_position_embeddings / n_positions; 0 =
 			     * unknown. Sequences longer than this warn. */
 	int learned_positions; /* 1: a learned max_positions x hidden
