@@ -382,7 +382,6 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	double v_dim = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
 	double qw = autosize_model_q_width(m), ow = (double)m->heads * v_dim;
 	double kvw = (double)m->kv_heads * (m->head_dim + v_dim);
-	double kvr_w = kv_rep;
 	int gelu = m->mlp == AUTOSIZE_MLP_GELU;
 	double t = lay->tp, rep_div = lay->sp ? t : 1;
 	double rep, split, scores = 0;
@@ -428,7 +427,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 	 * head width; Qwen3's, GPT-OSS's and MLA's differ from hidden:
 	 * Megatron-Core's attention and multi_latent_attention.py build
 	 * them whole); MLP inner tensors. */
-	split = a_sh * 2 * s * b * (qw + kvw * kvr_w + ow) + mlp_kept *
+	split = a_sh * 2 * s * b * (qw + kvw * kv_rep + ow) + mlp_kept *
 		s * b * (job->prepared ? job->mlp_width : memory_mlp_width(m)) *
 		(gelu ? 4 : job->prepared ? job->swiglu_b
 					  : memory_swiglu_bytes(job));

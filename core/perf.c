@@ -736,7 +736,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	double ssm_hw = perf_ssm_flops(job);
 	double share = sizing_recompute_share(job, lay);
 	double sub = autosize_model_sublayer_share(m);
-	double dense_hw, dim, eff, t, ew, passes, t_gemm, host;
+	double dense_hw, dim, eff, t, ew, passes, t_gemm, t_attn, host;
 
 	if (lay->recompute == AUTOSIZE_RECOMPUTE_FULL) {
 		attn_hw += share * attn_model / 3.0;
@@ -784,8 +784,10 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 		  tokens * layers * sizing_kv_replica_params(job, lay) *
 		  ((perf_is_lora(job) ? 4.0 : 6.0) + 2.0 * share) / eff) /
 		 peak;
-	t = t_gemm + attn_hw / perf_attn_rate(job, lay) +
-	    (ssm_hw > 0 ? ssm_hw / perf_ssm_rate(job) : 0);
+	/* attention, and the Mamba scan reported with it, its kin */
+	t_attn = attn_hw / perf_attn_rate(job, lay) +
+		 (ssm_hw > 0 ? ssm_hw / perf_ssm_rate(job) : 0);
+	t = t_gemm + t_attn;
 	/* The output head sits on the last pipeline stage (Narayanan et
 	 * al. 2021, section 3.2), not spread over the stages as above: the
 	 * busiest stage carries what whole layers cannot balance away
@@ -816,9 +818,7 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 	       perf_moe_host_s(job, lay, layers, share) +
 	       perf_stack_host_s(job, lay, layers, passes);
 	if (parts) {
-		/* the Mamba scan reported with attention, its kin */
-		parts[PERF_ATTN] = attn_hw / perf_attn_rate(job, lay) +
-				   (ssm_hw > 0 ? ssm_hw / perf_ssm_rate(job) : 0);
+		parts[PERF_ATTN] = t_attn;
 		parts[PERF_GEMM] = t - parts[PERF_ATTN];
 		parts[PERF_EW] = ew / hbm;
 		parts[PERF_HOST] = host;

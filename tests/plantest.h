@@ -29,6 +29,21 @@ static inline void plantest_destroy_any(void *p)
 	autosize_policy_destroy(p);
 }
 
+/* opts (name, value pairs, NULL-terminated) as a finished request *r;
+ * an option the request refuses fails the test. */
+static inline void plantest_request(const char *const *opts,
+				    autosize_request *r)
+{
+	autosize_error e;
+	int i;
+
+	autosize_request_init(r);
+	for (i = 0; opts[i]; i += 2)
+		assert_int_equal(autosize_request_set(r, opts[i], opts[i + 1],
+						      &e), 0);
+	assert_int_equal(autosize_request_finish(r, &e), 0);
+}
+
 /* Plan opts (name, value pairs, NULL-terminated) under p; a bad request
  * fails the test. Returns AUTOSIZE_OK or AUTOSIZE_ENOFIT. */
 static inline autosize_err plantest_plan(const autosize_policy *p,
@@ -38,13 +53,8 @@ static inline autosize_err plantest_plan(const autosize_policy *p,
 	autosize_request r;
 	autosize_error e;
 	autosize_err rc;
-	int i;
 
-	autosize_request_init(&r);
-	for (i = 0; opts[i]; i += 2)
-		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
-						      &e), 0);
-	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	plantest_request(opts, &r);
 	rc = autosize_plan_compute(p, &r, plan, &e);
 	if (rc != AUTOSIZE_OK && rc != AUTOSIZE_ENOFIT)
 		fail_msg("%s", e.msg);

@@ -8,6 +8,8 @@
 #include "catalog_fixture.h"
 #include "sizing.h"
 #include "framework_private.h"
+#define PLANTEST_WHAT "test_hybrid"
+#include "plantest.h"
 
 /* Nemotron 3 Nano's config.json (tests/data/configs has the file the
  * preset is checked against; this is its shape, inline). */
@@ -311,13 +313,8 @@ static const char *nano_plan_error(const autosize_policy *p, const char *gpus,
 		opt, value, opt2, value2, NULL};
 	autosize_request r;
 	autosize_plan plan;
-	int i;
 
-	autosize_request_init(&r);
-	for (i = 0; opts[i]; i += 2)
-		assert_int_equal(autosize_request_set(&r, opts[i], opts[i + 1],
-						      e), 0);
-	assert_int_equal(autosize_request_finish(&r, e), 0);
+	plantest_request(opts, &r);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, e),
 			 AUTOSIZE_EINVAL);
 	return e->msg;
