@@ -437,6 +437,12 @@ double sizing_layer_activation_bytes(const sizing_job *job,
 		 * dispatcher) */
 		split += moe_sh * s * b * (4.0 * m->experts +
 					   2.0 * m->experts_active * h);
+	if (sizing_etp_gather(job, lay) > 1)
+		/* gathered over the expert TP ranks, each keeps every copy
+		 * of its group's tokens: the grouped GEMM's input, t times
+		 * the copy above (sizing_etp_gather) */
+		split += moe_sh * s * b * 2.0 * m->experts_active * h *
+			 (t - 1);
 	if (job->precision == AUTOSIZE_PREC_FP8 ||
 	    job->precision == AUTOSIZE_PREC_NVFP4) {
 		/* FP8 GEMMs keep their inputs for the backward pass in FP8,
@@ -465,7 +471,7 @@ double sizing_layer_activation_bytes(const sizing_job *job,
  * jobs, like the model states. */
 typedef struct memory_act_key {
 	const sizing_job *job;
-	int tp, cp, sp, recompute;
+	int tp, cp, sp, recompute, etp_gather;
 } memory_act_key;
 
 static __thread struct {
@@ -488,12 +494,14 @@ static void memory_layer_bytes(const sizing_job *job,
 	k.cp = SIZING_CP(lay);
 	k.sp = lay->sp;
 	k.recompute = lay->recompute;
+	k.etp_gather = sizing_etp_gather(job, lay);
 	i = (int)k.recompute & (MEMORY_MEMO - 1);
 	if (job->prepared && memory_act_memo.valid[i]) {
 		const memory_act_key *c = &memory_act_memo.key[i];
 
 		if (c->job == k.job && c->tp == k.tp && c->cp == k.cp &&
-		    c->sp == k.sp && c->recompute == k.recompute) {
+		    c->sp == k.sp && c->recompute == k.recompute &&
+		    c->etp_gather == k.etp_gather) {
 			*per_layer = memory_act_memo.per_layer[i] *
 				     lay->micro_batch;
 			*rebuilt = memory_act_memo.rebuilt[i] *

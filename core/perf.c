@@ -830,7 +830,8 @@ static double perf_microbatch_compute_s(const sizing_job *job,
 static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	double bytes, n_coll, t;
+	double bytes, n_coll, t, rs, moe_share;
+	int megatron;
 	comm_link link;
 
 	if (lay->tp <= 1)
@@ -845,10 +846,20 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 		SIZING_CP(lay);
 	/* selective-mlp: the dense layers' MLP forward again, its
 	 * collective with it (an MoE layer's MLP is not recomputed) */
-	n_coll = (4 + 2 * sizing_recompute_share(job, lay)) *
-		 autosize_model_sublayer_share(m) +
+	rs = sizing_recompute_share(job, lay);
+	n_coll = (4 + 2 * rs) * autosize_model_sublayer_share(m) +
 		 (lay->recompute == AUTOSIZE_RECOMPUTE_SELECTIVE_MLP
 		  ? sizing_mlp_redone_layers(m) : 0);
+	megatron = framework_resolve(job->framework) ==
+		   AUTOSIZE_FRAMEWORK_MEGATRON;
+	moe_share = m->layers > 0 ? (double)autosize_model_moe_layers(m) /
+				    m->layers : 0;
+	/* Megatron's MoE layer keeps its tokens split over the TP ranks
+	 * into the router and out of the combine: no MLP collective of
+	 * its own, but its shared experts' (Megatron-Core moe_layer.py,
+	 * SharedExpertMLP) */
+	if (megatron && m->experts_shared <= 0)
+		n_coll -= (2 + rs) * moe_share;
 	n_coll *= perf_stage_layers(m, lay);
 	/* a TP group wider than a node holds all of each node's GPUs: one
 	 * ring per rail, the node's NICs together (comm_link_group) */
@@ -860,9 +871,18 @@ static double perf_tp_comm_s(const sizing_job *job, const sizing_layout *lay)
 	 * tp_comm_overlap; Wang et al. 2023, ASPLOS, "Overlap communication
 	 * with dependent computation via decomposition"): the generation's
 	 * tp_overlap share is hidden. */
-	if (lay->sp && framework_resolve(job->framework) ==
-		       AUTOSIZE_FRAMEWORK_MEGATRON)
+	if (lay->sp && megatron)
 		t *= 1.0 - sizing_perf(job)->tp_overlap;
+	/* the alltoall dispatcher's gather of every routed copy over the
+	 * expert TP ranks and its reduce-scatter back, each way and again
+	 * in a recomputed forward: top-k times a dense MLP's, at the
+	 * busiest rank's load, plain NCCL calls no GEMM hides, in the
+	 * expert computation the all-to-all overlap leaves on the compute
+	 * stream (routed_experts_compute; sizing_etp_gather) */
+	if (sizing_etp_gather(job, lay) > 1)
+		t += (2 + rs) * moe_share * perf_stage_layers(m, lay) *
+		     comm_allreduce_s(bytes * m->experts_active *
+				      perf_moe_capacity(job), lay->tp, &link);
 	return t;
 }
 
@@ -1048,6 +1068,16 @@ autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 	    sizing_etp(job, lay) * SIZING_EP(lay) <= 1)
 		return AUTOSIZE_MOE_DISPATCH_ALLTOALL;
 	return d;
+}
+
+/* Expert TP of the alltoall dispatcher's token gather (sizing.h). */
+int sizing_etp_gather(const sizing_job *job, const sizing_layout *lay)
+{
+	if (job->model->experts <= 1 || lay->tp <= 1 ||
+	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON ||
+	    sizing_layout_dispatcher(job, lay) != AUTOSIZE_MOE_DISPATCH_ALLTOALL)
+		return 1;
+	return sizing_etp(job, lay);
 }
 
 /* Members of lay's EP group that share NVLink with a rank: its share of

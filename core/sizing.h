@@ -209,6 +209,16 @@ int sizing_etp(const sizing_job *job, const sizing_layout *lay);
 autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 						 const sizing_layout *lay);
 
+/* The expert-TP ranks among which Megatron-Core's alltoall dispatcher
+ * all-gathers every routed copy of their tokens after the all-to-all
+ * and reduce-scatters them back before it (token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher dispatch_postprocess / combine_preprocess,
+ * over the expt_tp group: sizing_etp): its expert TP where that is
+ * above 1, else 1 (no such exchange: expert TP 1, another framework or
+ * dispatcher, a dense model). perf.c prices it, memory.c keeps the
+ * gathered copies (perf.c). */
+int sizing_etp_gather(const sizing_job *job, const sizing_layout *lay);
+
 /* 1 when lay's DeepEP exchange crosses the nodes of a multi-node NVLink
  * domain over RDMA (DeepEP's NVLink part is one node: perf.c). */
 int sizing_deepep_over_rdma(const sizing_job *job, const sizing_layout *lay);

@@ -6,6 +6,7 @@
 #include "autosize.h"
 #include "catalog_fixture.h"
 #include "framework_private.h"
+#include "comm.h"
 #include "planwarn.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -467,6 +468,60 @@ static void test_expert_tp(void **state)
 	assert_int_equal(sizing_etp(&job, &l), 1);
 	tt = sizing_expert_params_gpu(&job, &l);
 	assert_true(fabs(tt / meg - 2) < 1e-9);
+}
+
+/* Megatron's alltoall dispatcher with expert TP > 1 gathers every
+ * routed copy of the TP group's tokens over the expert TP ranks and
+ * reduce-scatters them back: k all-reduce volumes of the layer's tokens
+ * each way, exposed, and the gathered copies kept for the grouped GEMM;
+ * none of it under expert TP 1, the flex dispatchers or torchtitan. */
+static void test_expert_tp_gather(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	sizing_layout l = shape(4, 1, 8, 1);
+	sizing_time k1, k2;
+	comm_link link;
+	double a_etp, a_one, s, h, want;
+
+	(void)state;
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	job.moe_balanced = 1;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	s = job.seq_len;
+	h = m.hidden;
+	assert_int_equal(sizing_etp_gather(&job, &l), 4);	/* ep 1 */
+	/* time: linear in the routed copies, the dense part unchanged */
+	m.experts_active = 1;
+	sizing_step_time(&job, &l, &k1);
+	m.experts_active = 2;
+	sizing_step_time(&job, &l, &k2);
+	comm_link_group(&job, 4, SIZING_GPUS(&l), 1, &link);
+	want = 2.0 * m.layers * l.grad_accum *
+	       (comm_allreduce_s(2.0 * 2 * s * h, 4, &link) -
+		comm_allreduce_s(2.0 * s * h, 4, &link));
+	assert_true(want > 0);
+	assert_true(fabs((k2.tp_comm_s - k1.tp_comm_s) / want - 1) < 1e-9);
+	/* memory: the grouped GEMM's input, k copies of the TP group's
+	 * tokens on every rank, against its own share at expert TP 1 */
+	l.ep = 8;	/* in dp 8: expert TP 4 */
+	a_etp = sizing_layer_activation_bytes(&job, &l);
+	l.ep = 32;	/* folded over TP: expert TP 1 */
+	assert_int_equal(sizing_etp_gather(&job, &l), 1);
+	a_one = sizing_layer_activation_bytes(&job, &l);
+	assert_true(fabs((a_etp - a_one) / (2.0 * 2 * s * h * 3 / 4) - 1) <
+		    1e-9);
+	/* neither under DeepEP nor under FSDP (expert TP 1) */
+	l.ep = 8;
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEEPEP;
+	assert_int_equal(sizing_etp_gather(&job, &l), 1);
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEFAULT;
+	assert_int_equal(sizing_etp_gather(&job, &l), 4);
+	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
+	assert_int_equal(sizing_etp_gather(&job, &l), 1);
 }
 
 /* MoE host issue: Megatron issues each local expert in turn after a
@@ -1369,6 +1424,7 @@ int main(void)
 		cmocka_unit_test(test_expert_flex_issue),
 		cmocka_unit_test(test_expert_fp8_issue),
 		cmocka_unit_test(test_expert_tp),
+		cmocka_unit_test(test_expert_tp_gather),
 		cmocka_unit_test(test_pp_link),
 		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),
