@@ -246,18 +246,22 @@ static double memory_swiglu_bytes(const sizing_job *job)
 	return framework_torch_native(job) ? 8 : 6;
 }
 
-/* Bytes per logit at the loss: Megatron's fused vocab-parallel cross
- * entropy works on fp32 logits in place (4); PyTorch-native stacks call
- * F.cross_entropy on logits.float() (torchtitan, Hugging Face models):
- * the 16-bit logits, their fp32 copy and the fp32 log-softmax kept for
- * the backward (2 + 4 + 4). */
+/* Bytes per logit at the loss: Megatron's vocab-parallel cross entropy
+ * turns the 16-bit logits the model still holds into an fp32 copy and
+ * works on it in place, keeping it as exp_logits for the backward, whose
+ * fp32 gradient is cast to 16 bits beside it (2 + 4: Megatron-Core
+ * tensor_parallel/cross_entropy.py; its fused native path,
+ * --cross-entropy-loss-fusion, keeps the same fp32 exp_logits); PyTorch-
+ * native stacks call F.cross_entropy on logits.float() (torchtitan,
+ * Hugging Face models): the 16-bit logits, their fp32 copy and the fp32
+ * log-softmax kept for the backward (2 + 4 + 4). */
 static double memory_logit_bytes(const sizing_job *job)
 {
 	/* a stack's own loss (torchtune's chunked cross-entropy: perf.yaml
 	 * stacks: logit_bytes) */
 	if (job->stack && job->stack->logit_bytes > 0)
 		return job->stack->logit_bytes;
-	return framework_torch_native(job) ? 10 : 4;
+	return framework_torch_native(job) ? 10 : 6;
 }
 
 /* The MLP width an MoE layer's token passes, averaged over the layers:
