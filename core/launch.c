@@ -535,6 +535,16 @@ static int launch_megatron_stages(launch_out *o, const autosize_plan *p,
 		return 0;
 	split = stages_megatron_split(layers, p->pp, vp, &first, &middle,
 				      &last);
+	if (split >= 0 && p->stage_layers[0] > 0 &&
+	    (p->stage_layers[0] != first || p->stage_layers[1] != middle ||
+	     p->stage_layers[2] != last)) {
+		/* the plan's split, the output head balanced
+		 * (stages_megatron_split_head): first and last apart */
+		first = p->stage_layers[0];
+		middle = p->stage_layers[1];
+		last = p->stage_layers[2];
+		split = 1;
+	}
 	if (split < 0) {
 		if (why)
 			snprintf(why, why_len, "Megatron-LM cannot split %d "

@@ -178,6 +178,15 @@ static double memory_layer_params_gpu(const sizing_job *job,
 	       sizing_kv_replica_params(job, lay);
 }
 
+double sizing_embedding_layers_gpu(const sizing_job *job,
+				   const sizing_layout *lay)
+{
+	double layer = memory_layer_params_gpu(job, lay);
+
+	return layer > 0 ? (double)job->model->vocab * job->model->hidden /
+			   lay->tp / layer : 0;
+}
+
 /* LoRA adapter parameters on one GPU: rank r on every linear layer. */
 static double memory_lora_params(const sizing_job *job,
 				 const sizing_layout *lay)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include "comm.h"
 #include "framework_private.h"
+#include "stages.h"
 
 /* Generation-independent constants (the rest is per GPU generation in
  * etc/perf.yaml, read through sizing_perf()).
@@ -674,32 +675,76 @@ static double perf_stack_host_s(const sizing_job *job,
 	return t;
 }
 
+/* The output head in layers (sizing.h). */
+int sizing_head_layers(const autosize_model *m, double *work,
+		       double *weights)
+{
+	double head = (double)m->vocab * m->hidden, body, per_layer;
+
+	*work = *weights = 0;
+	if (m->arch_synthetic || m->layers <= 0)
+		return -1;
+	body = perf_matmul_params(m) - head;
+	per_layer = (m->params - head * (m->tied_embeddings ? 1 : 2)) /
+		    m->layers;
+	if (body <= 0 || per_layer <= 0)
+		return -1;
+	*work = head / (body / m->layers);
+	*weights = head / per_layer;
+	return 0;
+}
+
+/* The pipeline split lay runs in (sizing.h). */
+int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
+			 int *first, int *middle, int *last)
+{
+	const autosize_model *m = job->model;
+	int vp = lay->vp > 1 ? lay->vp : 1;
+	double work, weights;
+
+	*first = *middle = *last = 0;
+	if (lay->pp <= 1 ||
+	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON)
+		return -1;
+	if ((lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
+	     lay->recompute_layers > 0) || m->mamba_layers > 0 ||
+	    sizing_head_layers(m, &work, &weights) < 0)
+		return stages_megatron_split(m->layers, lay->pp, vp, first,
+					     middle, last);
+	return stages_megatron_split_head(m->layers, lay->pp, vp, work,
+					  sizing_embedding_layers_gpu(job, lay),
+					  first, middle, last);
+}
+
 /*
  * Layers' worth of work the output head adds to the busiest pipeline
- * stage. The head's matmul (V x h) runs on the last stage; Megatron sets
- * the first and last stages' layer counts apart from the rest
- * (--decoder-first/last-pipeline-num-layers), so the last stage takes x
- * layers and the head, the other pp - 1 stages the remaining layers:
- * the busiest is min over x of max(ceil((L - x) / (pp - 1)), x + head),
- * against ceil(L / pp) without the head. 0 without a pipeline or for a
+ * stage. The head's matmul (V x h) runs on the last stage (Narayanan et
+ * al. 2021, section 3.2). Under Megatron the stages are the ones its
+ * launch line sets (sizing_layout_stages: the head balanced by moving
+ * layers off the last stage where the plan's memory allows): the
+ * busiest of max(first, middle, last + head). Elsewhere the last stage
+ * takes x layers and the head, the other pp - 1 stages the rest: the
+ * busiest is min over x of max(ceil((L - x) / (pp - 1)), x + head)
+ * (DeepSpeed's pipeline partitions by parameters, the head counted).
+ * Against ceil(L / pp) without the head; 0 without a pipeline or for a
  * model known only by its size.
  */
 static double perf_head_extra_layers(const sizing_job *job,
 				     const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	double head = (double)m->vocab * m->hidden, body, best, per;
-	int x, rest;
+	double head, weights, best, per;
+	int x, rest, first, middle, last;
 
-	if (lay->pp <= 1 || m->arch_synthetic || m->layers <= 0)
+	if (lay->pp <= 1 || sizing_head_layers(m, &head, &weights) < 0)
 		return 0;
-	body = perf_matmul_of(job) - head;
-	if (body <= 0)
-		return 0;
-	/* the head in layers: its weights over one layer's matmul weights
-	 * (routed experts counted as a token uses them) */
-	head = head / (body / m->layers);
 	per = perf_stage_layers(m, lay);
+	if (sizing_layout_stages(job, lay, &first, &middle, &last) >= 0) {
+		best = first > middle ? first : middle;
+		if (last + head > best)
+			best = last + head;
+		return best > per ? best - per : 0;
+	}
 	best = per + head;
 	for (x = 0; x <= (int)per; x++) {
 		double b;

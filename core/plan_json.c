@@ -137,6 +137,12 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 		 p->micro_batch,
 		 p->grad_accum, p->seq_len, p->global_batch, p->params,
 		 p->params_active, p->tokens, p->flops_total);
+	if (p->stage_layers[0] > 0)
+		json_put(&o, "\"stage_layers\":[%d,%d,%d],",
+			 p->stage_layers[0], p->stage_layers[1],
+			 p->stage_layers[2]);
+	else
+		json_put(&o, "\"stage_layers\":null,");
 	json_put(&o, "\"memory_per_gpu_bytes\":{\"weights\":%.0f,"
 		 "\"gradients\":%.0f,\"optimizer\":%.0f,\"activations\":%.0f,"
 		 "\"other\":%.0f,\"total\":%.0f,\"cache\":%.0f,"

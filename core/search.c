@@ -241,6 +241,8 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->recompute = lay->recompute;
 	plan->recompute_layers = lay->recompute == AUTOSIZE_RECOMPUTE_FULL
 				 ? lay->recompute_layers : 0;
+	sizing_layout_stages(job, lay, &plan->stage_layers[0],
+			     &plan->stage_layers[1], &plan->stage_layers[2]);
 	plan->framework = framework_resolve(job->framework);
 	plan->moe_dispatcher = sizing_layout_dispatcher(job, lay);
 	plan->vp = lay->vp > 1 ? lay->vp : 1;

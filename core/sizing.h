@@ -209,6 +209,30 @@ int sizing_etp(const sizing_job *job, const sizing_layout *lay);
 autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 						 const sizing_layout *lay);
 
+/* The output head (vocabulary projection) of m in layers: *work its
+ * matmul weights over one layer's (routed experts counted as a token
+ * uses them: its share of a token's work), *weights over one layer's
+ * weights. -1 (both 0) for a model known only by its size (perf.c). */
+int sizing_head_layers(const autosize_model *m, double *work,
+		       double *weights);
+
+/* The pipeline split lay runs in under Megatron, as the plan records it
+ * and its launch line sets it (layers on the first, each middle and the
+ * last rank): the head balanced where the plan's memory allows
+ * (stages_megatron_split_head, with sizing_embedding_layers_gpu), the
+ * plain split under a block recomputation of part of each stage, for a
+ * hybrid (Megatron-Core cuts its pattern by position) or a model known
+ * only by its size. -1 (all 0) without a pipeline, under another
+ * framework or where Megatron cannot split the layers (perf.c). */
+int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
+			 int *first, int *middle, int *last);
+
+/* The input embedding on one GPU of the first stage in layers' worth of
+ * that GPU's parameters (memory.c): what a middle pipeline stage may
+ * hold in more layers before its weights pass the first's. */
+double sizing_embedding_layers_gpu(const sizing_job *job,
+				   const sizing_layout *lay);
+
 /* The expert-TP ranks among which Megatron-Core's alltoall dispatcher
  * all-gathers every routed copy of their tokens after the all-to-all
  * and reduce-scatters them back before it (token_dispatcher.py,

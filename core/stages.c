@@ -93,6 +93,60 @@ int stages_megatron_split(int layers, int pp, int vp, int *first,
 	return 2;
 }
 
+/* The busiest stage of a split, the head on the last. */
+static double stages_busiest(int first, int middle, int last, double head)
+{
+	double b = first > middle ? first : middle;
+
+	return last + head > b ? last + head : b;
+}
+
+int stages_megatron_split_head(int layers, int pp, int vp, double head,
+			       double emb, int *first, int *middle,
+			       int *last)
+{
+	int split = stages_megatron_split(layers, pp, vp, first, middle, last);
+	int most = (layers + pp - 1) / pp, f, x, m;
+	double best, in0, in1;
+
+	if (split < 0 || pp < 3 || head <= 0)
+		return split;
+	best = stages_busiest(*first, *middle, *last, head);
+	/* micro-batches in flight on the first and second ranks
+	 * (memory.c memory_inflight) */
+	in0 = pp + (vp > 1 ? (pp - 1.0) / vp : 0);
+	in1 = in0 - 1;
+	/* for each last count x, the fewest middle layers m (a multiple
+	 * of vp) that leave the first stage no more than most, and one
+	 * step more (a lighter first); f's remainder by vp is (layers -
+	 * x)'s whatever m */
+	for (x = vp; x < most; x += vp) {
+		int lo = layers - x - most, k;
+
+		if ((layers - x) % vp)
+			continue;
+		lo = lo > 0 ? (lo + pp - 3) / (pp - 2) : vp;
+		lo = (lo + vp - 1) / vp * vp;
+		for (k = 0, m = lo; k < 2; k++, m += vp) {
+			double b;
+
+			f = layers - x - (pp - 2) * m;
+			if (f < vp || f > most || m * in1 > most * in0 ||
+			    m > most + emb)
+				continue;
+			b = stages_busiest(f, m, x, head);
+			if (b < best - 1e-9) {
+				best = b;
+				*first = f;
+				*middle = m;
+				*last = x;
+				split = 1;
+			}
+		}
+	}
+	return split;
+}
+
 /* Layers of virtual stage c of rank r: the rank's share split evenly,
  * the lighter chunks where the embedding (rank 0, chunk 0) and the loss
  * (last rank, last chunk) sit. */

@@ -24,6 +24,27 @@ int stages_megatron_split(int layers, int pp, int vp, int *first,
 			  int *middle, int *last);
 
 /*
+ * As stages_megatron_split, but where the last stage also runs an output
+ * head of head layers' work (the vocabulary projection and the loss), the
+ * first/last split (Megatron's --decoder-first/last-pipeline-num-layers)
+ * that makes the busiest stage, max(first, middle, last + head), the
+ * lightest: layers moved off the last stage onto the middle ones, each
+ * count a multiple of vp, within what the plan's memory is sized for: a
+ * first stage of ceil(layers / pp) layers and the embedding (memory.c).
+ * So the first stage holds at most that many, and a middle one no more
+ * activations (pp - 1 + (pp - 1) / vp micro-batches in flight on the
+ * second rank against the first's pp + (pp - 1) / vp; pp - 1 against pp
+ * without interleaving) nor weights (emb: the embedding in layers'
+ * weights). Only for whole layers kept alike: a block recomputation of
+ * part of each stage keeps more whole layers on a longer one, so the
+ * caller takes the plain split there. The plain split where nothing
+ * beats it. Returns as stages_megatron_split.
+ */
+int stages_megatron_split_head(int layers, int pp, int vp, double head,
+			       double emb, int *first, int *middle,
+			       int *last);
+
+/*
  * Megatron-Core's --pipeline-model-parallel-layout (0.13+; docs
  * api-guide/pipeline_parallel_layout.md) for layers over pp ranks of vp
  * virtual stages: ranks as stages_megatron_split sizes them, each rank's

@@ -71,6 +71,10 @@ static const plan_case cases[] = {
 	{"megatron-8b-cp4", {"model", "llama-3.1-8b", "gpu", "h100", "gpus",
 	 "16", "train-seq-len", "65536", "cp", "4", "tp", "2",
 	 "train-batch", "16", "train-tokens", "1e9"}, NULL, NULL},
+	/* the output head balanced: 8, 9, 9 and 6 layers */
+	{"megatron-8b-pp4-head", {"model", "llama-3-8b", "gpu", "h100",
+	 "gpus", "32", "tp", "1", "pp", "4", "train-tokens", "1e9"},
+	 NULL, NULL},
 	{"megatron-70b-interleaved", {"model", "llama-3-70b", "gpu", "h100",
 	 "gpus", "32", "tp", "4", "pp", "4", "interleave", "2",
 	 "train-tokens", "1e9"}, NULL, NULL},
@@ -344,7 +348,7 @@ static void write_expect(FILE *f, const autosize_request *r,
 		"\"framework\":\"%s\",\"precision\":\"%s\","
 		"\"train_mode\":\"%s\",\"stack\":\"%s\",\"param_offload\":%d,"
 		"\"opt_offload\":%d,\"act_offload\":%d,\"gpu\":\"%s\","
-		"\"moe_dispatcher\":\"%s\",",
+		"\"moe_dispatcher\":\"%s\",\"stage_layers\":[%d,%d,%d],",
 		p->nodes, p->gpus_per_node, p->tp, p->pp, p->cp > 1 ? p->cp : 1,
 		p->dp, p->ep > 1 ? p->ep : 1, p->vp > 1 ? p->vp : 1,
 		p->zero_stage, autosize_recompute_name(p->recompute),
@@ -356,7 +360,8 @@ static void write_expect(FILE *f, const autosize_request *r,
 		autosize_train_mode_name(r->train_mode), r->stack,
 		r->param_offload == 1, r->opt_offload == 1,
 		r->act_offload == 1, p->part.gpu->name,
-		autosize_moe_dispatcher_name(p->moe_dispatcher));
+		autosize_moe_dispatcher_name(p->moe_dispatcher),
+		p->stage_layers[0], p->stage_layers[1], p->stage_layers[2]);
 	fprintf(f, "\"model\":{\"layers\":%d,\"hidden\":%d,\"heads\":%d,"
 		"\"kv_heads\":%d,\"ffn\":%d,\"vocab\":%d,\"experts\":%d,"
 		"\"experts_active\":%d,\"max_positions\":%d,\"mlp\":\"%s\"},",

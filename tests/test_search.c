@@ -914,6 +914,78 @@ static void test_megatron_split_exists(void **state)
 	}
 }
 
+/* The last pipeline rank also runs the output head: the split moves
+ * layers off it onto the middle ranks where that lightens the busiest
+ * rank, in counts Megatron takes (first and last a multiple of vp, the
+ * middle ranks equal and a multiple of vp), never past what the memory
+ * is sized for (a first rank of ceil(L / pp), no middle rank with more
+ * activations or weights); a plan records it and prices it. */
+static void test_megatron_head_split(void **state)
+{
+	static const double heads[] = {0.5, 1.2, 2.4, 4.6};
+	const char *const opts[] = {"model", "llama-3-8b", "gpu", "h100",
+		"gpus", "32", "tp", "1", "pp", "4", "train-framework",
+		"megatron", "train-tokens", "1e9", NULL};
+	autosize_request r;
+	autosize_plan p;
+	autosize_error e;
+	int layers, pp, vp, h, f, m, l, pf, pm, pl, moved = 0;
+
+	(void)state;
+	/* Llama-3-8B on PP 4: 8, 9, 9, 6 (busiest 9, not 8 + 2.4) */
+	assert_int_equal(stages_megatron_split_head(32, 4, 1, 2.4, 2.4, &f, &m,
+						    &l), 1);
+	assert_int_equal(f, 8);
+	assert_int_equal(m, 9);
+	assert_int_equal(l, 6);
+	/* a middle rank may not outweigh the first (an embedding of 0.2
+	 * layers' weights: not one layer more), nor two ranks move any */
+	assert_int_equal(stages_megatron_split_head(32, 4, 1, 2.4, 0.2, &f, &m,
+						    &l), 0);
+	assert_int_equal(l, 8);
+	assert_int_equal(stages_megatron_split_head(32, 2, 1, 2.4, 2.4, &f, &m,
+						    &l), 0);
+	for (layers = 6; layers <= 130; layers++)
+		for (pp = 3; 2 * pp <= layers && pp <= 16; pp++)
+			for (vp = 1; vp <= 4; vp++)
+				for (h = 0; h < 4; h++) {
+					int most = (layers + pp - 1) / pp, s0;
+					double in0 = pp + (vp > 1 ?
+						     (pp - 1.0) / vp : 0);
+					double b0, b1;
+
+					s0 = stages_megatron_split(layers, pp,
+								   vp, &pf, &pm,
+								   &pl);
+					if (stages_megatron_split_head(layers,
+						pp, vp, heads[h], 8, &f, &m,
+						&l) != 1 || s0 < 0 ||
+					    (f == pf && m == pm && l == pl))
+						continue;
+					moved++;
+					assert_int_equal(f + (pp - 2) * m + l,
+							 layers);
+					assert_true(f % vp == 0 && m % vp == 0 &&
+						    l % vp == 0 && f >= vp &&
+						    l >= vp);
+					assert_true(f <= most && l < most);
+					assert_true(m * (in0 - 1) <=
+						    most * in0 + 1e-9);
+					assert_true(m <= most + 8);
+					b0 = fmax(fmax(pf, pm), pl + heads[h]);
+					b1 = fmax(fmax(f, m), l + heads[h]);
+					assert_true(b1 < b0);
+				}
+	assert_true(moved > 1000);
+	/* the plan records the split it prices, the launch line sets it */
+	req(&r, opts);
+	assert_int_equal(autosize_plan_compute(bare, &r, &p, &e), AUTOSIZE_OK);
+	assert_int_equal(p.pp, 4);
+	assert_int_equal(p.stage_layers[0], 8);
+	assert_int_equal(p.stage_layers[1], 9);
+	assert_int_equal(p.stage_layers[2], 6);
+}
+
 /* A pinned TP that does not divide the GPUs per node or the heads, or
  * splits the key/value heads unevenly, is refused, naming why; one above
  * the key/value heads replicates them (StarCoder: 48 heads, one
@@ -1186,6 +1258,7 @@ int main(void)
 		cmocka_unit_test(test_precision_advice),
 		cmocka_unit_test(test_tp_pin_checked),
 		cmocka_unit_test(test_megatron_split_exists),
+		cmocka_unit_test(test_megatron_head_split),
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_max_train_time),
 		cmocka_unit_test_setup_teardown(test_no_gpus_past_scaling, steps_only_setup,

@@ -332,6 +332,11 @@ typedef struct autosize_plan {
 				     * rank (0: all; Megatron's block
 				     * method, recompute_layers / vp per
 				     * virtual stage) */
+	int stage_layers[3];        /* layers on the first, each middle and
+				     * the last pipeline rank as priced and
+				     * launched (Megatron with pp > 1: the
+				     * output head balanced where memory
+				     * allows); 0s otherwise */
 	autosize_framework framework; /* what the layout runs under */
 	autosize_moe_dispatcher moe_dispatcher; /* a MoE model's, resolved
 						 * (never DEFAULT); DEFAULT

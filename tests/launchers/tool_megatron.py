@@ -89,6 +89,15 @@ def check(rec, c):
     c.eq('data parallel', args.data_parallel_size, e['dp'])
     c.eq('virtual stages', args.virtual_pipeline_model_parallel_size,
          e['vp'] if e['vp'] > 1 else None)
+    # the split the plan priced, which the TransformerConfig above took
+    # (its uneven-pipeline checks): first and last ranks apart where
+    # they differ from the middle ones
+    st = e.get('stage_layers')
+    if st and (st[0] != st[1] or st[2] != st[1]):
+        c.eq('first stage', args.decoder_first_pipeline_num_layers, st[0])
+        c.eq('last stage', args.decoder_last_pipeline_num_layers, st[2])
+        c.eq('middle stages', (e['model']['layers'] - st[0] - st[2]) //
+             max(e['pp'] - 2, 1) if e['pp'] > 2 else st[1], st[1])
     c.eq('micro-batch', args.micro_batch_size, e['micro_batch'])
     c.eq('global batch', args.global_batch_size, e['global_batch'])
     c.eq('accumulation', args.global_batch_size //
