@@ -125,6 +125,8 @@ static int framework_is_fsdp(const sizing_job *job)
 
 int sizing_etp(const sizing_job *job, const sizing_layout *lay)
 {
+	if (lay->etp_one)
+		return 1;
 	if (SIZING_EP(lay) <= 1)
 		return lay->tp;
 	if (framework_is_fsdp(job))

@@ -52,6 +52,7 @@ static const rec_key rec_keys[] = {
 	RK_I("dp", dp, 1, 1e8, 1),
 	RK_I("cp", cp, 0, 1e6, 0),
 	RK_I("ep", ep, 0, 1e6, 0),
+	RK_I("etp", etp, 0, 1e6, 0),
 	RK_I("zero", zero_stage, 0, 3, 0),
 	RK_I("mb", micro_batch, 0, 1e6, 0),
 	RK_I("ga", grad_accum, 0, 1e9, 0),
@@ -141,6 +142,7 @@ void autosize_record_from_plan(const autosize_plan *p, autosize_record *r)
 	r->dp = p->dp;
 	r->cp = p->cp;
 	r->ep = p->ep;
+	r->etp = p->etp;
 	r->zero_stage = p->zero_stage;
 	r->micro_batch = p->micro_batch;
 	r->grad_accum = p->grad_accum;
@@ -441,6 +443,10 @@ void autosize_record_pin(const autosize_record *rec, autosize_request *r)
 	record_pin_int(&r->pp, rec->pp);
 	record_pin_int(&r->cp, rec->cp);
 	record_pin_int(&r->ep, rec->ep);
+	/* expert TP is a Megatron setting (--etp); the others' follow
+	 * their layout */
+	if (!strcmp(rec->framework, "megatron"))
+		record_pin_int(&r->etp, rec->etp);
 	record_pin_int(&r->micro_batch, rec->micro_batch);
 	record_pin_int(&r->interleave, rec->vp > 1 ? rec->vp : 1);
 	if (r->zero_stage == AUTOSIZE_UNSET)

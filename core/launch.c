@@ -56,6 +56,19 @@ int autosize_launch_recompute_num_layers(const autosize_request *r,
 	return (stage + vp - 1) / vp;
 }
 
+/* 1 when the plan's routed experts stay whole on each rank though its
+ * TP is above 1 (expert TP 1: Megatron's --expert-tensor-parallel-size
+ * 1, ep folded over TP x DP x CP); a plan without the field (etp 0) by
+ * the rule it had before: ep past dp x cp. */
+static int launch_etp_one(const autosize_plan *p)
+{
+	if (p->tp <= 1)
+		return 0;
+	if (p->etp > 0)
+		return p->etp == 1;
+	return p->ep > 1 && p->dp * (p->cp > 1 ? p->cp : 1) % p->ep != 0;
+}
+
 /* ", recompute full (N layers of each virtual stage)" where the plan
  * recomputes part of each stage: N is Megatron's --recompute-num-layers */
 static void launch_recompute_part(launch_out *o, const autosize_plan *p)
@@ -88,6 +101,8 @@ int autosize_launch_summary(const autosize_plan *p, char *buf, size_t len)
 	launch_put(&o, " DP %d", p->dp);
 	if (p->ep > 1)
 		launch_put(&o, " EP %d", p->ep);
+	if (launch_etp_one(p))
+		launch_put(&o, " ETP 1");
 	launch_put(&o, ", %s, ZeRO-%d, recompute %s",
 		   autosize_framework_name(framework_resolve(p->framework)),
 		   p->zero_stage, autosize_recompute_name(p->recompute));
@@ -205,13 +220,14 @@ static void launch_report_layout(launch_out *o, const autosize_plan *p)
 	if (p->cp > 1)
 		launch_put(o, " x CP %d", p->cp);
 	launch_put(o, " x DP %d", p->dp);
-	/* where EP exceeds DP x CP, Megatron folds it over the TP ranks
-	 * (expert TP 1, launch_megatron) */
+	/* with expert TP 1 Megatron folds EP over the TP ranks
+	 * (launch_etp_one) */
 	if (p->ep > 1)
 		launch_put(o, ", EP %d (within %sDP x CP, %s)", p->ep,
-			   p->dp * (p->cp > 1 ? p->cp : 1) % p->ep
-			   ? "TP x " : "",
+			   launch_etp_one(p) ? "TP x " : "",
 			   autosize_moe_dispatcher_name(p->moe_dispatcher));
+	else if (launch_etp_one(p))
+		launch_put(o, ", experts whole on every TP rank");
 	launch_put(o, ", ZeRO-%d, %s, recompute %s", p->zero_stage,
 		   autosize_framework_name(p->framework),
 		   autosize_recompute_name(p->recompute));
@@ -631,10 +647,11 @@ static int launch_megatron(launch_out *o, const autosize_plan *p,
 	if (p->cp > 1)
 		launch_put(o, " --context-parallel-size %d", p->cp);
 	if (p->ep > 1)
-		/* experts folded over the TP ranks: expert TP 1 */
-		launch_put(o, " --expert-model-parallel-size %d%s", p->ep,
-			   p->dp * p->cp % p->ep
-			   ? " --expert-tensor-parallel-size 1" : "");
+		launch_put(o, " --expert-model-parallel-size %d", p->ep);
+	/* experts whole on each TP rank, EP folded over them (Megatron's
+	 * default expert TP is TP) */
+	if (launch_etp_one(p))
+		launch_put(o, " --expert-tensor-parallel-size 1");
 	/* the step time prices the tokens' exchange by the plan's
 	 * dispatcher (perf.c): alltoall's copy per routed expert, DeepEP's
 	 * and HybridEP's one per rank and node; Megatron's default

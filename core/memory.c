@@ -821,7 +821,7 @@ static void memory_states_compute(const sizing_job *job,
  * the memo) and the sharding of the layout. */
 typedef struct memory_key {
 	const sizing_job *job;
-	int tp, pp, dp, cp, ep, zero;
+	int tp, pp, dp, cp, ep, etp, zero;
 	int framework, train_mode;
 	int accum;     /* more than one micro-batch a step
 			* (framework_fsdp_grads_held) */
@@ -841,6 +841,7 @@ static int memory_key_eq(const memory_key *a, const memory_key *b)
 {
 	return a->job == b->job && a->tp == b->tp && a->pp == b->pp &&
 	       a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
+	       a->etp == b->etp &&
 	       a->zero == b->zero && a->framework == b->framework &&
 	       a->train_mode == b->train_mode && a->accum == b->accum;
 }
@@ -861,6 +862,7 @@ static void memory_states_of(const sizing_job *job, const sizing_layout *lay,
 	k.dp = lay->dp;
 	k.cp = SIZING_CP(lay);
 	k.ep = SIZING_EP(lay);
+	k.etp = sizing_etp(job, lay);
 	k.zero = lay->zero_stage;
 	k.framework = job->framework;
 	k.train_mode = job->train_mode;

@@ -447,6 +447,8 @@ static const autosize_option options_table[] = {
 	 AUTOSIZE_OPT_CLI, SET_INT(cp, 1, 1024)},
 	{"ep", "N", "pin expert parallel size (MoE)", AUTOSIZE_OPT_CLI,
 	 SET_INT(ep, 1, 4096)},
+	{"etp", "N", "pin expert tensor parallel size (MoE, Megatron): 1, "
+	 "or the TP size", AUTOSIZE_OPT_CLI, SET_INT(etp, 1, 1024)},
 	{"flash-attention", "on|off", "FlashAttention kernels (on)",
 	 AUTOSIZE_OPT_CLI, SET_ONOFF(flash_attention)},
 	{"moe-balanced", "on|off", "MoE routing forced even over the "
@@ -569,7 +571,7 @@ void autosize_request_init(autosize_request *r)
 	r->recompute_layers = AUTOSIZE_UNSET;
 	r->sequence_parallel = AUTOSIZE_UNSET;
 	r->interleave = AUTOSIZE_UNSET;
-	r->cp = r->ep = AUTOSIZE_UNSET;
+	r->cp = r->ep = r->etp = AUTOSIZE_UNSET;
 	r->flash_attention = AUTOSIZE_UNSET;
 	r->memory_reserve = -1;
 	r->time_reserve = -1;

@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 #include "comm.h"
 #include "framework_private.h"
 #include "stages.h"
@@ -694,26 +695,72 @@ int sizing_head_layers(const autosize_model *m, double *work,
 	return 0;
 }
 
+/* The last pipeline splits of this thread (sizing_layout_stages), by
+ * what they depend on: the search times every layout of a few shapes.
+ * Forgotten when a job is (re)prepared (sizing_perf_prepare). */
+#define PERF_SPLIT_MEMO 16
+
+typedef struct perf_split_key {
+	const sizing_job *job;
+	int pp, vp, plain, cap;
+} perf_split_key;
+
+static __thread struct {
+	perf_split_key key[PERF_SPLIT_MEMO];
+	int split[PERF_SPLIT_MEMO][4];
+	int valid[PERF_SPLIT_MEMO];
+} perf_split_memo;
+
 /* The pipeline split lay runs in (sizing.h). */
 int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
 			 int *first, int *middle, int *last)
 {
 	const autosize_model *m = job->model;
-	int vp = lay->vp > 1 ? lay->vp : 1;
-	double work, weights;
+	int vp = lay->vp > 1 ? lay->vp : 1, i, rv;
+	int most = sizing_stage_layers(m, lay->pp);
+	double work = 0, weights;
+	perf_split_key k;
+	int *c;
 
 	*first = *middle = *last = 0;
 	if (lay->pp <= 1 ||
 	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON)
 		return -1;
-	if ((lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
-	     lay->recompute_layers > 0) || m->mamba_layers > 0 ||
-	    sizing_head_layers(m, &work, &weights) < 0)
-		return stages_megatron_split(m->layers, lay->pp, vp, first,
-					     middle, last);
-	return stages_megatron_split_head(m->layers, lay->pp, vp, work,
-					  sizing_embedding_layers_gpu(job, lay),
-					  first, middle, last);
+	memset(&k, 0, sizeof(k));
+	k.job = job;
+	k.pp = lay->pp;
+	k.vp = vp;
+	k.plain = (lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
+		   lay->recompute_layers > 0) || m->mamba_layers > 0 ||
+		  sizing_head_layers(m, &work, &weights) < 0;
+	/* a middle stage may hold up to cap layers (weights), the
+	 * embedding's share rounded down: all the split depends on */
+	k.cap = k.plain ? 0 : (int)floor(most +
+				       sizing_embedding_layers_gpu(job, lay) +
+				       1e-9);
+	i = (k.pp * 7 + k.vp * 3 + k.cap) & (PERF_SPLIT_MEMO - 1);
+	c = perf_split_memo.split[i];
+	if (job->prepared && perf_split_memo.valid[i] &&
+	    !memcmp(&perf_split_memo.key[i], &k, sizeof(k))) {
+		*first = c[0];
+		*middle = c[1];
+		*last = c[2];
+		return c[3];
+	}
+	rv = k.plain ? stages_megatron_split(m->layers, lay->pp, vp, first,
+					     middle, last)
+		     : stages_megatron_split_head(m->layers, lay->pp, vp,
+						  work, k.cap - most, first,
+						  middle, last);
+	if (job->prepared) {
+		perf_split_memo.key[i] = k;
+		c[0] = *first;
+		c[1] = *middle;
+		c[2] = *last;
+		c[3] = rv;
+		perf_split_memo.valid[i] = 1;
+	}
+	return rv;
 }
 
 /*
@@ -1530,6 +1577,7 @@ void sizing_perf_prepare(sizing_job *job)
 	framework_profile fp;
 	comm_link l;
 
+	memset(&perf_split_memo, 0, sizeof(perf_split_memo));
 	comm_link_intra(job, &l);
 	job->link_bw[0] = l.bw_bytes_s;
 	job->link_lat[0] = l.latency_s;

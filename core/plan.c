@@ -342,6 +342,7 @@ static void plan_layout_of(const autosize_plan *plan, sizing_layout *lay)
 	lay->dp = plan->dp;
 	lay->cp = plan->cp;
 	lay->ep = plan->ep;
+	lay->etp_one = plan->etp == 1 && plan->tp > 1;
 	lay->vp = plan->vp > 0 ? plan->vp : 1;
 	lay->zero_stage = plan->zero_stage;
 	lay->micro_batch = plan->micro_batch;
@@ -363,7 +364,7 @@ static double plan_gpus_min(const sizing_job *job, const autosize_plan *plan,
 	double mfu = job->mfu_fixed > 0 ? job->mfu_fixed : plan->mfu;
 	double need = 0, states, flops = plan->flops_total;
 	sizing_layout one = {1, 1, 1, 1, 0, 1, 1, 0, AUTOSIZE_RECOMPUTE_FULL,
-			     1, 1, 0}, lay;
+			     1, 1, 0, 0}, lay;
 	autosize_memory mem;
 	int i;
 
@@ -1256,7 +1257,7 @@ static void plan_unpinned(const autosize_request *r, autosize_request *free_r)
 	free_r->zero_stage = free_r->micro_batch = AUTOSIZE_UNSET;
 	free_r->recompute = free_r->recompute_layers = AUTOSIZE_UNSET;
 	free_r->interleave = AUTOSIZE_UNSET;
-	free_r->cp = free_r->ep = AUTOSIZE_UNSET;
+	free_r->cp = free_r->ep = free_r->etp = AUTOSIZE_UNSET;
 }
 
 /*

@@ -113,9 +113,11 @@ int autosize_plan_to_json(const autosize_plan *p, char *buf, size_t len)
 	json_put(&o, ",\"gpu\":");
 	json_string(&o, p->part.gpu ? p->part.gpu->name : "");
 	json_put(&o, ",\"framework\":\"%s\",\"precision\":\"%s\","
-		 "\"vp\":%d,\"cp\":%d,\"ep\":%d,\"moe_dispatcher\":",
+		 "\"vp\":%d,\"cp\":%d,\"ep\":%d,\"etp\":%d,"
+		 "\"moe_dispatcher\":",
 		 autosize_framework_name(p->framework),
-		 autosize_precision_name(p->precision), p->vp, p->cp, p->ep);
+		 autosize_precision_name(p->precision), p->vp, p->cp, p->ep,
+		 p->etp);
 	if (p->moe_dispatcher != AUTOSIZE_MOE_DISPATCH_DEFAULT)
 		json_string(&o, autosize_moe_dispatcher_name(
 					p->moe_dispatcher));

@@ -248,6 +248,7 @@ void search_evaluate(const sizing_job *job, const sizing_layout *lay,
 	plan->vp = lay->vp > 1 ? lay->vp : 1;
 	plan->cp = SIZING_CP(lay);
 	plan->ep = SIZING_EP(lay);
+	plan->etp = job->model->experts > 1 ? sizing_etp(job, lay) : 0;
 	snprintf(plan->perf_generation, sizeof(plan->perf_generation), "%s",
 		 sizing_perf(job)->generation);
 	plan->global_batch = lay->dp * lay->micro_batch * lay->grad_accum;
@@ -1224,6 +1225,38 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 	return n;
 }
 
+/*
+ * Expert TP variants of l, as its etp_one values, into out (at most 2);
+ * 0 when none. The framework's rule (sizing_etp: TP while ep fits in dp
+ * x cp); under Megatron with TP > 1 and the rule's TP, expert TP 1 as
+ * well (--expert-tensor-parallel-size 1, as Megatron-Bridge's MoE
+ * recipes run it: whole experts, no gather of the routed tokens over the
+ * TP ranks: sizing_etp_gather). A pinned --etp: 1, or the rule's where
+ * it is the pin.
+ */
+static int search_etps(const search_state *st, const sizing_layout *l,
+		       int *out)
+{
+	int pin = st->req->etp, rule;
+	sizing_layout t = *l;
+
+	t.etp_one = 0;
+	out[0] = 0;
+	if (st->job->model->experts <= 1 || l->tp <= 1)
+		return 1;
+	rule = sizing_etp(st->job, &t);
+	if (search_pinned(pin)) {
+		out[0] = pin == 1;
+		return pin == 1 || pin == rule;
+	}
+	if (rule > 1 && SIZING_EP(l) > 1 && st->fp->searched &&
+	    st->fp->id == AUTOSIZE_FRAMEWORK_MEGATRON) {
+		out[1] = 1;
+		return 2;
+	}
+	return 1;
+}
+
 /* The divisors of q up to max, ascending (the pipeline depths a TP
  * degree leaves): trial division to sqrt(q) only. */
 static int search_divisors(int q, int max, int *out)
@@ -1296,8 +1329,16 @@ static int search_depth(search_state *st, const search_size *sz, int pp)
 		n_ep = search_eps(st, &lay, sz->gpn, eps);
 		search_mb_list(st, lay.dp, &mbs);
 		for (k = 0; k < n_ep && search_charge(st, 1); k++) {
+			int etps[2], n_etp, x;
+
 			lay.ep = eps[k];
-			fit |= search_shape(st, &lay, &mbs, sz->nodes, sz->gpn);
+			lay.etp_one = 0;
+			n_etp = search_etps(st, &lay, etps);
+			for (x = 0; x < n_etp; x++) {
+				lay.etp_one = etps[x];
+				fit |= search_shape(st, &lay, &mbs, sz->nodes,
+						    sz->gpn);
+			}
 		}
 	}
 	return fit;
@@ -1848,6 +1889,27 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     "--ep: %d must divide the model's "
 				     "routed experts (%d)", r->ep,
 				     job->model->experts);
+	if (search_pinned(r->etp) && job->model->experts <= 1)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--etp: the model has no routed experts "
+				     "to split (leave --etp out)");
+	if (search_pinned(r->etp) &&
+	    fp->id != AUTOSIZE_FRAMEWORK_MEGATRON &&
+	    (r->etp > 1 || fp->id != AUTOSIZE_FRAMEWORK_FSDP))
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--etp: expert tensor parallelism is "
+				     "Megatron-LM's (%s keeps its experts "
+				     "whole%s); leave --etp out, or use "
+				     "--train-framework=megatron", name,
+				     fp->id == AUTOSIZE_FRAMEWORK_FSDP
+				     ? ": --etp 1" : "");
+	if (search_pinned(r->etp) && r->etp > 1 && search_pinned(r->tp) &&
+	    r->etp != r->tp)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--etp: %d must be 1 or the TP size "
+				     "(--tp %d): the plan splits an expert "
+				     "over all of the TP ranks or none",
+				     r->etp, r->tp);
 	if (search_pinned(r->ep) && search_pinned(r->zero_stage) &&
 	    framework_ep_zero_refused(fp->id, r->ep, r->zero_stage))
 		return autosize_fail(e, AUTOSIZE_EINVAL,

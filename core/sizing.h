@@ -24,6 +24,10 @@ typedef struct sizing_layout {
 	int recompute_layers; /* full recompute of this many layers per
 			       * pipeline rank (all its virtual stages; a
 			       * multiple of vp), the rest kept; 0: all */
+	int etp_one;          /* 1: expert TP 1 where sizing_etp's rule
+			       * gives TP (Megatron's
+			       * --expert-tensor-parallel-size 1 with ep
+			       * inside dp x cp, or at ep 1); 0: the rule */
 } sizing_layout;
 
 /* cp and ep of a layout, 1 when unset (0). */
@@ -194,7 +198,8 @@ double sizing_layer_activation_bytes(const sizing_job *job,
  * averaged over all layers. */
 double sizing_expert_params_per_layer(const autosize_model *m);
 
-/* Tensor parallelism of the expert layers (framework.c): the TP size
+/* Tensor parallelism of the expert layers (framework.c): 1 where the
+ * layout says so (etp_one), else the TP size
  * while ep fits in dp x cp, else 1 (Megatron's expert_tensor_parallel_
  * size 1 lets ep span the TP ranks: "MoE parallel folding"); always 1
  * under FSDP as torchtitan runs it, whose expert mesh is ep x efsdp

@@ -464,7 +464,7 @@ static int remote_launchers(spank_t sp, uint32_t job_id, uint32_t step_id)
 /* The variables a step exports. */
 static const char *const remote_vars[] = {
 	"AUTOSIZE_TP", "AUTOSIZE_PP", "AUTOSIZE_DP", "AUTOSIZE_CP",
-	"AUTOSIZE_EP", "AUTOSIZE_VP", "AUTOSIZE_FRAMEWORK",
+	"AUTOSIZE_EP", "AUTOSIZE_ETP", "AUTOSIZE_VP", "AUTOSIZE_FRAMEWORK",
 	"AUTOSIZE_MOE_DISPATCHER",
 	"AUTOSIZE_TORCHTITAN_ARGS", "AUTOSIZE_ZERO_STAGE",
 	"AUTOSIZE_RECOMPUTE", "AUTOSIZE_RECOMPUTE_LAYERS",
@@ -548,6 +548,9 @@ static int remote_export(spank_t sp)
 	rv |= remote_setint(sp, "AUTOSIZE_DP", p->dp);
 	rv |= remote_setint(sp, "AUTOSIZE_CP", p->cp > 1 ? p->cp : 1);
 	rv |= remote_setint(sp, "AUTOSIZE_EP", p->ep > 1 ? p->ep : 1);
+	/* a MoE plan's expert TP (NeMo's expert_tensor_parallel_size) */
+	if (p->etp > 0)
+		rv |= remote_setint(sp, "AUTOSIZE_ETP", p->etp);
 	rv |= remote_setint(sp, "AUTOSIZE_VP", p->vp > 1 ? p->vp : 1);
 	rv |= remote_setenv(sp, "AUTOSIZE_FRAMEWORK",
 			    autosize_framework_name(p->framework));

@@ -37,7 +37,7 @@ static void job_for(sizing_job *job, autosize_model *m,
 static sizing_layout shape(int tp, int pp, int dp, int zero)
 {
 	sizing_layout l = {tp, pp, dp, 1, zero, 1, 1, tp > 1,
-			   AUTOSIZE_RECOMPUTE_FULL, 1, 1, 0};
+			   AUTOSIZE_RECOMPUTE_FULL, 1, 1, 0, 0};
 
 	return l;
 }
@@ -524,6 +524,102 @@ static void test_expert_tp_gather(void **state)
 	assert_int_equal(sizing_etp_gather(&job, &l), 1);
 }
 
+/* Expert TP is a layout choice under Megatron: TP 4 x EP 8 over DP 16
+ * runs either way, the experts split over the TP ranks (the default)
+ * or whole, EP folded over the TP ranks (--expert-tensor-parallel-size
+ * 1). The search takes the faster, a pin either; the plan, its Megatron
+ * line, its text and its record say which, and the nodes' re-plan keeps
+ * it. --etp where it means nothing is refused, naming why. */
+static void test_expert_tp_choice(void **state)
+{
+	static const char *const opts[] = {"model", "mixtral-8x7b", "gpu",
+		"h100", "gpus", "128", "tp", "4", "pp", "2", "ep", "8",
+		"train-framework", "megatron", "train-tokens", "1e10", NULL};
+	autosize_policy *p;
+	autosize_request r;
+	autosize_plan one, four, back;
+	autosize_record rec;
+	autosize_error e;
+	autosize_model m;
+	autosize_partition part;
+	sizing_job job;
+	sizing_layout l = shape(4, 2, 16, 1);
+	char buf[2048];
+
+	(void)state;
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("mixtral-8x7b", &m, &e), 0);
+	l.ep = 8;
+	assert_int_equal(sizing_etp(&job, &l), 4);
+	assert_int_equal(sizing_etp_gather(&job, &l), 4);
+	l.etp_one = 1;
+	assert_int_equal(sizing_etp(&job, &l), 1);
+	assert_int_equal(sizing_etp_gather(&job, &l), 1);
+
+	p = autosize_policy_default(&e);
+	assert_non_null(p);
+	request_of(&r, opts);
+	assert_int_equal(autosize_request_set(&r, "etp", "4", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &four, &e), AUTOSIZE_OK);
+	assert_int_equal(four.etp, 4);
+	assert_true(autosize_launch_megatron_args(&r, &four, buf,
+						  sizeof(buf)) > 0);
+	assert_null(strstr(buf, "--expert-tensor-parallel-size"));
+	assert_true(autosize_request_set(&r, "etp", "1", &e) == 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &one, &e), AUTOSIZE_OK);
+	assert_int_equal(one.etp, 1);
+	assert_int_equal(one.ep, 8);
+	assert_true(autosize_launch_megatron_args(&r, &one, buf,
+						  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " --expert-model-parallel-size 8 "
+			       "--expert-tensor-parallel-size 1 "));
+	assert_true(autosize_launch_summary(&one, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, " EP 8 ETP 1,"));
+	/* whole experts: four times the expert weights a rank, none of
+	 * the gather */
+	assert_true(one.mem.weights_bytes > four.mem.weights_bytes);
+	assert_true(one.step.tp_comm_s < four.step.tp_comm_s);
+	/* unpinned: the faster of the two */
+	r.etp = AUTOSIZE_UNSET;
+	assert_int_equal(autosize_plan_compute(p, &r, &back, &e), AUTOSIZE_OK);
+	assert_int_equal(back.etp, one.tokens_per_s > four.tokens_per_s
+				   ? 1 : 4);
+	/* the nodes' re-plan from slurmctld's record keeps it */
+	autosize_record_from_plan(&one, &rec);
+	assert_int_equal(rec.etp, 1);
+	autosize_record_pin(&rec, &r);
+	assert_int_equal(r.etp, 1);
+	assert_int_equal(autosize_plan_compute(p, &r, &back, &e), AUTOSIZE_OK);
+	assert_int_equal(back.etp, 1);
+	/* refused: not 1 or TP, under FSDP above 1, a dense model */
+	r.etp = 2;
+	assert_int_equal(autosize_plan_compute(p, &r, &back, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--etp: 2 must be 1 or the TP size "
+			       "(--tp 4)"));
+	request_of(&r, opts);
+	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
+					      &e), 0);
+	assert_int_equal(autosize_request_set(&r, "etp", "4", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &back, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--etp: expert tensor parallelism is "
+			       "Megatron-LM's"));
+	request_of(&r, opts);
+	assert_int_equal(autosize_request_set(&r, "model", "llama-3-8b", &e),
+			 0);
+	assert_int_equal(autosize_request_set(&r, "ep", "1", &e), 0);
+	assert_int_equal(autosize_request_set(&r, "etp", "1", &e), 0);
+	assert_int_equal(autosize_request_finish(&r, &e), 0);
+	assert_int_equal(autosize_plan_compute(p, &r, &back, &e),
+			 AUTOSIZE_EINVAL);
+	assert_non_null(strstr(e.msg, "--etp: the model has no routed "
+			       "experts"));
+	autosize_policy_destroy(p);
+}
+
 /* MoE host issue: Megatron issues each local expert in turn after a
  * host sync (more local experts, more time; none under torchtitan's
  * grouped GEMM); --moe-overlap removes it and hides the all-to-all
@@ -642,7 +738,7 @@ static void test_moe_dispatcher(void **state)
 	static const char *const hybridep[] = {"moe-dispatcher", "hybridep",
 					       NULL};
 	static const char *const etp2[] = {"moe-dispatcher", "deepep", "ep",
-					   "4", "tp", "2", NULL};
+					   "4", "tp", "2", "etp", "2", NULL};
 	static const char *const ep1[] = {"moe-dispatcher", "hybridep", "ep",
 					  "1", NULL};
 	static const char *const automodel[] = {"train-stack", "automodel",
@@ -692,6 +788,7 @@ static void test_moe_dispatcher(void **state)
 	assert_int_equal(plan_more(p, moe_gb200, etp2, &r, &deep, &e),
 			 AUTOSIZE_OK);
 	assert_int_equal(deep.ep, 4);
+	assert_int_equal(deep.etp, 2);
 	assert_true(has_warning(&deep, "over RDMA"));
 	/* EP 1 and TP 1: nothing to dispatch, alltoall said and run */
 	assert_int_equal(plan_more(p, moe_gb200, ep1, &r, &hyb, &e),
@@ -1426,6 +1523,7 @@ int main(void)
 		cmocka_unit_test(test_expert_fp8_issue),
 		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_expert_tp_gather),
+		cmocka_unit_test(test_expert_tp_choice),
 		cmocka_unit_test(test_pp_link),
 		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),

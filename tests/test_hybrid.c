@@ -217,7 +217,7 @@ static void test_hybrid_flops(void **state)
 	 * time, not 0 / 0 */
 	{
 		sizing_layout l = {1, 1, 8, 1, 1, 1, 1, 0,
-				   AUTOSIZE_RECOMPUTE_NONE, 1, 1, 0};
+				   AUTOSIZE_RECOMPUTE_NONE, 1, 1, 0, 0};
 		autosize_model pure;
 		autosize_error e;
 		sizing_time t;
@@ -252,7 +252,7 @@ static void test_hybrid_activations(void **state)
 	autosize_partition part;
 	sizing_job job;
 	sizing_layout l = {1, 1, 8, 1, 1, 1, 1, 0, AUTOSIZE_RECOMPUTE_NONE,
-			   1, 1, 0};
+			   1, 1, 0, 0};
 	double s = 4096, h = 2688, sbh = s * h, want, got;
 	double attn = 5 * sbh + 2 * s * (32 * 128 + 2 * 256 + 32 * 128);
 	double moe = 5 * sbh + s * 4 * (6 * 1856 + 3712) +

@@ -78,6 +78,11 @@ static const plan_case cases[] = {
 	{"megatron-70b-interleaved", {"model", "llama-3-70b", "gpu", "h100",
 	 "gpus", "32", "tp", "4", "pp", "4", "interleave", "2",
 	 "train-tokens", "1e9"}, NULL, NULL},
+	/* whole experts with EP inside DP: --expert-tensor-parallel-size 1
+	 * where Megatron's default would split them over TP */
+	{"megatron-mixtral-etp1", {"model", "mixtral-8x7b", "gpu", "h100",
+	 "gpus", "32", "tp", "2", "ep", "8", "etp", "1", "train-tokens",
+	 "1e9"}, NULL, NULL},
 	{"megatron-mixtral-ep8", {"model", "mixtral-8x7b", "gpu", "h100",
 	 "gpus", "16", "ep", "8", "tp", "2", "train-tokens", "1e9"},
 	 NULL, NULL},
@@ -348,7 +353,8 @@ static void write_expect(FILE *f, const autosize_request *r,
 		"\"framework\":\"%s\",\"precision\":\"%s\","
 		"\"train_mode\":\"%s\",\"stack\":\"%s\",\"param_offload\":%d,"
 		"\"opt_offload\":%d,\"act_offload\":%d,\"gpu\":\"%s\","
-		"\"moe_dispatcher\":\"%s\",\"stage_layers\":[%d,%d,%d],",
+		"\"moe_dispatcher\":\"%s\",\"stage_layers\":[%d,%d,%d],"
+		"\"etp\":%d,",
 		p->nodes, p->gpus_per_node, p->tp, p->pp, p->cp > 1 ? p->cp : 1,
 		p->dp, p->ep > 1 ? p->ep : 1, p->vp > 1 ? p->vp : 1,
 		p->zero_stage, autosize_recompute_name(p->recompute),
@@ -361,7 +367,8 @@ static void write_expect(FILE *f, const autosize_request *r,
 		r->param_offload == 1, r->opt_offload == 1,
 		r->act_offload == 1, p->part.gpu->name,
 		autosize_moe_dispatcher_name(p->moe_dispatcher),
-		p->stage_layers[0], p->stage_layers[1], p->stage_layers[2]);
+		p->stage_layers[0], p->stage_layers[1], p->stage_layers[2],
+		p->etp);
 	fprintf(f, "\"model\":{\"layers\":%d,\"hidden\":%d,\"heads\":%d,"
 		"\"kv_heads\":%d,\"ffn\":%d,\"vocab\":%d,\"experts\":%d,"
 		"\"experts_active\":%d,\"max_positions\":%d,\"mlp\":\"%s\"},",

@@ -33,7 +33,7 @@ static void job_for(sizing_job *job, const autosize_model *m,
 static sizing_layout layout(int tp, int pp, int dp, int zero, int mb,
 			    autosize_recompute rc)
 {
-	sizing_layout l = {tp, pp, dp, 1, zero, mb, 1, tp > 1, rc, 1, 1, 0};
+	sizing_layout l = {tp, pp, dp, 1, zero, mb, 1, tp > 1, rc, 1, 1, 0, 0};
 
 	return l;
 }

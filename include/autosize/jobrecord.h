@@ -41,6 +41,8 @@ typedef struct autosize_record {
 	int nodes, gpus_per_node;    /* nodes=, gpn= */
 	int tp, pp, dp, cp, ep, zero_stage, micro_batch, grad_accum; /* tp=
 				      * pp= dp= cp= ep= zero= mb= ga= */
+	int etp;                     /* etp= (a MoE plan's expert TP; 0
+				      * absent: the rule, as before) */
 	int seq_len, global_batch;   /* seq=, gbs= (sequences) */
 	int vp;                      /* vp=: virtual stages, 0 = none */
 	int recompute;               /* rc=: autosize_recompute, 0 = none */

@@ -181,6 +181,9 @@ typedef struct autosize_request {
 	int sequence_parallel;      /* 0/1 with tp > 1; UNSET = on */
 	int interleave;             /* virtual pipeline stages; UNSET = 1 */
 	int cp, ep;                 /* context / expert parallel pins */
+	int etp;                    /* --etp: expert tensor parallel pin, 1
+				     * or the TP size (Megatron); UNSET = the
+				     * search's */
 	int flash_attention;        /* 0/1; UNSET = on */
 	int moe_balanced;           /* --moe-balanced: 1 = routing forced
 				     * even over the experts (benchmarks);
@@ -332,7 +335,8 @@ typedef struct autosize_plan {
 				     * rank (0: all; Megatron's block
 				     * method, recompute_layers / vp per
 				     * virtual stage) */
-	int stage_layers[3];        /* layers on the first, each middle and
+	int stage_layers[3];        /* layers on the first, each middle (the
+				     * most, under a custom layout) and
 				     * the last pipeline rank as priced and
 				     * launched (Megatron with pp > 1: the
 				     * output head balanced where memory
@@ -350,6 +354,10 @@ typedef struct autosize_plan {
 	int vp;                     /* interleaved pipeline stages per rank */
 	int cp;                     /* context parallel (sequence split) */
 	int ep;                     /* expert parallel (within dp x cp) */
+	int etp;                    /* expert tensor parallel: the TP ranks
+				     * a routed expert is split over (1: ep
+				     * folded over TP x DP x CP); 0 for a
+				     * dense model */
 	int seq_len;
 	int global_batch;
 	double params;

@@ -86,6 +86,10 @@ def check(rec, c):
     c.eq('pipeline parallel', args.pipeline_model_parallel_size, e['pp'])
     c.eq('context parallel', args.context_parallel_size, e['cp'])
     c.eq('expert parallel', args.expert_model_parallel_size, e['ep'])
+    if e['model']['experts'] > 1:
+        # validate_args fills the default (the TP size)
+        c.eq('expert tensor parallel', args.expert_tensor_parallel_size,
+             e['etp'])
     c.eq('data parallel', args.data_parallel_size, e['dp'])
     c.eq('virtual stages', args.virtual_pipeline_model_parallel_size,
          e['vp'] if e['vp'] > 1 else None)
