@@ -178,15 +178,6 @@ static double memory_layer_params_gpu(const sizing_job *job,
 	       sizing_kv_replica_params(job, lay);
 }
 
-double sizing_embedding_layers_gpu(const sizing_job *job,
-				   const sizing_layout *lay)
-{
-	double layer = memory_layer_params_gpu(job, lay);
-
-	return layer > 0 ? (double)job->model->vocab * job->model->hidden /
-			   lay->tp / layer : 0;
-}
-
 /* LoRA adapter parameters on one GPU: rank r on every linear layer. */
 static double memory_lora_params(const sizing_job *job,
 				 const sizing_layout *lay)
@@ -573,24 +564,86 @@ static double memory_first_inflight(const sizing_layout *lay)
  * time (framework_vp_group), warms a rank up by (pp - rank - 1) x 2 +
  * (v - 1) x g chunk passes and holds one more (Megatron's schedules.py):
  * over v, pp + (pp - 1) / v on the first (Korthikanti et al. 2022,
- * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. */
-static double memory_inflight(const sizing_layout *lay, int group,
-			      int stage)
+ * section 4.2.3) and pp - (pp - 1) / v on the last where g = pp. Of
+ * rank r: pp - r without interleaving, (v - 1) g + 1 + 2 (pp - 1 - r)
+ * chunk passes of v with it, capped at the step's micro-batches. */
+static double memory_rank_inflight(const sizing_layout *lay, int group,
+				   int r)
 {
 	double warm;
 
 	if (lay->pp <= 1)
 		return 1;
 	if (lay->vp <= 1)
-		return stage == MEMORY_STAGE_FIRST ? memory_first_inflight(lay)
-						   : 1;
+		return lay->pp - r < lay->grad_accum ? lay->pp - r
+						     : lay->grad_accum;
 	if (group <= 0)
-		group = lay->pp;   /* not a schedule that runs: as pp */
-	warm = (lay->vp - 1.0) * group + 1 +
-	       (stage == MEMORY_STAGE_FIRST ? 2.0 * (lay->pp - 1) : 0);
+		group = lay->pp;
+	warm = (lay->vp - 1.0) * group + 1 + 2.0 * (lay->pp - 1 - r);
 	if (warm > (double)lay->grad_accum * lay->vp)
 		warm = (double)lay->grad_accum * lay->vp;
 	return warm / lay->vp;
+}
+
+/* The same of a stage (MEMORY_STAGE_FIRST or the last). */
+static double memory_inflight(const sizing_layout *lay, int group,
+			      int stage)
+{
+	return memory_rank_inflight(lay, group, stage == MEMORY_STAGE_FIRST
+						? 0 : lay->pp - 1);
+}
+
+/* Model-state bytes on one GPU per parameter (sharded as memory_state
+ * shards them over d ranks), with the 16-bit compute copy. */
+static double memory_state_b(const framework_state *st, int z, double d)
+{
+	double b = st->weight_b / (z >= st->weight_shard_stage ? d : 1) +
+		   st->grad_b / (z >= 2 ? d : 1) +
+		   st->opt_b / (z >= 1 ? d : 1);
+
+	return b + (z < 3 ? st->copy_b : 0);
+}
+
+double sizing_middle_stage_cap(const sizing_job *job, const sizing_layout *lay)
+{
+	double most = memory_layers_per_stage(job, lay);
+	double layer = memory_layer_params_gpu(job, lay), e, emb, cap_w;
+	double in0, in1;
+	int z = lay->zero_stage, group;
+	framework_state st;
+
+	if (lay->pp < 3 || layer <= 0)
+		return most;
+	/* activations: rank 1 holds the most in flight of the middle
+	 * ranks; the first is sized with most layers */
+	group = framework_vp_group(job->framework, lay->pp, lay->vp,
+				   lay->grad_accum);
+	in0 = memory_rank_inflight(lay, group, 0);
+	in1 = memory_rank_inflight(lay, group, 1);
+	/* weights, gradients and optimizer state: the embedding's bytes
+	 * on the first rank against a layer's on a middle one, the
+	 * routed experts sharded over their own group, Transformer
+	 * Engine's FP8 copies on the layers only; adapters over a frozen
+	 * base: an embedding parameter (16-bit) weighs at least a block
+	 * one (16-bit, FP8 or NF4) */
+	emb = (double)job->model->vocab * job->model->hidden / lay->tp;
+	if (memory_is_lora(job)) {
+		cap_w = most + emb / layer;
+	} else {
+		double d = (double)lay->dp * SIZING_CP(lay), lb;
+
+		framework_state_bytes(job, &st);
+		e = memory_expert_layer_params(job) /
+		    ((double)sizing_etp(job, lay) * SIZING_EP(lay));
+		if (e > layer)
+			e = layer;
+		lb = (layer - e) * memory_state_b(&st, z, d) +
+		     e * memory_state_b(&st, z, memory_expert_dp(job, lay)) +
+		     (framework_megatron_fp8(job) && z == 0
+		      ? MEMORY_FP8_WEIGHT_CACHE_BYTES * layer : 0);
+		cap_w = most + emb * memory_state_b(&st, z, d) / lb;
+	}
+	return in1 > 0 && most * in0 / in1 < cap_w ? most * in0 / in1 : cap_w;
 }
 
 /* The parts of a stage's activations (memory_stage_acts): its layers

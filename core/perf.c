@@ -677,21 +677,17 @@ static double perf_stack_host_s(const sizing_job *job,
 }
 
 /* The output head in layers (sizing.h). */
-int sizing_head_layers(const autosize_model *m, double *work,
-		       double *weights)
+int sizing_head_layers(const autosize_model *m, double *work)
 {
-	double head = (double)m->vocab * m->hidden, body, per_layer;
+	double head = (double)m->vocab * m->hidden, body;
 
-	*work = *weights = 0;
+	*work = 0;
 	if (m->arch_synthetic || m->layers <= 0)
 		return -1;
 	body = perf_matmul_params(m) - head;
-	per_layer = (m->params - head * (m->tied_embeddings ? 1 : 2)) /
-		    m->layers;
-	if (body <= 0 || per_layer <= 0)
+	if (body <= 0)
 		return -1;
 	*work = head / (body / m->layers);
-	*weights = head / per_layer;
 	return 0;
 }
 
@@ -717,8 +713,7 @@ int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
 {
 	const autosize_model *m = job->model;
 	int vp = lay->vp > 1 ? lay->vp : 1, i, rv;
-	int most = sizing_stage_layers(m, lay->pp);
-	double work = 0, weights;
+	double work = 0;
 	perf_split_key k;
 	int *c;
 
@@ -732,12 +727,11 @@ int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
 	k.vp = vp;
 	k.plain = (lay->recompute == AUTOSIZE_RECOMPUTE_FULL &&
 		   lay->recompute_layers > 0) || m->mamba_layers > 0 ||
-		  sizing_head_layers(m, &work, &weights) < 0;
-	/* a middle stage may hold up to cap layers (weights), the
-	 * embedding's share rounded down: all the split depends on */
-	k.cap = k.plain ? 0 : (int)floor(most +
-				       sizing_embedding_layers_gpu(job, lay) +
-				       1e-9);
+		  sizing_head_layers(m, &work) < 0;
+	/* a middle stage may hold up to cap layers (its activations and
+	 * model states against the first's): all the split depends on */
+	k.cap = k.plain ? 0 : (int)floor(sizing_middle_stage_cap(job, lay) +
+					 1e-9);
 	i = (k.pp * 7 + k.vp * 3 + k.cap) & (PERF_SPLIT_MEMO - 1);
 	c = perf_split_memo.split[i];
 	if (job->prepared && perf_split_memo.valid[i] &&
@@ -750,8 +744,8 @@ int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
 	rv = k.plain ? stages_megatron_split(m->layers, lay->pp, vp, first,
 					     middle, last)
 		     : stages_megatron_split_head(m->layers, lay->pp, vp,
-						  work, k.cap - most, first,
-						  middle, last);
+						  work, k.cap, first, middle,
+						  last);
 	if (job->prepared) {
 		perf_split_memo.key[i] = k;
 		c[0] = *first;
@@ -780,10 +774,10 @@ static double perf_head_extra_layers(const sizing_job *job,
 				     const sizing_layout *lay)
 {
 	const autosize_model *m = job->model;
-	double head, weights, best, per;
+	double head, best, per;
 	int x, rest, first, middle, last;
 
-	if (lay->pp <= 1 || sizing_head_layers(m, &head, &weights) < 0)
+	if (lay->pp <= 1 || sizing_head_layers(m, &head) < 0)
 		return 0;
 	per = perf_stage_layers(m, lay);
 	if (sizing_layout_stages(job, lay, &first, &middle, &last) >= 0) {
@@ -1166,8 +1160,7 @@ autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 int sizing_etp_gather(const sizing_job *job, const sizing_layout *lay)
 {
 	if (job->model->experts <= 1 || lay->tp <= 1 ||
-	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON ||
-	    sizing_layout_dispatcher(job, lay) != AUTOSIZE_MOE_DISPATCH_ALLTOALL)
+	    framework_resolve(job->framework) != AUTOSIZE_FRAMEWORK_MEGATRON)
 		return 1;
 	return sizing_etp(job, lay);
 }

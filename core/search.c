@@ -311,6 +311,17 @@ static void search_key(const search_state *st, const search_cand *c,
 	k->unchecked = framework_gathers_experts(st->job, &c->lay);
 }
 
+/* 1 when a and b are the same candidate: field by field (the struct's
+ * padding is never written; sizing_layout has none). */
+static int search_cand_same(const search_cand *a, const search_cand *b)
+{
+	return a->nodes == b->nodes && a->gpn == b->gpn &&
+	       a->total_bytes == b->total_bytes &&
+	       a->tokens_per_s == b->tokens_per_s &&
+	       a->train_s == b->train_s &&
+	       memcmp(&a->lay, &b->lay, sizeof(a->lay)) == 0;
+}
+
 /* 1 when candidate c is better than the current best b (rank.c). */
 static int search_better(search_state *st, const search_cand *c,
 			 const search_cand *b)
@@ -320,8 +331,7 @@ static int search_better(search_state *st, const search_cand *c,
 	search_key(st, c, &kc);
 	/* b is the best, compared with every timed layout: its key (a
 	 * price look-up) is kept while b stays the same */
-	if (!st->have_best_key ||
-	    memcmp(&st->best_key_of, b, sizeof(*b)) != 0) {
+	if (!st->have_best_key || !search_cand_same(&st->best_key_of, b)) {
 		search_key(st, b, &st->best_key);
 		st->best_key_of = *b;
 		st->have_best_key = 1;
@@ -1180,10 +1190,11 @@ static int search_cps(const search_state *st, int tp, int gpus, int *out)
 }
 
 /*
- * Expert-parallel sizes for a shape, into out (at most 3): the pinned
+ * Expert-parallel sizes for a shape, into out (at most 4): the pinned
  * one; 1 for a dense model or where the framework has none; else 1, the
  * largest that keeps the EP group inside a node (or NVLink domain:
- * search_on_link), and the largest
+ * search_on_link) at the framework's expert TP and, under Megatron with
+ * TP > 1, at expert TP 1 (search_etps), and the largest
  * overall: divisors of the experts that divide tp x dp x cp (with expert
  * TP 1 when ep does not fit in dp x cp).
  */
@@ -1197,7 +1208,8 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 	 * groups assert DP % EP == 0) */
 	int d = fp->id == AUTOSIZE_FRAMEWORK_DEEPSPEED
 		? l->dp : l->tp * l->dp * SIZING_CP(l);
-	int n = 0, e, in_node = 1, any = 1, i;
+	int n = 0, e, in_node = 1, in_node1 = 1, any = 1, i;
+	int whole = l->tp > 1 && fp->id == AUTOSIZE_FRAMEWORK_MEGATRON;
 	sizing_layout t = *l;
 
 	if (search_pinned(pin)) {
@@ -1217,10 +1229,15 @@ static int search_eps(const search_state *st, const sizing_layout *l,
 		if (search_on_link(st, e * sizing_etp(st->job, &t), gpn,
 				   SIZING_GPUS(l)))
 			in_node = e;
+		/* whole experts: the EP group alone spans the link */
+		if (whole && search_on_link(st, e, gpn, SIZING_GPUS(l)))
+			in_node1 = e;
 	}
 	if (in_node > 1)
 		out[n++] = in_node;
-	if (any > in_node)
+	if (in_node1 > in_node)
+		out[n++] = in_node1;
+	if (any > in_node1 && any > in_node)
 		out[n++] = any;
 	return n;
 }
@@ -1242,6 +1259,9 @@ static int search_etps(const search_state *st, const sizing_layout *l,
 
 	t.etp_one = 0;
 	out[0] = 0;
+	/* a pinned expert TP above 1 is a TP of that size */
+	if (search_pinned(pin) && pin > 1 && l->tp != pin)
+		return 0;
 	if (st->job->model->experts <= 1 || l->tp <= 1)
 		return 1;
 	rule = sizing_etp(st->job, &t);
@@ -1307,6 +1327,12 @@ static int search_depth(search_state *st, const search_size *sz, int pp)
 	int gpus = sz->nodes * sz->gpn, c, k, fit = 0;
 	sizing_layout lay;
 
+	/* Megatron-Core's MoE layers refuse to train with TP and without
+	 * sequence parallelism (moe_layer.py, MoELayer.forward) */
+	if (sz->tp > 1 && r->sequence_parallel == 0 &&
+	    st->job->model->experts > 1 &&
+	    st->fp->id == AUTOSIZE_FRAMEWORK_MEGATRON)
+		return 0;
 	memset(&lay, 0, sizeof(lay));
 	/* interleaving splits a pipeline: none at one stage (Megatron
 	 * refuses virtual stages without one) */
@@ -1315,7 +1341,7 @@ static int search_depth(search_state *st, const search_size *sz, int pp)
 	lay.pp = pp;
 	lay.sp = sz->tp > 1 && r->sequence_parallel != 0;
 	for (c = 0; c < sz->n_cp; c++) {
-		int eps[3], n_ep;
+		int eps[4], n_ep;
 		search_mbs mbs;
 
 		if ((gpus / sz->tp / pp) % sz->cps[c])
@@ -1889,6 +1915,13 @@ static autosize_err search_framework_pins(const sizing_job *job,
 				     "--ep: %d must divide the model's "
 				     "routed experts (%d)", r->ep,
 				     job->model->experts);
+	if (r->sequence_parallel == 0 && search_pinned(r->tp) && r->tp > 1 &&
+	    job->model->experts > 1 && fp->id == AUTOSIZE_FRAMEWORK_MEGATRON)
+		return autosize_fail(e, AUTOSIZE_EINVAL,
+				     "--sequence-parallel off: Megatron-Core's "
+				     "MoE layers refuse TP %d without sequence "
+				     "parallelism (leave it on, or use --tp 1)",
+				     r->tp);
 	if (search_pinned(r->etp) && job->model->experts <= 1)
 		return autosize_fail(e, AUTOSIZE_EINVAL,
 				     "--etp: the model has no routed experts "

@@ -214,12 +214,11 @@ int sizing_etp(const sizing_job *job, const sizing_layout *lay);
 autosize_moe_dispatcher sizing_layout_dispatcher(const sizing_job *job,
 						 const sizing_layout *lay);
 
-/* The output head (vocabulary projection) of m in layers: *work its
+/* The output head (vocabulary projection) of m in layers' work: its
  * matmul weights over one layer's (routed experts counted as a token
- * uses them: its share of a token's work), *weights over one layer's
- * weights. -1 (both 0) for a model known only by its size (perf.c). */
-int sizing_head_layers(const autosize_model *m, double *work,
-		       double *weights);
+ * uses them). -1 (*work 0) for a model known only by its size
+ * (perf.c). */
+int sizing_head_layers(const autosize_model *m, double *work);
 
 /* The pipeline split lay runs in under Megatron, as the plan records it
  * and its launch line sets it (layers on the first, each middle and the
@@ -232,20 +231,25 @@ int sizing_head_layers(const autosize_model *m, double *work,
 int sizing_layout_stages(const sizing_job *job, const sizing_layout *lay,
 			 int *first, int *middle, int *last);
 
-/* The input embedding on one GPU of the first stage in layers' worth of
- * that GPU's parameters (memory.c): what a middle pipeline stage may
- * hold in more layers before its weights pass the first's. */
-double sizing_embedding_layers_gpu(const sizing_job *job,
-				   const sizing_layout *lay);
+/* The most layers a middle pipeline rank of lay may hold without
+ * needing more memory than its first rank, which the plan sizes with
+ * ceil(L / pp) layers and the embedding (memory.c): the second rank's
+ * activations (its micro-batches in flight under lay's schedule) and
+ * its model states (a layer's bytes against the embedding's) no more
+ * than the first's. ceil(L / pp) with fewer than 3 ranks. */
+double sizing_middle_stage_cap(const sizing_job *job,
+			       const sizing_layout *lay);
 
 /* The expert-TP ranks among which Megatron-Core's alltoall dispatcher
  * all-gathers every routed copy of their tokens after the all-to-all
  * and reduce-scatters them back before it (token_dispatcher.py,
  * MoEAlltoAllTokenDispatcher dispatch_postprocess / combine_preprocess,
- * over the expt_tp group: sizing_etp): its expert TP where that is
- * above 1, else 1 (no such exchange: expert TP 1, another framework or
- * dispatcher, a dense model). perf.c prices it, memory.c keeps the
- * gathered copies (perf.c). */
+ * over the expt_tp group: sizing_etp); the flex dispatchers send each
+ * token to every expert-TP rank of its experts within their exchange
+ * (MoEFlexTokenDispatcher: top-k x TP over TP x experts), the same
+ * copies, priced alike. Its expert TP where that is above 1, else 1 (no
+ * such exchange: expert TP 1, another framework, a dense model). perf.c
+ * prices it, memory.c keeps the copies (perf.c). */
 int sizing_etp_gather(const sizing_job *job, const sizing_layout *lay);
 
 /* 1 when lay's DeepEP exchange crosses the nodes of a multi-node NVLink

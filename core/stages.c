@@ -102,20 +102,15 @@ static double stages_busiest(int first, int middle, int last, double head)
 }
 
 int stages_megatron_split_head(int layers, int pp, int vp, double head,
-			       double emb, int *first, int *middle,
-			       int *last)
+			       int cap, int *first, int *middle, int *last)
 {
 	int split = stages_megatron_split(layers, pp, vp, first, middle, last);
 	int most = (layers + pp - 1) / pp, f, x, m;
-	double best, in0, in1;
+	double best;
 
-	if (split < 0 || pp < 3 || head <= 0)
+	if (split < 0 || pp < 3 || head <= 0 || cap <= most)
 		return split;
 	best = stages_busiest(*first, *middle, *last, head);
-	/* micro-batches in flight on the first and second ranks
-	 * (memory.c memory_inflight) */
-	in0 = pp + (vp > 1 ? (pp - 1.0) / vp : 0);
-	in1 = in0 - 1;
 	/* for each last count x, the fewest middle layers m (a multiple
 	 * of vp) that leave the first stage no more than most, and one
 	 * step more (a lighter first); f's remainder by vp is (layers -
@@ -131,8 +126,7 @@ int stages_megatron_split_head(int layers, int pp, int vp, double head,
 			double b;
 
 			f = layers - x - (pp - 2) * m;
-			if (f < vp || f > most || m * in1 > most * in0 ||
-			    m > most + emb)
+			if (f < vp || f > most || m > cap)
 				continue;
 			b = stages_busiest(f, m, x, head);
 			if (b < best - 1e-9) {

@@ -29,20 +29,15 @@ int stages_megatron_split(int layers, int pp, int vp, int *first,
  * first/last split (Megatron's --decoder-first/last-pipeline-num-layers)
  * that makes the busiest stage, max(first, middle, last + head), the
  * lightest: layers moved off the last stage onto the middle ones, each
- * count a multiple of vp, within what the plan's memory is sized for: a
- * first stage of ceil(layers / pp) layers and the embedding (memory.c).
- * So the first stage holds at most that many, and a middle one no more
- * activations (pp - 1 + (pp - 1) / vp micro-batches in flight on the
- * second rank against the first's pp + (pp - 1) / vp; pp - 1 against pp
- * without interleaving) nor weights (emb: the embedding in layers'
- * weights). Only for whole layers kept alike: a block recomputation of
- * part of each stage keeps more whole layers on a longer one, so the
- * caller takes the plain split there. The plain split where nothing
- * beats it. Returns as stages_megatron_split.
+ * count a multiple of vp, the first stage never past ceil(layers / pp)
+ * and a middle one past cap layers (what the plan's memory allows:
+ * sizing_middle_stage_cap; the caller keeps the plain split where a
+ * longer stage would keep more than it: a block recomputation of part of
+ * each stage). The plain split where nothing beats it, or cap is no more
+ * than ceil(layers / pp). Returns as stages_megatron_split.
  */
 int stages_megatron_split_head(int layers, int pp, int vp, double head,
-			       double emb, int *first, int *middle,
-			       int *last);
+			       int cap, int *first, int *middle, int *last);
 
 /*
  * Megatron-Core's --pipeline-model-parallel-layout (0.13+; docs

@@ -474,7 +474,8 @@ static void test_expert_tp(void **state)
  * routed copy of the TP group's tokens over the expert TP ranks and
  * reduce-scatters them back: k all-reduce volumes of the layer's tokens
  * each way, exposed, and the gathered copies kept for the grouped GEMM;
- * none of it under expert TP 1, the flex dispatchers or torchtitan. */
+ * the flex dispatchers deliver the same copies; none of it under expert
+ * TP 1 or torchtitan. */
 static void test_expert_tp_gather(void **state)
 {
 	autosize_model m;
@@ -514,12 +515,14 @@ static void test_expert_tp_gather(void **state)
 	a_one = sizing_layer_activation_bytes(&job, &l);
 	assert_true(fabs((a_etp - a_one) / (2.0 * 2 * s * h * 3 / 4) - 1) <
 		    1e-9);
-	/* neither under DeepEP nor under FSDP (expert TP 1) */
+	/* DeepEP sends the same copies to every expert-TP rank (its
+	 * top-k x TP routing); FSDP splits no expert (expert TP 1) */
 	l.ep = 8;
 	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEEPEP;
-	assert_int_equal(sizing_etp_gather(&job, &l), 1);
-	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEFAULT;
 	assert_int_equal(sizing_etp_gather(&job, &l), 4);
+	assert_true(fabs(sizing_layer_activation_bytes(&job, &l) - a_etp) <
+		    1e-9 * a_etp);
+	job.moe_dispatcher = AUTOSIZE_MOE_DISPATCH_DEFAULT;
 	job.framework = AUTOSIZE_FRAMEWORK_FSDP;
 	assert_int_equal(sizing_etp_gather(&job, &l), 1);
 }
@@ -618,6 +621,57 @@ static void test_expert_tp_choice(void **state)
 	assert_non_null(strstr(e.msg, "--etp: the model has no routed "
 			       "experts"));
 	autosize_policy_destroy(p);
+}
+
+/* A middle pipeline rank may take layers off the last (the output
+ * head's) only as far as its memory stays within the first rank's,
+ * which the plan is sized for: its micro-batches in flight under
+ * Megatron's schedule (schedules.py: (pp - r - 1) x 2 + (v - 1) x g
+ * warm-up chunk passes, no more than the step's) and its model states.
+ * Qwen3-30B-A3B on PP 4, 48 layers: 12 a rank sized. */
+static void test_middle_stage_cap(void **state)
+{
+	autosize_model m;
+	autosize_partition part;
+	autosize_error e;
+	sizing_job job;
+	sizing_layout l = shape(1, 4, 8, 1);
+	double in0, in1, cap;
+	int g;
+
+	(void)state;
+	job_for(&job, &m, &part, AUTOSIZE_FRAMEWORK_MEGATRON);
+	assert_int_equal(autosize_model_preset("qwen3-30b-a3b", &m, &e), 0);
+	l.ep = 8;
+	l.recompute = AUTOSIZE_RECOMPUTE_NONE;
+	/* interleaved, 3 virtual stages: rank 1 holds 2/3 of a
+	 * micro-batch less than rank 0, not one */
+	l.vp = 3;
+	l.grad_accum = 6;
+	g = framework_vp_group(AUTOSIZE_FRAMEWORK_MEGATRON, 4, 3, 6);
+	assert_true(g > 0);
+	in0 = (2.0 * g + 1 + 2 * 3) / 3;
+	in1 = (2.0 * g + 1 + 2 * 2) / 3;
+	cap = sizing_middle_stage_cap(&job, &l);
+	assert_true(cap >= 12 && cap <= 12 * in0 / in1 + 1e-9);
+	/* without it, fewer micro-batches a step than ranks: both hold
+	 * all of them, no room */
+	l.vp = 1;
+	l.grad_accum = 2;
+	assert_true(fabs(sizing_middle_stage_cap(&job, &l) - 12) < 1e-9);
+	/* and with enough: pp - 1 against pp at most (16), here less:
+	 * the model states bind, a layer of 128 experts (8 on each rank)
+	 * against the embedding's share of the first rank's */
+	l.grad_accum = 16;
+	cap = sizing_middle_stage_cap(&job, &l);
+	assert_true(cap > 12 && cap < 16);
+	/* a dense model's embedding weighs more of its layers
+	 * (Llama-3-8B: 2.4 layers' parameters) */
+	assert_int_equal(autosize_model_preset("llama-3-8b", &m, &e), 0);
+	l = shape(1, 4, 8, 1);
+	l.grad_accum = 16;
+	assert_true(sizing_middle_stage_cap(&job, &l) - 8 > cap - 12);
+	assert_true(sizing_middle_stage_cap(&job, &l) < 8 * 4.0 / 3);
 }
 
 /* MoE host issue: Megatron issues each local expert in turn after a
@@ -1524,6 +1578,7 @@ int main(void)
 		cmocka_unit_test(test_expert_tp),
 		cmocka_unit_test(test_expert_tp_gather),
 		cmocka_unit_test(test_expert_tp_choice),
+		cmocka_unit_test(test_middle_stage_cap),
 		cmocka_unit_test(test_pp_link),
 		cmocka_unit_test(test_moe_overlap_limits),
 		cmocka_unit_test(test_op_sac),
