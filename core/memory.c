@@ -164,17 +164,21 @@ double sizing_params_per_gpu(const sizing_job *job, const sizing_layout *lay)
 /* One layer's parameters on one GPU: the dense part split tp ways (key
  * and value projections replicated where tp exceeds their heads), the
  * routed experts etp x ep ways (what ZeRO-3 / FSDP gathers per layer:
- * each expert-parallel rank gathers its own experts only). */
+ * each expert-parallel rank gathers its own experts only); *experts (or
+ * NULL) gets the routed experts' part. */
 static double memory_layer_params_gpu(const sizing_job *job,
-				      const sizing_layout *lay)
+				      const sizing_layout *lay,
+				      double *experts)
 {
 	double layer = memory_layer_params_of(job);
-	double e = memory_expert_layer_params(job);
+	double e = memory_expert_layer_params(job), e_gpu;
 
 	if (e > layer)
 		e = layer;
-	return (layer - e) / lay->tp +
-	       e / ((double)sizing_etp(job, lay) * SIZING_EP(lay)) +
+	e_gpu = e / ((double)sizing_etp(job, lay) * SIZING_EP(lay));
+	if (experts)
+		*experts = e_gpu;
+	return (layer - e) / lay->tp + e_gpu +
 	       sizing_kv_replica_params(job, lay);
 }
 
@@ -593,59 +597,6 @@ static double memory_inflight(const sizing_layout *lay, int group,
 						? 0 : lay->pp - 1);
 }
 
-/* Model-state bytes on one GPU per parameter (sharded as memory_state
- * shards them over d ranks), with the 16-bit compute copy. */
-static double memory_state_b(const framework_state *st, int z, double d)
-{
-	double b = st->weight_b / (z >= st->weight_shard_stage ? d : 1) +
-		   st->grad_b / (z >= 2 ? d : 1) +
-		   st->opt_b / (z >= 1 ? d : 1);
-
-	return b + (z < 3 ? st->copy_b : 0);
-}
-
-double sizing_middle_stage_cap(const sizing_job *job, const sizing_layout *lay)
-{
-	double most = memory_layers_per_stage(job, lay);
-	double layer = memory_layer_params_gpu(job, lay), e, emb, cap_w;
-	double in0, in1;
-	int z = lay->zero_stage, group;
-	framework_state st;
-
-	if (lay->pp < 3 || layer <= 0)
-		return most;
-	/* activations: rank 1 holds the most in flight of the middle
-	 * ranks; the first is sized with most layers */
-	group = framework_vp_group(job->framework, lay->pp, lay->vp,
-				   lay->grad_accum);
-	in0 = memory_rank_inflight(lay, group, 0);
-	in1 = memory_rank_inflight(lay, group, 1);
-	/* weights, gradients and optimizer state: the embedding's bytes
-	 * on the first rank against a layer's on a middle one, the
-	 * routed experts sharded over their own group, Transformer
-	 * Engine's FP8 copies on the layers only; adapters over a frozen
-	 * base: an embedding parameter (16-bit) weighs at least a block
-	 * one (16-bit, FP8 or NF4) */
-	emb = (double)job->model->vocab * job->model->hidden / lay->tp;
-	if (memory_is_lora(job)) {
-		cap_w = most + emb / layer;
-	} else {
-		double d = (double)lay->dp * SIZING_CP(lay), lb;
-
-		framework_state_bytes(job, &st);
-		e = memory_expert_layer_params(job) /
-		    ((double)sizing_etp(job, lay) * SIZING_EP(lay));
-		if (e > layer)
-			e = layer;
-		lb = (layer - e) * memory_state_b(&st, z, d) +
-		     e * memory_state_b(&st, z, memory_expert_dp(job, lay)) +
-		     (framework_megatron_fp8(job) && z == 0
-		      ? MEMORY_FP8_WEIGHT_CACHE_BYTES * layer : 0);
-		cap_w = most + emb * memory_state_b(&st, z, d) / lb;
-	}
-	return in1 > 0 && most * in0 / in1 < cap_w ? most * in0 / in1 : cap_w;
-}
-
 /* The parts of a stage's activations (memory_stage_acts): its layers
  * per micro-batch in flight (the share recomputed under Megatron's block
  * method keeps only its input), the embedding output the first stage
@@ -729,6 +680,29 @@ static double memory_state(const sizing_job *job, double b, double p,
 	return b * ((p - p_exp) / d + p_exp / (d_exp > 1 ? d_exp : 1));
 }
 
+/* Weights (with the 16-bit compute copy), gradients and optimizer state
+ * of p parameters on one GPU of a full training, p_exp of them routed
+ * experts: bytes per parameter from the framework's profile, sharded as
+ * the ZeRO stage says (dense over dp x cp, experts over their own data-
+ * parallel group). */
+static void memory_full_states(const sizing_job *job, double p,
+			       double p_exp, const sizing_layout *lay,
+			       double *w, double *g, double *o)
+{
+	framework_state st;
+	int z = lay->zero_stage;
+
+	framework_state_bytes(job, &st);
+	*w = memory_state(job, st.weight_b, p, p_exp, lay,
+			  z >= st.weight_shard_stage);
+	*g = memory_state(job, st.grad_b, p, p_exp, lay, z >= 2);
+	*o = memory_state(job, st.opt_b, p, p_exp, lay, z >= 1);
+	/* the compute copy below ZeRO-3; under a pipeline the 16-bit
+	 * parameters stay gathered for the whole step */
+	if (z < 3 || framework_fsdp_step_sync(job, lay))
+		*w += st.copy_b * p;
+}
+
 /* The model-state part of a layout's memory: it depends on the sharding
  * (tp, pp, dp, cp, ep, ZeRO stage) and on whether a step has more than
  * one micro-batch (gradients held unsharded under FSDP's no_sync), not
@@ -760,7 +734,43 @@ static double memory_fp8_weight_cache(const sizing_job *job,
 		return 0;
 	return MEMORY_FP8_WEIGHT_CACHE_BYTES *
 	       memory_layers_per_stage(job, lay) *
-	       memory_layer_params_gpu(job, lay);
+	       memory_layer_params_gpu(job, lay, NULL);
+}
+
+double sizing_middle_stage_cap(const sizing_job *job, const sizing_layout *lay)
+{
+	double most = memory_layers_per_stage(job, lay);
+	double e, layer = memory_layer_params_gpu(job, lay, &e), emb, cap_w;
+	double in0, in1;
+	int group;
+
+	if (lay->pp < 3 || layer <= 0)
+		return most;
+	/* activations: rank 1 holds the most in flight of the middle
+	 * ranks; the first is sized with most layers */
+	group = framework_vp_group(job->framework, lay->pp, lay->vp,
+				   lay->grad_accum);
+	in0 = memory_rank_inflight(lay, group, 0);
+	in1 = memory_rank_inflight(lay, group, 1);
+	/* weights, gradients and optimizer state: the embedding's bytes
+	 * on the first rank against a layer's on a middle one, the
+	 * routed experts sharded over their own group, Transformer
+	 * Engine's FP8 copies on the layers only; adapters over a frozen
+	 * base: an embedding parameter (16-bit) weighs at least a block
+	 * one (16-bit, FP8 or NF4) */
+	emb = (double)job->model->vocab * job->model->hidden / lay->tp;
+	if (memory_is_lora(job)) {
+		cap_w = most + emb / layer;
+	} else {
+		double lw, lg, lo, ew, eg, eo;
+
+		memory_full_states(job, layer, e, lay, &lw, &lg, &lo);
+		memory_full_states(job, emb, 0, lay, &ew, &eg, &eo);
+		cap_w = most + (ew + eg + eo) /
+			(lw + lg + lo + memory_fp8_weight_cache(job, lay) /
+					most);
+	}
+	return in1 > 0 && most * in0 / in1 < cap_w ? most * in0 / in1 : cap_w;
 }
 
 static void memory_states_compute(const sizing_job *job,
@@ -768,7 +778,7 @@ static void memory_states_compute(const sizing_job *job,
 {
 	double p = sizing_params_per_gpu(job, lay);
 	double p_exp = sizing_expert_params_gpu(job, lay);
-	double d = (double)lay->dp * SIZING_CP(lay), w, g, o, copy = 0;
+	double d = (double)lay->dp * SIZING_CP(lay), w, g, o;
 	double lora = 0;
 	framework_state st;
 
@@ -826,23 +836,9 @@ static void memory_states_compute(const sizing_job *job,
 		if (lay->zero_stage >= 3)
 			w /= d;
 	} else {
-		/* bytes per parameter from the framework's profile,
-		 * sharded as the ZeRO stage says (dense over dp x cp,
-		 * experts over their own data-parallel group) */
-		int z = lay->zero_stage;
-
-		w = memory_state(job, st.weight_b, p, p_exp, lay,
-				 z >= st.weight_shard_stage);
-		g = memory_state(job, st.grad_b, p, p_exp, lay, z >= 2);
-		o = memory_state(job, st.opt_b, p, p_exp, lay, z >= 1);
-		if (z < 3)
-			copy = st.copy_b * p;
-		/* under a pipeline the 16-bit parameters stay gathered
-		 * for the whole step */
-		if (framework_fsdp_step_sync(job, lay))
-			copy = st.copy_b * p;
+		memory_full_states(job, p, p_exp, lay, &w, &g, &o);
 	}
-	ms->w = w + copy + memory_fp8_weight_cache(job, lay);
+	ms->w = w + memory_fp8_weight_cache(job, lay);
 	ms->g = g;
 	/* --optimizer-offload: the state lives in host memory */
 	ms->o = job->opt_offload ? 0 : o;
@@ -865,7 +861,7 @@ static void memory_states_compute(const sizing_job *job,
 	 * after the eventual sync" (FSDP no_sync docstring) */
 	ms->g += sizing_held_grad_bytes(job, lay);
 	ms->buffer = framework_buffer_bytes(job, lay,
-		memory_layer_params_gpu(job, lay),
+		memory_layer_params_gpu(job, lay, NULL),
 		memory_is_lora(job) ? lora : p);
 }
 

@@ -223,7 +223,7 @@ int sizing_head_layers(const autosize_model *m, double *work);
 /* The pipeline split lay runs in under Megatron, as the plan records it
  * and its launch line sets it (layers on the first, each middle and the
  * last rank): the head balanced where the plan's memory allows
- * (stages_megatron_split_head, with sizing_embedding_layers_gpu), the
+ * (stages_megatron_split_head, with sizing_middle_stage_cap), the
  * plain split under a block recomputation of part of each stage, for a
  * hybrid (Megatron-Core cuts its pattern by position) or a model known
  * only by its size. -1 (all 0) without a pipeline, under another

@@ -29,10 +29,11 @@ static inline void plantest_destroy_any(void *p)
 	autosize_policy_destroy(p);
 }
 
-/* opts (name, value pairs, NULL-terminated) as a finished request *r;
- * an option the request refuses fails the test. */
-static inline void plantest_request(const char *const *opts,
-				    autosize_request *r)
+/* opts (name, value pairs, NULL-terminated) set on a new request *r,
+ * not finished (the caller may set more); an option the request refuses
+ * fails the test. */
+static inline void plantest_request_set(const char *const *opts,
+					autosize_request *r)
 {
 	autosize_error e;
 	int i;
@@ -41,6 +42,15 @@ static inline void plantest_request(const char *const *opts,
 	for (i = 0; opts[i]; i += 2)
 		assert_int_equal(autosize_request_set(r, opts[i], opts[i + 1],
 						      &e), 0);
+}
+
+/* The same, finished. */
+static inline void plantest_request(const char *const *opts,
+				    autosize_request *r)
+{
+	autosize_error e;
+
+	plantest_request_set(opts, r);
 	assert_int_equal(autosize_request_finish(r, &e), 0);
 }
 

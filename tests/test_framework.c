@@ -8,6 +8,8 @@
 #include "framework_private.h"
 #include "comm.h"
 #include "planwarn.h"
+#define PLANTEST_WHAT "test_framework"
+#include "plantest.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -414,18 +416,6 @@ static void test_cp_ep_terms(void **state)
 	assert_true(t1.ep_comm_s == 0);
 }
 
-/* r from "name", "value" pairs (NULL-terminated), not finished. */
-static void request_of(autosize_request *r, const char *const *opts)
-{
-	autosize_error e;
-	int i;
-
-	autosize_request_init(r);
-	for (i = 0; opts[i]; i += 2)
-		assert_int_equal(autosize_request_set(r, opts[i], opts[i + 1],
-						      &e), 0);
-}
-
 /* Plan opts (finished) under p into plan; its Megatron arguments into
  * buf. */
 static void plan_megatron_args(const autosize_policy *p,
@@ -434,7 +424,7 @@ static void plan_megatron_args(const autosize_policy *p,
 {
 	autosize_error e;
 
-	request_of(r, opts);
+	plantest_request_set(opts, r);
 	assert_int_equal(autosize_request_finish(r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, r, plan, &e), AUTOSIZE_OK);
 	assert_true(autosize_launch_megatron_args(r, plan, buf, len) > 0);
@@ -561,7 +551,7 @@ static void test_expert_tp_choice(void **state)
 
 	p = autosize_policy_default(&e);
 	assert_non_null(p);
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_equal(autosize_request_set(&r, "etp", "4", &e), 0);
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &four, &e), AUTOSIZE_OK);
@@ -601,7 +591,7 @@ static void test_expert_tp_choice(void **state)
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--etp: 2 must be 1 or the TP size "
 			       "(--tp 4)"));
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_equal(autosize_request_set(&r, "train-framework", "fsdp",
 					      &e), 0);
 	assert_int_equal(autosize_request_set(&r, "etp", "4", &e), 0);
@@ -610,7 +600,7 @@ static void test_expert_tp_choice(void **state)
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--etp: expert tensor parallelism is "
 			       "Megatron-LM's"));
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_equal(autosize_request_set(&r, "model", "llama-3-8b", &e),
 			 0);
 	assert_int_equal(autosize_request_set(&r, "ep", "1", &e), 0);
@@ -751,7 +741,7 @@ static autosize_err plan_more(const autosize_policy *p,
 {
 	int i;
 
-	request_of(r, base);
+	plantest_request_set(base, r);
 	for (i = 0; more[i]; i += 2)
 		assert_int_equal(autosize_request_set(r, more[i], more[i + 1],
 						      e), 0);
@@ -902,7 +892,7 @@ static void test_moe_dispatcher_refused(void **state)
 			 AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--moe-dispatcher hybridep: the model "
 			       "has no routed experts"));
-	request_of(&r, dense);
+	plantest_request_set(dense, &r);
 	assert_int_equal(autosize_request_set(&r, "moe-dispatcher", "nccl",
 					      &e), AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--moe-dispatcher"));
@@ -1251,7 +1241,7 @@ static void test_partial_recompute_plan(void **state)
 	char buf[1024], want[64];
 
 	assert_non_null(p);
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
 	assert_true(plan.feasible);
@@ -1306,7 +1296,7 @@ static void test_recompute_layers_pin(void **state)
 	assert_non_null(p);
 	/* LoRA defaults to FSDP: the pin asks for Megatron (NeMo's LoRA;
 	 * Megatron-LM's arguments train every weight) */
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
 	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_MEGATRON);
@@ -1354,7 +1344,7 @@ static void test_recompute_layers_pin(void **state)
 	assert_non_null(strstr(buf, "(3 layers of each virtual stage)"));
 	/* the nodes' re-plan from slurmctld's record keeps the count */
 	autosize_record_from_plan(&plan, &rec);
-	request_of(&r, deep);
+	plantest_request_set(deep, &r);
 	r.recompute_layers = AUTOSIZE_UNSET;
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	autosize_record_pin(&rec, &r);
@@ -1369,7 +1359,7 @@ static void test_recompute_layers_pin(void **state)
 	assert_non_null(strstr(all.reason, "at --recompute-layers 1 the "
 			       "other layers' activations do not fit"));
 	/* a pin Megatron cannot run (ZeRO-2) wins: FSDP, every layer */
-	request_of(&r, zero2);
+	plantest_request_set(zero2, &r);
 	assert_int_equal(autosize_request_finish(&r, &e), 0);
 	assert_int_equal(autosize_plan_compute(p, &r, &plan, &e), AUTOSIZE_OK);
 	assert_int_equal(plan.framework, AUTOSIZE_FRAMEWORK_FSDP);
@@ -1377,7 +1367,7 @@ static void test_recompute_layers_pin(void **state)
 	assert_int_equal(plan.recompute_layers, 0);
 	assert_true(has_warning(&plan, "--recompute-layers is Megatron's"));
 	/* full recomputation's, not another setting's */
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_equal(autosize_request_set(&r, "recompute", "none", &e), 0);
 	assert_int_equal(autosize_request_finish(&r, &e), AUTOSIZE_EINVAL);
 	assert_non_null(strstr(e.msg, "--recompute-layers 21 recomputes "
@@ -1407,7 +1397,7 @@ static void test_grad_reduce(void **state)
 	char buf[1024];
 
 	assert_non_null(p);
-	request_of(&r, opts);
+	plantest_request_set(opts, &r);
 	assert_int_not_equal(autosize_request_set(&r, "grad-reduce", "fp16",
 						  &e), 0);
 	assert_non_null(strstr(e.msg, "--grad-reduce"));
@@ -1538,7 +1528,7 @@ static void test_vp_group(void **state)
 				"1e8", NULL};
 
 			snprintf(b, sizeof(b), "%d", batch);
-			request_of(&r, opts);
+			plantest_request_set(opts, &r);
 			assert_int_equal(autosize_request_finish(&r, &e), 0);
 			if (autosize_plan_compute(p, &r, &plan, &e) !=
 			    AUTOSIZE_OK || plan.vp <= 1)
