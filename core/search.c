@@ -1352,13 +1352,15 @@ static int search_depth(search_state *st, const search_size *sz, int pp)
 		lay.dp = gpus / (sz->tp * pp * sz->cps[c]);
 		if (search_pinned(r->dp) && lay.dp != r->dp)
 			continue;
+		/* the EP candidates at the framework's expert TP, not at
+		 * the last shape's variant */
+		lay.etp_one = 0;
 		n_ep = search_eps(st, &lay, sz->gpn, eps);
 		search_mb_list(st, lay.dp, &mbs);
 		for (k = 0; k < n_ep && search_charge(st, 1); k++) {
 			int etps[2], n_etp, x;
 
 			lay.ep = eps[k];
-			lay.etp_one = 0;
 			n_etp = search_etps(st, &lay, etps);
 			for (x = 0; x < n_etp; x++) {
 				lay.etp_one = etps[x];
